@@ -1,0 +1,50 @@
+// The shape of the resource catalog: what the server serves. Generated data
+// (server/apis/generated/) is read into these types by server/apis/catalog.ts.
+
+export type Verb = 'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
+
+export interface GroupVersionKind {
+  group: string;
+  version: string;
+  kind: string;
+}
+
+export interface SubresourceInfo {
+  /** e.g. `status`, `scale`, `log`, `exec`, `eviction`, `binding`, `token`, `approval`, `ephemeralcontainers`, `resize` */
+  name: string;
+  /** the kind sent and returned, e.g. Scale in autoscaling/v1 for `scale` */
+  kind: GroupVersionKind;
+  verbs: Verb[];
+}
+
+export interface ResourceInfo {
+  group: string;
+  version: string;
+  /** plural, e.g. `deployments` */
+  resource: string;
+  singularName: string;
+  kind: string;
+  listKind: string;
+  namespaced: boolean;
+  /** sorted, as discovery shows them */
+  verbs: Verb[];
+  shortNames: string[];
+  categories: string[];
+  subresources: SubresourceInfo[];
+  /** the version objects are stored in (same group); others convert to/from it */
+  storageVersion: string;
+  /** the group version preferred by discovery for this group */
+  preferredVersion: string;
+  /** base64 of the first 8 bytes of sha256("<group>/<storageVersion>/<kind>") as kube-apiserver computes it */
+  storageVersionHash: string;
+  /** a version that is served but deprecated (warns) */
+  deprecated?: boolean;
+  /** OpenAPI definition name, e.g. `io.k8s.api.apps.v1.Deployment` */
+  definition: string;
+}
+
+export interface GroupVersionInfo {
+  group: string;
+  version: string;
+  resources: ResourceInfo[];
+}

@@ -1,0 +1,97 @@
+// The seam between the HTTP endpoints (server/endpoints/, one file per verb) and the
+// registry (server/registry/: a generic store configured by one strategy per resource).
+// Endpoints decode, negotiate and stream; the registry decides what is stored.
+
+import type { KubeObject, Preconditions, Watch } from '../../storage/interface.js';
+import type { ResourceInfo } from '../apis/types.js';
+
+export interface UserInfo {
+  username: string;
+  uid?: string;
+  groups: string[];
+  extra?: Record<string, string[]>;
+}
+
+export interface RequestContext {
+  user: UserInfo;
+  /** '' for cluster-scoped requests and all-namespace lists */
+  namespace: string;
+  /** dryRun=All */
+  dryRun: boolean;
+  fieldManager?: string;
+  /** strict/warn/ignore: what to do about unknown or duplicate fields */
+  fieldValidation: 'Strict' | 'Warn' | 'Ignore';
+  /** warnings to send back in `Warning` headers */
+  warnings: string[];
+  /** aborted when the client goes away */
+  signal?: AbortSignal;
+}
+
+export interface GetRequestOptions {
+  resourceVersion?: string;
+}
+
+export interface ListRequestOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: string;
+  limit?: number;
+  continue?: string;
+  /** for the single-object watch/list form (`fieldSelector=metadata.name=x` or a name in the path) */
+  name?: string;
+}
+
+export interface WatchRequestOptions extends ListRequestOptions {
+  allowWatchBookmarks?: boolean;
+  sendInitialEvents?: boolean;
+  timeoutSeconds?: number;
+}
+
+export interface DeleteRequestOptions {
+  gracePeriodSeconds?: number;
+  preconditions?: Preconditions;
+  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
+  orphanDependents?: boolean;
+}
+
+/** The new object computed from the current one (null when absent): a PUT body ignores the
+ *  current object, a patch applies itself to it. Called again if a concurrent write wins. */
+export type ObjectTransform = (current: KubeObject | null) => KubeObject | Promise<KubeObject>;
+
+export interface ListObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { resourceVersion: string; continue?: string; remainingItemCount?: number };
+  items: KubeObject[];
+}
+
+/** One resource (or subresource) as the endpoints see it. Objects going in and out are in
+ *  the request's group version (`info.version`); conversion is the registry's business. */
+export interface RESTResource {
+  readonly info: ResourceInfo;
+  /** set for a subresource (`status`, `scale`) */
+  readonly subresource?: string;
+  get(ctx: RequestContext, name: string, opts: GetRequestOptions): Promise<KubeObject>;
+  list(ctx: RequestContext, opts: ListRequestOptions): Promise<ListObject>;
+  watch(ctx: RequestContext, opts: WatchRequestOptions): Promise<Watch>;
+  create(ctx: RequestContext, obj: KubeObject): Promise<KubeObject>;
+  /** PUT and PATCH. `created` is true when the object did not exist (PUT with create-on-update). */
+  update(
+    ctx: RequestContext,
+    name: string,
+    transform: ObjectTransform,
+    opts: { allowCreate: boolean },
+  ): Promise<{ object: KubeObject; created: boolean }>;
+  /** `deleted` false means finalizers or graceful deletion keep the object (HTTP 202 for the
+   *  latter as kube-apiserver answers; 200 with the object for finalizers). */
+  delete(ctx: RequestContext, name: string, opts: DeleteRequestOptions): Promise<{ object: KubeObject; deleted: boolean }>;
+  deleteCollection(ctx: RequestContext, opts: DeleteRequestOptions, list: ListRequestOptions): Promise<ListObject>;
+}
+
+/** Finds the REST handler for a request's group/version/resource[/subresource]. */
+export interface ResourceResolver {
+  lookup(group: string, version: string, resource: string, subresource?: string): RESTResource | undefined;
+  /** every served resource, for discovery */
+  all(): RESTResource[];
+}

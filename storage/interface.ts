@@ -1,0 +1,148 @@
+// The storage seam. Every implementation (the etcd3 store, the cacher in front of it) passes
+// the one conformance suite in storage/testing. Keys are relative to the etcd prefix:
+// `/pods/default/web-1`, `/apps/deployments/default/web`, `/namespaces/default`.
+// Objects are plain decoded JSON; `metadata.resourceVersion` is filled from etcd's
+// mod_revision on every read and never trusted on write.
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string | null;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  ownerReferences?: JsonValue[];
+  managedFields?: JsonValue[];
+  [key: string]: unknown;
+}
+
+/** A decoded API object. Only `metadata` is typed; everything else is kind-specific. */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  [key: string]: unknown;
+}
+
+export interface Preconditions {
+  uid?: string;
+  resourceVersion?: string;
+}
+
+/** Decides whether an object belongs in a list or watch. `isEverything` lets callers report
+ *  `remainingItemCount` (only allowed when nothing is filtered). */
+export interface SelectionPredicate {
+  readonly isEverything: boolean;
+  matches(obj: KubeObject): boolean;
+}
+
+export const everything: SelectionPredicate = { isEverything: true, matches: () => true };
+
+export type ResourceVersionMatch = 'Exact' | 'NotOlderThan';
+
+export interface GetOptions {
+  /** '' or undefined: most recent (consistent). '0': any. otherwise: not older than. */
+  resourceVersion?: string;
+  ignoreNotFound?: boolean;
+}
+
+export interface ListOptions {
+  /** true for a collection prefix, false for exactly one key (single-object list/watch). */
+  recursive: boolean;
+  resourceVersion?: string;
+  resourceVersionMatch?: ResourceVersionMatch;
+  limit?: number;
+  continue?: string;
+  predicate: SelectionPredicate;
+}
+
+export interface ListResult {
+  items: KubeObject[];
+  /** the revision the list was read at */
+  resourceVersion: string;
+  /** '' when there is nothing more */
+  continue: string;
+  remainingItemCount?: number;
+}
+
+export interface WatchOptions {
+  recursive: boolean;
+  /** undefined or '': initial state at a consistent read, then changes. '0': initial state
+   *  at any revision. otherwise: changes after that revision, no initial state. */
+  resourceVersion?: string;
+  /** true: initial ADDED events even for a non-zero resourceVersion (watch-list). */
+  sendInitialEvents?: boolean;
+  allowWatchBookmarks?: boolean;
+  predicate: SelectionPredicate;
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+export interface WatchEvent {
+  type: WatchEventType;
+  /** for DELETED: the last state with resourceVersion set to the deletion revision.
+   *  for BOOKMARK: `{metadata: {resourceVersion}}` (annotated
+   *  `k8s.io/initial-events-end: "true"` when it closes sendInitialEvents).
+   *  for ERROR: a Status object. */
+  object: KubeObject;
+}
+
+/** A running watch. Iterate for events; `stop()` ends the iteration and frees resources.
+ *  Events are delivered in revision order, each exactly once. */
+export interface Watch extends AsyncIterable<WatchEvent> {
+  stop(): void;
+}
+
+/** Called with the current stored object (null when absent and allowed); returns the new
+ *  object to store, or throws (a StatusError or StorageError) to abort. May be called
+ *  several times when concurrent writers race. */
+export type UpdateFunction = (current: KubeObject | null) => KubeObject | Promise<KubeObject>;
+
+export interface UpdateOptions {
+  preconditions?: Preconditions;
+  /** create the object when the key is absent (PUT to a missing name, apply). The update
+   *  function is then called with null. */
+  allowCreate?: boolean;
+  /** dry run: compute, validate, but do not write */
+  dryRun?: boolean;
+}
+
+export interface DeleteOptions {
+  preconditions?: Preconditions;
+  /** called with the current object before deletion; may throw to abort */
+  validateDeletion?: (current: KubeObject) => void | Promise<void>;
+  dryRun?: boolean;
+}
+
+export interface Storage {
+  /** fails with KeyExists. Returns the stored object with resourceVersion set. */
+  create(key: string, obj: KubeObject, opts?: { dryRun?: boolean }): Promise<KubeObject>;
+  /** fails with KeyNotFound unless ignoreNotFound (then resolves null). */
+  get(key: string, opts?: GetOptions): Promise<KubeObject | null>;
+  getList(key: string, opts: ListOptions): Promise<ListResult>;
+  /** read-modify-write with optimistic concurrency; retries on conflict unless the
+   *  preconditions pin a resourceVersion (then ResourceVersionConflict). */
+  guaranteedUpdate(
+    key: string,
+    tryUpdate: UpdateFunction,
+    opts?: UpdateOptions,
+  ): Promise<KubeObject>;
+  /** removes the key; returns the last state. Fails with KeyNotFound. */
+  delete(key: string, opts?: DeleteOptions): Promise<KubeObject>;
+  watch(key: string, opts: WatchOptions): Promise<Watch>;
+  /** etcd's current revision, read from the cluster (a quorum read). */
+  currentResourceVersion(): Promise<number>;
+  /** number of objects under the prefix (for metrics and remainingItemCount estimates) */
+  count(key: string): Promise<number>;
+  /** true once ready to serve (the cacher: initial list loaded) */
+  readonly ready: boolean;
+  close(): Promise<void>;
+}

@@ -1,0 +1,111 @@
+// Starts a real etcd member for tests and benchmarks: loopback only, free ports, its own
+// temporary data dir, stopped by PID. Used by every integration test; never mocked.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface EtcdProcess {
+  endpoint: string;
+  pid: number;
+  dataDir: string;
+  /** SIGKILL-free stop: SIGTERM, then wait for exit */
+  stop(): Promise<void>;
+  /** SIGKILL, keeping the data dir (for crash tests) */
+  kill(): Promise<void>;
+}
+
+export async function waitForPort(host: string, port: number, timeoutMs = 15000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = net.connect(port, host);
+      s.once('connect', () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`nothing listens on ${host}:${port}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+export interface StartEtcdOptions {
+  /** reuse a data dir (restart tests); default: a new temporary one, removed on stop */
+  dataDir?: string;
+  clientPort?: number;
+  extraArgs?: string[];
+}
+
+export async function startEtcd(opts: StartEtcdOptions = {}): Promise<EtcdProcess> {
+  const ownDir = !opts.dataDir;
+  const dataDir = opts.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'kapi-etcd-'));
+  const clientPort = opts.clientPort ?? (await freePort());
+  const peerPort = await freePort();
+  const clientURL = `http://127.0.0.1:${clientPort}`;
+  const peerURL = `http://127.0.0.1:${peerPort}`;
+  const child = spawn(
+    'etcd',
+    [
+      '--name', 'default',
+      '--data-dir', dataDir,
+      '--listen-client-urls', clientURL,
+      '--advertise-client-urls', clientURL,
+      '--listen-peer-urls', peerURL,
+      '--initial-advertise-peer-urls', peerURL,
+      '--initial-cluster', `default=${peerURL}`,
+      '--log-level', 'error',
+      '--logger', 'zap',
+      ...(opts.extraArgs ?? []),
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (b: Buffer) => {
+    stderr = (stderr + b.toString()).slice(-4000);
+  });
+  const pid = child.pid;
+  if (pid === undefined) throw new Error('etcd did not start (is it on PATH?)');
+  try {
+    await waitForPort('127.0.0.1', clientPort);
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw new Error(`etcd did not come up: ${(err as Error).message}\n${stderr}`);
+  }
+  return {
+    endpoint: clientURL,
+    pid,
+    dataDir,
+    async stop() {
+      process.kill(pid, 'SIGTERM');
+      await exited(child);
+      if (ownDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+    async kill() {
+      process.kill(pid, 'SIGKILL');
+      await exited(child);
+    },
+  };
+}
