@@ -1,0 +1,89 @@
+// Go's time.Duration text form, as kube-apiserver's duration flags take it: "5m", "30s",
+// "1h0m0s", "1.5h", "300ms", "-2s", a bare "0". We keep durations as milliseconds (a JS
+// number; nanosecond inputs become fractions) because every timer API in Node takes ms.
+
+const UNIT_MS: Record<string, number> = {
+  ns: 1e-6,
+  us: 1e-3,
+  'µs': 1e-3, // U+00B5 micro sign
+  'μs': 1e-3, // U+03BC greek mu
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
+
+export class DurationError extends Error {
+  constructor(input: string, why: string) {
+    super(`time: ${why} ${JSON.stringify(input)}`);
+    this.name = 'DurationError';
+  }
+}
+
+/** Parses a Go duration string into milliseconds. Throws DurationError on bad input. */
+export function parseDuration(input: string): number {
+  let s = input;
+  let sign = 1;
+  if (s.startsWith('-') || s.startsWith('+')) {
+    if (s[0] === '-') sign = -1;
+    s = s.slice(1);
+  }
+  // Go accepts a bare zero without a unit, and nothing else unit-less.
+  if (s === '0') return 0;
+  if (s === '') throw new DurationError(input, 'invalid duration');
+  let total = 0;
+  while (s !== '') {
+    const num = /^(\d*)(?:\.(\d*))?/.exec(s);
+    const whole = num?.[1] ?? '';
+    const frac = num?.[2];
+    if (whole === '' && (frac === undefined || frac === '')) {
+      throw new DurationError(input, 'invalid duration');
+    }
+    s = s.slice(num![0].length);
+    const unit = /^[^\d.]+/.exec(s)?.[0];
+    if (unit === undefined) throw new DurationError(input, 'missing unit in duration');
+    const perUnit = UNIT_MS[unit];
+    if (perUnit === undefined) {
+      throw new DurationError(input, `unknown unit ${JSON.stringify(unit)} in duration`);
+    }
+    s = s.slice(unit.length);
+    const value = Number(`${whole || '0'}.${frac || '0'}`);
+    total += value * perUnit;
+  }
+  // Go's Duration is an int64 of nanoseconds: about 292 years.
+  if (total * 1e6 > 9.223372036854775807e18) throw new DurationError(input, 'invalid duration');
+  return sign * total;
+}
+
+/** Formats milliseconds the way Go's Duration.String() does: "5m0s", "1h0m0s", "0s", "1.5s", "300ms". */
+export function formatDuration(ms: number): string {
+  if (ms === 0) return '0s';
+  const neg = ms < 0;
+  // work in integer nanoseconds to avoid float noise in the fractional parts
+  let ns = BigInt(Math.round(Math.abs(ms) * 1e6));
+  let out: string;
+  if (ns < 1_000_000_000n) {
+    // below one second Go picks the largest unit that keeps a whole part
+    const [unit, size] = ns < 1000n ? ['ns', 1n] : ns < 1_000_000n ? ['µs', 1000n] : ['ms', 1_000_000n];
+    out = fixed(ns, size) + unit;
+  } else {
+    const h = ns / 3_600_000_000_000n;
+    ns -= h * 3_600_000_000_000n;
+    const m = ns / 60_000_000_000n;
+    ns -= m * 60_000_000_000n;
+    out = fixed(ns, 1_000_000_000n) + 's';
+    if (h > 0n || m > 0n) out = `${m}m` + out;
+    if (h > 0n) out = `${h}h` + out;
+  }
+  return neg ? '-' + out : out;
+}
+
+/** value/size as a decimal without trailing zeros: fixed(1500n, 1000n) === "1.5" */
+function fixed(value: bigint, size: bigint): string {
+  const whole = value / size;
+  const rest = value % size;
+  if (rest === 0n) return whole.toString();
+  const digits = size.toString().length - 1;
+  const frac = rest.toString().padStart(digits, '0').replace(/0+$/, '');
+  return `${whole}.${frac}`;
+}

@@ -1,0 +1,370 @@
+// kapi's command line. Names, defaults and meanings are kube-apiserver's so that harnesses
+// written for kube-apiserver start kapi unchanged; `--data-dir` and `--tls-san` are kapi's
+// own. Flags that a later part of kapi will honour are parsed and validated now (a harness
+// passing them must not fail) and kept in `KapiConfig` for that part to read.
+
+import path from 'node:path';
+import { FlagError, formatFlagHelp, parseFlagSet, type FlagSpec, type FlagValue } from './flagset.js';
+import { firstAddress, isIP, parseCidr, type Cidr } from './cidr.js';
+
+export { FlagError } from './flagset.js';
+
+const G_GENERIC = 'Generic';
+const G_ETCD = 'Etcd';
+const G_SERVING = 'Secure serving';
+const G_AUTHN = 'Authentication';
+const G_AUTHZ = 'Authorization';
+const G_ADMISSION = 'Admission';
+const G_API = 'API enablement';
+const G_FEATURES = 'Feature gates';
+const G_TRAFFIC = 'Traffic';
+const G_MISC = 'Misc';
+const G_AUDIT = 'Auditing';
+const G_LOGS = 'Logs';
+const G_KAPI = 'kapi';
+
+/** Marks flags kapi parses but does not act on yet, so --help is honest about them. */
+const LATER = ' [accepted; not acted on yet]';
+
+function spec(
+  group: string,
+  name: string,
+  kind: FlagSpec['kind'],
+  def: FlagValue,
+  usage: string,
+  extra: Partial<FlagSpec> = {},
+): FlagSpec {
+  return { group, name, kind, default: def, usage, ...extra };
+}
+
+export const FLAG_SPECS: readonly FlagSpec[] = [
+  // Generic
+  spec(G_GENERIC, 'advertise-address', 'string', '', 'The IP address on which to advertise the apiserver to members of the cluster. If blank, the --bind-address is used when it is not a wildcard.', { typeText: 'ip' }),
+  spec(G_GENERIC, 'service-cluster-ip-range', 'string', '10.96.0.0/12', 'A CIDR (or two, comma-separated, for dual stack) from which Service cluster IPs are allocated; its first address is the kubernetes Service\'s.'),
+  spec(G_GENERIC, 'external-hostname', 'string', '', 'The hostname to use when generating externalized URLs for this master.' + LATER),
+  spec(G_GENERIC, 'cors-allowed-origins', 'stringSlice', [], 'List of allowed origins for CORS, comma separated.' + LATER),
+  spec(G_GENERIC, 'goaway-chance', 'float', 0, 'Probability of sending GOAWAY to an HTTP/2 client, to rebalance connections behind a load balancer (0 disables).' + LATER),
+  spec(G_GENERIC, 'livez-grace-period', 'duration', 0, 'How long after start-up /livez keeps answering ok while start-up checks are still pending.'),
+  spec(G_GENERIC, 'shutdown-delay-duration', 'duration', 0, 'How long to keep serving after SIGTERM with /readyz failing, before listeners close.'),
+  spec(G_GENERIC, 'shutdown-watch-termination-grace-period', 'duration', 0, 'How long to wait for open watches to drain on shutdown.' + LATER),
+  spec(G_GENERIC, 'shutdown-send-retry-after', 'bool', false, 'Answer new requests with 429 and Retry-After during shutdown instead of serving them.' + LATER),
+  spec(G_GENERIC, 'request-timeout', 'duration', 60_000, 'The default time a handler must finish a non-long-running request in.' + LATER),
+  spec(G_GENERIC, 'min-request-timeout', 'int', 1800, 'The minimum timeout in seconds for a watch; the server picks a random timeout in [min, 2*min).' + LATER),
+  spec(G_GENERIC, 'max-requests-inflight', 'int', 400, 'Maximum number of non-mutating requests in flight (0: no limit).' + LATER),
+  spec(G_GENERIC, 'max-mutating-requests-inflight', 'int', 200, 'Maximum number of mutating requests in flight (0: no limit).' + LATER),
+  spec(G_GENERIC, 'enable-priority-and-fairness', 'bool', true, 'Use API Priority and Fairness instead of the max-in-flight limits.' + LATER),
+  spec(G_GENERIC, 'strict-transport-security-directives', 'stringSlice', [], 'Directives for the Strict-Transport-Security header.' + LATER),
+  spec(G_GENERIC, 'allow-privileged', 'bool', false, 'If true, allow privileged containers.' + LATER),
+  spec(G_GENERIC, 'event-ttl', 'duration', 3_600_000, 'How long to keep events.' + LATER),
+  spec(G_GENERIC, 'service-node-port-range', 'string', '30000-32767', 'The port range reserved for NodePort Services.' + LATER, { typeText: 'portRange' }),
+  spec(G_GENERIC, 'endpoint-reconciler-type', 'string', 'lease', 'How the kubernetes Service endpoints are reconciled (master-count, lease, none).' + LATER),
+  spec(G_GENERIC, 'apiserver-count', 'int', 1, 'The number of apiservers running in the cluster (deprecated).' + LATER),
+  spec(G_GENERIC, 'profiling', 'bool', true, 'Enable profiling via /debug/pprof.' + LATER),
+  spec(G_GENERIC, 'enable-garbage-collector', 'bool', true, 'Enable the generic garbage collector.' + LATER),
+  spec(G_GENERIC, 'delete-collection-workers', 'int', 1, 'Number of workers spawned for DeleteCollection calls.' + LATER),
+  spec(G_GENERIC, 'kubeconfig', 'string', '', 'Accepted for compatibility with harnesses; kapi does not use it.' + LATER),
+  spec(G_GENERIC, 'cloud-provider', 'string', '', 'Accepted for compatibility; kapi has no cloud provider.' + LATER),
+
+  // Etcd
+  spec(G_ETCD, 'etcd-servers', 'stringSlice', [], 'List of etcd servers to connect with (scheme://ip:port), comma separated. Empty: kapi starts its own etcd member under <data-dir>/etcd.'),
+  spec(G_ETCD, 'etcd-prefix', 'string', '/registry', 'The prefix to prepend to all resource paths in etcd.'),
+  spec(G_ETCD, 'etcd-cafile', 'string', '', 'SSL Certificate Authority file used to secure etcd communication.'),
+  spec(G_ETCD, 'etcd-certfile', 'string', '', 'SSL certification file used to secure etcd communication.'),
+  spec(G_ETCD, 'etcd-keyfile', 'string', '', 'SSL key file used to secure etcd communication.'),
+  spec(G_ETCD, 'etcd-compaction-interval', 'duration', 300_000, 'The interval of compaction requests. If 0, compaction requests from the apiserver are disabled.'),
+  spec(G_ETCD, 'etcd-servers-overrides', 'stringSlice', [], 'Per-resource etcd servers overrides (group/resource#servers).' + LATER),
+  spec(G_ETCD, 'etcd-healthcheck-timeout', 'duration', 2000, 'The timeout to use when checking etcd health.'),
+  spec(G_ETCD, 'etcd-readycheck-timeout', 'duration', 2000, 'The timeout to use when checking etcd readiness.'),
+  spec(G_ETCD, 'etcd-count-metric-poll-period', 'duration', 60_000, 'Frequency of polling etcd for the number of resources per type.' + LATER),
+  spec(G_ETCD, 'etcd-db-metric-poll-interval', 'duration', 30_000, 'The interval of requests to poll etcd and update metrics.' + LATER),
+  spec(G_ETCD, 'lease-reuse-duration-seconds', 'int', 60, 'The time in seconds that each lease is reused.' + LATER),
+  spec(G_ETCD, 'storage-backend', 'string', '', 'The storage backend for persistence. Only etcd3 is supported.'),
+  spec(G_ETCD, 'storage-media-type', 'string', 'application/vnd.kubernetes.protobuf', 'The media type objects are stored in etcd with (kapi stores JSON).' + LATER),
+  spec(G_ETCD, 'watch-cache', 'bool', true, 'Enable the watch caching in the apiserver.' + LATER),
+  spec(G_ETCD, 'watch-cache-sizes', 'stringSlice', [], 'Watch cache size settings per resource (resource[.group]#size).' + LATER),
+  spec(G_ETCD, 'default-watch-cache-size', 'int', 100, 'Default watch cache size.' + LATER),
+  spec(G_ETCD, 'encryption-provider-config', 'string', '', 'The file with the configuration for encryption providers of data in etcd.' + LATER),
+  spec(G_ETCD, 'encryption-provider-config-automatic-reload', 'bool', false, 'Reload --encryption-provider-config when it changes.' + LATER),
+
+  // Secure serving
+  spec(G_SERVING, 'bind-address', 'string', '0.0.0.0', 'The IP address on which to listen for the --secure-port port.', { typeText: 'ip' }),
+  spec(G_SERVING, 'secure-port', 'int', 6443, 'The port on which to serve HTTPS with authentication and authorization. It cannot be switched off with 0.'),
+  spec(G_SERVING, 'cert-dir', 'string', '', 'The directory where the TLS certs are located. If --tls-cert-file and --tls-private-key-file are provided, this flag will be ignored for serving.', { defaultText: '"<data-dir>/pki"' }),
+  spec(G_SERVING, 'tls-cert-file', 'string', '', 'File containing the default x509 certificate for HTTPS (CA cert, if any, concatenated after server cert). Empty: a certificate signed by kapi\'s CA is generated in --cert-dir.'),
+  spec(G_SERVING, 'tls-private-key-file', 'string', '', 'File containing the default x509 private key matching --tls-cert-file.'),
+  spec(G_SERVING, 'tls-cipher-suites', 'stringSlice', [], 'Comma-separated list of cipher suites for the server.' + LATER),
+  spec(G_SERVING, 'tls-min-version', 'string', '', 'Minimum TLS version supported (VersionTLS12, VersionTLS13).' + LATER),
+  spec(G_SERVING, 'tls-sni-cert-key', 'stringArray', [], 'A pair of x509 certificate and private key file paths, optionally suffixed with domain patterns.' + LATER),
+  spec(G_SERVING, 'http2-max-streams-per-connection', 'int', 0, 'The limit on HTTP/2 streams per connection (0: the default).' + LATER),
+  spec(G_SERVING, 'permit-port-sharing', 'bool', false, 'Bind with SO_REUSEPORT.' + LATER),
+  spec(G_SERVING, 'permit-address-sharing', 'bool', false, 'Bind with SO_REUSEADDR.' + LATER),
+
+  // Authentication
+  spec(G_AUTHN, 'client-ca-file', 'string', '', 'Any request presenting a client certificate signed by one of the authorities in this file is authenticated with the certificate\'s CommonName (user) and Organizations (groups). Empty: kapi\'s generated CA.'),
+  spec(G_AUTHN, 'anonymous-auth', 'bool', true, 'Enables anonymous requests to the secure port (user system:anonymous, group system:unauthenticated).' + LATER),
+  spec(G_AUTHN, 'token-auth-file', 'string', '', 'A CSV file of static bearer tokens: token,user,uid,"group1,group2".' + LATER),
+  spec(G_AUTHN, 'enable-bootstrap-token-auth', 'bool', false, 'Allow bootstrap tokens (secrets of type bootstrap.kubernetes.io/token in kube-system) to authenticate.' + LATER),
+  spec(G_AUTHN, 'service-account-key-file', 'stringArray', [], 'A file with PEM public (or private) keys used to verify ServiceAccount tokens. Repeatable.' + LATER),
+  spec(G_AUTHN, 'service-account-signing-key-file', 'string', '', 'The file with the private key used to sign ServiceAccount tokens.' + LATER),
+  spec(G_AUTHN, 'service-account-issuer', 'stringArray', [], 'Identifier of the ServiceAccount token issuer (the first signs; all are accepted). Repeatable.' + LATER),
+  spec(G_AUTHN, 'service-account-jwks-uri', 'string', '', 'Overrides the URI for the JSON Web Key Set in the discovery document.' + LATER),
+  spec(G_AUTHN, 'service-account-lookup', 'bool', true, 'Validate that ServiceAccount tokens exist in etcd.' + LATER),
+  spec(G_AUTHN, 'service-account-max-token-expiration', 'duration', 0, 'The maximum validity of a ServiceAccount token the TokenRequest API issues.' + LATER),
+  spec(G_AUTHN, 'service-account-extend-token-expiration', 'bool', true, 'Extend projected ServiceAccount token expiration during token generation.' + LATER),
+  spec(G_AUTHN, 'api-audiences', 'stringSlice', [], 'Identifiers of the API; tokens must be issued for one of them. Default: the issuers.' + LATER),
+  spec(G_AUTHN, 'authentication-config', 'string', '', 'File with an AuthenticationConfiguration (structured JWT authenticators).' + LATER),
+  spec(G_AUTHN, 'authentication-token-webhook-config-file', 'string', '', 'A kubeconfig file for the token review webhook.' + LATER),
+  spec(G_AUTHN, 'authentication-token-webhook-cache-ttl', 'duration', 120_000, 'How long to cache webhook token review answers.' + LATER),
+  spec(G_AUTHN, 'authentication-token-webhook-version', 'string', 'v1beta1', 'The TokenReview API version the webhook speaks.' + LATER),
+  spec(G_AUTHN, 'requestheader-client-ca-file', 'string', '', 'Root CA for client certificates of authenticating proxies (request-header authentication).' + LATER),
+  spec(G_AUTHN, 'requestheader-allowed-names', 'stringSlice', [], 'Client certificate common names allowed to send the request headers.' + LATER),
+  spec(G_AUTHN, 'requestheader-username-headers', 'stringSlice', [], 'Request headers to inspect for usernames (X-Remote-User is common).' + LATER),
+  spec(G_AUTHN, 'requestheader-uid-headers', 'stringSlice', [], 'Request headers to inspect for UIDs (X-Remote-Uid is suggested).' + LATER),
+  spec(G_AUTHN, 'requestheader-group-headers', 'stringSlice', [], 'Request headers to inspect for groups (X-Remote-Group is suggested).' + LATER),
+  spec(G_AUTHN, 'requestheader-extra-headers-prefix', 'stringSlice', [], 'Request header prefixes to inspect (X-Remote-Extra- is suggested).' + LATER),
+  spec(G_AUTHN, 'oidc-issuer-url', 'string', '', 'The URL of the OpenID issuer (https only).' + LATER),
+  spec(G_AUTHN, 'oidc-client-id', 'string', '', 'The client ID for the OpenID Connect client.' + LATER),
+  spec(G_AUTHN, 'oidc-ca-file', 'string', '', 'The CA that signed the OpenID provider\'s serving certificate.' + LATER),
+  spec(G_AUTHN, 'oidc-username-claim', 'string', 'sub', 'The OpenID claim to use as the user name.' + LATER),
+  spec(G_AUTHN, 'oidc-username-prefix', 'string', '', 'Prefix prepended to username claims.' + LATER),
+  spec(G_AUTHN, 'oidc-groups-claim', 'string', '', 'The OpenID claim to use as the user\'s groups.' + LATER),
+  spec(G_AUTHN, 'oidc-groups-prefix', 'string', '', 'Prefix prepended to group claims.' + LATER),
+  spec(G_AUTHN, 'oidc-signing-algs', 'stringSlice', ['RS256'], 'Allowed JOSE asymmetric signing algorithms.' + LATER),
+  spec(G_AUTHN, 'oidc-required-claim', 'mapStringString', {}, 'key=value pairs that must be present in the ID token.' + LATER),
+
+  // Authorization
+  spec(G_AUTHZ, 'authorization-mode', 'stringSlice', ['AlwaysAllow'], 'Ordered list of authorization plugins: AlwaysAllow,AlwaysDeny,ABAC,Webhook,RBAC,Node.' + LATER),
+  spec(G_AUTHZ, 'authorization-config', 'string', '', 'File with an AuthorizationConfiguration (structured authorizers).' + LATER),
+  spec(G_AUTHZ, 'authorization-policy-file', 'string', '', 'File with the ABAC policy.' + LATER),
+  spec(G_AUTHZ, 'authorization-webhook-config-file', 'string', '', 'A kubeconfig file for the authorization webhook.' + LATER),
+  spec(G_AUTHZ, 'authorization-webhook-cache-authorized-ttl', 'duration', 300_000, 'How long to cache allowed answers of the webhook.' + LATER),
+  spec(G_AUTHZ, 'authorization-webhook-cache-unauthorized-ttl', 'duration', 30_000, 'How long to cache denied answers of the webhook.' + LATER),
+  spec(G_AUTHZ, 'authorization-webhook-version', 'string', 'v1beta1', 'The SubjectAccessReview API version the webhook speaks.' + LATER),
+
+  // Admission
+  spec(G_ADMISSION, 'enable-admission-plugins', 'stringSlice', [], 'Admission plugins to enable in addition to the default ones.' + LATER),
+  spec(G_ADMISSION, 'disable-admission-plugins', 'stringSlice', [], 'Admission plugins to disable although they are on by default.' + LATER),
+  spec(G_ADMISSION, 'admission-control-config-file', 'string', '', 'File with admission control configuration.' + LATER),
+  spec(G_ADMISSION, 'admission-control', 'stringSlice', [], 'Deprecated: use --enable-admission-plugins or --disable-admission-plugins.' + LATER),
+
+  // API enablement
+  spec(G_API, 'runtime-config', 'mapStringString', {}, 'key=value pairs that enable or disable built-in APIs: <group>/<version>, api/all, api/ga, api/beta, api/alpha.'),
+
+  // Feature gates
+  spec(G_FEATURES, 'feature-gates', 'mapStringBool', {}, 'key=value pairs that describe feature gates for alpha/experimental features.'),
+
+  // Traffic / aggregation
+  spec(G_TRAFFIC, 'enable-aggregator-routing', 'bool', false, 'Route aggregator requests to endpoint IPs rather than cluster IPs.' + LATER),
+  spec(G_TRAFFIC, 'proxy-client-cert-file', 'string', '', 'Client certificate used to prove the identity of the aggregator.' + LATER),
+  spec(G_TRAFFIC, 'proxy-client-key-file', 'string', '', 'Private key for --proxy-client-cert-file.' + LATER),
+  spec(G_TRAFFIC, 'egress-selector-config-file', 'string', '', 'File with the apiserver egress selector configuration.' + LATER),
+
+  // Misc (kubelet client)
+  spec(G_MISC, 'kubelet-client-certificate', 'string', '', 'Path to a client cert file for TLS to kubelets.' + LATER),
+  spec(G_MISC, 'kubelet-client-key', 'string', '', 'Path to a client key file for TLS to kubelets.' + LATER),
+  spec(G_MISC, 'kubelet-certificate-authority', 'string', '', 'Path to a cert file for the certificate authority of kubelets.' + LATER),
+  spec(G_MISC, 'kubelet-preferred-address-types', 'stringSlice', ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'], 'Preferred NodeAddressTypes for kubelet connections.' + LATER),
+  spec(G_MISC, 'kubelet-timeout', 'duration', 5000, 'Timeout for kubelet operations.' + LATER),
+
+  // Auditing
+  spec(G_AUDIT, 'audit-policy-file', 'string', '', 'Path to the file that defines the audit policy configuration.' + LATER),
+  spec(G_AUDIT, 'audit-log-path', 'string', '', 'If set, all requests coming to the apiserver will be logged to this file; "-" means standard out.' + LATER),
+  spec(G_AUDIT, 'audit-log-maxage', 'int', 0, 'The maximum number of days to retain old audit log files.' + LATER),
+  spec(G_AUDIT, 'audit-log-maxbackup', 'int', 0, 'The maximum number of old audit log files to retain.' + LATER),
+  spec(G_AUDIT, 'audit-log-maxsize', 'int', 0, 'The maximum size in megabytes of the audit log file before it gets rotated.' + LATER),
+  spec(G_AUDIT, 'audit-log-format', 'string', 'json', 'Format of saved audits: legacy or json.' + LATER),
+  spec(G_AUDIT, 'audit-webhook-config-file', 'string', '', 'Path to a kubeconfig formatted file that defines the audit webhook configuration.' + LATER),
+
+  // Logs
+  spec(G_LOGS, 'v', 'int', 0, 'Number for the log level verbosity.', { shorthand: 'v', typeText: 'Level' }),
+  spec(G_LOGS, 'vmodule', 'string', '', 'Comma-separated list of pattern=N settings for file-filtered logging.' + LATER, { typeText: 'pattern=N,...' }),
+  spec(G_LOGS, 'log-flush-frequency', 'duration', 5000, 'Maximum number of seconds between log flushes.' + LATER),
+  spec(G_LOGS, 'logging-format', 'string', 'text', 'Sets the log format. Permitted formats: "text".'),
+
+  // kapi's own
+  spec(G_KAPI, 'data-dir', 'string', './data', 'kapi: directory for the embedded etcd member (<data-dir>/etcd), the generated PKI (<data-dir>/pki) and admin.kubeconfig.'),
+  spec(G_KAPI, 'tls-san', 'stringArray', [], 'kapi: extra DNS name or IP for the generated serving certificate (e.g. a load balancer\'s). Repeatable or comma separated.'),
+  spec(G_KAPI, 'help', 'bool', false, 'help for kapi', { shorthand: 'h' }),
+  spec(G_KAPI, 'version', 'bool', false, 'Print version information and quit.'),
+];
+
+/** The kube-apiserver flags a later kapi component honours; their raw values, by flag name. */
+export type LaterFlagValues = ReadonlyMap<string, FlagValue>;
+
+export interface EtcdConfig {
+  /** empty: start an embedded member */
+  servers: string[];
+  prefix: string;
+  caFile: string;
+  certFile: string;
+  keyFile: string;
+  /** 0 disables compaction by this replica */
+  compactionIntervalMs: number;
+  healthcheckTimeoutMs: number;
+  readycheckTimeoutMs: number;
+}
+
+export interface ServingConfig {
+  bindAddress: string;
+  securePort: number;
+  /** '' when not given */
+  advertiseAddress: string;
+  certDir: string;
+  tlsCertFile: string;
+  tlsPrivateKeyFile: string;
+  clientCaFile: string;
+  /** extra names for the generated serving certificate */
+  extraSans: string[];
+}
+
+export interface KapiConfig {
+  dataDir: string;
+  serving: ServingConfig;
+  etcd: EtcdConfig;
+  /** parsed --service-cluster-ip-range (one or two, dual stack) */
+  serviceClusterIPRanges: Cidr[];
+  /** the first address of the primary range: the kubernetes Service's ClusterIP */
+  kubernetesServiceIP: string;
+  runtimeConfig: Record<string, string>;
+  featureGates: Record<string, boolean>;
+  livezGracePeriodMs: number;
+  shutdownDelayMs: number;
+  verbosity: number;
+  /** every flag's value by name (defaults included), for the parts that read later-issue flags */
+  values: LaterFlagValues;
+  /** the flags the command line set explicitly */
+  explicitlySet: ReadonlySet<string>;
+}
+
+export type ParseOutcome = { kind: 'help'; text: string } | { kind: 'version'; text: string } | { kind: 'config'; config: KapiConfig };
+
+export const KUBERNETES_VERSION = 'v1.33.0';
+
+export function helpText(): string {
+  return [
+    'kapi: a Kubernetes-compatible API server backed by etcd. Flags follow kube-apiserver\'s.',
+    '',
+    'Usage:',
+    '  kapi [flags]',
+    '',
+    formatFlagHelp(FLAG_SPECS),
+  ].join('\n');
+}
+
+function str(values: ReadonlyMap<string, FlagValue>, name: string): string {
+  return values.get(name) as string;
+}
+function num(values: ReadonlyMap<string, FlagValue>, name: string): number {
+  return values.get(name) as number;
+}
+function list(values: ReadonlyMap<string, FlagValue>, name: string): string[] {
+  return values.get(name) as string[];
+}
+
+/** Parses and validates kapi's command line. `cwd` resolves relative directories. Throws FlagError. */
+export function parseKapiFlags(argv: readonly string[], cwd = process.cwd()): ParseOutcome {
+  const { values, set } = parseFlagSet(argv, FLAG_SPECS);
+  if (values.get('help')) return { kind: 'help', text: helpText() };
+  if (values.get('version')) return { kind: 'version', text: `Kubernetes ${KUBERNETES_VERSION}` };
+
+  const securePort = num(values, 'secure-port');
+  if (securePort < 1 || securePort > 65535) {
+    throw new FlagError(`--secure-port ${securePort} must be between 1 and 65535, inclusive. It cannot be turned off with 0`);
+  }
+  const bindAddress = str(values, 'bind-address');
+  if (!isIP(bindAddress)) throw new FlagError(`invalid argument ${JSON.stringify(bindAddress)} for "--bind-address" flag: failed to parse IP`);
+  const advertiseAddress = str(values, 'advertise-address');
+  if (advertiseAddress !== '' && !isIP(advertiseAddress)) {
+    throw new FlagError(`invalid argument ${JSON.stringify(advertiseAddress)} for "--advertise-address" flag: failed to parse IP`);
+  }
+
+  const tlsCertFile = str(values, 'tls-cert-file');
+  const tlsPrivateKeyFile = str(values, 'tls-private-key-file');
+  if ((tlsCertFile === '') !== (tlsPrivateKeyFile === '')) {
+    throw new FlagError('--tls-cert-file and --tls-private-key-file must be given together');
+  }
+  if ((str(values, 'etcd-certfile') === '') !== (str(values, 'etcd-keyfile') === '')) {
+    throw new FlagError('--etcd-certfile and --etcd-keyfile must be given together');
+  }
+  const backend = str(values, 'storage-backend');
+  if (backend !== '' && backend !== 'etcd3') {
+    throw new FlagError(`--storage-backend invalid, allowed values: etcd3. If not specified, it will default to 'etcd3'`);
+  }
+  const prefix = str(values, 'etcd-prefix');
+  if (prefix === '') throw new FlagError('--etcd-prefix must not be empty');
+  const compaction = num(values, 'etcd-compaction-interval');
+  if (compaction < 0) throw new FlagError('--etcd-compaction-interval must be >= 0');
+  for (const name of ['livez-grace-period', 'shutdown-delay-duration']) {
+    if (num(values, name) < 0) throw new FlagError(`--${name} can not be a negative value`);
+  }
+  const servers = list(values, 'etcd-servers').filter((s) => s !== '');
+  for (const s of servers) {
+    let scheme = '';
+    try {
+      scheme = new URL(s).protocol;
+    } catch {
+      // reported below
+    }
+    if (!['http:', 'https:', 'unix:', 'unixs:'].includes(scheme)) {
+      throw new FlagError(`--etcd-servers: ${JSON.stringify(s)} is not a URL of the form scheme://host:port`);
+    }
+  }
+  const logFormat = str(values, 'logging-format');
+  if (logFormat !== 'text') throw new FlagError(`--logging-format: format ${JSON.stringify(logFormat)} not supported (kapi logs "text")`);
+
+  const rangeTexts = str(values, 'service-cluster-ip-range').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (rangeTexts.length === 0 || rangeTexts.length > 2) {
+    throw new FlagError('--service-cluster-ip-range must contain one or two (dual-stack) CIDRs');
+  }
+  let ranges: Cidr[];
+  let kubernetesServiceIP: string;
+  try {
+    ranges = rangeTexts.map(parseCidr);
+    kubernetesServiceIP = firstAddress(ranges[0]!);
+  } catch (err) {
+    throw new FlagError(`--service-cluster-ip-range: ${(err as Error).message}`);
+  }
+  if (ranges.length === 2 && ranges[0]!.family === ranges[1]!.family) {
+    throw new FlagError('--service-cluster-ip-range: the two CIDRs of a dual-stack range must be of different IP families');
+  }
+
+  const dataDir = path.resolve(cwd, str(values, 'data-dir'));
+  const certDirFlag = str(values, 'cert-dir');
+  const certDir = certDirFlag === '' ? path.join(dataDir, 'pki') : path.resolve(cwd, certDirFlag);
+  const extraSans = list(values, 'tls-san').flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s !== '');
+  const abs = (p: string): string => (p === '' ? '' : path.resolve(cwd, p));
+
+  const config: KapiConfig = {
+    dataDir,
+    serving: {
+      bindAddress,
+      securePort,
+      advertiseAddress,
+      certDir,
+      tlsCertFile: abs(tlsCertFile),
+      tlsPrivateKeyFile: abs(tlsPrivateKeyFile),
+      clientCaFile: abs(str(values, 'client-ca-file')),
+      extraSans,
+    },
+    etcd: {
+      servers,
+      prefix,
+      caFile: abs(str(values, 'etcd-cafile')),
+      certFile: abs(str(values, 'etcd-certfile')),
+      keyFile: abs(str(values, 'etcd-keyfile')),
+      compactionIntervalMs: compaction,
+      healthcheckTimeoutMs: num(values, 'etcd-healthcheck-timeout'),
+      readycheckTimeoutMs: num(values, 'etcd-readycheck-timeout'),
+    },
+    serviceClusterIPRanges: ranges,
+    kubernetesServiceIP,
+    runtimeConfig: values.get('runtime-config') as Record<string, string>,
+    featureGates: values.get('feature-gates') as Record<string, boolean>,
+    livezGracePeriodMs: num(values, 'livez-grace-period'),
+    shutdownDelayMs: num(values, 'shutdown-delay-duration'),
+    verbosity: num(values, 'v'),
+    values,
+    explicitlySet: set,
+  };
+  return { kind: 'config', config };
+}
