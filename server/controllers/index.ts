@@ -1,0 +1,49 @@
+// Starts kapi's in-process controllers. main calls startControllers once the registry is
+// ready and stops them (awaiting `stop()`) before it closes storage and the etcd client.
+//
+// Per replica: bootstrap (system namespaces, the `kubernetes` Service) and the master
+// endpoints reconciler. Leader-elected (one replica at a time): the namespace controller.
+// Not here yet: the garbage collector (ownerReferences, the `orphan` and
+// `foregroundDeletion` finalizers), RBAC aggregation, service account tokens, token
+// cleaner, bootstrap signer, compaction.
+
+import { bootstrapController } from './bootstrap.js';
+import { masterEndpointsController } from './master-endpoints.js';
+import { namespaceController } from './namespace.js';
+import { defaultLogger, type Controller, type ControllerDeps } from './types.js';
+import { errorMessage } from './util.js';
+
+export type { Controller, ControllerDeps } from './types.js';
+
+export interface RunningControllers {
+  /** resolves after the first complete bootstrap pass (for a readiness check) */
+  readonly bootstrapped: Promise<void>;
+  /** stops every controller and resolves once all have returned */
+  stop(): Promise<void>;
+}
+
+export function startControllers(deps: ControllerDeps): RunningControllers {
+  const log = deps.log ?? defaultLogger;
+  let markBootstrapped!: () => void;
+  const bootstrapped = new Promise<void>((resolve) => {
+    markBootstrapped = resolve;
+  });
+  const controllers: Controller[] = [
+    bootstrapController(deps, { onBootstrapped: () => markBootstrapped() }),
+    masterEndpointsController(deps),
+    namespaceController(deps),
+  ];
+  const abort = new AbortController();
+  const running = controllers.map((c) =>
+    c.start(abort.signal).catch((err: unknown) => {
+      log(`controller ${c.name} stopped with an error: ${errorMessage(err)}`);
+    }),
+  );
+  return {
+    bootstrapped,
+    async stop() {
+      abort.abort();
+      await Promise.all(running);
+    },
+  };
+}

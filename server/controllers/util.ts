@@ -1,0 +1,78 @@
+// Small helpers every controller uses: the request context of an in-process client, the
+// error predicates client-go offers (IsNotFound, IsConflict, ...), abortable sleeping.
+
+import { isStorageError } from '../../storage/errors.js';
+import { StatusError } from '../http/status.js';
+import type { RequestContext } from '../registry/rest.js';
+
+/** kube-controller-manager and kube-apiserver's own loopback client both act as cluster admins */
+export function internalContext(
+  fieldManager: string,
+  namespace: string,
+  signal?: AbortSignal,
+): RequestContext {
+  return {
+    user: { username: `system:${fieldManager}`, groups: ['system:masters', 'system:authenticated'] },
+    namespace,
+    dryRun: false,
+    fieldManager,
+    fieldValidation: 'Ignore',
+    warnings: [],
+    signal,
+  };
+}
+
+function statusOf(err: unknown): { code: number; reason: string } | undefined {
+  if (err instanceof StatusError) return { code: err.code, reason: err.reason };
+  return undefined;
+}
+
+export function isNotFound(err: unknown): boolean {
+  return statusOf(err)?.code === 404 || isStorageError(err, 'KeyNotFound');
+}
+
+export function isAlreadyExists(err: unknown): boolean {
+  return statusOf(err)?.reason === 'AlreadyExists' || isStorageError(err, 'KeyExists');
+}
+
+export function isConflict(err: unknown): boolean {
+  return statusOf(err)?.reason === 'Conflict' || isStorageError(err, 'ResourceVersionConflict');
+}
+
+export function isMethodNotSupported(err: unknown): boolean {
+  return statusOf(err)?.code === 405;
+}
+
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** resolves after `ms`, or at once when `signal` aborts (never rejects) */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** a JSON-shaped deep equality, enough for comparing API object fragments */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((x, i) => jsonEqual(x, bb[i]));
+  }
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
+  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
+  return ak.length === bk.length && ak.every((k) => jsonEqual(ao[k], bo[k]));
+}
