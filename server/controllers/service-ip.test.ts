@@ -18,6 +18,6 @@ test('first service IP of an IPv6 range and of a dual-stack pair', () => {
 
 test('malformed ranges are rejected', () => {
   assert.throws(() => firstServiceIP('10.0.0.0'));
-  assert.throws(() => firstServiceIP('10.0.0.0/31'));
+  assert.throws(() => firstServiceIP('10.0.0.1/32'));
   assert.throws(() => firstServiceIP('nonsense/24'));
 });
