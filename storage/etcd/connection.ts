@@ -1,0 +1,134 @@
+// The endpoints of one etcd cluster and the unary-call retry policy.
+//
+// One grpc-js channel per endpoint; calls go to the active endpoint. When an endpoint fails
+// (UNAVAILABLE, or a deadline passed), the next one becomes active. Whether the failed call is
+// then tried again depends on what it was:
+// - idempotent calls (range, read-only txn, status, member list, lease revoke/keepalive) are
+//   retried on the next endpoint;
+// - writes (put, delete, txn with writes, compact, lease grant) are retried only when grpc-js
+//   says no transport ever carried them ("No connection established", or a deadline that
+//   passed while still waiting for a connection). A write that may have reached etcd is never
+//   repeated: the caller gets the error and must re-read to learn the outcome (a put applied
+//   twice would bump the revision twice; a txn could even apply its else-branch the second
+//   time).
+
+import * as grpc from '@grpc/grpc-js';
+import { readFileSync } from 'node:fs';
+import { EtcdError, fromGrpcError, isEndpointFailure } from './errors.js';
+import type { Rpc } from './proto.js';
+import type { EtcdClientOptions } from './types.js';
+
+export interface Endpoint {
+  readonly url: string;
+  readonly client: grpc.Client;
+}
+
+const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
+/** pause between two rounds over all endpoints */
+const ROUND_BACKOFF_MS = [100, 300, 1000];
+
+const channelOptions: grpc.ChannelOptions = {
+  // etcd sends up to 2 GiB per message; grpc-js would refuse anything over 4 MiB by default.
+  // Big ranges are paged anyway (rangeAll); watch responses cannot be.
+  'grpc.max_receive_message_length': -1,
+  'grpc.max_send_message_length': -1,
+  // detect a silently dead connection (etcd's server-side minimum ping interval is 5 s)
+  'grpc.keepalive_time_ms': 30_000,
+  'grpc.keepalive_timeout_ms': 10_000,
+  'grpc.keepalive_permit_without_calls': 1,
+  // reconnect to a restarted etcd within about a second, not grpc's 2 minutes
+  'grpc.initial_reconnect_backoff_ms': 100,
+  'grpc.max_reconnect_backoff_ms': 1_000,
+};
+
+function parseEndpoint(url: string): { target: string; secure: boolean } {
+  if (!/^[a-z]+:\/\//i.test(url)) return { target: url, secure: false };
+  const u = new URL(url);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') {
+    throw new Error(`unsupported etcd endpoint scheme: ${url}`);
+  }
+  const secure = u.protocol === 'https:';
+  const port = u.port || '2379';
+  // WHATWG URL keeps the brackets of an IPv6 hostname, as grpc wants them
+  return { target: `${u.hostname}:${port}`, secure };
+}
+
+function credentialsFor(secure: boolean, opts: EtcdClientOptions): grpc.ChannelCredentials {
+  if (!secure) return grpc.credentials.createInsecure();
+  const read = (file?: string) => (file ? readFileSync(file) : null);
+  return grpc.credentials.createSsl(read(opts.caFile), read(opts.keyFile), read(opts.certFile));
+}
+
+export class EndpointPool {
+  readonly endpoints: readonly Endpoint[];
+  readonly requestTimeoutMs: number;
+  private activeIndex = 0;
+  private closed = false;
+
+  constructor(opts: EtcdClientOptions) {
+    if (opts.endpoints.length === 0) throw new Error('etcd client needs at least one endpoint');
+    this.requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.endpoints = opts.endpoints.map((url) => {
+      const { target, secure } = parseEndpoint(url);
+      return { url, client: new grpc.Client(target, credentialsFor(secure, opts), channelOptions) };
+    });
+  }
+
+  get active(): Endpoint {
+    return this.endpoints[this.activeIndex]!;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** `ep` failed: make the next endpoint active, unless someone already moved on */
+  failed(ep: Endpoint): void {
+    if (this.active === ep) this.activeIndex = (this.activeIndex + 1) % this.endpoints.length;
+  }
+
+  async call<Res>(rpc: Rpc<Res>, req: object, idempotent: boolean): Promise<Res> {
+    if (this.closed) throw new EtcdError(grpc.status.CANCELLED, 'etcd client closed', '');
+    const n = this.endpoints.length;
+    const maxAttempts = n * (ROUND_BACKOFF_MS.length + 1);
+    for (let attempt = 1; ; attempt++) {
+      const ep = this.active;
+      try {
+        return await this.callOnce(ep, rpc, req);
+      } catch (raw) {
+        const err = fromGrpcError(raw, ep.url);
+        if (this.closed || !isEndpointFailure(err)) throw err;
+        this.failed(ep);
+        if (!(idempotent || err.notSent) || attempt >= maxAttempts) throw err;
+        if (attempt % n === 0) await sleep(ROUND_BACKOFF_MS[Math.min(attempt / n - 1, ROUND_BACKOFF_MS.length - 1)]!);
+      }
+    }
+  }
+
+  private callOnce<Res>(ep: Endpoint, rpc: Rpc<Res>, req: object): Promise<Res> {
+    return new Promise((resolve, reject) => {
+      ep.client.makeUnaryRequest(
+        rpc.path,
+        rpc.serialize,
+        rpc.deserialize,
+        req,
+        new grpc.Metadata(),
+        { deadline: Date.now() + this.requestTimeoutMs },
+        (err, res) => {
+          if (err || res === undefined) reject(err ?? new Error('empty response'));
+          else resolve(res);
+        },
+      );
+    });
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const ep of this.endpoints) ep.client.close();
+  }
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,76 @@
+// Errors of kapi's etcd client. Every failed call rejects with an EtcdError that keeps the
+// gRPC status code and etcd's message ("etcdserver: mvcc: required revision has been
+// compacted", ...), plus whether the request certainly never reached etcd (the basis of the
+// retry policy for writes, see connection.ts).
+
+import { status as GrpcStatus } from '@grpc/grpc-js';
+
+export class EtcdError extends Error {
+  /** a gRPC status code (@grpc/grpc-js `status`) */
+  readonly code: number;
+  readonly endpoint: string;
+  /** true only when the request certainly was not sent to etcd */
+  readonly notSent: boolean;
+
+  constructor(code: number, message: string, endpoint: string, notSent = false) {
+    super(message);
+    this.name = 'EtcdError';
+    this.code = code;
+    this.endpoint = endpoint;
+    this.notSent = notSent;
+  }
+}
+
+// etcd's own messages (api/v3rpc/rpctypes); stable across 3.4 and 3.5
+const COMPACTED = 'mvcc: required revision has been compacted';
+const FUTURE_REVISION = 'mvcc: required revision is a future revision';
+const LEASE_NOT_FOUND = 'requested lease not found';
+const LEASE_EXISTS = 'lease already exists';
+
+export function isCompactedError(err: unknown): boolean {
+  return err instanceof EtcdError && err.message.includes(COMPACTED);
+}
+
+export function isFutureRevisionError(err: unknown): boolean {
+  return err instanceof EtcdError && err.message.includes(FUTURE_REVISION);
+}
+
+export function isLeaseNotFoundError(err: unknown): boolean {
+  return err instanceof EtcdError && err.message.includes(LEASE_NOT_FOUND);
+}
+
+export function isLeaseExistsError(err: unknown): boolean {
+  return err instanceof EtcdError && err.message.includes(LEASE_EXISTS);
+}
+
+/** the endpoint could not serve the call (down, unreachable, no leader, stopping): worth
+ *  trying another endpoint */
+export function isEndpointFailure(err: EtcdError): boolean {
+  return err.code === GrpcStatus.UNAVAILABLE || err.code === GrpcStatus.DEADLINE_EXCEEDED;
+}
+
+/** the error means etcd could not be reached at all (for mapping to 503 upstream) */
+export function isUnavailableError(err: unknown): boolean {
+  return err instanceof EtcdError && isEndpointFailure(err);
+}
+
+interface GrpcLikeError {
+  code?: number;
+  details?: string;
+  message?: string;
+}
+
+/** grpc-js reports these when no transport ever carried the call */
+function neverSent(code: number, details: string): boolean {
+  if (code === GrpcStatus.UNAVAILABLE && details.includes('No connection established')) return true;
+  if (code === GrpcStatus.DEADLINE_EXCEEDED && details.includes('Waiting for LB pick')) return true;
+  return false;
+}
+
+export function fromGrpcError(err: unknown, endpoint: string): EtcdError {
+  if (err instanceof EtcdError) return err;
+  const e = (err ?? {}) as GrpcLikeError;
+  const code = typeof e.code === 'number' ? e.code : GrpcStatus.UNKNOWN;
+  const details = e.details ?? e.message ?? String(err);
+  return new EtcdError(code, details, endpoint, neverSent(code, details));
+}
