@@ -1,0 +1,193 @@
+// Field-level validation errors, rendered exactly as kube-apiserver renders them: each one
+// becomes a StatusCause (`reason`, `message`, `field`) of a 422 `Invalid` Status, and the
+// Status message joins `<field>: <body>` of every error.
+
+import { errors, StatusError, type StatusCause } from '../../http/status.js';
+
+export type FieldErrorType =
+  | 'FieldValueNotFound'
+  | 'FieldValueRequired'
+  | 'FieldValueDuplicate'
+  | 'FieldValueInvalid'
+  | 'FieldValueNotSupported'
+  | 'FieldValueForbidden'
+  | 'FieldValueTooLong'
+  | 'FieldValueTooMany'
+  | 'InternalError'
+  | 'FieldValueTypeInvalid';
+
+const typeText: Record<FieldErrorType, string> = {
+  FieldValueNotFound: 'Not found',
+  FieldValueRequired: 'Required value',
+  FieldValueDuplicate: 'Duplicate value',
+  FieldValueInvalid: 'Invalid value',
+  FieldValueNotSupported: 'Unsupported value',
+  FieldValueForbidden: 'Forbidden',
+  FieldValueTooLong: 'Too long',
+  FieldValueTooMany: 'Too many',
+  InternalError: 'Internal error',
+  FieldValueTypeInvalid: 'Invalid value',
+};
+
+/** A value already rendered the way Go's `%#v` would (e.g. `0x0` for a uint64 zero). */
+export interface RenderedValue {
+  rendered: string;
+}
+
+export type BadValue = string | number | boolean | null | undefined | RenderedValue | readonly unknown[] | object;
+
+export interface FieldError {
+  type: FieldErrorType;
+  field: string;
+  badValue?: BadValue;
+  detail?: string;
+}
+
+/** Go's strconv.Quote for the characters API values actually contain. */
+export function goQuote(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const code = ch.codePointAt(0) ?? 0;
+    switch (ch) {
+      case '"':
+        out += '\\"';
+        break;
+      case '\\':
+        out += '\\\\';
+        break;
+      case '\n':
+        out += '\\n';
+        break;
+      case '\r':
+        out += '\\r';
+        break;
+      case '\t':
+        out += '\\t';
+        break;
+      case '\x07':
+        out += '\\a';
+        break;
+      case '\b':
+        out += '\\b';
+        break;
+      case '\f':
+        out += '\\f';
+        break;
+      case '\v':
+        out += '\\v';
+        break;
+      default:
+        if (code < 0x20 || code === 0x7f) out += '\\x' + code.toString(16).padStart(2, '0');
+        else out += ch;
+    }
+  }
+  return out + '"';
+}
+
+function isRendered(v: unknown): v is RenderedValue {
+  return typeof v === 'object' && v !== null && 'rendered' in v && typeof (v as RenderedValue).rendered === 'string';
+}
+
+/** Go's `%#v` for the value shapes validation reports: string lists and string maps. */
+function goSyntax(v: unknown): string {
+  if (Array.isArray(v)) {
+    if (v.every((x) => typeof x === 'string')) return `[]string{${v.map((x) => goQuote(x as string)).join(', ')}}`;
+    return JSON.stringify(v);
+  }
+  if (typeof v === 'object' && v !== null) {
+    const entries = Object.entries(v);
+    if (entries.every(([, x]) => typeof x === 'string')) {
+      const sorted = entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      return `map[string]string{${sorted.map(([k, x]) => `${goQuote(k)}:${goQuote(x as string)}`).join(', ')}}`;
+    }
+    return JSON.stringify(v);
+  }
+  return String(v);
+}
+
+/** The part after `<field>: ` — what kube-apiserver puts in a cause's `message`. */
+export function errorBody(e: FieldError): string {
+  let s: string;
+  switch (e.type) {
+    case 'FieldValueRequired':
+    case 'FieldValueForbidden':
+    case 'FieldValueTooLong':
+    case 'InternalError':
+      s = typeText[e.type];
+      break;
+    default: {
+      const v = e.badValue;
+      let rendered: string;
+      if (v === null || v === undefined) rendered = 'null';
+      else if (isRendered(v)) rendered = v.rendered;
+      else if (typeof v === 'string') rendered = goQuote(v);
+      else if (typeof v === 'number' || typeof v === 'boolean') rendered = String(v);
+      else rendered = goSyntax(v);
+      s = `${typeText[e.type]}: ${rendered}`;
+    }
+  }
+  if (e.detail) s += `: ${e.detail}`;
+  return s;
+}
+
+export function errorString(e: FieldError): string {
+  return `${e.field}: ${errorBody(e)}`;
+}
+
+export const fieldErrors = {
+  required: (field: string, detail = ''): FieldError => ({ type: 'FieldValueRequired', field, badValue: '', detail }),
+  invalid: (field: string, badValue: BadValue, detail: string): FieldError => ({ type: 'FieldValueInvalid', field, badValue, detail }),
+  forbidden: (field: string, detail: string): FieldError => ({ type: 'FieldValueForbidden', field, badValue: '', detail }),
+  duplicate: (field: string, badValue: BadValue): FieldError => ({ type: 'FieldValueDuplicate', field, badValue }),
+  notFound: (field: string, badValue: BadValue): FieldError => ({ type: 'FieldValueNotFound', field, badValue }),
+  notSupported: (field: string, badValue: BadValue, valid: readonly string[]): FieldError => ({
+    type: 'FieldValueNotSupported',
+    field,
+    badValue,
+    detail: valid.length ? 'supported values: ' + valid.map((x) => goQuote(x)).join(', ') : '',
+  }),
+  tooLong: (field: string, maxLength: number): FieldError => ({
+    type: 'FieldValueTooLong',
+    field,
+    badValue: '<value omitted>',
+    detail: maxLength >= 0 ? `may not be more than ${maxLength} bytes` : 'value is too long',
+  }),
+  tooMany: (field: string, actual: number, max: number): FieldError => ({
+    type: 'FieldValueTooMany',
+    field,
+    badValue: actual,
+    detail: max >= 0 ? `must have at most ${max} items` : 'has too many items',
+  }),
+  internal: (field: string, message: string): FieldError => ({ type: 'InternalError', field, detail: message }),
+};
+
+/** drops exact repeats (kube-apiserver's aggregate does the same for the message) */
+export function dedupe(list: readonly FieldError[]): FieldError[] {
+  const seen = new Set<string>();
+  const out: FieldError[] = [];
+  for (const e of list) {
+    const k = e.type + '\u0000' + errorString(e);
+    if (seen.has(k)) continue;
+    seen.add(k);
+    out.push(e);
+  }
+  return out;
+}
+
+export function toCauses(list: readonly FieldError[]): StatusCause[] {
+  return list.map((e) => ({ reason: e.type, message: errorBody(e), field: e.field }));
+}
+
+/** 422 Invalid for `kind` (e.g. `Pod`) in `group`, as errors.NewInvalid builds it. */
+export function invalidError(group: string, kind: string, name: string, list: readonly FieldError[]): StatusError {
+  return errors.invalid(group, kind, name, toCauses(dedupe(list)));
+}
+
+/** Joins a path the way field.Path prints it: `a.b[0][key]`. */
+export function child(path: string, name: string): string {
+  return path ? `${path}.${name}` : name;
+}
+
+export function index(path: string, i: number | string): string {
+  return `${path}[${i}]`;
+}
