@@ -1,0 +1,143 @@
+// Done-when 6: after etcd compaction, a watch from a compacted resourceVersion gets 410
+// (kube-apiserver's watch cache: HTTP 200 and a single ERROR event carrying a 410 Expired
+// Status), and an old continue token gets 410 Expired. kapi runs against an etcd this test
+// started, so the test compacts it with etcdctl.
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  etcdctl,
+  etcdRevision,
+  jsonOf,
+  startEtcd,
+  startKapi,
+  uniqueName,
+  type EtcdProcess,
+  type KapiProcess,
+} from './harness.js';
+
+interface Status {
+  kind: string;
+  apiVersion: string;
+  metadata: { continue?: string };
+  status: string;
+  message: string;
+  reason: string;
+  code: number;
+}
+interface List {
+  metadata: { resourceVersion: string; continue?: string };
+  items: { metadata: { name: string } }[];
+}
+
+describe('compaction', () => {
+  let etcd: EtcdProcess;
+  let kapi: KapiProcess;
+  const ns = uniqueName('compact');
+  const base = () => `/api/v1/namespaces/${ns}/configmaps`;
+  let oldRv = '';
+  let oldToken = '';
+  let compactedAt = 0;
+
+  before(async () => {
+    etcd = await startEtcd();
+    kapi = await startKapi({ etcdServers: etcd.endpoint, etcdCompactionInterval: '1h' });
+    const created = await kapi.http.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    assert.equal(created.status, 201, created.body);
+    for (let i = 0; i < 5; i++) {
+      const r = await kapi.http.post(base(), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${i}` } });
+      assert.equal(r.status, 201, r.body);
+    }
+    // a resourceVersion and a continue token from before the compaction
+    const page = jsonOf<List>(await kapi.http.get(`${base()}?limit=2`));
+    oldRv = page.metadata.resourceVersion;
+    assert.ok(page.metadata.continue, 'a continue token');
+    oldToken = page.metadata.continue;
+    // history after it
+    for (let i = 0; i < 10; i++) {
+      const r = await kapi.http.patch(`${base()}/c0`, { data: { n: String(i) } });
+      assert.equal(r.status, 200, r.body);
+    }
+    compactedAt = await etcdRevision(etcd.endpoint);
+    const c = await etcdctl(etcd.endpoint, ['compact', String(compactedAt), '--physical']);
+    assert.equal(c.code, 0, c.stderr);
+  });
+  after(async () => {
+    await kapi?.stop();
+    await etcd?.stop();
+  });
+
+  it('etcd itself refuses the old revision (the precondition of this test)', async () => {
+    const r = await etcdctl(etcd.endpoint, ['get', '--prefix', '/registry/configmaps', '--rev', oldRv, '--keys-only']);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /compacted/);
+  });
+
+  it('a watch from a compacted resourceVersion gets 410 Expired', async () => {
+    const w = kapi.http.watch(`${base()}?watch=1&resourceVersion=${oldRv}`);
+    try {
+      const status = await w.status;
+      let s: Status;
+      if (status === 200) {
+        // kube-apiserver's watch cache: one ERROR event, then the stream ends
+        const ev = await w.waitFor((e) => e.type === 'ERROR');
+        await w.ended;
+        assert.deepEqual(w.events.map((e) => e.type), ['ERROR'], 'a single ERROR event');
+        s = ev.object as unknown as Status;
+      } else {
+        await w.ended;
+        assert.equal(status, 410, w.errorBody);
+        s = JSON.parse(w.errorBody) as Status;
+      }
+      assert.equal(s.kind, 'Status');
+      assert.equal(s.apiVersion, 'v1');
+      assert.equal(s.status, 'Failure');
+      assert.equal(s.code, 410);
+      assert.equal(s.reason, 'Expired');
+      assert.match(s.message, /^too old resource version: \d+ \(\d+\)$/);
+      assert.equal(s.message.match(/^too old resource version: (\d+)/)![1], oldRv);
+    } finally {
+      w.close();
+    }
+  });
+
+  it('a watch from a current resourceVersion still works after compaction', async () => {
+    const rv = jsonOf<List>(await kapi.http.get(base())).metadata.resourceVersion;
+    assert.ok(Number(rv) >= compactedAt);
+    const w = kapi.http.watch(`${base()}?watch=1&resourceVersion=${rv}`);
+    try {
+      assert.equal(await w.status, 200);
+      assert.equal((await kapi.http.patch(`${base()}/c1`, { data: { after: 'compaction' } })).status, 200);
+      const ev = await w.waitFor((e) => e.type === 'MODIFIED');
+      assert.equal(ev.object.metadata?.name, 'c1');
+    } finally {
+      w.close();
+    }
+  });
+
+  it('a continue token from before the compaction gets 410 Expired', async () => {
+    const res = await kapi.http.get(`${base()}?limit=2&continue=${encodeURIComponent(oldToken)}`);
+    assert.equal(res.status, 410, res.body);
+    const s = jsonOf<Status>(res);
+    assert.equal(s.kind, 'Status');
+    assert.equal(s.status, 'Failure');
+    assert.equal(s.reason, 'Expired');
+    assert.equal(s.code, 410);
+    assert.match(s.message, /^The provided continue parameter is too old to display a consistent list result\./);
+  });
+
+  it('the 410 for an old continue token offers a token that continues inconsistently', async () => {
+    const s = jsonOf<Status>(await kapi.http.get(`${base()}?limit=2&continue=${encodeURIComponent(oldToken)}`));
+    assert.ok(s.metadata.continue, `kube-apiserver puts a fresh continue token into the Status metadata: ${JSON.stringify(s)}`);
+    const rest = await kapi.http.get(`${base()}?limit=10&continue=${encodeURIComponent(s.metadata.continue)}`);
+    assert.equal(rest.status, 200, rest.body);
+    assert.deepEqual(jsonOf<List>(rest).items.map((i) => i.metadata.name), ['c2', 'c3', 'c4']);
+  });
+
+  it('a list at an exact compacted resourceVersion gets 410 Expired', async () => {
+    const res = await kapi.http.get(`${base()}?resourceVersion=${oldRv}&resourceVersionMatch=Exact`);
+    assert.equal(res.status, 410, res.body);
+    const s = jsonOf<Status>(res);
+    assert.equal(s.reason, 'Expired');
+  });
+});
