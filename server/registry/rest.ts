@@ -25,6 +25,9 @@ export interface RequestContext {
   warnings: string[];
   /** aborted when the client goes away */
   signal?: AbortSignal;
+  /** the object name from the URL, for creates on a named subresource (`pods/x/binding`,
+   *  `pods/x/eviction`, `serviceaccounts/x/token`), where the body need not carry it */
+  name?: string;
 }
 
 export interface GetRequestOptions {
