@@ -1,0 +1,39 @@
+# kapi: `make run` starts one replica with embedded etcd; `make test` runs every test.
+SHELL := /bin/bash
+DATA_DIR ?= ./data
+PORT ?= 6443
+BIND ?= 127.0.0.1
+# extra flags for bin/kapi, e.g. make run KAPI_ARGS='--advertise-address 192.0.2.10 -v 2'
+KAPI_ARGS ?=
+
+.PHONY: all deps build run test bench clean help
+
+all: build
+
+help:
+	@echo "make run    install what is missing, build, start one kapi replica with embedded etcd"
+	@echo "make test   install what is missing, build, run every test"
+	@echo "make bench  run the benchmarks (kapi beside raw etcd)"
+	@echo "make build  compile TypeScript to dist/"
+	@echo "make clean  remove dist/, data/ and test leftovers"
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	@node_modules/.bin/tsc -p tsconfig.json
+
+run: build
+	@echo "kapi: starting on https://$(BIND):$(PORT) with data in $(DATA_DIR) (Ctrl-C stops it and its etcd)"
+	@echo "kapi: once it is ready:  kubectl --kubeconfig $(DATA_DIR)/admin.kubeconfig get ns"
+	@exec bin/kapi --data-dir $(DATA_DIR) --bind-address $(BIND) --secure-port $(PORT) $(KAPI_ARGS)
+
+test: build
+	@scripts/run-tests.sh
+
+bench: build
+	@if [ -f dist/bench/main.js ]; then node dist/bench/main.js; \
+	else echo "make bench: no benchmark yet (dist/bench/main.js)"; exit 1; fi
+
+clean:
+	rm -rf dist data .tmp cluster

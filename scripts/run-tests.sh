@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs every built test (dist/**/*.test.js) with node's test runner, two files at a time
+# (the machine has two cores), and ends with a short summary of what failed.
+# Usage: scripts/run-tests.sh [path-prefix ...]   e.g. scripts/run-tests.sh dist/server/config
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+roots=("$@")
+if [ "${#roots[@]}" -eq 0 ]; then roots=(dist); fi
+mapfile -t found < <(find "${roots[@]}" -name '*.test.js' -not -path '*/node_modules/*' | sort)
+# a compiled test whose source was deleted must not keep running from a stale dist/
+files=()
+for f in "${found[@]}"; do
+  src="${f#dist/}"
+  if [ -f "${src%.js}.ts" ]; then files+=("$f"); fi
+done
+if [ "${#files[@]}" -eq 0 ]; then
+  echo "run-tests: no test files under ${roots[*]} (did the build run?)" >&2
+  exit 1
+fi
+
+mkdir -p .tmp
+log=.tmp/test-output.tap
+start=$(date +%s)
+echo "run-tests: ${#files[@]} test files, 2 at a time" >&2
+# TAP on stdout (what CI reads); a copy kept for the summary below.
+# A test file that hangs is cut off by --test-timeout rather than stalling the run.
+node --test --test-concurrency=2 --test-timeout=600000 --test-reporter=tap "${files[@]}" | tee "$log"
+rc=${PIPESTATUS[0]}
+elapsed=$(( $(date +%s) - start ))
+
+echo
+echo "=== summary ($((elapsed / 60))m$((elapsed % 60))s) ==="
+grep -E '^# (tests|pass|fail|cancelled|skipped|todo) ' "$log" | tail -n 6
+if [ "$rc" -ne 0 ]; then
+  echo "--- failed ---"
+  # top-level failures name the file; nested ones name the test
+  grep -E '^\s*not ok ' "$log" | sed -E 's/^\s*//' | sort -u | head -n 100
+  echo "run-tests: FAILED (exit $rc); full output in $log"
+else
+  echo "run-tests: all passed"
+fi
+exit "$rc"

@@ -1,0 +1,161 @@
+// Wires kapi together, in start-up order, and takes it apart in reverse:
+//
+//   PKI -> etcd (embedded member or --etcd-servers) -> etcd client -> admin.kubeconfig
+//   -> etcd3 store + compactor -> watch-cache feed -> catalog -> registry -> controllers
+//   -> HTTPS server
+//
+// Shutdown (SIGTERM): /readyz starts failing, --shutdown-delay-duration passes (load
+// balancers notice), listeners close, controllers and watches stop, storage and the etcd
+// client close, the embedded etcd stops.
+
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { KapiConfig } from './config/flags.js';
+import { resolveAdvertiseAddress } from './config/advertise.js';
+import { ensurePki, type Pki } from './pki/pki.js';
+import { startEmbeddedEtcd, type EmbeddedEtcd } from './etcd-embedded/embedded.js';
+import { localServerURL, writeKubeconfig } from './kubeconfig/kubeconfig.js';
+import { createEtcdClient } from '../storage/etcd/client.js';
+import type { EtcdClient } from '../storage/etcd/types.js';
+import { createLogger } from './log.js';
+
+const log = createLogger('kapi');
+
+export interface App {
+  readonly config: KapiConfig;
+  readonly pki: Pki;
+  /** the etcd endpoints in use (the embedded member's, or --etcd-servers) */
+  readonly etcdEndpoints: string[];
+  /** the URL a client on this machine reaches the server at */
+  readonly url: string;
+  /** where admin.kubeconfig was written; undefined when the client CA is not kapi's */
+  readonly kubeconfigPath?: string;
+  /** this replica's identity (leader election, lease holder) */
+  readonly identity: string;
+  /** false once shutdown has begun: /readyz reports it */
+  readonly ready: boolean;
+  shutdown(reason: string): Promise<void>;
+}
+
+/** Something started that must be stopped, in reverse start order. */
+interface Stoppable {
+  name: string;
+  stop(): Promise<void> | void;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function stopAll(started: Stoppable[]): Promise<void> {
+  for (const s of [...started].reverse()) {
+    try {
+      await s.stop();
+      log.v(1).info('stopped', { component: s.name });
+    } catch (err) {
+      log.error('stopping failed', { component: s.name, error: (err as Error).message });
+    }
+  }
+}
+
+/** Waits until etcd answers (an external cluster may still be electing a leader). */
+async function waitForEtcd(client: EtcdClient, endpoints: string[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError = '';
+  for (;;) {
+    try {
+      const status = await client.status();
+      log.info('connected to etcd', { endpoints: endpoints.join(','), version: status.version, revision: status.header.revision });
+      return;
+    } catch (err) {
+      lastError = (err as Error).message;
+    }
+    if (Date.now() > deadline) throw new Error(`etcd at ${endpoints.join(',')} did not answer within ${timeoutMs / 1000}s: ${lastError}`);
+    await sleep(250);
+  }
+}
+
+export async function startApp(config: KapiConfig): Promise<App> {
+  const started: Stoppable[] = [];
+  const identity = `kapi-${os.hostname()}-${randomUUID()}`;
+  const advertiseAddress = resolveAdvertiseAddress(config.serving.advertiseAddress, config.serving.bindAddress);
+  let ready = false;
+  try {
+    // --- PKI -------------------------------------------------------------------------
+    const pki = await ensurePki({
+      certDir: config.serving.certDir,
+      tlsCertFile: config.serving.tlsCertFile,
+      tlsPrivateKeyFile: config.serving.tlsPrivateKeyFile,
+      clientCaFile: config.serving.clientCaFile,
+      advertiseAddress: config.serving.advertiseAddress,
+      bindAddress: config.serving.bindAddress,
+      kubernetesServiceIP: config.kubernetesServiceIP,
+      extraSans: config.serving.extraSans,
+    });
+
+    // --- etcd ------------------------------------------------------------------------
+    let etcdEndpoints = config.etcd.servers;
+    if (etcdEndpoints.length === 0) {
+      const embedded: EmbeddedEtcd = await startEmbeddedEtcd({ dataDir: config.dataDir });
+      started.push({ name: 'embedded etcd', stop: () => embedded.stop() });
+      etcdEndpoints = [embedded.endpoint];
+    }
+    const etcd = createEtcdClient({
+      endpoints: etcdEndpoints,
+      caFile: config.etcd.caFile || undefined,
+      certFile: config.etcd.certFile || undefined,
+      keyFile: config.etcd.keyFile || undefined,
+    });
+    started.push({ name: 'etcd client', stop: () => etcd.close() });
+    await waitForEtcd(etcd, etcdEndpoints, 60_000);
+
+    // --- admin.kubeconfig ---------------------------------------------------------------
+    const url = localServerURL(config.serving.bindAddress, config.serving.securePort);
+    let kubeconfigPath: string | undefined;
+    if (pki.admin) {
+      kubeconfigPath = path.join(config.dataDir, 'admin.kubeconfig');
+      writeKubeconfig(kubeconfigPath, {
+        server: url,
+        caPem: pki.servingCaPem,
+        clientCertPem: pki.admin.certPem,
+        clientKeyPem: pki.admin.keyPem,
+      });
+    }
+
+    // --- storage, watch cache, catalog, registry, controllers, HTTP ----------------------
+    // Wired as those modules land (see the report in docs/ and README "Status").
+
+    ready = true;
+    log.info('kapi is ready', { url, advertiseAddress, kubeconfig: kubeconfigPath });
+    if (kubeconfigPath) {
+      const rel = path.relative(process.cwd(), kubeconfigPath);
+      log.info(`try: kubectl --kubeconfig ${rel.startsWith('..') ? kubeconfigPath : rel} get ns`);
+    }
+
+    let stopping: Promise<void> | undefined;
+    const app: App = {
+      config,
+      pki,
+      etcdEndpoints,
+      url,
+      kubeconfigPath,
+      identity,
+      get ready() {
+        return ready;
+      },
+      shutdown(reason: string) {
+        stopping ??= (async () => {
+          log.info('shutting down', { reason, shutdownDelay: `${config.shutdownDelayMs}ms` });
+          ready = false;
+          if (config.shutdownDelayMs > 0) await sleep(config.shutdownDelayMs);
+          await stopAll(started);
+          log.info('kapi stopped');
+        })();
+        return stopping;
+      },
+    };
+    return app;
+  } catch (err) {
+    await stopAll(started);
+    throw err;
+  }
+}
