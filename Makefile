@@ -31,9 +31,10 @@ run: build
 test: build
 	@scripts/run-tests.sh
 
+# extra options for the benchmark, e.g. make bench BENCH_ARGS='--pods 2000 --watchers 200'
+BENCH_ARGS ?=
 bench: build
-	@if [ -f dist/bench/main.js ]; then node dist/bench/main.js; \
-	else echo "make bench: no benchmark yet (dist/bench/main.js)"; exit 1; fi
+	@node dist/bench/run.js $(BENCH_ARGS)
 
 clean:
 	rm -rf dist data .tmp cluster
