@@ -1,0 +1,281 @@
+// The per-resource cacher: a Storage whose writes go to the etcd3 store and whose reads and
+// watches are served from the replica's watch cache, following the resourceVersion tables of
+// the API (unset: consistent; "0": anything cached; N: not older than N; Exact, limit with N,
+// continue: etcd).
+
+import type {
+  DeleteOptions,
+  GetOptions,
+  KubeObject,
+  ListOptions,
+  ListResult,
+  Storage,
+  UpdateFunction,
+  UpdateOptions,
+  Watch,
+  WatchEvent,
+  WatchOptions,
+} from '../interface.js';
+import { StorageError, isStorageError } from '../errors.js';
+import { encodeContinueToken } from './continue-token.js';
+import { decodeEntry } from './entry.js';
+import type { WatchFeed } from './feed.js';
+import { initialEvents, replayedEvents, type ResourceCache } from './resource-cache.js';
+import { CacheWatcher } from './watcher.js';
+
+export interface CacherTiming {
+  /** how long a consistent read waits for the cache to reach etcd's revision (then 429) */
+  consistentReadTimeoutMs: number;
+  /** how long a read at a resourceVersion the cache has not reached waits (then 504) */
+  tooLargeRvWaitMs: number;
+  /** live events a watcher may have queued before it is ended */
+  watcherQueueLimit: number;
+}
+
+export const CACHER_DEFAULTS: CacherTiming = {
+  consistentReadTimeoutMs: 3_000,
+  tooLargeRvWaitMs: 3_000,
+  watcherQueueLimit: 10_000,
+};
+
+/**
+ * Must this list be answered by etcd rather than by the cache? Exact reads need history the
+ * cache does not keep: resourceVersionMatch=Exact, a limit with a non-zero resourceVersion
+ * (Exact per the API's table), and continue tokens (exact at the token's revision).
+ */
+export function shouldDelegateList(opts: ListOptions): boolean {
+  if (opts.continue) return true;
+  if (opts.resourceVersionMatch === 'Exact') return true;
+  const rv = opts.resourceVersion ?? '';
+  const hasLimit = (opts.limit ?? 0) > 0;
+  return hasLimit && rv !== '' && rv !== '0' && opts.resourceVersionMatch !== 'NotOlderThan';
+}
+
+/** undefined: unset (most recent); 0: any; N: not older than N */
+export function parseResourceVersion(rv: string | undefined, key: string): number | undefined {
+  if (rv === undefined || rv === '') return undefined;
+  if (!/^[0-9]+$/.test(rv) || !Number.isSafeInteger(Number(rv))) {
+    throw new StorageError('InvalidResourceVersion', key, `invalid resource version: "${rv}"`);
+  }
+  return Number(rv);
+}
+
+function normalizePrefix(key: string): string {
+  return key.endsWith('/') ? key : `${key}/`;
+}
+
+export class Cacher implements Storage {
+  constructor(
+    private readonly feed: WatchFeed,
+    private readonly cache: ResourceCache,
+    private readonly store: Storage,
+    private readonly timing: CacherTiming,
+  ) {}
+
+  get ready(): boolean {
+    return this.feed.synced;
+  }
+
+  // ---- writes go to etcd ----
+
+  create(key: string, obj: KubeObject, opts?: { dryRun?: boolean }): Promise<KubeObject> {
+    return this.store.create(key, obj, opts);
+  }
+
+  guaranteedUpdate(key: string, tryUpdate: UpdateFunction, opts?: UpdateOptions): Promise<KubeObject> {
+    return this.store.guaranteedUpdate(key, tryUpdate, opts);
+  }
+
+  delete(key: string, opts?: DeleteOptions): Promise<KubeObject> {
+    return this.store.delete(key, opts);
+  }
+
+  currentResourceVersion(): Promise<number> {
+    return this.store.currentResourceVersion();
+  }
+
+  async count(key: string): Promise<number> {
+    if (!this.feed.synced || !this.covers(key)) return this.store.count(key);
+    return this.cache.count(normalizePrefix(key));
+  }
+
+  async close(): Promise<void> {
+    this.cache.close();
+  }
+
+  // ---- reads from the cache ----
+
+  async get(key: string, opts: GetOptions = {}): Promise<KubeObject | null> {
+    const rv = parseResourceVersion(opts.resourceVersion, key);
+    if (!this.feed.synced || !this.covers(key)) return this.store.get(key, opts);
+    await this.waitFor(rv, key);
+    const entry = this.cache.get(key);
+    if (!entry) {
+      if (opts.ignoreNotFound) return null;
+      throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
+    }
+    return decodeEntry(entry);
+  }
+
+  async getList(key: string, opts: ListOptions): Promise<ListResult> {
+    const rv = parseResourceVersion(opts.resourceVersion, key);
+    if (!this.feed.synced || !this.covers(key) || shouldDelegateList(opts)) return this.store.getList(key, opts);
+    await this.waitFor(rv, key);
+    // from here on synchronous: the entries and the revision belong together
+    const revision = this.feed.revision;
+    const prefix = opts.recursive ? normalizePrefix(key) : key;
+    const entries = this.cache.snapshot(prefix, opts.recursive);
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
+    const items: KubeObject[] = [];
+    let i = 0;
+    for (; i < entries.length && items.length < limit; i++) {
+      const obj = decodeEntry(entries[i]!);
+      if (opts.predicate.matches(obj)) items.push(obj);
+    }
+    const result: ListResult = { items, resourceVersion: String(revision), continue: '' };
+    if (i < entries.length && opts.recursive) {
+      // the next page is read by the store at this same revision
+      result.continue = encodeContinueToken({ revision, start: entries[i]!.key.slice(prefix.length) });
+      if (opts.predicate.isEverything) result.remainingItemCount = entries.length - i;
+    }
+    return result;
+  }
+
+  // ---- watches ----
+
+  async watch(key: string, opts: WatchOptions): Promise<Watch> {
+    const rv = parseResourceVersion(opts.resourceVersion, key);
+    if (!this.covers(key)) return this.store.watch(key, opts);
+    await this.whenSynced(key);
+    const watchKey = opts.recursive ? normalizePrefix(key) : key;
+    const base = {
+      key: watchKey,
+      recursive: opts.recursive,
+      predicate: opts.predicate,
+      allowBookmarks: opts.allowWatchBookmarks === true,
+      queueLimit: this.timing.watcherQueueLimit,
+    };
+    const wantsInitialState = opts.sendInitialEvents ?? (rv === undefined || rv === 0);
+
+    if (wantsInitialState) {
+      await this.waitFor(rv, key);
+      // synchronous from here: the snapshot and the registration see the same revision
+      const revision = this.feed.revision;
+      const entries = this.cache.snapshot(watchKey, opts.recursive);
+      const w = new CacheWatcher({ ...base, startRevision: revision, backlog: initialEvents(entries, opts.predicate) });
+      if (opts.sendInitialEvents === true && opts.allowWatchBookmarks) w.pushBookmark(revision, true);
+      this.cache.addWatcher(w);
+      return w;
+    }
+
+    if (rv === undefined || rv === 0) {
+      // sendInitialEvents=false: changes from now on (unset: from a consistent "now")
+      if (rv === undefined) await this.waitFor(undefined, key);
+      const w = new CacheWatcher({ ...base, startRevision: this.feed.revision });
+      this.cache.addWatcher(w);
+      return w;
+    }
+
+    if (rv >= this.feed.revision) {
+      // a revision not reached yet: the watch delivers changes after it once they happen
+      const w = new CacheWatcher({ ...base, startRevision: rv });
+      this.cache.addWatcher(w);
+      return w;
+    }
+
+    const changes = this.cache.changesSince(rv);
+    if (!changes) {
+      // older than this replica's history (e.g. it restarted): etcd may still have it
+      return this.storeWatch(key, opts, rv);
+    }
+    const w = new CacheWatcher({
+      ...base,
+      startRevision: this.feed.revision,
+      backlog: replayedEvents(changes, (k) => (opts.recursive ? k.startsWith(watchKey) : k === watchKey), opts.predicate),
+    });
+    this.cache.addWatcher(w);
+    return w;
+  }
+
+  /** a watch served by the store; a compacted revision becomes the ERROR event clients expect */
+  private async storeWatch(key: string, opts: WatchOptions, rv: number): Promise<Watch> {
+    try {
+      return await this.store.watch(key, opts);
+    } catch (err) {
+      if (!isStorageError(err, 'ResourceVersionTooOld')) throw err;
+      return expiredWatch(rv, err.oldestAvailable);
+    }
+  }
+
+  // ---- helpers ----
+
+  /** is `key` inside this cache's resource prefix? (anything else goes to the store) */
+  private covers(key: string): boolean {
+    return key.startsWith(this.cache.prefix) || normalizePrefix(key) === this.cache.prefix;
+  }
+
+  private async whenSynced(key: string): Promise<void> {
+    if (this.feed.synced) return;
+    await Promise.race([this.feed.ready, new Promise((r) => setTimeout(r, this.timing.consistentReadTimeoutMs))]);
+    if (!this.feed.synced) {
+      throw new StorageError('TooManyRequests', key, 'the watch cache is not initialized yet; try again', {
+        retryAfterSeconds: 1,
+      });
+    }
+  }
+
+  /** waits as the resourceVersion asks: unset -> consistent, 0 -> not at all, N -> not older than N */
+  private async waitFor(rv: number | undefined, key: string): Promise<void> {
+    if (rv === 0) return;
+    if (rv === undefined) {
+      const current = await this.store.currentResourceVersion();
+      if (await this.feed.waitForRevision(current, this.timing.consistentReadTimeoutMs)) return;
+      throw new StorageError(
+        'TooManyRequests',
+        key,
+        `Too many requests: the watch cache has not caught up with revision ${current} (at ${this.feed.revision}); try again`,
+        { retryAfterSeconds: 1 },
+      );
+    }
+    if (await this.feed.waitForRevision(rv, this.timing.tooLargeRvWaitMs)) return;
+    throw new StorageError(
+      'TooLargeResourceVersion',
+      key,
+      `Too large resource version: ${rv}, current: ${this.feed.revision}`,
+      { retryAfterSeconds: 1 },
+    );
+  }
+}
+
+/** a watch that yields one ERROR event with the 410 Expired Status, then ends */
+export function expiredWatch(rv: number, oldestAvailable: number | undefined): Watch {
+  const status = {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: `too old resource version: ${rv} (${oldestAvailable ?? rv + 1})`,
+    reason: 'Expired',
+    code: 410,
+  };
+  let sent = false;
+  let stopped = false;
+  return {
+    stop() {
+      stopped = true;
+    },
+    [Symbol.asyncIterator](): AsyncIterator<WatchEvent> {
+      return {
+        next: async () => {
+          if (sent || stopped) return { done: true, value: undefined };
+          sent = true;
+          return { done: false, value: { type: 'ERROR', object: status as unknown as KubeObject } };
+        },
+        return: async () => {
+          stopped = true;
+          return { done: true, value: undefined };
+        },
+      };
+    },
+  };
+}

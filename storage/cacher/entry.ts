@@ -1,0 +1,40 @@
+// What the cache keeps per object: the serialized bytes (as the JSON text etcd holds) and the
+// revision, nothing decoded. Objects are decoded when a request needs them, so memory stays
+// close to the size of the data in etcd.
+
+import type { KubeObject } from '../interface.js';
+import { StorageError } from '../errors.js';
+
+export interface StoredEntry {
+  /** the key relative to the etcd prefix, e.g. `/pods/default/web-1` */
+  readonly key: string;
+  /** the stored JSON text */
+  readonly data: string;
+  readonly modRevision: number;
+}
+
+/** a fresh, mutable object with metadata.resourceVersion set to `resourceVersion` */
+export function decodeEntry(entry: StoredEntry, resourceVersion: number = entry.modRevision): KubeObject {
+  let obj: unknown;
+  try {
+    obj = JSON.parse(entry.data);
+  } catch (err) {
+    throw new StorageError('InvalidObject', entry.key, `cannot decode ${entry.key}: ${(err as Error).message}`);
+  }
+  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) {
+    throw new StorageError('InvalidObject', entry.key, `cannot decode ${entry.key}: not a JSON object`);
+  }
+  const o = obj as KubeObject;
+  if (typeof o.metadata !== 'object' || o.metadata === null) o.metadata = {};
+  o.metadata.resourceVersion = String(resourceVersion);
+  return o;
+}
+
+/** freezes an object graph: watch events share one decoded object among all watchers */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value as object)) deepFreeze(v);
+  }
+  return value;
+}

@@ -1,0 +1,210 @@
+// The cache of one resource (one key prefix such as `/pods/`): the current objects in key
+// order, the bounded history of changes, and the watchers to deliver changes to. It is fed
+// by the WatchFeed, synchronously, one change at a time, in revision order; it knows nothing
+// of etcd.
+
+import type { KubeObject, SelectionPredicate, WatchEvent } from '../interface.js';
+import { DecodedEvent } from './decoded-event.js';
+import { decodeEntry, type StoredEntry } from './entry.js';
+import { EventHistory, type CacheEvent } from './history.js';
+import { SortedKeys } from './sorted-keys.js';
+import type { CacheWatcher } from './watcher.js';
+
+export interface ResourceCacheLimits {
+  maxHistoryEvents: number;
+  historyWindowMs: number;
+}
+
+export class ResourceCache {
+  private readonly items = new Map<string, StoredEntry>();
+  private readonly keys = new SortedKeys();
+  private readonly history: EventHistory;
+  private readonly watchers = new Set<CacheWatcher>();
+  /** recursive watchers by their key prefix (ending with '/') */
+  private readonly byPrefix = new Map<string, Set<CacheWatcher>>();
+  /** single-key watchers by key */
+  private readonly byKey = new Map<string, Set<CacheWatcher>>();
+  private warnedUndecodable = false;
+
+  constructor(
+    /** the resource's key prefix, ending with '/' */
+    readonly prefix: string,
+    startRevision: number,
+    limits: ResourceCacheLimits,
+  ) {
+    this.history = new EventHistory(startRevision, limits.maxHistoryEvents, limits.historyWindowMs);
+  }
+
+  /** replaces the contents without events (initial fill); history starts at `revision` */
+  load(entries: Iterable<StoredEntry>, revision: number): void {
+    this.items.clear();
+    this.keys.clear();
+    for (const e of entries) {
+      this.items.set(e.key, e);
+      this.keys.add(e.key);
+    }
+    this.history.reset(revision);
+  }
+
+  get size(): number {
+    return this.items.size;
+  }
+
+  get historyStartRevision(): number {
+    return this.history.startRevision;
+  }
+
+  get(key: string): StoredEntry | undefined {
+    return this.items.get(key);
+  }
+
+  /** the entries a list or an initial-state watch covers, in key order (`start`: inclusive) */
+  snapshot(key: string, recursive: boolean, start?: string): StoredEntry[] {
+    if (!recursive) {
+      const e = this.items.get(key);
+      return e ? [e] : [];
+    }
+    return this.keys.range(key, start).map((k) => this.items.get(k)!);
+  }
+
+  count(prefix: string): number {
+    return this.keys.countPrefix(prefix);
+  }
+
+  /** the recorded changes after `revision`, or undefined when the history no longer has them */
+  changesSince(revision: number): CacheEvent[] | undefined {
+    return this.history.since(revision);
+  }
+
+  /** one change seen by the feed: recorded, then delivered to the watchers it concerns */
+  apply(key: string, cur: StoredEntry | undefined, revision: number, now: number, record = true): void {
+    const prev = this.items.get(key);
+    if (cur) {
+      this.items.set(key, cur);
+      if (!prev) this.keys.add(key);
+    } else {
+      if (!prev) return; // deletion of something never seen: nothing changes for anyone
+      this.items.delete(key);
+      this.keys.delete(key);
+    }
+    const event: CacheEvent = { revision, key, cur, prev, recordedAt: now };
+    if (record) this.history.push(event);
+    this.dispatch(event);
+  }
+
+  /** a relist after the feed lost its etcd watch: the differences become ordinary events
+   *  (changed objects in the order they were written, then deletions at `revision`), so
+   *  watchers carry on; the history restarts at `revision` */
+  replaceAll(entries: StoredEntry[], revision: number, now: number): void {
+    const fresh = new Map<string, StoredEntry>();
+    for (const e of entries) fresh.set(e.key, e);
+    const changed = entries
+      .filter((e) => {
+        const old = this.items.get(e.key);
+        return !old || old.modRevision !== e.modRevision || old.data !== e.data;
+      })
+      .sort((a, b) => a.modRevision - b.modRevision);
+    const gone = [...this.items.keys()].filter((k) => !fresh.has(k));
+    for (const e of changed) this.apply(e.key, e, revision, now, false);
+    for (const k of gone) this.apply(k, undefined, revision, now, false);
+    this.history.reset(revision);
+  }
+
+  evictHistory(now: number, windowMs: number): void {
+    this.history.evictOlderThan(now - windowMs);
+  }
+
+  addWatcher(w: CacheWatcher): void {
+    this.watchers.add(w);
+    const index = w.recursive ? this.byPrefix : this.byKey;
+    let set = index.get(w.key);
+    if (!set) index.set(w.key, (set = new Set()));
+    set.add(w);
+    w.onDetach = (x) => this.removeWatcher(x);
+  }
+
+  get watcherCount(): number {
+    return this.watchers.size;
+  }
+
+  /** a BOOKMARK at `revision` to every watcher that asked for bookmarks and is behind it */
+  bookmark(revision: number): void {
+    for (const w of this.watchers) {
+      if (w.allowBookmarks && w.open && revision > w.lastRevision) w.pushBookmark(revision);
+    }
+  }
+
+  /** ends every watcher (shutdown) */
+  close(): void {
+    for (const w of [...this.watchers]) w.end();
+  }
+
+  private removeWatcher(w: CacheWatcher): void {
+    this.watchers.delete(w);
+    const index = w.recursive ? this.byPrefix : this.byKey;
+    const set = index.get(w.key);
+    if (set) {
+      set.delete(w);
+      if (set.size === 0) index.delete(w.key);
+    }
+  }
+
+  private dispatch(event: CacheEvent): void {
+    if (this.watchers.size === 0) return;
+    const decoded = new DecodedEvent(event);
+    const deliver = (w: CacheWatcher) => {
+      if (!w.open || event.revision <= w.startRevision) return;
+      let out: WatchEvent | undefined;
+      try {
+        out = decoded.forPredicate(w.predicate);
+      } catch (err) {
+        this.warnUndecodable(event.key, err);
+        return;
+      }
+      if (out) w.push(out, event.revision);
+    };
+    this.byKey.get(event.key)?.forEach(deliver);
+    // every recursive watcher whose prefix is a '/'-bounded prefix of the key
+    const key = event.key;
+    for (let i = key.indexOf('/'); i >= 0; i = key.indexOf('/', i + 1)) {
+      this.byPrefix.get(key.slice(0, i + 1))?.forEach(deliver);
+    }
+  }
+
+  private warnUndecodable(key: string, err: unknown): void {
+    if (this.warnedUndecodable) return;
+    this.warnedUndecodable = true;
+    process.emitWarning(`watch cache: cannot deliver a change of ${key}: ${(err as Error)?.message ?? String(err)}`);
+  }
+}
+
+/** the initial state as ADDED events, decoded as the client reads them */
+export function* initialEvents(entries: StoredEntry[], predicate: SelectionPredicate): Generator<WatchEvent> {
+  for (const e of entries) {
+    let obj: KubeObject;
+    try {
+      obj = decodeEntry(e);
+    } catch {
+      continue;
+    }
+    if (predicate.matches(obj)) yield { type: 'ADDED', object: obj };
+  }
+}
+
+/** recorded changes as a watcher covering `covers` and `predicate` sees them */
+export function* replayedEvents(
+  events: CacheEvent[],
+  covers: (key: string) => boolean,
+  predicate: SelectionPredicate,
+): Generator<WatchEvent> {
+  for (const e of events) {
+    if (!covers(e.key)) continue;
+    let out: WatchEvent | undefined;
+    try {
+      out = new DecodedEvent(e).forPredicate(predicate);
+    } catch {
+      continue;
+    }
+    if (out) yield out;
+  }
+}

@@ -1,0 +1,156 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { everything, type SelectionPredicate, type WatchEvent } from '../interface.js';
+import { isStorageError } from '../errors.js';
+import { DecodedEvent } from './decoded-event.js';
+import { EventHistory, type CacheEvent } from './history.js';
+import { SortedKeys, prefixEnd } from './sorted-keys.js';
+import { CacheWatcher } from './watcher.js';
+import { parseResourceVersion, shouldDelegateList } from './cacher.js';
+import type { StoredEntry } from './entry.js';
+
+const entry = (key: string, rev: number, labels: Record<string, string> = {}): StoredEntry => ({
+  key,
+  modRevision: rev,
+  data: JSON.stringify({ kind: 'Pod', metadata: { name: key.split('/').pop(), labels }, spec: { rev } }),
+});
+const event = (revision: number, key: string, cur?: StoredEntry, prev?: StoredEntry, recordedAt = 0): CacheEvent => ({
+  revision,
+  key,
+  cur,
+  prev,
+  recordedAt,
+});
+const app = (v: string): SelectionPredicate => ({ isEverything: false, matches: (o) => o.metadata.labels?.app === v });
+
+describe('SortedKeys', () => {
+  test('keeps keys ordered and answers prefix ranges', () => {
+    const k = new SortedKeys();
+    for (const key of ['/pods/b/x', '/pods/a/y', '/pods/a/x', '/pods/ab/z', '/pods/a/x']) k.add(key);
+    assert.equal(k.size, 4);
+    assert.deepEqual(k.range('/pods/a/'), ['/pods/a/x', '/pods/a/y']);
+    assert.deepEqual(k.range('/pods/'), ['/pods/a/x', '/pods/a/y', '/pods/ab/z', '/pods/b/x']);
+    assert.deepEqual(k.range('/pods/', '/pods/ab/z'), ['/pods/ab/z', '/pods/b/x']);
+    assert.equal(k.countPrefix('/pods/a/'), 2);
+    k.delete('/pods/a/x');
+    k.delete('/pods/none');
+    assert.deepEqual(k.range('/pods/a/'), ['/pods/a/y']);
+    assert.equal(prefixEnd('/pods/'), '/pods0');
+  });
+});
+
+describe('EventHistory', () => {
+  test('replays events after a revision, and forgets by count and by age', () => {
+    const h = new EventHistory(10, 3, 1000);
+    h.push(event(11, '/a', entry('/a', 11), undefined, 100));
+    h.push(event(12, '/b', entry('/b', 12), undefined, 200));
+    assert.deepEqual(h.since(10)?.map((e) => e.revision), [11, 12]);
+    assert.deepEqual(h.since(11)?.map((e) => e.revision), [12]);
+    assert.deepEqual(h.since(50), []);
+    assert.equal(h.since(9), undefined);
+    h.push(event(13, '/c', entry('/c', 13), undefined, 300));
+    h.push(event(14, '/d', entry('/d', 14), undefined, 400));
+    // the fourth event pushed out the first: revision 10 is no longer replayable
+    assert.equal(h.startRevision, 11);
+    assert.equal(h.since(10), undefined);
+    assert.deepEqual(h.since(11)?.map((e) => e.revision), [12, 13, 14]);
+    h.push(event(15, '/e', entry('/e', 15), undefined, 1350));
+    // older than 1350 - 1000 = 350: 12 and 13 are gone
+    assert.equal(h.startRevision, 13);
+    assert.deepEqual(h.since(13)?.map((e) => e.revision), [14, 15]);
+    h.reset(20);
+    assert.equal(h.since(15), undefined);
+    assert.deepEqual(h.since(20), []);
+  });
+});
+
+describe('DecodedEvent', () => {
+  test('decodes once, shares frozen objects, and turns predicate transitions into ADDED/DELETED', () => {
+    const prev = entry('/pods/ns/x', 5, { app: 'a' });
+    const cur = entry('/pods/ns/x', 7, { app: 'b' });
+    const d = new DecodedEvent(event(7, prev.key, cur, prev));
+    const all1 = d.forPredicate(everything)!;
+    const all2 = d.forPredicate(everything)!;
+    assert.equal(all1.type, 'MODIFIED');
+    assert.equal(all1, all2);
+    assert.ok(Object.isFrozen(all1.object) && Object.isFrozen(all1.object.metadata));
+    assert.equal(all1.object.metadata.resourceVersion, '7');
+    const leaving = d.forPredicate(app('a'))!;
+    assert.equal(leaving.type, 'DELETED');
+    assert.deepEqual(leaving.object.metadata.labels, { app: 'a' });
+    assert.equal(leaving.object.metadata.resourceVersion, '7');
+    assert.equal(d.forPredicate(app('b'))!.type, 'ADDED');
+    assert.equal(d.forPredicate(app('c')), undefined);
+    const del = new DecodedEvent(event(9, prev.key, undefined, cur)).forPredicate(everything)!;
+    assert.equal(del.type, 'DELETED');
+    assert.equal(del.object.metadata.resourceVersion, '9');
+    assert.deepEqual(del.object.spec, { rev: 7 });
+  });
+});
+
+describe('CacheWatcher', () => {
+  const ev = (n: number): WatchEvent => ({ type: 'ADDED', object: { metadata: { name: `o${n}`, resourceVersion: String(n) } } });
+  test('delivers the backlog first, then queued events; ends after a full queue is drained', async () => {
+    const w = new CacheWatcher({
+      key: '/pods/',
+      recursive: true,
+      predicate: everything,
+      allowBookmarks: false,
+      startRevision: 10,
+      queueLimit: 2,
+      backlog: [ev(1), ev(2)][Symbol.iterator](),
+    });
+    let detached = false;
+    w.onDetach = () => {
+      detached = true;
+    };
+    assert.equal(w.push(ev(11), 11), true);
+    assert.equal(w.push(ev(12), 12), true);
+    assert.equal(w.push(ev(13), 13), false);
+    assert.equal(detached, true);
+    const got: string[] = [];
+    for await (const e of w) got.push(e.object.metadata.name!);
+    assert.deepEqual(got, ['o1', 'o2', 'o11', 'o12']);
+  });
+
+  test('a waiting reader gets a pushed event; stop() ends a pending read', async () => {
+    const w = new CacheWatcher({ key: '/pods/a', recursive: false, predicate: everything, allowBookmarks: true, startRevision: 0, queueLimit: 10 });
+    const it = w[Symbol.asyncIterator]();
+    const pending = it.next();
+    w.pushBookmark(5, true);
+    const first = await pending;
+    assert.equal(first.done, false);
+    assert.equal(first.value.type, 'BOOKMARK');
+    assert.deepEqual(first.value.object.metadata, { resourceVersion: '5', annotations: { 'k8s.io/initial-events-end': 'true' } });
+    const next = it.next();
+    w.stop();
+    assert.equal((await next).done, true);
+    assert.equal(w.coversKey('/pods/a'), true);
+    assert.equal(w.coversKey('/pods/ab'), false);
+  });
+});
+
+describe('request decisions', () => {
+  test('shouldDelegateList: exact reads and continuations go to etcd', () => {
+    const base = { recursive: true, predicate: everything };
+    assert.equal(shouldDelegateList({ ...base }), false);
+    assert.equal(shouldDelegateList({ ...base, resourceVersion: '0' }), false);
+    assert.equal(shouldDelegateList({ ...base, resourceVersion: '5' }), false);
+    assert.equal(shouldDelegateList({ ...base, limit: 5 }), false);
+    assert.equal(shouldDelegateList({ ...base, resourceVersion: '0', limit: 5 }), false);
+    assert.equal(shouldDelegateList({ ...base, resourceVersion: '5', limit: 5 }), true);
+    assert.equal(shouldDelegateList({ ...base, resourceVersion: '5', limit: 5, resourceVersionMatch: 'NotOlderThan' }), false);
+    assert.equal(shouldDelegateList({ ...base, resourceVersion: '5', resourceVersionMatch: 'Exact' }), true);
+    assert.equal(shouldDelegateList({ ...base, limit: 5, continue: 'x' }), true);
+  });
+
+  test('parseResourceVersion', () => {
+    assert.equal(parseResourceVersion(undefined, '/k'), undefined);
+    assert.equal(parseResourceVersion('', '/k'), undefined);
+    assert.equal(parseResourceVersion('0', '/k'), 0);
+    assert.equal(parseResourceVersion('42', '/k'), 42);
+    assert.throws(() => parseResourceVersion('x1', '/k'), (e: unknown) => isStorageError(e, 'InvalidResourceVersion'));
+    assert.throws(() => parseResourceVersion('-1', '/k'), (e: unknown) => isStorageError(e, 'InvalidResourceVersion'));
+  });
+});
