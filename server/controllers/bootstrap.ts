@@ -145,7 +145,7 @@ export function bootstrapController(deps: ControllerDeps, opts: BootstrapControl
           await sleep(resyncMs, signal);
         } catch (err) {
           if (signal.aborted) return;
-          log(`bootstrap: ${errorMessage(err)}`);
+          log.warn('bootstrap failed, retrying', { err: errorMessage(err) });
           await sleep(retryMs, signal);
           retryMs = Math.min(retryMs * 2, 10_000);
         }

@@ -36,7 +36,7 @@ export function startControllers(deps: ControllerDeps): RunningControllers {
   const abort = new AbortController();
   const running = controllers.map((c) =>
     c.start(abort.signal).catch((err: unknown) => {
-      log(`controller ${c.name} stopped with an error: ${errorMessage(err)}`);
+      log.error('controller stopped with an error', { controller: c.name, err: errorMessage(err) });
     }),
   );
   return {

@@ -90,7 +90,7 @@ export async function runLeaderElected(
     try {
       attempt = await tryAcquire(deps.etcd, key, deps.identity, ttlSeconds);
     } catch (err) {
-      log(`leader election ${name}: ${errorMessage(err)}`);
+      log.warn('leader election attempt failed', { lock: name, err: errorMessage(err) });
       await sleep(retryMs, outer);
       continue;
     }
@@ -169,7 +169,7 @@ async function lead(
   const termCtl = new AbortController();
   const stepDown = (why: string) => {
     if (termCtl.signal.aborted) return;
-    if (!deps.signal.aborted) log(`leader election ${name}: ${deps.identity} lost leadership: ${why}`);
+    if (!deps.signal.aborted) log.warn('lost leadership', { lock: name, identity: deps.identity, why });
     termCtl.abort();
   };
   const onOuterAbort = () => stepDown('stopping');
@@ -184,13 +184,14 @@ async function lead(
     }
   });
 
+  log.info('became leader', { lock: name, identity: deps.identity });
   deps.onLeadershipChange?.(true);
   let endedByItself = false;
   const working = (async () => {
     try {
       await work(termCtl.signal);
     } catch (err) {
-      log(`controller ${name} failed: ${errorMessage(err)}`);
+      log.error('leader-elected work failed', { lock: name, err: errorMessage(err) });
     }
     if (!termCtl.signal.aborted) {
       endedByItself = true;

@@ -179,7 +179,7 @@ export function masterEndpointsController(deps: ControllerDeps, opts: MasterEndp
           await sleep(intervalMs, signal);
         } catch (err) {
           if (signal.aborted) break;
-          log(`master endpoints: ${errorMessage(err)}`);
+          log.warn('reconciling the kubernetes endpoints failed', { err: errorMessage(err) });
           await sleep(retryMs, signal);
           retryMs = Math.min(retryMs * 2, intervalMs);
         }
@@ -187,7 +187,7 @@ export function masterEndpointsController(deps: ControllerDeps, opts: MasterEndp
       try {
         await removeOwn();
       } catch (err) {
-        log(`master endpoints: removing ${deps.advertiseAddress} on shutdown: ${errorMessage(err)}`);
+        log.warn('removing our address from the kubernetes endpoints failed', { ip: deps.advertiseAddress, err: errorMessage(err) });
       }
     },
   };

@@ -42,7 +42,7 @@ export async function runNamespaceController(
       queue.addAfter(name, result.recheckAfterMs);
     } catch (err) {
       if (signal.aborted) return;
-      log(`namespace controller: deleting namespace ${name}: ${errorMessage(err)}`);
+      log.warn('namespace deletion pass failed, retrying', { namespace: name, err: errorMessage(err) });
       queue.addRateLimited(name);
     }
   };
@@ -65,7 +65,7 @@ async function watchNamespaces(
   while (!signal.aborted) {
     const namespaces = resolver.lookup('', 'v1', 'namespaces');
     if (!namespaces) {
-      log('namespace controller: the registry serves no namespaces');
+      log.error('namespace controller: the registry serves no namespaces');
       await sleep(5_000, signal);
       continue;
     }
@@ -90,7 +90,7 @@ async function watchNamespaces(
         }
       }
     } catch (err) {
-      if (!signal.aborted) log(`namespace controller: watching namespaces: ${errorMessage(err)}`);
+      if (!signal.aborted) log.warn('namespace controller: watching namespaces failed', { err: errorMessage(err) });
     } finally {
       signal.removeEventListener('abort', stop);
       watch?.stop();
@@ -133,7 +133,7 @@ class ContentWatches {
         void this.drain(namespace, resource, w, watches);
       } catch (err) {
         // the periodic re-check still covers this resource
-        this.log(`namespace controller: watching ${resource.info.resource} in ${namespace}: ${errorMessage(err)}`);
+        this.log.warn('namespace controller: watching remaining content failed', { namespace, resource: resource.info.resource, err: errorMessage(err) });
       }
     }
   }

@@ -3,9 +3,10 @@
 // coordination among replicas, through etcd directly.
 
 import type { EtcdClient } from '../../storage/etcd/types.js';
+import { createLogger, type Logger } from '../log.js';
 import type { ResourceResolver } from '../registry/rest.js';
 
-export type Logger = (message: string) => void;
+export type { Logger } from '../log.js';
 
 export interface ControllerDeps {
   resolver: ResourceResolver;
@@ -28,8 +29,15 @@ export interface Controller {
   start(signal: AbortSignal): Promise<void>;
 }
 
-export const defaultLogger: Logger = (message) => {
-  console.error(`[controllers] ${message}`);
+export const defaultLogger: Logger = createLogger('controllers');
+
+/** for tests: a logger that prints nothing */
+export const silentLogger: Logger = {
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+  v: () => silentLogger,
+  named: () => silentLogger,
 };
 
 /** the prefix without a trailing slash, so `${prefix}/x` never doubles it */
