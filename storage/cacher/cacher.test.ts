@@ -1,0 +1,297 @@
+// Integration tests of the watch cache against a real etcd. Objects are written straight
+// through etcd (another replica, as far as the cache can tell).
+
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { createEtcdClient } from '../etcd/client.js';
+import type { EtcdClient } from '../etcd/types.js';
+import { everything, type KubeObject, type Storage, type Watch } from '../interface.js';
+import { isStorageError } from '../errors.js';
+import { startEtcd, type EtcdProcess } from '../testing/etcd-server.js';
+import { END, WatchReader, describeEvent } from '../testing/watch-reader.js';
+import { labelPredicate, makePod, names, storageErrorCode } from '../testing/fixtures.js';
+import { createCacheFeed, type CacheFeed, type CacheFeedOptions } from './index.js';
+import { revisionOnlyStore } from './test-support.js';
+
+describe('watch cache over etcd', () => {
+  let etcd: EtcdProcess;
+  let client: EtcdClient;
+  let other: EtcdClient; // "another replica" writing to the same etcd
+  const feeds: CacheFeed[] = [];
+  const readers: WatchReader[] = [];
+  let prefixCounter = 0;
+
+  before(async () => {
+    etcd = await startEtcd();
+    client = createEtcdClient({ endpoints: [etcd.endpoint] });
+    other = createEtcdClient({ endpoints: [etcd.endpoint] });
+  });
+  after(async () => {
+    for (const r of readers) r.stop();
+    for (const f of feeds) f.close();
+    client?.close();
+    other?.close();
+    await etcd?.stop();
+  });
+
+  /** a fresh etcd prefix per test, so tests never see each other's keys */
+  const newPrefix = () => `/cacher-test-${++prefixCounter}`;
+
+  async function startFeed(prefix: string, opts: Partial<CacheFeedOptions> = {}, store?: Storage): Promise<CacheFeed> {
+    const feed = createCacheFeed(client, store ?? revisionOnlyStore(client), { prefix, ...opts });
+    feeds.push(feed);
+    await feed.ready;
+    return feed;
+  }
+
+  async function put(prefix: string, obj: KubeObject, resource = 'pods'): Promise<number> {
+    const key = `${prefix}/${resource}/${obj.metadata.namespace}/${obj.metadata.name}`;
+    const res = await other.put(Buffer.from(key), Buffer.from(JSON.stringify(obj)));
+    return res.header.revision;
+  }
+
+  async function del(prefix: string, ns: string, name: string, resource = 'pods'): Promise<number> {
+    const res = await other.deleteRange(Buffer.from(`${prefix}/${resource}/${ns}/${name}`));
+    return res.header.revision;
+  }
+
+  function read(w: Watch): WatchReader {
+    const r = new WatchReader(w);
+    readers.push(r);
+    return r;
+  }
+
+  test('loads what etcd holds, then becomes ready and synced', async () => {
+    const prefix = newPrefix();
+    await put(prefix, makePod('ns', 'a'));
+    await put(prefix, makePod('ns', 'b'));
+    await put(prefix, { metadata: { name: 'd', namespace: 'ns' } }, 'apps/deployments');
+    const feed = await startFeed(prefix);
+    assert.equal(feed.synced, true);
+    const pods = feed.cacherFor('/pods/');
+    assert.equal(pods.ready, true);
+    const list = await pods.getList('/pods/', { recursive: true, predicate: everything, resourceVersion: '0' });
+    assert.deepEqual(names(list.items), ['a', 'b']);
+    // a cacher created after the initial load adopts what the feed already holds
+    const deployments = feed.cacherFor('/apps/deployments');
+    const dl = await deployments.getList('/apps/deployments/', { recursive: true, predicate: everything, resourceVersion: '0' });
+    assert.deepEqual(names(dl.items), ['d']);
+    assert.equal(await pods.count('/pods/ns'), 2);
+  });
+
+  test('consistent reads include a write made by another client just before', async () => {
+    const prefix = newPrefix();
+    const feed = await startFeed(prefix);
+    const pods = feed.cacherFor('/pods/');
+    for (let i = 0; i < 50; i++) {
+      const rev = await put(prefix, makePod('ns', `p${String(i).padStart(2, '0')}`));
+      const list = await pods.getList('/pods/ns/', { recursive: true, predicate: everything });
+      assert.equal(list.items.length, i + 1);
+      assert.ok(Number(list.resourceVersion) >= rev);
+      const got = await pods.get(`/pods/ns/p${String(i).padStart(2, '0')}`);
+      assert.equal(got?.metadata.resourceVersion, String(rev));
+    }
+  });
+
+  test('consistent reads after writes outside the prefix use progress notifications', async () => {
+    const prefix = newPrefix();
+    const feed = await startFeed(prefix, { progressQuietMs: 50 });
+    const pods = feed.cacherFor('/pods/');
+    await put(prefix, makePod('ns', 'a'));
+    for (let i = 0; i < 3; i++) {
+      const res = await other.put(Buffer.from(`${prefix}-elsewhere/${i}`), Buffer.from('x'));
+      const list = await pods.getList('/pods/', { recursive: true, predicate: everything });
+      assert.ok(Number(list.resourceVersion) >= res.header.revision);
+      assert.ok(feed.revision() >= res.header.revision);
+    }
+  });
+
+  test('a consistent read that the cache cannot serve in time is refused with 429, never stale', async () => {
+    const prefix = newPrefix();
+    const feed = await startFeed(prefix, { consistentReadTimeoutMs: 300 });
+    const pods = feed.cacherFor('/pods/');
+    feed.feed.suspendWatchForTest();
+    await put(prefix, makePod('ns', 'late'));
+    const err = await pods.getList('/pods/', { recursive: true, predicate: everything }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    assert.ok(isStorageError(err, 'TooManyRequests'), String(err));
+    assert.equal(err.retryAfterSeconds, 1);
+    feed.feed.resumeWatchForTest();
+    const list = await pods.getList('/pods/', { recursive: true, predicate: everything });
+    assert.deepEqual(names(list.items), ['late']);
+  });
+
+  test('a resourceVersion the cache does not reach in time: TooLargeResourceVersion with the current revision', async () => {
+    const prefix = newPrefix();
+    const feed = await startFeed(prefix, { tooLargeRvWaitMs: 200 });
+    const pods = feed.cacherFor('/pods/');
+    const rev = await put(prefix, makePod('ns', 'a'));
+    await pods.get('/pods/ns/a');
+    const err = await pods.get('/pods/ns/a', { resourceVersion: String(rev + 1000) }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    assert.ok(isStorageError(err, 'TooLargeResourceVersion'), String(err));
+    assert.equal(err.message, `Too large resource version: ${rev + 1000}, current: ${feed.revision()}`);
+    assert.equal(err.retryAfterSeconds, 1);
+    // a revision reached while waiting is served
+    const pending = pods.get('/pods/ns/b', { resourceVersion: String(rev + 1) });
+    await put(prefix, makePod('ns', 'b'));
+    assert.equal((await pending)?.metadata.name, 'b');
+  });
+
+  test('2000 watchers on one resource all receive an event, sharing one object', async () => {
+    const prefix = newPrefix();
+    const feed = await startFeed(prefix);
+    const pods = feed.cacherFor('/pods/');
+    const start = String(feed.revision());
+    const watchers = await Promise.all(
+      Array.from({ length: 2000 }, (_, i) =>
+        pods.watch(i % 2 ? '/pods/' : '/pods/ns/', { recursive: true, predicate: everything, resourceVersion: start }),
+      ),
+    );
+    const rs = watchers.map(read);
+    const rev = await put(prefix, makePod('ns', 'hello'));
+    const events = await Promise.all(rs.map((r) => r.change()));
+    for (const e of events) assert.equal(describeEvent(e), `ADDED hello@${rev}`);
+    assert.ok(events.every((e) => e.object === events[0]!.object), 'one decoded object shared by all watchers');
+    for (const r of rs) r.stop();
+  });
+
+  test('predicates filter per watcher; single-key watches see only their key', async () => {
+    const prefix = newPrefix();
+    const feed = await startFeed(prefix);
+    const pods = feed.cacherFor('/pods/');
+    const start = String(feed.revision());
+    const web = read(await pods.watch('/pods/', { recursive: true, predicate: labelPredicate({ app: 'web' }), resourceVersion: start }));
+    const one = read(await pods.watch('/pods/ns/b', { recursive: false, predicate: everything, resourceVersion: start }));
+    await put(prefix, makePod('ns', 'a', { app: 'db' }));
+    const b = await put(prefix, makePod('ns', 'b', { app: 'web' }));
+    const b2 = await put(prefix, makePod('ns', 'b', { app: 'db' }));
+    assert.equal(describeEvent(await web.change()), `ADDED b@${b}`);
+    assert.equal(describeEvent(await web.change()), `DELETED b@${b2}`);
+    assert.equal(describeEvent(await one.change()), `ADDED b@${b}`);
+    assert.equal(describeEvent(await one.change()), `MODIFIED b@${b2}`);
+  });
+
+  test('a watcher that does not read is ended once its queue is full; it gets what was queued', async () => {
+    const prefix = newPrefix();
+    const feed = await startFeed(prefix, { watcherQueueLimit: 5 });
+    const pods = feed.cacherFor('/pods/');
+    const start = String(feed.revision());
+    const slow = read(await pods.watch('/pods/', { recursive: true, predicate: everything, resourceVersion: start }));
+    const fast = read(await pods.watch('/pods/', { recursive: true, predicate: everything, resourceVersion: start }));
+    const revs: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      revs.push(await put(prefix, makePod('ns', `p${i}`)));
+      await fast.change();
+    }
+    const got: string[] = [];
+    for (;;) {
+      const e = await slow.next();
+      if (e === END) break;
+      got.push(describeEvent(e));
+    }
+    assert.deepEqual(got, revs.slice(0, 5).map((r, i) => `ADDED p${i}@${r}`));
+    // the fast one is still live
+    const rev = await put(prefix, makePod('ns', 'last'));
+    assert.equal(describeEvent(await fast.change()), `ADDED last@${rev}`);
+  });
+
+  test('periodic bookmarks carry the revision the feed has seen', async () => {
+    const prefix = newPrefix();
+    const feed = await startFeed(prefix, { bookmarkIntervalMs: 50 });
+    const pods = feed.cacherFor('/pods/');
+    feed.cacherFor('/secrets/');
+    const w = read(
+      await pods.watch('/pods/', { recursive: true, predicate: everything, resourceVersion: String(feed.revision()), allowWatchBookmarks: true }),
+    );
+    // a change of another resource moves the revision without an event for this watcher
+    const rev = await put(prefix, { metadata: { name: 's', namespace: 'ns' } }, 'secrets');
+    for (;;) {
+      const e = await w.event('a bookmark at the secret write');
+      assert.equal(e.type, 'BOOKMARK');
+      assert.equal(e.object.metadata.annotations, undefined);
+      if (Number(e.object.metadata.resourceVersion) >= rev) break;
+    }
+  });
+
+  test('watch replays the history; sendInitialEvents from the cache ends with the annotated bookmark', async () => {
+    const prefix = newPrefix();
+    const feed = await startFeed(prefix);
+    const pods = feed.cacherFor('/pods/');
+    const r1 = await put(prefix, makePod('ns', 'a'));
+    const r2 = await put(prefix, makePod('ns', 'b'));
+    const r3 = await del(prefix, 'ns', 'a');
+    await pods.get('/pods/ns/b'); // the cache has seen everything
+    const replay = read(await pods.watch('/pods/', { recursive: true, predicate: everything, resourceVersion: String(r1) }));
+    assert.deepEqual((await replay.changes(2)).map(describeEvent), [`ADDED b@${r2}`, `DELETED a@${r3}`]);
+    const list = read(
+      await pods.watch('/pods/', { recursive: true, predicate: everything, sendInitialEvents: true, allowWatchBookmarks: true, resourceVersion: String(r2) }),
+    );
+    assert.equal(describeEvent(await list.event()), `ADDED b@${r2}`);
+    const bm = await list.event();
+    assert.equal(bm.type, 'BOOKMARK');
+    assert.equal(bm.object.metadata.annotations?.['k8s.io/initial-events-end'], 'true');
+    assert.ok(Number(bm.object.metadata.resourceVersion) >= r3);
+  });
+
+  test('list with limit from the cache: pages, continue token, remainingItemCount', async () => {
+    const prefix = newPrefix();
+    const feed = await startFeed(prefix);
+    const pods = feed.cacherFor('/pods/');
+    for (const n of ['a', 'b', 'c']) await put(prefix, makePod('ns', n));
+    const page = await pods.getList('/pods/ns', { recursive: true, predicate: everything, limit: 2 });
+    assert.deepEqual(names(page.items), ['a', 'b']);
+    assert.equal(page.remainingItemCount, 1);
+    const token = JSON.parse(Buffer.from(page.continue, 'base64url').toString()) as Record<string, unknown>;
+    assert.deepEqual(token, { v: 'meta.k8s.io/v1', rv: Number(page.resourceVersion), start: 'c' });
+  });
+
+  test('after losing its etcd watch past a compaction, the feed relists and watchers see the differences', async () => {
+    const prefix = newPrefix();
+    const feed = await startFeed(prefix);
+    const pods = feed.cacherFor('/pods/');
+    await put(prefix, makePod('ns', 'keep'));
+    await put(prefix, makePod('ns', 'change', { v: '1' }));
+    await put(prefix, makePod('ns', 'remove'));
+    await pods.get('/pods/ns/remove');
+    const w = read(await pods.watch('/pods/', { recursive: true, predicate: everything, resourceVersion: String(feed.revision()) }));
+    feed.feed.suspendWatchForTest();
+    const changed = await put(prefix, makePod('ns', 'change', { v: '2' }));
+    const added = await put(prefix, makePod('ns', 'new'));
+    await del(prefix, 'ns', 'remove');
+    const now = await put(prefix, makePod('ns', 'temp'));
+    await del(prefix, 'ns', 'temp'); // created and deleted while away: never seen
+    const compactAt = (await other.range({ key: Buffer.from('/') })).header.revision;
+    await other.compact(compactAt, true);
+    assert.ok(compactAt > now);
+    feed.feed.resumeWatchForTest();
+    const events = await w.changes(3);
+    assert.deepEqual(events.map(describeEvent), [
+      `MODIFIED change@${changed}`,
+      `ADDED new@${added}`,
+      `DELETED remove@${compactAt}`,
+    ]);
+    assert.deepEqual(events[0]!.object.metadata.labels, { v: '2' });
+    // and the watch goes on
+    const later = await put(prefix, makePod('ns', 'later'));
+    assert.equal(describeEvent(await w.change()), `ADDED later@${later}`);
+    const list = await pods.getList('/pods/', { recursive: true, predicate: everything });
+    assert.deepEqual(names(list.items), ['change', 'keep', 'later', 'new']);
+  });
+
+  test('a malformed resourceVersion is rejected', async () => {
+    const prefix = newPrefix();
+    const feed = await startFeed(prefix);
+    const pods = feed.cacherFor('/pods/');
+    assert.equal(await storageErrorCode(pods.get('/pods/ns/a', { resourceVersion: '1x' })), 'InvalidResourceVersion');
+    assert.equal(
+      await storageErrorCode(pods.watch('/pods/', { recursive: true, predicate: everything, resourceVersion: 'abc' })),
+      'InvalidResourceVersion',
+    );
+  });
+});
