@@ -24,8 +24,13 @@ export interface Endpoint {
 }
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
-/** pause between two rounds over all endpoints */
-const ROUND_BACKOFF_MS = [100, 300, 1000];
+/** how long one call may spend looking for a connected endpoint (etcd restarting, failover) */
+const CONNECT_TIMEOUT_MS = 3_000;
+/** with several endpoints: how long to wait for one before trying the next */
+const PER_ENDPOINT_CONNECT_MS = 1_000;
+const CONNECT_POLL_MS = 100;
+const MAX_UNSENT_RETRIES = 5;
+const RETRY_BACKOFF_MS = 100;
 
 const channelOptions: grpc.ChannelOptions = {
   // etcd sends up to 2 GiB per message; grpc-js would refuse anything over 4 MiB by default.
@@ -88,20 +93,56 @@ export class EndpointPool {
   }
 
   async call<Res>(rpc: Rpc<Res>, req: object, idempotent: boolean): Promise<Res> {
-    if (this.closed) throw new EtcdError(grpc.status.CANCELLED, 'etcd client closed', '');
     const n = this.endpoints.length;
-    const maxAttempts = n * (ROUND_BACKOFF_MS.length + 1);
-    for (let attempt = 1; ; attempt++) {
+    // time allowed for finding a connected endpoint, over all attempts of this call
+    const connectDeadline = Date.now() + CONNECT_TIMEOUT_MS;
+    let failuresAfterSend = 0;
+    for (let attempt = 0; ; attempt++) {
+      if (this.closed) throw new EtcdError(grpc.status.CANCELLED, 'etcd client closed', '');
       const ep = this.active;
+      const remaining = Math.max(0, connectDeadline - Date.now());
+      if (!(await this.connect(ep, n > 1 ? Math.min(remaining, PER_ENDPOINT_CONNECT_MS) : remaining))) {
+        this.failed(ep);
+        if (Date.now() >= connectDeadline) {
+          throw new EtcdError(grpc.status.UNAVAILABLE, `no connection to etcd at ${this.endpoints.map((e) => e.url).join(', ')}`, ep.url, true);
+        }
+        continue;
+      }
       try {
         return await this.callOnce(ep, rpc, req);
       } catch (raw) {
         const err = fromGrpcError(raw, ep.url);
         if (this.closed || !isEndpointFailure(err)) throw err;
         this.failed(ep);
-        if (!(idempotent || err.notSent) || attempt >= maxAttempts) throw err;
-        if (attempt % n === 0) await sleep(ROUND_BACKOFF_MS[Math.min(attempt / n - 1, ROUND_BACKOFF_MS.length - 1)]!);
+        // the connection broke between our check and the call: it never left this process
+        if (err.notSent && attempt < MAX_UNSENT_RETRIES) continue;
+        if (!idempotent || ++failuresAfterSend > n) throw err;
+        await sleep(RETRY_BACKOFF_MS * failuresAfterSend);
       }
+    }
+  }
+
+  /** Waits until `ep` has a ready connection (true), or until a connection attempt begun
+   *  while waiting failed, or `timeoutMs` passed (false). grpc-js keeps a failed channel in
+   *  TRANSIENT_FAILURE until a connection succeeds and reconnects only when asked, so the
+   *  channel is asked again every poll interval. */
+  async connect(ep: Endpoint, timeoutMs = CONNECT_TIMEOUT_MS): Promise<boolean> {
+    const channel = ep.client.getChannel();
+    const deadline = Date.now() + timeoutMs;
+    // a fresh attempt seen failing (IDLE -> CONNECTING -> TRANSIENT_FAILURE) ends the wait early
+    let attempted = false;
+    for (;;) {
+      const state = channel.getConnectivityState(true);
+      if (state === grpc.connectivityState.READY) return true;
+      if (state === grpc.connectivityState.SHUTDOWN) return false;
+      if (state === grpc.connectivityState.CONNECTING) attempted = true;
+      else if (state === grpc.connectivityState.TRANSIENT_FAILURE && attempted) return false;
+      const now = Date.now();
+      if (now >= deadline) return false;
+      const changed = await new Promise<boolean>((resolve) => {
+        channel.watchConnectivityState(state, Math.min(deadline, now + CONNECT_POLL_MS), (err) => resolve(!err));
+      });
+      if (changed && state === grpc.connectivityState.IDLE) attempted = true;
     }
   }
 

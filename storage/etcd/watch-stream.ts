@@ -58,6 +58,7 @@ export class WatchStream {
   private creating: WatcherState | null = null;
   private progressWanted = false;
   private reconnectTimer: NodeJS.Timeout | null = null;
+  private connecting = false;
   private backoffMs = RECONNECT_BACKOFF_MS.initial;
   private nextSeq = 0;
   private closed = false;
@@ -131,8 +132,23 @@ export class WatchStream {
   }
 
   private ensureStream(): void {
-    if (this.call || this.closed || this.reconnectTimer) return;
+    if (this.call || this.closed || this.reconnectTimer || this.connecting) return;
     const ep = this.pool.active;
+    if (ep.client.getChannel().getConnectivityState(false) !== grpc.connectivityState.READY) {
+      // wait for a connection first: a stream opened during grpc's reconnect backoff fails at once
+      this.connecting = true;
+      void this.pool.connect(ep).then((ok) => {
+        this.connecting = false;
+        if (this.closed) return;
+        if (ok) this.openStream(ep);
+        else this.onBroken(null, ep);
+      });
+      return;
+    }
+    this.openStream(ep);
+  }
+
+  private openStream(ep: Endpoint): void {
     const metadata = new grpc.Metadata();
     // etcd then ends the stream when its member loses the leader, instead of going silent
     metadata.set('hasleader', 'true');
@@ -149,6 +165,7 @@ export class WatchStream {
     call.on('end', () => {
       if (gen === this.generation) this.onBroken(null);
     });
+    this.pump();
   }
 
   private write(req: object): void {
@@ -290,8 +307,8 @@ export class WatchStream {
     }
   }
 
-  private onBroken(raw: unknown): void {
-    const ep = this.callEndpoint;
+  private onBroken(raw: unknown, failedEndpoint?: Endpoint): void {
+    const ep = failedEndpoint ?? this.callEndpoint;
     this.dropCall();
     if (this.closed) return;
     if (ep && (raw === null || isEndpointFailure(fromGrpcError(raw, ep.url)))) this.pool.failed(ep);
