@@ -22,6 +22,7 @@ import { decodeEntry } from './entry.js';
 import type { WatchFeed } from './feed.js';
 import { initialEvents, replayedEvents, type ResourceCache } from './resource-cache.js';
 import { CacheWatcher } from './watcher.js';
+import { CatchUpWatch } from './catch-up-watch.js';
 
 export interface CacherTiming {
   /** how long a consistent read waits for the cache to reach etcd's revision (then 429) */
@@ -176,35 +177,49 @@ export class Cacher implements Storage {
       return w;
     }
 
-    if (rv >= this.feed.revision) {
-      // a revision not reached yet: the watch delivers changes after it once they happen
-      const w = new CacheWatcher({ ...base, startRevision: rv });
-      this.cache.addWatcher(w);
-      return w;
-    }
+    const w = this.watchAfter(watchKey, opts, rv);
+    if (w) return w;
+    // older than this replica's history (e.g. it restarted): etcd may still have it
+    return this.storeWatch(key, opts, rv);
+  }
 
-    const changes = this.cache.changesSince(rv);
-    if (!changes) {
-      // older than this replica's history (e.g. it restarted): etcd may still have it
-      return this.storeWatch(key, opts, rv);
+  /** a cache watch of the changes after `rv` (replayed from the history, or future ones);
+   *  undefined when the history does not reach back to `rv`. Synchronous: nothing can
+   *  happen between reading the history and registering the watcher. */
+  private watchAfter(watchKey: string, opts: WatchOptions, rv: number): CacheWatcher | undefined {
+    const base = {
+      key: watchKey,
+      recursive: opts.recursive,
+      predicate: opts.predicate,
+      allowBookmarks: opts.allowWatchBookmarks === true,
+      queueLimit: this.timing.watcherQueueLimit,
+    };
+    let w: CacheWatcher;
+    if (rv >= this.feed.revision) {
+      // a revision not reached yet: the changes after it, once they happen
+      w = new CacheWatcher({ ...base, startRevision: rv });
+    } else {
+      const changes = this.cache.changesSince(rv);
+      if (!changes) return undefined;
+      const covers = (k: string) => (opts.recursive ? k.startsWith(watchKey) : k === watchKey);
+      w = new CacheWatcher({ ...base, startRevision: this.feed.revision, backlog: replayedEvents(changes, covers, opts.predicate) });
     }
-    const w = new CacheWatcher({
-      ...base,
-      startRevision: this.feed.revision,
-      backlog: replayedEvents(changes, (k) => (opts.recursive ? k.startsWith(watchKey) : k === watchKey), opts.predicate),
-    });
     this.cache.addWatcher(w);
     return w;
   }
 
-  /** a watch served by the store; a compacted revision becomes the ERROR event clients expect */
+  /** a watch served by the store until the cache can take over; a compacted revision becomes
+   *  the ERROR event clients expect */
   private async storeWatch(key: string, opts: WatchOptions, rv: number): Promise<Watch> {
+    let w: Watch;
     try {
-      return await this.store.watch(key, opts);
+      w = await this.store.watch(key, { ...opts, sendInitialEvents: false });
     } catch (err) {
       if (!isStorageError(err, 'ResourceVersionTooOld')) throw err;
       return expiredWatch(rv, err.oldestAvailable);
     }
+    const watchKey = opts.recursive ? normalizePrefix(key) : key;
+    return new CatchUpWatch(w, rv, (from) => (this.feed.isClosed ? undefined : this.watchAfter(watchKey, opts, from)));
   }
 
   // ---- helpers ----
