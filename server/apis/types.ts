@@ -24,6 +24,7 @@ export interface ResourceInfo {
   resource: string;
   singularName: string;
   kind: string;
+  /** e.g. `DeploymentList`; '' for resources that cannot be listed (reviews, bindings) */
   listKind: string;
   namespaced: boolean;
   /** sorted, as discovery shows them */
@@ -31,14 +32,22 @@ export interface ResourceInfo {
   shortNames: string[];
   categories: string[];
   subresources: SubresourceInfo[];
-  /** the version objects are stored in (same group); others convert to/from it */
+  /** the version objects are stored in (same group unless `storageGroup` says otherwise);
+   *  others convert to/from it */
   storageVersion: string;
+  /** set when objects are stored as another group's kind: events.k8s.io Events are stored as
+   *  core (`''`) v1 Events under the same keys, like kube-apiserver's cohabiting resources */
+  storageGroup?: string;
   /** the group version preferred by discovery for this group */
   preferredVersion: string;
-  /** base64 of the first 8 bytes of sha256("<group>/<storageVersion>/<kind>") as kube-apiserver computes it */
+  /** base64 of the first 8 bytes of sha256("<group>/<storageVersion>/<kind>") as kube-apiserver computes it;
+   *  the value kube-apiserver 1.33 advertises (it still encodes CRDs, IPAddresses and ServiceCIDRs
+   *  as v1beta1); '' for resources that are not stored (reviews, bindings, componentstatuses) */
   storageVersionHash: string;
   /** a version that is served but deprecated (warns) */
   deprecated?: boolean;
+  /** the `Warning` header text kube-apiserver sends for requests to a deprecated resource */
+  deprecationWarning?: string;
   /** OpenAPI definition name, e.g. `io.k8s.api.apps.v1.Deployment` */
   definition: string;
 }
