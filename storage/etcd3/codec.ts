@@ -1,0 +1,77 @@
+// How objects are stored: the JSON of the object without `metadata.resourceVersion` (etcd's
+// mod_revision is the resourceVersion; storing it would be stale at once). On read the
+// resourceVersion is put back where kube-apiserver's ObjectMeta has it, after `uid`, so that
+// decoded objects keep ObjectMeta's field order.
+
+import type { KubeObject, ObjectMeta } from '../interface.js';
+import { StorageError } from '../errors.js';
+
+/** ObjectMeta fields that come after resourceVersion, in kube-apiserver's order */
+const FIELDS_AFTER_RESOURCE_VERSION = new Set([
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'managedFields',
+]);
+
+export function encodeObject(obj: KubeObject): Buffer {
+  const meta = obj.metadata;
+  if (meta && 'resourceVersion' in meta) {
+    const { resourceVersion: _dropped, ...rest } = meta;
+    // spreading keeps `metadata` at its position among the object's keys
+    return Buffer.from(JSON.stringify({ ...obj, metadata: rest }));
+  }
+  return Buffer.from(JSON.stringify(obj));
+}
+
+/** `meta` with resourceVersion set to `rv` at its ObjectMeta position (a new object) */
+export function withResourceVersion(meta: ObjectMeta, rv: string): ObjectMeta {
+  const out: ObjectMeta = {};
+  let placed = false;
+  for (const [k, v] of Object.entries(meta)) {
+    if (k === 'resourceVersion') continue;
+    if (!placed && FIELDS_AFTER_RESOURCE_VERSION.has(k)) {
+      out.resourceVersion = rv;
+      placed = true;
+    }
+    out[k] = v;
+  }
+  if (!placed) out.resourceVersion = rv;
+  return out;
+}
+
+/** an object with its resourceVersion set to `revision` (a shallow copy) */
+export function setResourceVersion(obj: KubeObject, revision: number): KubeObject {
+  return { ...obj, metadata: withResourceVersion(obj.metadata ?? {}, String(revision)) };
+}
+
+/** decodes stored bytes; the object gets resourceVersion = `revision` */
+export function decodeObject(value: Buffer, revision: number, key: string): KubeObject {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value.toString('utf8'));
+  } catch (err) {
+    throw new StorageError('InvalidObject', key, `stored object at ${key} is not valid JSON: ${(err as Error).message}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new StorageError('InvalidObject', key, `stored object at ${key} is not a JSON object`);
+  }
+  const obj = parsed as KubeObject;
+  const meta = obj.metadata;
+  if (meta !== undefined && (meta === null || typeof meta !== 'object' || Array.isArray(meta))) {
+    throw new StorageError('InvalidObject', key, `stored object at ${key} has invalid metadata`);
+  }
+  obj.metadata = withResourceVersion(meta ?? {}, String(revision));
+  return obj;
+}
+
+/** a copy of `obj` without metadata.resourceVersion (what a dry-run create answers) */
+export function withoutResourceVersion(obj: KubeObject): KubeObject {
+  const { resourceVersion: _dropped, ...rest } = obj.metadata ?? {};
+  return { ...obj, metadata: rest };
+}
