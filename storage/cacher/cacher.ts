@@ -17,7 +17,7 @@ import type {
   WatchOptions,
 } from '../interface.js';
 import { StorageError, isStorageError } from '../errors.js';
-import { encodeContinueToken } from './continue-token.js';
+import { encodeContinue } from '../etcd3/continue.js';
 import { decodeEntry } from './entry.js';
 import type { WatchFeed } from './feed.js';
 import { initialEvents, replayedEvents, type ResourceCache } from './resource-cache.js';
@@ -136,7 +136,7 @@ export class Cacher implements Storage {
     const result: ListResult = { items, resourceVersion: String(revision), continue: '' };
     if (i < entries.length && opts.recursive) {
       // the next page is read by the store at this same revision
-      result.continue = encodeContinueToken({ revision, start: entries[i]!.key.slice(prefix.length) });
+      result.continue = encodeContinue(entries[i]!.key, prefix, revision);
       if (opts.predicate.isEverything) result.remainingItemCount = entries.length - i;
     }
     return result;

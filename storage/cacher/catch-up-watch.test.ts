@@ -47,10 +47,15 @@ test('hands over at a revision boundary: each event once, in order', async () =>
   assert.equal(w.servedByCache, true);
 });
 
-test('a bookmark is a hand-over point; ERROR passes through', async () => {
-  const store = arrayWatch([ev('BOOKMARK', '', 7), ev('ADDED', 'x', 8)]);
-  const w = new CatchUpWatch(store, 3, (from) => (from >= 7 ? arrayWatch([ev('ADDED', 'x', 8)]) : undefined));
-  assert.deepEqual(await drain(w), ['BOOKMARK @7', 'ADDED x@8']);
+test('bookmarks pass through but are no hand-over point; ERROR passes through', async () => {
+  const store = arrayWatch([ev('BOOKMARK', '', 7), ev('ADDED', 'x', 6), ev('ADDED', 'y', 8)]);
+  const from: number[] = [];
+  const w = new CatchUpWatch(store, 3, (rev) => {
+    from.push(rev);
+    return rev >= 6 ? arrayWatch([ev('ADDED', 'y', 8)]) : undefined;
+  });
+  assert.deepEqual(await drain(w), ['BOOKMARK @7', 'ADDED x@6', 'ADDED y@8']);
+  assert.deepEqual(from, [3, 6]);
   const expired = arrayWatch([{ type: 'ERROR', object: { metadata: {}, kind: 'Status', code: 410 } }]);
   const w2 = new CatchUpWatch(expired, 3, () => arrayWatch([]));
   assert.deepEqual(await drain(w2), ['ERROR undefined@undefined']);

@@ -6,10 +6,11 @@
 // the etcd watch is stopped.
 //
 // The hand-over happens at a revision boundary: when the store delivers an event of a newer
-// revision than the last one it delivered (or a BOOKMARK), every event up to that last
-// revision has been delivered, whole revisions included. The newer event is not passed on:
-// the cache watch, started from the last revision, delivers it. So each event is delivered
-// once, in order.
+// revision than the last one it delivered, every event up to that last revision has been
+// delivered, whole revisions included. The newer event is not passed on: the cache watch,
+// started from the last revision, delivers it. So each event is delivered once, in order.
+// BOOKMARKs of the store are passed on but are no hand-over point: the store makes them from
+// etcd progress notifications, which etcd 3.4 may send ahead of events (etcd-io/etcd#15220).
 
 import type { Watch, WatchEvent } from '../interface.js';
 
@@ -60,11 +61,7 @@ export class CatchUpWatch implements Watch {
       if (e.type === 'ERROR') return r;
       const rev = Number(e.object.metadata?.resourceVersion);
       if (!Number.isSafeInteger(rev)) return r;
-      if (e.type === 'BOOKMARK') {
-        if (rev > this.lastRevision) this.lastRevision = rev;
-        this.tryHandOver();
-        return r;
-      }
+      if (e.type === 'BOOKMARK') return r;
       if (rev > this.lastRevision && this.tryHandOver()) continue; // the cache delivers `e`
       if (rev > this.lastRevision) this.lastRevision = rev;
       return r;

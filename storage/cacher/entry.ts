@@ -1,9 +1,11 @@
 // What the cache keeps per object: the serialized bytes (as the JSON text etcd holds) and the
 // revision, nothing decoded. Objects are decoded when a request needs them, so memory stays
-// close to the size of the data in etcd.
+// close to the size of the data in etcd. The format is the etcd3 store's (etcd3/codec.ts):
+// JSON without resourceVersion, which is put back at its ObjectMeta position on decode.
 
 import type { KubeObject } from '../interface.js';
 import { StorageError } from '../errors.js';
+import { withResourceVersion } from '../etcd3/codec.js';
 
 export interface StoredEntry {
   /** the key relative to the etcd prefix, e.g. `/pods/default/web-1` */
@@ -25,8 +27,8 @@ export function decodeEntry(entry: StoredEntry, resourceVersion: number = entry.
     throw new StorageError('InvalidObject', entry.key, `cannot decode ${entry.key}: not a JSON object`);
   }
   const o = obj as KubeObject;
-  if (typeof o.metadata !== 'object' || o.metadata === null) o.metadata = {};
-  o.metadata.resourceVersion = String(resourceVersion);
+  const meta = typeof o.metadata === 'object' && o.metadata !== null && !Array.isArray(o.metadata) ? o.metadata : {};
+  o.metadata = withResourceVersion(meta, String(resourceVersion));
   return o;
 }
 
