@@ -56,12 +56,25 @@ export class StatusError extends Error {
   readonly reason: StatusReason;
   readonly details?: StatusDetails;
 
-  constructor(code: number, reason: StatusReason, message: string, details?: StatusDetails) {
+  /** response headers that go with this error (e.g. `Retry-After`) */
+  readonly headers: Record<string, string>;
+
+  constructor(
+    code: number,
+    reason: StatusReason,
+    message: string,
+    details?: StatusDetails,
+    headers: Record<string, string> = {},
+  ) {
     super(message);
     this.name = 'StatusError';
     this.code = code;
     this.reason = reason;
     this.details = details;
+    this.headers = { ...headers };
+    if (details?.retryAfterSeconds && !this.headers['Retry-After']) {
+      this.headers['Retry-After'] = String(details.retryAfterSeconds);
+    }
   }
 
   toStatus(): StatusObject {
@@ -71,23 +84,34 @@ export class StatusError extends Error {
       apiVersion: 'v1',
       metadata: {},
       status: 'Failure',
-      message: this.message,
     };
+    if (this.message) s.message = this.message;
     if (this.reason) s.reason = this.reason;
+    // a pointer in kube-apiserver: present (possibly `{}`) whenever it was set
     if (this.details) s.details = orderDetails(this.details);
     s.code = this.code;
     return s as StatusObject;
   }
 }
 
+// Every StatusDetails field is `omitempty` in kube-apiserver: empty strings, zero and empty
+// lists are left out (a core-group NotFound has no `group`).
 function orderDetails(d: StatusDetails): StatusDetails {
   const out: StatusDetails = {};
-  if (d.name !== undefined) out.name = d.name;
-  if (d.group !== undefined) out.group = d.group;
-  if (d.kind !== undefined) out.kind = d.kind;
-  if (d.uid !== undefined) out.uid = d.uid;
-  if (d.causes !== undefined) out.causes = d.causes;
-  if (d.retryAfterSeconds !== undefined) out.retryAfterSeconds = d.retryAfterSeconds;
+  if (d.name) out.name = d.name;
+  if (d.group) out.group = d.group;
+  if (d.kind) out.kind = d.kind;
+  if (d.uid) out.uid = d.uid;
+  if (d.causes && d.causes.length > 0) out.causes = d.causes.map(orderCause);
+  if (d.retryAfterSeconds) out.retryAfterSeconds = d.retryAfterSeconds;
+  return out;
+}
+
+function orderCause(c: StatusCause): StatusCause {
+  const out: StatusCause = {};
+  if (c.reason) out.reason = c.reason;
+  if (c.message) out.message = c.message;
+  if (c.field) out.field = c.field;
   return out;
 }
 
@@ -136,15 +160,38 @@ export const errors = {
       kind: ref.resource,
     }),
   methodNotAllowed: (message: string) => new StatusError(405, 'MethodNotAllowed', message),
+  /** the generic answer for a path nothing is registered at (kube-apiserver's mux) */
+  pathNotFound: () => new StatusError(404, 'NotFound', 'the server could not find the requested resource', {}),
+  /** the generic answer for a method nothing is registered for at an existing path */
+  methodNotRegistered: () =>
+    new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}),
+  /** a verb the resource does not implement */
+  methodNotSupported: (ref: ResourceRef, verb: string) =>
+    new StatusError(405, 'MethodNotAllowed', `${verb} is not supported on resources of kind "${qualified(ref)}"`, {
+      group: ref.group,
+      kind: ref.resource,
+    }),
+  unauthorized: (message = 'Unauthorized') => new StatusError(401, 'Unauthorized', message),
+  /** a 422 kube-apiserver answers without naming the object (json-patch failures) */
+  unprocessable: () =>
+    new StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {}),
   notAcceptable: (message: string) => new StatusError(406, 'NotAcceptable', message),
   unsupportedMediaType: (message: string) => new StatusError(415, 'UnsupportedMediaType', message),
-  tooLarge: (message: string) => new StatusError(413, 'RequestEntityTooLarge', message),
+  tooLarge: (message: string) => new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: ${message}`),
   gone: (message: string) => new StatusError(410, 'Gone', message),
   expired: (message: string) => new StatusError(410, 'Expired', message),
   tooManyRequests: (message: string, retryAfterSeconds: number) =>
     new StatusError(429, 'TooManyRequests', message, { retryAfterSeconds }),
   timeout: (message: string, retryAfterSeconds?: number) =>
-    new StatusError(504, 'Timeout', message, retryAfterSeconds ? { retryAfterSeconds } : undefined),
+    new StatusError(504, 'Timeout', `Timeout: ${message}`, retryAfterSeconds ? { retryAfterSeconds } : undefined),
+  /** ServerTimeout (500): an operation could not finish in time, the client may retry */
+  serverTimeout: (ref: ResourceRef, operation: string, retryAfterSeconds: number) =>
+    new StatusError(
+      500,
+      'ServerTimeout',
+      `The ${operation} operation against ${qualified(ref)} could not be completed at this time, please try again.`,
+      { name: ref.name, group: ref.group, kind: ref.resource, retryAfterSeconds },
+    ),
   internal: (message: string) =>
     new StatusError(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }),
   unavailable: (message: string) => new StatusError(503, 'ServiceUnavailable', message),
@@ -166,8 +213,14 @@ export function statusFromStorageError(err: StorageError, ref: ResourceRef): Sta
     case 'InvalidContinue':
     case 'InvalidResourceVersion':
       return errors.badRequest(err.message);
-    case 'TooLargeResourceVersion':
-      return errors.timeout(err.message, err.retryAfterSeconds ?? 1);
+    case 'TooLargeResourceVersion': {
+      // client-go's reflector recognises this condition by the cause type, not the message
+      const retry = err.retryAfterSeconds ?? 1;
+      return new StatusError(504, 'Timeout', `Timeout: ${err.message}`, {
+        causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+        retryAfterSeconds: retry,
+      });
+    }
     case 'TooManyRequests':
       return errors.tooManyRequests(err.message, err.retryAfterSeconds ?? 1);
     case 'InvalidObject':
@@ -175,4 +228,29 @@ export function statusFromStorageError(err: StorageError, ref: ResourceRef): Sta
     case 'Unavailable':
       return errors.unavailable(err.message);
   }
+}
+
+/** A Status for a field-level validation failure of request options (`ListOptions`,
+ *  `CreateOptions`, ...), formatted as kube-apiserver formats `field.ErrorList`. The spec asks
+ *  for 400 here (kube-apiserver itself answers 422); the message is kube-apiserver's. */
+export function invalidOptions(kind: string, fieldErrors: string[]): StatusError {
+  const list = fieldErrors.length > 1 ? `[${fieldErrors.join(', ')}]` : fieldErrors[0];
+  return new StatusError(400, 'BadRequest', `${kind}.meta.k8s.io "" is invalid: ${list}`);
+}
+
+/** Any thrown value as the Status a client sees: StatusErrors as they are, storage errors
+ *  mapped for the resource, anything else a 500 that does not leak internals beyond its message. */
+export function toStatusError(err: unknown, ref?: ResourceRef): StatusError {
+  if (err instanceof StatusError) return err;
+  if (err instanceof StorageError) return statusFromStorageError(err, ref ?? { group: '', resource: '' });
+  if (err instanceof Error) return errors.internal(err.message);
+  return errors.internal(String(err));
+}
+
+/** the Status object written for a successful delete that returns no object */
+export function successStatus(details: StatusDetails, code?: number): Record<string, unknown> {
+  const s: Record<string, unknown> = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' };
+  s.details = orderDetails(details);
+  if (code) s.code = code;
+  return s;
 }

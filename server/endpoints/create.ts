@@ -1,0 +1,29 @@
+// POST of a new object to a collection (or to a named subresource: binding, eviction, token).
+
+import { writeObject } from '../http/response.js';
+import { bodyFormat, decodeObject, ensureNamespace, readBody, wipeSystemFields } from './decode.js';
+import { parseWriteOptions } from './options.js';
+import { isNamespaceResource, negotiateFor, requestContext, type Scope } from './scope.js';
+import { tableOptionsFor, transformResult } from './transform.js';
+
+export async function serveCreate(scope: Scope): Promise<void> {
+  const media = negotiateFor(scope);
+  const format = bodyFormat(scope.state);
+  const body = await readBody(scope.state, scope.config.maxRequestBodyBytes);
+  const opts = parseWriteOptions(scope.state, 'CreateOptions');
+  const tableOptions = tableOptionsFor(scope, media);
+  const obj = decodeObject(scope, body, format);
+  const subresource = scope.resource.subresource;
+  if (!subresource) wipeSystemFields(obj);
+  // the namespace object lives outside namespaces; every other object in the request's
+  ensureNamespace(obj, isNamespaceResource(scope.resource) ? '' : scope.namespace);
+  const ctx = requestContext(scope, {
+    dryRun: opts.dryRun,
+    fieldManager: opts.fieldManager,
+    fieldValidation: opts.fieldValidation,
+  });
+  const created = await scope.resource.create(ctx, obj);
+  const status = created as { kind?: unknown; code?: unknown };
+  if (status.kind === 'Status' && !status.code) status.code = 201;
+  await writeObject(scope.state, 201, transformResult(scope, media, created, tableOptions), media);
+}

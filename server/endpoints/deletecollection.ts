@@ -1,0 +1,19 @@
+// DELETE of a collection: every object the selectors match.
+
+import { writeObject } from '../http/response.js';
+import { deleteOptionsOf } from './delete.js';
+import { listRequestOptions, readListOptions, validateListOptions } from './options.js';
+import { negotiateFor, requestContext, type Scope } from './scope.js';
+import { tableOptionsFor, transformResult } from './transform.js';
+
+export async function serveDeleteCollection(scope: Scope): Promise<void> {
+  const media = negotiateFor(scope);
+  const listOpts = readListOptions(scope.state.query);
+  validateListOptions(listOpts);
+  const opts = await deleteOptionsOf(scope);
+  const tableOptions = tableOptionsFor(scope, media);
+  const { dryRun, ...deleteOptions } = opts;
+  const ctx = requestContext(scope, { dryRun });
+  const list = await scope.resource.deleteCollection(ctx, deleteOptions, listRequestOptions(listOpts));
+  await writeObject(scope.state, 200, transformResult(scope, media, list, tableOptions), media);
+}

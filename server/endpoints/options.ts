@@ -1,0 +1,300 @@
+// Query parameters of each verb, read and validated with kube-apiserver's messages.
+// Combinations the spec marks invalid are 400 BadRequest.
+
+import type { DeleteRequestOptions, ListRequestOptions, RequestContext, WatchRequestOptions } from '../registry/rest.js';
+import { exactFieldMatch, isPathSegmentName } from '../http/request-info.js';
+import { optionalBoolParam, optionalIntParam, optionalStringParam, parseBoolParam } from '../http/query.js';
+import { errors, invalidOptions } from '../http/status.js';
+import { header, type RequestState } from '../http/types.js';
+
+/** Go's %q-ish rendering used in field error messages */
+function quote(v: string): string {
+  return JSON.stringify(v);
+}
+
+function notSupported(field: string, value: string, supported: string[]): string {
+  return `${field}: Unsupported value: ${value}: supported values: ${supported.map(quote).join(', ')}`;
+}
+
+function forbidden(field: string, detail: string): string {
+  return `${field}: Forbidden: ${detail}`;
+}
+
+/** `dryRun`: absent, empty or `All`; anything else is refused */
+export function parseDryRun(values: string[], optionsKind: string): boolean {
+  const bad = values.filter((v) => v !== '' && v !== 'All');
+  if (bad.length > 0) {
+    throw invalidOptions(optionsKind, [notSupported('dryRun', JSON.stringify(values), ['All'])]);
+  }
+  return values.includes('All');
+}
+
+export function parseFieldValidation(query: URLSearchParams, optionsKind: string): RequestContext['fieldValidation'] {
+  const v = query.get('fieldValidation') ?? '';
+  switch (v) {
+    case '':
+      return 'Warn';
+    case 'Ignore':
+    case 'Warn':
+    case 'Strict':
+      return v;
+    default:
+      throw invalidOptions(optionsKind, [notSupported('fieldValidation', quote(v), ['', 'Ignore', 'Strict', 'Warn'])]);
+  }
+}
+
+const FIELD_MANAGER_MAX_LENGTH = 128;
+
+export function validateFieldManager(manager: string, optionsKind: string): void {
+  if (manager.length > FIELD_MANAGER_MAX_LENGTH) {
+    throw invalidOptions(optionsKind, [`fieldManager: Too long: may not be more than ${FIELD_MANAGER_MAX_LENGTH} bytes`]);
+  }
+  let i = 0;
+  for (const ch of manager) {
+    if (!isPrintable(ch)) {
+      const code = ch.codePointAt(0) ?? 0;
+      const u = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+      throw invalidOptions(optionsKind, [
+        `fieldManager: Invalid value: ${quote(manager)}: invalid character ${u} (at position ${i})`,
+      ]);
+    }
+    i++;
+  }
+}
+
+function isPrintable(ch: string): boolean {
+  return !/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Cn}]/u.test(ch) && (ch === ' ' || !/\s/u.test(ch));
+}
+
+/** kube-apiserver's managerOrUserAgent: the fieldManager parameter, else the User-Agent's
+ *  product token (up to the first `/`), printable characters only, at most 128 */
+export function fieldManagerOf(state: RequestState, optionsKind: string): string {
+  const given = state.query.get('fieldManager');
+  if (given !== null && given !== '') {
+    validateFieldManager(given, optionsKind);
+    return given;
+  }
+  const ua = header(state.req, 'user-agent') ?? '';
+  let out = '';
+  for (const ch of ua.split('/')[0]) {
+    if (!isPrintable(ch)) continue;
+    if (out.length >= FIELD_MANAGER_MAX_LENGTH) break;
+    out += ch;
+  }
+  return out;
+}
+
+export interface WriteOptions {
+  dryRun: boolean;
+  fieldValidation: RequestContext['fieldValidation'];
+  fieldManager: string;
+}
+
+/** CreateOptions / UpdateOptions / PatchOptions */
+export function parseWriteOptions(state: RequestState, optionsKind: string): WriteOptions {
+  return {
+    dryRun: parseDryRun(state.query.getAll('dryRun'), optionsKind),
+    fieldValidation: parseFieldValidation(state.query, optionsKind),
+    fieldManager: fieldManagerOf(state, optionsKind),
+  };
+}
+
+export interface ParsedListOptions extends WatchRequestOptions {
+  watch: boolean;
+}
+
+/** reads ListOptions from the query (shared by list, watch and deletecollection) */
+export function readListOptions(query: URLSearchParams): ParsedListOptions {
+  const opts: ParsedListOptions = { watch: parseBoolParam(query, 'watch') };
+  const set = <K extends keyof ParsedListOptions>(k: K, v: ParsedListOptions[K] | undefined) => {
+    if (v !== undefined) opts[k] = v;
+  };
+  set('labelSelector', optionalStringParam(query, 'labelSelector'));
+  set('fieldSelector', optionalStringParam(query, 'fieldSelector'));
+  set('resourceVersion', optionalStringParam(query, 'resourceVersion'));
+  set('resourceVersionMatch', optionalStringParam(query, 'resourceVersionMatch'));
+  set('limit', optionalIntParam(query, 'limit'));
+  set('continue', optionalStringParam(query, 'continue'));
+  set('timeoutSeconds', optionalIntParam(query, 'timeoutSeconds'));
+  set('allowWatchBookmarks', optionalBoolParam(query, 'allowWatchBookmarks'));
+  set('sendInitialEvents', optionalBoolParam(query, 'sendInitialEvents'));
+  if (opts.limit !== undefined && opts.limit <= 0) delete opts.limit;
+  if (opts.continue === '') delete opts.continue;
+  if (opts.resourceVersionMatch === '') delete opts.resourceVersionMatch;
+  return opts;
+}
+
+/** kube-apiserver's ValidateListOptions for a list (or deletecollection) */
+export function validateListOptions(opts: ParsedListOptions): void {
+  const errs: string[] = [];
+  const match = opts.resourceVersionMatch;
+  if (match) {
+    if (!opts.resourceVersion) {
+      errs.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
+    }
+    if (opts.continue) {
+      errs.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+    }
+    if (match !== 'Exact' && match !== 'NotOlderThan') {
+      errs.push(notSupported('resourceVersionMatch', quote(match), ['Exact', 'NotOlderThan', '']));
+    }
+    if (match === 'Exact' && opts.resourceVersion === '0') {
+      errs.push(forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+    }
+  }
+  if (opts.sendInitialEvents !== undefined) {
+    errs.push(forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
+  }
+  if (errs.length > 0) throw invalidOptions('ListOptions', errs);
+  // the storage layer's rule: a continue token fixes the version itself
+  if (opts.continue && opts.resourceVersion && opts.resourceVersion !== '0') {
+    throw errors.badRequest('specifying resource version is not allowed when using continue');
+  }
+}
+
+/** kube-apiserver's ValidateListOptions for a watch */
+export function validateWatchOptions(opts: ParsedListOptions, watchListEnabled: boolean): void {
+  const errs: string[] = [];
+  const match = opts.resourceVersionMatch;
+  if (opts.sendInitialEvents !== undefined) {
+    if (match !== 'NotOlderThan') {
+      errs.push(forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
+    }
+    if (!watchListEnabled) {
+      errs.push(forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled'));
+    }
+  }
+  if (match) {
+    if (opts.sendInitialEvents === undefined) {
+      errs.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
+    }
+    if (match !== 'NotOlderThan') {
+      errs.push(notSupported('resourceVersionMatch', quote(match), ['NotOlderThan']));
+    }
+    if (opts.continue) {
+      errs.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+    }
+  }
+  if (errs.length > 0) throw invalidOptions('ListOptions', errs);
+}
+
+/** A name in the path (or `fieldSelector=metadata.name=x`) narrows a list or watch to one
+ *  object; a field selector naming another object contradicts it. */
+export function applyNameToListOptions(opts: ParsedListOptions, name: string, nameFromPath: boolean): void {
+  if (!name) return;
+  if (nameFromPath && opts.fieldSelector && opts.fieldSelector.trim() !== '') {
+    if (exactFieldMatch(opts.fieldSelector, 'metadata.name') !== name) {
+      throw errors.badRequest("fieldSelector metadata.name doesn't match requested name");
+    }
+  }
+  if (!isPathSegmentName(name)) return;
+  opts.name = name;
+  if (!opts.fieldSelector) opts.fieldSelector = `metadata.name=${name}`;
+}
+
+/** the ListRequestOptions part handed to the registry */
+export function listRequestOptions(opts: ParsedListOptions): ListRequestOptions {
+  const out: ListRequestOptions = {};
+  if (opts.labelSelector !== undefined) out.labelSelector = opts.labelSelector;
+  if (opts.fieldSelector !== undefined) out.fieldSelector = opts.fieldSelector;
+  if (opts.resourceVersion !== undefined) out.resourceVersion = opts.resourceVersion;
+  if (opts.resourceVersionMatch !== undefined) out.resourceVersionMatch = opts.resourceVersionMatch;
+  if (opts.limit !== undefined) out.limit = opts.limit;
+  if (opts.continue !== undefined) out.continue = opts.continue;
+  if (opts.name !== undefined) out.name = opts.name;
+  return out;
+}
+
+export function watchRequestOptions(opts: ParsedListOptions): WatchRequestOptions {
+  const out: WatchRequestOptions = listRequestOptions(opts);
+  if (opts.allowWatchBookmarks !== undefined) out.allowWatchBookmarks = opts.allowWatchBookmarks;
+  if (opts.sendInitialEvents !== undefined) out.sendInitialEvents = opts.sendInitialEvents;
+  if (opts.timeoutSeconds !== undefined) out.timeoutSeconds = opts.timeoutSeconds;
+  return out;
+}
+
+export interface ParsedDeleteOptions extends DeleteRequestOptions {
+  dryRun: boolean;
+}
+
+const PROPAGATION_POLICIES = ['Foreground', 'Background', 'Orphan'] as const;
+
+/** DeleteOptions from a decoded body (when one was sent) or else the query */
+export function readDeleteOptions(query: URLSearchParams, body: Record<string, unknown> | undefined): ParsedDeleteOptions {
+  let dryRunValues: string[];
+  let grace: number | undefined;
+  let policy: string | undefined;
+  let orphan: boolean | undefined;
+  let preconditions: DeleteRequestOptions['preconditions'];
+  if (body) {
+    const kind = body.kind;
+    if (kind !== undefined && kind !== 'DeleteOptions') {
+      throw errors.badRequest('decoded object cannot be converted to DeleteOptions');
+    }
+    dryRunValues = stringList(body.dryRun, 'dryRun');
+    grace = optionalNumber(body.gracePeriodSeconds, 'gracePeriodSeconds');
+    policy = optionalString(body.propagationPolicy, 'propagationPolicy');
+    orphan = optionalBool(body.orphanDependents, 'orphanDependents');
+    const pre = body.preconditions;
+    if (pre !== undefined && pre !== null) {
+      if (typeof pre !== 'object' || Array.isArray(pre)) throw decodeError('preconditions', 'object', pre);
+      const p = pre as Record<string, unknown>;
+      preconditions = {};
+      const uid = optionalString(p.uid, 'preconditions.uid');
+      const rv = optionalString(p.resourceVersion, 'preconditions.resourceVersion');
+      if (uid !== undefined) preconditions.uid = uid;
+      if (rv !== undefined) preconditions.resourceVersion = rv;
+    }
+  } else {
+    dryRunValues = query.getAll('dryRun');
+    grace = optionalIntParam(query, 'gracePeriodSeconds');
+    policy = optionalStringParam(query, 'propagationPolicy');
+    orphan = optionalBoolParam(query, 'orphanDependents');
+  }
+  const errs: string[] = [];
+  if (orphan !== undefined && policy !== undefined) {
+    errs.push(`propagationPolicy: Invalid value: ${quote(policy)}: orphanDependents and deletionPropagation cannot be both set`);
+  }
+  if (policy !== undefined && !(PROPAGATION_POLICIES as readonly string[]).includes(policy)) {
+    errs.push(notSupported('propagationPolicy', quote(policy), [...PROPAGATION_POLICIES, 'nil']));
+  }
+  if (dryRunValues.some((v) => v !== '' && v !== 'All')) {
+    errs.push(notSupported('dryRun', JSON.stringify(dryRunValues), ['All']));
+  }
+  if (errs.length > 0) throw invalidOptions('DeleteOptions', errs);
+  const out: ParsedDeleteOptions = { dryRun: dryRunValues.includes('All') };
+  if (grace !== undefined) out.gracePeriodSeconds = grace;
+  if (policy !== undefined) out.propagationPolicy = policy as DeleteRequestOptions['propagationPolicy'];
+  if (orphan !== undefined) out.orphanDependents = orphan;
+  if (preconditions) out.preconditions = preconditions;
+  return out;
+}
+
+function decodeError(field: string, want: string, got: unknown): Error {
+  const kind = Array.isArray(got) ? 'array' : typeof got;
+  return errors.badRequest(`json: cannot unmarshal ${kind} into Go struct field DeleteOptions.${field} of type ${want}`);
+}
+
+function optionalString(v: unknown, field: string): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') throw decodeError(field, 'string', v);
+  return v;
+}
+
+function optionalNumber(v: unknown, field: string): number | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'number' || !Number.isInteger(v)) throw decodeError(field, 'int64', v);
+  return v;
+}
+
+function optionalBool(v: unknown, field: string): boolean | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'boolean') throw decodeError(field, 'bool', v);
+  return v;
+}
+
+function stringList(v: unknown, field: string): string[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw decodeError(field, '[]string', v);
+  return v as string[];
+}

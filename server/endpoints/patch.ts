@@ -1,0 +1,69 @@
+// PATCH of one object. The patch is applied inside the registry's update, to the current
+// object, so a concurrent write makes it apply again to the newer object.
+
+import type { KubeObject } from '../../storage/interface.js';
+import { errors, invalidOptions } from '../http/status.js';
+import { writeObject } from '../http/response.js';
+import { header } from '../http/types.js';
+import { ensureNamespace, readBody } from './decode.js';
+import { parseWriteOptions } from './options.js';
+import { isNamespaceResource, negotiateFor, requestContext, type Scope } from './scope.js';
+import { tableOptionsFor, transformResult } from './transform.js';
+import { checkName } from './update.js';
+import type { PatchTarget } from './patch/types.js';
+
+export async function servePatch(scope: Scope): Promise<void> {
+  // the content type first: kube-apiserver refuses an unknown patch type before anything else
+  const contentType = (header(scope.state.req, 'content-type') ?? '').split(';')[0].trim().toLowerCase();
+  const applier = scope.config.patchTypes.get(contentType);
+  if (!applier) {
+    throw errors.unsupportedMediaType(
+      `the body of the request was in an unknown format - accepted media types include: ${[...scope.config.patchTypes.keys()].join(', ')}`,
+    );
+  }
+  const media = negotiateFor(scope);
+  const body = await readBody(scope.state, scope.config.maxRequestBodyBytes);
+  const opts = parseWriteOptions(scope.state, 'PatchOptions');
+  const force = scope.state.query.get('force');
+  const fieldErrors: string[] = [];
+  if (applier.isApply && !scope.state.query.get('fieldManager')) {
+    fieldErrors.push('fieldManager: Required value: is required for apply patch');
+  }
+  if (!applier.isApply && force !== null) {
+    fieldErrors.push('force: Forbidden: may not be specified for non-apply patch');
+  }
+  if (fieldErrors.length > 0) throw invalidOptions('PatchOptions', fieldErrors);
+  const tableOptions = tableOptionsFor(scope, media);
+  const patch = applier.parse(body);
+
+  const ctx = requestContext(scope, {
+    dryRun: opts.dryRun,
+    fieldManager: opts.fieldManager,
+    fieldValidation: opts.fieldValidation,
+  });
+  const target: PatchTarget = {
+    resource: scope.resource,
+    ctx,
+    name: scope.name,
+    namespace: scope.namespace,
+    kind: scope.kind,
+    fieldManager: opts.fieldManager,
+    force: force !== null && force !== '0' && force.toLowerCase() !== 'false',
+  };
+  const expectedNamespace = isNamespaceResource(scope.resource) ? '' : scope.namespace;
+  const transform = async (current: KubeObject | null): Promise<KubeObject> => {
+    if (!current && !applier.createsMissing) throw errors.notFound(scope.ref);
+    const patched = await applier.apply(current ? structuredClone(current) : null, patch, target);
+    const uid = patched.metadata.uid;
+    if (!current && uid) {
+      throw errors.conflict(scope.ref, `uid mismatch: the provided object specified uid ${uid}, and no existing object was found`);
+    }
+    ensureNamespace(patched, expectedNamespace);
+    checkName(patched, scope.name, scope.namespace);
+    return patched;
+  };
+  const { object, created } = await scope.resource.update(ctx, scope.name, transform, {
+    allowCreate: applier.createsMissing,
+  });
+  await writeObject(scope.state, created ? 201 : 200, transformResult(scope, media, object, tableOptions), media);
+}

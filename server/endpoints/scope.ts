@@ -1,0 +1,92 @@
+// What every verb handler needs about the request it serves: the resource, the names from
+// the path, the kind bodies must carry, and the request context handed to the registry.
+
+import type { GroupVersionKind } from '../apis/types.js';
+import type { RESTResource, RequestContext } from '../registry/rest.js';
+import type { RequestInfo } from '../http/request-info.js';
+import type { ResourceRef } from '../http/status.js';
+import { header, type RequestState } from '../http/types.js';
+import { negotiateOutput, resourceRestrictions, type OutputMediaType } from '../http/negotiation.js';
+import { anonymousUser } from '../http/authn.js';
+import type { TableConvertor } from './table.js';
+import type { PatchApplier } from './patch/types.js';
+
+export interface EndpointConfig {
+  /** request bodies larger than this are refused with 413 (kube-apiserver: 3 MiB) */
+  maxRequestBodyBytes: number;
+  /** watches without timeoutSeconds last between 1x and 2x this (kube-apiserver: 1800) */
+  minRequestTimeoutSeconds: number;
+  /** the WatchList feature: `sendInitialEvents` on watch */
+  watchListEnabled: boolean;
+  /** the Table convertor for a resource, undefined when it cannot be shown as a Table */
+  tableConvertorFor(resource: RESTResource): TableConvertor | undefined;
+  /** PATCH content types served, each with its applier */
+  patchTypes: ReadonlyMap<string, PatchApplier>;
+}
+
+export interface Scope {
+  readonly state: RequestState;
+  readonly info: RequestInfo;
+  readonly resource: RESTResource;
+  readonly config: EndpointConfig;
+  /** the namespace the registry sees: '' for cluster-scoped resources */
+  readonly namespace: string;
+  /** from the path (or a metadata.name field selector for list/watch) */
+  readonly name: string;
+  /** names the resource in errors (kube-apiserver uses the plural in `details.kind`) */
+  readonly ref: ResourceRef;
+  /** the kind request bodies carry and responses are in */
+  readonly kind: GroupVersionKind;
+}
+
+export function apiVersionOf(gv: { group: string; version: string }): string {
+  return gv.group ? `${gv.group}/${gv.version}` : gv.version;
+}
+
+export function isNamespaceResource(resource: RESTResource): boolean {
+  return resource.info.group === '' && resource.info.resource === 'namespaces';
+}
+
+export function newScope(state: RequestState, resource: RESTResource, config: EndpointConfig): Scope {
+  const info = state.info;
+  const ri = resource.info;
+  const sub = resource.subresource ? ri.subresources.find((s) => s.name === resource.subresource) : undefined;
+  const kind = sub ? sub.kind : { group: ri.group, version: ri.version, kind: ri.kind };
+  return {
+    state,
+    info,
+    resource,
+    config,
+    namespace: ri.namespaced ? info.namespace : '',
+    name: info.name,
+    ref: { group: ri.group, resource: ri.resource, name: info.name || undefined },
+    kind,
+  };
+}
+
+export interface ContextOptions {
+  dryRun?: boolean;
+  fieldManager?: string;
+  fieldValidation?: RequestContext['fieldValidation'];
+  signal?: AbortSignal;
+}
+
+export function requestContext(scope: Scope, opts: ContextOptions = {}): RequestContext {
+  const ctx: RequestContext = {
+    user: scope.state.user ?? anonymousUser(),
+    namespace: scope.namespace,
+    dryRun: opts.dryRun ?? false,
+    fieldValidation: opts.fieldValidation ?? 'Warn',
+    warnings: scope.state.warnings,
+    signal: opts.signal ?? scope.state.signal,
+  };
+  if (opts.fieldManager !== undefined && opts.fieldManager !== '') ctx.fieldManager = opts.fieldManager;
+  if (scope.name) ctx.name = scope.name;
+  return ctx;
+}
+
+/** the response media type for this resource (Table offered when the resource has columns) */
+export function negotiateFor(scope: Scope, stream = false): OutputMediaType {
+  const tableSupported = scope.config.tableConvertorFor(scope.resource) !== undefined;
+  return negotiateOutput(header(scope.state.req, 'accept'), resourceRestrictions(tableSupported), stream);
+}

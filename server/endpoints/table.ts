@@ -1,0 +1,117 @@
+// The `meta.k8s.io` Table form of objects and lists (what `kubectl get` asks for), and the
+// metadata-only forms (PartialObjectMetadata[List]) informers of the metadata client use.
+
+import type { KubeObject, ObjectMeta } from '../../storage/interface.js';
+import type { ListObject } from '../registry/rest.js';
+import { errors } from '../http/status.js';
+
+export interface TableColumnDefinition {
+  name: string;
+  type: string;
+  format: string;
+  description: string;
+  priority: number;
+}
+
+export interface TableRowCondition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+}
+
+/** How one resource is shown as a Table. */
+export interface TableConvertor {
+  readonly columns: readonly TableColumnDefinition[];
+  /** one object's cells, in column order; `now` is ms since epoch (ages are relative to it) */
+  cells(obj: KubeObject, now: number): unknown[];
+  /** row conditions (e.g. a completed pod) */
+  conditions?(obj: KubeObject): TableRowCondition[] | undefined;
+}
+
+export type IncludeObject = 'None' | 'Metadata' | 'Object';
+
+export interface TableOptions {
+  includeObject: IncludeObject;
+  /** leave out columnDefinitions (every watch event after the first) */
+  noHeaders: boolean;
+}
+
+export function parseTableOptions(query: URLSearchParams): TableOptions {
+  const v = query.get('includeObject') ?? '';
+  if (v !== '' && v !== 'None' && v !== 'Metadata' && v !== 'Object') {
+    throw errors.badRequest(
+      `Unable to convert to Table as requested: includeObject: Invalid value: ${JSON.stringify(v)}: must be 'Metadata', 'Object', 'None', or empty`,
+    );
+  }
+  return { includeObject: (v || 'Metadata') as IncludeObject, noHeaders: false };
+}
+
+export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
+
+export function isList(v: KubeObject | ListObject): v is ListObject {
+  return Array.isArray((v as ListObject).items);
+}
+
+export function partialObjectMetadata(obj: KubeObject, version = 'v1'): KubeObject {
+  return { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${version}`, metadata: obj.metadata ?? {} };
+}
+
+export function partialObjectMetadataList(list: ListObject, version = 'v1'): Record<string, unknown> {
+  return {
+    kind: 'PartialObjectMetadataList',
+    apiVersion: `meta.k8s.io/${version}`,
+    metadata: listMeta(list),
+    items: list.items.map((o) => partialObjectMetadata(o, version)),
+  };
+}
+
+/** ListMeta in kube-apiserver's field order, empty fields left out */
+export function listMeta(list: ListObject): Record<string, unknown> {
+  const m: Record<string, unknown> = {};
+  const src = list.metadata ?? { resourceVersion: '' };
+  if (src.resourceVersion) m.resourceVersion = src.resourceVersion;
+  if (src.continue) m.continue = src.continue;
+  if (src.remainingItemCount !== undefined && src.remainingItemCount !== null) m.remainingItemCount = src.remainingItemCount;
+  return m;
+}
+
+function hasInitialEventsEnd(meta: ObjectMeta | undefined): boolean {
+  return meta?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true';
+}
+
+function rowObject(obj: KubeObject, opts: TableOptions, version: string): unknown {
+  if (opts.includeObject === 'None') return null;
+  if (opts.includeObject === 'Object' && !hasInitialEventsEnd(obj.metadata)) return obj;
+  return partialObjectMetadata(obj, version);
+}
+
+/** Converts an object or a list to a Table of the given meta.k8s.io version. */
+export function toTable(
+  source: KubeObject | ListObject,
+  convertor: TableConvertor,
+  opts: TableOptions,
+  version = 'v1',
+  now = Date.now(),
+): Record<string, unknown> {
+  const items = isList(source) ? source.items : [source];
+  const rows = items.map((obj) => {
+    const row: Record<string, unknown> = { cells: convertor.cells(obj, now) };
+    const conditions = convertor.conditions?.(obj);
+    if (conditions && conditions.length > 0) row.conditions = conditions;
+    row.object = rowObject(obj, opts, version);
+    return row;
+  });
+  const metadata = isList(source)
+    ? listMeta(source)
+    : source.metadata?.resourceVersion
+      ? { resourceVersion: source.metadata.resourceVersion }
+      : {};
+  return {
+    kind: 'Table',
+    apiVersion: `meta.k8s.io/${version}`,
+    metadata,
+    columnDefinitions: opts.noHeaders ? null : convertor.columns.map((c) => ({ ...c })),
+    rows,
+  };
+}

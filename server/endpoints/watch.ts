@@ -1,0 +1,122 @@
+// Watch: a stream of change events, one JSON document per line, flushed per event. Ends when
+// the client goes away, when timeoutSeconds (or a random 1-2x the minimum request timeout)
+// passes, or when the storage watch ends.
+
+import type { Watch, WatchEvent } from '../../storage/interface.js';
+import { encodeJson } from '../http/encode.js';
+import type { OutputMediaType } from '../http/negotiation.js';
+import { beginStream, responseFinished } from '../http/response.js';
+import { toStatusError } from '../http/status.js';
+import type { HttpResponse } from '../http/types.js';
+import { applyNameToListOptions, readListOptions, validateWatchOptions, watchRequestOptions } from './options.js';
+import { negotiateFor, requestContext, type Scope } from './scope.js';
+import { partialObjectMetadata, toTable, type TableOptions } from './table.js';
+import { tableOptionsFor } from './transform.js';
+
+/** Encodes events for one watch: converts objects to what the client asked for (a Table
+ *  carries column definitions only in the first event, as kube-apiserver sends it). */
+export class WatchEventEncoder {
+  private headersSent = false;
+
+  constructor(
+    private readonly scope: Scope,
+    private readonly media: OutputMediaType,
+    private readonly tableOptions: TableOptions | undefined,
+  ) {}
+
+  encode(event: WatchEvent): string {
+    return encodeJson({ type: event.type, object: this.embedded(event) });
+  }
+
+  private embedded(event: WatchEvent): unknown {
+    const convert = this.media.convert;
+    if (!convert || event.type === 'ERROR' || event.object?.kind === 'Status') return event.object;
+    try {
+      switch (convert.kind) {
+        case 'Table': {
+          const convertor = this.scope.config.tableConvertorFor(this.scope.resource);
+          if (!convertor || !this.tableOptions) return event.object;
+          const table = toTable(event.object, convertor, { ...this.tableOptions, noHeaders: this.headersSent }, convert.version);
+          this.headersSent = true;
+          return table;
+        }
+        case 'PartialObjectMetadata':
+          return partialObjectMetadata(event.object, convert.version);
+        default:
+          // kube-apiserver sends the object as it is when it cannot be converted
+          return event.object;
+      }
+    } catch {
+      return event.object;
+    }
+  }
+}
+
+/** the watch timeout: timeoutSeconds when given, else a random 1-2x the minimum request timeout */
+export function watchTimeoutMs(timeoutSeconds: number | undefined, minRequestTimeoutSeconds: number): number {
+  if (timeoutSeconds !== undefined && timeoutSeconds !== 0) return Math.max(0, timeoutSeconds * 1000);
+  return Math.round(minRequestTimeoutSeconds * (1 + Math.random()) * 1000);
+}
+
+function drained(res: HttpResponse, stopped: Promise<'stop'>): Promise<'drain' | 'stop'> {
+  return Promise.race([
+    new Promise<'drain'>((resolve) => res.once('drain', () => resolve('drain'))),
+    stopped,
+  ]);
+}
+
+export async function serveWatch(scope: Scope): Promise<void> {
+  const media = negotiateFor(scope, true);
+  const opts = readListOptions(scope.state.query);
+  opts.watch = true;
+  validateWatchOptions(opts, scope.config.watchListEnabled);
+  applyNameToListOptions(opts, scope.name, scope.info.verbViaPathPrefix && scope.info.parts.length >= 2);
+  const tableOptions = tableOptionsFor(scope, media);
+
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(), watchTimeoutMs(opts.timeoutSeconds, scope.config.minRequestTimeoutSeconds));
+  timer.unref?.();
+  const signal = AbortSignal.any([scope.state.signal, timeout.signal]);
+  const ctx = requestContext(scope, { signal });
+  const encoder = new WatchEventEncoder(scope, media, tableOptions);
+  const res = scope.state.res;
+
+  let watch: Watch;
+  try {
+    watch = await scope.resource.watch(ctx, watchRequestOptions(opts));
+  } catch (err) {
+    clearTimeout(timer);
+    const status = toStatusError(err, scope.ref);
+    if (status.code !== 410) throw status;
+    // an expired resource version is a stream with one ERROR event, as the watch cache answers
+    beginStream(scope.state, 200, media.contentType);
+    res.end(encoder.encode({ type: 'ERROR', object: status.toStatus() as unknown as WatchEvent['object'] }));
+    return;
+  }
+
+  const stopped = new Promise<'stop'>((resolve) => {
+    if (signal.aborted) resolve('stop');
+    else signal.addEventListener('abort', () => resolve('stop'), { once: true });
+  });
+  const iterator = watch[Symbol.asyncIterator]();
+  try {
+    beginStream(scope.state, 200, media.contentType);
+    for (;;) {
+      const next = await Promise.race([iterator.next(), stopped]);
+      if (next === 'stop' || next.done || responseFinished(res)) break;
+      if (!res.write(encoder.encode(next.value))) {
+        if ((await drained(res, stopped)) === 'stop') break;
+      }
+    }
+  } catch (err) {
+    // the storage watch failed mid-stream: tell the client in-band, as an ERROR event
+    if (!responseFinished(res)) {
+      res.write(encoder.encode({ type: 'ERROR', object: toStatusError(err, scope.ref).toStatus() as unknown as WatchEvent['object'] }));
+    }
+  } finally {
+    clearTimeout(timer);
+    watch.stop();
+    iterator.return?.()?.catch(() => {});
+    if (!responseFinished(res)) res.end();
+  }
+}

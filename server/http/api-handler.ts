@@ -1,0 +1,157 @@
+// The whole HTTP side of the server as one request listener: the handler chain around the
+// router. Resource requests go to the endpoints; health, version, discovery and OpenAPI are
+// served from what main supplies.
+
+import type { IncomingHttpHeaders } from 'node:http';
+import type { RESTResource, ResourceResolver, UserInfo } from '../registry/rest.js';
+import { createResourceHandler } from '../endpoints/dispatch.js';
+import { builtinPatchTypes } from '../endpoints/patch/appliers.js';
+import type { PatchApplier } from '../endpoints/patch/types.js';
+import type { EndpointConfig } from '../endpoints/scope.js';
+import type { TableConvertor } from '../endpoints/table.js';
+import { builtinTableConvertor } from '../endpoints/table-columns/index.js';
+import type { Authenticator } from './authn.js';
+import type { Authorizer } from './authz.js';
+import { buildHandlerChain, toRequestListener } from './chain.js';
+import type { AnonymousOptions } from './filters/authentication.js';
+import type { PanicReporter } from './filters/panic-recovery.js';
+import { createHealthHandler, type HealthOptions } from './health.js';
+import { writeBody, writeStatusError } from './response.js';
+import { errors } from './status.js';
+import { header, type Handler, type HttpRequest, type HttpResponse, type RequestState } from './types.js';
+import { defaultVersionInfo, serveVersion, type VersionInfo } from './version.js';
+
+/** what a non-resource provider (discovery, OpenAPI) is told about a request */
+export interface NonResourceRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: IncomingHttpHeaders;
+  user?: UserInfo;
+}
+
+/** a complete answer from a non-resource provider */
+export interface RawResponse {
+  status: number;
+  body: string | Buffer;
+  contentType: string;
+  /** with an ETag, a matching If-None-Match gets 304 */
+  etag?: string;
+  headers?: Record<string, string>;
+}
+
+/** Answers the paths it owns; undefined for any other path. */
+export type NonResourceHandler = (req: NonResourceRequest) => RawResponse | undefined | Promise<RawResponse | undefined>;
+
+export interface ApiHandlerOptions {
+  resolver: ResourceResolver;
+  /** /api, /apis, /api/<v>, /apis/<g>, /apis/<g>/<v> */
+  discovery?: NonResourceHandler;
+  /** /openapi/v2, /openapi/v3, /openapi/v3/... */
+  openapi?: NonResourceHandler;
+  /** more non-resource paths (metrics, .well-known, ...) */
+  nonResource?: NonResourceHandler[];
+  health?: HealthOptions;
+  version?: Partial<VersionInfo>;
+  authenticator: Authenticator;
+  anonymous?: AnonymousOptions;
+  authorizer?: Authorizer;
+  /** columns of a resource (default: the built-in ones by group/resource, else Name/Created At) */
+  tableConvertorFor?: (resource: RESTResource) => TableConvertor | undefined;
+  /** PATCH content types beyond JSON patch and merge patch (strategic merge, apply) */
+  patchTypes?: ReadonlyMap<string, PatchApplier>;
+  /** default 3 MiB */
+  maxRequestBodyBytes?: number;
+  /** default 1800 */
+  minRequestTimeoutSeconds?: number;
+  /** sendInitialEvents on watch (default true) */
+  watchListEnabled?: boolean;
+  onPanic?: PanicReporter;
+  onAuthenticationFailure?: (err: unknown) => void;
+}
+
+export const DEFAULT_MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
+export const DEFAULT_MIN_REQUEST_TIMEOUT_SECONDS = 1800;
+
+export function defaultTableConvertorFor(resource: RESTResource): TableConvertor {
+  return builtinTableConvertor(resource.info.group, resource.info.resource, resource.subresource);
+}
+
+function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch
+    .split(',')
+    .map((t) => t.trim().replace(/^W\//, ''))
+    .some((t) => t === '*' || t === etag || t === `"${etag}"` || `"${t}"` === etag);
+}
+
+async function writeRaw(state: RequestState, r: RawResponse): Promise<void> {
+  const headers: Record<string, string> = { ...(r.headers ?? {}) };
+  if (r.etag) {
+    headers['ETag'] = r.etag.startsWith('"') ? r.etag : `"${r.etag}"`;
+    if (r.status === 200 && etagMatches(header(state.req, 'if-none-match'), r.etag)) {
+      for (const [k, v] of Object.entries(headers)) state.res.setHeader(k, v);
+      state.res.writeHead(304);
+      state.res.end();
+      return;
+    }
+  }
+  await writeBody(state, r.status, r.body, r.contentType, { headers });
+}
+
+/** the innermost handler: routes by path after the chain has run */
+export function createRouter(opts: ApiHandlerOptions): Handler {
+  const config: EndpointConfig = {
+    maxRequestBodyBytes: opts.maxRequestBodyBytes ?? DEFAULT_MAX_REQUEST_BODY_BYTES,
+    minRequestTimeoutSeconds: opts.minRequestTimeoutSeconds ?? DEFAULT_MIN_REQUEST_TIMEOUT_SECONDS,
+    watchListEnabled: opts.watchListEnabled ?? true,
+    tableConvertorFor: opts.tableConvertorFor ?? defaultTableConvertorFor,
+    patchTypes: new Map([...builtinPatchTypes(), ...(opts.patchTypes ?? new Map())]),
+  };
+  const resources = createResourceHandler(opts.resolver, config);
+  const health = createHealthHandler(opts.health ?? {});
+  const version = defaultVersionInfo(opts.version);
+  const providers = [opts.discovery, opts.openapi, ...(opts.nonResource ?? [])].filter(
+    (p): p is NonResourceHandler => p !== undefined,
+  );
+
+  return async (state) => {
+    if (state.info.isResourceRequest) {
+      await resources(state);
+      return;
+    }
+    if (await health(state)) return;
+    if (state.path === '/version' || state.path === '/version/') {
+      if (state.method !== 'GET' && state.method !== 'HEAD') await writeStatusError(state, errors.methodNotRegistered());
+      else await serveVersion(state, version);
+      return;
+    }
+    const request: NonResourceRequest = {
+      method: state.method,
+      path: state.path,
+      query: state.query,
+      headers: state.req.headers,
+      user: state.user,
+    };
+    for (const provider of providers) {
+      const answer = await provider(request);
+      if (answer) {
+        await writeRaw(state, answer);
+        return;
+      }
+    }
+    await writeStatusError(state, errors.pathNotFound());
+  };
+}
+
+/** The request listener for createSecureServer: the full chain around the router. */
+export function createApiHandler(opts: ApiHandlerOptions): (req: HttpRequest, res: HttpResponse) => void {
+  const chain = buildHandlerChain(createRouter(opts), {
+    authenticator: opts.authenticator,
+    anonymous: opts.anonymous,
+    authorizer: opts.authorizer,
+    onPanic: opts.onPanic,
+    onAuthenticationFailure: opts.onAuthenticationFailure,
+  });
+  return toRequestListener(chain, opts.onPanic);
+}

@@ -1,0 +1,91 @@
+// Resolves the caller. Invalid credentials are 401; no credentials are 401 too unless
+// anonymous access is enabled (for all paths, or for the listed ones only).
+
+import type { TLSSocket } from 'node:tls';
+import { X509Certificate } from 'node:crypto';
+import { anonymousUser, type AuthenticationRequest, type Authenticator } from '../authn.js';
+import { errors } from '../status.js';
+import { writeStatusError } from '../response.js';
+import type { Filter, HttpRequest } from '../types.js';
+
+export interface AnonymousOptions {
+  enabled: boolean;
+  /** when set, anonymous requests are accepted only for these paths (`/livez*` for a prefix) */
+  paths?: readonly string[];
+}
+
+export interface AuthenticationOptions {
+  authenticator: Authenticator;
+  anonymous?: AnonymousOptions;
+  /** logs why credentials were rejected (never sent to the client) */
+  onFailure?: (err: unknown) => void;
+}
+
+interface PeerChain {
+  certificates: X509Certificate[];
+  verified: boolean;
+}
+
+// a connection's certificate never changes: parse it once per TLS socket
+const peerChains = new WeakMap<object, PeerChain>();
+
+function tlsSocketOf(req: HttpRequest): TLSSocket | undefined {
+  const h2 = req as unknown as { stream?: { session?: { socket?: unknown } } };
+  const candidate = h2.stream?.session?.socket ?? req.socket;
+  if (candidate && typeof (candidate as TLSSocket).getPeerCertificate === 'function') return candidate as TLSSocket;
+  return undefined;
+}
+
+export function peerChain(req: HttpRequest): PeerChain {
+  const socket = tlsSocketOf(req);
+  if (!socket) return { certificates: [], verified: false };
+  const cached = peerChains.get(socket);
+  if (cached) return cached;
+  const certificates: X509Certificate[] = [];
+  let detailed = socket.getPeerCertificate(true);
+  const seen = new Set<string>();
+  while (detailed && detailed.raw && !seen.has(detailed.fingerprint256)) {
+    seen.add(detailed.fingerprint256);
+    certificates.push(new X509Certificate(detailed.raw));
+    detailed = detailed.issuerCertificate;
+  }
+  const chain = { certificates, verified: socket.authorized === true };
+  peerChains.set(socket, chain);
+  return chain;
+}
+
+/** an exact path, or a prefix when the pattern ends in `*` (as RBAC's nonResourceURLs) */
+function pathMatches(pattern: string, path: string): boolean {
+  return pattern.endsWith('*') ? path.startsWith(pattern.slice(0, -1)) : pattern === path;
+}
+
+export function withAuthentication(opts: AuthenticationOptions): Filter {
+  return (next) => async (state) => {
+    const chain = peerChain(state.req);
+    const request: AuthenticationRequest = {
+      headers: state.req.headers,
+      path: state.path,
+      peerCertificates: chain.certificates,
+      peerVerified: chain.verified,
+    };
+    let user;
+    try {
+      user = await opts.authenticator(request);
+    } catch (err) {
+      opts.onFailure?.(err);
+      await writeStatusError(state, errors.unauthorized());
+      return;
+    }
+    if (!user) {
+      const anon = opts.anonymous;
+      const allowed = anon?.enabled === true && (anon.paths === undefined || anon.paths.some((p) => pathMatches(p, state.path)));
+      if (!allowed) {
+        await writeStatusError(state, errors.unauthorized());
+        return;
+      }
+      user = anonymousUser();
+    }
+    state.user = user;
+    await next(state);
+  };
+}

@@ -1,0 +1,19 @@
+// Parses what the request is about before anything else looks at it.
+
+import { parseRequestInfo } from '../request-info.js';
+import { errors } from '../status.js';
+import { writeStatusError } from '../response.js';
+import type { Filter } from '../types.js';
+
+export function withRequestInfo(): Filter {
+  return (next) => async (state) => {
+    try {
+      state.info = parseRequestInfo(state.method, state.path, state.query);
+    } catch {
+      // kube-apiserver answers an unparseable resource path with its mux's 404
+      await writeStatusError(state, errors.pathNotFound());
+      return;
+    }
+    await next(state);
+  };
+}

@@ -1,0 +1,229 @@
+// Content negotiation as kube-apiserver does it: the Accept header picks the response media
+// type (and an optional conversion to Table / PartialObjectMetadata), Content-Type picks how
+// a request body is decoded.
+
+import { parseAllDocuments } from 'yaml';
+import { errors, StatusError } from './status.js';
+
+export const JSON_MEDIA_TYPE = 'application/json';
+export const YAML_MEDIA_TYPE = 'application/yaml';
+export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
+
+export type MediaFormat = 'json' | 'yaml';
+
+/** the media types this server can write, in preference order (the first is the default) */
+const SERVED: { type: string; subtype: string; format: MediaFormat; stream: boolean }[] = [
+  { type: 'application', subtype: 'json', format: 'json', stream: true },
+  { type: 'application', subtype: 'yaml', format: 'yaml', stream: false },
+];
+
+export interface AcceptClause {
+  type: string;
+  subtype: string;
+  q: number;
+  params: Record<string, string>;
+}
+
+/** goautoneg's parse: clauses sorted by q, then concrete types before wildcards (stable) */
+export function parseAccept(header: string): AcceptClause[] {
+  const clauses: AcceptClause[] = [];
+  for (const rawPart of header.split(',')) {
+    const part = rawPart.trim();
+    const segments = part.split(';');
+    const range = segments[0].split('/');
+    const type = range[0].trim();
+    let subtype: string;
+    if (range.length === 1 && type === '*') subtype = '*';
+    else if (range.length === 2) subtype = range[1].trim();
+    else continue;
+    const clause: AcceptClause = { type, subtype, q: 1, params: {} };
+    for (const p of segments.slice(1)) {
+      const eq = p.indexOf('=');
+      if (eq < 0) continue;
+      const key = p.slice(0, eq).trim();
+      const value = p.slice(eq + 1).trim();
+      if (key === 'q') {
+        const q = Number.parseFloat(value);
+        clause.q = Number.isNaN(q) ? 0 : q;
+      } else {
+        clause.params[key] = value;
+      }
+    }
+    clauses.push(clause);
+  }
+  const rank = (c: AcceptClause) => [c.q, c.type === '*' ? 0 : 1, c.subtype === '*' ? 0 : 1];
+  return clauses
+    .map((c, i) => ({ c, i }))
+    .sort((a, b) => {
+      const ra = rank(a.c);
+      const rb = rank(b.c);
+      for (let k = 0; k < ra.length; k++) if (ra[k] !== rb[k]) return rb[k] - ra[k];
+      return a.i - b.i;
+    })
+    .map((x) => x.c);
+}
+
+export type ConversionKind = 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
+
+export interface Conversion {
+  kind: string;
+  group: string;
+  version: string;
+}
+
+export interface OutputMediaType {
+  format: MediaFormat;
+  /** the Content-Type of the response */
+  contentType: string;
+  /** as=<kind>;g=<group>;v=<version> */
+  convert?: Conversion;
+  /** `pretty=1` media type parameter */
+  pretty: boolean;
+}
+
+/** which conversions an endpoint can do (resource endpoints: Table when a convertor exists) */
+export interface EndpointRestrictions {
+  allowsConversion(convert: Conversion, format: MediaFormat): boolean;
+}
+
+/** an endpoint that serves only the plain object (no Table, no metadata-only forms) */
+export const noConversions: EndpointRestrictions = { allowsConversion: () => false };
+
+export function isMetaGroupVersion(c: Conversion): boolean {
+  return c.group === 'meta.k8s.io' && (c.version === 'v1' || c.version === 'v1beta1');
+}
+
+/** Table needs a convertor; the metadata-only forms work for every object */
+export function resourceRestrictions(tableSupported: boolean): EndpointRestrictions {
+  return {
+    allowsConversion(convert) {
+      if (!isMetaGroupVersion(convert)) return false;
+      switch (convert.kind) {
+        case 'Table':
+          return tableSupported;
+        case 'PartialObjectMetadata':
+        case 'PartialObjectMetadataList':
+          return true;
+        default:
+          return false;
+      }
+    },
+  };
+}
+
+function notAcceptable(stream: boolean): StatusError {
+  const list = stream
+    ? SERVED.filter((s) => s.stream).map((s) => `${s.type}/${s.subtype};stream=watch`)
+    : SERVED.map((s) => `${s.type}/${s.subtype}`);
+  return errors.notAcceptable(`only the following media types are accepted: ${list.join(', ')}`);
+}
+
+/**
+ * Chooses the response media type. A client listing protobuf and JSON gets JSON (protobuf is
+ * not served yet); one listing only protobuf gets 406. `stream` is for watch: YAML has no
+ * stream form, so a watch whose best match is YAML is refused as kube-apiserver refuses it.
+ */
+export function negotiateOutput(
+  accept: string | undefined,
+  restrictions: EndpointRestrictions,
+  stream = false,
+): OutputMediaType {
+  if (!accept) return { format: 'json', contentType: JSON_MEDIA_TYPE, pretty: false };
+  for (const clause of parseAccept(accept)) {
+    for (const served of SERVED) {
+      const matches =
+        (clause.type === served.type && (clause.subtype === served.subtype || clause.subtype === '*')) ||
+        (clause.type === '*' && clause.subtype === '*');
+      if (!matches) continue;
+      const chosen = acceptClauseOptions(clause, served.format, restrictions, stream);
+      if (!chosen) continue;
+      if (stream && !served.stream) throw notAcceptable(true);
+      return chosen;
+    }
+  }
+  throw notAcceptable(stream);
+}
+
+function acceptClauseOptions(
+  clause: AcceptClause,
+  format: MediaFormat,
+  restrictions: EndpointRestrictions,
+  stream: boolean,
+): OutputMediaType | undefined {
+  const out: OutputMediaType = {
+    format,
+    contentType: format === 'json' ? JSON_MEDIA_TYPE : YAML_MEDIA_TYPE,
+    pretty: false,
+  };
+  let convert: Conversion | undefined;
+  for (const [k, v] of Object.entries(clause.params)) {
+    switch (k) {
+      case 'as':
+        convert = { ...(convert ?? { kind: '', group: '', version: '' }), kind: v };
+        break;
+      case 'g':
+        convert = { ...(convert ?? { kind: '', group: '', version: '' }), group: v };
+        break;
+      case 'v':
+        convert = { ...(convert ?? { kind: '', group: '', version: '' }), version: v };
+        break;
+      case 'stream':
+        if (v && (!stream || v !== 'watch')) return undefined;
+        break;
+      case 'sv':
+        // a server version for generic output; none is offered here
+        if (v) return undefined;
+        break;
+      case 'pretty':
+        out.pretty = v === '1';
+        break;
+      default:
+        break;
+    }
+  }
+  if (convert) {
+    if (!restrictions.allowsConversion(convert, format)) return undefined;
+    out.convert = convert;
+  }
+  return out;
+}
+
+/** the format of a request body from its Content-Type (JSON when absent) */
+export function negotiateInput(contentType: string | undefined): MediaFormat {
+  if (!contentType || contentType.trim() === '') return 'json';
+  const base = contentType.split(';')[0].trim().toLowerCase();
+  if (base === JSON_MEDIA_TYPE) return 'json';
+  if (base === YAML_MEDIA_TYPE) return 'yaml';
+  throw errors.unsupportedMediaType(
+    `the body of the request was in an unknown format - accepted media types include: ${SERVED.map((s) => `${s.type}/${s.subtype}`).join(', ')}`,
+  );
+}
+
+/** aliases a YAML body may expand (bounds alias bombs) */
+const MAX_YAML_ALIASES = 100;
+
+/** Decodes a body to a JSON value. Malformed input is a 400 that names the problem. */
+export function decodeBody(body: Buffer, format: MediaFormat): unknown {
+  const text = body.toString('utf8');
+  if (format === 'json') {
+    try {
+      return JSON.parse(text);
+    } catch (err) {
+      throw errors.badRequest(`error decoding JSON body: ${(err as Error).message}`);
+    }
+  }
+  return decodeYaml(text);
+}
+
+export function decodeYaml(text: string): unknown {
+  try {
+    const docs = parseAllDocuments(text, { uniqueKeys: false });
+    const list = Array.isArray(docs) ? docs : [docs];
+    const first = list.find((d) => d.contents !== null) ?? list[0];
+    if (!first) return null;
+    if (first.errors.length > 0) throw first.errors[0];
+    return first.toJS({ maxAliasCount: MAX_YAML_ALIASES });
+  } catch (err) {
+    throw errors.badRequest(`error converting YAML to JSON: ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,144 @@
+// Writing responses: objects in the negotiated format, Status errors, raw bodies; gzip for
+// large bodies and `Warning` headers, the way kube-apiserver's response writers do it.
+
+import { promisify } from 'node:util';
+import { gzip as gzipCallback } from 'node:zlib';
+import { encodeJson, encodeYaml } from './encode.js';
+import { negotiateOutput, noConversions, type OutputMediaType } from './negotiation.js';
+import { goParseBool } from './query.js';
+import { toStatusError, type ResourceRef, type StatusError } from './status.js';
+import { header, type HttpResponse, type RequestState } from './types.js';
+
+const gzip = promisify(gzipCallback);
+
+/** kube-apiserver compresses a response body only from this size on */
+export const GZIP_THRESHOLD_BYTES = 128 * 1024;
+/** BestSpeed, as kube-apiserver */
+const GZIP_LEVEL = 1;
+
+export function acceptsGzip(state: RequestState): boolean {
+  const v = header(state.req, 'accept-encoding');
+  if (!v) return false;
+  return v.split(',').some((part) => part.split(';')[0].trim().toLowerCase() === 'gzip');
+}
+
+/** pretty JSON: `pretty=<bool>` when given, else for browsers and curl/wget as kube-apiserver */
+export function wantsPretty(state: RequestState, media?: OutputMediaType): boolean {
+  if (media?.pretty) return true;
+  const p = state.query.get('pretty');
+  if (p) return goParseBool(p) ?? false;
+  const ua = header(state.req, 'user-agent') ?? '';
+  return ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/5.0');
+}
+
+/** RFC 7234 warn-code 299, agent `-`, quoted text */
+export function warningHeaderValue(text: string): string {
+  let quoted = '"';
+  for (const ch of text) {
+    if (ch === '"' || ch === '\\') quoted += '\\' + ch;
+    else if (ch < ' ' || ch === '\x7f') quoted += ' ';
+    else quoted += ch;
+  }
+  return `299 - ${quoted}"`;
+}
+
+/** Header values are bytes: non-Latin-1 text goes out as its UTF-8 bytes (what Go sends). */
+function headerSafe(state: RequestState, value: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (/^[\x20-\x7e]*$/.test(value)) return value;
+  if (state.req.httpVersion.startsWith('2')) return value;
+  return Buffer.from(value, 'utf8').toString('latin1');
+}
+
+function applyWarnings(state: RequestState): void {
+  if (state.warnings.length === 0 || state.res.headersSent) return;
+  const seen = new Set<string>();
+  const values: string[] = [];
+  for (const w of state.warnings) {
+    if (!w || seen.has(w)) continue;
+    seen.add(w);
+    values.push(headerSafe(state, warningHeaderValue(w)));
+  }
+  if (values.length > 0) state.res.setHeader('Warning', values);
+}
+
+export interface WriteOptions {
+  /** compress bodies over the threshold when the client accepts gzip (default true) */
+  compress?: boolean;
+  headers?: Record<string, string>;
+}
+
+/** Writes a complete body. HEAD requests get the headers only. */
+export async function writeBody(
+  state: RequestState,
+  code: number,
+  body: string | Buffer,
+  contentType: string,
+  opts: WriteOptions = {},
+): Promise<void> {
+  const res = state.res;
+  if (res.headersSent || res.writableEnded || res.destroyed) return;
+  let buf = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  const headers: Record<string, string> = { 'Content-Type': contentType, ...(opts.headers ?? {}) };
+  if ((opts.compress ?? true) && buf.length >= GZIP_THRESHOLD_BYTES && acceptsGzip(state)) {
+    buf = await gzip(buf, { level: GZIP_LEVEL });
+    headers['Content-Encoding'] = 'gzip';
+    headers['Vary'] = 'Accept-Encoding';
+  }
+  if (res.headersSent || res.writableEnded || res.destroyed) return;
+  headers['Content-Length'] = String(buf.length);
+  applyWarnings(state);
+  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  res.writeHead(code);
+  if (state.method === 'HEAD') res.end();
+  else res.end(buf);
+}
+
+/** Encodes an object in the negotiated media type and writes it. */
+export async function writeObject(
+  state: RequestState,
+  code: number,
+  obj: unknown,
+  media: OutputMediaType,
+  opts: WriteOptions = {},
+): Promise<void> {
+  const body = media.format === 'yaml' ? encodeYaml(obj) : encodeJson(obj, wantsPretty(state, media));
+  await writeBody(state, code, body, media.contentType, opts);
+}
+
+/** kube-apiserver's WriteRawJSON: indented JSON without a trailing newline */
+export async function writeRawJson(state: RequestState, code: number, obj: unknown): Promise<void> {
+  await writeBody(state, code, JSON.stringify(obj, null, 2), 'application/json');
+}
+
+/** Writes an error as a Status, in the media type the client accepts (JSON if none fits). */
+export async function writeError(state: RequestState, err: unknown, ref?: ResourceRef): Promise<void> {
+  const status = toStatusError(err, ref);
+  await writeStatusError(state, status);
+}
+
+export async function writeStatusError(state: RequestState, status: StatusError): Promise<void> {
+  let media: OutputMediaType;
+  try {
+    media = negotiateOutput(header(state.req, 'accept'), noConversions);
+  } catch (negotiationError) {
+    await writeRawJson(state, 406, toStatusError(negotiationError).toStatus());
+    return;
+  }
+  await writeObject(state, status.code, status.toStatus(), media, { headers: status.headers });
+}
+
+/** true when nothing more can be written to this response */
+export function responseFinished(res: HttpResponse): boolean {
+  return res.writableEnded || res.destroyed === true;
+}
+
+/** Starts a streamed response (watch): status and headers go out at once, the body follows
+ *  chunk by chunk (chunked transfer encoding on HTTP/1.1, DATA frames on HTTP/2). */
+export function beginStream(state: RequestState, code: number, contentType: string): void {
+  const res = state.res;
+  applyWarnings(state);
+  res.setHeader('Content-Type', contentType);
+  res.writeHead(code);
+  res.flushHeaders();
+}

@@ -1,0 +1,79 @@
+// The per-request state the handler chain passes down, and the minimal request/response
+// surface shared by node:http (HTTP/1.1) and node:http2's compatibility API, so every layer
+// works the same over both protocols.
+
+import type { IncomingHttpHeaders } from 'node:http';
+import type { UserInfo } from '../registry/rest.js';
+import type { RequestInfo } from './request-info.js';
+
+/** what the handlers read from a request (IncomingMessage and Http2ServerRequest both fit) */
+export interface HttpRequest extends AsyncIterable<Buffer | string> {
+  readonly method?: string;
+  readonly url?: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly httpVersion: string;
+  readonly socket: unknown;
+  on(event: 'aborted' | 'close', listener: () => void): unknown;
+  resume(): unknown;
+}
+
+/** what the handlers write to (ServerResponse and Http2ServerResponse both fit) */
+export interface HttpResponse {
+  statusCode: number;
+  readonly headersSent: boolean;
+  readonly writableEnded: boolean;
+  readonly destroyed?: boolean;
+  setHeader(name: string, value: string | number | readonly string[]): unknown;
+  getHeader(name: string): string | number | string[] | undefined;
+  removeHeader(name: string): void;
+  hasHeader(name: string): boolean;
+  writeHead(statusCode: number, headers?: Record<string, string | number | string[]>): unknown;
+  write(chunk: string | Buffer, cb?: (err?: Error | null) => void): boolean;
+  end(chunk?: string | Buffer, cb?: () => void): unknown;
+  flushHeaders(): void;
+  on(event: 'close' | 'drain' | 'finish', listener: () => void): unknown;
+  once(event: 'close' | 'drain' | 'finish', listener: () => void): unknown;
+  off(event: 'close' | 'drain' | 'finish', listener: () => void): unknown;
+  destroy(err?: Error): unknown;
+}
+
+export interface RequestState {
+  readonly req: HttpRequest;
+  readonly res: HttpResponse;
+  /** upper case */
+  readonly method: string;
+  /** the URL path, percent-decoded per segment */
+  readonly path: string;
+  readonly query: URLSearchParams;
+  /** parsed by the request-info filter; a non-resource placeholder until then */
+  info: RequestInfo;
+  /** set by the authentication filter (or impersonation) */
+  user?: UserInfo;
+  /** texts for `Warning` response headers (written with the response) */
+  readonly warnings: string[];
+  /** aborted when the client goes away */
+  readonly signal: AbortSignal;
+  /** `Audit-Id` of this request */
+  auditId: string;
+  /** Date.now() when the request arrived */
+  readonly receivedAt: number;
+}
+
+export type Handler = (state: RequestState) => Promise<void>;
+
+/** one concern of the chain wrapped around the next handler */
+export type Filter = (next: Handler) => Handler;
+
+/** Lower-cased single header value (the first when repeated). */
+export function header(req: HttpRequest, name: string): string | undefined {
+  const v = req.headers[name.toLowerCase()];
+  if (Array.isArray(v)) return v[0];
+  return v;
+}
+
+/** every value of a header that may repeat */
+export function headerValues(req: HttpRequest, name: string): string[] {
+  const v = req.headers[name.toLowerCase()];
+  if (v === undefined) return [];
+  return Array.isArray(v) ? v : [v];
+}
