@@ -1,5 +1,7 @@
 // Integration tests of the watch cache against a real etcd. Objects are written straight
-// through etcd (another replica, as far as the cache can tell).
+// through etcd (another replica, as far as the cache can tell), and the store behind the
+// cache refuses everything but currentResourceVersion, so every read here is proven to be
+// served from memory (except where a test says otherwise).
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +15,8 @@ import { END, WatchReader, describeEvent } from '../testing/watch-reader.js';
 import { labelPredicate, makePod, names, storageErrorCode } from '../testing/fixtures.js';
 import { createCacheFeed, type CacheFeed, type CacheFeedOptions } from './index.js';
 import { revisionOnlyStore } from './test-support.js';
+import { CatchUpWatch } from './catch-up-watch.js';
+import { createEtcd3Store } from '../etcd3/store.js';
 
 describe('watch cache over etcd', () => {
   let etcd: EtcdProcess;
@@ -293,5 +297,30 @@ describe('watch cache over etcd', () => {
       await storageErrorCode(pods.watch('/pods/', { recursive: true, predicate: everything, resourceVersion: 'abc' })),
       'InvalidResourceVersion',
     );
+  });
+
+  test('after a restart, a watch from an old resourceVersion is served by etcd, then handed to the cache', async () => {
+    const prefix = newPrefix();
+    const store = createEtcd3Store(client, { prefix });
+    try {
+      const ra = await put(prefix, makePod('ns', 'a'));
+      const rb = await put(prefix, makePod('ns', 'b'));
+      // a new replica: its history starts after both writes
+      const feed = await startFeed(prefix, {}, store);
+      const pods = feed.cacherFor('/pods/');
+      assert.ok(feed.revision() >= rb);
+      const w = await pods.watch('/pods/', { recursive: true, predicate: everything, resourceVersion: String(ra) });
+      assert.ok(w instanceof CatchUpWatch);
+      const r = read(w);
+      assert.equal(describeEvent(await r.change()), `ADDED b@${rb}`);
+      const later: number[] = [];
+      for (const n of ['c', 'd', 'e']) later.push(await put(prefix, makePod('ns', n)));
+      assert.deepEqual((await r.changes(3)).map(describeEvent), [`ADDED c@${later[0]}`, `ADDED d@${later[1]}`, `ADDED e@${later[2]}`]);
+      assert.equal(w.servedByCache, true);
+      const f = await put(prefix, makePod('ns', 'f'));
+      assert.equal(describeEvent(await r.change()), `ADDED f@${f}`);
+    } finally {
+      await store.close();
+    }
   });
 });
