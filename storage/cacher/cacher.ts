@@ -149,13 +149,7 @@ export class Cacher implements Storage {
     if (!this.covers(key)) return this.store.watch(key, opts);
     await this.whenSynced(key);
     const watchKey = opts.recursive ? normalizePrefix(key) : key;
-    const base = {
-      key: watchKey,
-      recursive: opts.recursive,
-      predicate: opts.predicate,
-      allowBookmarks: opts.allowWatchBookmarks === true,
-      queueLimit: this.timing.watcherQueueLimit,
-    };
+    const base = this.watcherBase(watchKey, opts);
     const wantsInitialState = opts.sendInitialEvents ?? (rv === undefined || rv === 0);
 
     if (wantsInitialState) {
@@ -187,13 +181,7 @@ export class Cacher implements Storage {
    *  undefined when the history does not reach back to `rv`. Synchronous: nothing can
    *  happen between reading the history and registering the watcher. */
   private watchAfter(watchKey: string, opts: WatchOptions, rv: number): CacheWatcher | undefined {
-    const base = {
-      key: watchKey,
-      recursive: opts.recursive,
-      predicate: opts.predicate,
-      allowBookmarks: opts.allowWatchBookmarks === true,
-      queueLimit: this.timing.watcherQueueLimit,
-    };
+    const base = this.watcherBase(watchKey, opts);
     let w: CacheWatcher;
     if (rv >= this.feed.revision) {
       // a revision not reached yet: the changes after it, once they happen
@@ -223,6 +211,16 @@ export class Cacher implements Storage {
   }
 
   // ---- helpers ----
+
+  private watcherBase(watchKey: string, opts: WatchOptions) {
+    return {
+      key: watchKey,
+      recursive: opts.recursive,
+      predicate: opts.predicate,
+      allowBookmarks: opts.allowWatchBookmarks === true,
+      queueLimit: this.timing.watcherQueueLimit,
+    };
+  }
 
   /** is `key` inside this cache's resource prefix? (anything else goes to the store) */
   private covers(key: string): boolean {

@@ -8,6 +8,8 @@ import { WatchFeed, type WatchFeedOptions } from './feed.js';
 
 export { shouldDelegateList, parseResourceVersion, expiredWatch } from './cacher.js';
 export { INITIAL_EVENTS_END_ANNOTATION } from './watcher.js';
+export { WatchFeed, FEED_DEFAULTS, type WatchFeedOptions } from './feed.js';
+export { CACHER_DEFAULTS, type CacherTiming } from './cacher.js';
 
 export interface CacheFeedOptions extends WatchFeedOptions {
   /** consistent reads wait at most this long for the cache (then 429, Retry-After 1); 3 s */
