@@ -28,6 +28,37 @@ export interface RequestContext {
   /** the object name from the URL, for creates on a named subresource (`pods/x/binding`,
    *  `pods/x/eviction`, `serviceaccounts/x/token`), where the body need not carry it */
   name?: string;
+  /** admission, run by the registry at kube-apiserver's points in the write path */
+  admission?: AdmissionHooks;
+}
+
+export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE';
+
+/** What admission sees of a write. Objects are in the request's group version. */
+export interface AdmissionAttributes {
+  operation: AdmissionOperation;
+  resource: ResourceInfo;
+  subresource?: string;
+  namespace: string;
+  /** '' for a create whose name is still to be generated */
+  name: string;
+  /** the object to be written; null for DELETE */
+  object: KubeObject | null;
+  /** the stored object; null for CREATE */
+  oldObject: KubeObject | null;
+  dryRun: boolean;
+  user: UserInfo;
+}
+
+/**
+ * Admission as the registry calls it. `mutate` runs on the decoded, defaulted object before the
+ * registry prepares and validates it (for updates: inside the read-modify-write, after the
+ * transform); `validate` runs on the final object just before it is written, and on the
+ * stored object before a delete.
+ */
+export interface AdmissionHooks {
+  mutate?(attrs: AdmissionAttributes): Promise<KubeObject>;
+  validate?(attrs: AdmissionAttributes): Promise<void>;
 }
 
 export interface GetRequestOptions {

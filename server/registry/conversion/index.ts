@@ -1,0 +1,58 @@
+// Version conversion. Objects are stored in one version per resource and converted to and
+// from the version a request speaks. Most kinds have the same shape in every served version
+// (only apiVersion changes); the exceptions register a pair of functions here.
+
+import type { KubeObject } from '../../../storage/interface.js';
+import type { ResourceInfo } from '../../apis/types.js';
+import { apiVersionOf, clone, orderObject } from '../object.js';
+import { coreEventToEventsV1, eventsV1ToCoreEvent, normalizeCoreEvent } from './events.js';
+import { hpaV1ToV2, hpaV2ToV1 } from './hpa.js';
+
+export interface GroupVersionKind {
+  group: string;
+  version: string;
+  kind: string;
+}
+
+export function gvkString(g: GroupVersionKind): string {
+  return `${g.group}/${g.version}/${g.kind}`;
+}
+
+/** the version (and kind) objects of a resource are stored in */
+export function storageKindOf(info: Pick<ResourceInfo, 'group' | 'storageVersion' | 'kind' | 'resource'>): GroupVersionKind {
+  if (info.group === 'events.k8s.io' && info.resource === 'events') return { group: '', version: 'v1', kind: 'Event' };
+  return { group: info.group, version: info.storageVersion, kind: info.kind };
+}
+
+export function requestKindOf(info: Pick<ResourceInfo, 'group' | 'version' | 'kind'>): GroupVersionKind {
+  return { group: info.group, version: info.version, kind: info.kind };
+}
+
+/** Converts a (cloned) object between two shapes; apiVersion/kind are set by the caller. */
+type ShapeConverter = (obj: KubeObject) => KubeObject;
+
+const converters = new Map<string, ShapeConverter>([
+  ['events.k8s.io/v1/Event -> /v1/Event', eventsV1ToCoreEvent],
+  ['/v1/Event -> events.k8s.io/v1/Event', coreEventToEventsV1],
+  ['autoscaling/v1/HorizontalPodAutoscaler -> autoscaling/v2/HorizontalPodAutoscaler', hpaV1ToV2],
+  ['autoscaling/v2/HorizontalPodAutoscaler -> autoscaling/v1/HorizontalPodAutoscaler', hpaV2ToV1],
+]);
+
+/** shape fixes every object of a kind gets on the way out, whatever the version */
+const outputNormalizers = new Map<string, ShapeConverter>([['/v1/Event', normalizeCoreEvent]]);
+
+/** Returns a copy of `obj` (in `from`) converted to `to`, with kind/apiVersion set and kube's
+ *  field order. */
+export function convertObject(obj: KubeObject, from: GroupVersionKind, to: GroupVersionKind): KubeObject {
+  let out = clone(obj);
+  if (gvkString(from) !== gvkString(to)) {
+    const fn = converters.get(`${gvkString(from)} -> ${gvkString(to)}`);
+    if (fn) out = fn(out);
+  }
+  const norm = outputNormalizers.get(gvkString(to));
+  if (norm) out = norm(out);
+  const typed: KubeObject = { kind: to.kind, apiVersion: apiVersionOf(to.group, to.version), ...out };
+  typed.kind = to.kind;
+  typed.apiVersion = apiVersionOf(to.group, to.version);
+  return orderObject(typed);
+}

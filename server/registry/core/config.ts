@@ -1,0 +1,152 @@
+// ConfigMaps and Secrets: key format, the 1 MiB size limit, `immutable`, Secret types and
+// their required keys, base64 of Secret data, and stringData folded into data.
+
+import type { KubeObject } from '../../../storage/interface.js';
+import { errors } from '../../http/status.js';
+import { asObject, isObject, reorder } from '../object.js';
+import { defineStrategy, type ResourceStrategy } from '../strategy.js';
+import { fieldErrors, type FieldError } from '../validation/field-error.js';
+import { isConfigMapKey } from '../validation/names.js';
+
+/** total size of data (and binaryData) a ConfigMap or Secret may hold */
+export const maxConfigSizeBytes = 1024 * 1024;
+
+function validateKeys(map: unknown, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  for (const k of Object.keys(asObject(map))) {
+    for (const m of isConfigMapKey(k)) errs.push(fieldErrors.invalid(`${path}[${k}]`, k, m));
+  }
+  return errs;
+}
+
+function validateImmutable(obj: KubeObject, old: KubeObject, fields: string[]): FieldError[] {
+  if (old.immutable !== true) return [];
+  const errs: FieldError[] = [];
+  for (const f of fields) {
+    if (JSON.stringify(obj[f] ?? null) !== JSON.stringify(old[f] ?? null)) {
+      errs.push(fieldErrors.forbidden(f, 'field is immutable when `immutable` is set'));
+    }
+  }
+  if (obj.immutable !== true) errs.push(fieldErrors.forbidden('immutable', 'field is immutable when `immutable` is set'));
+  return errs;
+}
+
+function validateConfigMap(obj: KubeObject): FieldError[] {
+  const errs = [...validateKeys(obj.data, 'data'), ...validateKeys(obj.binaryData, 'binaryData')];
+  const data = asObject(obj.data);
+  const binary = asObject(obj.binaryData);
+  let total = 0;
+  for (const [k, v] of Object.entries(data)) {
+    total += typeof v === 'string' ? Buffer.byteLength(v, 'utf8') : 0;
+    if (k in binary) errs.push(fieldErrors.invalid(`data[${k}]`, k, 'duplicate of key present in binaryData'));
+  }
+  for (const v of Object.values(binary)) total += typeof v === 'string' ? Buffer.from(v, 'base64').length : 0;
+  if (total > maxConfigSizeBytes) errs.push(fieldErrors.tooLong('', maxConfigSizeBytes));
+  return errs;
+}
+
+export function configMapStrategy(): ResourceStrategy {
+  return defineStrategy({
+    namespaced: true,
+    validateSpec: (obj) => validateConfigMap(obj),
+    validateSpecUpdate: (obj, old) => validateImmutable(obj, old, ['data', 'binaryData']),
+  });
+}
+
+// ---- Secrets ----
+
+const base64Char = /[A-Za-z0-9+/]/;
+
+/** the byte offset where Go's strict base64 decoder gives up, or -1 when `s` is valid
+ *  (line breaks are skipped, as Go does) */
+export function base64ErrorOffset(s: string): number {
+  let data = 0;
+  let pad = 0;
+  let firstPad = -1;
+  for (let i = 0; i < s.length; i++) {
+    const ch = s[i];
+    if (ch === '\r' || ch === '\n') continue;
+    if (ch === '=') {
+      if (firstPad < 0) firstPad = i;
+      pad++;
+      continue;
+    }
+    // data after padding, or a character outside the alphabet
+    if (pad > 0 || !base64Char.test(ch)) return i;
+    data++;
+  }
+  if (pad === 0) return data % 4 === 0 ? -1 : s.length - (data % 4);
+  const ok = (data % 4 === 2 && pad === 2) || (data % 4 === 3 && pad === 1);
+  return ok ? -1 : firstPad;
+}
+
+const secretTypeRequiredKeys: Record<string, string[]> = {
+  'kubernetes.io/dockercfg': ['.dockercfg'],
+  'kubernetes.io/dockerconfigjson': ['.dockerconfigjson'],
+  'kubernetes.io/ssh-auth': ['ssh-privatekey'],
+  'kubernetes.io/tls': ['tls.crt', 'tls.key'],
+};
+
+function validateSecret(obj: KubeObject): FieldError[] {
+  const errs = validateKeys(obj.data, 'data');
+  const data = asObject(obj.data);
+  let total = 0;
+  for (const v of Object.values(data)) total += typeof v === 'string' ? Buffer.from(v, 'base64').length : 0;
+  if (total > maxConfigSizeBytes) errs.push(fieldErrors.tooLong('data', maxConfigSizeBytes));
+  const type = typeof obj.type === 'string' ? obj.type : '';
+  for (const k of secretTypeRequiredKeys[type] ?? []) {
+    if (!(k in data)) errs.push(fieldErrors.required(`data[${k}]`));
+  }
+  if (type === 'kubernetes.io/service-account-token') {
+    const ann = obj.metadata.annotations ?? {};
+    if (!ann['kubernetes.io/service-account.name']) {
+      errs.push(fieldErrors.required('metadata.annotations[kubernetes.io/service-account.name]'));
+    }
+  }
+  if (type === 'kubernetes.io/basic-auth' && !('username' in data) && !('password' in data)) {
+    errs.push(fieldErrors.required('data[username]'));
+    errs.push(fieldErrors.required('data[password]'));
+  }
+  return errs;
+}
+
+function validateSecretUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
+  const errs = validateImmutable(obj, old, ['data']);
+  if ((obj.type ?? '') !== (old.type ?? '')) errs.push(fieldErrors.invalid('type', String(obj.type ?? ''), 'field is immutable'));
+  return errs;
+}
+
+const secretOrder = ['kind', 'apiVersion', 'metadata', 'immutable', 'data', 'stringData', 'type'];
+
+/** 400 for data that is not base64 (kube fails to decode such a body) */
+function checkSecretData(obj: KubeObject, version: string): void {
+  for (const v of Object.values(asObject(obj.data))) {
+    if (typeof v !== 'string') continue;
+    const at = base64ErrorOffset(v);
+    if (at >= 0) {
+      throw errors.badRequest(`Secret in version "${version}" cannot be handled as a Secret: illegal base64 data at input byte ${at}`);
+    }
+  }
+}
+
+export function secretStrategy(): ResourceStrategy {
+  return defineStrategy({
+    namespaced: true,
+    applyDefaults(obj, c) {
+      checkSecretData(obj, c.info.version);
+      if (isObject(obj.stringData)) {
+        const data = isObject(obj.data) ? obj.data : (obj.data = {});
+        for (const [k, v] of Object.entries(obj.stringData)) {
+          if (typeof v === 'string') data[k] = Buffer.from(v, 'utf8').toString('base64');
+        }
+      }
+      delete obj.stringData;
+      if (!obj.type) obj.type = 'Opaque';
+      const ordered = reorder(obj as Record<string, unknown>, secretOrder);
+      for (const k of Object.keys(obj)) delete obj[k];
+      Object.assign(obj, ordered);
+    },
+    validateSpec: (obj) => validateSecret(obj),
+    validateSpecUpdate: validateSecretUpdate,
+  });
+}

@@ -1,0 +1,54 @@
+// The remaining core kinds with behaviour of their own: ReplicationControllers (defaults
+// from the template, orphaning by default), Nodes (keep the status they are created with),
+// PersistentVolumes and claims (DELETE answers with the object).
+
+import type { KubeObject } from '../../../storage/interface.js';
+import { asObject, isObject, reorder } from '../object.js';
+import { defineStrategy, statusStrategy, type ResourceStrategy } from '../strategy.js';
+import { defaultPodTemplate } from './pod-spec.js';
+import { validateWorkload } from './workload-validation.js';
+
+const rcSpecOrder = ['replicas', 'minReadySeconds', 'selector', 'template'];
+
+export function replicationControllerStrategy(): ResourceStrategy {
+  return defineStrategy({
+    namespaced: true,
+    hasStatusSubresource: true,
+    tracksGeneration: true,
+    // core/v1 keeps its historical default: dependents are orphaned
+    defaultGarbageCollectionPolicy: () => 'OrphanDependents',
+    initialStatus: () => ({ replicas: 0 }),
+    applyDefaults(obj: KubeObject) {
+      if (!isObject(obj.spec)) return;
+      const spec = obj.spec;
+      const template = isObject(spec.template) ? spec.template : undefined;
+      const templateLabels = asObject(asObject(template?.metadata).labels) as Record<string, string>;
+      if (template && Object.keys(asObject(spec.selector)).length === 0 && Object.keys(templateLabels).length) {
+        spec.selector = { ...templateLabels };
+      }
+      if (template && Object.keys(obj.metadata.labels ?? {}).length === 0 && Object.keys(templateLabels).length) {
+        obj.metadata.labels = { ...templateLabels };
+      }
+      spec.replicas ??= 1;
+      if (template) defaultPodTemplate(template);
+      obj.spec = reorder(spec, rcSpecOrder);
+    },
+    validateSpec: (obj) => validateWorkload(obj, { noun: 'replicationcontroller', restartPolicies: ['Always'], selectorIsMap: true }),
+  });
+}
+
+export function nodeStrategy(): ResourceStrategy {
+  return defineStrategy({
+    namespaced: false,
+    // a node registers with the status it reports
+    hasStatusSubresource: false,
+    prepareUpdate(obj, old) {
+      if (old.status === undefined) delete obj.status;
+      else obj.status = old.status;
+    },
+  });
+}
+
+export function nodeStatusStrategy(base: ResourceStrategy): ResourceStrategy {
+  return statusStrategy(base);
+}

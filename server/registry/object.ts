@@ -1,0 +1,129 @@
+// Small helpers over decoded API objects: copying, kube-apiserver's field order (clients
+// compare bytes: `kind, apiVersion, metadata, spec, status`, and ObjectMeta in its Go
+// struct order), timestamps and uids.
+
+import { randomUUID } from 'node:crypto';
+import type { KubeObject, ObjectMeta } from '../../storage/interface.js';
+
+export type JsonObject = Record<string, unknown>;
+
+export function clone<T>(v: T): T {
+  return structuredClone(v);
+}
+
+export function isObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** the object at `obj[key]`, created (as `{}`) when absent or not an object */
+export function ensureObject(obj: JsonObject, key: string): JsonObject {
+  const v = obj[key];
+  if (isObject(v)) return v;
+  const fresh: JsonObject = {};
+  obj[key] = fresh;
+  return fresh;
+}
+
+export function asObject(v: unknown): JsonObject {
+  return isObject(v) ? v : {};
+}
+
+export function asArray(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+/** RFC 3339 in UTC with second precision, as metav1.Time serializes */
+export function rfc3339(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** RFC 3339 with microseconds, as metav1.MicroTime serializes */
+export function rfc3339Micro(d: Date): string {
+  return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+export function newUid(): string {
+  return randomUUID();
+}
+
+const metaOrder = [
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'managedFields',
+];
+
+/** Rebuilds `obj` with `order` keys first (in that order), the rest after in their order. */
+export function reorder<T extends JsonObject>(obj: T, order: readonly string[], last: readonly string[] = []): T {
+  const out: JsonObject = {};
+  for (const k of order) if (k in obj && obj[k] !== undefined) out[k] = obj[k];
+  for (const k of Object.keys(obj)) if (!(k in out) && !last.includes(k) && obj[k] !== undefined) out[k] = obj[k];
+  for (const k of last) if (k in obj && obj[k] !== undefined && !(k in out)) out[k] = obj[k];
+  return out as T;
+}
+
+export function orderMeta(meta: ObjectMeta): ObjectMeta {
+  return reorder(meta as JsonObject, metaOrder) as ObjectMeta;
+}
+
+/** kind, apiVersion, metadata, spec first; status last (the order of every built-in kind) */
+export function orderObject(obj: KubeObject): KubeObject {
+  const out = reorder(obj as JsonObject, ['kind', 'apiVersion', 'metadata', 'spec'], ['status']) as KubeObject;
+  if (isObject(out.metadata)) out.metadata = orderMeta(out.metadata);
+  return out;
+}
+
+export function apiVersionOf(group: string, version: string): string {
+  return group ? `${group}/${version}` : version;
+}
+
+/** deep equality of JSON values, ignoring key order and undefined members */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((x, i) => jsonEqual(x, b[i]));
+  }
+  if (isObject(a) && isObject(b)) {
+    const ka = Object.keys(a).filter((k) => a[k] !== undefined);
+    const kb = Object.keys(b).filter((k) => b[k] !== undefined);
+    if (ka.length !== kb.length) return false;
+    return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && jsonEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+/** kube-apiserver's semantic equality treats a missing map/list like an empty one */
+export function semanticEqual(a: unknown, b: unknown): boolean {
+  const empty = (v: unknown) =>
+    v === undefined || v === null || (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0);
+  if (empty(a) && empty(b)) return true;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => semanticEqual(x, b[i]));
+  if (isObject(a) && isObject(b)) {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    for (const k of keys) if (!semanticEqual(a[k], b[k])) return false;
+    return true;
+  }
+  return jsonEqual(a, b);
+}
+
+/** the top-level fields that are neither type/object metadata nor status ("the spec") */
+export function specPart(obj: KubeObject): JsonObject {
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(obj)) {
+    if (k === 'kind' || k === 'apiVersion' || k === 'metadata' || k === 'status') continue;
+    out[k] = v;
+  }
+  return out;
+}

@@ -1,0 +1,205 @@
+// Builds the REST handlers for the catalog: one GenericStore per served resource version
+// (with its kind's strategy), one per `status`/`finalize` subresource, a ScaleStore per
+// `scale` subresource, and the virtual review resources. Versions of one resource share one
+// Storage (one per key prefix, so main can put one cacher in front of each).
+
+import type { Storage } from '../../storage/interface.js';
+import type { ResourceInfo } from '../apis/types.js';
+import { selectableFieldsFor } from '../selectors/field-sets.js';
+import { deploymentStrategy, daemonSetStrategy, replicaSetStrategy, statefulSetStrategy, workloadStatusStrategy } from './apps/workloads.js';
+import { hpaStrategy } from './autoscaling/hpa.js';
+import { cronJobStrategy, jobStrategy } from './batch/jobs.js';
+import { configMapStrategy, secretStrategy } from './core/config.js';
+import { namespaceFinalizeStrategy, namespaceStatusStrategy, namespaceStrategy, NamespaceStore } from './core/namespaces.js';
+import { nodeStatusStrategy, nodeStrategy, replicationControllerStrategy } from './core/others.js';
+import { podStatusStrategy, podStrategy } from './core/pods.js';
+import { serviceStatusStrategy, serviceStrategy, type ServiceIPAllocator } from './core/services.js';
+import { keyPrefixFor, storageResourceOf } from './keys.js';
+import { namespaceLookupFrom, type NamespaceLookup } from './namespace-lifecycle.js';
+import type { ResourceResolver, RESTResource } from './rest.js';
+import { ScaleStore } from './scale.js';
+import { GenericStore, type StoreVerb } from './store.js';
+import { defineStrategy, statusStrategy, type ResourceStrategy } from './strategy.js';
+import { virtualResourceFor, type ReviewAuthorizer, type RulesResolver, type TokenAuthenticator } from './virtual/reviews.js';
+
+export { keyPrefixFor } from './keys.js';
+
+export interface RegistryOptions {
+  resources: ResourceInfo[];
+  /** the Storage for one key prefix (e.g. `/pods`); called once per prefix */
+  storageFor: (keyPrefix: string) => Storage;
+  serviceIPAllocator?: ServiceIPAllocator;
+  now?: () => Date;
+  /** answers access reviews; default: allow everything (AlwaysAllow) */
+  authorizer?: ReviewAuthorizer;
+  /** answers SelfSubjectRulesReviews; default: `*` everywhere */
+  rulesResolver?: RulesResolver;
+  /** answers TokenReviews; default: no token authenticates */
+  tokenAuthenticator?: TokenAuthenticator;
+}
+
+export interface Registry extends ResourceResolver {
+  /** every storage key prefix in use, one per stored resource */
+  keyPrefixes(): string[];
+}
+
+/** kinds whose metadata.generation counts spec changes, beyond those with a strategy here */
+const generationTracked = new Set([
+  'policy/poddisruptionbudgets',
+  'networking.k8s.io/networkpolicies',
+  'networking.k8s.io/ingresses',
+  'admissionregistration.k8s.io/validatingwebhookconfigurations',
+  'admissionregistration.k8s.io/mutatingwebhookconfigurations',
+  'admissionregistration.k8s.io/validatingadmissionpolicies',
+  'admissionregistration.k8s.io/validatingadmissionpolicybindings',
+  'admissionregistration.k8s.io/mutatingadmissionpolicies',
+  'admissionregistration.k8s.io/mutatingadmissionpolicybindings',
+  'flowcontrol.apiserver.k8s.io/flowschemas',
+  'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations',
+  'apiextensions.k8s.io/customresourcedefinitions',
+]);
+
+/** kinds whose DELETE answers with the object rather than a Status */
+const returnsDeletedObject = new Set(['/persistentvolumes', '/persistentvolumeclaims']);
+
+function hasSubresource(info: ResourceInfo, name: string): boolean {
+  return info.subresources.some((s) => s.name === name);
+}
+
+/** the strategy of a resource (shared by all its versions) */
+export function strategyFor(info: ResourceInfo, deps: { serviceIPAllocator?: ServiceIPAllocator } = {}): ResourceStrategy {
+  const s = storageResourceOf(info);
+  const key = `${s.group}/${s.resource}`;
+  switch (key) {
+    case '/namespaces':
+      return namespaceStrategy();
+    case '/pods':
+      return podStrategy();
+    case '/services':
+      return serviceStrategy(deps.serviceIPAllocator);
+    case '/configmaps':
+      return configMapStrategy();
+    case '/secrets':
+      return secretStrategy();
+    case '/replicationcontrollers':
+      return replicationControllerStrategy();
+    case '/nodes':
+      return nodeStrategy();
+    case 'apps/deployments':
+      return deploymentStrategy();
+    case 'apps/replicasets':
+      return replicaSetStrategy();
+    case 'apps/statefulsets':
+      return statefulSetStrategy();
+    case 'apps/daemonsets':
+      return daemonSetStrategy();
+    case 'batch/jobs':
+      return jobStrategy();
+    case 'batch/cronjobs':
+      return cronJobStrategy();
+    case 'autoscaling/horizontalpodautoscalers':
+      return hpaStrategy();
+    default:
+      return defineStrategy({
+        namespaced: info.namespaced,
+        hasStatusSubresource: hasSubresource(info, 'status'),
+        tracksGeneration: generationTracked.has(key),
+        returnDeletedObject: returnsDeletedObject.has(key),
+      });
+  }
+}
+
+/** the strategy of `<resource>/status` */
+export function statusStrategyFor(info: ResourceInfo, base: ResourceStrategy): ResourceStrategy {
+  const s = storageResourceOf(info);
+  switch (`${s.group}/${s.resource}`) {
+    case '/namespaces':
+      return namespaceStatusStrategy(base);
+    case '/pods':
+      return podStatusStrategy(base);
+    case '/services':
+      return serviceStatusStrategy(base);
+    case '/nodes':
+      return nodeStatusStrategy(base);
+    case 'apps/deployments':
+    case 'apps/replicasets':
+    case 'apps/statefulsets':
+    case 'apps/daemonsets':
+      return workloadStatusStrategy(base);
+    default:
+      return statusStrategy(base);
+  }
+}
+
+const readUpdate: ReadonlySet<StoreVerb> = new Set(['get', 'update']);
+const updateOnly: ReadonlySet<StoreVerb> = new Set(['update']);
+
+function handlerKey(group: string, version: string, resource: string, subresource?: string): string {
+  return `${group}/${version}/${resource}${subresource ? '/' + subresource : ''}`;
+}
+
+export function createRegistry(opts: RegistryOptions): Registry {
+  const now = opts.now ?? (() => new Date());
+  const storages = new Map<string, Storage>();
+  const storageFor = (prefix: string): Storage => {
+    let s = storages.get(prefix);
+    if (!s) {
+      s = opts.storageFor(prefix);
+      storages.set(prefix, s);
+    }
+    return s;
+  };
+  const hasNamespaces = opts.resources.some((r) => r.group === '' && r.resource === 'namespaces');
+  let namespaces: NamespaceLookup | undefined;
+  const namespaceLookup = (): NamespaceLookup | undefined => {
+    if (!hasNamespaces) return undefined;
+    namespaces ??= namespaceLookupFrom(storageFor('/namespaces'));
+    return namespaces;
+  };
+
+  const handlers = new Map<string, RESTResource>();
+  const strategies = new Map<string, ResourceStrategy>();
+
+  for (const info of opts.resources) {
+    const virtual = virtualResourceFor(info, now, {
+      authorizer: opts.authorizer,
+      rules: opts.rulesResolver,
+      tokens: opts.tokenAuthenticator,
+    });
+    if (virtual) {
+      handlers.set(handlerKey(info.group, info.version, info.resource), virtual);
+      continue;
+    }
+    const prefix = keyPrefixFor(info);
+    let strategy = strategies.get(prefix);
+    if (!strategy) {
+      strategy = strategyFor(info, { serviceIPAllocator: opts.serviceIPAllocator });
+      strategies.set(prefix, strategy);
+    }
+    const storage = storageFor(prefix);
+    const s = storageResourceOf(info);
+    const fieldsOf = selectableFieldsFor(s.group, s.resource, info.namespaced);
+    const common = { info, storage, fieldsOf, now, namespaces: info.namespaced ? namespaceLookup() : undefined };
+    const isNamespaces = info.group === '' && info.resource === 'namespaces';
+    const main = isNamespaces ? new NamespaceStore({ ...common, strategy }) : new GenericStore({ ...common, strategy });
+    handlers.set(handlerKey(info.group, info.version, info.resource), main);
+
+    for (const sub of info.subresources) {
+      let handler: RESTResource | undefined;
+      if (sub.name === 'status') {
+        handler = new GenericStore({ ...common, subresource: 'status', strategy: statusStrategyFor(info, strategy), verbs: readUpdate });
+      } else if (sub.name === 'scale') {
+        handler = new ScaleStore(main);
+      } else if (sub.name === 'finalize' && isNamespaces) {
+        handler = new GenericStore({ ...common, subresource: 'finalize', strategy: namespaceFinalizeStrategy(strategy), verbs: updateOnly });
+      }
+      if (handler) handlers.set(handlerKey(info.group, info.version, info.resource, sub.name), handler);
+    }
+  }
+
+  return {
+    lookup: (group, version, resource, subresource) => handlers.get(handlerKey(group, version, resource, subresource)),
+    all: () => [...handlers.values()],
+    keyPrefixes: () => [...storages.keys()],
+  };
+}

@@ -1,0 +1,749 @@
+// GenericStore: RESTResource over Storage for one resource (or its status-like
+// subresource), following kube-apiserver's generic registry. The store owns what every kind
+// shares (metadata, preconditions, generation, finalizers, graceful deletion, dry run,
+// conversion, selectors); the strategy owns what is particular to a kind.
+
+import type { KubeObject, ListResult, ResourceVersionMatch, Storage, Watch, WatchEvent } from '../../storage/interface.js';
+import { isStorageError, StorageError } from '../../storage/errors.js';
+import type { ResourceInfo } from '../apis/types.js';
+import { errors, statusFromStorageError, StatusError } from '../http/status.js';
+import type { FieldSet } from '../selectors/fields.js';
+import { fieldLabelConverterFor } from '../selectors/field-sets.js';
+import { convertObject, requestKindOf, storageKindOf, type GroupVersionKind } from './conversion/index.js';
+import { beforeDelete, gcFinalizers, markAsDeleting } from './deletion.js';
+import { KeyScheme, keyPrefixFor } from './keys.js';
+import { checkNamespaceAcceptsCreate, type NamespaceLookup } from './namespace-lifecycle.js';
+import { clone, newUid, orderObject, rfc3339 } from './object.js';
+import { buildSelection } from './predicate.js';
+import type {
+  AdmissionOperation,
+  DeleteRequestOptions,
+  GetRequestOptions,
+  ListObject,
+  ListRequestOptions,
+  ObjectTransform,
+  RequestContext,
+  RESTResource,
+  WatchRequestOptions,
+} from './rest.js';
+import type { FinishFunc, ResourceStrategy, StrategyContext } from './strategy.js';
+import { fieldErrors, invalidError, type FieldError } from './validation/field-error.js';
+import { nameIsPathSegment, isDNS1123Label } from './validation/names.js';
+import { validateObjectMeta } from './validation/object-meta.js';
+
+export interface GenericStoreConfig {
+  info: ResourceInfo;
+  /** set for a subresource store (`status`, `finalize`, ...) */
+  subresource?: string;
+  strategy: ResourceStrategy;
+  storage: Storage;
+  /** namespaced stores check that the namespace exists and is not terminating on create */
+  namespaces?: NamespaceLookup;
+  /** the selectable fields of a stored object */
+  fieldsOf: (obj: KubeObject) => FieldSet;
+  now?: () => Date;
+  /** which verbs this store answers; others are 405 (e.g. `/status` has no create) */
+  verbs?: ReadonlySet<StoreVerb>;
+}
+
+export type StoreVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'delete' | 'deletecollection';
+
+/** kube-apiserver's alphabet for generated name suffixes (no vowels, no look-alikes) */
+const nameSuffixAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
+const nameSuffixLength = 5;
+const maxGeneratedNameLength = 63 - nameSuffixLength;
+const maxNameGenerationAttempts = 8;
+/** page size when deleteCollection lists without a limit */
+const deleteCollectionPageSize = 10000;
+
+export function generateName(base: string): string {
+  const prefix = base.length > maxGeneratedNameLength ? base.slice(0, maxGeneratedNameLength) : base;
+  let suffix = '';
+  for (let i = 0; i < nameSuffixLength; i++) suffix += nameSuffixAlphabet[Math.floor(Math.random() * nameSuffixAlphabet.length)];
+  return prefix + suffix;
+}
+
+/** an update emptied the finalizers of an object being deleted: remove it instead */
+class EmptiedFinalizers extends Error {
+  constructor(
+    readonly object: KubeObject,
+    readonly resourceVersion: string,
+  ) {
+    super('emptied finalizers');
+  }
+}
+
+/** the graceful deletion path found nothing left to wait for: delete now */
+class DeleteNow extends Error {}
+/** a graceful deletion is already pending and this request does not change it */
+class AlreadyDeleting extends Error {}
+
+export class GenericStore implements RESTResource {
+  readonly info: ResourceInfo;
+  readonly subresource?: string;
+  readonly strategy: ResourceStrategy;
+  readonly storage: Storage;
+  readonly keys: KeyScheme;
+  protected readonly namespaces?: NamespaceLookup;
+  protected readonly fieldsOf: (obj: KubeObject) => FieldSet;
+  protected readonly now: () => Date;
+  protected readonly requestKind: GroupVersionKind;
+  protected readonly storageKind: GroupVersionKind;
+  private readonly verbs?: GenericStoreConfig['verbs'];
+
+  constructor(cfg: GenericStoreConfig) {
+    this.info = cfg.info;
+    this.subresource = cfg.subresource;
+    this.strategy = cfg.strategy;
+    this.storage = cfg.storage;
+    this.namespaces = cfg.namespaces;
+    this.fieldsOf = cfg.fieldsOf;
+    this.now = cfg.now ?? (() => new Date());
+    this.requestKind = requestKindOf(cfg.info);
+    this.storageKind = storageKindOf(cfg.info);
+    this.verbs = cfg.verbs;
+    this.keys = new KeyScheme(keyPrefixFor(cfg.info), cfg.strategy.namespaced);
+  }
+
+  // ---- conversion and errors ----
+
+  /** a stored object as this endpoint's version speaks it */
+  fromStorage(obj: KubeObject): KubeObject {
+    return convertObject(obj, this.storageKind, this.requestKind);
+  }
+
+  /** a request object in the storage version */
+  toStorage(obj: KubeObject): KubeObject {
+    return convertObject(obj, this.requestKind, this.storageKind);
+  }
+
+  protected ref(name?: string) {
+    return { group: this.info.group, resource: this.info.resource, name };
+  }
+
+  protected mapError(e: unknown, name?: string): unknown {
+    if (e instanceof StorageError) return statusFromStorageError(e, this.ref(name));
+    return e;
+  }
+
+  protected strategyContext(ctx: RequestContext): StrategyContext {
+    return { request: ctx, now: this.now(), info: this.info };
+  }
+
+  protected requireVerb(verb: StoreVerb): void {
+    if (this.verbs && !this.verbs.has(verb)) {
+      const what = this.subresource ? `${this.info.resource}/${this.subresource}` : this.info.resource;
+      throw errors.methodNotAllowed(`the server does not allow this method on the requested resource (${what})`);
+    }
+  }
+
+  protected invalid(name: string, errs: FieldError[]): StatusError {
+    return invalidError(this.info.group, this.info.kind, name, errs);
+  }
+
+  /** the request namespace wins; a different one in the body is a 400 (cluster scope: none) */
+  protected ensureNamespace(obj: KubeObject, requestNamespace: string): void {
+    const expected = this.strategy.namespaced ? requestNamespace : '';
+    const actual = obj.metadata.namespace ?? '';
+    if (actual === expected) {
+      if (!expected) delete obj.metadata.namespace;
+      return;
+    }
+    if (!actual) {
+      obj.metadata.namespace = expected;
+      return;
+    }
+    if (!expected) {
+      delete obj.metadata.namespace;
+      return;
+    }
+    throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+
+  protected async admit(
+    ctx: RequestContext,
+    operation: AdmissionOperation,
+    obj: KubeObject,
+    old: KubeObject | null,
+  ): Promise<KubeObject> {
+    const mutate = ctx.admission?.mutate;
+    if (!mutate) return obj;
+    const out = await mutate({
+      operation,
+      resource: this.info,
+      subresource: this.subresource,
+      namespace: ctx.namespace,
+      name: obj.metadata.name ?? '',
+      object: this.fromStorage(obj),
+      oldObject: old ? this.fromStorage(old) : null,
+      dryRun: ctx.dryRun,
+      user: ctx.user,
+    });
+    return this.toStorage(out);
+  }
+
+  protected async validateAdmission(
+    ctx: RequestContext,
+    operation: AdmissionOperation,
+    obj: KubeObject | null,
+    old: KubeObject | null,
+    name: string,
+  ): Promise<void> {
+    const validate = ctx.admission?.validate;
+    if (!validate) return;
+    await validate({
+      operation,
+      resource: this.info,
+      subresource: this.subresource,
+      namespace: ctx.namespace,
+      name,
+      object: obj ? this.fromStorage(obj) : null,
+      oldObject: old ? this.fromStorage(old) : null,
+      dryRun: ctx.dryRun,
+      user: ctx.user,
+    });
+  }
+
+  // ---- reads ----
+
+  async get(ctx: RequestContext, name: string, opts: GetRequestOptions): Promise<KubeObject> {
+    this.requireVerb('get');
+    const key = this.keys.objectKey(ctx.namespace, name);
+    let obj: KubeObject | null;
+    try {
+      obj = await this.storage.get(key, { resourceVersion: opts.resourceVersion });
+    } catch (e) {
+      throw this.mapError(e, name);
+    }
+    if (!obj) throw errors.notFound(this.ref(name));
+    return this.fromStorage(obj);
+  }
+
+  /** the storage key and options a list or watch reads, after selector narrowing */
+  protected selection(ctx: RequestContext, opts: ListRequestOptions) {
+    const sel = buildSelection(
+      opts.labelSelector,
+      opts.fieldSelector,
+      fieldLabelConverterFor(this.info.group, this.info.version, this.info.kind),
+      this.fieldsOf,
+    );
+    let namespace = ctx.namespace;
+    if (this.strategy.namespaced && !namespace) {
+      // a metadata.namespace selector narrows an all-namespaces request to one namespace
+      const ns = sel.fields.requiresExactMatch('metadata.namespace');
+      if (ns && isDNS1123Label(ns).length === 0) namespace = ns;
+    }
+    const name = opts.name ?? sel.fields.requiresExactMatch('metadata.name');
+    if (name !== undefined && (!this.strategy.namespaced || namespace)) {
+      try {
+        return { key: this.keys.objectKey(namespace, name), recursive: false, predicate: sel.predicate };
+      } catch {
+        // a name that cannot be a key cannot match anything stored; read the collection
+      }
+    }
+    return { key: this.keys.collectionKey(namespace), recursive: true, predicate: sel.predicate };
+  }
+
+  protected toListObject(res: ListResult): ListObject {
+    const metadata: ListObject['metadata'] = { resourceVersion: res.resourceVersion };
+    if (res.continue) metadata.continue = res.continue;
+    if (res.remainingItemCount !== undefined && res.remainingItemCount !== null) metadata.remainingItemCount = res.remainingItemCount;
+    return {
+      kind: this.info.listKind,
+      apiVersion: this.info.group ? `${this.info.group}/${this.info.version}` : this.info.version,
+      metadata,
+      // kube-apiserver's typed lists carry no kind/apiVersion on their items
+      items: res.items.map((o) => {
+        const item = this.fromStorage(o);
+        delete item.kind;
+        delete item.apiVersion;
+        return item;
+      }),
+    };
+  }
+
+  async list(ctx: RequestContext, opts: ListRequestOptions): Promise<ListObject> {
+    this.requireVerb('list');
+    const s = this.selection(ctx, opts);
+    try {
+      const res = await this.storage.getList(s.key, {
+        recursive: s.recursive,
+        resourceVersion: opts.resourceVersion,
+        resourceVersionMatch: rvMatch(opts.resourceVersionMatch),
+        limit: opts.limit,
+        continue: opts.continue,
+        predicate: s.predicate,
+      });
+      return this.toListObject(res);
+    } catch (e) {
+      throw this.mapError(e);
+    }
+  }
+
+  async watch(ctx: RequestContext, opts: WatchRequestOptions): Promise<Watch> {
+    this.requireVerb('watch');
+    const s = this.selection(ctx, opts);
+    let w: Watch;
+    try {
+      w = await this.storage.watch(s.key, {
+        recursive: s.recursive,
+        resourceVersion: opts.resourceVersion,
+        sendInitialEvents: opts.sendInitialEvents,
+        allowWatchBookmarks: opts.allowWatchBookmarks,
+        predicate: s.predicate,
+      });
+    } catch (e) {
+      throw this.mapError(e);
+    }
+    return mapWatch(w, (ev) => this.watchEvent(ev));
+  }
+
+  protected watchEvent(ev: WatchEvent): WatchEvent {
+    if (ev.type === 'ERROR') return ev;
+    if (ev.type === 'BOOKMARK') {
+      const metadata: KubeObject['metadata'] = { resourceVersion: ev.object.metadata?.resourceVersion, creationTimestamp: null };
+      if (ev.object.metadata?.annotations) metadata.annotations = ev.object.metadata.annotations;
+      return {
+        type: 'BOOKMARK',
+        object: {
+          kind: this.requestKind.kind,
+          apiVersion: this.info.group ? `${this.info.group}/${this.info.version}` : this.info.version,
+          metadata,
+        },
+      };
+    }
+    return { type: ev.type, object: this.fromStorage(ev.object) };
+  }
+
+  // ---- create ----
+
+  async create(ctx: RequestContext, body: KubeObject): Promise<KubeObject> {
+    this.requireVerb('create');
+    const c = this.strategyContext(ctx);
+    let obj = this.toStorage(body);
+    if (!obj.metadata || typeof obj.metadata !== 'object') obj.metadata = {};
+    this.ensureNamespace(obj, ctx.namespace);
+    this.strategy.applyDefaults(obj, c);
+    if (this.strategy.namespaced && this.namespaces) {
+      await checkNamespaceAcceptsCreate(this.namespaces, obj.metadata.namespace ?? '', this.info.group, this.info.resource, obj.metadata.name ?? '');
+    }
+    obj = await this.admit(ctx, 'CREATE', obj, null);
+    this.ensureNamespace(obj, ctx.namespace);
+    const generate = !obj.metadata.name && !!obj.metadata.generateName;
+    const attempts = generate ? maxNameGenerationAttempts : 1;
+    let last: unknown;
+    for (let i = 0; i < attempts; i++) {
+      try {
+        return await this.createOnce(ctx, clone(obj), generate);
+      } catch (e) {
+        last = e;
+        if (!(generate && e instanceof StatusError && e.reason === 'AlreadyExists')) throw e;
+      }
+    }
+    throw last;
+  }
+
+  /** system metadata of a new object: uid, creation time, nothing of a past life */
+  protected fillNewObjectMeta(obj: KubeObject, now: Date): void {
+    const meta = obj.metadata;
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    delete meta.selfLink;
+    meta.creationTimestamp = rfc3339(now);
+    meta.uid = newUid();
+    if (this.strategy.tracksGeneration) meta.generation = 1;
+    else delete meta.generation;
+  }
+
+  /** prepare and validate a new object (kube's BeforeCreate); throws 422 */
+  protected beforeCreate(ctx: RequestContext, c: StrategyContext, obj: KubeObject): void {
+    this.ensureNamespace(obj, ctx.namespace);
+    this.strategy.prepareForCreate(obj, c);
+    const name = obj.metadata.name ?? '';
+    let errs = this.strategy.validate(obj, c);
+    if (errs.length) throw this.invalid(name, errs);
+    // the generic rule every name must also pass (a path segment)
+    errs = validateObjectMeta(obj.metadata, this.strategy.namespaced, nameIsPathSegment);
+    if (errs.length) throw this.invalid(name, errs);
+    ctx.warnings.push(...this.strategy.warningsOnCreate(obj, c));
+    this.strategy.canonicalize(obj);
+  }
+
+  private async createOnce(ctx: RequestContext, obj: KubeObject, generate: boolean): Promise<KubeObject> {
+    const c = this.strategyContext(ctx);
+    const rvSet = obj.metadata.resourceVersion;
+    this.fillNewObjectMeta(obj, c.now);
+    if (generate) obj.metadata.name = generateName(obj.metadata.generateName ?? '');
+    delete obj.metadata.resourceVersion;
+    // side effects (e.g. IP allocation) come first so validation and admission see them
+    const finish: FinishFunc | undefined = await this.strategy.beginCreate?.(obj, c);
+    const name = obj.metadata.name ?? '';
+    let key = '';
+    let stored: KubeObject;
+    try {
+      this.beforeCreate(ctx, c, obj);
+      await this.validateAdmission(ctx, 'CREATE', obj, null, name);
+      if (rvSet) throw errors.internal('resourceVersion should not be set on objects to be created');
+      key = this.keys.objectKey(obj.metadata.namespace ?? '', name);
+      stored = await this.storage.create(key, orderObject(obj), { dryRun: ctx.dryRun });
+    } catch (e) {
+      await finish?.(false);
+      if (key && isStorageError(e, 'KeyExists')) throw await this.createError(e, key, name, generate);
+      throw this.mapError(e, name);
+    }
+    await finish?.(true);
+    return this.fromStorage(stored);
+  }
+
+  private async createError(_e: unknown, key: string, name: string, generated: boolean): Promise<StatusError> {
+    let err: StatusError = errors.alreadyExists(this.ref(name));
+    if (generated) {
+      const q = this.info.group ? `${this.info.resource}.${this.info.group}` : this.info.resource;
+      err = new StatusError(409, 'AlreadyExists', `${q} "${name}" already exists, the server was not allowed to generate a unique name`, {
+        name,
+        group: this.info.group,
+        kind: this.info.resource,
+        retryAfterSeconds: 1,
+      });
+    }
+    try {
+      const existing = await this.storage.get(key, { ignoreNotFound: true });
+      if (existing?.metadata.deletionTimestamp) {
+        err = new StatusError(err.code, err.reason, `object is being deleted: ${err.message}`, err.details);
+      }
+    } catch {
+      // the AlreadyExists answer stands without the hint
+    }
+    return err;
+  }
+
+  // ---- update ----
+
+  async update(
+    ctx: RequestContext,
+    name: string,
+    transform: ObjectTransform,
+    opts: { allowCreate: boolean },
+  ): Promise<{ object: KubeObject; created: boolean }> {
+    this.requireVerb('update');
+    const key = this.keys.objectKey(ctx.namespace, name);
+    // subresources never create
+    const allowCreate = !this.subresource && (this.strategy.allowCreateOnUpdate || opts.allowCreate);
+    for (;;) {
+      let created = false;
+      let finish: FinishFunc | undefined;
+      try {
+        const stored = await this.storage.guaranteedUpdate(
+          key,
+          async (current) => {
+            if (finish) {
+              // an earlier attempt lost a race: undo its side effects before retrying
+              await finish(false);
+              finish = undefined;
+            }
+            if (!current) {
+              if (!allowCreate) throw errors.notFound(this.ref(name));
+              created = true;
+              const r = await this.prepareCreateOnUpdate(ctx, name, transform);
+              finish = r.finish;
+              return r.object;
+            }
+            created = false;
+            const r = await this.prepareUpdate(ctx, name, current, transform);
+            finish = r.finish;
+            return r.object;
+          },
+          { allowCreate, dryRun: ctx.dryRun },
+        );
+        await finish?.(true);
+        return { object: this.fromStorage(stored), created };
+      } catch (e) {
+        await finish?.(false);
+        if (e instanceof EmptiedFinalizers) {
+          const done = await this.deleteEmptied(ctx, key, name, e);
+          if (done) return { object: done, created: false };
+          continue;
+        }
+        throw this.mapError(e, name);
+      }
+    }
+  }
+
+  /** removes an object whose last finalizer an update removed; undefined when it changed in
+   *  between (the caller retries the whole update) */
+  private async deleteEmptied(ctx: RequestContext, key: string, name: string, e: EmptiedFinalizers): Promise<KubeObject | undefined> {
+    try {
+      const deleted = await this.storage.delete(key, { preconditions: { resourceVersion: e.resourceVersion }, dryRun: ctx.dryRun });
+      await this.strategy.afterDelete?.(deleted, this.strategyContext(ctx));
+    } catch (err) {
+      if (isStorageError(err, 'ResourceVersionConflict')) return undefined;
+      // someone else removed it first: the update still answers with the object
+      if (!isStorageError(err, 'KeyNotFound')) throw this.mapError(err, name);
+    }
+    return this.fromStorage(e.object);
+  }
+
+  private async prepareCreateOnUpdate(
+    ctx: RequestContext,
+    name: string,
+    transform: ObjectTransform,
+  ): Promise<{ object: KubeObject; finish?: FinishFunc }> {
+    const c = this.strategyContext(ctx);
+    let obj = this.toStorage(await transform(null));
+    if (!obj.metadata) obj.metadata = {};
+    if (!obj.metadata.name) obj.metadata.name = name;
+    if (obj.metadata.name !== name) {
+      throw errors.badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
+    }
+    this.ensureNamespace(obj, ctx.namespace);
+    this.strategy.applyDefaults(obj, c);
+    if (this.strategy.namespaced && this.namespaces) {
+      await checkNamespaceAcceptsCreate(this.namespaces, obj.metadata.namespace ?? '', this.info.group, this.info.resource, name);
+    }
+    obj = await this.admit(ctx, 'CREATE', obj, null);
+    this.fillNewObjectMeta(obj, c.now);
+    delete obj.metadata.resourceVersion;
+    const finish = await this.strategy.beginCreate?.(obj, c);
+    try {
+      this.beforeCreate(ctx, c, obj);
+      await this.validateAdmission(ctx, 'CREATE', obj, null, name);
+    } catch (e) {
+      await finish?.(false);
+      throw e;
+    }
+    return { object: orderObject(obj), finish };
+  }
+
+  private async prepareUpdate(
+    ctx: RequestContext,
+    name: string,
+    current: KubeObject,
+    transform: ObjectTransform,
+  ): Promise<{ object: KubeObject; finish?: FinishFunc }> {
+    const c = this.strategyContext(ctx);
+    let obj = this.toStorage(await transform(this.fromStorage(current)));
+    if (!obj.metadata) obj.metadata = {};
+    this.strategy.applyDefaults(obj, c);
+    obj = await this.admit(ctx, 'UPDATE', obj, current);
+    const meta = obj.metadata;
+    const old = current.metadata;
+
+    // a uid in the body is a precondition
+    if (meta.uid && meta.uid !== old.uid) {
+      throw errors.conflict(this.ref(name), `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${old.uid ?? ''}`);
+    }
+    if (!meta.resourceVersion) {
+      if (!this.strategy.allowUnconditionalUpdate) {
+        throw invalidError(this.info.group, this.info.resource, name, [
+          fieldErrors.invalid('metadata.resourceVersion', { rendered: '0x0' }, 'must be specified for an update'),
+        ]);
+      }
+      meta.resourceVersion = old.resourceVersion;
+    } else if (meta.resourceVersion !== old.resourceVersion) {
+      throw errors.conflict(this.ref(name), 'the object has been modified; please apply your changes to the latest version and try again');
+    }
+
+    const finish = await this.strategy.beginUpdate?.(obj, current, c);
+    try {
+      this.beforeUpdate(ctx, c, obj, current, name);
+      await this.validateAdmission(ctx, 'UPDATE', obj, current, name);
+    } catch (e) {
+      await finish?.(false);
+      throw e;
+    }
+    if (this.strategy.shouldDeleteDuringUpdate(obj, current)) {
+      await finish?.(false);
+      throw new EmptiedFinalizers(orderObject(obj), old.resourceVersion ?? '');
+    }
+    return { object: orderObject(obj), finish };
+  }
+
+  /** kube's BeforeUpdate: restore what may not change, bump generation, validate (422) */
+  protected beforeUpdate(ctx: RequestContext, c: StrategyContext, obj: KubeObject, current: KubeObject, name: string): void {
+    const old = current.metadata;
+    this.ensureNamespace(obj, ctx.namespace);
+    if (old.generation === undefined) delete obj.metadata.generation;
+    else obj.metadata.generation = old.generation;
+    this.strategy.prepareForUpdate(obj, current, c);
+    const m = obj.metadata;
+    if (!m.uid) m.uid = old.uid;
+    if (old.creationTimestamp) m.creationTimestamp = old.creationTimestamp;
+    if (old.deletionTimestamp) m.deletionTimestamp = old.deletionTimestamp;
+    if (old.deletionGracePeriodSeconds !== undefined && m.deletionGracePeriodSeconds === undefined) {
+      m.deletionGracePeriodSeconds = old.deletionGracePeriodSeconds;
+    }
+    if (this.strategy.tracksGeneration && this.strategy.generationChanged(obj, current)) {
+      m.generation = (old.generation ?? 0) + 1;
+    }
+    const errs = [...validateObjectMeta(m, this.strategy.namespaced, nameIsPathSegment), ...this.strategy.validateUpdate(obj, current, c)];
+    if (errs.length) throw this.invalid(m.name ?? name, errs);
+    ctx.warnings.push(...this.strategy.warningsOnUpdate(obj, current, c));
+    this.strategy.canonicalize(obj);
+  }
+
+  // ---- delete ----
+
+  /** what a delete that removed (or will not keep) the object answers */
+  protected deletedResponse(obj: KubeObject): KubeObject {
+    if (this.strategy.returnDeletedObject) return this.fromStorage(obj);
+    const details: Record<string, string> = { name: obj.metadata.name ?? '' };
+    if (this.info.group) details.group = this.info.group;
+    details.kind = this.info.resource;
+    if (obj.metadata.uid) details.uid = obj.metadata.uid;
+    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details } as KubeObject;
+  }
+
+  async delete(ctx: RequestContext, name: string, options: DeleteRequestOptions): Promise<{ object: KubeObject; deleted: boolean }> {
+    this.requireVerb('delete');
+    const key = this.keys.objectKey(ctx.namespace, name);
+    const c = this.strategyContext(ctx);
+    const opts: DeleteRequestOptions = { ...options, preconditions: options.preconditions ? { ...options.preconditions } : undefined };
+    let current: KubeObject | null;
+    try {
+      current = await this.storage.get(key);
+    } catch (e) {
+      throw this.mapError(e, name);
+    }
+    if (!current) throw errors.notFound(this.ref(name));
+
+    const probe = clone(current);
+    const decision = beforeDelete(this.strategy, probe, opts, c.now, this.info.group, this.info.kind);
+    if (decision.pending) return { object: this.deletedResponse(current), deleted: false };
+
+    const policy = this.strategy.defaultGarbageCollectionPolicy(c);
+    const pendingFinalizers = (current.metadata.finalizers ?? []).length > 0;
+    const gc = gcFinalizers(policy, current, opts);
+    let ignoreNotFound = false;
+    let out: KubeObject | undefined;
+    let lastExisting: KubeObject | undefined;
+    const preconditions = { ...(opts.preconditions ?? {}) };
+
+    if (decision.graceful || pendingFinalizers || gc.changed) {
+      const r = await this.updateForGracefulDeletionAndFinalizers(ctx, key, name, opts, policy);
+      if (r.kind === 'kept') return { object: this.fromStorage(r.object), deleted: false };
+      if (r.kind === 'alreadyDeleting') return { object: this.deletedResponse(current), deleted: false };
+      out = r.object;
+      lastExisting = r.lastExisting;
+      ignoreNotFound = r.kind === 'deleteAfterGrace';
+      if (out && preconditions.resourceVersion !== undefined) preconditions.resourceVersion = out.metadata.resourceVersion;
+    }
+    // a dry run already has the object as it would be deleted
+    if (ctx.dryRun && out) return { object: this.fromStorage(out), deleted: true };
+
+    let deleted: KubeObject;
+    try {
+      deleted = await this.storage.delete(key, {
+        preconditions: preconditions.uid !== undefined || preconditions.resourceVersion !== undefined ? preconditions : undefined,
+        validateDeletion: (obj) => this.validateAdmission(ctx, 'DELETE', null, obj, name),
+        dryRun: ctx.dryRun,
+      });
+    } catch (e) {
+      if (isStorageError(e, 'KeyNotFound') && ignoreNotFound && lastExisting) {
+        return { object: this.deletedResponse(lastExisting), deleted: true };
+      }
+      throw this.mapError(e, name);
+    }
+    if (!ctx.dryRun) await this.strategy.afterDelete?.(deleted, c);
+    return { object: this.deletedResponse(deleted), deleted: true };
+  }
+
+  /**
+   * Writes the deletion marks (deletionTimestamp, grace period, garbage-collector finalizers)
+   * and says what is left to do: keep the object, delete it now, or nothing (a graceful
+   * deletion already pending).
+   */
+  private async updateForGracefulDeletionAndFinalizers(
+    ctx: RequestContext,
+    key: string,
+    name: string,
+    opts: DeleteRequestOptions,
+    policy: ReturnType<ResourceStrategy['defaultGarbageCollectionPolicy']>,
+  ): Promise<
+    | { kind: 'kept'; object: KubeObject }
+    | { kind: 'alreadyDeleting' }
+    | { kind: 'deleteNow' | 'deleteAfterGrace'; object?: KubeObject; lastExisting?: KubeObject }
+  > {
+    let pendingFinalizers = false;
+    let lastGraceful = 0;
+    let lastExisting: KubeObject | undefined;
+    const preconditions = opts.preconditions;
+    let stored: KubeObject;
+    try {
+      stored = await this.storage.guaranteedUpdate(
+        key,
+        async (existing) => {
+          if (!existing) throw errors.notFound(this.ref(name));
+          await this.validateAdmission(ctx, 'DELETE', null, existing, name);
+          const obj = clone(existing);
+          const attemptOpts = { ...opts };
+          const d = beforeDelete(this.strategy, obj, attemptOpts, this.now(), this.info.group, this.info.kind);
+          if (d.pending) throw new AlreadyDeleting();
+          const gc = gcFinalizers(policy, obj, attemptOpts);
+          if (gc.changed) obj.metadata.finalizers = gc.finalizers;
+          pendingFinalizers = (obj.metadata.finalizers ?? []).length > 0;
+          if (!d.graceful) {
+            if (pendingFinalizers) {
+              markAsDeleting(obj, this.now());
+              return orderObject(obj);
+            }
+            throw new DeleteNow();
+          }
+          lastGraceful = attemptOpts.gracePeriodSeconds ?? 0;
+          lastExisting = obj;
+          return orderObject(obj);
+        },
+        { preconditions, dryRun: ctx.dryRun },
+      );
+    } catch (e) {
+      if (e instanceof DeleteNow) return { kind: 'deleteNow', lastExisting };
+      if (e instanceof AlreadyDeleting) return { kind: 'alreadyDeleting' };
+      throw this.mapError(e, name);
+    }
+    if (pendingFinalizers || lastGraceful > 0) return { kind: 'kept', object: stored };
+    // graceful deletion with a zero grace period: remove it now (another deleter may win)
+    return { kind: 'deleteAfterGrace', object: stored, lastExisting };
+  }
+
+  async deleteCollection(ctx: RequestContext, opts: DeleteRequestOptions, listOpts: ListRequestOptions): Promise<ListObject> {
+    this.requireVerb('deletecollection');
+    const hasLimit = (listOpts.limit ?? 0) > 0;
+    const pageOpts: ListRequestOptions = { ...listOpts, limit: hasLimit ? listOpts.limit : deleteCollectionPageSize };
+    let first: ListObject | undefined;
+    const items: KubeObject[] = [];
+    for (;;) {
+      const page = await this.list(ctx, pageOpts);
+      first ??= page;
+      for (const item of page.items) {
+        items.push(item);
+        const itemCtx: RequestContext = { ...ctx, namespace: item.metadata.namespace ?? ctx.namespace };
+        try {
+          await this.delete(itemCtx, item.metadata.name ?? '', clone(opts));
+        } catch (e) {
+          if (!(e instanceof StatusError && e.code === 404)) throw e;
+        }
+      }
+      if (hasLimit || !page.metadata.continue) {
+        if (hasLimit) return page;
+        break;
+      }
+      pageOpts.continue = page.metadata.continue;
+      pageOpts.resourceVersion = undefined;
+      pageOpts.resourceVersionMatch = undefined;
+    }
+    return { ...first!, metadata: { resourceVersion: first!.metadata.resourceVersion }, items };
+  }
+}
+
+function rvMatch(v: string | undefined): ResourceVersionMatch | undefined {
+  return v === 'Exact' || v === 'NotOlderThan' ? v : undefined;
+}
+
+/** a Watch whose events pass through `fn` */
+export function mapWatch(w: Watch, fn: (e: WatchEvent) => WatchEvent): Watch {
+  return {
+    stop: () => w.stop(),
+    [Symbol.asyncIterator]: async function* () {
+      for await (const e of w) yield fn(e);
+    },
+  };
+}
