@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, afterEach, before, test } from 'node:test';
 import { createEtcdClient } from '../../storage/etcd/client.js';
 import type { EtcdClient } from '../../storage/etcd/types.js';
 import { startEtcd, type EtcdProcess } from '../../storage/testing/etcd-server.js';
@@ -9,9 +9,15 @@ import { sleep } from './util.js';
 
 let etcd: EtcdProcess;
 const clients: EtcdClient[] = [];
+/** every contender a test started, stopped after it even when an assertion failed */
+const running: Array<{ stop(): Promise<void> }> = [];
 
 before(async () => {
   etcd = await startEtcd();
+});
+
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((c) => c.stop()));
 });
 
 after(async () => {
@@ -38,7 +44,7 @@ function contender(name: string, identity: string, journal: string[], client = n
   });
   const done = runLeaderElected(
     name,
-    { etcd: client, prefix: '/registry', identity, signal: ac.signal, leaseDurationSeconds: 2, retryPeriodMs: 200, log: silentLogger },
+    { etcd: client, prefix: '/registry', identity, signal: ac.signal, leaseDurationSeconds: 3, retryPeriodMs: 200, log: silentLogger },
     async (signal) => {
       journal.push(`${identity} start`);
       becameLeader();
@@ -47,7 +53,7 @@ function contender(name: string, identity: string, journal: string[], client = n
       lostLeadership();
     },
   );
-  return {
+  const handle = {
     identity,
     client,
     leading,
@@ -57,6 +63,8 @@ function contender(name: string, identity: string, journal: string[], client = n
       await done;
     },
   };
+  running.push(handle);
+  return handle;
 }
 
 /** the journal must never show two leaders working at once */
@@ -84,7 +92,7 @@ test('two contenders: exactly one leads, keeps leading past its lease, and a cle
 
   // several lease durations later the leader still holds it: the keepalive works, and the
   // other contender never got in
-  await sleep(5_000);
+  await sleep(7_000);
   assert.deepEqual(journal, [`${first.identity} start`]);
   assert.equal((await readLeader(first.client, '/registry', 'ctl-handover'))?.holderIdentity, first.identity);
 

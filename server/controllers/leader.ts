@@ -233,9 +233,11 @@ async function keepAlive(
   };
   armDeadline(term.renewedAt);
   try {
-    let wait = renewEveryMs;
+    // renewals are scheduled from the last success, so a slow acquisition renews at once
+    let lastRenewal = term.renewedAt;
+    let failing = false;
     while (!signal.aborted) {
-      await sleep(wait, signal);
+      await sleep(failing ? retryAfterFailureMs : Math.max(0, lastRenewal + renewEveryMs - Date.now()), signal);
       if (signal.aborted) return;
       const sentAt = Date.now();
       try {
@@ -246,11 +248,12 @@ async function keepAlive(
           return;
         }
         lastError = '';
+        lastRenewal = sentAt;
+        failing = false;
         armDeadline(sentAt);
-        wait = renewEveryMs;
       } catch (err) {
         lastError = errorMessage(err);
-        wait = retryAfterFailureMs;
+        failing = true;
       }
     }
   } finally {
