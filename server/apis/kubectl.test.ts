@@ -83,6 +83,12 @@ function startDocServer(opts: { legacyOnly?: boolean } = {}): Promise<{ server: 
       if (form !== 'legacy') return send(res, req, aggregatedDiscovery(catalog, root, form));
       return send(res, req, root === 'api' ? apiVersions(`127.0.0.1:${(server.address() as AddressInfo).port}`) : apiGroupList(catalog));
     }
+    if (path === '/apis/apiextensions.k8s.io/v1/customresourcedefinitions') {
+      // kubectl's validation asks whether a kind is a CRD; there are none here
+      const list = { kind: 'CustomResourceDefinitionList', apiVersion: 'apiextensions.k8s.io/v1', metadata: { resourceVersion: '1' }, items: [] };
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(list));
+      return;
+    }
     if (segments[0] === 'api' && segments.length === 2) return send(res, req, apiResourceList(catalog, '', segments[1] ?? ''));
     if (segments[0] === 'apis' && segments.length === 2) return send(res, req, apiGroup(catalog, segments[1] ?? ''));
     if (segments[0] === 'apis' && segments.length === 3) return send(res, req, apiResourceList(catalog, segments[1] ?? '', segments[2] ?? ''));
@@ -222,5 +228,55 @@ describe('kubectl 1.33 against the discovery and OpenAPI documents', { skip: kub
     assert.equal(out.trim(), 'deployment.apps/web');
     // the probe found fieldValidation in v3 and never fell back to the protobuf-only v2 path
     assert.ok(!seen.some((s) => s.path === '/openapi/v2'), 'kubectl fell back to /openapi/v2');
+  });
+
+  it('List manifests and kinds without PATCH are validated against the protobuf /openapi/v2', async () => {
+    const list = join(dir, 'list.yaml');
+    writeFileSync(
+      list,
+      [
+        'apiVersion: v1',
+        'kind: List',
+        'items:',
+        '- {apiVersion: v1, kind: ConfigMap, metadata: {name: a}, data: {x: y}}',
+        '- apiVersion: apps/v1',
+        '  kind: Deployment',
+        '  metadata: {name: d}',
+        '  spec: {selector: {matchLabels: {a: b}}, template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c, image: i}]}}}',
+        '',
+      ].join('\n'),
+    );
+    assert.equal((await k('create', '--dry-run=client', '-f', list, '-o', 'name')).trim(), 'configmap/a\ndeployment.apps/d');
+    assert.ok(seen.some((s) => s.path === '/openapi/v2' && s.accept.includes('protobuf')));
+
+    const bad = join(dir, 'bad-list.yaml');
+    writeFileSync(
+      bad,
+      [
+        'apiVersion: v1',
+        'kind: List',
+        'items:',
+        '- {apiVersion: v1, kind: ConfigMap, metadata: {name: a}, dataa: {x: y}}',
+        '- apiVersion: apps/v1',
+        '  kind: Deployment',
+        '  metadata: {name: d}',
+        '  spec: {replicas: three, selector: {matchLabels: {a: b}}, template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c, image: i}]}}}',
+        '',
+      ].join('\n'),
+    );
+    const rejected = await run(kubectl as string, ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'cache'), 'create', '--dry-run=client', '-f', bad]);
+    assert.notEqual(rejected.code, 0);
+    assert.match(rejected.stderr, /unknown field "dataa" in io\.k8s\.api\.core\.v1\.ConfigMap/);
+    assert.match(rejected.stderr, /invalid type for io\.k8s\.api\.apps\.v1\.DeploymentSpec\.replicas: got "string", expected "integer"/);
+
+    const review = join(dir, 'review.yaml');
+    writeFileSync(review, 'apiVersion: authorization.k8s.io/v1\nkind: SelfSubjectAccessReview\nspec: {resourceAttributes: {verb: get, resource: pods}}\n');
+    assert.equal((await k('create', '--dry-run=client', '-f', review, '-o', 'name')).trim(), 'selfsubjectaccessreview.authorization.k8s.io/<unknown>');
+  });
+
+  it('explain can still read the v2 document', async () => {
+    const out = await k('explain', '--output=plaintext-openapiv2', 'deployment.spec.strategy');
+    assert.match(out, /^RESOURCE: strategy <Object>$/m);
+    assert.match(out, /^\s+rollingUpdate\s+<Object>$/m);
   });
 });

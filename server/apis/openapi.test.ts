@@ -172,7 +172,7 @@ test('serving v3: hashed URLs are immutable, stale hashes redirect, ETags give 3
   assert.equal(service.serveV3Index({ ifNoneMatch: service.v3Index().etag }).status, 304);
 });
 
-test('v2: a Swagger 2.0 document of the served API; protobuf-only clients get 406', () => {
+test('v2: a Swagger 2.0 document of the served API, in JSON or protobuf', () => {
   const v2 = service.v2();
   const doc = parse(v2.body) as { swagger: string; paths: Record<string, Record<string, Json>>; definitions: Record<string, Json> };
   assert.equal(doc.swagger, '2.0');
@@ -189,8 +189,16 @@ test('v2: a Swagger 2.0 document of the served API; protobuf-only clients get 40
   assert.ok(!('io.k8s.api.resource.v1beta1.ResourceClaim' in doc.definitions), 'unserved kinds stay out');
   assert.ok(!doc.paths['/apis/batch/v1beta1/cronjobs']);
 
-  assert.equal(service.serveV2({ accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' }).status, 406);
-  assert.equal(service.serveV2({ accept: 'application/json' }).status, 200);
+  // what client-go sends
+  const proto = service.serveV2({ accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' });
+  assert.equal(proto.status, 200);
+  assert.equal(proto.headers['Content-Type'], 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+  assert.equal(proto.headers.ETag, v2.etag, 'kube-openapi gives both forms the ETag of the JSON');
+  assert.equal(proto.body, service.v2Protobuf().body);
+  assert.equal(service.serveV2({ accept: 'application/json' }).headers['Content-Type'], 'application/json');
+  assert.equal(service.serveV2({ accept: '*/*' }).headers['Content-Type'], 'application/json');
+  assert.equal(service.serveV2({ accept: 'application/json;q=0.5, application/com.github.proto-openapi.spec.v2.v1.0+protobuf' }).headers['Content-Type'], 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+  assert.equal(service.serveV2({ accept: 'application/xml' }).status, 406);
   assert.equal(service.serveV2({}).headers.ETag, v2.etag);
   assert.equal(service.serveV2({ ifNoneMatch: `W/${v2.etag}` }).status, 304);
 });

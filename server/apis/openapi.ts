@@ -7,6 +7,7 @@
 
 import { createHash } from 'node:crypto';
 import type { Catalog } from './catalog.js';
+import { encodeSwaggerProto } from './openapi-proto.js';
 import type { SchemaNode, SchemaRegistry } from './schema.js';
 import type { GroupVersionKind, ResourceInfo, SubresourceInfo } from './types.js';
 
@@ -559,6 +560,31 @@ export function etagMatches(ifNoneMatch: string | undefined, etag: string): bool
   return ifNoneMatch.split(',').some((t) => t.trim() === '*' || bare(t) === bare(etag));
 }
 
+export const OPENAPI_V2_PROTOBUF = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
+const OPENAPI_V2_PROTOBUF_SUBTYPES = ['com.github.proto-openapi.spec.v2.v1.0+protobuf', 'com.github.proto-openapi.spec.v2@v1.0+protobuf'];
+
+/** kube-openapi's choice for /openapi/v2: the first Accept clause (by q) that names JSON, either
+ *  protobuf spelling, or a wildcard (which means JSON). */
+function negotiateV2(accept: string | undefined): 'json' | 'protobuf' | undefined {
+  const clauses = (accept || '*/*')
+    .split(',')
+    .map((clause, index) => {
+      const [range = '', ...params] = clause.split(';').map((s) => s.trim().toLowerCase());
+      const qParam = params.find((p) => p.startsWith('q='));
+      const qValue = qParam ? Number.parseFloat(qParam.slice(2)) : 1;
+      return { range, q: Number.isNaN(qValue) ? 0 : qValue, index };
+    })
+    .filter((c) => c.range && c.q > 0)
+    .sort((a, b) => (b.q !== a.q ? b.q - a.q : a.index - b.index));
+  for (const { range } of clauses) {
+    const [type = '', subtype = ''] = range.split('/');
+    if (type !== 'application' && type !== '*') continue;
+    if (subtype === 'json' || subtype === '*') return 'json';
+    if (OPENAPI_V2_PROTOBUF_SUBTYPES.includes(subtype)) return 'protobuf';
+  }
+  return undefined;
+}
+
 /** Which representation an Accept header allows: JSON, or nothing we serve (protobuf only). */
 function acceptsJSON(accept: string | undefined): boolean {
   if (!accept) return true;
@@ -574,7 +600,9 @@ export class OpenAPIService {
   private readonly serverVersion: string;
   private readonly now: () => Date;
   private readonly created = new Date();
+  private v2Object?: Record<string, unknown>;
   private v2Doc?: OpenAPIDocument;
+  private v2ProtoDoc?: OpenAPIDocument;
   private v3Docs?: Map<string, OpenAPIDocument>;
   private v3IndexDoc?: OpenAPIDocument;
 
@@ -610,7 +638,7 @@ export class OpenAPIService {
           renderSchema(this.schemas.definition(name) as SchemaNode, '#/definitions/', false),
         ]),
       );
-      const doc = {
+      const doc: Record<string, unknown> = {
         swagger: '2.0',
         info: { title: 'Kubernetes', version: this.serverVersion },
         paths: renderPaths(items, false),
@@ -618,9 +646,20 @@ export class OpenAPIService {
         securityDefinitions: { BearerToken: { in: 'header', name: 'authorization', type: 'apiKey' } },
         security: [{ BearerToken: [] }],
       };
+      this.v2Object = doc;
       this.v2Doc = this.document(goJSON(doc));
     }
     return this.v2Doc;
+  }
+
+  /** The same document as a gnostic openapi_v2.Document, which is all client-go asks for. Like
+   *  kube-openapi, it carries the ETag of the JSON form. */
+  v2Protobuf(): OpenAPIDocument {
+    if (!this.v2ProtoDoc) {
+      const json = this.v2();
+      this.v2ProtoDoc = { ...json, body: encodeSwaggerProto(this.v2Object as Record<string, unknown>), contentType: OPENAPI_V2_PROTOBUF };
+    }
+    return this.v2ProtoDoc;
   }
 
   private buildV3(): Map<string, OpenAPIDocument> {
@@ -681,10 +720,11 @@ export class OpenAPIService {
     return { status: 200, headers, body: doc.body };
   }
 
-  /** GET /openapi/v2: JSON, or 406 when the client takes only the protobuf form. */
+  /** GET /openapi/v2: JSON or protobuf as the Accept header asks, 406 for anything else. */
   serveV2(req: OpenAPIRequest = {}): OpenAPIResponse {
-    if (!acceptsJSON(req.accept)) return { status: 406, headers: { Vary: 'Accept' } };
-    return this.conditional(this.v2(), req, { Vary: 'Accept' });
+    const form = negotiateV2(req.accept);
+    if (!form) return { status: 406, headers: { Vary: 'Accept' } };
+    return this.conditional(form === 'json' ? this.v2() : this.v2Protobuf(), req, { Vary: 'Accept' });
   }
 
   /** GET /openapi/v3 */
