@@ -131,7 +131,7 @@ class Etcd3Store implements Storage {
   }
 
   /** Waits (bounded) until etcd's revision reaches `minimum`; TooLargeResourceVersion if it
-   *  does not. `revision` is the revision a read already saw. */
+   *  does not. `revision` is the revision a read already saw; the caller reads again. */
   private async awaitRevision(key: string, minimum: number, revision: number): Promise<void> {
     if (minimum <= revision) return;
     const deadline = Date.now() + this.tooLargeWaitMs;
@@ -167,10 +167,12 @@ class Etcd3Store implements Storage {
   async get(key: string, opts: GetOptions = {}): Promise<KubeObject | null> {
     const etcdKey = this.etcdKey(key);
     const minimum = parseResourceVersion(opts.resourceVersion, key);
-    const res = await this.etcd(key, () =>
-      this.client.range({ key: Buffer.from(etcdKey), serializable: opts.resourceVersion === '0' }),
-    );
-    await this.awaitRevision(key, minimum, res.header.revision);
+    const read = () => this.etcd(key, () => this.client.range({ key: Buffer.from(etcdKey), serializable: opts.resourceVersion === '0' }));
+    let res = await read();
+    if (res.header.revision < minimum) {
+      await this.awaitRevision(key, minimum, res.header.revision);
+      res = await read();
+    }
     const kv = res.kvs[0];
     if (!kv) {
       if (opts.ignoreNotFound) return null;
@@ -207,10 +209,17 @@ class Etcd3Store implements Storage {
     }
     const serializable = opts.resourceVersion === '0' && !continuing;
 
-    const read = () =>
-      opts.recursive
-        ? this.listRange(key, keyPrefix, startKey, readRevision, minimum, limit, serializable, opts)
-        : this.listOne(key, keyPrefix, readRevision, minimum, serializable, opts);
+    const read = async () => {
+      const list = opts.recursive
+        ? await this.listRange(key, keyPrefix, startKey, readRevision, limit, serializable, opts)
+        : await this.listOne(key, keyPrefix, readRevision, serializable, opts);
+      if (Number(list.resourceVersion) >= minimum) return list;
+      // not older than `minimum`: wait for etcd to get there, then read again
+      await this.awaitRevision(key, minimum, Number(list.resourceVersion));
+      return opts.recursive
+        ? await this.listRange(key, keyPrefix, startKey, readRevision, limit, serializable, opts)
+        : await this.listOne(key, keyPrefix, readRevision, serializable, opts);
+    };
     try {
       try {
         return await read();
@@ -237,14 +246,12 @@ class Etcd3Store implements Storage {
     key: string,
     etcdKey: string,
     readRevision: number,
-    minimum: number,
     serializable: boolean,
     opts: ListOptions,
   ): Promise<ListResult> {
     const res = await this.etcd(key, () =>
       this.client.range({ key: Buffer.from(etcdKey), revision: readRevision || undefined, serializable }),
     );
-    await this.awaitRevision(key, minimum, res.header.revision);
     const items = res.kvs.map((kv) => decodeObject(kv.value, kv.modRevision, key)).filter((o) => opts.predicate.matches(o));
     return { items, resourceVersion: String(readRevision || res.header.revision), continue: '' };
   }
@@ -254,7 +261,6 @@ class Etcd3Store implements Storage {
     keyPrefix: string,
     startKey: string,
     readRevision: number,
-    minimum: number,
     limit: number,
     serializable: boolean,
     opts: ListOptions,
@@ -266,7 +272,6 @@ class Etcd3Store implements Storage {
       const res = await this.etcd(key, () =>
         this.client.rangeAll({ key: Buffer.from(startKey), rangeEnd, revision: readRevision || undefined, serializable, pageSize: this.pageSize }),
       );
-      await this.awaitRevision(key, minimum, res.header.revision);
       for (const kv of res.kvs) {
         const obj = decodeObject(kv.value, kv.modRevision, kv.key.toString());
         if (opts.predicate.matches(obj)) items.push(obj);
@@ -285,10 +290,7 @@ class Etcd3Store implements Storage {
       const page: RangeResponse = await this.etcd(key, () =>
         this.client.range({ key: from, rangeEnd, limit: pageLimit, revision: revision || undefined, serializable }),
       );
-      if (revision === 0) {
-        await this.awaitRevision(key, minimum, page.header.revision);
-        revision = page.header.revision;
-      }
+      if (revision === 0) revision = page.header.revision;
       hasMore = page.more;
       let consumed = 0;
       for (const kv of page.kvs) {
