@@ -9,10 +9,11 @@ import type { ResourceInfo } from './types.js';
 /** What the HTTP layer writes: the body, its content type and, where kube-apiserver sends one,
  *  the ETag (already quoted) and headers to send with it. */
 export interface DiscoveryResponse {
-  body: Buffer;
-  contentType: string;
-  etag?: string;
-  headers: Record<string, string>;
+  /** shared between requests: write it, do not modify it */
+  readonly body: Buffer;
+  readonly contentType: string;
+  readonly etag?: string;
+  readonly headers: Readonly<Record<string, string>>;
 }
 
 /** The part of the catalog discovery reads; a CRD-aware catalog can stand in for it. */
@@ -237,18 +238,37 @@ export function aggregatedContentType(version: AggregatedVersion): string {
   return `${JSON_TYPE};g=${AGGREGATED_GROUP};v=${version};as=${AGGREGATED_KIND}`;
 }
 
+// catalogs are immutable, so their documents can be kept as long as the catalog lives
+const aggregatedCache = new WeakMap<DiscoveryCatalog, Map<string, DiscoveryResponse>>();
+
 /** `/api` or `/apis` as an APIGroupDiscoveryList. The ETag is kube's: the upper-case hex
- *  SHA-512 of the list marshalled without its type meta, the same for v2 and v2beta1. */
+ *  SHA-512 of the list marshalled without its type meta, the same for v2 and v2beta1.
+ *  Built once per catalog. */
 export function aggregatedDiscovery(catalog: DiscoveryCatalog, root: 'api' | 'apis', version: AggregatedVersion = 'v2'): DiscoveryResponse {
+  let perCatalog = aggregatedCache.get(catalog);
+  if (!perCatalog) {
+    perCatalog = new Map();
+    aggregatedCache.set(catalog, perCatalog);
+  }
+  const key = `${root} ${version}`;
+  let doc = perCatalog.get(key);
+  if (!doc) {
+    doc = buildAggregatedDiscovery(catalog, root, version);
+    perCatalog.set(key, doc);
+  }
+  return doc;
+}
+
+function buildAggregatedDiscovery(catalog: DiscoveryCatalog, root: 'api' | 'apis', version: AggregatedVersion): DiscoveryResponse {
   const items = aggregatedItems(catalog, root);
   const hash = createHash('sha512').update(JSON.stringify({ metadata: {}, items })).digest('hex').toUpperCase();
   const body = jsonBody({ kind: AGGREGATED_KIND, apiVersion: `${AGGREGATED_GROUP}/${version}`, metadata: {}, items });
-  return {
+  return Object.freeze({
     body,
     contentType: aggregatedContentType(version),
     etag: JSON.stringify(hash),
-    headers: { Vary: 'Accept', 'Cache-Control': 'public' },
-  };
+    headers: Object.freeze({ Vary: 'Accept', 'Cache-Control': 'public' }),
+  });
 }
 
 /** True when the client's If-None-Match names this document: answer 304 with the same ETag,
