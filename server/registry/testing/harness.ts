@@ -1,0 +1,61 @@
+// A registry over real etcd for the registry's tests: the served catalog, the etcd3 store,
+// a request context builder, and a helper that turns a rejected promise into its Status.
+
+import assert from 'node:assert/strict';
+import { createEtcdClient } from '../../../storage/etcd/client.js';
+import type { EtcdClient } from '../../../storage/etcd/types.js';
+import { createEtcd3Store } from '../../../storage/etcd3/store.js';
+import type { Storage } from '../../../storage/interface.js';
+import { startEtcd, type EtcdProcess } from '../../../storage/testing/etcd-server.js';
+import { loadCatalog } from '../../apis/catalog.js';
+import { StatusError } from '../../http/status.js';
+import { createRegistry, type Registry, type RegistryOptions } from '../registry.js';
+import type { RequestContext, RESTResource, UserInfo } from '../rest.js';
+
+export const admin: UserInfo = { username: 'admin', uid: 'admin-uid', groups: ['system:masters', 'system:authenticated'] };
+
+export function ctx(namespace = '', extra: Partial<RequestContext> = {}): RequestContext {
+  return { user: admin, namespace, dryRun: false, fieldValidation: 'Strict', warnings: [], ...extra };
+}
+
+/** the Status a promise rejected with; fails the test when it resolved */
+export async function statusOf(p: Promise<unknown>): Promise<StatusError> {
+  let err: unknown;
+  try {
+    await p;
+  } catch (e) {
+    err = e;
+  }
+  assert.ok(err instanceof StatusError, `expected a StatusError, got ${err === undefined ? 'success' : String(err)}`);
+  return err;
+}
+
+export interface RegistryHarness {
+  registry: Registry;
+  storage: Storage;
+  /** the handler of a resource; fails when it is not served */
+  rest(group: string, version: string, resource: string, subresource?: string): RESTResource;
+  close(): Promise<void>;
+}
+
+/** starts etcd and builds a registry over the whole served catalog */
+export async function startRegistry(extra: Partial<RegistryOptions> = {}): Promise<RegistryHarness> {
+  const etcd: EtcdProcess = await startEtcd();
+  const client: EtcdClient = createEtcdClient({ endpoints: [etcd.endpoint] });
+  const storage = createEtcd3Store(client, { prefix: '/registry' });
+  const registry = createRegistry({ resources: loadCatalog().resources(), storageFor: () => storage, ...extra });
+  return {
+    registry,
+    storage,
+    rest(group, version, resource, subresource) {
+      const r = registry.lookup(group, version, resource, subresource);
+      assert.ok(r, `not served: ${group}/${version}/${resource}${subresource ? '/' + subresource : ''}`);
+      return r;
+    },
+    async close() {
+      await storage.close();
+      client.close();
+      await etcd.stop();
+    },
+  };
+}
