@@ -21,7 +21,7 @@ deps:
 	@scripts/install-deps.sh
 
 build: deps
-	@node_modules/.bin/tsc -p tsconfig.json
+	@npm run --silent build
 
 run: build
 	@echo "kapi: starting on https://$(BIND):$(PORT) with data in $(DATA_DIR) (Ctrl-C stops it and its etcd)"

@@ -18,6 +18,23 @@ import { startEmbeddedEtcd, type EmbeddedEtcd } from './etcd-embedded/embedded.j
 import { localServerURL, writeKubeconfig } from './kubeconfig/kubeconfig.js';
 import { createEtcdClient } from '../storage/etcd/client.js';
 import type { EtcdClient } from '../storage/etcd/types.js';
+import type { Storage } from '../storage/interface.js';
+import { createEtcd3Store } from '../storage/etcd3/store.js';
+import { startCompactor } from '../storage/etcd3/compactor.js';
+import { createCacheFeed } from '../storage/cacher/index.js';
+import { loadCatalog, RuntimeConfigError } from './apis/catalog.js';
+import { loadSchemas } from './apis/schema.js';
+import { OpenAPIService } from './apis/openapi.js';
+import { createRegistry } from './registry/registry.js';
+import { startControllers } from './controllers/index.js';
+import { createApiHandler } from './http/api-handler.js';
+import { createSecureServer } from './http/server.js';
+import { logCheck, namedCheck, pingCheck, shutdownCheck, type HealthCheck } from './http/health.js';
+import { createX509Authenticator } from './http/authn-x509.js';
+import { withAuthenticatedGroup } from './http/authn.js';
+import { KUBERNETES_VERSION } from './config/flags.js';
+import { createDiscoveryHandler } from './nonresource/discovery-handler.js';
+import { createOpenAPIHandler } from './nonresource/openapi-handler.js';
 import { createLogger } from './log.js';
 
 const log = createLogger('kapi');
@@ -121,8 +138,106 @@ export async function startApp(config: KapiConfig): Promise<App> {
       });
     }
 
-    // --- storage, watch cache, catalog, registry, controllers, HTTP ----------------------
-    // Wired as those modules land (see the report in docs/ and README "Status").
+    // --- storage and the watch cache -------------------------------------------------
+    const store = createEtcd3Store(etcd, { prefix: config.etcd.prefix });
+    started.push({ name: 'etcd3 store', stop: () => store.close() });
+    const compactor = startCompactor(etcd, {
+      prefix: config.etcd.prefix,
+      intervalMs: config.etcd.compactionIntervalMs,
+      onRound: (round) => {
+        if (round.won && round.compacted > 0) log.v(1).info('compacted etcd', { revision: round.compacted });
+      },
+      onError: (err) => log.warn('etcd compaction round failed', { error: (err as Error).message }),
+    });
+    started.push({ name: 'compactor', stop: () => compactor.stop() });
+    const useWatchCache = config.values.get('watch-cache') !== false;
+    const feed = useWatchCache ? createCacheFeed(etcd, store, { prefix: config.etcd.prefix }) : undefined;
+    if (feed) started.push({ name: 'watch cache', stop: () => feed.close() });
+    const storageFor = (keyPrefix: string): Storage => (feed ? feed.cacherFor(keyPrefix) : store);
+
+    // --- the API: catalog, registry, discovery, OpenAPI -----------------------------------
+    let catalog;
+    try {
+      catalog = loadCatalog({ runtimeConfig: config.runtimeConfig });
+    } catch (err) {
+      if (err instanceof RuntimeConfigError) throw new Error(`--runtime-config: ${err.message}`);
+      throw err;
+    }
+    const registry = createRegistry({ resources: catalog.resources(), storageFor });
+    const openapi = new OpenAPIService(catalog, loadSchemas(), { serverVersion: KUBERNETES_VERSION });
+    const hostPort = (host: string): string => (host.includes(':') ? `[${host}]` : host) + `:${config.serving.securePort}`;
+
+    // --- controllers ------------------------------------------------------------------
+    const controllers = startControllers({
+      resolver: registry,
+      etcd,
+      prefix: config.etcd.prefix,
+      serviceClusterIPRange: config.values.get('service-cluster-ip-range') as string,
+      advertiseAddress,
+      securePort: config.serving.securePort,
+      identity,
+    });
+    started.push({ name: 'controllers', stop: () => controllers.stop() });
+    let bootstrapped = false;
+    void controllers.bootstrapped.then(() => {
+      bootstrapped = true;
+      log.info('bootstrap done: system namespaces and the kubernetes Service exist');
+    });
+
+    // --- health checks ----------------------------------------------------------------
+    const etcdCheck = (name: string, timeoutMs: number): HealthCheck =>
+      namedCheck(name, async () => {
+        let timer: NodeJS.Timeout | undefined;
+        try {
+          await Promise.race([
+            etcd.status(),
+            new Promise((_, reject) => {
+              timer = setTimeout(() => reject(new Error(`etcd did not answer within ${timeoutMs}ms`)), timeoutMs);
+            }),
+          ]);
+        } finally {
+          clearTimeout(timer);
+        }
+      });
+    const bootstrapCheck = namedCheck('poststarthook/bootstrap-controller', async () => {
+      if (!bootstrapped) throw new Error('bootstrap not finished');
+    });
+    const cacheCheck = namedCheck('watch-cache', async () => {
+      if (feed && !feed.synced) throw new Error('watch cache not synced yet');
+    });
+    const liveChecks = [pingCheck, logCheck, etcdCheck('etcd', config.etcd.healthcheckTimeoutMs), bootstrapCheck];
+
+    // --- HTTPS ------------------------------------------------------------------------
+    const handler = createApiHandler({
+      resolver: registry,
+      discovery: createDiscoveryHandler({ catalog, serverAddress: hostPort(advertiseAddress) }),
+      openapi: createOpenAPIHandler(openapi),
+      authenticator: withAuthenticatedGroup(createX509Authenticator(pki.clientCaPem)),
+      anonymous: { enabled: config.values.get('anonymous-auth') !== false },
+      minRequestTimeoutSeconds: config.values.get('min-request-timeout') as number,
+      health: {
+        livez: liveChecks,
+        healthz: liveChecks,
+        readyz: [
+          pingCheck,
+          logCheck,
+          etcdCheck('etcd', config.etcd.healthcheckTimeoutMs),
+          etcdCheck('etcd-readiness', config.etcd.readycheckTimeoutMs),
+          cacheCheck,
+          bootstrapCheck,
+          shutdownCheck(() => !ready),
+        ],
+        livezGracePeriodSeconds: config.livezGracePeriodMs / 1000,
+        onFailure: (endpoint, name, err) => log.v(1).info('health check failed', { endpoint, check: name, error: (err as Error)?.message }),
+      },
+      onPanic: (err) => log.error('request handler failed', { error: err instanceof Error ? err.stack ?? err.message : String(err) }),
+      onAuthenticationFailure: (err) => log.v(2).info('authentication failed', { error: (err as Error)?.message }),
+    });
+    const server = createSecureServer({ cert: pki.servingCertPem, key: pki.servingKeyPem, clientCA: pki.clientCaPem, handler });
+    const address = await server.listen(config.serving.securePort, config.serving.bindAddress);
+    // listeners close first on shutdown; open watches get a moment to end cleanly
+    started.push({ name: 'https server', stop: () => server.close(1000) });
+    log.info('serving securely', { address: `${hostPort(address.address)}` });
 
     ready = true;
     log.info('kapi is ready', { url, advertiseAddress, kubeconfig: kubeconfigPath });
