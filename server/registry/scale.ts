@@ -141,19 +141,19 @@ export class ScaleStore implements RESTResource {
     throw errors.methodNotAllowed(`the server does not allow this method on the requested resource (${this.info.resource}/scale)`);
   }
 
-  list(): Promise<ListObject> {
+  async list(): Promise<ListObject> {
     this.unsupported();
   }
-  watch(): Promise<Watch> {
+  async watch(): Promise<Watch> {
     this.unsupported();
   }
-  create(): Promise<KubeObject> {
+  async create(): Promise<KubeObject> {
     this.unsupported();
   }
-  delete(_ctx: RequestContext, _name: string, _opts: DeleteRequestOptions): Promise<{ object: KubeObject; deleted: boolean }> {
+  async delete(_ctx: RequestContext, _name: string, _opts: DeleteRequestOptions): Promise<{ object: KubeObject; deleted: boolean }> {
     this.unsupported();
   }
-  deleteCollection(): Promise<ListObject> {
+  async deleteCollection(): Promise<ListObject> {
     this.unsupported();
   }
 }

@@ -72,22 +72,22 @@ abstract class VirtualResource implements RESTResource {
   private unsupported(): never {
     throw errors.methodNotAllowed(`the server does not allow this method on the requested resource (${this.info.resource})`);
   }
-  get(): Promise<KubeObject> {
+  async get(): Promise<KubeObject> {
     this.unsupported();
   }
-  list(): Promise<ListObject> {
+  async list(): Promise<ListObject> {
     this.unsupported();
   }
-  watch(): Promise<Watch> {
+  async watch(): Promise<Watch> {
     this.unsupported();
   }
-  update(): Promise<{ object: KubeObject; created: boolean }> {
+  async update(): Promise<{ object: KubeObject; created: boolean }> {
     this.unsupported();
   }
-  delete(_ctx: RequestContext, _name: string, _opts: DeleteRequestOptions): Promise<{ object: KubeObject; deleted: boolean }> {
+  async delete(_ctx: RequestContext, _name: string, _opts: DeleteRequestOptions): Promise<{ object: KubeObject; deleted: boolean }> {
     this.unsupported();
   }
-  deleteCollection(): Promise<ListObject> {
+  async deleteCollection(): Promise<ListObject> {
     this.unsupported();
   }
 }
@@ -191,12 +191,7 @@ export class AccessReviewResource extends VirtualResource {
     if (decision.denied) status.denied = true;
     if (decision.reason) status.reason = decision.reason;
     if (decision.evaluationError) status.evaluationError = decision.evaluationError;
-    const outSpec = clone(spec);
-    if (kind === 'SelfSubjectAccessReview') {
-      // the caller's identity is not echoed into a self review
-      delete outSpec.user;
-    }
-    return this.typed({ metadata: reviewMeta(obj), spec: outSpec, status });
+    return this.typed({ metadata: reviewMeta(obj), spec: clone(spec), status });
   }
 }
 
