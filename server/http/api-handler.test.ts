@@ -753,5 +753,8 @@ describe('health, version, non-resource paths', () => {
     const r = await client.http1({ path: '/api/v1/namespaces/default/configmaps' });
     assert.match(String(r.headers['audit-id']), /^[0-9a-f-]{36}$/);
     assert.equal(r.headers['cache-control'], 'no-cache, private');
+    const unauthorized = await new TestClient(client.port, pki.ca.cert).http1({ path: '/api/v1/pods', headers: { 'audit-id': 'given-id' } });
+    assert.equal(unauthorized.status, 401);
+    assert.equal(unauthorized.headers['audit-id'], 'given-id');
   });
 });

@@ -1,8 +1,8 @@
 // The handler chain, as kube-apiserver's DefaultBuildHandlerChain: one wrapper per concern,
-// outermost first: panic recovery -> request info -> cache control -> authentication ->
-// audit -> impersonation -> max-in-flight -> authorization -> the API handler.
+// outermost first: audit id -> panic recovery -> request info -> cache control ->
+// authentication -> audit -> impersonation -> max-in-flight -> authorization -> the API handler.
 
-import { withAudit } from './filters/audit.js';
+import { withAudit, withAuditInit } from './filters/audit.js';
 import { withAuthentication, type AnonymousOptions } from './filters/authentication.js';
 import { withAuthorization } from './filters/authorization.js';
 import { withCacheControl } from './filters/cache-control.js';
@@ -29,6 +29,7 @@ export interface ChainOptions {
 export function buildHandlerChain(api: Handler, opts: ChainOptions): Handler {
   // listed outermost first, applied innermost first
   const filters: Filter[] = [
+    withAuditInit(),
     withPanicRecovery(opts.onPanic),
     withRequestInfo(),
     withCacheControl(),
