@@ -13,6 +13,7 @@ import { configMapStrategy, secretStrategy } from './core/config.js';
 import { namespaceFinalizeStrategy, namespaceStatusStrategy, namespaceStrategy, NamespaceStore } from './core/namespaces.js';
 import { nodeStatusStrategy, nodeStrategy, replicationControllerStrategy } from './core/others.js';
 import { podStatusStrategy, podStrategy } from './core/pods.js';
+import { PodBindingResource } from './core/binding.js';
 import { serviceStatusStrategy, serviceStrategy, type ServiceIPAllocator } from './core/services.js';
 import { keyPrefixFor, storageResourceOf } from './keys.js';
 import { namespaceLookupFrom, type NamespaceLookup } from './namespace-lifecycle.js';
@@ -190,6 +191,8 @@ export function createRegistry(opts: RegistryOptions): Registry {
         handler = new GenericStore({ ...common, subresource: 'status', strategy: statusStrategyFor(info, strategy), verbs: readUpdate });
       } else if (sub.name === 'scale') {
         handler = new ScaleStore(main);
+      } else if (sub.name === 'binding' && info.group === '' && info.resource === 'pods') {
+        handler = new PodBindingResource(main);
       } else if (sub.name === 'finalize' && isNamespaces) {
         handler = new GenericStore({ ...common, subresource: 'finalize', strategy: namespaceFinalizeStrategy(strategy), verbs: updateOnly });
       }

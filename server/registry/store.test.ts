@@ -481,3 +481,37 @@ test('scale: a Scale view of replicas; writing it updates the deployment', async
   assert.equal(missing.code, 404);
   assert.equal(missing.message, 'deployments/scale.apps "nope" not found');
 });
+
+test('pods/binding assigns a node once', async () => {
+  const binding = h.rest('', 'v1', 'pods', 'binding');
+  await pods.create(ctx('graceful'), pod('tobind'));
+  const res = await binding.create(ctx('graceful', { name: 'tobind' }), {
+    apiVersion: 'v1',
+    kind: 'Binding',
+    metadata: { name: 'tobind', annotations: { 'example.com/by': 'test' } },
+    target: { kind: 'Node', name: 'node-7' },
+  });
+  assert.equal(res.kind, 'Status');
+  const bound = await pods.get(ctx('graceful'), 'tobind', {});
+  assert.equal((bound.spec as Record<string, unknown>).nodeName, 'node-7');
+  assert.equal(bound.metadata.annotations?.['example.com/by'], 'test');
+  const cond = ((bound.status as Record<string, unknown>).conditions as Record<string, unknown>[])[0];
+  assert.equal(cond.type, 'PodScheduled');
+  assert.equal(cond.status, 'True');
+  const again = await statusOf(
+    binding.create(ctx('graceful', { name: 'tobind' }), { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'tobind' }, target: { name: 'node-8' } }),
+  );
+  assert.equal(again.code, 409);
+  assert.equal(again.message, 'Operation cannot be fulfilled on pods "tobind": pod tobind is already assigned to node "node-7"');
+  const noTarget = await statusOf(binding.create(ctx('graceful', { name: 'tobind' }), { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'tobind' }, target: {} }));
+  assert.equal(noTarget.code, 422);
+});
+
+test('the single-object form of list and watch selects one name', async () => {
+  await configmaps.create(ctx('lists'), cm('one'));
+  await configmaps.create(ctx('lists'), cm('two'));
+  const one = await configmaps.list(ctx('lists'), { name: 'one' });
+  assert.deepEqual(one.items.map((i) => i.metadata.name), ['one']);
+  const across = await configmaps.list(ctx(''), { name: 'two' });
+  assert.deepEqual(across.items.map((i) => `${i.metadata.namespace}/${i.metadata.name}`), ['lists/two']);
+});

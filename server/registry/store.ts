@@ -126,6 +126,11 @@ export class GenericStore implements RESTResource {
     return e;
   }
 
+  /** the Status a storage error means for this resource */
+  fromStorageError(e: StorageError, name?: string): StatusError {
+    return statusFromStorageError(e, this.ref(name));
+  }
+
   protected strategyContext(ctx: RequestContext): StrategyContext {
     return { request: ctx, now: this.now(), info: this.info };
   }
@@ -241,7 +246,14 @@ export class GenericStore implements RESTResource {
         // a name that cannot be a key cannot match anything stored; read the collection
       }
     }
-    return { key: this.keys.collectionKey(namespace), recursive: true, predicate: sel.predicate };
+    let predicate = sel.predicate;
+    if (opts.name !== undefined) {
+      // the single-object form read through the collection still selects that one name
+      const only = opts.name;
+      const inner = sel.predicate;
+      predicate = { isEverything: false, matches: (obj) => obj.metadata?.name === only && inner.matches(obj) };
+    }
+    return { key: this.keys.collectionKey(namespace), recursive: true, predicate };
   }
 
   protected toListObject(res: ListResult): ListObject {
