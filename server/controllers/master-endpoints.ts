@@ -1,12 +1,15 @@
 // The `kubernetes` Service's Endpoints and EndpointSlice list every live replica, as
 // kube-apiserver's lease endpoint reconciler keeps them: each replica holds a key
-// `<prefix>/masterleases/<ip>` bound to an etcd lease it keeps alive, and every replica
-// periodically rewrites the Endpoints to the set of IPs that have a key. A replica that dies
-// stops renewing; its key expires and the next pass of any replica drops its address. A
-// replica stopping cleanly removes its key and its address at once.
+// `<prefix>/masterleases/<ip>:<port>` bound to an etcd lease it keeps alive, and every
+// replica periodically rewrites the Endpoints to the set of addresses that have a key. A
+// replica that dies stops renewing; its key expires and the next pass of any replica drops
+// its address. A replica stopping cleanly removes its key and its address at once.
 //
-// kube-apiserver assumes every replica serves on the same port; so do we (the port written
-// is this replica's securePort).
+// kube-apiserver assumes every replica serves on the same port and keys its leases by IP
+// alone. kapi's local cluster runs replicas on one loopback IP with different ports, so the
+// key includes the port and the Endpoints get one subset per port; every replica computes
+// the same object from the same keys, so they never undo each other's writes. With one port
+// (any real deployment) the objects are exactly kube-apiserver's.
 
 import type { EtcdClient } from '../../storage/etcd/types.js';
 import { prefixEnd } from '../../storage/etcd/types.js';
@@ -26,15 +29,34 @@ export interface MasterEndpointsOptions {
   intervalMs?: number;
 }
 
+/** where one replica serves */
+export interface MasterAddress {
+  ip: string;
+  port: number;
+}
+
 export function masterLeaseKeyPrefix(prefix: string): Buffer {
   return Buffer.from(`${normalizePrefix(prefix)}/masterleases/`);
 }
 
-function endpointPorts(securePort: number) {
-  return [{ name: 'https', port: securePort, protocol: 'TCP' }];
+function endpointPorts(port: number) {
+  return [{ name: 'https', port, protocol: 'TCP' }];
 }
 
-export function desiredEndpoints(ips: string[], securePort: number): KubeObject {
+/** addresses grouped by port, ports ascending, IPs sorted within each */
+function byPort(masters: MasterAddress[]): Array<{ port: number; ips: string[] }> {
+  const groups = new Map<number, Set<string>>();
+  for (const m of masters) {
+    let ips = groups.get(m.port);
+    if (!ips) groups.set(m.port, (ips = new Set()));
+    ips.add(m.ip);
+  }
+  return [...groups]
+    .sort(([a], [b]) => a - b)
+    .map(([port, ips]) => ({ port, ips: [...ips].sort() }));
+}
+
+export function desiredEndpoints(masters: MasterAddress[]): KubeObject {
   return {
     kind: 'Endpoints',
     apiVersion: 'v1',
@@ -44,12 +66,19 @@ export function desiredEndpoints(ips: string[], securePort: number): KubeObject 
       // the EndpointSlice is written here, so the mirroring controller must leave it alone
       labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' },
     },
-    subsets: [{ addresses: ips.map((ip) => ({ ip })), ports: endpointPorts(securePort) }],
+    subsets: byPort(masters).map(({ port, ips }) => ({ addresses: ips.map((ip) => ({ ip })), ports: endpointPorts(port) })),
   };
 }
 
-export function desiredEndpointSlice(ips: string[], securePort: number): KubeObject {
-  const addressType = ips.length > 0 && ips.every((ip) => ipFamily(ip) === 'IPv6') ? 'IPv6' : 'IPv4';
+/** One slice, as kube-apiserver writes: it has a single port list, so with several ports it
+ *  carries the port most replicas serve on (the lowest of a tie). */
+export function desiredEndpointSlice(masters: MasterAddress[]): KubeObject {
+  const groups = byPort(masters);
+  const main = groups.reduce<{ port: number; ips: string[] } | undefined>(
+    (best, g) => (!best || g.ips.length > best.ips.length ? g : best),
+    undefined,
+  ) ?? { port: 443, ips: [] };
+  const addressType = main.ips.length > 0 && main.ips.every((ip) => ipFamily(ip) === 'IPv6') ? 'IPv6' : 'IPv4';
   return {
     kind: 'EndpointSlice',
     apiVersion: 'discovery.k8s.io/v1',
@@ -59,18 +88,31 @@ export function desiredEndpointSlice(ips: string[], securePort: number): KubeObj
       labels: { 'kubernetes.io/service-name': kubernetesServiceName },
     },
     addressType,
-    endpoints: ips
+    endpoints: main.ips
       .filter((ip) => ipFamily(ip) === addressType)
       .map((ip) => ({ addresses: [ip], conditions: { ready: true } })),
-    ports: endpointPorts(securePort),
+    ports: endpointPorts(main.port),
   };
 }
 
-/** the IPs of every replica whose master lease key is alive, sorted */
-export async function listMasterIPs(etcd: EtcdClient, prefix: string): Promise<string[]> {
+function masterKey(prefix: string, m: MasterAddress): Buffer {
+  return Buffer.concat([masterLeaseKeyPrefix(prefix), Buffer.from(`${m.ip}:${m.port}`)]);
+}
+
+/** every replica whose master lease key is alive */
+export async function listMasters(etcd: EtcdClient, prefix: string): Promise<MasterAddress[]> {
   const key = masterLeaseKeyPrefix(prefix);
-  const resp = await etcd.range({ key, rangeEnd: prefixEnd(key), keysOnly: true });
-  return resp.kvs.map((kv) => kv.key.subarray(key.length).toString('utf8')).sort();
+  const resp = await etcd.range({ key, rangeEnd: prefixEnd(key) });
+  const out: MasterAddress[] = [];
+  for (const kv of resp.kvs) {
+    try {
+      const v = JSON.parse(kv.value.toString('utf8')) as Partial<MasterAddress>;
+      if (typeof v.ip === 'string' && typeof v.port === 'number') out.push({ ip: v.ip, port: v.port });
+    } catch {
+      // not ours to interpret
+    }
+  }
+  return out;
 }
 
 /** the fields that matter, compared; metadata other than labels is the server's */
@@ -105,18 +147,17 @@ async function reconcileObject(res: RESTResource, desired: KubeObject, fields: s
   );
 }
 
-/** writes the Endpoints and EndpointSlice of the `kubernetes` Service to list exactly `ips` */
+/** writes the Endpoints and EndpointSlice of the `kubernetes` Service to list exactly `masters` */
 export async function reconcileMasterEndpoints(
   resolver: ResourceResolver,
-  ips: string[],
-  securePort: number,
+  masters: MasterAddress[],
   signal?: AbortSignal,
 ): Promise<void> {
   const endpoints = resolver.lookup('', 'v1', 'endpoints');
   if (!endpoints) throw new Error('the registry serves no core/v1 endpoints');
-  await reconcileObject(endpoints, desiredEndpoints(ips, securePort), ['subsets'], signal);
+  await reconcileObject(endpoints, desiredEndpoints(masters), ['subsets'], signal);
   const slices = resolver.lookup('discovery.k8s.io', 'v1', 'endpointslices');
-  if (slices) await reconcileObject(slices, desiredEndpointSlice(ips, securePort), ['addressType', 'endpoints', 'ports'], signal);
+  if (slices) await reconcileObject(slices, desiredEndpointSlice(masters), ['addressType', 'endpoints', 'ports'], signal);
 }
 
 /** keeps this replica's master lease alive and the `kubernetes` Endpoints in line with all leases */
@@ -125,33 +166,30 @@ export function masterEndpointsController(deps: ControllerDeps, opts: MasterEndp
   const leaseSeconds = opts.leaseSeconds ?? 15;
   const intervalMs = opts.intervalMs ?? 10_000;
   const { etcd } = deps;
-  const ownKey = Buffer.concat([masterLeaseKeyPrefix(deps.prefix), Buffer.from(deps.advertiseAddress)]);
+  const self: MasterAddress = { ip: deps.advertiseAddress, port: deps.securePort };
+  const ownKey = masterKey(deps.prefix, self);
   let leaseId = 0;
 
-  /** renews our lease, or takes a new one and re-writes the key when it expired */
+  /** renews our lease; takes a new one and re-writes the key when the lease or key is gone */
   async function refreshOwnKey(): Promise<void> {
     if (leaseId !== 0) {
       const ttl = await etcd.leaseKeepAliveOnce(leaseId).catch(() => 0);
-      if (ttl > 0) {
-        const held = await etcd.range({ key: ownKey });
-        // another replica on the same IP may have re-written the key under its own lease;
-        // either way the address is listed
-        if (held.kvs.length > 0) return;
-      }
+      if (ttl > 0 && (await etcd.range({ key: ownKey })).kvs.length > 0) return;
+      await etcd.leaseRevoke(leaseId).catch(() => undefined);
+      leaseId = 0;
     }
     const lease = await etcd.leaseGrant(leaseSeconds);
     leaseId = lease.id;
-    const value = JSON.stringify({ ip: deps.advertiseAddress, identity: deps.identity });
-    await etcd.put(ownKey, Buffer.from(value), { lease: leaseId });
+    await etcd.put(ownKey, Buffer.from(JSON.stringify({ ...self, identity: deps.identity })), { lease: leaseId });
   }
 
   async function pass(signal: AbortSignal): Promise<void> {
     await refreshOwnKey();
-    const ips = await listMasterIPs(etcd, deps.prefix);
+    const masters = await listMasters(etcd, deps.prefix);
     // we have just written our own key: an empty list means etcd answered wrongly, and
     // erasing every address would cut in-cluster clients off
-    if (ips.length === 0) throw new Error('no master leases listed; not touching the kubernetes endpoints');
-    await reconcileMasterEndpoints(deps.resolver, ips, deps.securePort, signal);
+    if (masters.length === 0) throw new Error('no master leases listed; not touching the kubernetes endpoints');
+    await reconcileMasterEndpoints(deps.resolver, masters, signal);
   }
 
   /** drops our key (only if it is still ours) and our address */
@@ -164,8 +202,9 @@ export function masterEndpointsController(deps: ControllerDeps, opts: MasterEndp
     });
     await etcd.leaseRevoke(leaseId).catch(() => undefined);
     leaseId = 0;
-    const ips = await listMasterIPs(etcd, deps.prefix);
-    if (ips.length > 0) await reconcileMasterEndpoints(deps.resolver, ips, deps.securePort);
+    // the last replica leaves its address: kube-apiserver never empties the endpoints either
+    const masters = await listMasters(etcd, deps.prefix);
+    if (masters.length > 0) await reconcileMasterEndpoints(deps.resolver, masters);
   }
 
   return {
