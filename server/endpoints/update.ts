@@ -3,7 +3,7 @@
 import type { KubeObject } from '../../storage/interface.js';
 import { errors } from '../http/status.js';
 import { writeObject } from '../http/response.js';
-import { bodyFormat, decodeObject, ensureNamespace, readBody } from './decode.js';
+import { bodyFormat, checkDuplicateFields, decodeObject, ensureNamespace, readBody } from './decode.js';
 import { parseWriteOptions } from './options.js';
 import { isNamespaceResource, negotiateFor, requestContext, type Scope } from './scope.js';
 import { tableOptionsFor, transformResult } from './transform.js';
@@ -29,6 +29,7 @@ export async function serveUpdate(scope: Scope): Promise<void> {
   const opts = parseWriteOptions(scope.state, 'UpdateOptions');
   const tableOptions = tableOptionsFor(scope, media);
   const obj = decodeObject(scope, body, format);
+  checkDuplicateFields(scope, body, format, opts.fieldValidation);
   checkName(obj, scope.name, scope.namespace);
   ensureNamespace(obj, isNamespaceResource(scope.resource) ? '' : scope.namespace);
   const ctx = requestContext(scope, {

@@ -288,6 +288,16 @@ describe('create, read, update, patch, delete', () => {
     assert.equal(bad.status, 400);
   });
 
+  test('duplicate fields warn by default and fail with fieldValidation=Strict', async () => {
+    const body = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dup"},"data":{"a":"1","a":"2"}}';
+    const warned = await client.http1({ method: 'POST', path: '/api/v1/namespaces/default/configmaps', body });
+    assert.equal(warned.status, 201);
+    assert.equal(warned.headers['warning'], '299 - "duplicate field \\"data.a\\""');
+    const strict = await client.http1({ method: 'POST', path: '/api/v1/namespaces/default/configmaps?fieldValidation=Strict', body });
+    assert.equal(strict.status, 400);
+    assert.equal(strict.json().message, 'strict decoding error: duplicate field "data.a"');
+  });
+
   test('update: names must match; 200 when replaced', async () => {
     const created = await client.http1({ method: 'POST', path: '/api/v1/namespaces/default/configmaps', body: cm('upd') });
     const obj = created.json<KubeObject>();
