@@ -4,8 +4,9 @@ import type { KubeObject } from '../../storage/interface.js';
 import { runBootstrap } from './bootstrap.js';
 import type { NamespaceCondition } from './namespace-conditions.js';
 import { namespacedContentResources } from './namespace-deleter.js';
+import { readLeader } from './leader.js';
 import { namespaceController } from './namespace.js';
-import { eventually, startHarness, testContext, type Harness } from './testing/harness.js';
+import { eventually, prefix, startHarness, testContext, type Harness } from './testing/harness.js';
 import { isNotFound } from './util.js';
 
 let h: Harness;
@@ -171,4 +172,26 @@ test('a namespace with another spec finalizer loses only ours and stays', async 
     { allowCreate: false },
   );
   await eventually('the namespace to be gone', () => namespaceGone(ns));
+});
+
+test('only one replica leads the namespace controller; when it stops, the other finishes deletions', async () => {
+  const other = h.replica();
+  const stopOther = new AbortController();
+  const otherDone = namespaceController(other.deps(), { leaseDurationSeconds: 3, retryPeriodMs: 200 }).start(stopOther.signal);
+  try {
+    assert.equal((await readLeader(h.main.etcd, prefix, 'namespace-controller'))?.holderIdentity, 'replica-1');
+    stopController.abort();
+    await controllerDone;
+    await eventually('the other replica to lead', async () => {
+      return (await readLeader(h.main.etcd, prefix, 'namespace-controller'))?.holderIdentity === other.deps().identity;
+    });
+    const ns = 'after-failover';
+    await createNamespace(ns);
+    await create('', 'v1', 'configmaps', ns, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } });
+    await h.main.rest('', 'v1', 'namespaces').delete(testContext(), ns, {});
+    await eventually('the namespace to be gone', () => namespaceGone(ns));
+  } finally {
+    stopOther.abort();
+    await otherDone;
+  }
 });
