@@ -28,7 +28,7 @@ export interface LeaderElectionDeps {
   signal: AbortSignal;
   /** the etcd lease TTL: how long a crashed leader blocks the others. Default 15. */
   leaseDurationSeconds?: number;
-  /** how often a non-leader re-checks when no watch event tells it the key is gone. Default 2000. */
+  /** the pause after a failed attempt or after the work ended on its own. Default 2000. */
   retryPeriodMs?: number;
   /** told about every gain (true) and loss (false) of leadership */
   onLeadershipChange?: (leading: boolean) => void;
@@ -95,7 +95,8 @@ export async function runLeaderElected(
       continue;
     }
     if ('heldAtRevision' in attempt) {
-      await waitForVacancy(deps.etcd, key, attempt.heldAtRevision, retryMs, outer);
+      // the watch reports the key's deletion; the timeout only bounds a missed event
+      await waitForVacancy(deps.etcd, key, attempt.heldAtRevision, ttlSeconds * 1000, outer);
       continue;
     }
     const endedByItself = await lead(name, deps, attempt.term, ttlSeconds, work, log);
@@ -132,12 +133,13 @@ async function tryAcquire(
   return { heldAtRevision: resp.header.revision };
 }
 
-/** resolves when the key is deleted after `revision`, after `retryMs`, or on abort */
+/** resolves when the key is deleted after `revision` (or the watch ends), after `maxWaitMs`,
+ *  or on abort */
 async function waitForVacancy(
   etcd: EtcdClient,
   key: Buffer,
   revision: number,
-  retryMs: number,
+  maxWaitMs: number,
   signal: AbortSignal,
 ): Promise<void> {
   const stop = new AbortController();
@@ -146,9 +148,9 @@ async function waitForVacancy(
   let watcher: EtcdWatcher | undefined;
   try {
     watcher = etcd.watch({ key, startRevision: revision + 1 }, (msg) => {
-      if (msg.kind === 'events' && msg.events.some((e) => e.type === 'DELETE')) stop.abort();
+      if (msg.kind === 'canceled' || (msg.kind === 'events' && msg.events.some((e) => e.type === 'DELETE'))) stop.abort();
     });
-    await sleep(retryMs, stop.signal);
+    await sleep(maxWaitMs, stop.signal);
   } finally {
     watcher?.cancel();
     signal.removeEventListener('abort', onAbort);
