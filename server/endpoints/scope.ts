@@ -22,6 +22,8 @@ export interface EndpointConfig {
   tableConvertorFor(resource: RESTResource): TableConvertor | undefined;
   /** PATCH content types served, each with its applier */
   patchTypes: ReadonlyMap<string, PatchApplier>;
+  /** aborted when the server begins to shut down: open watches end so clients move on */
+  shutdownSignal?: AbortSignal;
 }
 
 export interface Scope {

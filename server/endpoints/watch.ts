@@ -76,7 +76,9 @@ export async function serveWatch(scope: Scope): Promise<void> {
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(), watchTimeoutMs(opts.timeoutSeconds, scope.config.minRequestTimeoutSeconds));
   timer.unref?.();
-  const signal = AbortSignal.any([scope.state.signal, timeout.signal]);
+  const signals = [scope.state.signal, timeout.signal];
+  if (scope.config.shutdownSignal) signals.push(scope.config.shutdownSignal);
+  const signal = AbortSignal.any(signals);
   const ctx = requestContext(scope, { signal });
   const encoder = new WatchEventEncoder(scope, media, tableOptions);
   const res = scope.state.res;

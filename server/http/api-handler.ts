@@ -66,6 +66,8 @@ export interface ApiHandlerOptions {
   minRequestTimeoutSeconds?: number;
   /** sendInitialEvents on watch (default true) */
   watchListEnabled?: boolean;
+  /** abort when shutdown begins: open watches end cleanly (kube-apiserver's ShuttingDown) */
+  shutdownSignal?: AbortSignal;
   onPanic?: PanicReporter;
   onAuthenticationFailure?: (err: unknown) => void;
 }
@@ -107,6 +109,7 @@ export function createRouter(opts: ApiHandlerOptions): Handler {
     watchListEnabled: opts.watchListEnabled ?? true,
     tableConvertorFor: opts.tableConvertorFor ?? defaultTableConvertorFor,
     patchTypes: new Map([...builtinPatchTypes(), ...(opts.patchTypes ?? new Map())]),
+    shutdownSignal: opts.shutdownSignal,
   };
   const resources = createResourceHandler(opts.resolver, config);
   const health = createHealthHandler(opts.health ?? {});

@@ -44,10 +44,6 @@ function jsonType(v: unknown): string {
 
 type Container = Json[] | { [key: string]: Json };
 
-function isObject(v: Json | undefined): v is { [key: string]: Json } {
-  return v !== null && v !== undefined && typeof v === 'object' && !Array.isArray(v);
-}
-
 function decodeKey(k: string): string {
   return k.replace(/~1/g, '/').replace(/~0/g, '~');
 }
