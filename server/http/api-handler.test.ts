@@ -39,6 +39,7 @@ let server: SecureServer;
 let client: TestClient;
 let admin: KeyPair;
 let shuttingDown = false;
+const shutdown = new AbortController();
 let etcdHealthy = true;
 const backend = new MemoryBackend();
 const configmaps = new MemoryResource(resourceInfo({ resource: 'configmaps', kind: 'ConfigMap', shortNames: ['cm'] }), backend);
@@ -71,6 +72,7 @@ before(async () => {
         ? { status: 200, body: '{"kind":"APIGroupList"}', contentType: 'application/json', etag: 'abc123' }
         : undefined,
     minRequestTimeoutSeconds: 1800,
+    shutdownSignal: shutdown.signal,
   });
   server = createSecureServer({ cert: pki.server.cert, key: pki.server.key, clientCA: pki.ca.cert, handler: listener });
   const addr = await server.listen(0);
@@ -766,5 +768,16 @@ describe('health, version, non-resource paths', () => {
     const unauthorized = await new TestClient(client.port, pki.ca.cert).http1({ path: '/api/v1/pods', headers: { 'audit-id': 'given-id' } });
     assert.equal(unauthorized.status, 401);
     assert.equal(unauthorized.headers['audit-id'], 'given-id');
+  });
+});
+
+describe('shutdown', () => {
+  test('open watches end when shutdown begins', async () => {
+    const w = watchHttp1('/api/v1/namespaces/w9/configmaps?watch=true');
+    await w.ready;
+    await waitFor(() => configmaps.openWatches() > 0);
+    shutdown.abort();
+    assert.equal(await w.lines.next(), undefined);
+    await waitFor(() => configmaps.openWatches() === 0);
   });
 });

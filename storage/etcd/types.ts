@@ -80,6 +80,8 @@ export interface EtcdEvent {
 
 /** One message delivered to a watch's listener. */
 export type WatchMessage =
+  /** `revision` is the mod revision of the last event: everything up to it has been
+   *  delivered (etcd's header revision promises less for a catching-up watcher) */
   | { kind: 'events'; revision: number; events: EtcdEvent[] }
   /** a progress notification: everything up to `revision` has been delivered */
   | { kind: 'progress'; revision: number }
@@ -99,12 +101,16 @@ export interface WatchRequest {
 /** A watch multiplexed on the client's shared watch stream. After a broken connection the
  *  client re-creates it from (last delivered revision + 1): no event is lost or repeated. */
 export interface EtcdWatcher {
-  /** asks etcd for a progress notification on the shared stream */
+  /** asks etcd for a progress notification on the shared stream. etcd 3.4 answers at once
+   *  (possibly ahead of events still queued for a catching-up watcher, etcd-io/etcd#15220);
+   *  3.5 answers only while every watcher of the stream is in sync: ask again if no
+   *  `progress` message comes. */
   requestProgress(): void;
   cancel(): void;
 }
 
 export interface LeaseGrant {
+  /** chosen by the client below 2^48, so it stays exact as a JS number */
   id: number;
   ttlSeconds: number;
 }
@@ -138,6 +144,7 @@ export interface EtcdClient {
   watch(req: WatchRequest, listener: (msg: WatchMessage) => void): EtcdWatcher;
   leaseGrant(ttlSeconds: number): Promise<LeaseGrant>;
   leaseRevoke(id: number): Promise<void>;
+  /** renews once; resolves the new TTL in seconds, 0 when the lease does not exist */
   leaseKeepAliveOnce(id: number): Promise<number>;
   memberList(): Promise<Member[]>;
   status(): Promise<MemberStatus>;
