@@ -282,3 +282,20 @@ test('virtual reviews answer without storing', async () => {
   assert.equal(noToken.message, 'token is required for TokenReview in authentication');
   assert.equal((await statusOf(ssr.get(ctx(), 'x', {}))).code, 405);
 });
+
+test('RBAC names are path segments; RBAC objects may be created by PUT', async () => {
+  const roles = h.rest('rbac.authorization.k8s.io', 'v1', 'clusterroles');
+  const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'system:controller:x' }, rules: [] };
+  const created = await roles.create(ctx(), role);
+  assert.equal(created.metadata.name, 'system:controller:x');
+  const bad = await statusOf(roles.create(ctx(), { ...role, metadata: { name: 'a/b' } }));
+  assert.equal(bad.code, 422);
+  assert.equal(bad.message, 'ClusterRole.rbac.authorization.k8s.io "a/b" is invalid: metadata.name: Invalid value: "a/b": may not contain \'/\'');
+  const viaPut = await roles.update(ctx(), 'made-by-put', () => ({ ...role, metadata: { name: 'made-by-put' } }), { allowCreate: false });
+  assert.equal(viaPut.created, true);
+  const cms = h.rest('', 'v1', 'configmaps');
+  const notForConfigMaps = await statusOf(
+    cms.update(ctx('k'), 'nope', () => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'nope' } }), { allowCreate: false }),
+  );
+  assert.equal(notForConfigMaps.code, 404);
+});

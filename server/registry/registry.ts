@@ -21,6 +21,7 @@ import type { ResourceResolver, RESTResource } from './rest.js';
 import { ScaleStore } from './scale.js';
 import { GenericStore, type StoreVerb } from './store.js';
 import { defineStrategy, statusStrategy, type ResourceStrategy } from './strategy.js';
+import { nameIsDNSSubdomain, nameIsPathSegment } from './validation/names.js';
 import { virtualResourceFor, type ReviewAuthorizer, type RulesResolver, type TokenAuthenticator } from './virtual/reviews.js';
 
 export { keyPrefixFor } from './keys.js';
@@ -58,6 +59,28 @@ const generationTracked = new Set([
   'flowcontrol.apiserver.k8s.io/flowschemas',
   'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations',
   'apiextensions.k8s.io/customresourcedefinitions',
+]);
+
+/** kinds whose names only need to be path segments (RBAC; any CSR name goes) */
+const pathSegmentNamed = new Set([
+  'rbac.authorization.k8s.io/roles',
+  'rbac.authorization.k8s.io/clusterroles',
+  'rbac.authorization.k8s.io/rolebindings',
+  'rbac.authorization.k8s.io/clusterrolebindings',
+  'certificates.k8s.io/certificatesigningrequests',
+]);
+
+/** kinds a PUT to a missing name creates (kube-apiserver's AllowCreateOnUpdate) */
+const createOnUpdate = new Set([
+  '/events',
+  '/endpoints',
+  '/limitranges',
+  '/serviceaccounts',
+  'coordination.k8s.io/leases',
+  'rbac.authorization.k8s.io/roles',
+  'rbac.authorization.k8s.io/clusterroles',
+  'rbac.authorization.k8s.io/rolebindings',
+  'rbac.authorization.k8s.io/clusterrolebindings',
 ]);
 
 /** kinds whose DELETE answers with the object rather than a Status */
@@ -103,8 +126,10 @@ export function strategyFor(info: ResourceInfo, deps: { serviceIPAllocator?: Ser
     default:
       return defineStrategy({
         namespaced: info.namespaced,
+        validateName: pathSegmentNamed.has(key) ? nameIsPathSegment : nameIsDNSSubdomain,
         hasStatusSubresource: hasSubresource(info, 'status'),
         tracksGeneration: generationTracked.has(key),
+        allowCreateOnUpdate: createOnUpdate.has(key),
         returnDeletedObject: returnsDeletedObject.has(key),
       });
   }

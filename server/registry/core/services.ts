@@ -156,6 +156,7 @@ export function serviceStrategy(allocator?: ServiceIPAllocator): ResourceStrateg
     namespaced: true,
     validateName: nameIsDNS1035Label,
     hasStatusSubresource: true,
+    allowCreateOnUpdate: true,
     returnDeletedObject: true,
     initialStatus: () => ({ loadBalancer: {} }),
     applyDefaults: (obj) => defaultService(obj),
