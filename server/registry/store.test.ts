@@ -515,3 +515,25 @@ test('the single-object form of list and watch selects one name', async () => {
   const across = await configmaps.list(ctx(''), { name: 'two' });
   assert.deepEqual(across.items.map((i) => `${i.metadata.namespace}/${i.metadata.name}`), ['lists/two']);
 });
+
+test('scale of a ReplicationController uses its map selector; the selector defaults from the template', async () => {
+  const rcs = h.rest('', 'v1', 'replicationcontrollers');
+  const created = await rcs.create(ctx('scale'), {
+    apiVersion: 'v1',
+    kind: 'ReplicationController',
+    metadata: { name: 'rc' },
+    spec: { template: { metadata: { labels: { app: 'rc', tier: 'x' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+  });
+  assert.deepEqual((created.spec as Record<string, unknown>).selector, { app: 'rc', tier: 'x' });
+  assert.deepEqual(created.metadata.labels, { app: 'rc', tier: 'x' });
+  assert.deepEqual(created.status, { replicas: 0 });
+  const scale = h.rest('', 'v1', 'replicationcontrollers', 'scale');
+  const s = await scale.get(ctx('scale'), 'rc', {});
+  assert.deepEqual(s.spec, { replicas: 1 });
+  assert.deepEqual(s.status, { replicas: 0, selector: 'app=rc,tier=x' });
+  const zero = await scale.update(ctx('scale'), 'rc', (cur) => ({ ...cur!, spec: { replicas: 0 } }), { allowCreate: false });
+  assert.deepEqual(zero.object.spec, {});
+  // deleting through core/v1 orphans the pods by default
+  const del = await rcs.delete(ctx('scale'), 'rc', {});
+  assert.deepEqual(del.object.metadata.finalizers, ['orphan']);
+});
