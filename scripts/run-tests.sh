@@ -33,9 +33,15 @@ echo
 echo "=== summary ($((elapsed / 60))m$((elapsed % 60))s) ==="
 grep -E '^# (tests|pass|fail|cancelled|skipped|todo) ' "$log" | tail -n 6
 if [ "$rc" -ne 0 ]; then
-  echo "--- failed ---"
-  # top-level failures name the file; nested ones name the test
-  grep -E '^\s*not ok ' "$log" | sed -E 's/^\s*//' | sort -u | head -n 100
+  echo "--- failed (file:line  test) ---"
+  # one line per failed test, with where it is; tests cancelled because their parent failed
+  # are left out (the parent is listed)
+  awk '
+    /^ *not ok [0-9]+ - / { name = $0; sub(/^ *not ok [0-9]+ - /, "", name); open = 1; loc = ""; cancelled = 0; next }
+    open && /^ *location:/ { loc = $2; gsub(/\047/, "", loc); sub(/.*\/dist\//, "dist/", loc) }
+    open && /failureType: .cancelledByParent/ { cancelled = 1 }
+    open && /^ *\.\.\.$/ { if (!cancelled) printf "  %s  %s\n", loc, name; open = 0 }
+  ' "$log" | sort -u | head -n 200
   echo "run-tests: FAILED (exit $rc); full output in $log"
 else
   echo "run-tests: all passed"
