@@ -5,6 +5,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { jsonOf, kubectl, kubectlOk, startKapi, uniqueName, type KapiProcess } from './harness.js';
+import { createConfigMap, createNamespace } from './harness.js';
 
 interface ListMeta {
   resourceVersion?: string;
@@ -28,7 +29,7 @@ describe('chunked lists', () => {
 
   before(async () => {
     kapi = await startKapi();
-    await kubectlOk(['create', 'namespace', ns], { kubeconfig: kapi.kubeconfig });
+    await createNamespace(kapi.http, ns);
     for (const name of names) {
       const r = await kapi.http.post(base(), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { set: 'seven' } } });
       assert.equal(r.status, 201, r.body);

@@ -241,9 +241,14 @@ describe('crud with kubectl 1.33', () => {
     const d = JSON.parse(await k(['get', 'deploy', 'web', '-n', ns, '-o', 'json'])) as Record<string, any>;
     assert.equal(d.spec.replicas, 3);
     assert.equal(d.metadata.generation, 2);
-    await k(['annotate', 'deploy', 'web', '-n', ns, 'note=hi']);
+    await k(['label', 'deploy', 'web', '-n', ns, 'tier=front']);
     const d2 = JSON.parse(await k(['get', 'deploy', 'web', '-n', ns, '-o', 'json'])) as Record<string, any>;
-    assert.equal(d2.metadata.generation, 2, 'metadata-only changes do not bump generation');
+    assert.equal(d2.metadata.generation, 2, 'a label change does not bump generation');
+    // Deployments are special: annotations are copied to ReplicaSets, so kube-apiserver bumps
+    // generation on annotation changes too
+    await k(['annotate', 'deploy', 'web', '-n', ns, 'note=hi']);
+    const d3 = JSON.parse(await k(['get', 'deploy', 'web', '-n', ns, '-o', 'json'])) as Record<string, any>;
+    assert.equal(d3.metadata.generation, 3, 'a Deployment annotation change bumps generation');
   });
 
   it('kubectl delete of each object', async () => {

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { jsonOf, kubectlOk, startEtcd, startKapi, uniqueName, waitFor, type KapiProcess, type KubeHttpClient } from './harness.js';
+import { createConfigMap, createNamespace } from './harness.js';
 
 interface Meta {
   metadata: { name: string; uid: string; resourceVersion: string };
@@ -79,7 +80,7 @@ describe('durability', () => {
     const ns = uniqueName('keep');
     let kapi = await startKapi({ dataDir });
     cleanups.push(() => kapi.kill());
-    await kubectlOk(['create', 'namespace', ns], { kubeconfig: kapi.kubeconfig });
+    await createNamespace(kapi.http, ns);
     for (let i = 0; i < 20; i++) {
       const r = await kapi.http.post(`/api/v1/namespaces/${ns}/configmaps`, {
         apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}`, labels: { i: String(i) } }, data: { i: String(i) },
@@ -124,7 +125,7 @@ describe('durability', () => {
     const first = await startKapi({ dataDir });
     cleanups.push(() => first.killOrphans());
     cleanups.push(() => first.kill());
-    await kubectlOk(['create', 'namespace', ns], { kubeconfig: first.kubeconfig });
+    await createNamespace(first.http, ns);
     const port = first.port;
 
     const stream = writeStream(first.http, ns);
@@ -150,7 +151,7 @@ describe('durability', () => {
     const ns = uniqueName('crash');
     let kapi = await startKapi({ dataDir });
     cleanups.push(() => kapi.kill());
-    await kubectlOk(['create', 'namespace', ns], { kubeconfig: kapi.kubeconfig });
+    await createNamespace(kapi.http, ns);
     const port = kapi.port;
 
     const stream = writeStream(kapi.http, ns);
@@ -176,7 +177,7 @@ describe('durability', () => {
     const ns = uniqueName('crash-ext');
     let kapi = await startKapi({ etcdServers: etcd.endpoint });
     cleanups.push(() => kapi.kill());
-    await kubectlOk(['create', 'namespace', ns], { kubeconfig: kapi.kubeconfig });
+    await createNamespace(kapi.http, ns);
     const { dataDir, port } = kapi;
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
 

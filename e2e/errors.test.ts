@@ -5,6 +5,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { jsonOf, kubectl, kubectlOk, startKapi, uniqueName, type HttpResponse, type KapiProcess } from './harness.js';
+import { createConfigMap, createNamespace } from './harness.js';
 
 const STATUS_FIELDS = ['kind', 'apiVersion', 'metadata', 'status', 'message', 'reason', 'details', 'code'];
 
@@ -44,7 +45,7 @@ describe('errors are Status objects', () => {
 
   before(async () => {
     kapi = await startKapi();
-    await kubectlOk(['create', 'namespace', ns], { kubeconfig: kapi.kubeconfig });
+    await createNamespace(kapi.http, ns);
   });
   after(async () => {
     await kapi?.stop();

@@ -4,6 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { jsonOf, kubectl, kubectlOk, startKapi, uniqueName, waitFor, type KapiProcess } from './harness.js';
+import { createConfigMap, createNamespace } from './harness.js';
 
 interface Obj {
   metadata: {
@@ -35,7 +36,7 @@ describe('finalizers and namespace deletion', () => {
   before(async () => {
     kapi = await startKapi();
     k = (args) => kubectlOk(args, { kubeconfig: kapi.kubeconfig });
-    await k(['create', 'namespace', ns]);
+    await createNamespace(kapi.http, ns);
   });
   after(async () => {
     await kapi?.stop();
@@ -104,8 +105,8 @@ describe('finalizers and namespace deletion', () => {
 
   it('kubectl delete ns empties and removes a namespace holding configmaps and a deployment', async () => {
     const doomed = uniqueName('doomed');
-    await k(['create', 'namespace', doomed]);
-    for (let i = 0; i < 3; i++) await k(['create', 'configmap', `cm${i}`, '-n', doomed, `--from-literal=k=${i}`]);
+    await createNamespace(kapi.http, doomed);
+    for (let i = 0; i < 3; i++) await createConfigMap(kapi.http, doomed, `cm${i}`, { k: String(i) });
     const dep = await kapi.http.post(`/apis/apps/v1/namespaces/${doomed}/deployments`, deployment('web'));
     assert.equal(dep.status, 201, dep.body);
     const ns0 = jsonOf<Obj>(await kapi.http.get(`/api/v1/namespaces/${doomed}`));
@@ -125,7 +126,7 @@ describe('finalizers and namespace deletion', () => {
 
   it('a terminating namespace refuses new content, and goes once its last object is released', async () => {
     const ending = uniqueName('ending');
-    await k(['create', 'namespace', ending]);
+    await createNamespace(kapi.http, ending);
     const base = `/api/v1/namespaces/${ending}/configmaps`;
     const held = await kapi.http.post(base, {
       apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'anchor', finalizers: ['example.com/hold'] },

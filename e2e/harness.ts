@@ -258,7 +258,12 @@ export async function startKapi(opts: StartKapiOptions = {}): Promise<KapiProces
       client.close();
       known = [...new Set([...known, ...descendants(pid)])];
       if (alive(pid)) process.kill(pid, 'SIGTERM');
-      const graceful = await Promise.race([exited(child).then(() => true), sleep(30000).then(() => false)]);
+      let timer: NodeJS.Timeout | undefined;
+      const graceful = await Promise.race([
+        exited(child).then(() => true),
+        new Promise<boolean>((r) => (timer = setTimeout(() => r(false), 30000))),
+      ]);
+      clearTimeout(timer);
       if (!graceful) {
         warnings.push('kapi did not exit within 30 s of SIGTERM; killed');
         process.kill(pid, 'SIGKILL');
@@ -472,4 +477,26 @@ export function pythonKubernetesAvailable(): Promise<boolean> {
     child.on('error', () => resolve(false));
     child.on('close', (code) => resolve(code === 0));
   });
+}
+
+/**
+ * Creates a namespace with a raw JSON POST. Test set-up uses this rather than `kubectl create
+ * namespace` (which sends protobuf) so that a scenario fails on what it tests, not its set-up.
+ */
+export async function createNamespace(http: KubeHttpClient, name: string): Promise<void> {
+  const res = await http.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  if (res.status !== 201) throw new Error(`create namespace ${name}: HTTP ${res.status} ${res.body}`);
+}
+
+/** Creates a configmap with a raw JSON POST (set-up helper, see createNamespace). */
+export async function createConfigMap(
+  http: KubeHttpClient,
+  namespace: string,
+  name: string,
+  data: Record<string, string> = {},
+): Promise<void> {
+  const res = await http.post(`/api/v1/namespaces/${namespace}/configmaps`, {
+    apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data,
+  });
+  if (res.status !== 201) throw new Error(`create configmap ${namespace}/${name}: HTTP ${res.status} ${res.body}`);
 }

@@ -4,6 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { jsonOf, kubectlOk, kubectlSpawn, startKapi, uniqueName, waitFor, type KapiProcess } from './harness.js';
+import { createConfigMap, createNamespace } from './harness.js';
 
 const podYaml = (name: string, ns: string) => `apiVersion: v1
 kind: Pod
@@ -21,7 +22,7 @@ describe('watch', () => {
   const ns = uniqueName('watch');
   before(async () => {
     kapi = await startKapi();
-    await kubectlOk(['create', 'namespace', ns], { kubeconfig: kapi.kubeconfig });
+    await createNamespace(kapi.http, ns);
   });
   after(async () => {
     await kapi?.stop();
@@ -40,9 +41,11 @@ describe('watch', () => {
       await w.waitForOutput(/^DELETED\s+p1\s/m);
       const lines = w.stdout().trim().split('\n');
       assert.match(lines[0]!, /^EVENT\s+NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE$/);
+      // kube-apiserver deletes an unscheduled pod in two writes: deletionTimestamp with grace
+      // period 0 (MODIFIED), then the removal (DELETED)
       assert.deepEqual(
         lines.slice(1).map((l) => l.split(/\s+/).slice(0, 2).join(' ')),
-        ['ADDED p1', 'MODIFIED p1', 'DELETED p1'],
+        ['ADDED p1', 'MODIFIED p1', 'MODIFIED p1', 'DELETED p1'],
       );
     } finally {
       await w.stop();
@@ -58,13 +61,13 @@ describe('watch', () => {
       await kubectlOk(['create', '-f', '-'], { ...opts, input: podYaml('p3', ns) });
       await w.waitForOutput(/^p3\s+0\/1\s+Pending/m);
       await kubectlOk(['delete', 'pod', 'p2', 'p3', '-n', ns], opts);
-      // kubectl prints a row for each deletion too: p2, p3, then p2 and p3 again
+      // each deletion is two events (deletionTimestamp set, then removed): two rows per pod
       const rows = () => w.stdout().trim().split('\n').slice(1).map((l) => l.split(/\s+/)[0]);
-      await waitFor('two more rows after the deletes', () => rows().length >= 4 || undefined, 30000).catch((e: Error) => {
+      await waitFor('four more rows after the deletes', () => rows().length >= 6 || undefined, 30000).catch((e: Error) => {
         throw new Error(`${e.message}\n${w.stdout()}\n${w.stderr()}`);
       });
       assert.deepEqual(rows().slice(0, 2), ['p2', 'p3']);
-      assert.deepEqual(rows().slice(2).sort(), ['p2', 'p3']);
+      assert.deepEqual(rows().slice(2).sort(), ['p2', 'p2', 'p3', 'p3']);
     } finally {
       await w.stop();
     }
