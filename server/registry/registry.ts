@@ -13,6 +13,7 @@ import { configMapStrategy, secretStrategy } from './core/config.js';
 import { namespaceFinalizeStrategy, namespaceStatusStrategy, namespaceStrategy, NamespaceStore } from './core/namespaces.js';
 import { nodeStatusStrategy, nodeStrategy, replicationControllerStrategy } from './core/others.js';
 import { podStatusStrategy, podStrategy } from './core/pods.js';
+import { persistentVolumeClaimStrategy, persistentVolumeStrategy } from './core/volumes.js';
 import { PodBindingResource } from './core/binding.js';
 import { serviceStatusStrategy, serviceStrategy, type ServiceIPAllocator } from './core/services.js';
 import { keyPrefixFor, storageResourceOf } from './keys.js';
@@ -83,9 +84,6 @@ const createOnUpdate = new Set([
   'rbac.authorization.k8s.io/clusterrolebindings',
 ]);
 
-/** kinds whose DELETE answers with the object rather than a Status */
-const returnsDeletedObject = new Set(['/persistentvolumes', '/persistentvolumeclaims']);
-
 function hasSubresource(info: ResourceInfo, name: string): boolean {
   return info.subresources.some((s) => s.name === name);
 }
@@ -109,6 +107,10 @@ export function strategyFor(info: ResourceInfo, deps: { serviceIPAllocator?: Ser
       return replicationControllerStrategy();
     case '/nodes':
       return nodeStrategy();
+    case '/persistentvolumes':
+      return persistentVolumeStrategy();
+    case '/persistentvolumeclaims':
+      return persistentVolumeClaimStrategy();
     case 'apps/deployments':
       return deploymentStrategy();
     case 'apps/replicasets':
@@ -130,7 +132,6 @@ export function strategyFor(info: ResourceInfo, deps: { serviceIPAllocator?: Ser
         hasStatusSubresource: hasSubresource(info, 'status'),
         tracksGeneration: generationTracked.has(key),
         allowCreateOnUpdate: createOnUpdate.has(key),
-        returnDeletedObject: returnsDeletedObject.has(key),
       });
   }
 }

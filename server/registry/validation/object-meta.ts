@@ -17,9 +17,17 @@ export function validateLabelName(key: string, path: string): FieldError[] {
   return isQualifiedName(key).map((m) => fieldErrors.invalid(path, key, m));
 }
 
+function entriesOf(map: unknown): [string, unknown][] {
+  return typeof map === 'object' && map !== null && !Array.isArray(map) ? Object.entries(map) : [];
+}
+
+function listOf(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
 export function validateLabels(labels: Record<string, string> | undefined, path: string): FieldError[] {
   const out: FieldError[] = [];
-  for (const [k, v] of Object.entries(labels ?? {})) {
+  for (const [k, v] of entriesOf(labels)) {
     out.push(...validateLabelName(k, path));
     if (typeof v !== 'string') {
       out.push(fieldErrors.invalid(path, String(v), 'label values must be strings'));
@@ -33,7 +41,7 @@ export function validateLabels(labels: Record<string, string> | undefined, path:
 export function validateAnnotations(annotations: Record<string, string> | undefined, path: string): FieldError[] {
   const out: FieldError[] = [];
   let total = 0;
-  for (const [k, v] of Object.entries(annotations ?? {})) {
+  for (const [k, v] of entriesOf(annotations)) {
     // case does not matter in annotation keys
     for (const m of isQualifiedName(k.toLowerCase())) out.push(fieldErrors.invalid(path, k, m));
     total += Buffer.byteLength(k, 'utf8') + Buffer.byteLength(typeof v === 'string' ? v : String(v), 'utf8');
@@ -61,7 +69,7 @@ function versionOf(apiVersion: string): string {
 export function validateOwnerReferences(refs: unknown[] | undefined, path: string): FieldError[] {
   const out: FieldError[] = [];
   let firstController = '';
-  for (const raw of refs ?? []) {
+  for (const raw of listOf(refs)) {
     // kube-apiserver 1.33 reports these without the list index
     const ref = (typeof raw === 'object' && raw !== null ? raw : {}) as OwnerReference;
     const apiVersion = typeof ref.apiVersion === 'string' ? ref.apiVersion : '';
@@ -97,7 +105,8 @@ export function validateFinalizers(finalizers: string[] | undefined, path: strin
   const out: FieldError[] = [];
   let orphan = false;
   let foreground = false;
-  for (const f of finalizers ?? []) {
+  for (const raw of listOf(finalizers)) {
+    const f = typeof raw === 'string' ? raw : String(raw);
     for (const m of isQualifiedName(f)) out.push(fieldErrors.invalid(path, f, m));
     if (f === finalizerOrphanDependents) orphan = true;
     if (f === finalizerDeleteDependents) foreground = true;
@@ -135,7 +144,7 @@ export function validateFieldManager(manager: string, path: string): FieldError[
 
 export function validateManagedFields(entries: unknown[] | undefined, path: string): FieldError[] {
   const out: FieldError[] = [];
-  (entries ?? []).forEach((raw, i) => {
+  listOf(entries).forEach((raw, i) => {
     const p = index(path, i);
     const e = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
     const operation = typeof e.operation === 'string' ? e.operation : '';
@@ -161,11 +170,13 @@ function nonNegative(value: number | undefined, path: string): FieldError[] {
 /** The metadata checks every create runs (ValidateObjectMetaAccessor). */
 export function validateObjectMeta(meta: ObjectMeta, namespaced: boolean, nameFn: NameValidator, path = 'metadata'): FieldError[] {
   const out: FieldError[] = [];
-  if (meta.generateName) {
-    for (const m of nameFn(meta.generateName, true)) out.push(fieldErrors.invalid(child(path, 'generateName'), meta.generateName, m));
+  const generateName = typeof meta.generateName === 'string' ? meta.generateName : '';
+  const name = typeof meta.name === 'string' ? meta.name : '';
+  if (generateName) {
+    for (const m of nameFn(generateName, true)) out.push(fieldErrors.invalid(child(path, 'generateName'), generateName, m));
   }
-  if (!meta.name) out.push(fieldErrors.required(child(path, 'name'), 'name or generateName is required'));
-  else for (const m of nameFn(meta.name, false)) out.push(fieldErrors.invalid(child(path, 'name'), meta.name, m));
+  if (!name) out.push(fieldErrors.required(child(path, 'name'), 'name or generateName is required'));
+  else for (const m of nameFn(name, false)) out.push(fieldErrors.invalid(child(path, 'name'), name, m));
   out.push(...validateObjectMetaCommon(meta, namespaced, path));
   return out;
 }
@@ -201,8 +212,8 @@ function immutable(newVal: unknown, oldVal: unknown, path: string): FieldError[]
 export function validateObjectMetaUpdate(meta: ObjectMeta, old: ObjectMeta, path = 'metadata'): FieldError[] {
   const out: FieldError[] = [];
   if (old.deletionTimestamp) {
-    const before = new Set(old.finalizers ?? []);
-    const extra = [...new Set((meta.finalizers ?? []).filter((f) => !before.has(f)))].sort();
+    const before = new Set(listOf(old.finalizers));
+    const extra = [...new Set(listOf(meta.finalizers).filter((f) => !before.has(f)))].map(String).sort();
     if (extra.length) {
       out.push(
         fieldErrors.forbidden(
