@@ -299,3 +299,46 @@ test('RBAC names are path segments; RBAC objects may be created by PUT', async (
   );
   assert.equal(notForConfigMaps.code, 404);
 });
+
+test('CertificateSigningRequests: requester recorded, approval changes only Approved/Denied', async () => {
+  const csrs = h.rest('certificates.k8s.io', 'v1', 'certificatesigningrequests');
+  const approval = h.rest('certificates.k8s.io', 'v1', 'certificatesigningrequests', 'approval');
+  const status = h.rest('certificates.k8s.io', 'v1', 'certificatesigningrequests', 'status');
+  const request = Buffer.from('-----BEGIN CERTIFICATE REQUEST-----\nMIIB\n-----END CERTIFICATE REQUEST-----\n').toString('base64');
+  const created = await csrs.create(ctx(), {
+    apiVersion: 'certificates.k8s.io/v1',
+    kind: 'CertificateSigningRequest',
+    metadata: { name: 'csr-1' },
+    spec: { request, signerName: 'kubernetes.io/kube-apiserver-client', usages: ['client auth'], username: 'mallory', groups: ['system:masters'] },
+    status: { conditions: [{ type: 'Approved', status: 'True' }] },
+  });
+  const spec = created.spec as Record<string, unknown>;
+  assert.equal(spec.username, admin.username);
+  assert.deepEqual(spec.groups, admin.groups);
+  assert.deepEqual(created.status, {});
+  const approved = await approval.update(
+    ctx(),
+    'csr-1',
+    (cur) => ({ ...cur!, spec: { ...(cur!.spec as object), username: 'x' }, status: { conditions: [{ type: 'Approved', reason: 'KubectlApprove', message: 'ok' }] } }),
+    { allowCreate: false },
+  );
+  const cond = ((approved.object.status as Record<string, unknown>).conditions as Record<string, unknown>[])[0];
+  assert.equal(cond.type, 'Approved');
+  assert.equal(cond.status, 'True');
+  assert.ok(cond.lastUpdateTime);
+  assert.ok(cond.lastTransitionTime);
+  assert.equal((approved.object.spec as Record<string, unknown>).username, admin.username);
+  const signed = await status.update(
+    ctx(),
+    'csr-1',
+    (cur) => ({ ...cur!, status: { certificate: 'Y2VydA==', conditions: [{ type: 'Denied', status: 'True' }] } }),
+    { allowCreate: false },
+  );
+  const st = signed.object.status as Record<string, unknown>;
+  assert.equal(st.certificate, 'Y2VydA==');
+  assert.deepEqual((st.conditions as Record<string, unknown>[]).map((c) => c.type), ['Approved']);
+  const noSigner = await statusOf(
+    csrs.create(ctx(), { apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', metadata: { name: 'bad' }, spec: { request, usages: ['x'] } }),
+  );
+  assert.equal(noSigner.details?.causes?.[0]?.field, 'spec.signerName');
+});

@@ -8,6 +8,7 @@ import type { ResourceInfo } from '../apis/types.js';
 import { selectableFieldsFor } from '../selectors/field-sets.js';
 import { deploymentStrategy, daemonSetStrategy, replicaSetStrategy, statefulSetStrategy, workloadStatusStrategy } from './apps/workloads.js';
 import { hpaStrategy } from './autoscaling/hpa.js';
+import { csrApprovalStrategy, csrStatusStrategy, csrStrategy } from './certificates/csr.js';
 import { cronJobStrategy, jobStrategy } from './batch/jobs.js';
 import { configMapStrategy, secretStrategy } from './core/config.js';
 import { namespaceFinalizeStrategy, namespaceStatusStrategy, namespaceStrategy, NamespaceStore } from './core/namespaces.js';
@@ -125,6 +126,8 @@ export function strategyFor(info: ResourceInfo, deps: { serviceIPAllocator?: Ser
       return cronJobStrategy();
     case 'autoscaling/horizontalpodautoscalers':
       return hpaStrategy();
+    case 'certificates.k8s.io/certificatesigningrequests':
+      return csrStrategy();
     default:
       return defineStrategy({
         namespaced: info.namespaced,
@@ -153,6 +156,8 @@ export function statusStrategyFor(info: ResourceInfo, base: ResourceStrategy): R
     case 'apps/statefulsets':
     case 'apps/daemonsets':
       return workloadStatusStrategy(base);
+    case 'certificates.k8s.io/certificatesigningrequests':
+      return csrStatusStrategy(base);
     default:
       return statusStrategy(base);
   }
@@ -219,6 +224,8 @@ export function createRegistry(opts: RegistryOptions): Registry {
         handler = new ScaleStore(main);
       } else if (sub.name === 'binding' && info.group === '' && info.resource === 'pods') {
         handler = new PodBindingResource(main);
+      } else if (sub.name === 'approval' && info.group === 'certificates.k8s.io') {
+        handler = new GenericStore({ ...common, subresource: 'approval', strategy: csrApprovalStrategy(strategy), verbs: readUpdate });
       } else if (sub.name === 'finalize' && isNamespaces) {
         handler = new GenericStore({ ...common, subresource: 'finalize', strategy: namespaceFinalizeStrategy(strategy), verbs: updateOnly });
       }
