@@ -251,6 +251,28 @@ describe('crud with kubectl 1.33', () => {
     assert.equal(d3.metadata.generation, 3, 'a Deployment annotation change bumps generation');
   });
 
+  it('kubectl create -f refuses an unknown field (kubectl sends fieldValidation=Strict)', async () => {
+    const bad = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: typo
+  namespace: ${ns}
+dat:
+  a: b
+`;
+    const r = await kubectl(['create', '-f', '-'], { kubeconfig: kapi.kubeconfig, input: bad });
+    assert.equal(r.code, 1, `created despite the unknown field: ${r.stdout}`);
+    assert.equal(
+      r.stderr,
+      'Error from server (BadRequest): error when creating "STDIN": ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "dat"\n',
+    );
+    const raw = await kapi.http.post(`/api/v1/namespaces/${ns}/configmaps?fieldValidation=Warn`, {
+      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'typo-warn' }, dat: { a: 'b' },
+    });
+    assert.equal(raw.status, 201, raw.body);
+    assert.equal(raw.headers.warning, '299 - "unknown field \\"dat\\""');
+  });
+
   it('kubectl delete of each object', async () => {
     assert.equal(await k(['delete', 'pod', 'solo', '-n', ns]), 'pod "solo" deleted\n');
     assert.equal(await k(['delete', 'cm', 'settings', '-n', ns]), 'configmap "settings" deleted\n');

@@ -49,7 +49,7 @@ describe('older kubectl versions', () => {
         assert.equal(out, readFileSync(fixturePath('api-resources-1.33.txt'), 'utf8'));
       });
 
-      it('create -f with client-side schema validation', async () => {
+      it('create -f refuses an unknown field (kubectl --validate=strict)', async () => {
         const manifest = `apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -68,7 +68,10 @@ spec:
         const r = await kubectl(['create', '-f', '-'], { ...opts(), input: manifest });
         assert.equal(r.code, 0, r.stderr);
         assert.equal(r.stdout, `deployment.apps/dep-${version.replace('.', '-')} created\n`);
-        const bad = await kubectl(['create', '-f', '-'], { ...opts(), input: manifest.replace('image: nginx', 'image: nginx\n        imagePolicy: Always') });
+        const badManifest = manifest
+          .replace(`name: dep-${version.replace('.', '-')}`, `name: bad-${version.replace('.', '-')}`)
+          .replace('image: nginx', 'image: nginx\n        imagePolicy: Always');
+        const bad = await kubectl(['create', '-f', '-'], { ...opts(), input: badManifest });
         assert.notEqual(bad.code, 0, 'an unknown field is refused (strict field validation)');
         assert.match(bad.stderr, /imagePolicy/);
       });
