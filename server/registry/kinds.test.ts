@@ -342,3 +342,52 @@ test('CertificateSigningRequests: requester recorded, approval changes only Appr
   );
   assert.equal(noSigner.details?.causes?.[0]?.field, 'spec.signerName');
 });
+
+test('pods/eviction respects PodDisruptionBudgets', async () => {
+  const pods = h.rest('', 'v1', 'pods');
+  const podStatus = h.rest('', 'v1', 'pods', 'status');
+  const eviction = h.rest('', 'v1', 'pods', 'eviction');
+  const pdbs = h.rest('policy', 'v1', 'poddisruptionbudgets');
+  const pdbStatus = h.rest('policy', 'v1', 'poddisruptionbudgets', 'status');
+  const evict = (name: string) =>
+    eviction.create(ctx('k', { name }), { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: 'k' } });
+  const running = async (name: string) => {
+    await pods.create(ctx('k'), { apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: { app: 'guarded' } }, spec: { containers: [{ name: 'c', image: 'x' }] } });
+    await podStatus.update(ctx('k'), name, (cur) => ({ ...cur!, status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } }), {
+      allowCreate: false,
+    });
+  };
+
+  // a Pending pod is not guarded
+  await pods.create(ctx('k'), { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'pending', labels: { app: 'guarded' } }, spec: { containers: [{ name: 'c', image: 'x' }] } });
+  assert.equal((await evict('pending')).status, 'Success');
+  assert.equal((await statusOf(pods.get(ctx('k'), 'pending', {}))).code, 404);
+
+  await pdbs.create(ctx('k'), { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'budget' }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'guarded' } } } });
+  await running('r1');
+  const unprocessed = await statusOf(evict('r1'));
+  assert.equal(unprocessed.code, 429);
+  assert.deepEqual(unprocessed.details?.causes, [{ reason: 'DisruptionBudget', message: 'The disruption budget budget is still being processed by the server.' }]);
+
+  await pdbStatus.update(
+    ctx('k'),
+    'budget',
+    (cur) => ({ ...cur!, status: { observedGeneration: 1, disruptionsAllowed: 0, currentHealthy: 1, desiredHealthy: 1, expectedPods: 1 } }),
+    { allowCreate: false },
+  );
+  const blocked = await statusOf(evict('r1'));
+  assert.equal(blocked.code, 429);
+  assert.equal(blocked.message, "Cannot evict pod as it would violate the pod's disruption budget.");
+  assert.equal(blocked.details?.causes?.[0]?.message, 'The disruption budget budget needs 1 healthy pods and has 1 currently');
+
+  await pdbStatus.update(ctx('k'), 'budget', (cur) => ({ ...cur!, status: { ...(cur!.status as object), disruptionsAllowed: 1, currentHealthy: 2 } }), {
+    allowCreate: false,
+  });
+  assert.equal((await evict('r1')).status, 'Success');
+  assert.equal((await statusOf(pods.get(ctx('k'), 'r1', {}))).code, 404);
+  const after = (await pdbs.get(ctx('k'), 'budget', {})).status as Record<string, unknown>;
+  assert.equal(after.disruptionsAllowed, 0);
+  assert.ok((after.disruptedPods as Record<string, string>).r1);
+  const mismatch = await statusOf(eviction.create(ctx('k', { name: 'a' }), { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'b' } }));
+  assert.equal(mismatch.code, 400);
+});

@@ -16,6 +16,7 @@ import { nodeStatusStrategy, nodeStrategy, replicationControllerStrategy } from 
 import { podStatusStrategy, podStrategy } from './core/pods.js';
 import { persistentVolumeClaimStrategy, persistentVolumeStrategy } from './core/volumes.js';
 import { PodBindingResource } from './core/binding.js';
+import { PodEvictionResource } from './core/eviction.js';
 import { serviceStatusStrategy, serviceStrategy, type ServiceIPAllocator } from './core/services.js';
 import { keyPrefixFor, storageResourceOf } from './keys.js';
 import { namespaceLookupFrom, type NamespaceLookup } from './namespace-lifecycle.js';
@@ -224,6 +225,9 @@ export function createRegistry(opts: RegistryOptions): Registry {
         handler = new ScaleStore(main);
       } else if (sub.name === 'binding' && info.group === '' && info.resource === 'pods') {
         handler = new PodBindingResource(main);
+      } else if (sub.name === 'eviction' && info.group === '' && info.resource === 'pods') {
+        const pdb = opts.resources.find((r) => r.group === 'policy' && r.resource === 'poddisruptionbudgets');
+        handler = new PodEvictionResource(main, pdb ? storageFor(keyPrefixFor(pdb)) : undefined, pdb ? keyPrefixFor(pdb) : undefined);
       } else if (sub.name === 'approval' && info.group === 'certificates.k8s.io') {
         handler = new GenericStore({ ...common, subresource: 'approval', strategy: csrApprovalStrategy(strategy), verbs: readUpdate });
       } else if (sub.name === 'finalize' && isNamespaces) {
