@@ -158,6 +158,8 @@ test('pods are defaulted and start Pending with a QoS class', async () => {
   assert.equal(a.terminationMessagePath, '/dev/termination-log');
   assert.equal(a.terminationMessagePolicy, 'File');
   assert.deepEqual(a.ports, [{ containerPort: 80, protocol: 'TCP' }]);
+  assert.deepEqual(b.resources, { limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '1', memory: '1Gi' } });
+  assert.equal(spec.enableServiceLinks, true);
   assert.deepEqual(created.status, { phase: 'Pending', qosClass: 'Burstable' });
   const missing = await statusOf(pods.create(ctx('store'), { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'empty' }, spec: {} }));
   assert.equal(missing.message, 'Pod "empty" is invalid: spec.containers: Required value');
@@ -255,6 +257,10 @@ test('generation grows only when the spec changes', async () => {
   assert.equal(spec.revisionHistoryLimit, 10);
   assert.equal(spec.progressDeadlineSeconds, 600);
   assert.deepEqual(spec.strategy, { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } });
+  const template = spec.template as { metadata: Record<string, unknown>; spec: Record<string, unknown> };
+  assert.equal(template.metadata.creationTimestamp, null);
+  assert.equal(template.spec.enableServiceLinks, undefined);
+  assert.equal(template.spec.restartPolicy, 'Always');
   const immutable = await statusOf(
     deployments.update(
       ctx('store'),

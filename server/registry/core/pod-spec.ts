@@ -94,15 +94,13 @@ function defaultProbe(p: unknown): void {
   if (isObject(p.httpGet)) p.httpGet.scheme ??= 'HTTP';
 }
 
-function defaultContainer(c: JsonObject, hostNetwork: boolean): JsonObject {
+function defaultContainer(c: JsonObject): JsonObject {
   c.terminationMessagePath ??= '/dev/termination-log';
   c.terminationMessagePolicy ??= 'File';
   if (c.imagePullPolicy === undefined && typeof c.image === 'string') c.imagePullPolicy = defaultPullPolicy(c.image);
   if (c.resources === undefined) c.resources = {};
   for (const p of asArray(c.ports)) {
-    if (!isObject(p)) continue;
-    p.protocol ??= 'TCP';
-    if (hostNetwork && p.hostPort === undefined && typeof p.containerPort === 'number') p.hostPort = p.containerPort;
+    if (isObject(p)) p.protocol ??= 'TCP';
   }
   for (const e of asArray(c.env)) {
     const ref = asObject(asObject(asObject(e).valueFrom).fieldRef);
@@ -123,10 +121,8 @@ export function defaultPodSpec(spec: JsonObject): JsonObject {
   spec.dnsPolicy ??= 'ClusterFirst';
   spec.securityContext ??= {};
   spec.schedulerName ??= 'default-scheduler';
-  spec.enableServiceLinks ??= true;
-  const hostNetwork = spec.hostNetwork === true;
   for (const key of ['initContainers', 'containers', 'ephemeralContainers']) {
-    if (Array.isArray(spec[key])) spec[key] = (spec[key] as unknown[]).map((c) => (isObject(c) ? defaultContainer(c, hostNetwork) : c));
+    if (Array.isArray(spec[key])) spec[key] = (spec[key] as unknown[]).map((c) => (isObject(c) ? defaultContainer(c) : c));
   }
   for (const v of asArray(spec.volumes)) {
     if (!isObject(v)) continue;
@@ -135,6 +131,33 @@ export function defaultPodSpec(spec: JsonObject): JsonObject {
     }
     if (isObject(v.hostPath)) (v.hostPath as JsonObject).type ??= '';
   }
+  return reorder(spec, podSpecOrder);
+}
+
+/** Defaults only a Pod gets (kube's SetDefaults_Pod), on top of defaultPodSpec: requests
+ *  default to limits, enableServiceLinks, host ports under hostNetwork. */
+export function defaultPodOnly(spec: JsonObject): JsonObject {
+  const hostNetwork = spec.hostNetwork === true;
+  for (const key of ['initContainers', 'containers']) {
+    for (const c of asArray(spec[key])) {
+      if (!isObject(c)) continue;
+      const res = isObject(c.resources) ? c.resources : undefined;
+      if (res && isObject(res.limits)) {
+        const requests = isObject(res.requests) ? res.requests : {};
+        for (const [k, v] of Object.entries(res.limits)) if (requests[k] === undefined) requests[k] = v;
+        if (Object.keys(requests).length) {
+          res.requests = requests;
+          c.resources = reorder(res, ['limits', 'requests', 'claims']);
+        }
+      }
+      if (hostNetwork) {
+        for (const p of asArray(c.ports)) {
+          if (isObject(p) && p.hostPort === undefined && typeof p.containerPort === 'number') p.hostPort = p.containerPort;
+        }
+      }
+    }
+  }
+  spec.enableServiceLinks ??= true;
   return reorder(spec, podSpecOrder);
 }
 

@@ -7,7 +7,7 @@ import type { KubeObject } from '../../../storage/interface.js';
 import { asArray, asObject, clone, isObject, semanticEqual, type JsonObject } from '../object.js';
 import { defineStrategy, statusStrategy, stringAt, type ResourceStrategy } from '../strategy.js';
 import { fieldErrors, type FieldError } from '../validation/field-error.js';
-import { defaultPodSpec, podQOSClass, validatePodSpec } from './pod-spec.js';
+import { defaultPodOnly, defaultPodSpec, podQOSClass, validatePodSpec } from './pod-spec.js';
 
 const podMutableHint =
   'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';
@@ -57,7 +57,7 @@ export function podStrategy(): ResourceStrategy {
     returnDeletedObject: true,
     initialStatus: (obj) => ({ phase: 'Pending', qosClass: podQOSClass(obj.spec) }),
     applyDefaults(obj) {
-      if (isObject(obj.spec)) obj.spec = defaultPodSpec(obj.spec);
+      if (isObject(obj.spec)) obj.spec = defaultPodOnly(defaultPodSpec(obj.spec));
     },
     validateSpec: (obj) => validatePodSpec(obj.spec, 'spec'),
     validateSpecUpdate: validatePodUpdate,
