@@ -5,6 +5,9 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import {
   etcdctl,
   etcdRevision,
@@ -54,9 +57,11 @@ describe('compaction', () => {
   let oldToken = '';
   let compactedAt = 0;
 
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'kapi-e2e-compact-'));
+
   before(async () => {
     etcd = await startEtcd();
-    kapi = await startKapi({ etcdServers: etcd.endpoint, etcdCompactionInterval: '1h' });
+    kapi = await startKapi({ etcdServers: etcd.endpoint, etcdCompactionInterval: '1h', dataDir });
     const created = await kapi.http.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
     assert.equal(created.status, 201, created.body);
     for (let i = 0; i < 5; i++) {
@@ -80,6 +85,7 @@ describe('compaction', () => {
   after(async () => {
     await kapi?.stop();
     await etcd?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('etcd itself refuses the old revision (the precondition of this test)', async () => {
@@ -154,7 +160,7 @@ describe('compaction', () => {
   });
 
   it('after a restart (cache rebuilt above the compaction), a watch from the compacted resourceVersion is a single ERROR event with 410 Expired', async () => {
-    const { dataDir, port } = kapi;
+    const { port } = kapi;
     await kapi.stop();
     kapi = await startKapi({ etcdServers: etcd.endpoint, etcdCompactionInterval: '1h', dataDir, port });
     const w = kapi.http.watch(`${base()}?watch=1&resourceVersion=${oldRv}`);
