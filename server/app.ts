@@ -28,6 +28,7 @@ import { OpenAPIService } from './apis/openapi.js';
 import { createRegistry } from './registry/registry.js';
 import { startControllers } from './controllers/index.js';
 import { createApiHandler } from './http/api-handler.js';
+import { strategicPatchTypes } from './endpoints/patch/strategic-applier.js';
 import { createSecureServer } from './http/server.js';
 import { logCheck, namedCheck, pingCheck, shutdownCheck, type HealthCheck } from './http/health.js';
 import { createX509Authenticator } from './http/authn-x509.js';
@@ -212,6 +213,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
       resolver: registry,
       discovery: createDiscoveryHandler({ catalog, serverAddress: hostPort(advertiseAddress) }),
       openapi: createOpenAPIHandler(openapi),
+      patchTypes: strategicPatchTypes(),
       authenticator: withAuthenticatedGroup(createX509Authenticator(pki.clientCaPem)),
       anonymous: { enabled: config.values.get('anonymous-auth') !== false },
       minRequestTimeoutSeconds: config.values.get('min-request-timeout') as number,
