@@ -158,7 +158,8 @@ export interface KapiProcess {
   warnings: string[];
 }
 
-const kapiBin = (): string => path.join(repoRoot, 'bin', 'kapi');
+/** bin/kapi of this checkout; KAPI_BIN overrides it (e.g. a snapshot build that no one rebuilds mid-run) */
+const kapiBin = (): string => process.env.KAPI_BIN ?? path.join(repoRoot, 'bin', 'kapi');
 
 export async function startKapi(opts: StartKapiOptions = {}): Promise<KapiProcess> {
   const ownDir = !opts.dataDir;
@@ -175,7 +176,7 @@ export async function startKapi(opts: StartKapiOptions = {}): Promise<KapiProces
   args.push(...(opts.extraArgs ?? []));
 
   const logs = new LogBuffer();
-  const child = spawn(process.execPath, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { cwd: path.dirname(path.dirname(kapiBin())), stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout?.on('data', (b: Buffer) => logs.add(b));
   child.stderr?.on('data', (b: Buffer) => logs.add(b));
   const pid = child.pid;
