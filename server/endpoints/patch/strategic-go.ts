@@ -19,7 +19,8 @@ export function goTypeOf(v: Json | undefined): GoType {
     case 'string':
       return 'string';
     case 'number':
-      return Number.isInteger(v) ? 'int64' : 'float64';
+      // Go keeps a JSON integer as int64 when it fits, else float64
+      return Number.isInteger(v) && Math.abs(v) < 2 ** 63 ? 'int64' : 'float64';
     default:
       return 'map';
   }
