@@ -21,12 +21,14 @@ export class StorageError extends Error {
   readonly retryAfterSeconds?: number;
   /** for ResourceVersionTooOld: the oldest revision still available */
   readonly oldestAvailable?: number;
+  /** for ContinueExpired: a token that resumes after the same key at the latest revision */
+  readonly continueToken?: string;
 
   constructor(
     code: StorageErrorCode,
     key: string,
     message: string,
-    extra: { retryAfterSeconds?: number; oldestAvailable?: number } = {},
+    extra: { retryAfterSeconds?: number; oldestAvailable?: number; continueToken?: string } = {},
   ) {
     super(message);
     this.name = 'StorageError';
@@ -34,6 +36,7 @@ export class StorageError extends Error {
     this.key = key;
     this.retryAfterSeconds = extra.retryAfterSeconds;
     this.oldestAvailable = extra.oldestAvailable;
+    this.continueToken = extra.continueToken;
   }
 }
 

@@ -43,7 +43,7 @@ export interface StatusDetails {
 export interface StatusObject {
   kind: 'Status';
   apiVersion: 'v1';
-  metadata: Record<string, never>;
+  metadata: { continue?: string };
   status: 'Failure' | 'Success';
   message?: string;
   reason?: StatusReason;
@@ -58,6 +58,8 @@ export class StatusError extends Error {
 
   /** response headers that go with this error (e.g. `Retry-After`) */
   readonly headers: Record<string, string>;
+  /** the Status's list metadata: a fresh continue token for an expired one */
+  continueToken?: string;
 
   constructor(
     code: number,
@@ -82,7 +84,7 @@ export class StatusError extends Error {
     const s: Omit<StatusObject, 'code'> & { code?: number } = {
       kind: 'Status',
       apiVersion: 'v1',
-      metadata: {},
+      metadata: this.continueToken ? { continue: this.continueToken } : {},
       status: 'Failure',
     };
     if (this.message) s.message = this.message;
@@ -208,8 +210,11 @@ export function statusFromStorageError(err: StorageError, ref: ResourceRef): Sta
       return errors.conflict(ref, 'the object has been modified; please apply your changes to the latest version and try again');
     case 'ResourceVersionTooOld':
       return errors.expired(err.message || 'too old resource version');
-    case 'ContinueExpired':
-      return errors.expired(err.message);
+    case 'ContinueExpired': {
+      const expired = errors.expired(err.message);
+      expired.continueToken = err.continueToken;
+      return expired;
+    }
     case 'InvalidContinue':
     case 'InvalidResourceVersion':
       return errors.badRequest(err.message);

@@ -45,6 +45,23 @@ const MAX_LIST_PAGE = 10_000;
 // kube-apiserver's messages (pkg/storage/etcd3/errors.go)
 const CONTINUE_EXPIRED =
   'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.';
+const INCONSISTENT_CONTINUE =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without ' +
+  'the continue parameter, or use the continue token in this response to retrieve the remainder of the results. ' +
+  'Continuing with the provided token results in an inconsistent list - objects that were created, modified, or ' +
+  'deleted between the time the first chunk was returned and now may show up in the list.';
+
+/** a compacted continue token: kube-apiserver offers a token that resumes after the same key
+ *  at the latest revision (rv -1), so a client may finish an inconsistent list instead of
+ *  restarting it */
+function continueExpired(key: string, startKey: string, keyPrefix: string): StorageError {
+  try {
+    const continueToken = encodeContinue(startKey, keyPrefix, -1);
+    return new StorageError('ContinueExpired', key, INCONSISTENT_CONTINUE, { continueToken });
+  } catch {
+    return new StorageError('ContinueExpired', key, CONTINUE_EXPIRED);
+  }
+}
 
 interface Current {
   kv: KeyValue;
@@ -231,7 +248,7 @@ class Etcd3Store implements Storage {
       }
     } catch (err) {
       if (!isCompactedError(err)) throw err;
-      if (continuing) throw new StorageError('ContinueExpired', key, CONTINUE_EXPIRED);
+      if (continuing) throw continueExpired(key, startKey, keyPrefix);
       const compacted = await this.compactedRevision(readRevision);
       throw new StorageError(
         'ResourceVersionTooOld',
