@@ -192,6 +192,33 @@ describe('strategic merge patch with kubectl 1.33', () => {
     assert.deepEqual(got.data, { a: '1' });
   });
 
+  it('kubectl apply switching a Deployment to Recreate drops rollingUpdate ($retainKeys)', async () => {
+    const manifest = (strategy: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: batchy
+  namespace: ${ns}
+spec:
+  selector:
+    matchLabels:
+      app: batchy
+  strategy:
+${strategy}
+  template:
+    metadata:
+      labels:
+        app: batchy
+    spec:
+      containers:
+      - name: c
+        image: busybox:1
+`;
+    await k(['apply', '-f', '-'], manifest('    type: RollingUpdate\n    rollingUpdate:\n      maxSurge: 1'));
+    await k(['apply', '-f', '-'], manifest('    type: Recreate'));
+    const d = JSON.parse(await k(['get', 'deploy', 'batchy', '-n', ns, '-o', 'json'])) as { spec: { strategy: unknown } };
+    assert.deepEqual(d.spec.strategy, { type: 'Recreate' });
+  });
+
   it('a malformed strategic patch is a 400 kubectl reports', async () => {
     const r = await kubectl(['patch', 'deploy', 'web', '-n', ns, '-p', '{"spec":{"$retainKeys":["replicas"],"paused":true}}'], {
       kubeconfig: kapi.kubeconfig,
