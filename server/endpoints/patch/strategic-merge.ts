@@ -17,13 +17,7 @@
 import type { Json } from './json-patch.js';
 import { smpErrors } from './strategic-errors.js';
 import { goTypeOf, goEqual, hasKey, isObject, type GoType, type JsonObject } from './strategic-go.js';
-import {
-  checkMergeKeys,
-  findByMergeKey,
-  normalizeOrder,
-  partitionByPresence,
-  type ItemIdentity,
-} from './strategic-order.js';
+import { findByMergeKey, normalizeOrder, partitionByPresence, type ItemIdentity } from './strategic-order.js';
 import type { PatchMeta, PatchSchema } from './strategic-schema.js';
 
 export { StrategicMergePatchError } from './strategic-errors.js';
@@ -231,7 +225,8 @@ function mergeOrderedLists(original: JsonObject, patch: JsonObject, schema: Patc
     if (!directiveKey.startsWith(SET_ELEMENT_ORDER)) continue;
     const orderValue = patch[directiveKey];
     delete patch[directiveKey];
-    const order = Array.isArray(orderValue) ? orderValue : (() => { throw smpErrors.badArgType('slice', orderValue); })();
+    if (!Array.isArray(orderValue)) throw smpErrors.badArgType('slice', orderValue);
+    const order = orderValue;
     const key = fieldOfDirectiveKey(directiveKey, SET_ELEMENT_ORDER);
 
     const foundLive = hasKey(original, key);
@@ -388,6 +383,3 @@ function mergeItems(backing: Json[], length: number, patch: Json[], mergeKey: st
   }
   return [...backing.slice(0, Math.min(n, backing.length)), ...appended];
 }
-
-// re-exported for tests of the pieces
-export { checkMergeKeys };
