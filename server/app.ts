@@ -97,6 +97,14 @@ export async function startApp(config: KapiConfig): Promise<App> {
   const identity = `kapi-${os.hostname()}-${randomUUID()}`;
   const advertiseAddress = resolveAdvertiseAddress(config.serving.advertiseAddress, config.serving.bindAddress);
   let ready = false;
+  // the catalog first: a bad --runtime-config should fail before anything starts
+  let catalog;
+  try {
+    catalog = loadCatalog({ runtimeConfig: config.runtimeConfig });
+  } catch (err) {
+    if (err instanceof RuntimeConfigError) throw new Error(`--runtime-config: ${err.message}`);
+    throw err;
+  }
   try {
     // --- PKI -------------------------------------------------------------------------
     const pki = await ensurePki({
@@ -157,13 +165,6 @@ export async function startApp(config: KapiConfig): Promise<App> {
     const storageFor = (keyPrefix: string): Storage => (feed ? feed.cacherFor(keyPrefix) : store);
 
     // --- the API: catalog, registry, discovery, OpenAPI -----------------------------------
-    let catalog;
-    try {
-      catalog = loadCatalog({ runtimeConfig: config.runtimeConfig });
-    } catch (err) {
-      if (err instanceof RuntimeConfigError) throw new Error(`--runtime-config: ${err.message}`);
-      throw err;
-    }
     const registry = createRegistry({ resources: catalog.resources(), storageFor });
     const openapi = new OpenAPIService(catalog, loadSchemas(), { serverVersion: KUBERNETES_VERSION });
     const hostPort = (host: string): string => (host.includes(':') ? `[${host}]` : host) + `:${config.serving.securePort}`;

@@ -71,7 +71,10 @@ async function main(argv: string[]): Promise<void> {
   try {
     app = await startApp(config);
   } catch (err) {
-    log.error('kapi failed to start', { error: (err as Error).stack ?? String(err) });
+    // the message says what is wrong; the stack helps only when debugging (-v 1)
+    const e = err as Error;
+    log.error('kapi failed to start', { error: e.message ?? String(err) });
+    log.v(1).info('stack', { stack: e.stack });
     process.exit(1);
   }
 }
