@@ -1,8 +1,8 @@
 // Wires kapi together, in start-up order, and takes it apart in reverse:
 //
-//   PKI -> etcd (embedded member or --etcd-servers) -> etcd client -> admin.kubeconfig
-//   -> etcd3 store + compactor -> watch-cache feed -> catalog -> registry -> controllers
-//   -> HTTPS server
+//   catalog (--runtime-config) -> PKI -> etcd (embedded member or --etcd-servers)
+//   -> etcd client -> admin.kubeconfig -> etcd3 store + compactor -> watch-cache feed
+//   -> registry, discovery, OpenAPI -> controllers -> HTTPS server
 //
 // Shutdown (SIGTERM): /readyz starts failing, --shutdown-delay-duration passes (load
 // balancers notice), listeners close, controllers and watches stop, storage and the etcd

@@ -205,3 +205,45 @@ test('kapi starts with embedded etcd, serves /readyz and kubectl, and stops ever
   assert.equal(await exited(again), 0);
   assert.ok(await gone(etcdPid2), 'the embedded etcd outlived kapi after a restart');
 });
+
+test('during --shutdown-delay-duration /readyz fails while /livez and the API keep serving', async (t) => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'kapi-main-test-'));
+  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  const port = await freePort();
+  let logs = '';
+  const kapi = spawn(
+    process.execPath,
+    [kapiBin, '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1', '--shutdown-delay-duration=5s'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  kapi.stdout!.on('data', (b: Buffer) => (logs = (logs + b.toString()).slice(-20_000)));
+  kapi.stderr!.on('data', (b: Buffer) => (logs = (logs + b.toString()).slice(-20_000)));
+  t.after(() => {
+    if (kapi.pid && alive(kapi.pid)) process.kill(kapi.pid, 'SIGKILL');
+  });
+  const kubeconfig = path.join(dataDir, 'admin.kubeconfig');
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    assert.equal(kapi.exitCode, null, `kapi exited early:\n${logs}`);
+    assert.ok(Date.now() < deadline, `kapi not ready:\n${logs}`);
+    if (existsSync(kubeconfig)) {
+      const r = await getWithAdminCert(kubeconfig, '/readyz').catch(() => undefined);
+      if (r?.status === 200) break;
+    }
+    await sleep(200);
+  }
+  const etcdPid = Number.parseInt(readFileSync(path.join(dataDir, 'etcd.pid'), 'utf8'), 10);
+  t.after(() => {
+    if (alive(etcdPid)) process.kill(etcdPid, 'SIGKILL');
+  });
+
+  process.kill(kapi.pid!, 'SIGTERM');
+  let readyz = await getWithAdminCert(kubeconfig, '/readyz?verbose');
+  while (readyz.status === 200) readyz = await getWithAdminCert(kubeconfig, '/readyz?verbose');
+  assert.equal(readyz.status, 500);
+  assert.match(readyz.body, /\[-\]shutdown failed/);
+  assert.equal((await getWithAdminCert(kubeconfig, '/livez')).status, 200);
+  assert.equal((await getWithAdminCert(kubeconfig, '/api/v1/namespaces/default')).status, 200);
+  assert.equal(await exited(kapi), 0, logs);
+  assert.ok(await gone(etcdPid), 'the embedded etcd outlived kapi');
+});
