@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
+import { startEtcd } from '../storage/testing/etcd-server.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const kapiBin = path.join(repoRoot, 'bin', 'kapi');
@@ -246,4 +247,45 @@ test('during --shutdown-delay-duration /readyz fails while /livez and the API ke
   assert.equal((await getWithAdminCert(kubeconfig, '/api/v1/namespaces/default')).status, 200);
   assert.equal(await exited(kapi), 0, logs);
   assert.ok(await gone(etcdPid), 'the embedded etcd outlived kapi');
+});
+
+test('with --etcd-servers kapi uses that etcd, starts none of its own, and leaves it running', async (t) => {
+  const etcd = await startEtcd();
+  t.after(() => etcd.stop());
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'kapi-main-test-'));
+  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  const port = await freePort();
+  let logs = '';
+  const kapi = spawn(
+    process.execPath,
+    [kapiBin, '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1', `--etcd-servers=${etcd.endpoint}`, '--etcd-prefix=/kapi-test'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  kapi.stdout!.on('data', (b: Buffer) => (logs = (logs + b.toString()).slice(-20_000)));
+  kapi.stderr!.on('data', (b: Buffer) => (logs = (logs + b.toString()).slice(-20_000)));
+  t.after(() => {
+    if (kapi.pid && alive(kapi.pid)) process.kill(kapi.pid, 'SIGKILL');
+  });
+  const kubeconfig = path.join(dataDir, 'admin.kubeconfig');
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    assert.equal(kapi.exitCode, null, `kapi exited early:\n${logs}`);
+    assert.ok(Date.now() < deadline, `kapi not ready:\n${logs}`);
+    if (existsSync(kubeconfig)) {
+      const r = await getWithAdminCert(kubeconfig, '/readyz').catch(() => undefined);
+      if (r?.status === 200) break;
+    }
+    await sleep(200);
+  }
+  assert.ok(!existsSync(path.join(dataDir, 'etcd')), 'an embedded etcd data dir was created');
+  assert.ok(!existsSync(path.join(dataDir, 'etcd.pid')));
+  // the objects live under --etcd-prefix in that etcd
+  const res = await fetch(`${etcd.endpoint}/v3/kv/range`, {
+    method: 'POST',
+    body: JSON.stringify({ key: Buffer.from('/kapi-test/namespaces/default').toString('base64') }),
+  });
+  assert.equal(((await res.json()) as { count?: string }).count, '1');
+  process.kill(kapi.pid!, 'SIGTERM');
+  assert.equal(await exited(kapi), 0, logs);
+  assert.ok(alive(etcd.pid), 'kapi stopped an etcd it does not own');
 });
