@@ -3,7 +3,7 @@
 
 import type { KubeObject } from '../../storage/interface.js';
 import { decodeBody, negotiateInput, type MediaFormat } from '../http/negotiation.js';
-import { errors } from '../http/status.js';
+import { errors, StatusError } from '../http/status.js';
 import { header, type RequestState } from '../http/types.js';
 import { apiVersionOf, type Scope } from './scope.js';
 import { duplicateFields } from './duplicate-fields.js';
@@ -51,6 +51,8 @@ export function decodeObject(scope: Scope, body: Buffer, format: MediaFormat): K
   try {
     value = decodeBody(body, format);
   } catch (err) {
+    // a protobuf body of a kind without a protobuf form
+    if (err instanceof StatusError && err.code === 415) throw err;
     throw unrecognized((err as Error).message);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {

@@ -8,6 +8,7 @@ import type { ResourceRef } from '../http/status.js';
 import { header, type RequestState } from '../http/types.js';
 import { negotiateOutput, resourceRestrictions, type OutputMediaType } from '../http/negotiation.js';
 import { anonymousUser } from '../http/authn.js';
+import { servesProtobuf } from '../protobuf/http.js';
 import type { TableConvertor } from './table.js';
 import type { PatchApplier } from './patch/types.js';
 
@@ -90,5 +91,5 @@ export function requestContext(scope: Scope, opts: ContextOptions = {}): Request
 /** the response media type for this resource (Table offered when the resource has columns) */
 export function negotiateFor(scope: Scope, stream = false): OutputMediaType {
   const tableSupported = scope.config.tableConvertorFor(scope.resource) !== undefined;
-  return negotiateOutput(header(scope.state.req, 'accept'), resourceRestrictions(tableSupported), stream);
+  return negotiateOutput(header(scope.state.req, 'accept'), resourceRestrictions(tableSupported, servesProtobuf(scope.kind)), stream);
 }

@@ -4,6 +4,7 @@
 
 import type { Watch, WatchEvent } from '../../storage/interface.js';
 import { encodeJson } from '../http/encode.js';
+import { protobufWatchFrame } from '../protobuf/http.js';
 import type { OutputMediaType } from '../http/negotiation.js';
 import { beginStream, responseFinished } from '../http/response.js';
 import { toStatusError } from '../http/status.js';
@@ -24,8 +25,11 @@ export class WatchEventEncoder {
     private readonly tableOptions: TableOptions | undefined,
   ) {}
 
-  encode(event: WatchEvent): string {
-    return encodeJson({ type: event.type, object: this.embedded(event) });
+  encode(event: WatchEvent): string | Buffer {
+    const object = this.embedded(event);
+    // objects without kind (bookmarks) are of the endpoint's kind
+    if (this.media.format === 'protobuf') return protobufWatchFrame(event.type, object, this.scope.kind);
+    return encodeJson({ type: event.type, object });
   }
 
   private embedded(event: WatchEvent): unknown {

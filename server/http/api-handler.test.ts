@@ -10,6 +10,7 @@ import type { ClientHttp2Session } from 'node:http2';
 import type { KubeObject } from '../../storage/interface.js';
 import type { RequestContext } from '../registry/rest.js';
 import { MemoryBackend, MemoryResolver, MemoryResource, resourceInfo } from '../endpoints/testing/memory-resource.js';
+import { decodeObject as decodeProtobuf } from '../protobuf/codec.js';
 import { createApiHandler } from './api-handler.js';
 import { createX509Authenticator } from './authn-x509.js';
 import { unionAuthenticator, withAuthenticatedGroup } from './authn.js';
@@ -161,12 +162,20 @@ describe('errors', () => {
     assert.equal(again.status, 200);
   });
 
-  test('protobuf alone is not acceptable; listed with JSON it gets JSON', async () => {
-    const only = await client.http1({ path: '/api/v1/namespaces/default/configmaps', headers: { accept: 'application/vnd.kubernetes.protobuf' } });
+  test('protobuf for built-in kinds; for other kinds protobuf alone is not acceptable and listed with JSON gets JSON', async () => {
+    const builtIn = await client.http1({
+      path: '/api/v1/namespaces/default/configmaps',
+      headers: { accept: 'application/vnd.kubernetes.protobuf, application/json' },
+    });
+    assert.equal(builtIn.status, 200);
+    assert.equal(builtIn.headers['content-type'], 'application/vnd.kubernetes.protobuf');
+    assert.equal(decodeProtobuf(builtIn.body).kind, 'ConfigMapList');
+    const only = await client.http1({ path: '/api/v1/namespaces/default/warneds', headers: { accept: 'application/vnd.kubernetes.protobuf' } });
     assert.equal(only.status, 406);
     assert.equal(only.json().reason, 'NotAcceptable');
+    assert.equal(only.json().message, 'only the following media types are accepted: application/json, application/yaml');
     const both = await client.http1({
-      path: '/api/v1/namespaces/default/configmaps',
+      path: '/api/v1/namespaces/default/warneds',
       headers: { accept: 'application/vnd.kubernetes.protobuf, application/json' },
     });
     assert.equal(both.status, 200);
@@ -258,11 +267,20 @@ describe('create, read, update, patch, delete', () => {
     });
     assert.equal(huge.status, 413);
     assert.equal(huge.json().message, 'Request entity too large: limit is 3145728');
-    const proto = await client.http1({
+    const emptyProto = await client.http1({
       method: 'POST',
       path: '/api/v1/namespaces/default/configmaps',
       headers: { 'content-type': 'application/vnd.kubernetes.protobuf' },
       body: 'k8s\0',
+    });
+    assert.equal(emptyProto.status, 400);
+    // a kind without a protobuf form (custom resources)
+    const typeMeta = Buffer.concat([Buffer.from([0x0a, 2]), Buffer.from('v1'), Buffer.from([0x12, 6]), Buffer.from('Warned')]);
+    const proto = await client.http1({
+      method: 'POST',
+      path: '/api/v1/namespaces/default/warneds',
+      headers: { 'content-type': 'application/vnd.kubernetes.protobuf' },
+      body: Buffer.concat([Buffer.from('k8s\0'), Buffer.from([0x0a, typeMeta.length]), typeMeta, Buffer.from([0x12, 0])]),
     });
     assert.equal(proto.status, 415);
   });

@@ -61,6 +61,26 @@ test('protobuf is skipped when JSON is also acceptable, refused alone', () => {
   );
 });
 
+test('protobuf for endpoints of built-in kinds: objects, metadata-only forms and watches, never Table', () => {
+  const builtIn = resourceRestrictions(true, true);
+  const m = negotiateOutput('application/vnd.kubernetes.protobuf, application/json', builtIn);
+  assert.equal(m.format, 'protobuf');
+  assert.equal(m.contentType, 'application/vnd.kubernetes.protobuf');
+  assert.equal(negotiateOutput('application/vnd.kubernetes.protobuf, application/json', builtIn, true).contentType, 'application/vnd.kubernetes.protobuf;stream=watch');
+  assert.equal(negotiateOutput('application/json, application/vnd.kubernetes.protobuf', builtIn).format, 'json');
+  assert.equal(negotiateOutput('*/*', builtIn).format, 'json');
+  const table = negotiateOutput('application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1;g=meta.k8s.io', builtIn);
+  assert.equal(table.format, 'json');
+  assert.equal(table.convert?.kind, 'Table');
+  const meta = negotiateOutput('application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json', builtIn);
+  assert.equal(meta.format, 'protobuf');
+  assert.equal(meta.convert?.kind, 'PartialObjectMetadataList');
+  assert.throws(
+    () => negotiateOutput('text/plain', builtIn),
+    (e: StatusError) => e.message === 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf',
+  );
+});
+
 test('watch streams only JSON', () => {
   assert.equal(negotiateOutput('application/json', withTable, true).format, 'json');
   assert.equal(negotiateOutput('application/json;stream=watch', withTable, true).format, 'json');
@@ -85,7 +105,7 @@ test('request bodies by Content-Type', () => {
   assert.equal(negotiateInput(undefined), 'json');
   assert.equal(negotiateInput('application/json; charset=utf-8'), 'json');
   assert.equal(negotiateInput('application/yaml'), 'yaml');
-  assert.throws(() => negotiateInput('application/vnd.kubernetes.protobuf'), (e: StatusError) => e.code === 415);
+  assert.equal(negotiateInput('application/vnd.kubernetes.protobuf'), 'protobuf');
   assert.throws(() => negotiateInput('text/plain'), (e: StatusError) => e.code === 415 && /unknown format/.test(e.message));
 });
 

@@ -3,19 +3,28 @@
 // a request body is decoded.
 
 import { parseAllDocuments } from 'yaml';
+import { decodeProtobufBody, UnsupportedProtobufKind } from '../protobuf/http.js';
 import { errors, StatusError } from './status.js';
 
 export const JSON_MEDIA_TYPE = 'application/json';
 export const YAML_MEDIA_TYPE = 'application/yaml';
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
 
-export type MediaFormat = 'json' | 'yaml';
+export type MediaFormat = 'json' | 'yaml' | 'protobuf';
 
 /** the media types this server can write, in preference order (the first is the default) */
 const SERVED: { type: string; subtype: string; format: MediaFormat; stream: boolean }[] = [
   { type: 'application', subtype: 'json', format: 'json', stream: true },
   { type: 'application', subtype: 'yaml', format: 'yaml', stream: false },
+  // built-in kinds only (EndpointRestrictions.protobuf)
+  { type: 'application', subtype: 'vnd.kubernetes.protobuf', format: 'protobuf', stream: true },
 ];
+
+const CONTENT_TYPES: Record<MediaFormat, string> = {
+  json: JSON_MEDIA_TYPE,
+  yaml: YAML_MEDIA_TYPE,
+  protobuf: PROTOBUF_MEDIA_TYPE,
+};
 
 export interface AcceptClause {
   type: string;
@@ -84,23 +93,30 @@ export interface OutputMediaType {
 /** which conversions an endpoint can do (resource endpoints: Table when a convertor exists) */
 export interface EndpointRestrictions {
   allowsConversion(convert: Conversion, format: MediaFormat): boolean;
+  /** the endpoint's objects have a protobuf form (built-in kinds; not custom resources) */
+  protobuf?: boolean;
 }
 
 /** an endpoint that serves only the plain object (no Table, no metadata-only forms) */
 export const noConversions: EndpointRestrictions = { allowsConversion: () => false };
 
+/** Status errors: plain objects, which have a protobuf form */
+export const statusRestrictions: EndpointRestrictions = { allowsConversion: () => false, protobuf: true };
+
 export function isMetaGroupVersion(c: Conversion): boolean {
   return c.group === 'meta.k8s.io' && (c.version === 'v1' || c.version === 'v1beta1');
 }
 
-/** Table needs a convertor; the metadata-only forms work for every object */
-export function resourceRestrictions(tableSupported: boolean): EndpointRestrictions {
+/** Table needs a convertor (and has no protobuf form); the metadata-only forms work for every
+ *  object */
+export function resourceRestrictions(tableSupported: boolean, protobuf = false): EndpointRestrictions {
   return {
-    allowsConversion(convert) {
+    protobuf,
+    allowsConversion(convert, format) {
       if (!isMetaGroupVersion(convert)) return false;
       switch (convert.kind) {
         case 'Table':
-          return tableSupported;
+          return tableSupported && format !== 'protobuf';
         case 'PartialObjectMetadata':
         case 'PartialObjectMetadataList':
           return true;
@@ -111,17 +127,23 @@ export function resourceRestrictions(tableSupported: boolean): EndpointRestricti
   };
 }
 
-function notAcceptable(stream: boolean): StatusError {
+function servedBy(restrictions: EndpointRestrictions) {
+  return SERVED.filter((s) => s.format !== 'protobuf' || restrictions.protobuf === true);
+}
+
+function notAcceptable(stream: boolean, restrictions: EndpointRestrictions): StatusError {
+  const served = servedBy(restrictions);
   const list = stream
-    ? SERVED.filter((s) => s.stream).map((s) => `${s.type}/${s.subtype};stream=watch`)
-    : SERVED.map((s) => `${s.type}/${s.subtype}`);
+    ? served.filter((s) => s.stream).map((s) => `${s.type}/${s.subtype};stream=watch`)
+    : served.map((s) => `${s.type}/${s.subtype}`);
   return errors.notAcceptable(`only the following media types are accepted: ${list.join(', ')}`);
 }
 
 /**
- * Chooses the response media type. A client listing protobuf and JSON gets JSON (protobuf is
- * not served yet); one listing only protobuf gets 406. `stream` is for watch: YAML has no
- * stream form, so a watch whose best match is YAML is refused as kube-apiserver refuses it.
+ * Chooses the response media type. Protobuf is offered only where `restrictions.protobuf`
+ * says the objects have a protobuf form: elsewhere a client listing protobuf and JSON gets
+ * JSON, one listing only protobuf gets 406. `stream` is for watch: YAML has no stream form, so
+ * a watch whose best match is YAML is refused as kube-apiserver refuses it.
  */
 export function negotiateOutput(
   accept: string | undefined,
@@ -129,19 +151,20 @@ export function negotiateOutput(
   stream = false,
 ): OutputMediaType {
   if (!accept) return { format: 'json', contentType: JSON_MEDIA_TYPE, pretty: false };
+  const servedHere = servedBy(restrictions);
   for (const clause of parseAccept(accept)) {
-    for (const served of SERVED) {
+    for (const served of servedHere) {
       const matches =
         (clause.type === served.type && (clause.subtype === served.subtype || clause.subtype === '*')) ||
         (clause.type === '*' && clause.subtype === '*');
       if (!matches) continue;
       const chosen = acceptClauseOptions(clause, served.format, restrictions, stream);
       if (!chosen) continue;
-      if (stream && !served.stream) throw notAcceptable(true);
+      if (stream && !served.stream) throw notAcceptable(true, restrictions);
       return chosen;
     }
   }
-  throw notAcceptable(stream);
+  throw notAcceptable(stream, restrictions);
 }
 
 function acceptClauseOptions(
@@ -152,7 +175,8 @@ function acceptClauseOptions(
 ): OutputMediaType | undefined {
   const out: OutputMediaType = {
     format,
-    contentType: format === 'json' ? JSON_MEDIA_TYPE : YAML_MEDIA_TYPE,
+    // kube-apiserver marks non-JSON watch streams (JSON watches say plain application/json)
+    contentType: stream && format === 'protobuf' ? `${PROTOBUF_MEDIA_TYPE};stream=watch` : CONTENT_TYPES[format],
     pretty: false,
   };
   let convert: Conversion | undefined;
@@ -194,6 +218,7 @@ export function negotiateInput(contentType: string | undefined): MediaFormat {
   const base = contentType.split(';')[0].trim().toLowerCase();
   if (base === JSON_MEDIA_TYPE) return 'json';
   if (base === YAML_MEDIA_TYPE) return 'yaml';
+  if (base === PROTOBUF_MEDIA_TYPE) return 'protobuf';
   throw errors.unsupportedMediaType(
     `the body of the request was in an unknown format - accepted media types include: ${SERVED.map((s) => `${s.type}/${s.subtype}`).join(', ')}`,
   );
@@ -202,8 +227,19 @@ export function negotiateInput(contentType: string | undefined): MediaFormat {
 /** aliases a YAML body may expand (bounds alias bombs) */
 const MAX_YAML_ALIASES = 100;
 
-/** Decodes a body to a JSON value. Malformed input is a 400 that names the problem. */
+/** Decodes a body to a JSON value. Malformed input is a 400 that names the problem; a
+ *  protobuf body of a kind without a protobuf form (a custom resource) is a 415. */
 export function decodeBody(body: Buffer, format: MediaFormat): unknown {
+  if (format === 'protobuf') {
+    try {
+      return decodeProtobufBody(body);
+    } catch (err) {
+      if (err instanceof UnsupportedProtobufKind) {
+        throw errors.unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: ${JSON_MEDIA_TYPE}, ${YAML_MEDIA_TYPE}`);
+      }
+      throw errors.badRequest(`error decoding protobuf body: ${(err as Error).message}`);
+    }
+  }
   const text = body.toString('utf8');
   if (format === 'json') {
     try {

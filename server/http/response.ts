@@ -4,7 +4,8 @@
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import { encodeJson, encodeYaml } from './encode.js';
-import { negotiateOutput, noConversions, type OutputMediaType } from './negotiation.js';
+import { JSON_MEDIA_TYPE, negotiateOutput, statusRestrictions, type OutputMediaType } from './negotiation.js';
+import { protobufBody } from '../protobuf/http.js';
 import { goParseBool } from './query.js';
 import { toStatusError, type ResourceRef, type StatusError } from './status.js';
 import { header, type HttpResponse, type RequestState } from './types.js';
@@ -102,6 +103,15 @@ export async function writeObject(
   media: OutputMediaType,
   opts: WriteOptions = {},
 ): Promise<void> {
+  if (media.format === 'protobuf') {
+    const body = protobufBody(obj);
+    if (body) {
+      await writeBody(state, code, body, media.contentType, opts);
+      return;
+    }
+    // an object without a protobuf form (client-go decodes by the response Content-Type)
+    media = { format: 'json', contentType: JSON_MEDIA_TYPE, pretty: false };
+  }
   const body = media.format === 'yaml' ? encodeYaml(obj) : encodeJson(obj, wantsPretty(state, media));
   await writeBody(state, code, body, media.contentType, opts);
 }
@@ -120,9 +130,15 @@ export async function writeError(state: RequestState, err: unknown, ref?: Resour
 export async function writeStatusError(state: RequestState, status: StatusError): Promise<void> {
   let media: OutputMediaType;
   try {
-    media = negotiateOutput(header(state.req, 'accept'), noConversions);
+    media = negotiateOutput(header(state.req, 'accept'), statusRestrictions);
   } catch (negotiationError) {
     await writeRawJson(state, 406, toStatusError(negotiationError).toStatus());
+    return;
+  }
+  if (status.code === 406 && media.format === 'protobuf') {
+    // the endpoint refused protobuf (a kind without a protobuf form); kube-apiserver's second
+    // negotiation for the error fails the same way and ends in raw JSON
+    await writeRawJson(state, 406, status.toStatus());
     return;
   }
   await writeObject(state, status.code, status.toStatus(), media, { headers: status.headers });
