@@ -106,68 +106,58 @@ function describe(v: unknown): string {
   return Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v;
 }
 
-function asString(v: unknown, what: string): string {
+function asString(v: unknown, desc: MessageDescriptor, field: FieldDescriptor): string {
   if (typeof v === 'string') return v;
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  throw new ProtobufError(`${what}: expected a string, got ${describe(v)}`);
+  throw new ProtobufError(`${desc.name}.${field.jsonName}: expected a string, got ${describe(v)}`);
 }
 
-function asInteger(v: unknown, what: string): number {
+function asInteger(v: unknown, desc: MessageDescriptor, field: FieldDescriptor): number {
   const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : Number.NaN;
-  if (!Number.isFinite(n)) throw new ProtobufError(`${what}: expected an integer, got ${describe(v)}`);
+  if (!Number.isFinite(n)) throw new ProtobufError(`${desc.name}.${field.jsonName}: expected an integer, got ${describe(v)}`);
   return Math.trunc(n);
-}
-
-function encodeBody(desc: MessageDescriptor, obj: JsonObject): Buffer {
-  const w = new Writer();
-  writeFields(w, desc, obj);
-  return w.finish();
 }
 
 function writeFields(w: Writer, desc: MessageDescriptor, obj: JsonObject): void {
   for (const field of desc.fields) {
     if (field.inline) {
       // the embedded struct's fields live in this very JSON object
-      const body = encodeBody(messageNamed(field.type), obj);
-      if (body.length > 0) {
-        w.tag(field.number, WIRE_LENGTH);
-        w.bytes(body);
-      }
+      const mark = w.beginLength(field.number);
+      writeFields(w, messageNamed(field.type), obj);
+      w.endLength(mark, true);
       continue;
     }
     const value = obj[field.jsonName];
     if (value === undefined || value === null) continue;
-    const what = `${desc.name}.${field.jsonName}`;
     if (field.map) {
-      if (!isObject(value)) throw new ProtobufError(`${what}: expected an object, got ${describe(value)}`);
+      if (!isObject(value)) throw new ProtobufError(`${desc.name}.${field.jsonName}: expected an object, got ${describe(value)}`);
       // sorted, like Go's deterministic map encoding
       for (const key of Object.keys(value).sort()) {
-        const entry = new Writer();
-        writeValue(entry, 1, field.map.key, key, what);
+        const mark = w.beginLength(field.number);
+        writeValue(w, 1, field.map.key, key, desc, field);
         const v = value[key];
-        if (v !== undefined && v !== null) writeValue(entry, 2, field.map.value, v, `${what}[${key}]`);
-        w.tag(field.number, WIRE_LENGTH);
-        w.bytes(entry.finish());
+        if (v !== undefined && v !== null) writeValue(w, 2, field.map.value, v, desc, field);
+        w.endLength(mark);
       }
     } else if (field.repeated) {
-      if (!Array.isArray(value)) throw new ProtobufError(`${what}: expected an array, got ${describe(value)}`);
-      for (const element of value) writeValue(w, field.number, field.type, element, what);
+      if (!Array.isArray(value)) throw new ProtobufError(`${desc.name}.${field.jsonName}: expected an array, got ${describe(value)}`);
+      for (const element of value) writeValue(w, field.number, field.type, element, desc, field);
     } else {
-      writeValue(w, field.number, field.type, value, what);
+      writeValue(w, field.number, field.type, value, desc, field);
     }
   }
 }
 
-/** a null list element is the zero value */
-function writeValue(w: Writer, number: number, type: string, value: unknown, what: string): void {
+/** a null list element is the zero value; `desc`/`field` name the place in errors */
+function writeValue(w: Writer, number: number, type: string, value: unknown, desc: MessageDescriptor, field: FieldDescriptor): void {
   switch (type) {
     case 'string':
       w.tag(number, WIRE_LENGTH);
-      w.string(value === null ? '' : asString(value, what));
+      w.string(value === null ? '' : asString(value, desc, field));
       return;
     case 'bytes':
       w.tag(number, WIRE_LENGTH);
-      w.bytes(value === null ? Buffer.alloc(0) : Buffer.from(asString(value, what), 'base64'));
+      w.bytes(value === null ? Buffer.alloc(0) : Buffer.from(asString(value, desc, field), 'base64'));
       return;
     case 'bool':
       w.tag(number, WIRE_VARINT);
@@ -176,12 +166,12 @@ function writeValue(w: Writer, number: number, type: string, value: unknown, wha
     case 'int32':
     case 'int64':
       w.tag(number, WIRE_VARINT);
-      w.signed(value === null ? 0 : asInteger(value, what));
+      w.signed(value === null ? 0 : asInteger(value, desc, field));
       return;
     case 'uint32':
     case 'uint64':
       w.tag(number, WIRE_VARINT);
-      w.varint(value === null ? 0 : BigInt(asInteger(value, what)));
+      w.varint(value === null ? 0 : BigInt(asInteger(value, desc, field)));
       return;
     case 'double':
       w.tag(number, WIRE_FIXED64);
@@ -191,20 +181,21 @@ function writeValue(w: Writer, number: number, type: string, value: unknown, wha
       w.tag(number, WIRE_FIXED32);
       w.float(value === null ? 0 : Number(value));
       return;
-    default:
-      w.tag(number, WIRE_LENGTH);
-      w.bytes(value === null ? Buffer.alloc(0) : encodeMessageValue(type, value, what));
+    default: {
+      const mark = w.beginLength(number);
+      if (value !== null) writeMessageContent(w, type, value, desc, field);
+      w.endLength(mark);
+    }
   }
 }
 
-function encodeMessageValue(type: string, value: unknown, what: string): Buffer {
-  const w = new Writer();
+function writeMessageContent(w: Writer, type: string, value: unknown, desc: MessageDescriptor, field: FieldDescriptor): void {
   switch (type) {
     case QUANTITY:
     case QUANTITY_VALUE:
       w.tag(1, WIRE_LENGTH);
-      w.string(asString(value, what));
-      return w.finish();
+      w.string(asString(value, desc, field));
+      return;
     case INT_OR_STRING:
       if (typeof value === 'number') {
         w.tag(1, WIRE_VARINT);
@@ -215,18 +206,18 @@ function encodeMessageValue(type: string, value: unknown, what: string): Buffer 
         w.tag(1, WIRE_VARINT);
         w.varint(1);
         w.tag(3, WIRE_LENGTH);
-        w.string(asString(value, what));
+        w.string(asString(value, desc, field));
       }
-      return w.finish();
+      return;
     case TIME: {
       // Go writes whole seconds only (its JSON has no more)
-      const { seconds } = parseTimestamp(asString(value, what));
+      const { seconds } = parseTimestamp(asString(value, desc, field));
       w.tag(1, WIRE_VARINT);
       w.signed(seconds);
-      return w.finish();
+      return;
     }
     case MICRO_TIME: {
-      const { seconds, nanos } = parseTimestamp(asString(value, what));
+      const { seconds, nanos } = parseTimestamp(asString(value, desc, field));
       w.tag(1, WIRE_VARINT);
       w.signed(seconds);
       const micros = nanos - (nanos % 1000);
@@ -234,55 +225,55 @@ function encodeMessageValue(type: string, value: unknown, what: string): Buffer 
         w.tag(2, WIRE_VARINT);
         w.varint(micros);
       }
-      return w.finish();
+      return;
     }
     case DURATION:
       w.tag(1, WIRE_VARINT);
-      w.varint(parseDuration(asString(value, what)));
-      return w.finish();
+      w.varint(parseDuration(asString(value, desc, field)));
+      return;
     case RAW_EXTENSION:
     case FIELDS_V1:
       w.tag(1, WIRE_LENGTH);
-      w.bytes(Buffer.from(JSON.stringify(value), 'utf8'));
-      return w.finish();
+      w.string(JSON.stringify(value));
+      return;
     default: {
-      const desc = messageNamed(type);
-      if (desc.sliceWrapper) {
-        if (!Array.isArray(value)) throw new ProtobufError(`${what}: expected an array, got ${describe(value)}`);
-        const items = desc.fields[0];
-        for (const element of value) writeValue(w, items.number, items.type, element, what);
-        return w.finish();
+      const message = messageNamed(type);
+      if (message.sliceWrapper) {
+        if (!Array.isArray(value)) throw new ProtobufError(`${desc.name}.${field.jsonName}: expected an array, got ${describe(value)}`);
+        const items = message.fields[0];
+        for (const element of value) writeValue(w, items.number, items.type, element, message, items);
+        return;
       }
-      if (!isObject(value)) throw new ProtobufError(`${what}: expected an object, got ${describe(value)}`);
-      writeFields(w, desc, value);
-      return w.finish();
+      if (!isObject(value)) throw new ProtobufError(`${desc.name}.${field.jsonName}: expected an object, got ${describe(value)}`);
+      writeFields(w, message, value);
     }
   }
 }
 
-function envelope(apiVersion: string, kind: string, raw: Buffer): Buffer {
-  const typeMeta = new Writer();
-  typeMeta.tag(1, WIRE_LENGTH);
-  typeMeta.string(apiVersion);
-  typeMeta.tag(2, WIRE_LENGTH);
-  typeMeta.string(kind);
-  const unknown = new Writer();
-  unknown.raw(PROTOBUF_MAGIC);
-  unknown.tag(1, WIRE_LENGTH);
-  unknown.bytes(typeMeta.finish());
-  unknown.tag(2, WIRE_LENGTH);
-  unknown.bytes(raw);
-  return unknown.finish();
+/** magic + Unknown{typeMeta, raw}, written into `w` */
+function writeEnvelope(w: Writer, obj: JsonObject, gvk: GroupVersionKind, desc: MessageDescriptor): void {
+  w.raw(PROTOBUF_MAGIC);
+  const typeMeta = w.beginLength(1);
+  w.tag(1, WIRE_LENGTH);
+  w.string(apiVersionOf(gvk));
+  w.tag(2, WIRE_LENGTH);
+  w.string(gvk.kind);
+  w.endLength(typeMeta);
+  const raw = w.beginLength(2);
+  writeFields(w, desc, obj);
+  w.endLength(raw);
 }
 
 /** The enveloped protobuf form of an object of a built-in kind (throws ProtobufError for kinds
  *  without one). `kind`/`apiVersion` are taken from `gvk`, not from the object. */
 export function encodeObject(obj: JsonObject, gvk: GroupVersionKind): Buffer {
-  return envelope(apiVersionOf(gvk), gvk.kind, encodeBody(messageForKind(gvk), obj));
+  const desc = messageForKind(gvk);
+  const w = new Writer();
+  writeEnvelope(w, obj, gvk, desc);
+  return w.finish();
 }
 
-/** The enveloped form of a list; `gvk` names the list kind (e.g. PodList, Status lists are not
- *  lists). */
+/** The enveloped form of a list; `gvk` names the list kind (e.g. PodList). */
 export function encodeList(list: JsonObject, gvk: GroupVersionKind): Buffer {
   if (!gvk.kind.endsWith('List')) throw new ProtobufError(`${gvk.kind} is not a list kind`);
   return encodeObject(list, gvk);
@@ -291,16 +282,17 @@ export function encodeList(list: JsonObject, gvk: GroupVersionKind): Buffer {
 /** One frame of a protobuf watch stream: the 4-byte big-endian length, then a metav1.WatchEvent
  *  whose object.raw is the enveloped object. `gvk` is the object's kind (Status for ERROR). */
 export function encodeWatchEvent(type: string, obj: JsonObject, gvk: GroupVersionKind): Buffer {
-  const rawExtension = new Writer();
-  rawExtension.tag(1, WIRE_LENGTH);
-  rawExtension.bytes(encodeObject(obj, gvk));
-  const event = new Writer();
-  event.raw(Buffer.alloc(4));
-  event.tag(1, WIRE_LENGTH);
-  event.string(type);
-  event.tag(2, WIRE_LENGTH);
-  event.bytes(rawExtension.finish());
-  const frame = event.finish();
+  const desc = messageForKind(gvk);
+  const w = new Writer();
+  w.raw(Buffer.alloc(4));
+  w.tag(1, WIRE_LENGTH);
+  w.string(type);
+  const rawExtension = w.beginLength(2);
+  const raw = w.beginLength(1);
+  writeEnvelope(w, obj, gvk, desc);
+  w.endLength(raw);
+  w.endLength(rawExtension);
+  const frame = w.finish();
   frame.writeUInt32BE(frame.length - 4, 0);
   return frame;
 }

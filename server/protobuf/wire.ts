@@ -15,6 +15,15 @@ export class ProtobufError extends Error {
 
 const TWO_POW_32 = 2 ** 32;
 
+function varintSize(n: number): number {
+  let size = 1;
+  while (n >= 0x80) {
+    n = Math.floor(n / 0x80);
+    size++;
+  }
+  return size;
+}
+
 /** Appends fields to a growing buffer. */
 export class Writer {
   private buf = Buffer.allocUnsafe(256);
@@ -90,6 +99,44 @@ export class Writer {
     this.reserve(data.length);
     this.buf.set(data, this.len);
     this.len += data.length;
+  }
+
+  /** Starts a length-delimited field written in place (one byte is reserved for the length;
+   *  endLength moves the content when the length needs more). Returns a mark for endLength. */
+  beginLength(number: number): number {
+    const mark = this.len;
+    this.tag(number, WIRE_LENGTH);
+    this.reserve(1);
+    this.len += 1;
+    return mark;
+  }
+
+  /** Ends the field begun at `mark`; with `dropEmpty`, an empty field is removed again.
+   *  Returns the content's length. */
+  endLength(mark: number, dropEmpty = false): number {
+    // the tag is at mark; the reserved length byte is right before the content
+    let start = mark;
+    while (this.buf[start] >= 0x80) start++;
+    start += 2;
+    const length = this.len - start;
+    if (length === 0 && dropEmpty) {
+      this.len = mark;
+      return 0;
+    }
+    const size = varintSize(length);
+    if (size > 1) {
+      this.reserve(size - 1);
+      this.buf.copyWithin(start + size - 1, start, this.len);
+      this.len += size - 1;
+    }
+    let pos = start - 1;
+    let v = length;
+    while (v >= 0x80) {
+      this.buf[pos++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    this.buf[pos] = v;
+    return length;
   }
 
   finish(): Buffer {
