@@ -1,20 +1,24 @@
 // Services: defaulting (type ClusterIP, sessionAffinity None, port protocol TCP, targetPort
 // = port, traffic policies), the basic port checks, and cluster IP / node port allocation
 // through an injected ServiceIPAllocator. An update that omits allocated values keeps them
-// (as kube-apiserver does, so `kubectl replace` works).
+// (as kube-apiserver does, so `kubectl replace` works); a type change drops the allocated
+// values the new type has no use for (service-fields.ts).
 
 import type { KubeObject } from '../../../storage/interface.js';
 import { asArray, asObject, clone, ensureObject, isObject, reorder, type JsonObject } from '../object.js';
 import { defineStrategy, statusStrategy, type FinishFunc, type ResourceStrategy, type StrategyContext } from '../strategy.js';
 import { fieldErrors, type FieldError } from '../validation/field-error.js';
 import { isDNS1123Label, nameIsDNS1035Label } from '../validation/names.js';
+import { dropTypeDependentFields, nodePortOf } from './service-fields.js';
 
 /** Allocates cluster IPs and node ports. Implementations mutate the Service in place. */
 export interface ServiceIPAllocator {
   /** assigns spec.clusterIP(s), ipFamilies, ipFamilyPolicy and node ports of a new Service;
    *  the returned function releases them if the create does not go through */
   allocate(service: KubeObject, opts: { dryRun: boolean }): Promise<FinishFunc>;
-  /** adjusts allocations on update (e.g. a type change); optional */
+  /** adjusts allocations on update (e.g. a type change), before the update is prepared and
+   *  validated: it also fills in allocated values the update left out. The returned function
+   *  frees what the Service stopped using once written, or gives back what was taken. */
   reallocate?(service: KubeObject, old: KubeObject, opts: { dryRun: boolean }): Promise<FinishFunc>;
   /** frees what a deleted Service held */
   release(service: KubeObject): Promise<void>;
@@ -86,6 +90,14 @@ function validateService(obj: KubeObject): FieldError[] {
   const headless = spec.clusterIP === 'None';
   if (type !== 'ExternalName' && !headless && ports.length === 0) errs.push(fieldErrors.required('spec.ports'));
   if (type === 'ExternalName' && !spec.externalName) errs.push(fieldErrors.required('spec.externalName'));
+  if (type === 'ExternalName') {
+    // allocated fields have no meaning here (an update to ExternalName drops them if unchanged)
+    if (asArray(spec.clusterIPs).length > 0) errs.push(fieldErrors.forbidden('spec.clusterIPs', 'may not be set for ExternalName services'));
+    if (asArray(spec.ipFamilies).length > 0) errs.push(fieldErrors.forbidden('spec.ipFamilies', 'may not be set for ExternalName services'));
+    if (spec.ipFamilyPolicy !== undefined && spec.ipFamilyPolicy !== null) {
+      errs.push(fieldErrors.forbidden('spec.ipFamilyPolicy', 'may not be set for ExternalName services'));
+    }
+  }
   const names = new Set<string>();
   ports.forEach((raw, i) => {
     const p = asObject(raw);
@@ -104,6 +116,9 @@ function validateService(obj: KubeObject): FieldError[] {
     const proto = p.protocol;
     if (typeof proto === 'string' && !['TCP', 'UDP', 'SCTP'].includes(proto)) {
       errs.push(fieldErrors.notSupported(`${path}.protocol`, proto, ['SCTP', 'TCP', 'UDP']));
+    }
+    if (type === 'ClusterIP' && nodePortOf(p) !== 0) {
+      errs.push(fieldErrors.forbidden(`${path}.nodePort`, "may not be used when `type` is 'ClusterIP'"));
     }
   });
   return errs;
@@ -151,6 +166,20 @@ function validateServiceUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
   return errs;
 }
 
+/** allocation adds fields (clusterIPs, ipFamilies, nodePort, ...): put them in kube's order */
+function reorderSpec(obj: KubeObject): void {
+  if (!isObject(obj.spec)) return;
+  const spec = obj.spec;
+  if (Array.isArray(spec.ports)) spec.ports = spec.ports.map((p) => (isObject(p) ? reorder(p, servicePortOrder) : p));
+  obj.spec = reorder(spec, serviceSpecOrder);
+}
+
+async function thenReorder(obj: KubeObject, begin: Promise<FinishFunc>): Promise<FinishFunc> {
+  const finish = await begin;
+  reorderSpec(obj);
+  return finish;
+}
+
 export function serviceStrategy(allocator?: ServiceIPAllocator): ResourceStrategy {
   return defineStrategy({
     namespaced: true,
@@ -160,18 +189,29 @@ export function serviceStrategy(allocator?: ServiceIPAllocator): ResourceStrateg
     returnDeletedObject: true,
     initialStatus: () => ({ loadBalancer: {} }),
     applyDefaults: (obj) => defaultService(obj),
-    prepareUpdate: (obj, old) => keepAllocatedValues(obj, old),
+    prepareUpdate: (obj, old) => {
+      keepAllocatedValues(obj, old);
+      if (isObject(obj.spec)) dropTypeDependentFields(obj.spec, asObject(old.spec));
+    },
     validateSpec: (obj) => validateService(obj),
     validateSpecUpdate: validateServiceUpdate,
-    beginCreate: allocator ? (obj: KubeObject, c: StrategyContext) => allocator.allocate(obj, { dryRun: c.request.dryRun }) : undefined,
+    beginCreate: allocator
+      ? (obj: KubeObject, c: StrategyContext) => thenReorder(obj, allocator.allocate(obj, { dryRun: c.request.dryRun }))
+      : undefined,
     beginUpdate:
       allocator?.reallocate !== undefined
-        ? (obj: KubeObject, old: KubeObject, c: StrategyContext) => allocator.reallocate!(obj, old, { dryRun: c.request.dryRun })
+        ? (obj: KubeObject, old: KubeObject, c: StrategyContext) =>
+            thenReorder(obj, allocator.reallocate!(obj, old, { dryRun: c.request.dryRun }))
         : undefined,
-    afterDelete: allocator ? (obj: KubeObject) => allocator.release(obj) : undefined,
+    afterDelete: allocator
+      ? async (obj: KubeObject, c: StrategyContext) => {
+          if (!c.request.dryRun) await allocator.release(obj);
+        }
+      : undefined,
   });
 }
 
 export function serviceStatusStrategy(base: ResourceStrategy): ResourceStrategy {
-  return statusStrategy(base);
+  // a status write changes no allocation (its spec is the stored one)
+  return { ...statusStrategy(base), beginCreate: undefined, beginUpdate: undefined, afterDelete: undefined };
 }
