@@ -315,6 +315,16 @@ describe('protobuf codec: round trips through the enveloped form', () => {
     assert.equal((out.metadata as JsonObject).creationTimestamp, '2024-05-01T10:00:00Z');
   });
 
+  it('large nested messages (multi-byte lengths) and multi-byte UTF-8', () => {
+    const cm: JsonObject = {
+      kind: 'ConfigMap',
+      apiVersion: 'v1',
+      metadata: { name: 'big', annotations: { note: 'ü'.repeat(200) } },
+      data: { big: 'x'.repeat(70_000), small: '✓' },
+    };
+    assert.deepEqual(roundTrip(cm, core('ConfigMap')), cm);
+  });
+
   it('a ControllerRevision keeps its RawExtension data as embedded JSON', () => {
     const rev: JsonObject = {
       kind: 'ControllerRevision',
