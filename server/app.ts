@@ -25,7 +25,8 @@ import { createCacheFeed } from '../storage/cacher/index.js';
 import { loadCatalog, RuntimeConfigError } from './apis/catalog.js';
 import { loadSchemas } from './apis/schema.js';
 import { OpenAPIService } from './apis/openapi.js';
-import { createRegistry } from './registry/registry.js';
+import { createRegistry, keyPrefixFor } from './registry/registry.js';
+import { createServiceAllocator } from './allocators/service-allocator.js';
 import { startControllers } from './controllers/index.js';
 import { createApiHandler } from './http/api-handler.js';
 import { strategicPatchTypes } from './endpoints/patch/strategic-applier.js';
@@ -165,7 +166,15 @@ export async function startApp(config: KapiConfig): Promise<App> {
     const storageFor = (keyPrefix: string): Storage => (feed ? feed.cacherFor(keyPrefix) : store);
 
     // --- the API: catalog, registry, discovery, OpenAPI -----------------------------------
-    const registry = createRegistry({ resources: catalog.resources(), storageFor });
+    // ClusterIPs and node ports: IPAddress objects (through the same cache as the API's) and
+    // node port keys, all in etcd, so every replica allocates from one shared state
+    const serviceIPAllocator = createServiceAllocator({
+      serviceClusterIPRange: config.values.get('service-cluster-ip-range') as string,
+      serviceNodePortRange: config.serviceNodePortRange,
+      ipAddresses: storageFor(keyPrefixFor({ group: 'networking.k8s.io', resource: 'ipaddresses' })),
+      nodePorts: store,
+    });
+    const registry = createRegistry({ resources: catalog.resources(), storageFor, serviceIPAllocator });
     const openapi = new OpenAPIService(catalog, loadSchemas(), { serverVersion: KUBERNETES_VERSION });
     const hostPort = (host: string): string => (host.includes(':') ? `[${host}]` : host) + `:${config.serving.securePort}`;
 

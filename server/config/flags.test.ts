@@ -115,6 +115,12 @@ test('service CIDR: the first address is the kubernetes Service IP; dual stack a
   assert.throws(() => parse('--service-cluster-ip-range=10.0.0.0/16,10.1.0.0/16'), /different IP families/);
 });
 
+test('node port range: N-M, N+M or N; default 30000-32767', () => {
+  assert.deepEqual(parse().serviceNodePortRange, { base: 30000, size: 2768 });
+  assert.deepEqual(parse('--service-node-port-range=20000+99').serviceNodePortRange, { base: 20000, size: 100 });
+  assert.throws(() => parse('--service-node-port-range=32767-30000'), /--service-node-port-range/);
+});
+
 test('the harness flags of kubectl\'s and client libraries\' test suites are accepted', () => {
   const c = parse(
     '--bind-address=127.0.0.1', '--authorization-mode=RBAC,AlwaysAllow', '--secure-port=6443',

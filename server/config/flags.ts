@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { FlagError, formatFlagHelp, parseFlagSet, type FlagSpec, type FlagValue } from './flagset.js';
 import { firstAddress, isIP, parseCidr, type Cidr } from './cidr.js';
+import { parsePortRange, type PortRange } from '../allocators/port-range.js';
 
 export { FlagError } from './flagset.js';
 
@@ -56,7 +57,7 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
   spec(G_GENERIC, 'strict-transport-security-directives', 'stringSlice', [], 'Directives for the Strict-Transport-Security header.' + LATER),
   spec(G_GENERIC, 'allow-privileged', 'bool', false, 'If true, allow privileged containers.' + LATER),
   spec(G_GENERIC, 'event-ttl', 'duration', 3_600_000, 'How long to keep events.' + LATER),
-  spec(G_GENERIC, 'service-node-port-range', 'string', '30000-32767', 'The port range reserved for NodePort Services.' + LATER, { typeText: 'portRange' }),
+  spec(G_GENERIC, 'service-node-port-range', 'string', '30000-32767', "The port range reserved for NodePort Services ('N-M', 'N+M' or 'N'), inclusive.", { typeText: 'portRange' }),
   spec(G_GENERIC, 'endpoint-reconciler-type', 'string', 'lease', 'How the kubernetes Service endpoints are reconciled (master-count, lease, none).' + LATER),
   spec(G_GENERIC, 'apiserver-count', 'int', 1, 'The number of apiservers running in the cluster (deprecated).' + LATER),
   spec(G_GENERIC, 'profiling', 'bool', true, 'Enable profiling via /debug/pprof.' + LATER),
@@ -225,6 +226,8 @@ export interface KapiConfig {
   serviceClusterIPRanges: Cidr[];
   /** the first address of the primary range: the kubernetes Service's ClusterIP */
   kubernetesServiceIP: string;
+  /** parsed --service-node-port-range */
+  serviceNodePortRange: PortRange;
   runtimeConfig: Record<string, string>;
   featureGates: Record<string, boolean>;
   livezGracePeriodMs: number;
@@ -328,6 +331,13 @@ export function parseKapiFlags(argv: readonly string[], cwd = process.cwd()): Pa
     throw new FlagError('--service-cluster-ip-range: the two CIDRs of a dual-stack range must be of different IP families');
   }
 
+  let serviceNodePortRange: PortRange;
+  try {
+    serviceNodePortRange = parsePortRange(str(values, 'service-node-port-range'));
+  } catch (err) {
+    throw new FlagError(`--service-node-port-range: ${(err as Error).message}`);
+  }
+
   const dataDir = path.resolve(cwd, str(values, 'data-dir'));
   const certDirFlag = str(values, 'cert-dir');
   const certDir = certDirFlag === '' ? path.join(dataDir, 'pki') : path.resolve(cwd, certDirFlag);
@@ -358,6 +368,7 @@ export function parseKapiFlags(argv: readonly string[], cwd = process.cwd()): Pa
     },
     serviceClusterIPRanges: ranges,
     kubernetesServiceIP,
+    serviceNodePortRange,
     runtimeConfig: values.get('runtime-config') as Record<string, string>,
     featureGates: values.get('feature-gates') as Record<string, boolean>,
     livezGracePeriodMs: num(values, 'livez-grace-period'),
