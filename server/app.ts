@@ -27,6 +27,7 @@ import { loadSchemas } from './apis/schema.js';
 import { OpenAPIService } from './apis/openapi.js';
 import { createRegistry, keyPrefixFor } from './registry/registry.js';
 import { createServiceAllocator } from './allocators/service-allocator.js';
+import { startRepairLoop } from './allocators/repair.js';
 import { startControllers } from './controllers/index.js';
 import { createApiHandler } from './http/api-handler.js';
 import { strategicPatchTypes } from './endpoints/patch/strategic-applier.js';
@@ -175,6 +176,11 @@ export async function startApp(config: KapiConfig): Promise<App> {
       nodePorts: store,
     });
     const registry = createRegistry({ resources: catalog.resources(), storageFor, serviceIPAllocator });
+    // Services written without allocation objects get them before anyone can be handed
+    // their addresses; leftovers of crashed writes are freed later (every replica may run it)
+    const allocationRepair = startRepairLoop({ allocator: serviceIPAllocator, storage: store });
+    started.push({ name: 'service allocation repair', stop: () => allocationRepair.stop() });
+    await allocationRepair.firstPass;
     const openapi = new OpenAPIService(catalog, loadSchemas(), { serverVersion: KUBERNETES_VERSION });
     const hostPort = (host: string): string => (host.includes(':') ? `[${host}]` : host) + `:${config.serving.securePort}`;
 
