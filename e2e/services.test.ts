@@ -52,11 +52,14 @@ describe('Service ClusterIP and NodePort allocation', () => {
     await etcd?.stop();
   });
 
-  it('the kubernetes Service holds the first address of the range, as an IPAddress', async () => {
+  it('the kubernetes Service holds the first address of the range, as an IPAddress; the range is the default ServiceCIDR', async () => {
     const ip = (await kubectlOk(['get', 'service', 'kubernetes', '-n', 'default', '-o', 'jsonpath={.spec.clusterIP}'], { kubeconfig: a.kubeconfig })).trim();
     assert.equal(ip, '10.96.0.1');
     const parent = await kubectlOk(['get', 'ipaddress', '10.96.0.1', '-o', 'jsonpath={.spec.parentRef.namespace}/{.spec.parentRef.name}'], { kubeconfig: a.kubeconfig });
     assert.equal(parent, 'default/kubernetes');
+    // and the range itself is the default ServiceCIDR, as kube-apiserver 1.33 shows it
+    const cidrs = await kubectlOk(['get', 'servicecidr', 'kubernetes', '-o', 'jsonpath={.spec.cidrs[*]}'], { kubeconfig: a.kubeconfig });
+    assert.equal(cidrs, '10.96.0.0/12');
   });
 
   it('kubectl create service clusterip gets an address from the range, listed by kubectl get ipaddresses', async () => {
