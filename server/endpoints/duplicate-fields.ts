@@ -16,7 +16,23 @@ function child(frame: Frame, key: string): string {
 /** Paths (`spec.containers[0].name`) of members that appear more than once in their object.
  *  The text must be valid JSON (parse it first). */
 export function duplicateFields(text: string): string[] {
+  return scanJson(text).duplicates;
+}
+
+export interface JsonScan {
+  /** paths of repeated members, as duplicateFields gives them */
+  duplicates: string[];
+  /** the deepest nesting of objects and arrays */
+  maxDepth: number;
+  /** `{` or `[`: the bracket that first went deeper than `depthLimit` (Go's decoder names it) */
+  tooDeep?: string;
+}
+
+/** One pass over valid JSON text: repeated members and nesting depth. */
+export function scanJson(text: string, depthLimit = Infinity): JsonScan {
   const out: string[] = [];
+  let maxDepth = 0;
+  let tooDeep: string | undefined;
   const stack: Frame[] = [];
   let pendingKey: string | undefined;
   let i = 0;
@@ -54,6 +70,10 @@ export function duplicateFields(text: string): string[] {
       case '{':
       case '[':
         stack.push({ isArray: c === '[', path: pathForValue(), keys: new Set(), index: 0 });
+        if (stack.length > maxDepth) {
+          maxDepth = stack.length;
+          if (maxDepth > depthLimit && tooDeep === undefined) tooDeep = c;
+        }
         pendingKey = undefined;
         i++;
         break;
@@ -89,5 +109,5 @@ export function duplicateFields(text: string): string[] {
         i++;
     }
   }
-  return out;
+  return tooDeep === undefined ? { duplicates: out, maxDepth } : { duplicates: out, maxDepth, tooDeep };
 }
