@@ -1,7 +1,8 @@
 // POST of a new object to a collection (or to a named subresource: binding, eviction, token).
 
 import { writeObject } from '../http/response.js';
-import { bodyFormat, checkDuplicateFields, decodeObject, ensureNamespace, readBody, wipeSystemFields } from './decode.js';
+import { bodyFormat, decodeObject, ensureNamespace, readBody, wipeSystemFields } from './decode.js';
+import { fieldValidationFor, validateBodyFields } from './field-validation.js';
 import { parseWriteOptions } from './options.js';
 import { isNamespaceResource, negotiateFor, requestContext, type Scope } from './scope.js';
 import { tableOptionsFor, transformResult } from './transform.js';
@@ -13,7 +14,7 @@ export async function serveCreate(scope: Scope): Promise<void> {
   const opts = parseWriteOptions(scope.state, 'CreateOptions');
   const tableOptions = tableOptionsFor(scope, media);
   const obj = decodeObject(scope, body, format);
-  checkDuplicateFields(scope, body, format, opts.fieldValidation);
+  validateBodyFields(fieldValidationFor(scope, opts.fieldValidation), obj, body, format);
   const subresource = scope.resource.subresource;
   if (!subresource) wipeSystemFields(obj);
   // the namespace object lives outside namespaces; every other object in the request's

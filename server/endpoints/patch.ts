@@ -6,6 +6,7 @@ import { errors, invalidOptions } from '../http/status.js';
 import { writeObject } from '../http/response.js';
 import { header } from '../http/types.js';
 import { ensureNamespace, readBody } from './decode.js';
+import { checkPatchDepth, fieldValidationFor, validatePatchedFields } from './field-validation.js';
 import { parseWriteOptions } from './options.js';
 import { isNamespaceResource, negotiateFor, requestContext, type Scope } from './scope.js';
 import { tableOptionsFor, transformResult } from './transform.js';
@@ -53,7 +54,11 @@ export async function servePatch(scope: Scope): Promise<void> {
   const expectedNamespace = isNamespaceResource(scope.resource) ? '' : scope.namespace;
   const transform = async (current: KubeObject | null): Promise<KubeObject> => {
     if (!current && !applier.createsMissing) throw errors.notFound(scope.ref);
-    const patched = await applier.apply(current ? structuredClone(current) : null, patch, target);
+    checkPatchDepth(contentType, body);
+    const patched = validatePatchedFields(
+      { ...fieldValidationFor(scope, opts.fieldValidation), patchType: contentType, body },
+      await applier.apply(current ? structuredClone(current) : null, patch, target),
+    );
     const uid = patched.metadata.uid;
     if (!current && uid) {
       throw errors.conflict(scope.ref, `uid mismatch: the provided object specified uid ${uid}, and no existing object was found`);

@@ -3,7 +3,8 @@
 import type { KubeObject } from '../../storage/interface.js';
 import { errors } from '../http/status.js';
 import { writeObject } from '../http/response.js';
-import { bodyFormat, checkDuplicateFields, decodeObject, ensureNamespace, readBody } from './decode.js';
+import { bodyFormat, decodeObject, ensureNamespace, readBody } from './decode.js';
+import { fieldValidationFor, validateBodyFields } from './field-validation.js';
 import { parseWriteOptions } from './options.js';
 import { isNamespaceResource, negotiateFor, requestContext, type Scope } from './scope.js';
 import { tableOptionsFor, transformResult } from './transform.js';
@@ -29,7 +30,7 @@ export async function serveUpdate(scope: Scope): Promise<void> {
   const opts = parseWriteOptions(scope.state, 'UpdateOptions');
   const tableOptions = tableOptionsFor(scope, media);
   const obj = decodeObject(scope, body, format);
-  checkDuplicateFields(scope, body, format, opts.fieldValidation);
+  validateBodyFields(fieldValidationFor(scope, opts.fieldValidation), obj, body, format);
   checkName(obj, scope.name, scope.namespace);
   ensureNamespace(obj, isNamespaceResource(scope.resource) ? '' : scope.namespace);
   const ctx = requestContext(scope, {
