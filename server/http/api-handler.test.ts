@@ -315,7 +315,7 @@ describe('create, read, update, patch, delete', () => {
     assert.equal(warned.headers['warning'], '299 - "duplicate field \\"data.a\\""');
     const strict = await client.http1({ method: 'POST', path: '/api/v1/namespaces/default/configmaps?fieldValidation=Strict', body });
     assert.equal(strict.status, 400);
-    assert.equal(strict.json().message, 'strict decoding error: duplicate field "data.a"');
+    assert.equal(strict.json().message, 'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field "data.a"');
   });
 
   test('update: names must match; 200 when replaced', async () => {
