@@ -7,6 +7,7 @@ import { formatDuration } from './config/duration.js';
 import type { FlagValue } from './config/flagset.js';
 import { log, setVerbosity } from './log.js';
 import { startApp, type App } from './app.js';
+import { isSubcommand, runSubcommand, withSubcommandsHelp } from './cli/index.js';
 
 function flagText(v: FlagValue | undefined, durationFlag: boolean): string {
   if (durationFlag && typeof v === 'number') return formatDuration(v);
@@ -24,6 +25,10 @@ function logFlags(config: KapiConfig): void {
 }
 
 async function main(argv: string[]): Promise<void> {
+  if (isSubcommand(argv[0])) {
+    process.exitCode = await runSubcommand(argv);
+    return;
+  }
   let outcome;
   try {
     outcome = parseKapiFlags(argv);
@@ -35,7 +40,8 @@ async function main(argv: string[]): Promise<void> {
     throw err;
   }
   if (outcome.kind !== 'config') {
-    process.stdout.write(outcome.text.endsWith('\n') ? outcome.text : outcome.text + '\n');
+    const text = outcome.kind === 'help' ? withSubcommandsHelp(outcome.text) : outcome.text;
+    process.stdout.write(text.endsWith('\n') ? text : text + '\n');
     return;
   }
   const config = outcome.config;
