@@ -25,6 +25,8 @@ export interface DecodeOptions {
   order: 'document' | 'sorted';
   /** false: report only, leave the value as it is (default true: unknown members go) */
   clean?: boolean;
+  /** the value holds DuplicateKeyObjects (from parseKeepingDuplicates) */
+  keepsDuplicates?: boolean;
 }
 
 export interface DecodeResult {
@@ -46,23 +48,9 @@ interface TypeMismatch {
   goType: string;
 }
 
-/** where a value sits, for the two kinds of paths kube prints */
-interface Where {
-  /** strict errors: `spec.containers[0].ports[1].name`, map keys included */
-  path: string;
-  /** type errors: the innermost struct (`ContainerPort`) and its field names from the root
-   *  (`spec.containers.ports.name`), without indices or map keys */
-  struct: string;
-  field: string;
-}
-
 class Fatal {
   constructor(readonly text: string) {}
 }
-
-const ROOT: Where = { path: '', struct: '', field: '' };
-
-const join = (path: string, key: string): string => (path === '' ? key : `${path}.${key}`);
 
 function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
   if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
@@ -73,11 +61,7 @@ function isObject(v: unknown): v is Record<string, unknown> | DuplicateKeyObject
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function entriesOf(v: Record<string, unknown> | DuplicateKeyObject, sorted: boolean): [string, unknown][] {
-  const entries = v instanceof DuplicateKeyObject ? v.entries : Object.entries(v);
-  if (!sorted) return entries;
-  return [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-}
+const byKey = ([a]: [string, unknown], [b]: [string, unknown]): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** how Go's decoder names a JSON value in `cannot unmarshal X` */
 function jsonKind(v: unknown): string {
@@ -113,38 +97,64 @@ function kindOfPlan(plan: Plan): string {
   }
 }
 
-function typeErrorText(m: TypeMismatch, at: Where): string {
-  if (at.struct === '' && at.field === '') return `json: cannot unmarshal ${m.value} into Go value of type ${m.goType}`;
-  return `json: cannot unmarshal ${m.value} into Go struct field ${at.struct}.${at.field} of type ${m.goType}`;
+function typeErrorText(m: TypeMismatch, struct: string, field: string): string {
+  if (struct === '' && field === '') return `json: cannot unmarshal ${m.value} into Go value of type ${m.goType}`;
+  return `json: cannot unmarshal ${m.value} into Go struct field ${struct}.${field} of type ${m.goType}`;
 }
 
+const isFlat = (plan: Plan): boolean =>
+  plan.kind === 'string' || plan.kind === 'bool' || plan.kind === 'int' || plan.kind === 'float' || plan.kind === 'bytes';
+
+/**
+ * One decoding. Where it is, is kept as Go's decoder keeps it, in stacks that grow and shrink
+ * as it descends (strings are only built for errors):
+ *  - strict errors: `spec.containers[0].ports[1].name`, map keys included;
+ *  - type errors: the innermost struct (`ContainerPort`) and its field names from the root
+ *    (`spec.containers.ports.name`), without indices or map keys.
+ */
 class Decoder {
   readonly strict: string[] = [];
   private readonly seenStrict = new Set<string>();
   /** the first type error (json dialect): decoding goes on, this is what is reported */
   firstError?: { mismatch?: TypeMismatch; text: string };
+  /** strict path: member names, and numbers for list indices */
+  private readonly path: (string | number)[] = [];
+  private readonly fields: string[] = [];
+  private structName = '';
 
   constructor(
     readonly dialect: Dialect,
     readonly sorted: boolean,
     readonly clean: boolean,
+    readonly keepsDuplicates: boolean,
     /** inside a type that decodes itself with a non-strict decoder (JSONSchemaPropsOrBool) */
     readonly lenient = false,
   ) {}
 
-  private strictError(kind: 'unknown field' | 'duplicate field', path: string): void {
-    if (this.lenient) return;
-    const text = `${kind} ${JSON.stringify(path)}`;
-    if (this.strict.length >= MAX_STRICT_ERRORS || this.seenStrict.has(text)) return;
+  private pathText(last: string): string {
+    let s = '';
+    for (const p of this.path) s = typeof p === 'number' ? `${s}[${p}]` : s === '' ? p : `${s}.${p}`;
+    return s === '' ? last : `${s}.${last}`;
+  }
+
+  private strictError(kind: 'unknown field' | 'duplicate field', key: string): void {
+    if (this.lenient || this.strict.length >= MAX_STRICT_ERRORS) return;
+    const text = `${kind} ${JSON.stringify(this.pathText(key))}`;
+    if (this.seenStrict.has(text)) return;
     this.seenStrict.add(text);
     this.strict.push(text);
   }
 
+  private typeError(m: TypeMismatch): string {
+    return typeErrorText(m, this.structName, this.fields.join('.'));
+  }
+
   /** a type error: kept (first one wins) by the JSON decoder, fatal for the converter */
-  private mismatch(v: unknown, plan: Plan, at: Where, value = jsonKind(v)): void {
+  private mismatch(v: unknown, plan: Plan, value = jsonKind(v)): void {
     if (this.dialect === 'unstructured') throw new Fatal(this.converterError(v, plan));
+    if (this.firstError) return;
     const m = { value, goType: plan.goType };
-    this.firstError ??= { mismatch: m, text: typeErrorText(m, at) };
+    this.firstError = { mismatch: m, text: this.typeError(m) };
   }
 
   private saveText(text: string): void {
@@ -174,121 +184,200 @@ class Decoder {
   }
 
   /** decodes `v` as `plan`; `into` is what an earlier repeat of the same member left */
-  value(v: unknown, plan: Plan, at: Where, into?: unknown): unknown {
+  value(v: unknown, plan: Plan, into?: unknown): unknown {
     if (v === null) return null;
     switch (plan.kind) {
       case 'struct':
-        return this.struct(v, plan, at, into);
+        return this.struct(v, plan, into);
       case 'map':
-        return this.map(v, plan.elem, plan, at, into);
+        return this.map(v, plan.elem, plan, into);
       case 'slice':
-        return this.slice(v, plan.elem, plan, at, into);
+        return this.slice(v, plan.elem, plan, into);
       case 'string':
-        if (typeof v !== 'string') this.mismatch(v, plan, at);
+        if (typeof v !== 'string') this.mismatch(v, plan);
         return v;
       case 'bool':
-        if (typeof v !== 'boolean') this.mismatch(v, plan, at);
+        if (typeof v !== 'boolean') this.mismatch(v, plan);
         return v;
       case 'float':
-        if (typeof v !== 'number') this.mismatch(v, plan, at);
+        if (typeof v !== 'number') this.mismatch(v, plan);
         return v;
       case 'int':
-        if (typeof v !== 'number') this.mismatch(v, plan, at);
+        if (typeof v !== 'number') this.mismatch(v, plan);
         else if (!Number.isInteger(v) || v < plan.min || v > plan.max) {
-          if (this.dialect === 'json') this.mismatch(v, plan, at, `number ${String(v)}`);
-          else if (!Number.isInteger(v)) this.mismatch(v, plan, at);
+          if (this.dialect === 'json') this.mismatch(v, plan, `number ${String(v)}`);
+          else if (!Number.isInteger(v)) this.mismatch(v, plan);
         }
         return v;
       case 'bytes':
-        return this.bytes(v, plan, at);
+        return this.bytes(v, plan);
       case 'quantity':
         return this.quantity(v);
       case 'intOrString':
-        return this.intOrString(v, at);
+        return this.intOrString(v);
       case 'time':
       case 'microTime':
-        return this.time(v, plan.kind === 'time' ? RFC3339 : RFC3339_MICRO, at);
+        return this.time(v, plan.kind === 'time' ? RFC3339 : RFC3339_MICRO);
       case 'any':
-        return lastWins(v);
+        return this.keepsDuplicates ? lastWins(v) : v;
       case 'schemaOrBool':
       case 'schemaOrArray':
       case 'schemaOrStringArray':
-        return this.schemaUnion(v, plan, at);
+        return this.schemaUnion(v, plan);
     }
   }
 
-  private struct(v: unknown, plan: StructPlan, at: Where, into?: unknown): unknown {
+  private struct(v: unknown, plan: StructPlan, into?: unknown): unknown {
     if (!isObject(v)) {
-      this.mismatch(v, plan, at);
+      this.mismatch(v, plan);
       return v;
     }
     // a plain object is cleaned in place; repeated members build a fresh one
     const inPlace = !(v instanceof DuplicateKeyObject) && into === undefined;
-    const out = inPlace ? v : isObject(into) && !(into instanceof DuplicateKeyObject) ? into : {};
+    if (inPlace && !this.sorted) {
+      this.structInPlace(v as Record<string, unknown>, plan);
+      return v;
+    }
+    const out = inPlace ? (v as Record<string, unknown>) : isObject(into) && !(into instanceof DuplicateKeyObject) ? into : {};
+    const entries = v instanceof DuplicateKeyObject ? v.entries : Object.entries(v);
+    if (this.sorted) entries.sort(byKey);
     const seen = new Set<string>();
-    for (const [k, x] of entriesOf(v, this.sorted)) {
+    const outer = this.structName;
+    for (const [k, x] of entries) {
       const field = plan.fields.get(k);
       if (!field) {
         if (plan.preserveUnknown) {
-          if (!inPlace) setOwn(out, k, lastWins(x));
+          if (!inPlace) setOwn(out, k, this.keepsDuplicates ? lastWins(x) : x);
           continue;
         }
-        this.strictError('unknown field', join(at.path, k));
+        this.strictError('unknown field', k);
         if (inPlace && this.clean) delete out[k];
         continue;
       }
       const again = seen.has(k);
-      if (again) this.strictError('duplicate field', join(at.path, k));
+      if (again) this.strictError('duplicate field', k);
       seen.add(k);
       const previous = again || !inPlace ? (Object.hasOwn(out, k) ? out[k] : undefined) : undefined;
-      const decoded = this.value(x, field, { path: join(at.path, k), struct: plan.goName, field: join(at.field, k) }, previous);
+      this.path.push(k);
+      this.fields.push(k);
+      this.structName = plan.goName;
+      const decoded = this.value(x, field, previous);
+      this.path.pop();
+      this.fields.pop();
+      this.structName = outer;
       setOwn(out, k, decoded);
     }
     return out;
   }
 
-  private map(v: unknown, elem: Plan, plan: Plan, at: Where, into?: unknown): unknown {
+  /** the common case: a plain object, members in their order, cleaned where it is */
+  private structInPlace(o: Record<string, unknown>, plan: StructPlan): void {
+    const outer = this.structName;
+    for (const k in o) {
+      const field = plan.fields.get(k);
+      if (!field) {
+        if (plan.preserveUnknown) continue;
+        this.strictError('unknown field', k);
+        if (this.clean) delete o[k];
+        continue;
+      }
+      const x = o[k];
+      if (x === null) continue;
+      if (isFlat(field)) {
+        // scalars need no place on the stacks unless they are wrong
+        if (!this.scalarFits(x, field)) {
+          this.path.push(k);
+          this.fields.push(k);
+          this.structName = plan.goName;
+          this.value(x, field);
+          this.path.pop();
+          this.fields.pop();
+          this.structName = outer;
+        }
+        continue;
+      }
+      this.path.push(k);
+      this.fields.push(k);
+      this.structName = plan.goName;
+      const decoded = this.value(x, field);
+      this.path.pop();
+      this.fields.pop();
+      this.structName = outer;
+      if (decoded !== x) o[k] = decoded;
+    }
+  }
+
+  /** true when a scalar value needs no further look */
+  private scalarFits(x: unknown, plan: Plan): boolean {
+    switch (plan.kind) {
+      case 'string':
+        return typeof x === 'string';
+      case 'bool':
+        return typeof x === 'boolean';
+      case 'float':
+        return typeof x === 'number';
+      case 'int':
+        return typeof x === 'number' && Number.isInteger(x) && x >= plan.min && x <= plan.max;
+      default:
+        return false;
+    }
+  }
+
+  private map(v: unknown, elem: Plan, plan: Plan, into?: unknown): unknown {
     if (!isObject(v)) {
-      this.mismatch(v, plan, at);
+      this.mismatch(v, plan);
       return v;
     }
     const inPlace = !(v instanceof DuplicateKeyObject) && into === undefined;
-    if (inPlace && this.isFlat(elem)) {
+    if (inPlace && isFlat(elem)) {
       // the common case (labels, annotations, data): only the values' types to check
-      for (const [k, x] of Object.entries(v)) if (x !== null) this.value(x, elem, { ...at, path: join(at.path, k) });
+      const o = v as Record<string, unknown>;
+      for (const k in o) {
+        const x = o[k];
+        if (x === null || this.scalarFits(x, elem)) continue;
+        this.path.push(k);
+        this.value(x, elem);
+        this.path.pop();
+      }
       return v;
     }
-    const out = inPlace ? v : isObject(into) && !(into instanceof DuplicateKeyObject) ? into : {};
+    const out = inPlace ? (v as Record<string, unknown>) : isObject(into) && !(into instanceof DuplicateKeyObject) ? into : {};
+    const entries = v instanceof DuplicateKeyObject ? v.entries : Object.entries(v);
+    if (this.sorted) entries.sort(byKey);
     const seen = new Set<string>();
-    for (const [k, x] of entriesOf(v, this.sorted)) {
+    for (const [k, x] of entries) {
       const again = seen.has(k);
-      if (again) this.strictError('duplicate field', join(at.path, k));
+      if (again) this.strictError('duplicate field', k);
       seen.add(k);
       // Go decodes each map value into a fresh element: no merging across repeats
-      setOwn(out, k, this.value(x, elem, { ...at, path: join(at.path, k) }));
+      this.path.push(k);
+      setOwn(out, k, this.value(x, elem));
+      this.path.pop();
     }
     return out;
   }
 
-  private isFlat(plan: Plan): boolean {
-    return plan.kind === 'string' || plan.kind === 'bool' || plan.kind === 'int' || plan.kind === 'float' || plan.kind === 'bytes';
-  }
-
-  private slice(v: unknown, elem: Plan, plan: Plan, at: Where, into?: unknown): unknown {
+  private slice(v: unknown, elem: Plan, plan: Plan, into?: unknown): unknown {
     if (!Array.isArray(v)) {
-      this.mismatch(v, plan, at);
+      this.mismatch(v, plan);
       return v;
     }
     const old = Array.isArray(into) ? into : undefined;
+    const flat = isFlat(elem);
     for (let i = 0; i < v.length; i++) {
+      const x: unknown = v[i];
+      if (x === null || (flat && this.scalarFits(x, elem))) continue;
       // Go decodes a repeated list over the earlier one's elements
       const previous = old && i < old.length ? old[i] : undefined;
-      v[i] = this.value(v[i], elem, { ...at, path: `${at.path}[${i}]` }, previous);
+      this.path.push(i);
+      const decoded = this.value(x, elem, previous);
+      this.path.pop();
+      if (decoded !== x) v[i] = decoded;
     }
     return v;
   }
 
-  private bytes(v: unknown, plan: Plan, at: Where): unknown {
+  private bytes(v: unknown, plan: Plan): unknown {
     if (typeof v === 'string') {
       const bad = base64ErrorOffset(v);
       if (bad >= 0) {
@@ -299,13 +388,14 @@ class Decoder {
     }
     if (Array.isArray(v) && this.dialect === 'json') {
       // a JSON array decodes into []byte element by element
+      const uint8: Plan = { kind: 'int', goType: 'uint8', min: 0, max: 255 };
       for (const x of v) {
-        if (typeof x !== 'number') this.mismatch(x, { kind: 'int', goType: 'uint8', min: 0, max: 255 }, at);
-        else if (!Number.isInteger(x) || x < 0 || x > 255) this.mismatch(x, { kind: 'int', goType: 'uint8', min: 0, max: 255 }, at, `number ${String(x)}`);
+        if (typeof x !== 'number') this.mismatch(x, uint8);
+        else if (!Number.isInteger(x) || x < 0 || x > 255) this.mismatch(x, uint8, `number ${String(x)}`);
       }
       return v;
     }
-    this.mismatch(v, plan, at);
+    this.mismatch(v, plan);
     return v;
   }
 
@@ -320,8 +410,14 @@ class Decoder {
     return v;
   }
 
+  /** the text of an error a type that decodes itself gets from encoding/json: the outer JSON
+   *  decoder adds where it happened, the converter does not */
+  private ownDecoderError(m: TypeMismatch): Fatal {
+    return new Fatal(this.dialect === 'json' ? this.typeError(m) : typeErrorText(m, '', ''));
+  }
+
   /** IntOrString.UnmarshalJSON: a string, else what decodes into an int32 */
-  private intOrString(v: unknown, at: Where): unknown {
+  private intOrString(v: unknown): unknown {
     if (typeof v === 'string') return v;
     let value: string | undefined;
     if (typeof v === 'number') {
@@ -329,20 +425,13 @@ class Decoder {
     } else {
       value = jsonKind(v);
     }
-    if (value !== undefined) {
-      const m = { value, goType: 'int32' };
-      // its own decoder's error; the outer JSON decoder adds where it happened
-      throw new Fatal(this.dialect === 'json' ? typeErrorText(m, at) : typeErrorText(m, ROOT));
-    }
+    if (value !== undefined) throw this.ownDecoderError({ value, goType: 'int32' });
     return v;
   }
 
   /** metav1.Time / MicroTime.UnmarshalJSON: a string that time.Parse accepts */
-  private time(v: unknown, layout: string, at: Where): unknown {
-    if (typeof v !== 'string') {
-      const m = { value: jsonKind(v), goType: 'string' };
-      throw new Fatal(this.dialect === 'json' ? typeErrorText(m, at) : typeErrorText(m, ROOT));
-    }
+  private time(v: unknown, layout: string): unknown {
+    if (typeof v !== 'string') throw this.ownDecoderError({ value: jsonKind(v), goType: 'string' });
     const err = goTimeParseError(layout, v);
     if (err) throw new Fatal(err);
     return v;
@@ -350,14 +439,14 @@ class Decoder {
 
   /** JSONSchemaPropsOr*: an object is a schema decoded without strictness (its unknown members
    *  are dropped silently); the other forms as each type takes them */
-  private schemaUnion(v: unknown, plan: SchemaUnionPlan, at: Where): unknown {
+  private schemaUnion(v: unknown, plan: SchemaUnionPlan): unknown {
     const sub = (x: unknown, p: Plan): unknown => {
-      const inner = new Decoder(this.dialect, this.sorted, this.clean, true);
-      const out = inner.value(x, p, ROOT);
+      const inner = new Decoder(this.dialect, this.sorted, this.clean, this.keepsDuplicates, true);
+      const out = inner.value(x, p);
       const e = inner.firstError;
       if (e) {
         // a type error inside gets the outer decoder's place; others stay as they are
-        throw new Fatal(e.mismatch && this.dialect === 'json' ? typeErrorText(e.mismatch, at) : e.text);
+        throw new Fatal(e.mismatch && this.dialect === 'json' ? this.typeError(e.mismatch) : e.text);
       }
       return out;
     };
@@ -371,10 +460,10 @@ class Decoder {
 /** Decodes `value` as `plan`. The value is cleaned in place where it can be; use the returned
  *  `value`. */
 export function decodeAs(plan: Plan, value: unknown, opts: DecodeOptions): DecodeResult {
-  const d = new Decoder(opts.dialect, opts.order === 'sorted', opts.clean !== false);
+  const d = new Decoder(opts.dialect, opts.order === 'sorted', opts.clean !== false, opts.keepsDuplicates === true);
   let out: unknown;
   try {
-    out = d.value(value, plan, ROOT);
+    out = d.value(value, plan);
   } catch (err) {
     if (err instanceof Fatal) return { value, strict: [], error: err.text };
     throw err;

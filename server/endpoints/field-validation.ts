@@ -17,7 +17,7 @@ import type { RequestContext } from '../registry/rest.js';
 import { goQuote } from '../registry/validation/field-error.js';
 import { scanJson } from './duplicate-fields.js';
 import { decodeAs, type DecodeOptions } from './field-validation-decode.js';
-import { parseKeepingDuplicates } from './field-validation-json.js';
+import { countMembers, jsonShape, parseKeepingDuplicates } from './field-validation-json.js';
 import { plans, type Plan } from './field-validation-plan.js';
 import { warningsOf, yamlDuplicateKeysError } from './field-validation-yaml.js';
 import { APPLY_PATCH_TYPE, JSON_PATCH_TYPE, MERGE_PATCH_TYPE, STRATEGIC_MERGE_PATCH_TYPE } from './patch/appliers.js';
@@ -93,39 +93,52 @@ function replaceContent(obj: KubeObject, decoded: Record<string, unknown>): void
 export function validateBodyFields(req: FieldValidationRequest, obj: KubeObject, body: Buffer, format: MediaFormat): void {
   if (format !== 'json' && format !== 'yaml') return;
   const text = body.toString('utf8');
-  let raw: unknown;
-  let order: DecodeOptions['order'];
-  let yamlError: string | undefined;
-  let duplicates: string[] = [];
-  if (format === 'json') {
-    const scan = scanJson(text, MAX_NESTING_DEPTH);
-    if (scan.tooDeep !== undefined) {
-      throw errors.badRequest(
-        `the object provided is unrecognized (must be of type ${req.kind.kind}): couldn't get version/kind; json parse error: invalid character '${scan.tooDeep}' exceeded max depth (${summarize(body)})`,
-      );
-    }
-    duplicates = scan.duplicates;
-    raw = duplicates.length > 0 ? parseKeepingDuplicates(text) : JSON.parse(text);
-    order = 'document';
-  } else {
-    raw = decodeYaml(text);
-    // kube-apiserver reads YAML into a Go map and writes it out as JSON: members come sorted
-    order = 'sorted';
-    if (req.fieldValidation !== 'Ignore') yamlError = yamlDuplicateKeysError(text);
-  }
   const refuse = (why: string) => cannotBeHandled(req.kind, why);
   const plan = planFor(req.kind);
-  if (!plan) {
-    // no schema (not a built-in kind): only repeated members can be told
-    const strict = yamlError ? [yamlError] : duplicates.map((p) => `duplicate field ${JSON.stringify(p)}`);
-    report(req, strict, refuse);
+  if (format === 'yaml') {
+    // kube-apiserver reads YAML into a Go map and writes it out as JSON: members come sorted,
+    // the last of repeated keys wins (go-yaml's strict reading reports the repeats)
+    const yamlError = req.fieldValidation === 'Ignore' ? undefined : yamlDuplicateKeysError(text);
+    if (!plan) return report(req, yamlError ? [yamlError] : [], refuse);
+    const result = decodeAs(plan, decodeYaml(text), { dialect: 'json', order: 'sorted' });
+    if (result.error !== undefined) throw refuse(result.error);
+    report(req, yamlError ? [yamlError, ...result.strict] : result.strict, refuse);
+    replaceContent(obj, result.value as Record<string, unknown>);
     return;
   }
-  const result = decodeAs(plan, raw, { dialect: 'json', order });
+  const shape = jsonShape(text, MAX_NESTING_DEPTH);
+  if (shape.tooDeep !== undefined) {
+    throw errors.badRequest(
+      `the object provided is unrecognized (must be of type ${req.kind.kind}): couldn't get version/kind; json parse error: invalid character '${shape.tooDeep}' exceeded max depth (${summarize(body)})`,
+    );
+  }
+  // decodeObject adds the type meta and metadata a body leaves out
+  const added = TYPE_AND_META.filter((k) => !shape.topKeys.includes(k)).length;
+  const repeats = countMembers(obj) !== shape.members + added;
+  if (!plan) {
+    if (repeats) report(req, scanJson(text).duplicates.map((p) => `duplicate field ${JSON.stringify(p)}`), refuse);
+    return;
+  }
+  if (repeats) {
+    // rare: Go sees every repeat (and merges them); read the text again keeping them
+    const result = decodeAs(plan, parseKeepingDuplicates(text), { dialect: 'json', order: 'document', keepsDuplicates: true });
+    if (result.error !== undefined) throw refuse(result.error);
+    report(req, result.strict, refuse);
+    replaceContent(obj, result.value as Record<string, unknown>);
+    return;
+  }
+  // the object itself, its root members in the body's order (decodeObject moved the type meta
+  // and metadata to the front); nested objects are shared, cleaned where they are
+  const root: Record<string, unknown> = {};
+  const target = obj as unknown as Record<string, unknown>;
+  for (const k of shape.topKeys) if (Object.hasOwn(target, k)) root[k] = target[k];
+  const result = decodeAs(plan, root, { dialect: 'json', order: 'document' });
   if (result.error !== undefined) throw refuse(result.error);
-  report(req, yamlError ? [yamlError, ...result.strict] : result.strict, refuse);
-  replaceContent(obj, result.value as Record<string, unknown>);
+  report(req, result.strict, refuse);
+  for (const k of shape.topKeys) if (!Object.hasOwn(root, k) && !TYPE_AND_META.includes(k)) delete target[k];
 }
+
+const TYPE_AND_META = ['kind', 'apiVersion', 'metadata'];
 
 // ---- PATCH -------------------------------------------------------------------------------
 
