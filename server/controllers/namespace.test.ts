@@ -6,7 +6,7 @@ import type { NamespaceCondition } from './namespace-conditions.js';
 import { namespacedContentResources } from './namespace-deleter.js';
 import { readLeader } from './leader.js';
 import { namespaceController } from './namespace.js';
-import { eventually, prefix, startHarness, testContext, type Harness } from './testing/harness.js';
+import { eventually, startHarness, testContext, type Harness } from './testing/harness.js';
 import { isNotFound } from './util.js';
 
 let h: Harness;
@@ -179,11 +179,11 @@ test('only one replica leads the namespace controller; when it stops, the other 
   const stopOther = new AbortController();
   const otherDone = namespaceController(other.deps(), { leaseDurationSeconds: 3, retryPeriodMs: 200 }).start(stopOther.signal);
   try {
-    assert.equal((await readLeader(h.main.etcd, prefix, 'namespace-controller'))?.holderIdentity, 'replica-1');
+    assert.equal((await readLeader(h.main.registry, 'namespace-controller'))?.holderIdentity, 'replica-1');
     stopController.abort();
     await controllerDone;
     await eventually('the other replica to lead', async () => {
-      return (await readLeader(h.main.etcd, prefix, 'namespace-controller'))?.holderIdentity === other.deps().identity;
+      return (await readLeader(h.main.registry, 'namespace-controller'))?.holderIdentity === other.deps().identity;
     });
     const ns = 'after-failover';
     await createNamespace(ns);

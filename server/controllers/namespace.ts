@@ -178,7 +178,7 @@ export function namespaceController(deps: ControllerDeps, opts: { leaseDurationS
     start(signal) {
       return runLeaderElected(
         'namespace-controller',
-        { etcd: deps.etcd, prefix: deps.prefix, identity: deps.identity, signal, log, ...opts },
+        { resolver: deps.resolver, identity: deps.identity, signal, log, ...opts },
         (leading) => runNamespaceController(deps.resolver, leading, { log }),
       );
     },
