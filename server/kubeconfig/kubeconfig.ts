@@ -2,8 +2,9 @@
 // `kubernetes-admin` (its client certificate and key embedded), one context, current. So
 // `kubectl --kubeconfig data/admin.kubeconfig get ns` works with nothing else at hand.
 
-import { renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import { stringify } from 'yaml';
 
 export interface KubeconfigOptions {
@@ -52,6 +53,8 @@ export function buildKubeconfig(opts: KubeconfigOptions): Kubeconfig {
 
 /** Writes the kubeconfig (mode 0600: it holds a private key) via a temporary file and rename. */
 export function writeKubeconfig(file: string, opts: KubeconfigOptions): void {
+  // the data dir may not exist yet: with --etcd-servers and --cert-dir nothing else creates it
+  mkdirSync(path.dirname(file), { recursive: true });
   const tmp = `${file}.tmp-${process.pid}`;
   writeFileSync(tmp, stringify(buildKubeconfig(opts)), { mode: 0o600 });
   renameSync(tmp, file);
