@@ -208,10 +208,16 @@ export class PlanCompiler {
           const elem = this.node(ap, elemType);
           return { kind: 'map', goType: goType ?? `map[string]${elem.goType}`, elem };
         }
-        if (node.properties) {
+        if (node.properties || node.embeddedResource) {
           // an inline struct (custom resource schemas): its own plan, named after nothing
           const fields = new Map<string, Plan>();
-          for (const [field, child] of Object.entries(node.properties)) fields.set(field, this.node(child));
+          for (const [field, child] of Object.entries(node.properties ?? {})) fields.set(field, this.node(child));
+          if (node.embeddedResource) {
+            // x-kubernetes-embedded-resource: an object with its own type meta and ObjectMeta
+            if (!fields.has('apiVersion')) fields.set('apiVersion', { kind: 'string', goType: 'string' });
+            if (!fields.has('kind')) fields.set('kind', { kind: 'string', goType: 'string' });
+            if (!fields.has('metadata')) fields.set('metadata', this.definition(`${META}ObjectMeta`));
+          }
           return { kind: 'struct', goName: '', goType: goType ?? 'map[string]interface {}', fields, preserveUnknown: node.preserveUnknownFields === true };
         }
         return { kind: 'any', goType: goType ?? 'map[string]interface {}' };

@@ -270,6 +270,22 @@ test('x-kubernetes-preserve-unknown-fields keeps what the schema does not name; 
   assert.equal(decodeAs(plan, { spec: { size: 'big' } }, { dialect: 'json', order: 'document' }).error, 'json: cannot unmarshal string into Go struct field .spec.size of type int64');
 });
 
+test('x-kubernetes-embedded-resource: type meta and ObjectMeta are known, the rest as the schema says', () => {
+  const compiler = new PlanCompiler(
+    registryOf({
+      'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta': { type: 'object', properties: { name: { type: 'string' }, labels: { type: 'object', additionalProperties: { type: 'string' } } } },
+      Holder: { type: 'object', properties: { template: { type: 'object', embeddedResource: true, preserveUnknownFields: true } } },
+    }),
+    { fields: {}, named: {} },
+  );
+  const plan = compiler.forKind('x', 'v1', 'Holder');
+  assert.ok(plan);
+  const r = decodeAs(plan, { template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', nme: 'q' }, spec: { anything: true } } }, { dialect: 'json', order: 'document' });
+  assert.deepEqual(r.strict, ['unknown field "template.metadata.nme"']);
+  assert.deepEqual(r.value, { template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { anything: true } } });
+  assert.match(decodeAs(plan, { template: { metadata: { labels: { a: 1 } } } }, { dialect: 'json', order: 'document' }).error ?? '', /cannot unmarshal number into Go struct field ObjectMeta\.template\.metadata\.labels of type string/);
+});
+
 // ---- PATCH results ------------------------------------------------------------------------
 
 const current = (): KubeObject =>
