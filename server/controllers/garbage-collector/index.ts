@@ -5,6 +5,7 @@
 // time builds the graph from scratch when it starts leading, so a restart or a new leader
 // picks up whatever happened meanwhile (owners deleted, finalizers waiting).
 
+import { setMaxListeners } from 'node:events';
 import type { ResourceResolver } from '../../registry/rest.js';
 import { runLeaderElected } from '../leader.js';
 import { defaultLogger, type Controller, type ControllerDeps, type Logger } from '../types.js';
@@ -30,7 +31,22 @@ export interface GarbageCollectorOptions {
 }
 
 /** runs the garbage collector until `signal` aborts (no leader election: see garbageCollectorController) */
-export async function runGarbageCollector(resolver: ResourceResolver, signal: AbortSignal, opts: GarbageCollectorOptions = {}): Promise<void> {
+export async function runGarbageCollector(resolver: ResourceResolver, outer: AbortSignal, opts: GarbageCollectorOptions = {}): Promise<void> {
+  // one signal of our own, followed by every monitor, worker and in-flight request (more
+  // listeners than Node's leak warning expects), tied to the caller's by a single listener
+  const stop = new AbortController();
+  setMaxListeners(0, stop.signal);
+  const onAbort = () => stop.abort();
+  outer.addEventListener('abort', onAbort, { once: true });
+  if (outer.aborted) stop.abort();
+  try {
+    await collectGarbage(resolver, stop.signal, opts);
+  } finally {
+    outer.removeEventListener('abort', onAbort);
+  }
+}
+
+async function collectGarbage(resolver: ResourceResolver, signal: AbortSignal, opts: GarbageCollectorOptions): Promise<void> {
   const log = opts.log ?? defaultLogger;
   const workers = opts.workers ?? 20;
   const deleteQueue = new WorkQueue({ baseMs: 100, maxMs: 60_000 });
