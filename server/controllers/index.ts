@@ -2,12 +2,13 @@
 // ready and stops them (awaiting `stop()`) before it closes storage and the etcd client.
 //
 // Per replica: bootstrap (system namespaces, the `kubernetes` Service) and the master
-// endpoints reconciler. Leader-elected (one replica at a time): the namespace controller.
-// Not here yet: the garbage collector (ownerReferences, the `orphan` and
-// `foregroundDeletion` finalizers), RBAC aggregation, service account tokens, token
-// cleaner, bootstrap signer, compaction.
+// endpoints reconciler. Leader-elected (one replica at a time): the namespace controller and
+// the garbage collector (ownerReferences, the `orphan` and `foregroundDeletion` finalizers).
+// Not here yet: RBAC aggregation, service account tokens, token cleaner, bootstrap signer,
+// compaction.
 
 import { bootstrapController } from './bootstrap.js';
+import { garbageCollectorController } from './garbage-collector/index.js';
 import { masterEndpointsController } from './master-endpoints.js';
 import { namespaceController } from './namespace.js';
 import { defaultLogger, type Controller, type ControllerDeps } from './types.js';
@@ -32,6 +33,7 @@ export function startControllers(deps: ControllerDeps): RunningControllers {
     bootstrapController(deps, { onBootstrapped: () => markBootstrapped() }),
     masterEndpointsController(deps),
     namespaceController(deps),
+    garbageCollectorController(deps),
   ];
   const abort = new AbortController();
   const running = controllers.map((c) =>
