@@ -172,14 +172,23 @@ export function identityLeaseController(deps: ControllerDeps, opts: IdentityLeas
     name: 'apiserver-identity-lease',
     async start(signal) {
       log.info('keeping the apiserver identity lease', { lease: `${leaseNamespace}/${name}`, identity: deps.identity });
+      // failures retry sooner, backing off up to the renew interval (at start kube-system
+      // may not exist yet: bootstrap creates it concurrently)
+      let failures = 0;
       while (!signal.aborted) {
+        let waitMs = renewIntervalMs * (1 + Math.random() * renewJitter);
         try {
           await sync();
+          failures = 0;
         } catch (err) {
           latest = null;
-          if (!signal.aborted) log.warn('identity lease not renewed, retrying', { lease: name, err: errorMessage(err) });
+          failures++;
+          waitMs = Math.min(waitMs, 100 * 2 ** failures);
+          if (signal.aborted) break;
+          if (isNotFound(err) && failures < 5) log.v(2).info('identity lease not created yet', { lease: name, err: errorMessage(err) });
+          else log.warn('identity lease not renewed, retrying', { lease: name, err: errorMessage(err) });
         }
-        await sleep(renewIntervalMs * (1 + Math.random() * renewJitter), signal);
+        await sleep(waitMs, signal);
       }
     },
   };

@@ -1,13 +1,16 @@
 // Starts kapi's in-process controllers. main calls startControllers once the registry is
 // ready and stops them (awaiting `stop()`) before it closes storage and the etcd client.
 //
-// Per replica: bootstrap (system namespaces, the `kubernetes` Service) and the master
-// endpoints reconciler. Leader-elected (one replica at a time): the namespace controller and
-// the garbage collector (ownerReferences, the `orphan` and `foregroundDeletion` finalizers).
+// Per replica: bootstrap (system namespaces, the `kubernetes` Service), the master
+// endpoints reconciler and the replica's apiserver identity Lease. Leader-elected on
+// kube-system Leases (one replica at a time): the namespace controller, the garbage
+// collector (ownerReferences, the `orphan` and `foregroundDeletion` finalizers) and the
+// collector of expired identity Leases.
 // Not here yet: RBAC aggregation, service account tokens, token cleaner, bootstrap signer,
 // compaction.
 
 import { bootstrapController } from './bootstrap.js';
+import { identityLeaseController, identityLeaseGarbageCollector } from './identity.js';
 import { garbageCollectorController } from './garbage-collector/index.js';
 import { masterEndpointsController } from './master-endpoints.js';
 import { namespaceController } from './namespace.js';
@@ -34,6 +37,8 @@ export function startControllers(deps: ControllerDeps): RunningControllers {
     masterEndpointsController(deps),
     namespaceController(deps),
     garbageCollectorController(deps),
+    identityLeaseController(deps),
+    identityLeaseGarbageCollector(deps),
   ];
   const abort = new AbortController();
   const running = controllers.map((c) =>

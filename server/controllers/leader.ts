@@ -229,7 +229,9 @@ class Elector {
         this.observe(await this.leases.create(leaseObject({ name: this.leaseName }, desired)));
         return true;
       } catch (createErr) {
-        if (!isAlreadyExists(createErr)) this.log.warn('creating the lease failed', { lease: this.describe, err: errorMessage(createErr) });
+        // NotFound: kube-system does not exist yet (bootstrap creates it at start)
+        if (isNotFound(createErr)) this.log.v(2).info('creating the lease failed', { lease: this.describe, err: errorMessage(createErr) });
+        else if (!isAlreadyExists(createErr)) this.log.warn('creating the lease failed', { lease: this.describe, err: errorMessage(createErr) });
         return false;
       }
     }
