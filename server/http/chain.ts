@@ -39,7 +39,7 @@ export function buildHandlerChain(api: Handler, opts: ChainOptions): Handler {
       onFailure: opts.onAuthenticationFailure,
     }),
     withAudit(),
-    withImpersonation(),
+    withImpersonation(opts.authorizer ?? alwaysAllow),
     withMaxInFlight(),
     withAuthorization(opts.authorizer ?? alwaysAllow),
   ];
