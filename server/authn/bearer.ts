@@ -1,0 +1,26 @@
+// `Authorization: Bearer <token>`: a present bearer token that no method accepts is a 401
+// (kube-apiserver's "invalid bearer token"), never a fall-back to anonymous.
+
+import type { Authenticator } from '../http/authn.js';
+import type { TokenAuthenticator } from './token.js';
+
+/** the token of an `Authorization: Bearer` header; undefined when there is none */
+export function bearerToken(authorization: string | string[] | undefined): string | undefined {
+  const value = (Array.isArray(authorization) ? authorization[0] : authorization)?.trim();
+  if (!value) return undefined;
+  const parts = value.split(' ');
+  if (parts.length < 2 || parts[0]!.toLowerCase() !== 'bearer') return undefined;
+  // "Bearer  x" (two spaces) has an empty token: not a bearer credential at all
+  const token = parts[1]!;
+  return token === '' ? undefined : token;
+}
+
+export function createBearerAuthenticator(tokens: TokenAuthenticator, apiAudiences: () => readonly string[]): Authenticator {
+  return async (req) => {
+    const token = bearerToken(req.headers.authorization);
+    if (token === undefined) return null;
+    const res = await tokens(token, apiAudiences());
+    if (!res) throw new Error('invalid bearer token');
+    return res.user;
+  };
+}
