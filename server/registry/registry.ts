@@ -4,6 +4,7 @@
 // Storage (one per key prefix, so main can put one cacher in front of each).
 
 import type { Storage } from '../../storage/interface.js';
+import { errors } from '../http/status.js';
 import type { ResourceInfo } from '../apis/types.js';
 import { selectableFieldsFor } from '../selectors/field-sets.js';
 import { deploymentStrategy, daemonSetStrategy, replicaSetStrategy, statefulSetStrategy, workloadStatusStrategy } from './apps/workloads.js';
@@ -25,6 +26,7 @@ import { ScaleStore } from './scale.js';
 import { GenericStore, type StoreVerb } from './store.js';
 import { defineStrategy, statusStrategy, type ResourceStrategy } from './strategy.js';
 import { nameIsDNSSubdomain, nameIsPathSegment } from './validation/names.js';
+import { ServiceAccountTokenResource, type ServiceAccountTokenOptions } from './core/serviceaccount-token.js';
 import { virtualResourceFor, type ReviewAuthorizer, type RulesResolver, type TokenAuthenticator } from './virtual/reviews.js';
 
 export { keyPrefixFor } from './keys.js';
@@ -41,6 +43,8 @@ export interface RegistryOptions {
   rulesResolver?: RulesResolver;
   /** answers TokenReviews; default: no token authenticates */
   tokenAuthenticator?: TokenAuthenticator;
+  /** the TokenRequest subresource (`serviceaccounts/<name>/token`); not served without it */
+  serviceAccountTokens?: ServiceAccountTokenOptions;
 }
 
 export interface Registry extends ResourceResolver {
@@ -230,6 +234,16 @@ export function createRegistry(opts: RegistryOptions): Registry {
         handler = new PodEvictionResource(main, pdb ? storageFor(keyPrefixFor(pdb)) : undefined, pdb ? keyPrefixFor(pdb) : undefined);
       } else if (sub.name === 'approval' && info.group === 'certificates.k8s.io') {
         handler = new GenericStore({ ...common, subresource: 'approval', strategy: csrApprovalStrategy(strategy), verbs: readUpdate });
+      } else if (sub.name === 'token' && info.group === '' && info.resource === 'serviceaccounts' && opts.serviceAccountTokens) {
+        handler = new ServiceAccountTokenResource(
+          info,
+          (ctx, resource, name) => {
+            const store = handlers.get(handlerKey('', 'v1', resource));
+            if (!store) throw errors.notFound({ group: '', resource, name });
+            return store.get({ ...ctx, namespace: resource === 'nodes' ? '' : ctx.namespace }, name, {});
+          },
+          opts.serviceAccountTokens,
+        );
       } else if (sub.name === 'finalize' && isNamespaces) {
         handler = new GenericStore({ ...common, subresource: 'finalize', strategy: namespaceFinalizeStrategy(strategy), verbs: updateOnly });
       }
