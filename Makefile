@@ -5,14 +5,20 @@ PORT ?= 6443
 BIND ?= 127.0.0.1
 # extra flags for bin/kapi, e.g. make run KAPI_ARGS='--advertise-address 192.0.2.10 -v 2'
 KAPI_ARGS ?=
+# the local replicated cluster (make cluster): its directory, and how many of each
+CLUSTER_DIR ?= ./cluster
+REPLICAS ?= 3
+ETCD_MEMBERS ?= 3
 
-.PHONY: all deps build run test bench clean help
+.PHONY: all deps build run test bench clean help cluster cluster-down cluster-status
 
 all: build
 
 help:
 	@echo "make run    install what is missing, build, start one kapi replica with embedded etcd"
 	@echo "make test   install what is missing, build, run every test"
+	@echo "make cluster        start 3 etcd members, 3 kapi replicas and haproxy on 127.0.0.1 in CLUSTER_DIR (./cluster)"
+	@echo "make cluster-down   stop them (by recorded PID); make cluster-status lists them"
 	@echo "make bench  run the benchmarks (kapi beside raw etcd)"
 	@echo "make build  compile TypeScript to dist/"
 	@echo "make clean  remove dist/, data/ and test leftovers"
@@ -28,6 +34,16 @@ run: build
 	@echo "kapi: once it is ready:  kubectl --kubeconfig $(DATA_DIR)/admin.kubeconfig get ns"
 	@exec bin/kapi --data-dir $(DATA_DIR) --bind-address $(BIND) --secure-port $(PORT) $(KAPI_ARGS)
 
+# returns once the cluster serves; its processes keep running (detached, PIDs in CLUSTER_DIR/pids)
+cluster: build
+	@node dist/deploy/cluster-cli.js up --dir $(CLUSTER_DIR) --replicas $(REPLICAS) --etcd-members $(ETCD_MEMBERS) $(if $(strip $(KAPI_ARGS)),-- $(KAPI_ARGS))
+
+cluster-down:
+	@if [ -f dist/deploy/cluster-cli.js ]; then node dist/deploy/cluster-cli.js down --dir $(CLUSTER_DIR); else echo "make cluster-down: dist/ is missing; run make build first" >&2; exit 1; fi
+
+cluster-status:
+	@node dist/deploy/cluster-cli.js status --dir $(CLUSTER_DIR)
+
 test: build
 	@scripts/run-tests.sh
 
@@ -37,4 +53,5 @@ bench: build
 	@node dist/bench/run.js $(BENCH_ARGS)
 
 clean:
+	@if [ -f dist/deploy/cluster-cli.js ] && [ -f $(CLUSTER_DIR)/cluster.json ]; then node dist/deploy/cluster-cli.js down --dir $(CLUSTER_DIR); fi
 	rm -rf dist data .tmp cluster
