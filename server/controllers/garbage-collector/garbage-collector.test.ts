@@ -326,6 +326,27 @@ test('a cluster-scoped owner collects namespaced dependents; a cluster-scoped ob
   assert.equal(ownerUids(invalid).length, 1);
 });
 
+test('a namespaced owner named from another namespace is absent there: the dependent goes, with a Warning event', async () => {
+  await createNamespace('gc-ns-a');
+  await createNamespace('gc-ns-b');
+  // both configmaps: one watch reports the owner before the dependent, so the graph knows it
+  const owner = await configMap('gc-ns-a', 'owner');
+  await configMap('gc-ns-b', 'child', [refTo(owner, 'v1', 'ConfigMap')]);
+  await eventually('the dependent to be collected', () => gone(CONFIGMAPS, 'gc-ns-b', 'child'));
+  assert.ok(await get(CONFIGMAPS, 'gc-ns-a', 'owner'));
+  const event = await eventually('a Warning event', async () => {
+    const events = await h.main.rest('', 'v1', 'events').list(testContext('gc-ns-b'), {});
+    return events.items.find((e) => e.reason === 'OwnerRefInvalidNamespace');
+  });
+  assert.equal(event.type, 'Warning');
+  assert.deepEqual(event.source, { component: 'garbage-collector-controller' });
+  assert.deepEqual((event.involvedObject as { name: string; namespace: string }).name, 'child');
+  assert.equal(
+    event.message,
+    `ownerRef [v1/ConfigMap, namespace: gc-ns-b, name: owner, uid: ${owner.metadata.uid}] does not exist in namespace "gc-ns-b"`,
+  );
+});
+
 test('an owner created after its dependent is found by uid and keeps it', async () => {
   const ns = 'gc-late-owner';
   await createNamespace(ns);
@@ -370,4 +391,22 @@ test('after a restart the graph is rebuilt: what happened meanwhile is collected
   assert.deepEqual(ownerUids(await get(CONFIGMAPS, ns, 'orphan-child')), []);
   await eventually('the foreground owner to go', () => gone(CONFIGMAPS, ns, 'fg-owner'));
   assert.equal(await gone(CONFIGMAPS, ns, 'fg-child'), true);
+});
+
+test('another replica takes the garbage collector over when the leader stops', async () => {
+  const ns = 'gc-failover';
+  await createNamespace(ns);
+  const other = h.replica();
+  const stopOther = new AbortController();
+  const otherDone = garbageCollectorController(other.deps(), { leaseDurationSeconds: 3, retryPeriodMs: 200 }).start(stopOther.signal);
+  try {
+    await stopGarbageCollector();
+    const owner = await configMap(ns, 'owner');
+    await configMap(ns, 'child', [refTo(owner, 'v1', 'ConfigMap')]);
+    await del(CONFIGMAPS, ns, 'owner', {});
+    await eventually('the other replica to collect the dependent', () => gone(CONFIGMAPS, ns, 'child'));
+  } finally {
+    stopOther.abort();
+    await otherDone;
+  }
 });

@@ -1,0 +1,191 @@
+// Issue 3, done-when 5: `kubectl delete deployment --cascade=foreground|background|orphan`
+// leaves a Deployment's ReplicaSets (created here with ownerReferences, as the deployment
+// controller would, since kapi runs none) and their Pods in the state kube-apiserver plus
+// kube-controller-manager's garbage collector would.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createNamespace, kubectl, kubectlOk, startKapi, uniqueName, waitFor, type KapiProcess } from './harness.js';
+
+interface OwnerRef {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+interface Meta {
+  name: string;
+  uid: string;
+  finalizers?: string[];
+  deletionTimestamp?: string;
+  ownerReferences?: OwnerRef[];
+}
+
+const podSpec = { containers: [{ name: 'c', image: 'nginx' }] };
+
+describe('garbage collection through kubectl delete --cascade', () => {
+  let kapi: KapiProcess;
+  let k: (args: string[], input?: string) => Promise<string>;
+  const ns = uniqueName('gc');
+
+  before(async () => {
+    kapi = await startKapi();
+    k = (args, input) => kubectlOk([...args, '-n', ns], { kubeconfig: kapi.kubeconfig, input });
+    await createNamespace(kapi.http, ns);
+  });
+  after(async () => {
+    await kapi?.stop();
+  });
+
+  const controllerRef = (apiVersion: string, kind: string, m: Meta): OwnerRef => ({
+    apiVersion,
+    kind,
+    name: m.name,
+    uid: m.uid,
+    controller: true,
+    blockOwnerDeletion: true,
+  });
+
+  async function create(manifest: object): Promise<Meta> {
+    const out = await k(['create', '-f', '-', '-o', 'json'], JSON.stringify(manifest));
+    return (JSON.parse(out) as { metadata: Meta }).metadata;
+  }
+
+  /** the object's metadata, or undefined when kubectl says NotFound */
+  async function meta(kind: string, name: string): Promise<Meta | undefined> {
+    const r = await kubectl(['get', kind, name, '-n', ns, '-o', 'json'], { kubeconfig: kapi.kubeconfig });
+    if (r.code !== 0) {
+      assert.match(r.stderr, /NotFound/, r.stderr);
+      return undefined;
+    }
+    return (JSON.parse(r.stdout) as { metadata: Meta }).metadata;
+  }
+
+  /** names of objects of `kind` labelled tree=<tree> */
+  async function names(kind: string, tree: string): Promise<string[]> {
+    const out = await k(['get', kind, '-l', `tree=${tree}`, '-o', 'jsonpath={.items[*].metadata.name}']);
+    return out.split(' ').filter(Boolean).sort();
+  }
+
+  /** a Deployment, two ReplicaSets it controls and two Pods controlled by each */
+  async function tree(name: string, opts: { heldPod?: boolean } = {}) {
+    const labels = { tree: name };
+    const d = await create({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name, labels },
+      spec: { selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: podSpec } },
+    });
+    const replicaSets: string[] = [];
+    const pods: string[] = [];
+    for (const suffix of ['5d8f9c7b6', '7c9d4f8b5']) {
+      const rsName = `${name}-${suffix}`;
+      const rs = await create({
+        apiVersion: 'apps/v1',
+        kind: 'ReplicaSet',
+        metadata: { name: rsName, labels, ownerReferences: [controllerRef('apps/v1', 'Deployment', d)] },
+        spec: {
+          replicas: 2,
+          selector: { matchLabels: { app: name, hash: suffix } },
+          template: { metadata: { labels: { app: name, hash: suffix } }, spec: podSpec },
+        },
+      });
+      replicaSets.push(rsName);
+      for (const p of ['x1', 'x2']) {
+        const held = opts.heldPod && pods.length === 0;
+        await create({
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: {
+            name: `${rsName}-${p}`,
+            labels: { ...labels, app: name, hash: suffix },
+            ownerReferences: [controllerRef('apps/v1', 'ReplicaSet', rs)],
+            ...(held ? { finalizers: ['example.com/hold'] } : {}),
+          },
+          spec: podSpec,
+        });
+        pods.push(`${rsName}-${p}`);
+      }
+    }
+    return { d, replicaSets: replicaSets.sort(), pods: pods.sort() };
+  }
+
+  it('--cascade=foreground returns once the Deployment, its ReplicaSets and their Pods are all gone', async () => {
+    const t = await tree('fg');
+    assert.deepEqual(await names('replicasets', 'fg'), t.replicaSets);
+    const out = await k(['delete', 'deployment', 'fg', '--cascade=foreground']);
+    assert.equal(out, 'deployment.apps "fg" deleted\n');
+    assert.equal(await meta('deployment', 'fg'), undefined);
+    assert.deepEqual(await names('replicasets', 'fg'), []);
+    assert.deepEqual(await names('pods', 'fg'), []);
+  });
+
+  it('--cascade=foreground keeps the Deployment and ReplicaSet deleting while a Pod is held, then finishes', async () => {
+    const t = await tree('fgheld', { heldPod: true });
+    const heldPod = t.pods[0]!;
+    const heldRs = t.replicaSets[0]!;
+    await k(['delete', 'deployment', 'fgheld', '--cascade=foreground', '--wait=false']);
+
+    const pod = await waitFor('the held pod to be marked deleted', async () => {
+      const m = await meta('pod', heldPod);
+      return m?.deletionTimestamp ? m : undefined;
+    });
+    assert.deepEqual(pod.finalizers, ['example.com/hold']);
+    await waitFor('every other pod to be collected', async () => (await names('pods', 'fgheld')).join() === heldPod);
+    await waitFor('the other ReplicaSet to be collected', async () => (await names('replicasets', 'fgheld')).join() === heldRs);
+    const rs = await meta('replicaset', heldRs);
+    assert.ok(rs?.deletionTimestamp, 'the ReplicaSet of the held pod waits, deleting');
+    assert.deepEqual(rs.finalizers, ['foregroundDeletion']);
+    const d = await meta('deployment', 'fgheld');
+    assert.ok(d?.deletionTimestamp, 'the Deployment waits, deleting');
+    assert.deepEqual(d.finalizers, ['foregroundDeletion']);
+
+    await k(['patch', 'pod', heldPod, '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]']);
+    await k(['wait', '--for=delete', 'deployment/fgheld', '--timeout=60s']);
+    assert.deepEqual(await names('replicasets', 'fgheld'), []);
+    assert.deepEqual(await names('pods', 'fgheld'), []);
+  });
+
+  it('--cascade=background (the default) removes the Deployment at once and its dependents shortly after', async () => {
+    for (const [name, flags] of [
+      ['bg', ['--cascade=background']],
+      ['bgdefault', []],
+    ] as const) {
+      await tree(name);
+      const out = await k(['delete', 'deployment', name, ...flags]);
+      assert.equal(out, `deployment.apps "${name}" deleted\n`);
+      assert.equal(await meta('deployment', name), undefined, 'no finalizer holds the owner');
+      await waitFor(`the ReplicaSets of ${name} to be collected`, async () => (await names('replicasets', name)).length === 0);
+      await waitFor(`the Pods of ${name} to be collected`, async () => (await names('pods', name)).length === 0);
+    }
+  });
+
+  it('--cascade=orphan returns once the Deployment is gone; the ReplicaSets stay without ownerReferences', async () => {
+    const t = await tree('orph');
+    const out = await k(['delete', 'deployment', 'orph', '--cascade=orphan']);
+    assert.equal(out, 'deployment.apps "orph" deleted\n');
+    assert.equal(await meta('deployment', 'orph'), undefined);
+    assert.deepEqual(await names('replicasets', 'orph'), t.replicaSets);
+    for (const rs of t.replicaSets) {
+      const m = await meta('replicaset', rs);
+      assert.equal(m?.ownerReferences, undefined, `${rs} keeps no reference to the Deployment`);
+      assert.equal(m?.deletionTimestamp, undefined);
+      assert.deepEqual(m?.finalizers, undefined);
+    }
+    // the Pods still belong to their ReplicaSets
+    assert.deepEqual(await names('pods', 'orph'), t.pods);
+    for (const p of t.pods) {
+      const m = await meta('pod', p);
+      assert.deepEqual(m?.ownerReferences?.map((r) => r.kind), ['ReplicaSet'], p);
+    }
+
+    // deleting an orphaned ReplicaSet now collects only its own Pods
+    const [first, second] = t.replicaSets as [string, string];
+    await k(['delete', 'replicaset', first]);
+    await waitFor('the first ReplicaSet\'s pods to be collected', async () => (await names('pods', 'orph')).every((p) => !p.startsWith(first)));
+    assert.deepEqual(await names('pods', 'orph'), t.pods.filter((p) => p.startsWith(second)));
+  });
+});
