@@ -1,0 +1,120 @@
+// The replicated cluster the tests in this folder run against: 3 etcd members, 3 kapi
+// replicas, haproxy in TCP mode in front (deploy/local-cluster.ts), plus what the tests need
+// on top: raw HTTPS clients per replica and through the load balancer, and clean-up of the
+// cluster's directory.
+
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { KubeHttpClient, loadKubeconfig, type ClientCredentials } from '../http-client.js';
+import { repoRoot } from '../harness.js';
+import { createEtcdClient } from '../../storage/etcd/client.js';
+
+export interface ClusterProcess {
+  name: string;
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+  kill(): Promise<void>;
+  restart(): Promise<void>;
+  running(): boolean;
+}
+
+export interface LocalCluster {
+  dir: string;
+  lbURL: string;
+  /** points at haproxy */
+  kubeconfig: string;
+  replicas: ClusterProcess[];
+  etcd: ClusterProcess[];
+  haproxy: ClusterProcess;
+  replicaKubeconfig(i: number): string;
+  stop(): Promise<void>;
+}
+
+export interface StartClusterOptions {
+  dir: string;
+  replicas?: number;
+  etcdMembers?: number;
+  kapiArgs?: string[];
+  etcdCompactionInterval?: string;
+}
+
+export interface TestCluster extends LocalCluster {
+  /** the admin credentials (one CA and one admin certificate for every replica) */
+  creds: ClientCredentials;
+  /** a new raw client straight at replica `i` (the caller closes it) */
+  replicaClient(i: number, opts?: { maxSockets?: number }): KubeHttpClient;
+  /** a new raw client through the load balancer (the caller closes it) */
+  lbClient(opts?: { maxSockets?: number }): KubeHttpClient;
+  /** the etcd client URLs, comma separated */
+  etcdEndpoints: string;
+}
+
+async function launcher(): Promise<(opts: StartClusterOptions) => Promise<LocalCluster>> {
+  const real = path.join(repoRoot, 'dist', 'deploy', 'local-cluster.js');
+  if (existsSync(real) && !process.env.KAPI_DEV_CLUSTER) {
+    const mod = (await import(pathToFileURL(real).href)) as { startLocalCluster: (o: StartClusterOptions) => Promise<LocalCluster> };
+    return mod.startLocalCluster;
+  }
+  const dev = await import('./dev-cluster.js');
+  return dev.startDevCluster;
+}
+
+/** starts a cluster in a fresh temporary directory; stop() also removes the directory */
+export async function startCluster(opts: Omit<StartClusterOptions, 'dir'> = {}): Promise<TestCluster> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'kapi-cluster-'));
+  let cluster: LocalCluster;
+  try {
+    cluster = await (await launcher())({ dir, ...opts });
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+  const creds = loadKubeconfig(cluster.kubeconfig);
+  return {
+    ...cluster,
+    replicas: cluster.replicas,
+    etcd: cluster.etcd,
+    creds,
+    etcdEndpoints: cluster.etcd.map((e) => e.url).join(','),
+    replicaClient: (i, o) => new KubeHttpClient({ ...creds, server: cluster.replicas[i]!.url }, o),
+    lbClient: (o) => new KubeHttpClient({ ...creds, server: cluster.lbURL }, o),
+    replicaKubeconfig: (i) => cluster.replicaKubeconfig(i),
+    async stop() {
+      try {
+        await cluster.stop();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+/** etcd's current revision, asked of any member */
+export async function etcdRevision(cluster: LocalCluster): Promise<number> {
+  const client = createEtcdClient({ endpoints: cluster.etcd.filter((e) => e.running()).map((e) => e.url) });
+  try {
+    return (await client.status()).header.revision;
+  } finally {
+    client.close();
+  }
+}
+
+/** the index in cluster.etcd of the member that leads */
+export async function etcdLeader(cluster: LocalCluster): Promise<number> {
+  for (let i = 0; i < cluster.etcd.length; i++) {
+    if (!cluster.etcd[i]!.running()) continue;
+    const client = createEtcdClient({ endpoints: [cluster.etcd[i]!.url] });
+    try {
+      const s = await client.status();
+      if (s.header.memberId === s.leader) return i;
+    } catch {
+      // a member that does not answer does not lead
+    } finally {
+      client.close();
+    }
+  }
+  throw new Error('no etcd member says it leads');
+}
