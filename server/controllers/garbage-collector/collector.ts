@@ -26,6 +26,8 @@ import {
   type OwnerReference,
 } from './types.js';
 
+const orphanBatchSize = 50;
+
 /** what to do with a queue item after a pass */
 export type Outcome = 'forget' | 'requeue';
 
@@ -216,8 +218,15 @@ export class Collector {
     const owner = this.graph.get(uid);
     if (!owner) return 'forget';
     const dependents = [...owner.dependents];
-    const results = await Promise.allSettled(dependents.map((d) => this.api.removeOwnerReferences(d.identity, [uid])));
-    const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [`${describeIdentity(dependents[i]!.identity)}: ${errorMessage(r.reason)}`] : []));
+    const failed: string[] = [];
+    // a bounded number of writes at a time: an owner may have thousands of dependents
+    for (let i = 0; i < dependents.length; i += orphanBatchSize) {
+      const batch = dependents.slice(i, i + orphanBatchSize);
+      const results = await Promise.allSettled(batch.map((d) => this.api.removeOwnerReferences(d.identity, [uid])));
+      results.forEach((r, j) => {
+        if (r.status === 'rejected') failed.push(`${describeIdentity(batch[j]!.identity)}: ${errorMessage(r.reason)}`);
+      });
+    }
     if (failed.length) {
       this.log.warn('garbage collector: orphaning dependents failed, retrying', { owner: describeIdentity(owner.identity), errors: failed.join('; ') });
       return 'requeue';
