@@ -8,6 +8,8 @@ import type { UserInfo } from '../registry/rest.js';
 
 export interface AuthenticationRequest {
   readonly headers: IncomingHttpHeaders;
+  /** name, value, name, value, ... as received: repeated headers stay apart (node joins them in `headers`) */
+  readonly rawHeaders?: readonly string[];
   readonly path: string;
   /** the client's TLS certificate chain, leaf first (empty when it sent none) */
   readonly peerCertificates: readonly X509Certificate[];

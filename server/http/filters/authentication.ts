@@ -64,6 +64,7 @@ export function withAuthentication(opts: AuthenticationOptions): Filter {
     const chain = peerChain(state.req);
     const request: AuthenticationRequest = {
       headers: state.req.headers,
+      rawHeaders: (state.req as { rawHeaders?: readonly string[] }).rawHeaders,
       path: state.path,
       peerCertificates: chain.certificates,
       peerVerified: chain.verified,
