@@ -33,8 +33,11 @@ import { createApiHandler } from './http/api-handler.js';
 import { strategicPatchTypes } from './endpoints/patch/strategic-applier.js';
 import { createSecureServer } from './http/server.js';
 import { logCheck, namedCheck, pingCheck, shutdownCheck, type HealthCheck } from './http/health.js';
-import { createX509Authenticator } from './http/authn-x509.js';
-import { withAuthenticatedGroup } from './http/authn.js';
+import { buildAuthentication } from './authn/index.js';
+import { lookupFromResolver } from './authn/object-lookup.js';
+import type { Registry } from './registry/registry.js';
+import { createIssuerDiscoveryHandler, issuerDiscoveryProblem } from './nonresource/oidc.js';
+import type { NonResourceHandler } from './http/api-handler.js';
 import { KUBERNETES_VERSION } from './config/flags.js';
 import { createDiscoveryHandler } from './nonresource/discovery-handler.js';
 import { createOpenAPIHandler } from './nonresource/openapi-handler.js';
@@ -120,6 +123,21 @@ export async function startApp(config: KapiConfig): Promise<App> {
       extraSans: config.serving.extraSans,
     });
 
+    // --- authentication (before anything starts: bad flags or files end start-up here) ---
+    // the registry comes later; service account and bootstrap token lookups read it then
+    let registryRef: Registry | undefined;
+    const authn = buildAuthentication({
+      values: config.values,
+      explicitlySet: config.explicitlySet,
+      resolvePath: (p) => path.resolve(p),
+      clientCaPem: pki.clientCaPem,
+      generatedServiceAccountKeyPem: pki.serviceAccountKeyPem,
+      generatedServiceAccountPublicKeyPem: pki.serviceAccountPublicKeyPem,
+      tlsPrivateKeyFile: config.serving.tlsPrivateKeyFile,
+      lookup: lookupFromResolver(() => registryRef),
+    });
+    started.push({ name: 'authentication', stop: () => authn.close() });
+
     // --- etcd ------------------------------------------------------------------------
     let etcdEndpoints = config.etcd.servers;
     if (etcdEndpoints.length === 0) {
@@ -175,7 +193,14 @@ export async function startApp(config: KapiConfig): Promise<App> {
       ipAddresses: storageFor(keyPrefixFor({ group: 'networking.k8s.io', resource: 'ipaddresses' })),
       nodePorts: store,
     });
-    const registry = createRegistry({ resources: catalog.resources(), storageFor, serviceIPAllocator });
+    const registry = createRegistry({
+      resources: catalog.resources(),
+      storageFor,
+      serviceIPAllocator,
+      tokenAuthenticator: authn.tokenReview,
+      serviceAccountTokens: authn.serviceAccountTokens,
+    });
+    registryRef = registry;
     // Services written without allocation objects get them before anyone can be handed
     // their addresses; leftovers of crashed writes are freed later (every replica may run it)
     const allocationRepair = startRepairLoop({ allocator: serviceIPAllocator, storage: store });
@@ -224,14 +249,31 @@ export async function startApp(config: KapiConfig): Promise<App> {
     });
     const liveChecks = [pingCheck, logCheck, etcdCheck('etcd', config.etcd.healthcheckTimeoutMs), bootstrapCheck];
 
+    // --- service account issuer discovery ----------------------------------------------
+    const nonResource: NonResourceHandler[] = [];
+    const externalAddress = (config.values.get('external-hostname') as string) || hostPort(advertiseAddress);
+    const discoveryOptions = {
+      issuer: authn.serviceAccounts.issuers[0]!,
+      jwksUri: authn.serviceAccounts.jwksUri,
+      externalAddress,
+      keys: authn.serviceAccounts.keys,
+    };
+    const discoveryProblem = issuerDiscoveryProblem(discoveryOptions);
+    if (discoveryProblem) {
+      log.warn('service account issuer discovery endpoints are not served', { reason: discoveryProblem });
+    } else {
+      nonResource.push(await createIssuerDiscoveryHandler(discoveryOptions));
+    }
+
     // --- HTTPS ------------------------------------------------------------------------
     const handler = createApiHandler({
       resolver: registry,
       discovery: createDiscoveryHandler({ catalog, serverAddress: hostPort(advertiseAddress) }),
       openapi: createOpenAPIHandler(openapi),
       patchTypes: strategicPatchTypes(),
-      authenticator: withAuthenticatedGroup(createX509Authenticator(pki.clientCaPem)),
-      anonymous: { enabled: config.values.get('anonymous-auth') !== false },
+      nonResource,
+      authenticator: authn.authenticator,
+      anonymous: authn.anonymous,
       minRequestTimeoutSeconds: config.values.get('min-request-timeout') as number,
       health: {
         livez: liveChecks,
@@ -251,7 +293,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
       onPanic: (err) => log.error('request handler failed', { error: err instanceof Error ? err.stack ?? err.message : String(err) }),
       onAuthenticationFailure: (err) => log.v(2).info('authentication failed', { error: (err as Error)?.message }),
     });
-    const server = createSecureServer({ cert: pki.servingCertPem, key: pki.servingKeyPem, clientCA: pki.clientCaPem, handler });
+    const server = createSecureServer({ cert: pki.servingCertPem, key: pki.servingKeyPem, clientCA: authn.clientCAs, handler });
     const address = await server.listen(config.serving.securePort, config.serving.bindAddress);
     // listeners close first on shutdown; open watches get a moment to end cleanly
     started.push({ name: 'https server', stop: () => server.close(1000) });
