@@ -8,7 +8,7 @@
 //   <dir>/replicas              one replica URL per line
 //   <dir>/pki/                  the shared PKI (`kapi certs`); every replica has --cert-dir on it
 //   <dir>/etcd-<i>/  <dir>/kapi-<i>/   data
-//   <dir>/haproxy.cfg  <dir>/logs/<name>.log  <dir>/pids/<name>.pid
+//   <dir>/haproxy.cfg  <dir>/haproxy.sock (stats)  <dir>/logs/<name>.log  <dir>/pids/<name>.pid
 //
 // The test API (local-cluster.ts) keeps the processes as children of the test; the CLI
 // (cluster-cli.ts) starts them detached, so they outlive it, and finds them again by the pid
@@ -250,6 +250,11 @@ async function writePki(state: ClusterState): Promise<void> {
   });
 }
 
+/** haproxy's stats socket (see haproxy-stats.ts) */
+export function haproxySocket(dir: string): string {
+  return path.join(path.resolve(dir), 'haproxy.sock');
+}
+
 function replicaKubeconfigPath(state: ClusterState, i: number): string {
   return path.join(state.dir, `replica-${i}.kubeconfig`);
 }
@@ -258,7 +263,7 @@ function writeSideFiles(state: ClusterState): void {
   writeFileSync(path.join(state.dir, 'replicas'), state.replicas.map((r) => r.url).join('\n') + '\n');
   writeFileSync(
     path.join(state.dir, 'haproxy.cfg'),
-    haproxyConfig({ port: portOf(state.lbURL), replicas: state.replicas.map((r) => ({ name: r.name, port: portOf(r.url) })) }),
+    haproxyConfig({ port: portOf(state.lbURL), statsSocket: haproxySocket(state.dir), replicas: state.replicas.map((r) => ({ name: r.name, port: portOf(r.url) })) }),
   );
 }
 
@@ -288,7 +293,9 @@ function wrap(state: ClusterState, detached: boolean): RunningCluster {
     async stop() {
       await haproxy.stop();
       await Promise.all(replicas.map((r) => r.stop()));
-      await Promise.all(etcd.map((e) => e.stop()));
+      // one member at a time: a stopping leader hands leadership to a live member at once,
+      // but waits seconds for one that is stopping too
+      for (const e of etcd) await e.stop();
     },
   };
 }
@@ -319,10 +326,11 @@ export async function launchCluster(opts: LaunchOptions): Promise<RunningCluster
   const cluster = wrap(state, opts.detached);
   const wasRunning = new Set(cluster.all().filter((p) => p.running()));
   try {
-    await writePki(state);
     writeSideFiles(state);
-    await startAll(cluster.etcd);
-    await startAll(cluster.replicas);
+    // etcd's election overlaps the PKI and the replicas' start-up (a replica waits for etcd)
+    const settled = await Promise.allSettled([startAll(cluster.etcd), writePki(state).then(() => startAll(cluster.replicas))]);
+    const failed = settled.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed.length) throw new Error(failed.map((f) => (f.reason as Error).message).join('\n\n'));
     await startAll([cluster.haproxy]);
   } catch (err) {
     // stop what this call started, by PID, in reverse order; leave what already ran

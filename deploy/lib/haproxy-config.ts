@@ -4,6 +4,8 @@
 export interface HaproxyConfigOptions {
   /** 127.0.0.1 port the load balancer listens on */
   port: number;
+  /** a unix socket for `show stat` (tests read each replica's state from it) */
+  statsSocket: string;
   replicas: { name: string; port: number }[];
 }
 
@@ -14,6 +16,7 @@ export function haproxyConfig(opts: HaproxyConfigOptions): string {
     '  maxconn 4096',
     // server up/down transitions (notice and above), not a line per connection
     '  log stdout format raw local0 notice',
+    `  stats socket ${opts.statsSocket} mode 600 level user`,
     '',
     'defaults',
     '  mode tcp',

@@ -5,7 +5,7 @@
 // so a recycled PID is never signalled.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { waitHealthy, type HealthSpec } from './health.js';
 
@@ -203,9 +203,5 @@ export class ManagedProcess {
         // already gone
       }
     }
-  }
-
-  pidFileExists(): boolean {
-    return existsSync(this.spec.pidFile);
   }
 }
