@@ -294,8 +294,12 @@ class Elector {
         const stopWatch = () => watch?.stop();
         ctl.signal.addEventListener('abort', stopWatch, { once: true });
         try {
-          watch = await this.leases.watch(this.leaseName, ctl.signal);
-          if (ctl.signal.aborted) watch.stop();
+          const opening = this.leases.watch(this.leaseName, ctl.signal);
+          watch = await untilAborted(opening, ctl.signal);
+          if (!watch) {
+            void opening.then((w) => w.stop(), () => undefined);
+            break;
+          }
           for await (const ev of watch) {
             if (ev.type === 'ADDED' || ev.type === 'MODIFIED') {
               const lease = ev.object as Lease;
@@ -450,8 +454,11 @@ async function lead(
   log.info('stopped leading', { lease, identity: deps.identity });
   deps.onLeadershipChange?.(false);
   if (!lost.signal.aborted) {
+    // bounded like client-go's (by the renew deadline): a stop must not hang on a lost etcd
+    const giveUp = AbortSignal.timeout(timing.renewDeadlineMs);
     try {
-      await elector.release();
+      const released = await untilAborted(elector.release().then(() => true), giveUp);
+      if (!released) log.warn('releasing the lease timed out', { lease });
     } catch (err) {
       log.warn('releasing the lease failed', { lease, err: errorMessage(err) });
     }
