@@ -19,6 +19,7 @@ import { scanJson } from './duplicate-fields.js';
 import { decodeAs, type DecodeOptions } from './field-validation-decode.js';
 import { countMembers, jsonShape, parseKeepingDuplicates } from './field-validation-json.js';
 import { plans, type Plan } from './field-validation-plan.js';
+import { summarizeBody } from './field-validation-syntax.js';
 import { warningsOf, yamlDuplicateKeysError } from './field-validation-yaml.js';
 import { APPLY_PATCH_TYPE, JSON_PATCH_TYPE, MERGE_PATCH_TYPE, STRATEGIC_MERGE_PATCH_TYPE } from './patch/appliers.js';
 import { goFormat } from './patch/strategic-go.js';
@@ -41,14 +42,6 @@ export interface FieldValidationRequest {
 /** the request's side of field validation, for an endpoint's scope */
 export function fieldValidationFor(scope: Scope, fieldValidation: FieldValidation): FieldValidationRequest {
   return { kind: scope.kind, fieldValidation, warnings: scope.state.warnings };
-}
-
-/** kube-apiserver's summarizeData: the first bytes of a body, as text for JSON objects, else hex */
-function summarize(body: Buffer, max = 30): string {
-  if (body.length === 0) return '<empty>';
-  const head = body.subarray(0, max);
-  const text = body[0] === 0x7b ? head.toString('utf8') : head.toString('hex');
-  return body.length > max ? `${text} ...` : text;
 }
 
 function cannotBeHandled(kind: GroupVersionKind, why: string): StatusError {
@@ -109,7 +102,7 @@ export function validateBodyFields(req: FieldValidationRequest, obj: KubeObject,
   const shape = jsonShape(text, MAX_NESTING_DEPTH);
   if (shape.tooDeep !== undefined) {
     throw errors.badRequest(
-      `the object provided is unrecognized (must be of type ${req.kind.kind}): couldn't get version/kind; json parse error: invalid character '${shape.tooDeep}' exceeded max depth (${summarize(body)})`,
+      `the object provided is unrecognized (must be of type ${req.kind.kind}): couldn't get version/kind; json parse error: invalid character '${shape.tooDeep}' exceeded max depth (${summarizeBody(body)})`,
     );
   }
   // decodeObject adds the type meta and metadata a body leaves out
