@@ -1,8 +1,9 @@
 // POST of a new object to a collection (or to a named subresource: binding, eviction, token).
 
 import { writeObject } from '../http/response.js';
-import { bodyFormat, decodeObject, ensureNamespace, readBody, wipeSystemFields } from './decode.js';
+import { bodyFormat, ensureNamespace, readBody, wipeSystemFields } from './decode.js';
 import { fieldValidationFor, validateBodyFields } from './field-validation.js';
+import { decodeObjectAsKube } from './field-validation-syntax.js';
 import { parseWriteOptions } from './options.js';
 import { isNamespaceResource, negotiateFor, requestContext, type Scope } from './scope.js';
 import { tableOptionsFor, transformResult } from './transform.js';
@@ -13,7 +14,7 @@ export async function serveCreate(scope: Scope): Promise<void> {
   const body = await readBody(scope.state, scope.config.maxRequestBodyBytes);
   const opts = parseWriteOptions(scope.state, 'CreateOptions');
   const tableOptions = tableOptionsFor(scope, media);
-  const obj = decodeObject(scope, body, format);
+  const obj = decodeObjectAsKube(scope, body, format);
   validateBodyFields(fieldValidationFor(scope, opts.fieldValidation), obj, body, format);
   const subresource = scope.resource.subresource;
   if (!subresource) wipeSystemFields(obj);

@@ -7,6 +7,7 @@ import { writeObject } from '../http/response.js';
 import { header } from '../http/types.js';
 import { ensureNamespace, readBody } from './decode.js';
 import { checkPatchDepth, fieldValidationFor, validatePatchedFields } from './field-validation.js';
+import { checkStrategicPatchSyntax, parsePatchAsKube } from './field-validation-syntax.js';
 import { parseWriteOptions } from './options.js';
 import { isNamespaceResource, negotiateFor, requestContext, type Scope } from './scope.js';
 import { tableOptionsFor, transformResult } from './transform.js';
@@ -35,7 +36,7 @@ export async function servePatch(scope: Scope): Promise<void> {
   }
   if (fieldErrors.length > 0) throw invalidOptions('PatchOptions', fieldErrors);
   const tableOptions = tableOptionsFor(scope, media);
-  const patch = applier.parse(body);
+  const patch = parsePatchAsKube(applier, contentType, body, opts.fieldValidation);
 
   const ctx = requestContext(scope, {
     dryRun: opts.dryRun,
@@ -54,6 +55,7 @@ export async function servePatch(scope: Scope): Promise<void> {
   const expectedNamespace = isNamespaceResource(scope.resource) ? '' : scope.namespace;
   const transform = async (current: KubeObject | null): Promise<KubeObject> => {
     if (!current && !applier.createsMissing) throw errors.notFound(scope.ref);
+    checkStrategicPatchSyntax(contentType, body);
     checkPatchDepth(contentType, body);
     const patched = validatePatchedFields(
       { ...fieldValidationFor(scope, opts.fieldValidation), patchType: contentType, body },

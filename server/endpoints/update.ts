@@ -3,8 +3,9 @@
 import type { KubeObject } from '../../storage/interface.js';
 import { errors } from '../http/status.js';
 import { writeObject } from '../http/response.js';
-import { bodyFormat, decodeObject, ensureNamespace, readBody } from './decode.js';
+import { bodyFormat, ensureNamespace, readBody } from './decode.js';
 import { fieldValidationFor, validateBodyFields } from './field-validation.js';
+import { decodeObjectAsKube } from './field-validation-syntax.js';
 import { parseWriteOptions } from './options.js';
 import { isNamespaceResource, negotiateFor, requestContext, type Scope } from './scope.js';
 import { tableOptionsFor, transformResult } from './transform.js';
@@ -29,7 +30,7 @@ export async function serveUpdate(scope: Scope): Promise<void> {
   const body = await readBody(scope.state, scope.config.maxRequestBodyBytes);
   const opts = parseWriteOptions(scope.state, 'UpdateOptions');
   const tableOptions = tableOptionsFor(scope, media);
-  const obj = decodeObject(scope, body, format);
+  const obj = decodeObjectAsKube(scope, body, format);
   validateBodyFields(fieldValidationFor(scope, opts.fieldValidation), obj, body, format);
   checkName(obj, scope.name, scope.namespace);
   ensureNamespace(obj, isNamespaceResource(scope.resource) ? '' : scope.namespace);
