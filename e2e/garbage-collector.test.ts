@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createNamespace, kubectl, kubectlOk, startKapi, uniqueName, waitFor, type KapiProcess } from './harness.js';
+import { createNamespace, kubectl, kubectlOk, startEtcd, startKapi, uniqueName, waitFor, type EtcdProcess, type KapiProcess } from './harness.js';
 
 interface OwnerRef {
   apiVersion: string;
@@ -26,19 +26,9 @@ interface Meta {
 
 const podSpec = { containers: [{ name: 'c', image: 'nginx' }] };
 
-describe('garbage collection through kubectl delete --cascade', () => {
-  let kapi: KapiProcess;
-  let k: (args: string[], input?: string) => Promise<string>;
-  const ns = uniqueName('gc');
-
-  before(async () => {
-    kapi = await startKapi();
-    k = (args, input) => kubectlOk([...args, '-n', ns], { kubeconfig: kapi.kubeconfig, input });
-    await createNamespace(kapi.http, ns);
-  });
-  after(async () => {
-    await kapi?.stop();
-  });
+/** kubectl helpers for one namespace through one kubeconfig */
+function treeTools(kubeconfig: string, ns: string) {
+  const k = (args: string[], input?: string) => kubectlOk([...args, '-n', ns], { kubeconfig, input });
 
   const controllerRef = (apiVersion: string, kind: string, m: Meta): OwnerRef => ({
     apiVersion,
@@ -56,7 +46,7 @@ describe('garbage collection through kubectl delete --cascade', () => {
 
   /** the object's metadata, or undefined when kubectl says NotFound */
   async function meta(kind: string, name: string): Promise<Meta | undefined> {
-    const r = await kubectl(['get', kind, name, '-n', ns, '-o', 'json'], { kubeconfig: kapi.kubeconfig });
+    const r = await kubectl(['get', kind, name, '-n', ns, '-o', 'json'], { kubeconfig });
     if (r.code !== 0) {
       assert.match(r.stderr, /NotFound/, r.stderr);
       return undefined;
@@ -112,6 +102,26 @@ describe('garbage collection through kubectl delete --cascade', () => {
     }
     return { d, replicaSets: replicaSets.sort(), pods: pods.sort() };
   }
+
+  return { k, meta, names, tree };
+}
+
+describe('garbage collection through kubectl delete --cascade', () => {
+  let kapi: KapiProcess;
+  let k: (args: string[], input?: string) => Promise<string>;
+  let meta: (kind: string, name: string) => Promise<Meta | undefined>;
+  let names: (kind: string, tree: string) => Promise<string[]>;
+  let tree: ReturnType<typeof treeTools>['tree'];
+  const ns = uniqueName('gc');
+
+  before(async () => {
+    kapi = await startKapi();
+    ({ k, meta, names, tree } = treeTools(kapi.kubeconfig, ns));
+    await createNamespace(kapi.http, ns);
+  });
+  after(async () => {
+    await kapi?.stop();
+  });
 
   it('--cascade=foreground returns once the Deployment, its ReplicaSets and their Pods are all gone', async () => {
     const t = await tree('fg');
@@ -187,5 +197,47 @@ describe('garbage collection through kubectl delete --cascade', () => {
     await k(['delete', 'replicaset', first]);
     await waitFor('the first ReplicaSet\'s pods to be collected', async () => (await names('pods', 'orph')).every((p) => !p.startsWith(first)));
     assert.deepEqual(await names('pods', 'orph'), t.pods.filter((p) => p.startsWith(second)));
+  });
+});
+
+describe('garbage collection with two replicas: kubectl on either, the collector on the leader', () => {
+  let etcd: EtcdProcess;
+  const replicas: KapiProcess[] = [];
+  const ns = uniqueName('gc2');
+
+  before(async () => {
+    etcd = await startEtcd();
+    replicas.push(await startKapi({ etcdServers: etcd.endpoint }));
+    replicas.push(await startKapi({ etcdServers: etcd.endpoint }));
+    await createNamespace(replicas[0]!.http, ns);
+  });
+  after(async () => {
+    for (const r of replicas) await r.stop();
+    await etcd?.stop();
+  });
+
+  it('each cascade, deleted through each replica, ends as on one kube-apiserver', async () => {
+    for (const [i, r] of replicas.entries()) {
+      const other = replicas[1 - i]!;
+      const here = treeTools(r.kubeconfig, ns);
+      const there = treeTools(other.kubeconfig, ns);
+
+      const fg = `fg${i}`;
+      await there.tree(fg);
+      await here.k(['delete', 'deployment', fg, '--cascade=foreground']);
+      assert.deepEqual(await there.names('replicasets', fg), []);
+      assert.deepEqual(await there.names('pods', fg), []);
+
+      const bg = `bg${i}`;
+      await there.tree(bg);
+      await here.k(['delete', 'deployment', bg]);
+      await waitFor(`the dependents of ${bg} to be collected`, async () => (await there.names('pods', bg)).length + (await there.names('replicasets', bg)).length === 0);
+
+      const orph = `orph${i}`;
+      const t = await there.tree(orph);
+      await here.k(['delete', 'deployment', orph, '--cascade=orphan']);
+      assert.deepEqual(await there.names('replicasets', orph), t.replicaSets);
+      for (const rs of t.replicaSets) assert.equal((await there.meta('replicaset', rs))?.ownerReferences, undefined, rs);
+    }
   });
 });
