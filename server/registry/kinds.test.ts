@@ -241,7 +241,7 @@ test('Jobs: generated selector and labels; restartPolicy must not be Always; bat
   assert.equal(always.code, 422);
   assert.equal(
     always.message,
-    'Job.batch "a" is invalid: spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"',
+    'Job.batch "a" is invalid: spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"',
   );
   const del = await jobs.delete(ctx('k'), 'j', {});
   assert.equal(del.deleted, false);

@@ -5,9 +5,20 @@
 
 import type { KubeObject } from '../../../storage/interface.js';
 import { defaultPodTemplate } from '../core/pod-spec.js';
-import { validateSelectorImmutable, validateWorkload } from '../core/workload-validation.js';
-import { ensureObject, isObject, reorder, semanticEqual, specPart, type JsonObject } from '../object.js';
+import { defaultPersistentVolumeClaimTemplate } from '../core/volumes.js';
+import { asArray, ensureObject, isObject, reorder, semanticEqual, specPart, type JsonObject } from '../object.js';
 import { defineStrategy, statusStrategy, type ResourceStrategy, type StrategyContext } from '../strategy.js';
+import { nameIsDNSLabel } from '../validation/names.js';
+import {
+  validateDaemonSet,
+  validateDaemonSetUpdate,
+  validateDeployment,
+  validateDeploymentUpdate,
+  validateReplicaSet,
+  validateReplicaSetUpdate,
+  validateStatefulSet,
+  validateStatefulSetUpdate,
+} from './validation.js';
 
 /** Deleting through an old apps version orphaned dependents; apps/v1 deletes them. */
 function appsGCPolicy(c: StrategyContext) {
@@ -35,7 +46,7 @@ export function deploymentStrategy(): ResourceStrategy {
       if (!spec) return;
       spec.replicas ??= 1;
       const strategy = ensureObject(spec, 'strategy');
-      strategy.type ??= 'RollingUpdate';
+      if (!strategy.type) strategy.type = 'RollingUpdate';
       if (strategy.type === 'RollingUpdate') {
         const ru = ensureObject(strategy, 'rollingUpdate');
         ru.maxUnavailable ??= '25%';
@@ -48,8 +59,8 @@ export function deploymentStrategy(): ResourceStrategy {
     },
     generationChanged: (obj, old) =>
       !semanticEqual(specPart(obj), specPart(old)) || !semanticEqual(obj.metadata.annotations, old.metadata.annotations),
-    validateSpec: (obj) => validateWorkload(obj, { noun: 'deployment', restartPolicies: ['Always'] }),
-    validateSpecUpdate: validateSelectorImmutable,
+    validateSpec: validateDeployment,
+    validateSpecUpdate: validateDeploymentUpdate,
   });
 }
 
@@ -69,8 +80,8 @@ export function replicaSetStrategy(): ResourceStrategy {
       defaultTemplate(spec);
       obj.spec = reorder(spec, replicaSetSpecOrder);
     },
-    validateSpec: (obj) => validateWorkload(obj, { noun: 'replicaset', restartPolicies: ['Always'] }),
-    validateSpecUpdate: validateSelectorImmutable,
+    validateSpec: validateReplicaSet,
+    validateSpecUpdate: validateReplicaSetUpdate,
   });
 }
 
@@ -98,7 +109,7 @@ export function statefulSetStrategy(): ResourceStrategy {
     applyDefaults(obj) {
       const spec = specOf(obj);
       if (!spec) return;
-      spec.podManagementPolicy ??= 'OrderedReady';
+      if (!spec.podManagementPolicy) spec.podManagementPolicy = 'OrderedReady';
       const us = ensureObject(spec, 'updateStrategy');
       if (!us.type) {
         us.type = 'RollingUpdate';
@@ -106,15 +117,18 @@ export function statefulSetStrategy(): ResourceStrategy {
       }
       if (us.type === 'RollingUpdate' && isObject(us.rollingUpdate)) us.rollingUpdate.partition ??= 0;
       const retention = ensureObject(spec, 'persistentVolumeClaimRetentionPolicy');
-      retention.whenDeleted ??= 'Retain';
-      retention.whenScaled ??= 'Retain';
+      if (!retention.whenDeleted) retention.whenDeleted = 'Retain';
+      if (!retention.whenScaled) retention.whenScaled = 'Retain';
       spec.replicas ??= 1;
       spec.revisionHistoryLimit ??= 10;
       defaultTemplate(spec);
+      for (const t of asArray(spec.volumeClaimTemplates)) if (isObject(t)) defaultPersistentVolumeClaimTemplate(t);
       obj.spec = reorder(spec, statefulSetSpecOrder);
     },
-    validateSpec: (obj) => validateWorkload(obj, { noun: 'statefulset', restartPolicies: ['Always'] }),
-    validateSpecUpdate: validateSelectorImmutable,
+    // StatefulSet names become pod host names
+    validateName: nameIsDNSLabel,
+    validateSpec: validateStatefulSet,
+    validateSpecUpdate: validateStatefulSetUpdate,
   });
 }
 
@@ -131,7 +145,7 @@ export function daemonSetStrategy(): ResourceStrategy {
       const spec = specOf(obj);
       if (!spec) return;
       const us = ensureObject(spec, 'updateStrategy');
-      us.type ??= 'RollingUpdate';
+      if (!us.type) us.type = 'RollingUpdate';
       if (us.type === 'RollingUpdate') {
         const ru = ensureObject(us, 'rollingUpdate');
         ru.maxUnavailable ??= 1;
@@ -141,8 +155,8 @@ export function daemonSetStrategy(): ResourceStrategy {
       defaultTemplate(spec);
       obj.spec = reorder(spec, daemonSetSpecOrder);
     },
-    validateSpec: (obj) => validateWorkload(obj, { noun: 'daemonset', restartPolicies: ['Always'] }),
-    validateSpecUpdate: validateSelectorImmutable,
+    validateSpec: validateDaemonSet,
+    validateSpecUpdate: validateDaemonSetUpdate,
   });
 }
 

@@ -4,14 +4,22 @@
 
 import type { KubeObject } from '../../../storage/interface.js';
 import { defaultPodTemplate } from '../core/pod-spec.js';
-import { validateWorkload } from '../core/workload-validation.js';
-import { asObject, ensureObject, isObject, reorder } from '../object.js';
+import { asArray, asObject, ensureObject, isObject, reorder } from '../object.js';
 import { defineStrategy, type ResourceStrategy, type StrategyContext } from '../strategy.js';
+import { isDNS1123Label } from '../validation/names.js';
+import { validateObjectMetaUpdate } from '../validation/object-meta.js';
+import {
+  labelControllerUid,
+  labelJobName,
+  legacyLabelControllerUid,
+  legacyLabelJobName,
+  validateCronJob,
+  validateCronJobUpdate,
+  validateJob,
+  validateJobUpdate,
+} from './validation.js';
 
-export const labelControllerUid = 'batch.kubernetes.io/controller-uid';
-export const labelJobName = 'batch.kubernetes.io/job-name';
-const legacyLabelControllerUid = 'controller-uid';
-const legacyLabelJobName = 'job-name';
+export { labelControllerUid, labelJobName } from './validation.js';
 
 const jobSpecOrder = [
   'parallelism',
@@ -38,11 +46,17 @@ function defaultJobSpec(spec: Record<string, unknown>): Record<string, unknown> 
     spec.parallelism = 1;
   }
   spec.parallelism ??= 1;
-  spec.backoffLimit ??= spec.backoffLimitPerIndex !== undefined ? 2147483647 : 6;
+  spec.backoffLimit ??= spec.backoffLimitPerIndex !== undefined && spec.backoffLimitPerIndex !== null ? 2147483647 : 6;
   spec.completionMode ??= 'NonIndexed';
   spec.suspend ??= false;
-  spec.podReplacementPolicy ??= spec.podFailurePolicy !== undefined ? 'Failed' : 'TerminatingOrFailed';
-  if (isObject(spec.template)) defaultPodTemplate(spec.template);
+  for (const rule of asArray(asObject(spec.podFailurePolicy).rules)) {
+    for (const pattern of asArray(asObject(rule).onPodConditions)) {
+      if (isObject(pattern) && !pattern.status) pattern.status = 'True';
+    }
+  }
+  spec.podReplacementPolicy ??= isObject(spec.podFailurePolicy) ? 'Failed' : 'TerminatingOrFailed';
+  spec.manualSelector ??= false;
+  defaultPodTemplate(ensureObject(spec, 'template'));
   return reorder(spec, jobSpecOrder);
 }
 
@@ -64,7 +78,17 @@ function generateSelector(obj: KubeObject): void {
   labels[labelControllerUid] ??= uid;
   labels[labelJobName] ??= name;
   meta.labels = labels;
-  if (spec.selector === undefined) spec.selector = { matchLabels: { [labelControllerUid]: uid } };
+  const selector = isObject(spec.selector) ? spec.selector : (spec.selector = {});
+  const matchLabels = isObject(selector.matchLabels) ? selector.matchLabels : (selector.matchLabels = {});
+  if (!(labelControllerUid in matchLabels)) matchLabels[labelControllerUid] = uid;
+  obj.spec = reorder(spec, jobSpecOrder);
+}
+
+/** kube warns when a Job name cannot be a pod host name */
+function jobNameWarnings(name: string): string[] {
+  const msgs = isDNS1123Label(name);
+  if (!msgs.length) return [];
+  return [`metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: [${msgs.join(' ')}]`];
 }
 
 export function jobStrategy(): ResourceStrategy {
@@ -82,7 +106,9 @@ export function jobStrategy(): ResourceStrategy {
       obj.spec = defaultJobSpec(obj.spec);
     },
     prepareCreate: generateSelector,
-    validateSpec: (obj) => validateWorkload(obj, { noun: 'job', restartPolicies: ['OnFailure', 'Never'], selectorOptional: true }),
+    validateSpec: (obj) => validateJob(obj),
+    validateUpdate: (obj, old) => [...validateObjectMetaUpdate(obj.metadata, old.metadata), ...validateJobUpdate(obj, old)],
+    warningsOnCreate: (obj) => jobNameWarnings(obj.metadata.name ?? ''),
   });
 }
 
@@ -105,16 +131,19 @@ export function cronJobStrategy(): ResourceStrategy {
     applyDefaults(obj) {
       if (!isObject(obj.spec)) return;
       const spec = obj.spec;
-      spec.concurrencyPolicy ??= 'Allow';
+      if (!spec.concurrencyPolicy) spec.concurrencyPolicy = 'Allow';
       spec.suspend ??= false;
       spec.successfulJobsHistoryLimit ??= 3;
       spec.failedJobsHistoryLimit ??= 1;
-      const jt = asObject(spec.jobTemplate);
-      if (isObject(spec.jobTemplate)) {
-        if (!isObject(jt.metadata)) jt.metadata = { creationTimestamp: null };
-        if (isObject(jt.spec)) jt.spec = defaultJobSpec(jt.spec);
-      }
+      // a job template gets the pod template's defaults only (Job defaults are per object)
+      const jt = ensureObject(spec, 'jobTemplate');
+      if (!isObject(jt.metadata)) jt.metadata = { creationTimestamp: null };
+      else if (!('creationTimestamp' in jt.metadata)) jt.metadata = { creationTimestamp: null, ...jt.metadata };
+      const jspec = ensureObject(jt, 'spec');
+      defaultPodTemplate(ensureObject(jspec, 'template'));
       obj.spec = reorder(spec, cronJobSpecOrder);
     },
+    validateSpec: validateCronJob,
+    validateUpdate: (obj, old) => [...validateObjectMetaUpdate(obj.metadata, old.metadata), ...validateCronJobUpdate(obj, old)],
   });
 }

@@ -6,7 +6,11 @@ import type { KubeObject } from '../../../storage/interface.js';
 import { asObject, isObject, reorder } from '../object.js';
 import { defineStrategy, statusStrategy, type ResourceStrategy } from '../strategy.js';
 import { defaultPodTemplate } from './pod-spec.js';
-import { validateWorkload } from './workload-validation.js';
+import { validatePodTemplateSpec } from './pod-validation.js';
+import { selectorMismatch } from './workload-validation.js';
+import type { FieldError } from '../validation/field-error.js';
+import { fieldErrors } from '../validation/field-error.js';
+import { nonNegative, optNum, str } from '../validation/values.js';
 
 const rcSpecOrder = ['replicas', 'minReadySeconds', 'selector', 'template'];
 
@@ -33,8 +37,35 @@ export function replicationControllerStrategy(): ResourceStrategy {
       if (template) defaultPodTemplate(template);
       obj.spec = reorder(spec, rcSpecOrder);
     },
-    validateSpec: (obj) => validateWorkload(obj, { noun: 'replicationcontroller', restartPolicies: ['Always'], selectorIsMap: true }),
+    validateSpec: validateReplicationController,
   });
+}
+
+function validateReplicationController(obj: KubeObject): FieldError[] {
+  const spec = asObject(obj.spec);
+  const errs: FieldError[] = [];
+  errs.push(...nonNegative(spec.minReadySeconds, 'spec.minReadySeconds'));
+  const selector = asObject(spec.selector) as Record<string, string>;
+  const empty = Object.keys(selector).length === 0;
+  if (empty) errs.push(fieldErrors.required('spec.selector'));
+  errs.push(...nonNegative(spec.replicas, 'spec.replicas'));
+  if (!isObject(spec.template)) {
+    errs.push(fieldErrors.required('spec.template'));
+    return errs;
+  }
+  const template = spec.template;
+  const labels = asObject(asObject(template.metadata).labels) as Record<string, string>;
+  if (!empty && !Object.entries(selector).every(([k, v]) => labels[k] === v)) {
+    errs.push(selectorMismatch('spec.template.metadata.labels', asObject(template.metadata).labels));
+  }
+  errs.push(...validatePodTemplateSpec(template, 'spec.template'));
+  const tspec = asObject(template.spec);
+  const rp = str(tspec.restartPolicy);
+  if (rp !== 'Always') errs.push(fieldErrors.notSupported('spec.template.spec.restartPolicy', rp, ['Always']));
+  if (optNum(tspec.activeDeadlineSeconds) !== undefined) {
+    errs.push(fieldErrors.forbidden('spec.template.spec.activeDeadlineSeconds', 'activeDeadlineSeconds in ReplicationController is not Supported'));
+  }
+  return errs;
 }
 
 export function nodeStrategy(): ResourceStrategy {

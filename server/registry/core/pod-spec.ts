@@ -3,8 +3,9 @@
 // clients commonly see; field order follows the Go structs so output reads like kube's.
 
 import { asArray, asObject, isObject, reorder, type JsonObject } from '../object.js';
-import { fieldErrors, type FieldError } from '../validation/field-error.js';
-import { isDNS1123Label } from '../validation/names.js';
+import type { FieldError } from '../validation/field-error.js';
+import { validatePodSpecFull, type PodSpecValidationOptions } from './pod-validation.js';
+import { quantityOf } from './resources-validation.js';
 
 const podSpecOrder = [
   'volumes',
@@ -76,61 +77,142 @@ const containerOrder = [
   'tty',
 ];
 
+const referenceComponent = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/;
+const referenceTag = /^[\w][\w.-]{0,127}$/;
+const referenceDomain = /^(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*|\[[0-9a-fA-F:.]+\])(?::[0-9]+)?$/;
+
+/** the tag of an image reference as docker's parser reads it: `latest` when neither tag nor
+ *  digest is given, '' when the reference does not parse (kube then assumes IfNotPresent) */
+function imageTag(image: string): string {
+  let rest = image;
+  let digest = '';
+  const at = rest.indexOf('@');
+  if (at >= 0) {
+    digest = rest.slice(at + 1);
+    rest = rest.slice(0, at);
+    if (!/^[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}$/.test(digest)) return '';
+  }
+  let tag = '';
+  const lastSlash = rest.lastIndexOf('/');
+  const colon = rest.indexOf(':', lastSlash + 1);
+  if (colon >= 0) {
+    tag = rest.slice(colon + 1);
+    rest = rest.slice(0, colon);
+    if (!referenceTag.test(tag)) return '';
+  }
+  const parts = rest.split('/');
+  const first = parts[0] ?? '';
+  if (parts.length > 1 && (first.includes('.') || first.includes(':') || first === 'localhost' || first !== first.toLowerCase())) {
+    if (!referenceDomain.test(first)) return '';
+    parts.shift();
+  }
+  if (parts.length === 0 || !parts.every((c) => referenceComponent.test(c))) return '';
+  if (!tag && !digest) return 'latest';
+  return tag;
+}
+
 /** `Always` for `:latest` or untagged images, `IfNotPresent` otherwise (digests too) */
 export function defaultPullPolicy(image: string): string {
-  if (image.includes('@')) return 'IfNotPresent';
-  const lastSlash = image.lastIndexOf('/');
-  const tagAt = image.indexOf(':', lastSlash + 1);
-  if (tagAt < 0) return 'Always';
-  return image.slice(tagAt + 1) === 'latest' ? 'Always' : 'IfNotPresent';
+  return imageTag(image) === 'latest' ? 'Always' : 'IfNotPresent';
+}
+
+function defaultHTTPGet(action: unknown): void {
+  if (!isObject(action)) return;
+  if (!action.path) action.path = '/';
+  if (!action.scheme) action.scheme = 'HTTP';
 }
 
 function defaultProbe(p: unknown): void {
   if (!isObject(p)) return;
-  p.timeoutSeconds ??= 1;
-  p.periodSeconds ??= 10;
-  p.successThreshold ??= 1;
-  p.failureThreshold ??= 3;
-  if (isObject(p.httpGet)) p.httpGet.scheme ??= 'HTTP';
+  if (!p.timeoutSeconds) p.timeoutSeconds = 1;
+  if (!p.periodSeconds) p.periodSeconds = 10;
+  if (!p.successThreshold) p.successThreshold = 1;
+  if (!p.failureThreshold) p.failureThreshold = 3;
+  defaultHTTPGet(p.httpGet);
+  if (isObject(p.grpc)) p.grpc.service ??= '';
+}
+
+function defaultFieldRef(ref: unknown): void {
+  if (isObject(ref) && !ref.apiVersion) ref.apiVersion = 'v1';
 }
 
 function defaultContainer(c: JsonObject): JsonObject {
-  c.terminationMessagePath ??= '/dev/termination-log';
-  c.terminationMessagePolicy ??= 'File';
-  if (c.imagePullPolicy === undefined && typeof c.image === 'string') c.imagePullPolicy = defaultPullPolicy(c.image);
-  if (c.resources === undefined) c.resources = {};
+  if (!c.imagePullPolicy) c.imagePullPolicy = defaultPullPolicy(typeof c.image === 'string' ? c.image : '');
+  if (!c.terminationMessagePath) c.terminationMessagePath = '/dev/termination-log';
+  if (!c.terminationMessagePolicy) c.terminationMessagePolicy = 'File';
+  if (c.resources === undefined || c.resources === null) c.resources = {};
   for (const p of asArray(c.ports)) {
-    if (isObject(p)) p.protocol ??= 'TCP';
+    if (isObject(p) && !p.protocol) p.protocol = 'TCP';
   }
-  for (const e of asArray(c.env)) {
-    const ref = asObject(asObject(asObject(e).valueFrom).fieldRef);
-    if (isObject(asObject(asObject(e).valueFrom).fieldRef)) ref.apiVersion ??= 'v1';
-  }
+  for (const e of asArray(c.env)) defaultFieldRef(asObject(asObject(e).valueFrom).fieldRef);
   defaultProbe(c.livenessProbe);
   defaultProbe(c.readinessProbe);
   defaultProbe(c.startupProbe);
+  if (isObject(c.lifecycle)) {
+    defaultHTTPGet(asObject(c.lifecycle.postStart).httpGet);
+    defaultHTTPGet(asObject(c.lifecycle.preStop).httpGet);
+  }
   return reorder(c, containerOrder);
 }
 
 const defaultModeVolumes = ['secret', 'configMap', 'downwardAPI', 'projected'];
+const volumeSourceKeys = [
+  'hostPath', 'emptyDir', 'gcePersistentDisk', 'awsElasticBlockStore', 'gitRepo', 'secret', 'nfs', 'iscsi', 'glusterfs',
+  'persistentVolumeClaim', 'rbd', 'flexVolume', 'cinder', 'cephfs', 'flocker', 'downwardAPI', 'fc', 'azureFile', 'configMap',
+  'vsphereVolume', 'quobyte', 'azureDisk', 'photonPersistentDisk', 'projected', 'portworxVolume', 'scaleIO', 'storageos', 'csi',
+  'ephemeral', 'image',
+];
+
+/** v1 SetDefaults for one volume (a volume without a source is an emptyDir) */
+function defaultVolume(v: JsonObject): void {
+  if (!volumeSourceKeys.some((k) => v[k] !== undefined && v[k] !== null)) v.emptyDir = {};
+  for (const kind of defaultModeVolumes) {
+    const src = v[kind];
+    if (isObject(src) && (src.defaultMode === undefined || src.defaultMode === null)) src.defaultMode = 420;
+  }
+  if (isObject(v.hostPath)) v.hostPath.type ??= '';
+  if (isObject(v.downwardAPI)) for (const it of asArray(v.downwardAPI.items)) defaultFieldRef(asObject(it).fieldRef);
+  if (isObject(v.projected)) {
+    for (const src of asArray(v.projected.sources)) {
+      const s = asObject(src);
+      if (isObject(s.downwardAPI)) for (const it of asArray(s.downwardAPI.items)) defaultFieldRef(asObject(it).fieldRef);
+      if (isObject(s.serviceAccountToken)) s.serviceAccountToken.expirationSeconds ??= 3600;
+    }
+  }
+  if (isObject(v.iscsi) && !v.iscsi.iscsiInterface) v.iscsi.iscsiInterface = 'default';
+  if (isObject(v.rbd)) {
+    if (!v.rbd.pool) v.rbd.pool = 'rbd';
+    if (!v.rbd.user) v.rbd.user = 'admin';
+    if (!v.rbd.keyring) v.rbd.keyring = '/etc/ceph/keyring';
+  }
+  if (isObject(v.scaleIO)) {
+    if (!v.scaleIO.storageMode) v.scaleIO.storageMode = 'ThinProvisioned';
+    if (!v.scaleIO.fsType) v.scaleIO.fsType = 'xfs';
+  }
+  if (isObject(v.azureDisk)) {
+    v.azureDisk.cachingMode ??= 'ReadWrite';
+    v.azureDisk.kind ??= 'Shared';
+    v.azureDisk.fsType ??= 'ext4';
+    v.azureDisk.readOnly ??= false;
+  }
+  if (isObject(v.ephemeral) && isObject(v.ephemeral.volumeClaimTemplate)) {
+    const spec = asObject(v.ephemeral.volumeClaimTemplate.spec);
+    if (isObject(v.ephemeral.volumeClaimTemplate.spec)) spec.volumeMode ??= 'Filesystem';
+  }
+  if (isObject(v.image) && !v.image.pullPolicy) v.image.pullPolicy = defaultPullPolicy(typeof v.image.reference === 'string' ? v.image.reference : '');
+}
 
 /** core/v1 SetDefaults for a PodSpec, in place; returns the spec in struct order */
 export function defaultPodSpec(spec: JsonObject): JsonObject {
-  spec.restartPolicy ??= 'Always';
+  if (!spec.dnsPolicy) spec.dnsPolicy = 'ClusterFirst';
+  if (!spec.restartPolicy) spec.restartPolicy = 'Always';
+  if (spec.securityContext === undefined || spec.securityContext === null) spec.securityContext = {};
   spec.terminationGracePeriodSeconds ??= 30;
-  spec.dnsPolicy ??= 'ClusterFirst';
-  spec.securityContext ??= {};
-  spec.schedulerName ??= 'default-scheduler';
+  if (!spec.schedulerName) spec.schedulerName = 'default-scheduler';
   for (const key of ['initContainers', 'containers', 'ephemeralContainers']) {
     if (Array.isArray(spec[key])) spec[key] = (spec[key] as unknown[]).map((c) => (isObject(c) ? defaultContainer(c) : c));
   }
-  for (const v of asArray(spec.volumes)) {
-    if (!isObject(v)) continue;
-    for (const kind of defaultModeVolumes) {
-      if (isObject(v[kind])) (v[kind] as JsonObject).defaultMode ??= 420;
-    }
-    if (isObject(v.hostPath)) (v.hostPath as JsonObject).type ??= '';
-  }
+  for (const v of asArray(spec.volumes)) if (isObject(v)) defaultVolume(v);
   return reorder(spec, podSpecOrder);
 }
 
@@ -138,26 +220,31 @@ export function defaultPodSpec(spec: JsonObject): JsonObject {
  *  default to limits, enableServiceLinks, host ports under hostNetwork. */
 export function defaultPodOnly(spec: JsonObject): JsonObject {
   const hostNetwork = spec.hostNetwork === true;
-  for (const key of ['initContainers', 'containers']) {
+  for (const key of ['containers', 'initContainers']) {
     for (const c of asArray(spec[key])) {
       if (!isObject(c)) continue;
       const res = isObject(c.resources) ? c.resources : undefined;
       if (res && isObject(res.limits)) {
         const requests = isObject(res.requests) ? res.requests : {};
         for (const [k, v] of Object.entries(res.limits)) if (requests[k] === undefined) requests[k] = v;
+        // Go omits an empty map
         if (Object.keys(requests).length) {
           res.requests = requests;
           c.resources = reorder(res, ['limits', 'requests', 'claims']);
         }
       }
-      if (hostNetwork) {
-        for (const p of asArray(c.ports)) {
-          if (isObject(p) && p.hostPort === undefined && typeof p.containerPort === 'number') p.hostPort = p.containerPort;
+    }
+  }
+  spec.enableServiceLinks ??= true;
+  if (hostNetwork) {
+    for (const key of ['containers', 'initContainers']) {
+      for (const c of asArray(spec[key])) {
+        for (const p of asArray(asObject(c).ports)) {
+          if (isObject(p) && !p.hostPort && typeof p.containerPort === 'number') p.hostPort = p.containerPort;
         }
       }
     }
   }
-  spec.enableServiceLinks ??= true;
   return reorder(spec, podSpecOrder);
 }
 
@@ -169,62 +256,18 @@ export function defaultPodTemplate(template: JsonObject): void {
     template.metadata = { creationTimestamp: null, ...meta };
   }
   if (isObject(template.spec)) template.spec = defaultPodSpec(template.spec);
+  else if (template.spec === undefined || template.spec === null) template.spec = defaultPodSpec({});
 }
 
-const restartPolicies = ['Always', 'OnFailure', 'Never'];
-
-/** The basic PodSpec checks (containers present and named, images set, restart policy). */
-export function validatePodSpec(spec: unknown, path: string, allowedRestartPolicies = restartPolicies): FieldError[] {
-  const errs: FieldError[] = [];
-  const s = asObject(spec);
-  const containers = asArray(s.containers);
-  if (containers.length === 0) errs.push(fieldErrors.required(`${path}.containers`));
-  const seen = new Set<string>();
-  for (const key of ['initContainers', 'containers']) {
-    asArray(s[key]).forEach((raw, i) => {
-      const c = asObject(raw);
-      const p = `${path}.${key}[${i}]`;
-      const name = typeof c.name === 'string' ? c.name : '';
-      if (!name) errs.push(fieldErrors.required(`${p}.name`));
-      else {
-        for (const m of isDNS1123Label(name)) errs.push(fieldErrors.invalid(`${p}.name`, name, m));
-        if (seen.has(name)) errs.push(fieldErrors.duplicate(`${p}.name`, name));
-        seen.add(name);
-      }
-      if (typeof c.image !== 'string' || c.image.length === 0) errs.push(fieldErrors.required(`${p}.image`));
-    });
-  }
-  const rp = s.restartPolicy;
-  if (typeof rp === 'string' && !allowedRestartPolicies.includes(rp)) {
-    errs.push(fieldErrors.notSupported(`${path}.restartPolicy`, rp, allowedRestartPolicies));
-  }
-  return errs;
+/** The PodSpec checks (kube's ValidatePodSpec); `allowedRestartPolicies` narrows the restart
+ *  policy for controllers (reported after the spec's own errors, as kube does). */
+export function validatePodSpec(spec: unknown, path: string, opts: PodSpecValidationOptions = {}): FieldError[] {
+  return validatePodSpecFull(spec, path, opts);
 }
 
 function quantityMillis(q: unknown): number | undefined {
-  if (typeof q === 'number') return q * 1000;
-  if (typeof q !== 'string') return undefined;
-  const m = /^([0-9.]+)([a-zA-Z]*)$/.exec(q.trim());
-  if (!m) return undefined;
-  const n = Number(m[1]);
-  const unit: Record<string, number> = {
-    '': 1,
-    m: 1e-3,
-    k: 1e3,
-    M: 1e6,
-    G: 1e9,
-    T: 1e12,
-    P: 1e15,
-    E: 1e18,
-    Ki: 1024,
-    Mi: 1024 ** 2,
-    Gi: 1024 ** 3,
-    Ti: 1024 ** 4,
-    Pi: 1024 ** 5,
-    Ei: 1024 ** 6,
-  };
-  const f = unit[m[2]];
-  return f === undefined ? undefined : n * f * 1000;
+  const parsed = quantityOf(q);
+  return parsed === undefined ? undefined : Number(parsed.unscaled) * 10 ** (parsed.exp10 + 3);
 }
 
 /** The QoS class of a pod: Guaranteed when every container limits and requests cpu and memory

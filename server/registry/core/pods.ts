@@ -7,7 +7,8 @@ import type { KubeObject } from '../../../storage/interface.js';
 import { asArray, asObject, clone, isObject, semanticEqual, type JsonObject } from '../object.js';
 import { defineStrategy, statusStrategy, stringAt, type ResourceStrategy } from '../strategy.js';
 import { fieldErrors, type FieldError } from '../validation/field-error.js';
-import { defaultPodOnly, defaultPodSpec, podQOSClass, validatePodSpec } from './pod-spec.js';
+import { defaultPodOnly, defaultPodSpec, podQOSClass } from './pod-spec.js';
+import { validatePodOnly, validatePodSpecFull } from './pod-validation.js';
 
 const podMutableHint =
   'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';
@@ -59,7 +60,10 @@ export function podStrategy(): ResourceStrategy {
     applyDefaults(obj) {
       if (isObject(obj.spec)) obj.spec = defaultPodOnly(defaultPodSpec(obj.spec));
     },
-    validateSpec: (obj) => validatePodSpec(obj.spec, 'spec'),
+    validateSpec: (obj) => [
+      ...validatePodSpecFull(obj.spec, 'spec', { resourceIsPod: true, podName: obj.metadata.name }),
+      ...validatePodOnly(obj.spec, 'spec'),
+    ],
     validateSpecUpdate: validatePodUpdate,
     gracePeriodSeconds: (obj, opts) => podGracePeriod(obj, opts.gracePeriodSeconds),
   });
