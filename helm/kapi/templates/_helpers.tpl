@@ -30,13 +30,13 @@ app.kubernetes.io/component: etcd
 {{- printf "%s-etcd" (include "kapi.fullname" .) | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
-{{- define "kapi.pkiSecret" -}}
-{{- default (printf "%s-pki" (include "kapi.fullname" .)) .Values.pki.existingSecret -}}
+{{- define "kapi.image" -}}
+{{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) -}}
 {{- end -}}
 
-{{/* the --etcd-servers value: the in-chart members, or the external endpoints */}}
+{{/* the --etcd-servers value: the bundled members, or the external endpoints */}}
 {{- define "kapi.etcdServers" -}}
-{{- if .Values.etcd.enabled -}}
+{{- if .Values.etcd.bundled -}}
 {{- $name := include "kapi.etcdName" . -}}
 {{- $ns := .Release.Namespace -}}
 {{- $urls := list -}}
@@ -45,6 +45,10 @@ app.kubernetes.io/component: etcd
 {{- end -}}
 {{- join "," $urls -}}
 {{- else -}}
-{{- required "etcd.externalEndpoints is required when etcd.enabled is false" (join "," .Values.etcd.externalEndpoints) -}}
+{{- required "etcd.external.endpoints is required when etcd.bundled is false" (join "," .Values.etcd.external.endpoints) -}}
 {{- end -}}
+{{- end -}}
+
+{{- define "kapi.externalEtcdTLS" -}}
+{{- if and (not .Values.etcd.bundled) .Values.etcd.external.tlsSecret -}}true{{- end -}}
 {{- end -}}
