@@ -103,6 +103,17 @@ describe('field validation', () => {
         assert.equal(stored.dat, undefined);
       });
 
+      it('create --raw -f of a YAML file (sent as JSON): the 400 of a body that is not JSON', async () => {
+        const yaml = configMapYaml(`yaml-raw-${v}`);
+        const r = await k(['create', '--raw', `/api/v1/namespaces/${ns}/configmaps`, '-f', '-'], yaml);
+        assert.equal(r.code, 1, r.stdout);
+        const summary = `${Buffer.from(yaml).subarray(0, 30).toString('hex')} ...`;
+        assert.equal(
+          r.stderr,
+          `Error from server (BadRequest): the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: invalid character 'a' looking for beginning of value (${summary})\n`,
+        );
+      });
+
       it('create -f --validate=warn: created, one warning per unknown field, the fields dropped', async () => {
         const r = await k(['create', '-f', '-', '--validate=warn'], configMapYaml(`warn-${v}`));
         assert.equal(r.code, 0, r.stderr);
