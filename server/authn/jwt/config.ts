@@ -52,6 +52,7 @@ export const ALL_SIGNING_ALGORITHMS = ['ES256', 'ES384', 'ES512', 'PS256', 'PS38
 /** kube's field.ErrorList.ToAggregate() text */
 export function aggregate(errs: readonly FieldError[]): string {
   const texts = [...new Set(errs.map(errorString))];
+  if (texts.length === 0) return '';
   return texts.length === 1 ? texts[0]! : `[${texts.join(', ')}]`;
 }
 
