@@ -194,6 +194,10 @@ describe('field validation', () => {
       const notJson = await kapi.http.post(configmaps, 'this is not JSON', { contentType: 'application/json' });
       assert.equal(notJson.status, 400, notJson.body);
       assert.equal((JSON.parse(notJson.body) as { kind: string; reason: string }).reason, 'BadRequest');
+      assert.equal(
+        (JSON.parse(notJson.body) as { message: string }).message,
+        "the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: invalid character 'h' in literal true (expecting 'r') (74686973206973206e6f74204a534f4e)",
+      );
 
       const plain = await kapi.http.post(configmaps, 'data', { contentType: 'text/plain' });
       assert.equal(plain.status, 415, plain.body);
