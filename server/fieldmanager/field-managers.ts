@@ -1,0 +1,63 @@
+// One FieldManager per served endpoint (resource version, and subresource), built on first use
+// over the built-in schema registry.
+
+import type { KubeObject } from '../../storage/interface.js';
+import { loadSchemas, type SchemaRegistry } from '../apis/schema.js';
+import type { ResourceInfo } from '../apis/types.js';
+import { convertObject, requestKindOf } from '../registry/conversion/index.js';
+import { GoShape } from './go-shape.js';
+import { FieldManager } from './manager.js';
+import type { Path } from './path.js';
+import { TypeModel } from './schema.js';
+
+/** status writes of these kinds keep the stored labels (kube-apiserver's reset fields) */
+const STATUS_KEEPS_LABELS = new Set(['apps/deployments', 'apps/replicasets', 'apps/statefulsets', 'apps/daemonsets']);
+
+/** the paths an endpoint resets whatever the request says, which nobody owns through it */
+export function resetPathsFor(info: ResourceInfo, subresource: string): Path[] {
+  const hasStatus = info.subresources.some((s) => s.name === 'status');
+  if (subresource === '') return hasStatus ? [[{ field: 'status' }]] : [];
+  if (subresource === 'status') {
+    const out: Path[] = [[{ field: 'spec' }]];
+    if (STATUS_KEEPS_LABELS.has(`${info.group}/${info.resource}`)) out.push([{ field: 'metadata' }, { field: 'labels' }]);
+    return out;
+  }
+  return [];
+}
+
+export class FieldManagers {
+  private readonly types: TypeModel;
+  private readonly shape: GoShape;
+  private readonly cache = new Map<string, FieldManager>();
+
+  constructor(schemas: SchemaRegistry = loadSchemas()) {
+    this.types = new TypeModel(schemas);
+    this.shape = new GoShape(schemas);
+  }
+
+  for(info: ResourceInfo, subresource = ''): FieldManager {
+    const key = `${info.group}/${info.version}/${info.resource}/${subresource}`;
+    let fm = this.cache.get(key);
+    if (!fm) {
+      const kind = requestKindOf(info);
+      fm = new FieldManager({
+        types: this.types,
+        shape: this.shape,
+        kind,
+        subresource,
+        resetPaths: resetPathsFor(info, subresource),
+        convert: (obj: KubeObject, to) => convertObject(obj, kind, to),
+      });
+      this.cache.set(key, fm);
+    }
+    return fm;
+  }
+}
+
+let shared: FieldManagers | undefined;
+
+/** the process-wide field managers over the built-in schemas */
+export function fieldManagers(): FieldManagers {
+  shared ??= new FieldManagers();
+  return shared;
+}

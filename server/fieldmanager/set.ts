@@ -1,0 +1,212 @@
+// A set of field paths, kept as a trie: at each level the path elements that end there
+// (members) and those that lead further (children), both sorted. A path can be both a member
+// and have children (a list item owned as a whole and field by field: `.` in FieldsV1).
+// Operations return new sets and share unchanged subtrees; only `insert` mutates.
+
+import { comparePathElements, pathElementsEqual, type Path, type PathElement } from './path.js';
+
+export interface ChildNode {
+  readonly pe: PathElement;
+  readonly set: FieldSet;
+}
+
+/** index of `pe` in sorted `list` (by `at`), or where it would go */
+function search<T>(list: readonly T[], pe: PathElement, at: (t: T) => PathElement): { index: number; found: boolean } {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (comparePathElements(at(list[mid]), pe) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return { index: lo, found: lo < list.length && pathElementsEqual(at(list[lo]), pe) };
+}
+
+const self = (pe: PathElement) => pe;
+const nodePe = (n: ChildNode) => n.pe;
+
+export class FieldSet {
+  constructor(
+    readonly members: PathElement[] = [],
+    readonly children: ChildNode[] = [],
+  ) {}
+
+  static of(...paths: Path[]): FieldSet {
+    const s = new FieldSet();
+    for (const p of paths) s.insert(p);
+    return s;
+  }
+
+  /** adds a path (the empty path adds nothing) */
+  insert(path: Path): void {
+    if (path.length === 0) return;
+    let s: FieldSet = this;
+    for (let i = 0; i < path.length - 1; i++) s = s.descend(path[i]);
+    const last = path[path.length - 1];
+    const at = search(s.members, last, self);
+    if (!at.found) s.members.splice(at.index, 0, last);
+  }
+
+  /** the child set at `pe`, created when absent (mutates) */
+  descend(pe: PathElement): FieldSet {
+    const at = search(this.children, pe, nodePe);
+    if (at.found) return this.children[at.index].set;
+    const set = new FieldSet();
+    this.children.splice(at.index, 0, { pe, set });
+    return set;
+  }
+
+  hasMember(pe: PathElement): boolean {
+    return search(this.members, pe, self).found;
+  }
+
+  child(pe: PathElement): FieldSet | undefined {
+    const at = search(this.children, pe, nodePe);
+    return at.found ? this.children[at.index].set : undefined;
+  }
+
+  has(path: Path): boolean {
+    if (path.length === 0) return false;
+    let s: FieldSet | undefined = this;
+    for (let i = 0; i < path.length - 1 && s; i++) s = s.child(path[i]);
+    return s !== undefined && s.hasMember(path[path.length - 1]);
+  }
+
+  /** the paths under `pe`, relative to it (an empty set when none) */
+  withPrefix(pe: PathElement): FieldSet {
+    return this.child(pe) ?? new FieldSet();
+  }
+
+  empty(): boolean {
+    return this.members.length === 0 && this.children.every((c) => c.set.empty());
+  }
+
+  size(): number {
+    return this.members.length + this.children.reduce((n, c) => n + c.set.size(), 0);
+  }
+
+  union(o: FieldSet): FieldSet {
+    const members = mergeSorted(this.members, o.members, self, 'union');
+    const children: ChildNode[] = [];
+    let i = 0;
+    let j = 0;
+    while (i < this.children.length && j < o.children.length) {
+      const c = comparePathElements(this.children[i].pe, o.children[j].pe);
+      if (c < 0) children.push(this.children[i++]);
+      else if (c > 0) children.push(o.children[j++]);
+      else {
+        children.push({ pe: this.children[i].pe, set: this.children[i].set.union(o.children[j].set) });
+        i++;
+        j++;
+      }
+    }
+    children.push(...this.children.slice(i), ...o.children.slice(j));
+    return new FieldSet(members, children);
+  }
+
+  intersection(o: FieldSet): FieldSet {
+    const members = mergeSorted(this.members, o.members, self, 'intersection');
+    const children: ChildNode[] = [];
+    let i = 0;
+    let j = 0;
+    while (i < this.children.length && j < o.children.length) {
+      const c = comparePathElements(this.children[i].pe, o.children[j].pe);
+      if (c < 0) i++;
+      else if (c > 0) j++;
+      else {
+        const set = this.children[i].set.intersection(o.children[j].set);
+        if (!set.empty()) children.push({ pe: this.children[i].pe, set });
+        i++;
+        j++;
+      }
+    }
+    return new FieldSet(members, children);
+  }
+
+  /** the paths of this set not in `o` (a member of `o` removes only that path) */
+  difference(o: FieldSet): FieldSet {
+    const members = mergeSorted(this.members, o.members, self, 'difference');
+    const children: ChildNode[] = [];
+    let i = 0;
+    let j = 0;
+    while (i < this.children.length && j < o.children.length) {
+      const c = comparePathElements(this.children[i].pe, o.children[j].pe);
+      if (c < 0) children.push(this.children[i++]);
+      else if (c > 0) j++;
+      else {
+        const set = this.children[i].set.difference(o.children[j].set);
+        if (!set.empty()) children.push({ pe: this.children[i].pe, set });
+        i++;
+        j++;
+      }
+    }
+    children.push(...this.children.slice(i));
+    return new FieldSet(members, children);
+  }
+
+  /** like difference, but a member of `o` also removes everything under it */
+  recursiveDifference(o: FieldSet): FieldSet {
+    const members = mergeSorted(this.members, o.members, self, 'difference');
+    const children: ChildNode[] = [];
+    let j = 0;
+    for (const node of this.children) {
+      while (j < o.children.length && comparePathElements(o.children[j].pe, node.pe) < 0) j++;
+      if (o.hasMember(node.pe)) continue;
+      if (j < o.children.length && pathElementsEqual(o.children[j].pe, node.pe)) {
+        const set = node.set.recursiveDifference(o.children[j].set);
+        if (!set.empty()) children.push({ pe: node.pe, set });
+      } else {
+        children.push(node);
+      }
+    }
+    return new FieldSet(members, children);
+  }
+
+  /** the members that are not also parents, at every level */
+  leaves(): FieldSet {
+    const members = this.members.filter((m) => !this.children.some((c) => pathElementsEqual(c.pe, m)));
+    return new FieldSet(
+      members,
+      this.children.map((c) => ({ pe: c.pe, set: c.set.leaves() })),
+    );
+  }
+
+  equals(o: FieldSet): boolean {
+    if (this.members.length !== o.members.length || this.children.length !== o.children.length) return false;
+    for (let i = 0; i < this.members.length; i++) if (!pathElementsEqual(this.members[i], o.members[i])) return false;
+    for (let i = 0; i < this.children.length; i++) {
+      if (!pathElementsEqual(this.children[i].pe, o.children[i].pe) || !this.children[i].set.equals(o.children[i].set)) return false;
+    }
+    return true;
+  }
+
+  /** every path, members of a level before its children, each in order */
+  paths(prefix: Path = []): Path[] {
+    const out: Path[] = this.members.map((m) => [...prefix, m]);
+    for (const c of this.children) out.push(...c.set.paths([...prefix, c.pe]));
+    return out;
+  }
+}
+
+function mergeSorted<T>(a: readonly T[], b: readonly T[], at: (t: T) => PathElement, op: 'union' | 'intersection' | 'difference'): T[] {
+  const out: T[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const c = comparePathElements(at(a[i]), at(b[j]));
+    if (c < 0) {
+      if (op !== 'intersection') out.push(a[i]);
+      i++;
+    } else if (c > 0) {
+      if (op === 'union') out.push(b[j]);
+      j++;
+    } else {
+      if (op !== 'difference') out.push(a[i]);
+      i++;
+      j++;
+    }
+  }
+  if (op !== 'intersection') out.push(...a.slice(i));
+  if (op === 'union') out.push(...b.slice(j));
+  return out;
+}
