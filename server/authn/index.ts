@@ -286,6 +286,7 @@ export function buildAuthentication(input: AuthenticationInputs): Authentication
       keys,
       lookup: input.lookup,
       legacyLookup: v.get('service-account-lookup') !== false,
+      apiAudiences,
     }),
   );
   if (v.get('enable-bootstrap-token-auth') === true) {

@@ -35,6 +35,8 @@ export interface ServiceAccountAuthenticatorOptions {
   lookup: ObjectLookup;
   /** --service-account-lookup: legacy tokens must still exist in the API */
   legacyLookup: boolean;
+  /** legacy tokens carry no audience: they are valid for these (the API audiences) only */
+  apiAudiences?: readonly string[];
   now?: () => Date;
 }
 
@@ -161,7 +163,7 @@ export function createServiceAccountAuthenticator(opts: ServiceAccountAuthentica
     return { user, audiences: matched };
   };
 
-  const validateLegacy = async (token: string, claims: Claims, audiences: readonly string[]): Promise<{ user: UserInfo; audiences: string[] }> => {
+  const validateLegacy = async (token: string, claims: Claims, audiences: readonly string[]): Promise<{ user: UserInfo; audiences: string[] } | null> => {
     const namespace = str(claims['kubernetes.io/serviceaccount/namespace']);
     const secretName = str(claims['kubernetes.io/serviceaccount/secret.name']);
     const saName = str(claims['kubernetes.io/serviceaccount/service-account.name']);
@@ -170,6 +172,9 @@ export function createServiceAccountAuthenticator(opts: ServiceAccountAuthentica
     if (!secretName) throw new Error('secretName claim is missing');
     if (!saName) throw new Error('serviceAccountName claim is missing');
     if (!saUid) throw new Error('serviceAccountUID claim is missing');
+    const api = opts.apiAudiences ?? [];
+    const matched = api.length > 0 && audiences.length > 0 ? api.filter((a) => audiences.includes(a)) : [...audiences];
+    if (api.length > 0 && audiences.length > 0 && matched.length === 0) return null;
     if (opts.legacyLookup) {
       const secret = await opts.lookup('secrets', namespace, secretName);
       if (!secret) throw new Error('token has been invalidated');
@@ -185,7 +190,7 @@ export function createServiceAccountAuthenticator(opts: ServiceAccountAuthentica
     }
     return {
       user: { username: serviceAccountUsername(namespace, saName), uid: saUid, groups: serviceAccountGroups(namespace) },
-      audiences: [...audiences],
+      audiences: matched,
     };
   };
 
