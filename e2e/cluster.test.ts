@@ -5,12 +5,13 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startLocalCluster, type LocalCluster } from '../deploy/local-cluster.js';
 import { backendServers } from '../deploy/lib/haproxy-stats.js';
-import { kubectl, kubectlOk, kubectlSpawn, loadKubeconfig, uniqueName, waitFor } from './harness.js';
+import { kubectl, kubectlOk, kubectlSpawn, loadKubeconfig, repoRoot, uniqueName, waitFor } from './harness.js';
 
 const podYaml = (name: string, ns: string): string => `apiVersion: v1
 kind: Pod
@@ -118,5 +119,72 @@ describe('local cluster: 3 etcd + 3 kapi + haproxy', () => {
     for (let i = 0; i < 6; i++) await kubectlOk(['get', 'ns', ns, '-o', 'name'], lb());
     const afterRejoin = (await backendServers(dir)).find((s) => s.name === 'kapi-1')!.sessionsTotal;
     assert.ok(afterRejoin > before, `kapi-1 gets connections again (${before} -> ${afterRejoin})`);
+  });
+});
+
+describe('cluster CLI (make cluster / make cluster-down)', () => {
+  let dir: string;
+  const cli = (args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> =>
+    new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [path.join(repoRoot, 'dist', 'deploy', 'cluster-cli.js'), ...args, '--dir', dir], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+      child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+  const ok = async (args: string[]): Promise<string> => {
+    const r = await cli(args);
+    assert.equal(r.code, 0, `cluster-cli ${args.join(' ')}: ${r.stdout}\n${r.stderr}`);
+    return r.stdout;
+  };
+  // alive and not a zombie (a detached process whose parent, the CLI, has exited is reaped by
+  // whatever adopted it, which may take its time)
+  const alive = (pid: number): boolean => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return !['Z', 'X'].includes(stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3));
+    } catch {
+      return false;
+    }
+  };
+  const recordedPids = (): number[] =>
+    readdirSync(path.join(dir, 'pids')).map((f) => Number(readFileSync(path.join(dir, 'pids', f), 'utf8').trim()));
+
+  before(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'kapi-cluster-cli-test-'));
+  });
+  after(async () => {
+    if (existsSync(path.join(dir, 'cluster.json'))) await cli(['down']);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('up returns with the processes running detached; kill/restart by PID; down stops every one', async () => {
+    const up = await ok(['up', '--replicas', '1', '--etcd-members', '1']);
+    assert.match(up, /cluster up in .*: 1 etcd members, 1 kapi replicas, haproxy/);
+    const pids = recordedPids();
+    assert.equal(pids.length, 3);
+    // the CLI has exited; its processes have not
+    for (const pid of pids) assert.ok(alive(pid), `pid ${pid} alive`);
+    const kubeconfig = path.join(dir, 'admin.kubeconfig');
+    assert.match(await kubectlOk(['get', 'ns', 'default', '-o', 'name'], { kubeconfig }), /namespace\/default/);
+
+    assert.match(await ok(['kill-replica', '0']), /kapi-0 \(pid \d+\) killed/);
+    assert.match(await ok(['status']), /^kapi-0\s+-\s+stopped\s+https:/m);
+    assert.match(await ok(['restart-replica', '0']), /kapi-0 running again/);
+    assert.match(await ok(['status']), /^kapi-0\s+\d+\s+running\s+https:/m);
+    assert.match(await kubectlOk(['get', 'ns', 'default', '-o', 'name'], { kubeconfig }), /namespace\/default/);
+
+    const bad = await cli(['kill-etcd', '5']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /no etcd member 5/);
+
+    const running = recordedPids();
+    assert.match(await ok(['down']), /stopped 3 processes/);
+    for (const pid of running) assert.ok(!alive(pid), `pid ${pid} gone`);
+    assert.match(await ok(['status']), /^etcd-0\s+-\s+stopped/m);
   });
 });

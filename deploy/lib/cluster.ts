@@ -19,6 +19,8 @@ import { existsSync, mkdirSync, openSync, closeSync, readFileSync, writeFileSync
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import net from 'node:net';
+import os from 'node:os';
+import { createHash } from 'node:crypto';
 import { writeKubeconfig } from '../../server/kubeconfig/kubeconfig.js';
 import { ManagedProcess, tail, type ProcessSpec } from './process.js';
 import { haproxyConfig } from './haproxy-config.js';
@@ -250,9 +252,11 @@ async function writePki(state: ClusterState): Promise<void> {
   });
 }
 
-/** haproxy's stats socket (see haproxy-stats.ts) */
+/** haproxy's stats socket (see haproxy-stats.ts); in the temp dir when the cluster dir's path is too long for a unix socket */
 export function haproxySocket(dir: string): string {
-  return path.join(path.resolve(dir), 'haproxy.sock');
+  const inDir = path.join(path.resolve(dir), 'haproxy.sock');
+  if (Buffer.byteLength(inDir) < 100) return inDir;
+  return path.join(os.tmpdir(), `kapi-haproxy-${createHash('sha256').update(inDir).digest('hex').slice(0, 16)}.sock`);
 }
 
 function replicaKubeconfigPath(state: ClusterState, i: number): string {
