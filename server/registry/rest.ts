@@ -19,6 +19,9 @@ export interface RequestContext {
   /** dryRun=All */
   dryRun: boolean;
   fieldManager?: string;
+  /** set by server-side apply, which records the applier's managedFields itself: the
+   *  registry then records no Update entry for the write */
+  managedFieldsRecorded?: boolean;
   /** strict/warn/ignore: what to do about unknown or duplicate fields */
   fieldValidation: 'Strict' | 'Warn' | 'Ignore';
   /** warnings to send back in `Warning` headers */

@@ -61,7 +61,9 @@ const put = (obj: KubeObject) => () => obj;
 test('create fills system metadata in kube order and answers in the request version', async () => {
   const created = await configmaps.create(ctx('store'), cm('fill', { resourceVersion: undefined }));
   assert.deepEqual(Object.keys(created), ['kind', 'apiVersion', 'metadata', 'data']);
-  assert.deepEqual(Object.keys(created.metadata), ['name', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp']);
+  // the creator's Update entry (fieldManager unset: "unknown") comes last, as in kube
+  assert.deepEqual(Object.keys(created.metadata), ['name', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'managedFields']);
+  assert.equal((created.metadata.managedFields?.[0] as { manager?: string }).manager, 'unknown');
   assert.equal(created.metadata.namespace, 'store');
   assert.match(created.metadata.uid ?? '', /^[0-9a-f-]{36}$/);
   assert.match(String(created.metadata.creationTimestamp), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);

@@ -5,6 +5,8 @@
 
 import type { KubeObject, ListResult, ResourceVersionMatch, Storage, Watch, WatchEvent } from '../../storage/interface.js';
 import { isStorageError, StorageError } from '../../storage/errors.js';
+import { fieldManagers } from '../fieldmanager/field-managers.js';
+import { keepManagedFieldsTimes } from '../fieldmanager/timestamps.js';
 import type { ResourceInfo } from '../apis/types.js';
 import { errors, statusFromStorageError, StatusError } from '../http/status.js';
 import type { FieldSet } from '../selectors/fields.js';
@@ -133,6 +135,16 @@ export class GenericStore implements RESTResource {
 
   protected strategyContext(ctx: RequestContext): StrategyContext {
     return { request: ctx, now: this.now(), info: this.info };
+  }
+
+  /** metadata.managedFields after this write: the writer's Update entry gains what it
+   *  changed (kube-apiserver's field manager, run on the defaulted object before admission) */
+  protected recordManagedFields(ctx: RequestContext, current: KubeObject | null, obj: KubeObject): void {
+    if (ctx.managedFieldsRecorded) return;
+    const fm = fieldManagers().for(this.info, this.subresource ?? '');
+    const entries = fm.update(current ? this.fromStorage(current) : null, this.fromStorage(obj), ctx.fieldManager ?? '');
+    if (entries) obj.metadata.managedFields = entries as unknown as NonNullable<KubeObject['metadata']['managedFields']>;
+    else delete obj.metadata.managedFields;
   }
 
   protected requireVerb(verb: StoreVerb): void {
@@ -336,6 +348,7 @@ export class GenericStore implements RESTResource {
     if (!obj.metadata || typeof obj.metadata !== 'object') obj.metadata = {};
     this.ensureNamespace(obj, ctx.namespace);
     this.strategy.applyDefaults(obj, c);
+    this.recordManagedFields(ctx, null, obj);
     if (this.strategy.namespaced && this.namespaces) {
       await checkNamespaceAcceptsCreate(this.namespaces, obj.metadata.namespace ?? '', this.info.group, this.info.resource, obj.metadata.name ?? '');
     }
@@ -509,6 +522,7 @@ export class GenericStore implements RESTResource {
     }
     this.ensureNamespace(obj, ctx.namespace);
     this.strategy.applyDefaults(obj, c);
+    this.recordManagedFields(ctx, null, obj);
     if (this.strategy.namespaced && this.namespaces) {
       await checkNamespaceAcceptsCreate(this.namespaces, obj.metadata.namespace ?? '', this.info.group, this.info.resource, name);
     }
@@ -536,6 +550,7 @@ export class GenericStore implements RESTResource {
     let obj = this.toStorage(await transform(this.fromStorage(current)));
     if (!obj.metadata) obj.metadata = {};
     this.strategy.applyDefaults(obj, c);
+    this.recordManagedFields(ctx, current, obj);
     obj = await this.admit(ctx, 'UPDATE', obj, current);
     const meta = obj.metadata;
     const old = current.metadata;
@@ -558,6 +573,8 @@ export class GenericStore implements RESTResource {
     const finish = await this.strategy.beginUpdate?.(obj, current, c);
     try {
       this.beforeUpdate(ctx, c, obj, current, name);
+      // a write that changes nothing but managedFields times stays a no-op
+      keepManagedFieldsTimes(obj, current);
       await this.validateAdmission(ctx, 'UPDATE', obj, current, name);
     } catch (e) {
       await finish?.(false);
