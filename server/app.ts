@@ -5,8 +5,9 @@
 //   -> registry, discovery, OpenAPI -> controllers -> HTTPS server
 //
 // Shutdown (SIGTERM): /readyz starts failing, --shutdown-delay-duration passes (load
-// balancers notice), listeners close, controllers and watches stop, storage and the etcd
-// client close, the embedded etcd stops.
+// balancers notice; the API keeps serving), the listener closes and watches end cleanly,
+// requests in flight are answered, controllers stop, storage and the etcd client close, the
+// embedded etcd stops.
 
 import os from 'node:os';
 import path from 'node:path';
@@ -30,7 +31,6 @@ import { createServiceAllocator } from './allocators/service-allocator.js';
 import { startRepairLoop } from './allocators/repair.js';
 import { startControllers } from './controllers/index.js';
 import { createApiHandler } from './http/api-handler.js';
-import { applyPatchTypes } from './endpoints/patch/apply.js';
 import { strategicPatchTypes } from './endpoints/patch/strategic-applier.js';
 import { createSecureServer } from './http/server.js';
 import { logCheck, namedCheck, pingCheck, shutdownCheck, type HealthCheck } from './http/health.js';
@@ -267,15 +267,18 @@ export async function startApp(config: KapiConfig): Promise<App> {
     }
 
     // --- HTTPS ------------------------------------------------------------------------
+    const endWatches = new AbortController();
+    const requestTimeoutMs = config.values.get('request-timeout') as number;
     const handler = createApiHandler({
       resolver: registry,
       discovery: createDiscoveryHandler({ catalog, serverAddress: hostPort(advertiseAddress) }),
       openapi: createOpenAPIHandler(openapi),
-      patchTypes: new Map([...strategicPatchTypes(), ...applyPatchTypes()]),
+      patchTypes: strategicPatchTypes(),
       nonResource,
       authenticator: authn.authenticator,
       anonymous: authn.anonymous,
       minRequestTimeoutSeconds: config.values.get('min-request-timeout') as number,
+      shutdownSignal: endWatches.signal,
       health: {
         livez: liveChecks,
         healthz: liveChecks,
@@ -296,8 +299,17 @@ export async function startApp(config: KapiConfig): Promise<App> {
     });
     const server = createSecureServer({ cert: pki.servingCertPem, key: pki.servingKeyPem, clientCA: authn.clientCAs, handler });
     const address = await server.listen(config.serving.securePort, config.serving.bindAddress);
-    // listeners close first on shutdown; open watches get a moment to end cleanly
-    started.push({ name: 'https server', stop: () => server.close(1000) });
+    // first to stop (after --shutdown-delay-duration): the listener closes, every watch ends
+    // cleanly (its client resumes on another replica from its last resourceVersion), the
+    // requests in flight are answered within --request-timeout, then the connections close
+    started.push({
+      name: 'https server',
+      stop: async () => {
+        const closing = server.close(requestTimeoutMs);
+        endWatches.abort();
+        await closing;
+      },
+    });
     log.info('serving securely', { address: `${hostPort(address.address)}` });
 
     ready = true;

@@ -2,7 +2,7 @@
 // requested but not required, so authentication (not the TLS layer) decides what they mean.
 
 import { createSecureServer as createHttp2SecureServer, type Http2SecureServer } from 'node:http2';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { HttpRequest, HttpResponse } from './types.js';
 
@@ -22,11 +22,34 @@ export interface SecureServer {
   server: Http2SecureServer;
   /** resolves with the bound address */
   listen(port: number, host?: string): Promise<AddressInfo>;
-  /** stops accepting; open connections are cut after `graceMs` (0: at once) */
+  /**
+   * Graceful close: the listener closes at once; requests in flight are answered (HTTP/2
+   * clients get GOAWAY, HTTP/1.1 responses from now on carry `Connection: close`), then the
+   * connections close. Whatever is still open after `graceMs` is cut (0: everything at once).
+   * Long-running requests (watches) must be ended by their owner, or they hold the close
+   * up until `graceMs`.
+   */
   close(graceMs?: number): Promise<void>;
+  /** requests being served now */
+  readonly inFlight: number;
 }
 
 export function createSecureServer(opts: SecureServerOptions): SecureServer {
+  let inFlight = 0;
+  let closing = false;
+  let onIdle: (() => void) | undefined;
+  // every request is counted until its response closes (finished or aborted), so close()
+  // knows when the requests in flight are done
+  const handler = (req: HttpRequest, res: HttpResponse): void => {
+    inFlight++;
+    res.once('close', () => {
+      inFlight--;
+      if (inFlight === 0) onIdle?.();
+    });
+    // closing: this HTTP/1.1 connection ends after the response (HTTP/2 clients got GOAWAY)
+    if (closing && req.httpVersion.startsWith('1.')) res.setHeader('connection', 'close');
+    opts.handler(req, res);
+  };
   const server = createHttp2SecureServer(
     {
       allowHTTP1: true,
@@ -39,12 +62,18 @@ export function createSecureServer(opts: SecureServerOptions): SecureServer {
       settings: { maxConcurrentStreams: opts.maxConcurrentStreams ?? 1000 },
       maxSessionMemory: opts.maxSessionMemoryMiB ?? 256,
     },
-    opts.handler as unknown as Parameters<typeof createHttp2SecureServer>[1],
+    handler as unknown as Parameters<typeof createHttp2SecureServer>[1],
   );
   const sockets = new Set<TLSSocket>();
   server.on('secureConnection', (socket: TLSSocket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
+  });
+  // connections still in their TLS handshake are only here
+  const rawSockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    rawSockets.add(socket);
+    socket.once('close', () => rawSockets.delete(socket));
   });
   // a client that fails the handshake must not take anything down
   server.on('tlsClientError', () => {});
@@ -62,23 +91,44 @@ export function createSecureServer(opts: SecureServerOptions): SecureServer {
         });
       });
     },
+    get inFlight() {
+      return inFlight;
+    },
     close(graceMs = 0) {
-      return new Promise<void>((resolve) => {
-        let done = false;
-        const finish = () => {
-          if (!done) {
-            done = true;
-            resolve();
-          }
-        };
-        server.close(() => finish());
-        const cut = () => {
-          for (const s of sockets) s.destroy();
-        };
-        if (graceMs <= 0) cut();
-        else setTimeout(cut, graceMs).unref();
-        if (!server.listening) finish();
+      closing = true;
+      // the listener closes now; node also closes idle HTTP/1.1 connections and sends GOAWAY
+      // on every HTTP/2 session (streams in flight go on)
+      const closed = new Promise<void>((resolve) => {
+        if (!server.listening) resolve();
+        else server.close(() => resolve());
       });
+      const drained = new Promise<void>((resolve) => {
+        if (inFlight === 0) return resolve();
+        onIdle = resolve;
+      });
+      let timer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, Math.max(0, graceMs));
+        timer.unref();
+      });
+      return (async () => {
+        await Promise.race([drained, graceOver]);
+        clearTimeout(timer);
+        onIdle = undefined;
+        // nothing is being answered any more (or the grace is over): idle HTTP/1.1
+        // connections end politely; anything else still open is cut
+        for (const s of sockets) {
+          if (inFlight === 0 && !s.destroyed) s.end();
+          else s.destroy();
+        }
+        const cut = setTimeout(() => {
+          for (const s of sockets) s.destroy();
+          for (const s of rawSockets) s.destroy();
+        }, 1000);
+        cut.unref();
+        await closed;
+        clearTimeout(cut);
+      })();
     },
   };
 }
