@@ -31,6 +31,7 @@ import { createServiceAllocator } from './allocators/service-allocator.js';
 import { startRepairLoop } from './allocators/repair.js';
 import { startControllers } from './controllers/index.js';
 import { createApiHandler } from './http/api-handler.js';
+import { applyPatchTypes } from './endpoints/patch/apply.js';
 import { strategicPatchTypes } from './endpoints/patch/strategic-applier.js';
 import { createSecureServer } from './http/server.js';
 import { logCheck, namedCheck, pingCheck, shutdownCheck, type HealthCheck } from './http/health.js';
@@ -273,7 +274,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
       resolver: registry,
       discovery: createDiscoveryHandler({ catalog, serverAddress: hostPort(advertiseAddress) }),
       openapi: createOpenAPIHandler(openapi),
-      patchTypes: strategicPatchTypes(),
+      patchTypes: new Map([...strategicPatchTypes(), ...applyPatchTypes()]),
       nonResource,
       authenticator: authn.authenticator,
       anonymous: authn.anonymous,
