@@ -1,0 +1,173 @@
+// A watch-fed copy of one resource (client-go's informer, in process): list, then watch from
+// the list's revision; a watch that ends resumes from the last revision seen, one that fails
+// (410 Expired, an ERROR event) relists. Every replica runs its own, so each sees writes
+// made through any replica within the watch latency. Reads are synchronous map lookups.
+
+import type { KubeObject, Watch } from '../../storage/interface.js';
+import type { RESTResource } from '../registry/rest.js';
+import { internalContext } from '../controllers/util.js';
+import type { Logger } from '../log.js';
+
+const fieldManager = 'kube-apiserver';
+
+export type InformerListener = (type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: KubeObject, old?: KubeObject) => void;
+
+export interface Informer {
+  readonly resource: RESTResource;
+  get(namespace: string, name: string): KubeObject | undefined;
+  /** every object, or those of one namespace */
+  list(namespace?: string): KubeObject[];
+  /** resolves once the first list is in */
+  readonly synced: Promise<void>;
+  readonly hasSynced: boolean;
+  /** called for every change after it is applied (not for the initial list's objects
+   *  when `initial` is false) */
+  onChange(listener: InformerListener): () => void;
+  stop(): void;
+}
+
+const keyOf = (ns: string, name: string) => `${ns}/${name}`;
+
+function wait(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+export function startInformer(resource: RESTResource, log: Logger, parent?: AbortSignal): Informer {
+  const abort = new AbortController();
+  const signal = abort.signal;
+  parent?.addEventListener('abort', () => abort.abort(), { once: true });
+  const objects = new Map<string, KubeObject>();
+  const byNamespace = new Map<string, Map<string, KubeObject>>();
+  const listeners = new Set<InformerListener>();
+  let markSynced!: () => void;
+  const synced = new Promise<void>((r) => {
+    markSynced = r;
+  });
+  let hasSynced = false;
+
+  const put = (obj: KubeObject): KubeObject | undefined => {
+    const ns = obj.metadata.namespace ?? '';
+    const key = keyOf(ns, obj.metadata.name ?? '');
+    const old = objects.get(key);
+    objects.set(key, obj);
+    let m = byNamespace.get(ns);
+    if (!m) byNamespace.set(ns, (m = new Map()));
+    m.set(obj.metadata.name ?? '', obj);
+    return old;
+  };
+  const remove = (ns: string, name: string): KubeObject | undefined => {
+    const key = keyOf(ns, name);
+    const old = objects.get(key);
+    objects.delete(key);
+    byNamespace.get(ns)?.delete(name);
+    return old;
+  };
+  const emit: InformerListener = (type, obj, old) => {
+    for (const l of listeners) {
+      try {
+        l(type, obj, old);
+      } catch (err) {
+        log.error('informer listener failed', { resource: resource.info.resource, err: (err as Error).message });
+      }
+    }
+  };
+
+  const relist = async (): Promise<string> => {
+    const ctx = internalContext(fieldManager, '', signal);
+    const items: KubeObject[] = [];
+    let rv = '';
+    let cont: string | undefined;
+    do {
+      const page = await resource.list(ctx, { limit: 500, continue: cont });
+      if (!cont) rv = page.metadata.resourceVersion;
+      items.push(...page.items);
+      cont = page.metadata.continue || undefined;
+    } while (cont && !signal.aborted);
+    const seen = new Set<string>();
+    for (const obj of items) {
+      const ns = obj.metadata.namespace ?? '';
+      seen.add(keyOf(ns, obj.metadata.name ?? ''));
+      const old = put(obj);
+      if (!old) emit('ADDED', obj);
+      else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) emit('MODIFIED', obj, old);
+    }
+    for (const [key, old] of [...objects]) {
+      if (seen.has(key)) continue;
+      remove(old.metadata.namespace ?? '', old.metadata.name ?? '');
+      emit('DELETED', old);
+    }
+    return rv;
+  };
+
+  const run = async () => {
+    let rv: string | undefined;
+    let retryMs = 100;
+    while (!signal.aborted) {
+      let watch: Watch | undefined;
+      const stopWatch = () => watch?.stop();
+      signal.addEventListener('abort', stopWatch, { once: true });
+      try {
+        if (rv === undefined) {
+          rv = await relist();
+          if (!hasSynced) {
+            hasSynced = true;
+            markSynced();
+          }
+        }
+        watch = await resource.watch(internalContext(fieldManager, '', signal), { resourceVersion: rv, allowWatchBookmarks: true });
+        if (signal.aborted) watch.stop();
+        for await (const ev of watch) {
+          retryMs = 100;
+          if (ev.type === 'ERROR') {
+            rv = undefined;
+            break;
+          }
+          rv = ev.object.metadata?.resourceVersion || rv;
+          if (ev.type === 'BOOKMARK') continue;
+          const obj = ev.object;
+          if (ev.type === 'DELETED') {
+            const old = remove(obj.metadata.namespace ?? '', obj.metadata.name ?? '');
+            emit('DELETED', obj, old);
+          } else {
+            const old = put(obj);
+            emit(old ? 'MODIFIED' : 'ADDED', obj, old);
+          }
+        }
+      } catch (err) {
+        if (signal.aborted) break;
+        if ((err as { code?: unknown }).code === 410) rv = undefined;
+        log.warn('informer: list/watch failed', { resource: `${resource.info.group}/${resource.info.resource}`, err: (err as Error).message });
+      } finally {
+        signal.removeEventListener('abort', stopWatch);
+        watch?.stop();
+      }
+      await wait(retryMs, signal);
+      retryMs = Math.min(retryMs * 2, 5000);
+    }
+  };
+  void run();
+
+  return {
+    resource,
+    get: (ns, name) => objects.get(keyOf(ns, name)),
+    list: (ns) => (ns === undefined ? [...objects.values()] : [...(byNamespace.get(ns)?.values() ?? [])]),
+    synced,
+    get hasSynced() {
+      return hasSynced;
+    },
+    onChange(l) {
+      listeners.add(l);
+      return () => listeners.delete(l);
+    },
+    stop: () => abort.abort(),
+  };
+}
