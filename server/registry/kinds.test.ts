@@ -74,13 +74,14 @@ test('core and events.k8s.io Events share storage and convert field names', asyn
     reportingInstance: 'ctl-1',
     action: 'Sync',
     reason: 'Synced',
-    regarding: { kind: 'Node', name: 'n1' },
+    // kube requires the event's namespace to be that of the object it is about
+    regarding: { kind: 'Pod', name: 'n1', namespace: 'k' },
     note: 'synced',
     type: 'Normal',
   });
   const viaCore = await core.get(ctx('k'), 'e2', {});
   assert.equal(viaCore.apiVersion, 'v1');
-  assert.deepEqual(viaCore.involvedObject, { kind: 'Node', name: 'n1' });
+  assert.deepEqual(viaCore.involvedObject, { kind: 'Pod', name: 'n1', namespace: 'k' });
   assert.equal(viaCore.message, 'synced');
   assert.equal(viaCore.reportingComponent, 'example.com/ctl');
   assert.equal(viaCore.firstTimestamp, null);

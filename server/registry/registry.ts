@@ -26,6 +26,7 @@ import { ScaleStore } from './scale.js';
 import { GenericStore, type StoreVerb } from './store.js';
 import { defineStrategy, statusStrategy, type ResourceStrategy } from './strategy.js';
 import { nameIsDNSSubdomain, nameIsPathSegment } from './validation/names.js';
+import { builtinKindStrategy, kindStrategyFor } from './kind-strategies.js';
 import { ServiceAccountTokenResource, type ServiceAccountTokenOptions } from './core/serviceaccount-token.js';
 import { virtualResourceFor, type ReviewAuthorizer, type RulesResolver, type TokenAuthenticator } from './virtual/reviews.js';
 
@@ -96,8 +97,14 @@ function hasSubresource(info: ResourceInfo, name: string): boolean {
 
 /** the strategy of a resource (shared by all its versions) */
 export function strategyFor(info: ResourceInfo, deps: { serviceIPAllocator?: ServiceIPAllocator } = {}): ResourceStrategy {
+  return builtinKindStrategy(info, baseStrategyFor(info, deps));
+}
+
+function baseStrategyFor(info: ResourceInfo, deps: { serviceIPAllocator?: ServiceIPAllocator }): ResourceStrategy {
   const s = storageResourceOf(info);
   const key = `${s.group}/${s.resource}`;
+  const kindStrategy = kindStrategyFor(key);
+  if (kindStrategy) return kindStrategy;
   switch (key) {
     case '/namespaces':
       return namespaceStrategy();

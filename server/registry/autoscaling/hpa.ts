@@ -3,6 +3,7 @@
 
 import { asObject, isObject, reorder, type JsonObject } from '../object.js';
 import { defineStrategy, type ResourceStrategy } from '../strategy.js';
+import { validateHorizontalPodAutoscaler } from './validation.js';
 
 export const defaultCPUUtilization = 80;
 
@@ -50,5 +51,6 @@ export function hpaStrategy(): ResourceStrategy {
       }
       obj.spec = reorder(spec, ['scaleTargetRef', 'minReplicas', 'maxReplicas', 'metrics', 'behavior']);
     },
+    validateSpec: validateHorizontalPodAutoscaler,
   });
 }

@@ -3,10 +3,11 @@
 
 import type { KubeObject } from '../../../storage/interface.js';
 import { errors } from '../../http/status.js';
-import { asObject, isObject, reorder } from '../object.js';
+import { asObject, isObject, reorder, semanticEqual } from '../object.js';
 import { defineStrategy, type ResourceStrategy } from '../strategy.js';
 import { fieldErrors, type FieldError } from '../validation/field-error.js';
 import { isConfigMapKey } from '../validation/names.js';
+import { validateObjectMetaUpdate } from '../validation/object-meta.js';
 
 /** total size of data (and binaryData) a ConfigMap or Secret may hold */
 export const maxConfigSizeBytes = 1024 * 1024;
@@ -19,15 +20,14 @@ function validateKeys(map: unknown, path: string): FieldError[] {
   return errs;
 }
 
+/** an `immutable` ConfigMap or Secret keeps `immutable` and its data (kube's order) */
 function validateImmutable(obj: KubeObject, old: KubeObject, fields: string[]): FieldError[] {
   if (old.immutable !== true) return [];
   const errs: FieldError[] = [];
-  for (const f of fields) {
-    if (JSON.stringify(obj[f] ?? null) !== JSON.stringify(old[f] ?? null)) {
-      errs.push(fieldErrors.forbidden(f, 'field is immutable when `immutable` is set'));
-    }
-  }
   if (obj.immutable !== true) errs.push(fieldErrors.forbidden('immutable', 'field is immutable when `immutable` is set'));
+  for (const f of fields) {
+    if (!semanticEqual(obj[f] ?? null, old[f] ?? null)) errs.push(fieldErrors.forbidden(f, 'field is immutable when `immutable` is set'));
+  }
   return errs;
 }
 
@@ -49,7 +49,11 @@ export function configMapStrategy(): ResourceStrategy {
   return defineStrategy({
     namespaced: true,
     validateSpec: (obj) => validateConfigMap(obj),
-    validateSpecUpdate: (obj, old) => validateImmutable(obj, old, ['data', 'binaryData']),
+    validateUpdate: (obj, old) => [
+      ...validateObjectMetaUpdate(obj.metadata, old.metadata),
+      ...validateImmutable(obj, old, ['data', 'binaryData']),
+      ...validateConfigMap(obj),
+    ],
   });
 }
 
@@ -95,7 +99,9 @@ function validateSecret(obj: KubeObject): FieldError[] {
   if (total > maxConfigSizeBytes) errs.push(fieldErrors.tooLong('data', maxConfigSizeBytes));
   const type = typeof obj.type === 'string' ? obj.type : '';
   for (const k of secretTypeRequiredKeys[type] ?? []) {
-    if (!(k in data)) errs.push(fieldErrors.required(`data[${k}]`));
+    // an ssh key must also be non-empty
+    const missing = type === 'kubernetes.io/ssh-auth' ? !data[k] : !(k in data);
+    if (missing) errs.push(fieldErrors.required(`data[${k}]`));
   }
   if (type === 'kubernetes.io/service-account-token') {
     const ann = obj.metadata.annotations ?? {};
@@ -111,8 +117,9 @@ function validateSecret(obj: KubeObject): FieldError[] {
 }
 
 function validateSecretUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
-  const errs = validateImmutable(obj, old, ['data']);
+  const errs: FieldError[] = [];
   if ((obj.type ?? '') !== (old.type ?? '')) errs.push(fieldErrors.invalid('type', String(obj.type ?? ''), 'field is immutable'));
+  errs.push(...validateImmutable(obj, old, ['data']));
   return errs;
 }
 
@@ -147,6 +154,6 @@ export function secretStrategy(): ResourceStrategy {
       Object.assign(obj, ordered);
     },
     validateSpec: (obj) => validateSecret(obj),
-    validateSpecUpdate: validateSecretUpdate,
+    validateUpdate: (obj, old) => [...validateObjectMetaUpdate(obj.metadata, old.metadata), ...validateSecretUpdate(obj, old), ...validateSecret(obj)],
   });
 }

@@ -1,0 +1,95 @@
+// The strategies of the built-in kinds whose defaulting and validation live in their group
+// folders (policy, networking, rbac, coordination, discovery, storage, scheduling, node and the
+// smaller core kinds), and what every built-in kind gets on top of its own strategy: resource
+// quantities in canonical form, and core's finalizer-name rule.
+
+import { loadSchemas } from '../apis/schema.js';
+import type { ResourceInfo } from '../apis/types.js';
+import { storageKindOf } from './conversion/index.js';
+import { leaseStrategy } from './coordination/lease.js';
+import { eventStrategy } from './core/events.js';
+import { endpointsStrategy, limitRangeStrategy, podTemplateStrategy, resourceQuotaStrategy, serviceAccountStrategy } from './core/misc.js';
+import { endpointSliceStrategy } from './discovery/endpointslice.js';
+import { ingressClassStrategy, ingressStrategy } from './networking/ingress.js';
+import { networkPolicyStrategy } from './networking/networkpolicy.js';
+import { runtimeClassStrategy } from './node/runtimeclass.js';
+import { podDisruptionBudgetStrategy } from './policy/pdb.js';
+import { quantityCanonicalizerFor } from './quantity-fields.js';
+import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategy } from './rbac/rbac.js';
+import { priorityClassStrategy } from './scheduling/priorityclass.js';
+import { storageClassStrategy } from './storage/storageclass.js';
+import type { ResourceStrategy } from './strategy.js';
+import { fieldErrors, type FieldError } from './validation/field-error.js';
+import { isQualifiedName } from './validation/names.js';
+import type { KubeObject } from '../../storage/interface.js';
+
+const factories: Record<string, () => ResourceStrategy> = {
+  '/events': eventStrategy,
+  '/endpoints': endpointsStrategy,
+  '/serviceaccounts': serviceAccountStrategy,
+  '/podtemplates': podTemplateStrategy,
+  '/limitranges': limitRangeStrategy,
+  '/resourcequotas': resourceQuotaStrategy,
+  'policy/poddisruptionbudgets': podDisruptionBudgetStrategy,
+  'networking.k8s.io/networkpolicies': networkPolicyStrategy,
+  'networking.k8s.io/ingresses': ingressStrategy,
+  'networking.k8s.io/ingressclasses': ingressClassStrategy,
+  'rbac.authorization.k8s.io/roles': roleStrategy,
+  'rbac.authorization.k8s.io/clusterroles': clusterRoleStrategy,
+  'rbac.authorization.k8s.io/rolebindings': roleBindingStrategy,
+  'rbac.authorization.k8s.io/clusterrolebindings': clusterRoleBindingStrategy,
+  'coordination.k8s.io/leases': leaseStrategy,
+  'discovery.k8s.io/endpointslices': endpointSliceStrategy,
+  'storage.k8s.io/storageclasses': storageClassStrategy,
+  'scheduling.k8s.io/priorityclasses': priorityClassStrategy,
+  'node.k8s.io/runtimeclasses': runtimeClassStrategy,
+};
+
+/** the strategy of `<group>/<resource>` when one of the group folders defines it */
+export function kindStrategyFor(key: string): ResourceStrategy | undefined {
+  return factories[key]?.();
+}
+
+const standardFinalizers = new Set(['kubernetes', 'orphan', 'foregroundDeletion']);
+
+/** core's validateKubeFinalizerName, per finalizer (on top of the generic list check) */
+export function validateKubeFinalizerNames(obj: KubeObject): FieldError[] {
+  const errs: FieldError[] = [];
+  (obj.metadata.finalizers ?? []).forEach((raw, i) => {
+    const f = typeof raw === 'string' ? raw : String(raw);
+    const path = `metadata.finalizers[${i}]`;
+    const msgs = isQualifiedName(f);
+    for (const m of msgs) errs.push(fieldErrors.invalid(path, f, m));
+    if (!msgs.length && !f.includes('/') && !standardFinalizers.has(f)) {
+      errs.push(fieldErrors.invalid(path, f, 'name is neither a standard finalizer name nor is it fully qualified'));
+    }
+  });
+  return errs;
+}
+
+/** kinds validated without core's ObjectMeta rules (legacy Events) */
+const withoutKubeObjectMeta = new Set(['/events']);
+
+/** wraps a built-in kind's strategy: canonical quantities after defaulting, core's finalizer
+ *  names in validation */
+export function builtinKindStrategy(info: ResourceInfo, base: ResourceStrategy): ResourceStrategy {
+  const storage = storageKindOf(info);
+  const canonicalize = quantityCanonicalizerFor(loadSchemas(), storage.group, storage.version, storage.kind);
+  const key = `${storage.group}/${info.resource}`;
+  const kubeMeta = !withoutKubeObjectMeta.has(key);
+  return {
+    ...base,
+    applyDefaults(obj, c) {
+      base.applyDefaults(obj, c);
+      canonicalize?.(obj as Record<string, unknown>);
+    },
+    validate(obj, c) {
+      const errs = base.validate(obj, c);
+      return kubeMeta ? [...errs, ...validateKubeFinalizerNames(obj)] : errs;
+    },
+    validateUpdate(obj, old, c) {
+      const errs = base.validateUpdate(obj, old, c);
+      return kubeMeta ? [...errs, ...validateKubeFinalizerNames(obj)] : errs;
+    },
+  };
+}
