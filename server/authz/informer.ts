@@ -41,7 +41,12 @@ function wait(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-export function startInformer(resource: RESTResource, log: Logger, parent?: AbortSignal): Informer {
+export interface InformerOptions {
+  /** only objects matching this field selector (e.g. `metadata.name=x`) */
+  fieldSelector?: string;
+}
+
+export function startInformer(resource: RESTResource, log: Logger, parent?: AbortSignal, opts: InformerOptions = {}): Informer {
   const abort = new AbortController();
   const signal = abort.signal;
   parent?.addEventListener('abort', () => abort.abort(), { once: true });
@@ -87,7 +92,7 @@ export function startInformer(resource: RESTResource, log: Logger, parent?: Abor
     let rv = '';
     let cont: string | undefined;
     do {
-      const page = await resource.list(ctx, { limit: 500, continue: cont });
+      const page = await resource.list(ctx, { limit: 500, continue: cont, fieldSelector: opts.fieldSelector });
       if (!cont) rv = page.metadata.resourceVersion;
       items.push(...page.items);
       cont = page.metadata.continue || undefined;
@@ -123,7 +128,7 @@ export function startInformer(resource: RESTResource, log: Logger, parent?: Abor
             markSynced();
           }
         }
-        watch = await resource.watch(internalContext(fieldManager, '', signal), { resourceVersion: rv, allowWatchBookmarks: true });
+        watch = await resource.watch(internalContext(fieldManager, '', signal), { resourceVersion: rv, allowWatchBookmarks: true, fieldSelector: opts.fieldSelector });
         if (signal.aborted) watch.stop();
         for await (const ev of watch) {
           retryMs = 100;
