@@ -3,38 +3,16 @@
 // on top: raw HTTPS clients per replica and through the load balancer, and clean-up of the
 // cluster's directory.
 
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { startLocalCluster, type ClusterProcess, type LocalCluster } from '../../deploy/local-cluster.js';
 import { KubeHttpClient, loadKubeconfig, type ClientCredentials } from '../http-client.js';
-import { repoRoot } from '../harness.js';
 import { createEtcdClient } from '../../storage/etcd/client.js';
 
-export interface ClusterProcess {
-  name: string;
-  url: string;
-  pid: number;
-  stop(): Promise<void>;
-  kill(): Promise<void>;
-  restart(): Promise<void>;
-  running(): boolean;
-}
-
-export interface LocalCluster {
-  dir: string;
-  lbURL: string;
-  /** points at haproxy */
-  kubeconfig: string;
-  replicas: ClusterProcess[];
-  etcd: ClusterProcess[];
-  haproxy: ClusterProcess;
-  replicaKubeconfig(i: number): string;
-  stop(): Promise<void>;
-}
+export type { ClusterProcess, LocalCluster };
 
 export interface StartClusterOptions {
-  dir: string;
   replicas?: number;
   etcdMembers?: number;
   kapiArgs?: string[];
@@ -50,24 +28,16 @@ export interface TestCluster extends LocalCluster {
   lbClient(opts?: { maxSockets?: number }): KubeHttpClient;
   /** the etcd client URLs, comma separated */
   etcdEndpoints: string;
-}
-
-async function launcher(): Promise<(opts: StartClusterOptions) => Promise<LocalCluster>> {
-  const real = path.join(repoRoot, 'dist', 'deploy', 'local-cluster.js');
-  if (existsSync(real) && !process.env.KAPI_DEV_CLUSTER) {
-    const mod = (await import(pathToFileURL(real).href)) as { startLocalCluster: (o: StartClusterOptions) => Promise<LocalCluster> };
-    return mod.startLocalCluster;
-  }
-  const dev = await import('./dev-cluster.js');
-  return dev.startDevCluster;
+  /** the lines of a process's log (e.g. 'kapi-0') that match `pattern` */
+  logLines(name: string, pattern: RegExp): string[];
 }
 
 /** starts a cluster in a fresh temporary directory; stop() also removes the directory */
-export async function startCluster(opts: Omit<StartClusterOptions, 'dir'> = {}): Promise<TestCluster> {
+export async function startCluster(opts: StartClusterOptions = {}): Promise<TestCluster> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'kapi-cluster-'));
   let cluster: LocalCluster;
   try {
-    cluster = await (await launcher())({ dir, ...opts });
+    cluster = await startLocalCluster({ dir, ...opts });
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
     throw err;
@@ -82,11 +52,19 @@ export async function startCluster(opts: Omit<StartClusterOptions, 'dir'> = {}):
     replicaClient: (i, o) => new KubeHttpClient({ ...creds, server: cluster.replicas[i]!.url }, o),
     lbClient: (o) => new KubeHttpClient({ ...creds, server: cluster.lbURL }, o),
     replicaKubeconfig: (i) => cluster.replicaKubeconfig(i),
+    logLines(name, pattern) {
+      try {
+        return readFileSync(path.join(dir, 'logs', `${name}.log`), 'utf8').split('\n').filter((l) => pattern.test(l));
+      } catch {
+        return [];
+      }
+    },
     async stop() {
       try {
         await cluster.stop();
       } finally {
-        rmSync(dir, { recursive: true, force: true });
+        // KAPI_KEEP_CLUSTER=1 keeps the directory (logs, data) for a look after a failure
+        if (!process.env.KAPI_KEEP_CLUSTER) rmSync(dir, { recursive: true, force: true });
       }
     },
   };

@@ -200,6 +200,10 @@ describe('watch soak: 4 writers, 50 watchers, a replica and an etcd member kille
       `writes: ${writers.reduce((n, w) => n + w.acknowledged, 0)} acknowledged, ${writers.reduce((n, w) => n + w.unknown, 0)} with unknown outcome, ${writers.reduce((n, w) => n + w.retriedUnsent, 0)} resent after a refused connection`,
       `watch: ${watchers.length} watchers, ${watchers.reduce((n, { r }) => n + r.events.length, 0)} events, ${watchers.reduce((n, { r }) => n + r.bookmarks.length, 0)} bookmarks, ${streams.length} streams (${cut} cut, ${streams.filter((s) => s.status !== 200).length} refused or failed), 410s: ${watchers.reduce((n, { r }) => n + r.expired, 0)}`,
     ];
+    // what the replicas warned about (a late event after trusted progress would show here)
+    for (const r of cluster.replicas) {
+      for (const l of cluster.logLines(r.name, /watch cache|etcd-io\/etcd#15220|request handler failed/).slice(0, 5)) summary.push(`${r.name}: ${l}`);
+    }
     for (const line of summary) t.diagnostic(line);
     const all = [...unexpected, ...writeProblems, ...lagging, ...watchProblems, ...stateProblems];
     for (const w of writers) w.close();
