@@ -1,6 +1,6 @@
 // The strategies of the built-in kinds whose defaulting and validation live in their group
-// folders (policy, networking, rbac, coordination, discovery, storage, scheduling, node and the
-// smaller core kinds), and what every built-in kind gets on top of its own strategy: resource
+// folders (policy, networking, coordination, discovery, storage, scheduling, node and the
+// smaller core kinds; RBAC's live with its escalation checks in rbac/strategies.ts), and what every built-in kind gets on top of its own strategy: resource
 // quantities in canonical form, and core's finalizer-name rule.
 
 import { loadSchemas } from '../apis/schema.js';
@@ -15,7 +15,6 @@ import { networkPolicyStrategy } from './networking/networkpolicy.js';
 import { runtimeClassStrategy } from './node/runtimeclass.js';
 import { podDisruptionBudgetStrategy } from './policy/pdb.js';
 import { quantityCanonicalizerFor } from './quantity-fields.js';
-import { clusterRoleBindingStrategy, clusterRoleStrategy, roleBindingStrategy, roleStrategy } from './rbac/rbac.js';
 import { priorityClassStrategy } from './scheduling/priorityclass.js';
 import { storageClassStrategy } from './storage/storageclass.js';
 import type { ResourceStrategy } from './strategy.js';
@@ -34,10 +33,6 @@ const factories: Record<string, () => ResourceStrategy> = {
   'networking.k8s.io/networkpolicies': networkPolicyStrategy,
   'networking.k8s.io/ingresses': ingressStrategy,
   'networking.k8s.io/ingressclasses': ingressClassStrategy,
-  'rbac.authorization.k8s.io/roles': roleStrategy,
-  'rbac.authorization.k8s.io/clusterroles': clusterRoleStrategy,
-  'rbac.authorization.k8s.io/rolebindings': roleBindingStrategy,
-  'rbac.authorization.k8s.io/clusterrolebindings': clusterRoleBindingStrategy,
   'coordination.k8s.io/leases': leaseStrategy,
   'discovery.k8s.io/endpointslices': endpointSliceStrategy,
   'storage.k8s.io/storageclasses': storageClassStrategy,
