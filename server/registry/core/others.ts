@@ -7,6 +7,7 @@ import { asObject, isObject, reorder } from '../object.js';
 import { defineStrategy, statusStrategy, type ResourceStrategy } from '../strategy.js';
 import { defaultPodTemplate } from './pod-spec.js';
 import { validatePodTemplateSpec } from './pod-validation.js';
+import { defaultNodeStatus, validateNodeSpec } from './misc.js';
 import { selectorMismatch } from './workload-validation.js';
 import type { FieldError } from '../validation/field-error.js';
 import { fieldErrors } from '../validation/field-error.js';
@@ -71,6 +72,8 @@ function validateReplicationController(obj: KubeObject): FieldError[] {
 export function nodeStrategy(): ResourceStrategy {
   return defineStrategy({
     namespaced: false,
+    applyDefaults: defaultNodeStatus,
+    validateSpec: validateNodeSpec,
     // a node registers with the status it reports
     hasStatusSubresource: false,
     prepareUpdate(obj, old) {
