@@ -29,6 +29,9 @@ import { nameIsDNSSubdomain, nameIsPathSegment } from './validation/names.js';
 import { builtinKindStrategy, kindStrategyFor } from './kind-strategies.js';
 import { ServiceAccountTokenResource, type ServiceAccountTokenOptions } from './core/serviceaccount-token.js';
 import { virtualResourceFor, type ReviewAuthorizer, type RulesResolver, type TokenAuthenticator } from './virtual/reviews.js';
+import { withEscalationChecks, type RbacResource } from './rbac/escalation-hooks.js';
+import type { EscalationDeps } from '../authz/rbac/escalation.js';
+import { rulesOf, type RoleRef } from '../authz/rbac/types.js';
 
 export { keyPrefixFor } from './keys.js';
 
@@ -46,6 +49,8 @@ export interface RegistryOptions {
   tokenAuthenticator?: TokenAuthenticator;
   /** the TokenRequest subresource (`serviceaccounts/<name>/token`); not served without it */
   serviceAccountTokens?: ServiceAccountTokenOptions;
+  /** RBAC escalation checks on role and binding writes; none without it (AlwaysAllow) */
+  rbacEscalation?: EscalationDeps;
 }
 
 export interface Registry extends ResourceResolver {
@@ -203,6 +208,15 @@ export function createRegistry(opts: RegistryOptions): Registry {
 
   const handlers = new Map<string, RESTResource>();
   const strategies = new Map<string, ResourceStrategy>();
+  // the role a binding names is read from storage, not a cache that may lag behind it
+  const readRoleRules = async (ref: RoleRef, namespace: string) => {
+    const resource = ref.kind === 'Role' ? 'roles' : 'clusterroles';
+    const store = handlers.get(handlerKey('rbac.authorization.k8s.io', 'v1', resource));
+    if (!store) throw errors.notFound({ group: 'rbac.authorization.k8s.io', resource, name: ref.name });
+    const ctx = { user: { username: 'system:apiserver', groups: ['system:masters'] }, namespace: ref.kind === 'Role' ? namespace : '', dryRun: false, fieldValidation: 'Ignore' as const, warnings: [] };
+    return rulesOf(await store.get(ctx, ref.name, {}));
+  };
+  const rbacEscalation = opts.rbacEscalation ? { roleRules: readRoleRules, ...opts.rbacEscalation } : undefined;
 
   for (const info of opts.resources) {
     const virtual = virtualResourceFor(info, now, {
@@ -218,6 +232,8 @@ export function createRegistry(opts: RegistryOptions): Registry {
     let strategy = strategies.get(prefix);
     if (!strategy) {
       strategy = strategyFor(info, { serviceIPAllocator: opts.serviceIPAllocator });
+      const sr = storageResourceOf(info);
+      if (rbacEscalation && sr.group === 'rbac.authorization.k8s.io') strategy = withEscalationChecks(sr.resource as RbacResource, strategy, rbacEscalation);
       strategies.set(prefix, strategy);
     }
     const storage = storageFor(prefix);
