@@ -324,3 +324,82 @@ describe('impersonation needs the impersonate verb (RBAC)', () => {
     assert.match(group.stderr, /groups "admins" is forbidden: User "bob" cannot impersonate resource "groups"/);
   });
 });
+
+describe('--authentication-config: CEL claim mappings and anonymous conditions; start-up exclusions', () => {
+  let dir: string;
+  let kapi: KapiProcess;
+  let issuer: Awaited<ReturnType<typeof startIssuer>>;
+
+  before(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'kapi-authn-config-'));
+    issuer = await startIssuer(dir);
+    const ca = readFileSync(issuer.caFile, 'utf8');
+    const config = {
+      apiVersion: 'apiserver.config.k8s.io/v1beta1',
+      kind: 'AuthenticationConfiguration',
+      jwt: [
+        {
+          issuer: { url: issuer.url, audiences: [OIDC_CLIENT_ID], certificateAuthority: ca },
+          claimValidationRules: [{ expression: 'claims.sub != "mallory"', message: 'mallory is not welcome' }],
+          claimMappings: {
+            username: { expression: '"cel:" + claims.sub' },
+            groups: { expression: 'claims.roles.map(r, "role:" + r)' },
+            extra: [{ key: 'example.com/team', valueExpression: 'claims.?team.orValue("")' }],
+          },
+          userValidationRules: [{ expression: '!user.username.startsWith("cel:system:")', message: 'no system users' }],
+        },
+      ],
+      anonymous: { enabled: true, conditions: [{ path: '/livez' }] },
+    };
+    writeFileSync(path.join(dir, 'authn.json'), JSON.stringify(config));
+    kapi = await startKapi({ extraArgs: ['--authentication-config', path.join(dir, 'authn.json'), '--authorization-mode', 'RBAC'] });
+  });
+  after(async () => {
+    await kapi?.stop();
+    await issuer?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('maps an ID token with CEL; validation rules reject with 401', async () => {
+    const kc = writeKubeconfig(path.join(dir, 'cel.kubeconfig'), kapi.kubeconfig, { token: await issuer.sign({ sub: 'erin', roles: ['dev'], team: 'blue' }) });
+    const u = await waitFor('the issuer keys to be fetched', async () => {
+      const r = await kubectl(['auth', 'whoami', '-o', 'json'], { kubeconfig: kc });
+      return r.code === 0 ? (JSON.parse(r.stdout) as Whoami).status.userInfo : false;
+    });
+    assert.equal(u.username, 'cel:erin');
+    assert.deepEqual(u.groups, ['role:dev', 'system:authenticated']);
+    assert.deepEqual(u.extra?.['example.com/team'], ['blue']);
+    for (const sub of ['mallory', 'system:x']) {
+      const bad = writeKubeconfig(path.join(dir, `bad-${sub.replace(/:/g, '')}.kubeconfig`), kapi.kubeconfig, { token: await issuer.sign({ sub, roles: [] }) });
+      const r = await kubectl(['auth', 'whoami'], { kubeconfig: bad });
+      assert.match(r.stderr, /Unauthorized/);
+    }
+  });
+
+  it('anonymous requests are accepted on the listed paths only', async () => {
+    const get = (p: string) =>
+      new Promise<number>((resolve, reject) => {
+        https
+          .get(`${kapi.url}${p}`, { rejectUnauthorized: false }, (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          })
+          .on('error', reject);
+      });
+    assert.equal(await get('/livez'), 200);
+    assert.equal(await get('/readyz'), 401);
+    assert.equal(await get('/api'), 401);
+  });
+
+  it('kapi refuses to start with --authentication-config and --oidc-* together, or with --anonymous-auth', async () => {
+    const cfg = path.join(dir, 'authn.json');
+    await assert.rejects(
+      startKapi({ extraArgs: ['--authentication-config', cfg, '--oidc-issuer-url', issuer.url, '--oidc-client-id', 'x'], readyTimeoutMs: 30000 }),
+      /authentication-config file and oidc-\* flags are mutually exclusive/,
+    );
+    await assert.rejects(
+      startKapi({ extraArgs: ['--authentication-config', cfg, '--anonymous-auth=true'], readyTimeoutMs: 30000 }),
+      /--anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file/,
+    );
+  });
+});
