@@ -399,3 +399,26 @@ describe('merge by schema', () => {
     assert.match(err.message, /\.spec\.template\.spec\.containers: element 0: associative list with keys has an element that omits key field "name"/);
   });
 });
+
+describe('scale', () => {
+  it('a changed replica count moves spec.replicas to the scaler’s Update entry for scale (no time)', () => {
+    const d = applied(
+      deployments,
+      null,
+      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', namespace: 'default' }, spec: { replicas: 2, selector: { matchLabels: { a: 'b' } } } },
+      'app',
+    );
+    const next = structuredClone(d);
+    (next.spec as Obj).replicas = 5;
+    const mf = deployments.scaleUpdate(d, next, 'kubectl') ?? [];
+    assert.deepEqual(
+      mf.map((e) => [e.manager, e.operation, e.apiVersion, e.subresource, e.time !== undefined, e.fieldsV1]),
+      [
+        ['app', 'Apply', 'apps/v1', undefined, true, { 'f:spec': { 'f:selector': {} } }],
+        ['kubectl', 'Update', 'apps/v1', 'scale', false, { 'f:spec': { 'f:replicas': {} } }],
+      ],
+    );
+    // the same count again changes nothing
+    assert.deepEqual(deployments.scaleUpdate(d, structuredClone(d), 'kubectl'), d.metadata.managedFields);
+  });
+});

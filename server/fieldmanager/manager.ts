@@ -238,6 +238,34 @@ export class FieldManager {
   }
 
   /**
+   * managedFields of a parent after a write through its `scale` subresource, as kube-apiserver's
+   * scale handler leaves them: when spec.replicas changes, every manager loses it and the
+   * writer's Update entry for `scale` owns it (an entry that, as there, carries no time).
+   */
+  scaleUpdate(live: KubeObject, next: KubeObject, manager: string): ManagedFieldsEntry[] | undefined {
+    const liveObj = live as unknown as JsonMap;
+    const managed = this.decodeOrEmpty(liveObj);
+    const kept = Array.isArray(liveObj.metadata && (liveObj.metadata as JsonMap).managedFields)
+      ? ((liveObj.metadata as JsonMap).managedFields as ManagedFieldsEntry[])
+      : undefined;
+    if (managed.fields.size === 0) return kept;
+    const replicas = (o: JsonMap) => (isMap(o.spec) ? o.spec.replicas : undefined) ?? 0;
+    if (replicas(liveObj) === replicas(next as unknown as JsonMap)) return kept;
+    const path: Path = [{ field: 'spec' }, { field: 'replicas' }];
+    const only = FieldSet.of(path);
+    for (const [id, vs] of [...managed.fields]) {
+      if (!vs.set.has(path)) continue;
+      const rest = vs.set.difference(only);
+      if (rest.empty()) managed.fields.delete(id);
+      else managed.fields.set(id, { ...vs, set: rest });
+    }
+    const id = managerId({ manager: manager || 'unknown', operation: 'Update', apiVersion: this.apiVersion, subresource: 'scale' });
+    managed.fields.set(id, { set: only, apiVersion: this.apiVersion, applied: false });
+    managed.times.delete(id);
+    return encodeManagedFields(managed);
+  }
+
+  /**
    * Server-side apply of `config` by `manager` over `live` (null: the object is created).
    * Returns the new object with its managedFields; throws the 400/409/500 kube-apiserver answers.
    */
