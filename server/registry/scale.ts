@@ -6,6 +6,7 @@
 
 import type { KubeObject, Watch } from '../../storage/interface.js';
 import type { ResourceInfo } from '../apis/types.js';
+import { fieldManagers } from '../fieldmanager/field-managers.js';
 import { errors } from '../http/status.js';
 import { labelSelectorFromObject, LabelSelector, SelectorError } from '../selectors/labels.js';
 import { apiVersionOf, asObject, clone, isObject } from './object.js';
@@ -91,8 +92,8 @@ export class ScaleStore implements RESTResource {
     name: string,
     transform: ObjectTransform,
   ): Promise<{ object: KubeObject; created: boolean }> {
-    // admission sees the Scale, not the parent
-    const parentCtx: RequestContext = { ...ctx, admission: undefined };
+    // admission sees the Scale, not the parent; managedFields are the scale handler's
+    const parentCtx: RequestContext = { ...ctx, admission: undefined, managedFieldsRecorded: true };
     const { object } = await this.parent.update(
       parentCtx,
       name,
@@ -130,6 +131,9 @@ export class ScaleStore implements RESTResource {
         if (rv) next.metadata.resourceVersion = rv;
         const spec = isObject(next.spec) ? next.spec : (next.spec = {});
         (spec as Record<string, unknown>).replicas = replicasOf(asObject(scale.spec).replicas);
+        const managedFields = fieldManagers().for(this.info).scaleUpdate(current, next, ctx.fieldManager ?? '');
+        if (managedFields) next.metadata.managedFields = managedFields;
+        else delete next.metadata.managedFields;
         return next;
       },
       { allowCreate: false },
