@@ -656,8 +656,8 @@ export class GenericStore implements RESTResource {
       ignoreNotFound = r.kind === 'deleteAfterGrace';
       if (out && preconditions.resourceVersion !== undefined) preconditions.resourceVersion = out.metadata.resourceVersion;
     }
-    // a dry run already has the object as it would be deleted
-    if (ctx.dryRun && out) return { object: this.fromStorage(out), deleted: true };
+    // a dry run goes on to the storage delete (which checks preconditions and admission and
+    // answers with the object as stored: the marks above were not written), as kube-apiserver does
 
     let deleted: KubeObject;
     try {
