@@ -36,6 +36,7 @@ import { strategicPatchTypes } from './endpoints/patch/strategic-applier.js';
 import { createSecureServer } from './http/server.js';
 import { logCheck, namedCheck, pingCheck, shutdownCheck, type HealthCheck } from './http/health.js';
 import { buildAuthentication } from './authn/index.js';
+import { buildAuthorization } from './authz/index.js';
 import { lookupFromResolver } from './authn/object-lookup.js';
 import type { Registry } from './registry/registry.js';
 import { createIssuerDiscoveryHandler, issuerDiscoveryProblem } from './nonresource/oidc.js';
@@ -139,6 +140,10 @@ export async function startApp(config: KapiConfig): Promise<App> {
       lookup: lookupFromResolver(() => registryRef),
     });
     started.push({ name: 'authentication', stop: () => authn.close() });
+    // --authorization-mode / --authorization-config: bad flags or files end start-up here too
+    const authz = buildAuthorization({ values: config.values, explicitlySet: config.explicitlySet, resolvePath: (p) => path.resolve(p) });
+    started.push({ name: 'authorization', stop: () => authz.close() });
+    log.info('authorization', { authorizers: authz.describe.join(',') });
 
     // --- etcd ------------------------------------------------------------------------
     let etcdEndpoints = config.etcd.servers;
@@ -201,8 +206,19 @@ export async function startApp(config: KapiConfig): Promise<App> {
       serviceIPAllocator,
       tokenAuthenticator: authn.tokenReview,
       serviceAccountTokens: authn.serviceAccountTokens,
+      authorizer: authz.reviews,
+      rulesResolver: authz.rules,
+      rbacEscalation: authz.escalation,
     });
     registryRef = registry;
+    // RBAC's and Node's caches, and the default RBAC policy (every start, every replica)
+    const authzStop = new AbortController();
+    const authzRun = authz.start(registry, authzStop.signal);
+    started.push({ name: 'authorization caches', stop: () => authzStop.abort() });
+    let rbacBootstrapped = false;
+    void authzRun.rbacBootstrapped.then(() => {
+      rbacBootstrapped = true;
+    });
     // Services written without allocation objects get them before anyone can be handed
     // their addresses; leftovers of crashed writes are freed later (every replica may run it)
     const allocationRepair = startRepairLoop({ allocator: serviceIPAllocator, storage: store });
@@ -220,7 +236,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
       advertiseAddress,
       securePort: config.serving.securePort,
       identity,
-    });
+    }, { rootCaPem: pki.servingCaPem });
     started.push({ name: 'controllers', stop: () => controllers.stop() });
     let bootstrapped = false;
     void controllers.bootstrapped.then(() => {
@@ -245,6 +261,9 @@ export async function startApp(config: KapiConfig): Promise<App> {
       });
     const bootstrapCheck = namedCheck('poststarthook/bootstrap-controller', async () => {
       if (!bootstrapped) throw new Error('bootstrap not finished');
+    });
+    const rbacCheck = namedCheck('poststarthook/rbac/bootstrap-roles', async () => {
+      if (!rbacBootstrapped) throw new Error('not finished');
     });
     const cacheCheck = namedCheck('watch-cache', async () => {
       if (feed && !feed.synced) throw new Error('watch cache not synced yet');
@@ -278,6 +297,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
       nonResource,
       authenticator: authn.authenticator,
       anonymous: authn.anonymous,
+      authorizer: authz.authorizer,
       minRequestTimeoutSeconds: config.values.get('min-request-timeout') as number,
       shutdownSignal: endWatches.signal,
       health: {
@@ -290,6 +310,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
           etcdCheck('etcd-readiness', config.etcd.readycheckTimeoutMs),
           cacheCheck,
           bootstrapCheck,
+          rbacCheck,
           shutdownCheck(() => !ready),
         ],
         livezGracePeriodSeconds: config.livezGracePeriodMs / 1000,

@@ -6,14 +6,18 @@
 // kube-system Leases (one replica at a time): the namespace controller, the garbage
 // collector (ownerReferences, the `orphan` and `foregroundDeletion` finalizers) and the
 // collector of expired identity Leases.
-// Not here yet: RBAC aggregation, service account tokens, token cleaner, bootstrap signer,
-// compaction.
+// Also leader-elected: ClusterRole aggregation, the `default` ServiceAccount of every
+// namespace and, given the cluster CA, the `kube-root-ca.crt` ConfigMap of every namespace.
+// Not here yet: service account token cleaner, bootstrap signer.
 
 import { bootstrapController } from './bootstrap.js';
 import { identityLeaseController, identityLeaseGarbageCollector } from './identity.js';
 import { garbageCollectorController } from './garbage-collector/index.js';
 import { masterEndpointsController } from './master-endpoints.js';
 import { namespaceController } from './namespace.js';
+import { rbacAggregationController } from './rbac-aggregation.js';
+import { rootCAController } from './root-ca.js';
+import { serviceAccountsController } from './serviceaccounts.js';
 import { defaultLogger, type Controller, type ControllerDeps } from './types.js';
 import { errorMessage } from './util.js';
 
@@ -26,7 +30,12 @@ export interface RunningControllers {
   stop(): Promise<void>;
 }
 
-export function startControllers(deps: ControllerDeps): RunningControllers {
+export interface ControllerOptions {
+  /** the CA that verifies the API server, published as kube-root-ca.crt in every namespace */
+  rootCaPem?: string;
+}
+
+export function startControllers(deps: ControllerDeps, opts: ControllerOptions = {}): RunningControllers {
   const log = deps.log ?? defaultLogger;
   let markBootstrapped!: () => void;
   const bootstrapped = new Promise<void>((resolve) => {
@@ -39,7 +48,10 @@ export function startControllers(deps: ControllerDeps): RunningControllers {
     garbageCollectorController(deps),
     identityLeaseController(deps),
     identityLeaseGarbageCollector(deps),
+    rbacAggregationController(deps),
+    serviceAccountsController(deps),
   ];
+  if (opts.rootCaPem) controllers.push(rootCAController(deps, opts.rootCaPem));
   const abort = new AbortController();
   const running = controllers.map((c) =>
     c.start(abort.signal).catch((err: unknown) => {
