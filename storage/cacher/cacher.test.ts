@@ -299,6 +299,49 @@ describe('watch cache over etcd', () => {
     );
   });
 
+  test('a watch catching up through etcd never gets a bookmark ahead of its events (etcd 3.4 progress answers)', async () => {
+    // etcd 3.4 answers a progress request (the feed sends them on the shared etcd stream while
+    // consistent reads wait) with its current revision, even to a watch still replaying old
+    // events (etcd-io/etcd#15220). A client must never get that revision as a bookmark before
+    // the events below it: it would resume from there and lose them.
+    const prefix = newPrefix();
+    const store = createEtcd3Store(client, { prefix });
+    const pad = 'x'.repeat(1500);
+    try {
+      const first = await put(prefix, { ...makePod('ns', 'p0'), pad } as KubeObject);
+      let last = first;
+      for (let i = 1; i < 2000; i++) last = await put(prefix, { ...makePod('ns', `p${i % 40}`), pad } as KubeObject);
+      const feed = await startFeed(prefix, {}, store);
+      const pods = feed.cacherFor('/pods/');
+      const probe = client.watch({ key: Buffer.from(`${prefix}-probe`), startRevision: 0 }, () => {});
+      const asking = setInterval(() => probe.requestProgress(), 1);
+      try {
+        const w = await pods.watch('/pods/', { recursive: true, predicate: everything, resourceVersion: String(first), allowWatchBookmarks: true });
+        assert.ok(w instanceof CatchUpWatch);
+        const r = read(w);
+        let bookmark = 0;
+        let seen = first;
+        while (seen < last) {
+          const e = await r.event();
+          const rv = Number(e.object.metadata.resourceVersion);
+          if (e.type === 'BOOKMARK') {
+            assert.ok(rv >= seen, `bookmark at ${rv} after an event at ${seen}`);
+            bookmark = rv;
+            continue;
+          }
+          assert.ok(rv > bookmark, `${describeEvent(e)} after a bookmark at ${bookmark}`);
+          assert.equal(rv, seen + 1, `${describeEvent(e)} follows ${seen}: every revision is a change of this watch`);
+          seen = rv;
+        }
+      } finally {
+        clearInterval(asking);
+        probe.cancel();
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
   test('after a restart, a watch from an old resourceVersion is served by etcd, then handed to the cache', async () => {
     const prefix = newPrefix();
     const store = createEtcd3Store(client, { prefix });

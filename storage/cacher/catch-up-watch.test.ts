@@ -47,16 +47,33 @@ test('hands over at a revision boundary: each event once, in order', async () =>
   assert.equal(w.servedByCache, true);
 });
 
-test('bookmarks pass through but are no hand-over point; ERROR passes through', async () => {
-  const store = arrayWatch([ev('BOOKMARK', '', 7), ev('ADDED', 'x', 6), ev('ADDED', 'y', 8)]);
+test('store bookmarks are not passed on (etcd 3.4 may send them ahead of events); ERROR passes through', async () => {
+  // the bookmark at 7 overtook the event at 6, as etcd 3.4's progress answer can
+  const store = arrayWatch([ev('ADDED', 'w', 4), ev('BOOKMARK', '', 7), ev('ADDED', 'x', 6), ev('ADDED', 'y', 8)]);
   const from: number[] = [];
   const w = new CatchUpWatch(store, 3, (rev) => {
     from.push(rev);
     return rev >= 6 ? arrayWatch([ev('ADDED', 'y', 8)]) : undefined;
   });
-  assert.deepEqual(await drain(w), ['BOOKMARK @7', 'ADDED x@6', 'ADDED y@8']);
-  assert.deepEqual(from, [3, 6]);
+  assert.deepEqual(await drain(w), ['ADDED w@4', 'ADDED x@6', 'ADDED y@8']);
+  // hand-over tried before 4 (at 3), at the bookmark (after the last event passed on, 4),
+  // before 6 (4 again): the cache cannot; before 8 (at 6): it can
+  assert.deepEqual(from, [3, 4, 4, 6]);
   const expired = arrayWatch([{ type: 'ERROR', object: { metadata: {}, kind: 'Status', code: 410 } }]);
   const w2 = new CatchUpWatch(expired, 3, () => arrayWatch([]));
   assert.deepEqual(await drain(w2), ['ERROR undefined@undefined']);
+});
+
+test('a store bookmark hands over at the last event passed on, not at the bookmark', async () => {
+  const store = arrayWatch([ev('ADDED', 'a', 5), ev('BOOKMARK', '', 9), ev('ADDED', 'b', 7), ev('ADDED', 'c', 9)]);
+  const from: number[] = [];
+  const w = new CatchUpWatch(store, 3, (rev) => {
+    from.push(rev);
+    // the cache's history starts at 5: it replays what follows 5, b and c
+    return rev >= 5 ? arrayWatch([ev('ADDED', 'b', 7), ev('ADDED', 'c', 9), ev('BOOKMARK', '', 9)]) : undefined;
+  });
+  assert.deepEqual(await drain(w), ['ADDED a@5', 'ADDED b@7', 'ADDED c@9', 'BOOKMARK @9']);
+  assert.deepEqual(from, [3, 5]);
+  assert.equal(store.stopped, true);
+  assert.equal(w.servedByCache, true);
 });

@@ -5,12 +5,22 @@
 // everything up to a revision the cache's history covers, the rest comes from the cache and
 // the etcd watch is stopped.
 //
-// The hand-over happens at a revision boundary: when the store delivers an event of a newer
-// revision than the last one it delivered, every event up to that last revision has been
-// delivered, whole revisions included. The newer event is not passed on: the cache watch,
-// started from the last revision, delivers it. So each event is delivered once, in order.
-// BOOKMARKs of the store are passed on but are no hand-over point: the store makes them from
-// etcd progress notifications, which etcd 3.4 may send ahead of events (etcd-io/etcd#15220).
+// The hand-over happens at a revision boundary, at the revision of the last event passed on:
+// - when the store delivers an event of a newer revision, every event up to the last one's
+//   revision has been delivered, whole revisions included. The newer event is not passed on:
+//   the cache watch, started from the last revision, delivers it;
+// - when the store delivers a BOOKMARK: etcd sends all events of one revision in one response,
+//   and the bookmark was queued after the response that held the last event passed on, so
+//   that revision is complete too.
+// So each event is delivered once, in order.
+//
+// The store's BOOKMARKs themselves are never passed on. The store makes them from etcd
+// progress notifications, and etcd 3.4 answers a progress request (which the replica's watch
+// feed sends on the same etcd stream) with its current revision even to a watch that is still
+// catching up, ahead of the old events still on their way (etcd-io/etcd#15220). A client
+// would take that revision as its resume point: events before it would come after it, and a
+// client that disconnected in between would never see them. The cache sends bookmarks of its
+// own once it serves the watch.
 
 import type { Watch, WatchEvent } from '../interface.js';
 
@@ -23,7 +33,7 @@ export class CatchUpWatch implements Watch {
   private it: AsyncIterator<WatchEvent>;
   private onCache = false;
   private stopped = false;
-  /** the revision of the last event or bookmark passed on */
+  /** the revision of the last event passed on (or the revision the watch started from) */
   private lastRevision: number;
 
   constructor(storeWatch: Watch, fromRevision: number, private readonly handOver: HandOver) {
@@ -61,7 +71,11 @@ export class CatchUpWatch implements Watch {
       if (e.type === 'ERROR') return r;
       const rev = Number(e.object.metadata?.resourceVersion);
       if (!Number.isSafeInteger(rev)) return r;
-      if (e.type === 'BOOKMARK') return r;
+      if (e.type === 'BOOKMARK') {
+        // a revision boundary (see above), and nothing a client may rely on
+        this.tryHandOver();
+        continue;
+      }
       if (rev > this.lastRevision && this.tryHandOver()) continue; // the cache delivers `e`
       if (rev > this.lastRevision) this.lastRevision = rev;
       return r;
