@@ -80,7 +80,7 @@ const alwaysAllow: Named = {
 const alwaysDeny: Named = {
   type: 'AlwaysDeny',
   name: 'AlwaysDeny',
-  authorizer: { authorize: async () => ({ decision: 'deny', reason: 'Everything is forbidden.' }) },
+  authorizer: { authorize: async () => ({ decision: 'noOpinion', reason: 'Everything is forbidden.' }) },
   rulesFor: async () => ({ resourceRules: [], nonResourceRules: [], incomplete: false }),
 };
 
