@@ -57,7 +57,7 @@ export class Updater {
   }
 
   /** managers whose version is gone are dropped; sets inside what became atomic are widened */
-  reconcile(live: Json, managers: ManagedSets): ManagedSets {
+  reconcile(managers: ManagedSets): ManagedSets {
     const out: ManagedSets = new Map();
     for (const [manager, vs] of managers) {
       const type = this.typeAt(vs.apiVersion);
@@ -65,7 +65,6 @@ export class Updater {
       const reconciled = reconcileWithSchema(vs.set, type);
       out.set(manager, reconciled ? { ...vs, set: reconciled } : vs);
     }
-    void live;
     return out;
   }
 
@@ -108,7 +107,7 @@ export class Updater {
 
   /** an update by `manager`: returns the managers afterwards */
   update(live: Json, next: Json, managers: ManagedSets, manager: string): ManagedSets {
-    const out = this.reconcile(live, managers);
+    const out = this.reconcile(managers);
     const c = this.takeOwnership(live, next, out, manager, true);
     const previous = out.get(manager)?.set;
     let set = c.modified.union(c.added);
@@ -122,7 +121,7 @@ export class Updater {
   /** an apply by `manager`: the new object (undefined when nothing changes) and the managers */
   apply(live: Json, config: Json, managers: ManagedSets, manager: string, force: boolean): { object: Json | undefined; managers: ManagedSets } {
     const type = this.typeAt(this.o.version)!;
-    const out = this.reconcile(live, managers);
+    const out = this.reconcile(managers);
     let merged: Json = mergeTyped(live, config, type) ?? {};
     const last = out.get(manager);
     out.set(manager, { set: this.filtered(toFieldSet(config, type), this.o.version), apiVersion: this.o.version, applied: true });
