@@ -175,3 +175,11 @@ test('ReplicaSet validation reuses the Deployment wording', () => {
     cause('FieldValueInvalid', 'spec.selector', 'Invalid value: v1.LabelSelector{MatchLabels:map[string]string{}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for deployment'),
   ]);
 });
+
+test('workload names that are not DNS labels draw kube-apiserver warnings', () => {
+  const d = workload('Deployment', { selector: { matchLabels: { app: 'web' } }, template: template() }, 'web.v1');
+  assert.deepEqual(deployments.strategy.warningsOnCreate(d, deployments.ctx), [
+    "metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: [must not contain dots]",
+  ]);
+  assert.deepEqual(deployments.strategy.warningsOnCreate(workload('Deployment', {}, 'web'), deployments.ctx), []);
+});

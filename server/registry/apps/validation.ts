@@ -16,6 +16,7 @@ import { asObject, clone, isObject, semanticEqual, type JsonObject } from '../ob
 import { fieldErrors, goQuote, type FieldError } from '../validation/field-error.js';
 import { validateAnnotations, validateLabels } from '../validation/object-meta.js';
 import {
+  dnsLabel,
   goLabelSelector,
   intOrPercentValue,
   isNotMoreThan100Percent,
@@ -153,6 +154,8 @@ export function validateStatefulSet(obj: KubeObject): FieldError[] {
       if (!retentionPolicies.includes(v)) errs.push(fieldErrors.notSupported(`spec.persistentVolumeClaimRetentionPolicy.${f}`, v, retentionPolicies));
     }
   }
+  // the service name becomes the pods' subdomain
+  if (str(s.serviceName)) errs.push(...dnsLabel(str(s.serviceName), 'spec.serviceName'));
   errs.push(...nonNegative(s.replicas, 'spec.replicas'));
   errs.push(...nonNegative(s.minReadySeconds, 'spec.minReadySeconds'));
   if (isObject(s.ordinals)) errs.push(...nonNegative(s.ordinals.start, 'spec.ordinals.start'));

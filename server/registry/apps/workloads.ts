@@ -9,6 +9,7 @@ import { defaultPersistentVolumeClaimTemplate } from '../core/volumes.js';
 import { asArray, ensureObject, isObject, reorder, semanticEqual, specPart, type JsonObject } from '../object.js';
 import { defineStrategy, statusStrategy, type ResourceStrategy, type StrategyContext } from '../strategy.js';
 import { nameIsDNSLabel } from '../validation/names.js';
+import { workloadNameWarnings } from '../validation/values.js';
 import {
   validateDaemonSet,
   validateDaemonSetUpdate,
@@ -51,7 +52,9 @@ export function deploymentStrategy(): ResourceStrategy {
         const ru = ensureObject(strategy, 'rollingUpdate');
         ru.maxUnavailable ??= '25%';
         ru.maxSurge ??= '25%';
+        strategy.rollingUpdate = reorder(ru, ['maxUnavailable', 'maxSurge']);
       }
+      spec.strategy = reorder(strategy, ['type', 'rollingUpdate']);
       spec.revisionHistoryLimit ??= 10;
       spec.progressDeadlineSeconds ??= 600;
       defaultTemplate(spec);
@@ -60,6 +63,7 @@ export function deploymentStrategy(): ResourceStrategy {
     generationChanged: (obj, old) =>
       !semanticEqual(specPart(obj), specPart(old)) || !semanticEqual(obj.metadata.annotations, old.metadata.annotations),
     validateSpec: validateDeployment,
+    warningsOnCreate: (obj) => workloadNameWarnings(obj.metadata.name ?? ''),
     validateSpecUpdate: validateDeploymentUpdate,
   });
 }
@@ -81,6 +85,7 @@ export function replicaSetStrategy(): ResourceStrategy {
       obj.spec = reorder(spec, replicaSetSpecOrder);
     },
     validateSpec: validateReplicaSet,
+    warningsOnCreate: (obj) => workloadNameWarnings(obj.metadata.name ?? ''),
     validateSpecUpdate: validateReplicaSetUpdate,
   });
 }
@@ -150,7 +155,9 @@ export function daemonSetStrategy(): ResourceStrategy {
         const ru = ensureObject(us, 'rollingUpdate');
         ru.maxUnavailable ??= 1;
         ru.maxSurge ??= 0;
+        us.rollingUpdate = reorder(ru, ['maxUnavailable', 'maxSurge']);
       }
+      spec.updateStrategy = reorder(us, ['type', 'rollingUpdate']);
       spec.revisionHistoryLimit ??= 10;
       defaultTemplate(spec);
       obj.spec = reorder(spec, daemonSetSpecOrder);

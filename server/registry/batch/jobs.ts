@@ -6,7 +6,7 @@ import type { KubeObject } from '../../../storage/interface.js';
 import { defaultPodTemplate } from '../core/pod-spec.js';
 import { asArray, asObject, ensureObject, isObject, reorder } from '../object.js';
 import { defineStrategy, type ResourceStrategy, type StrategyContext } from '../strategy.js';
-import { isDNS1123Label } from '../validation/names.js';
+import { workloadNameWarnings } from '../validation/values.js';
 import { validateObjectMetaUpdate } from '../validation/object-meta.js';
 import {
   labelControllerUid,
@@ -84,13 +84,6 @@ function generateSelector(obj: KubeObject): void {
   obj.spec = reorder(spec, jobSpecOrder);
 }
 
-/** kube warns when a Job name cannot be a pod host name */
-function jobNameWarnings(name: string): string[] {
-  const msgs = isDNS1123Label(name);
-  if (!msgs.length) return [];
-  return [`metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: [${msgs.join(' ')}]`];
-}
-
 export function jobStrategy(): ResourceStrategy {
   return defineStrategy({
     namespaced: true,
@@ -108,7 +101,7 @@ export function jobStrategy(): ResourceStrategy {
     prepareCreate: generateSelector,
     validateSpec: (obj) => validateJob(obj),
     validateUpdate: (obj, old) => [...validateObjectMetaUpdate(obj.metadata, old.metadata), ...validateJobUpdate(obj, old)],
-    warningsOnCreate: (obj) => jobNameWarnings(obj.metadata.name ?? ''),
+    warningsOnCreate: (obj) => workloadNameWarnings(obj.metadata.name ?? ''),
   });
 }
 
@@ -144,6 +137,7 @@ export function cronJobStrategy(): ResourceStrategy {
       obj.spec = reorder(spec, cronJobSpecOrder);
     },
     validateSpec: validateCronJob,
+    warningsOnCreate: (obj) => workloadNameWarnings(obj.metadata.name ?? ''),
     validateUpdate: (obj, old) => [...validateObjectMetaUpdate(obj.metadata, old.metadata), ...validateCronJobUpdate(obj, old)],
   });
 }

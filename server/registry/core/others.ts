@@ -11,7 +11,7 @@ import { defaultNodeStatus, validateNodeSpec } from './misc.js';
 import { selectorMismatch } from './workload-validation.js';
 import type { FieldError } from '../validation/field-error.js';
 import { fieldErrors } from '../validation/field-error.js';
-import { nonNegative, optNum, str } from '../validation/values.js';
+import { nonNegative, optNum, str, workloadNameWarnings } from '../validation/values.js';
 
 const rcSpecOrder = ['replicas', 'minReadySeconds', 'selector', 'template'];
 
@@ -39,6 +39,7 @@ export function replicationControllerStrategy(): ResourceStrategy {
       obj.spec = reorder(spec, rcSpecOrder);
     },
     validateSpec: validateReplicationController,
+    warningsOnCreate: (obj) => workloadNameWarnings(obj.metadata.name ?? ''),
   });
 }
 

@@ -9,6 +9,7 @@ import { defineStrategy, statusStrategy, stringAt, type ResourceStrategy } from 
 import { fieldErrors, type FieldError } from '../validation/field-error.js';
 import { defaultPodOnly, defaultPodSpec, podQOSClass } from './pod-spec.js';
 import { validatePodOnly, validatePodSpecFull } from './pod-validation.js';
+import { workloadNameWarnings } from '../validation/values.js';
 
 const podMutableHint =
   'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';
@@ -65,6 +66,7 @@ export function podStrategy(): ResourceStrategy {
       ...validatePodOnly(obj.spec, 'spec'),
     ],
     validateSpecUpdate: validatePodUpdate,
+    warningsOnCreate: (obj) => workloadNameWarnings(obj.metadata.name ?? '', "the Pod's hostname"),
     gracePeriodSeconds: (obj, opts) => podGracePeriod(obj, opts.gracePeriodSeconds),
   });
 }

@@ -149,6 +149,13 @@ export function validateLocalNonReservedPath(p: string, path: string): FieldErro
   return errs;
 }
 
+/** kube's warning for workload names that are not DNS labels (they become pod host names) */
+export function workloadNameWarnings(name: string, usedFor = 'Pod names and hostnames'): string[] {
+  const msgs = isDNS1123Label(name);
+  if (!msgs.length) return [];
+  return [`metadata.name: this is used in ${usedFor}, which can result in surprising behavior; a DNS label is recommended: [${msgs.join(' ')}]`];
+}
+
 // ---- Go renderings ----
 
 /** `%#v` of a map[string]string; absent is the nil map */
