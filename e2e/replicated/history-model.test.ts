@@ -4,7 +4,8 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectedEvents, validateReflector, validateWrites, type Truth, type WriteRecord } from './history-model.js';
+import { expectedEvents, validateReads, validateReflector, validateWrites, type Truth, type WriteRecord } from './history-model.js';
+import type { ReadRecord } from './reader.js';
 import { Reflector, type ObservedEvent } from './reflector.js';
 
 const st = (rv: number, seq: string, group: string, createRevision = rv) => ({ data: { seq }, labels: { g: group }, rv, createRevision });
@@ -92,5 +93,17 @@ describe('soak checker', () => {
     assert.match(validateWrites(right, doubled).join('\n'), /write s3 \(create a\/y\) applied 2 times/);
     const phantom: Truth = { ...truth, changes: [...truth.changes, { rev: 15, namespace: 'a', name: 'q', cur: st(15, 'w9-1', '1') }] };
     assert.match(validateWrites(right, phantom).join('\n'), /etcd has seq w9-1 \(a\/q\) that no writer wrote/);
+  });
+
+  it('catches a consistent read older than an acknowledged write, and a list that is not the state at its rv', () => {
+    const write: WriteRecord = { writer: 0, op: 'update', namespace: 'a', name: 'x', seq: 's2', rv: 12, acked: true, sentAt: 10, doneAt: 20 };
+    const read = (sentAt: number, rv: number, items: ReadRecord['items']): ReadRecord => ({ server: 'r', namespace: 'a', sentAt, doneAt: sentAt + 5, status: 200, rv, items });
+    // sent before the write was acknowledged: rv 11 is fine; after: it must be 12 or newer
+    assert.deepEqual(validateReads([read(15, 11, [{ name: 'x', rv: 11, seq: 's1' }])], [write], truth), []);
+    assert.deepEqual(validateReads([read(25, 12, [{ name: 'x', rv: 12, seq: 's2' }])], [write], truth), []);
+    assert.match(validateReads([read(25, 11, [{ name: 'x', rv: 11, seq: 's1' }])], [write], truth).join('\n'), /stale read: list of a on r at rv 11, sent after update of a\/x was acknowledged at rv 12/);
+    assert.match(validateReads([read(25, 13, [{ name: 'x', rv: 12, seq: 's2' }])], [write], truth).join('\n'), /at rv 13 is not the state then: missing y@13:s3/);
+    // failed reads are no statement about the state
+    assert.deepEqual(validateReads([{ server: 'r', namespace: 'a', sentAt: 25, doneAt: 30, status: 429 }], [write], truth), []);
   });
 });

@@ -16,6 +16,7 @@ import { createEtcdClient } from '../../storage/etcd/client.js';
 import type { EtcdClient } from '../../storage/etcd/types.js';
 import { prefixEnd } from '../../storage/etcd/types.js';
 import type { ObjectView, ObservedEvent, Reflector } from './reflector.js';
+import type { ReadRecord } from './reader.js';
 
 export interface ObjState {
   data: Record<string, string>;
@@ -248,6 +249,9 @@ export interface WriteRecord {
   prevRv?: number;
   /** why the outcome is unknown */
   unknown?: string;
+  /** performance.now() when sent and when answered (or given up) */
+  sentAt?: number;
+  doneAt?: number;
 }
 
 /** checks the writers' records against etcd's history; [] when right */
@@ -297,6 +301,37 @@ export function validateWrites(writes: WriteRecord[], truth: Truth): string[] {
   }
   for (const [seq, list] of bySeq) {
     if (seq.startsWith('w') && !written.has(seq)) problems.push(`etcd has seq ${seq} (${list[0]!.namespace}/${list[0]!.name}) that no writer wrote`);
+  }
+  return problems;
+}
+
+/** checks consistent reads: each is the state at its resourceVersion, and not older than any
+ *  write acknowledged before it was sent; [] when right */
+export function validateReads(reads: ReadRecord[], writes: WriteRecord[], truth: Truth): string[] {
+  const problems: string[] = [];
+  const acked = writes
+    .filter((w) => w.acked && w.rv !== undefined && w.doneAt !== undefined)
+    .sort((a, b) => a.doneAt! - b.doneAt!);
+  const ok = reads.filter((r) => r.status === 200 && r.rv !== undefined).sort((a, b) => a.sentAt - b.sentAt);
+  let i = 0;
+  let newest: WriteRecord | undefined;
+  for (const r of ok) {
+    while (i < acked.length && acked[i]!.doneAt! < r.sentAt) {
+      if (!newest || acked[i]!.rv! > newest.rv!) newest = acked[i];
+      i++;
+    }
+    if (newest && r.rv! < newest.rv!) {
+      problems.push(`stale read: list of ${r.namespace} on ${r.server} at rv ${r.rv}, sent after ${newest.op} of ${newest.namespace}/${newest.name} was acknowledged at rv ${newest.rv}`);
+      continue;
+    }
+    if (r.rv! > truth.toRev || r.rv! < truth.fromRev) continue;
+    const want = [...stateAt(truth, r.rv!)].filter(([k]) => k.startsWith(`${r.namespace}/`)).map(([k, s]) => `${k.slice(r.namespace.length + 1)}@${s.rv}:${s.data.seq}`).sort();
+    const got = r.items!.map((it) => `${it.name}@${it.rv}:${it.seq}`).sort();
+    if (JSON.stringify(want) !== JSON.stringify(got)) {
+      const missing = want.filter((x) => !got.includes(x));
+      const extra = got.filter((x) => !want.includes(x));
+      problems.push(`list of ${r.namespace} on ${r.server} at rv ${r.rv} is not the state then: missing ${missing.slice(0, 3).join(', ')}; extra ${extra.slice(0, 3).join(', ')}`);
+    }
   }
   return problems;
 }

@@ -29,6 +29,8 @@ export interface ObservedEvent extends ObjectView {
 export interface StreamRecord {
   server: string;
   fromRv: number;
+  /** Date.now() when the watch request was sent */
+  startedAt: number;
   status: number;
   end?: StreamEnd;
   events: number;
@@ -83,6 +85,9 @@ export class Reflector {
   private current: RawWatch | undefined;
   private listeners: (() => void)[] = [];
   private loop: Promise<void> | undefined;
+  /** while set, the reflector does not watch (a client that went away for a while) */
+  private paused: Promise<void> | undefined;
+  private unpause: (() => void) | undefined;
 
   constructor(readonly opts: ReflectorOptions) {
     this.server = opts.firstServer ?? 0;
@@ -96,8 +101,25 @@ export class Reflector {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unpause?.();
     this.current?.close();
     await this.loop;
+  }
+
+  /** closes the stream and watches no more until resume() */
+  pause(): void {
+    if (this.paused) return;
+    this.paused = new Promise((resolve) => (this.unpause = resolve));
+    this.current?.close();
+  }
+
+  /** watches again from the last resourceVersion seen, first on `servers[server]` */
+  resume(server: number): void {
+    this.server = server;
+    const unpause = this.unpause;
+    this.paused = undefined;
+    this.unpause = undefined;
+    unpause?.();
   }
 
   /** resolves once `pred` holds (checked after every event), or rejects after `timeoutMs` */
@@ -160,6 +182,10 @@ export class Reflector {
 
   private async watchLoop(): Promise<void> {
     while (!this.stopped) {
+      if (this.paused) {
+        await this.paused;
+        continue;
+      }
       const server = this.nextServer();
       const params: Record<string, string> = {
         watch: '1',
@@ -168,7 +194,7 @@ export class Reflector {
       };
       const timeout = this.opts.timeoutSeconds?.();
       if (timeout !== undefined) params.timeoutSeconds = String(timeout);
-      const record: StreamRecord = { server, fromRv: this.lastRv, status: 0, events: 0, bookmarks: 0 };
+      const record: StreamRecord = { server, fromRv: this.lastRv, startedAt: Date.now(), status: 0, events: 0, bookmarks: 0 };
       const streamIndex = this.streams.push(record) - 1;
       const w = openWatch({
         creds: this.opts.creds,
@@ -198,6 +224,7 @@ export class Reflector {
         this.problems.push(`${this.opts.name}: ERROR event from ${server}: ${JSON.stringify(record.error)}`);
       }
       if (this.stopped) return;
+      if (record.end?.kind === 'closed') continue; // paused
       // a stream that never got going: do not spin while a replica is down
       if (record.status !== 200 || (record.events === 0 && record.bookmarks === 0 && record.end?.kind === 'cut')) {
         await sleep(this.opts.retryDelayMs ?? 100);

@@ -8,10 +8,15 @@
 // a stream ends they watch again from their last resourceVersion on the next replica, and
 // never relist: nothing is compacted during the soak, so a 410 is a failure.
 //
+// Two readers make consistent LISTs on the replicas in turn all along. A few watchers go
+// away while the replica is down and come back to it once it has restarted, from a
+// resourceVersion older than its new watch cache.
+//
 // At the end, what really happened is read back from etcd (history-model.ts), and checked:
-// every acknowledged write is there as acknowledged, every watcher saw every change of its
-// objects exactly once in resourceVersion order with the right contents and nothing else,
-// and every replica lists exactly the final state.
+// every acknowledged write is there as acknowledged, every consistent read is the state at
+// its resourceVersion and not older than a write acknowledged before it was sent, every
+// watcher saw every change of its objects exactly once in resourceVersion order with the
+// right contents and nothing else, and every replica lists exactly the final state.
 //
 // KAPI_SOAK_SECONDS (default 65) sets the length.
 
@@ -22,7 +27,8 @@ import { startCluster, etcdLeader, etcdRevision, type TestCluster } from './clus
 import { Reflector } from './reflector.js';
 import { Http2Sessions } from './watch-client.js';
 import { Writer, GROUP_LABEL } from './writer.js';
-import { expectedEvents, readTruth, stateAt, validateReflector, validateWrites, type Scope } from './history-model.js';
+import { expectedEvents, readTruth, stateAt, validateReads, validateReflector, validateWrites, type Scope } from './history-model.js';
+import { Reader } from './reader.js';
 
 const SOAK_MS = Number(process.env.KAPI_SOAK_SECONDS ?? 65) * 1000;
 const WATCHERS = 50;
@@ -89,6 +95,8 @@ describe('watch soak: 4 writers, 50 watchers, a replica and an etcd member kille
       (_, id) => new Writer({ id, creds: cluster.creds, servers, namespaces, groups: GROUPS, pauseMs: 15, targetObjects: 20 }),
     );
     const writing = writers.map((w) => w.run(() => stopWriting));
+    const readers = [0, 1].map((first) => new Reader({ creds: cluster.creds, servers, namespaces, pauseMs: 10, first }));
+    const reading = readers.map((r) => r.run(() => stopWriting));
 
     // --- late watchers and faults --------------------------------------------------------
     const late = (async () => {
@@ -101,11 +109,19 @@ describe('watch soak: 4 writers, 50 watchers, a replica and an etcd member kille
     const at = async (fraction: number) => sleep(Math.max(0, started + SOAK_MS * fraction - Date.now()));
     const victim = cluster.replicas[1]!;
     await at(0.15);
+    // a few watchers go away for as long as the victim is down, and come back to it: they
+    // watch from a resourceVersion older than its new watch cache (served by etcd, then
+    // handed over to the cache)
+    const away = watchers.filter((_, i) => i % 5 <= 1).slice(0, 5);
+    for (const w of away) w.r.pause();
     await victim.kill();
-    note(`SIGKILLed ${victim.name}`);
+    note(`SIGKILLed ${victim.name}; ${away.length} watchers away`);
     await at(0.3);
     await victim.restart();
-    note(`${victim.name} restarted and ready`);
+    const restartRev = await etcdRevision(cluster);
+    const restartedAt = Date.now();
+    for (const w of away) w.r.resume(1);
+    note(`${victim.name} restarted and ready at revision ${restartRev}; the watchers that were away resume there`);
     await at(0.45);
     const leader = await etcdLeader(cluster);
     const member = cluster.etcd[leader]!;
@@ -117,6 +133,8 @@ describe('watch soak: 4 writers, 50 watchers, a replica and an etcd member kille
     await at(1);
     stopWriting = true;
     await Promise.all(writing);
+    await Promise.all(reading);
+    for (const r of readers) r.close();
     await late;
     note('writers stopped');
 
@@ -190,22 +208,29 @@ describe('watch soak: 4 writers, 50 watchers, a replica and an etcd member kille
     }
 
     // --- verdict ---------------------------------------------------------------------------------
-    const writeProblems = validateWrites(writers.flatMap((w) => w.records), truth);
+    const allWrites = writers.flatMap((w) => w.records);
+    const writeProblems = validateWrites(allWrites, truth);
+    const reads = readers.flatMap((r) => r.records);
+    const readProblems = validateReads(reads, allWrites, truth);
+    const readFailures = new Map<string, number>();
+    for (const r of reads) if (r.status !== 200) readFailures.set(String(r.status || r.error), (readFailures.get(String(r.status || r.error)) ?? 0) + 1);
     const watchProblems = watchers.flatMap(({ r, scope }) => validateReflector(r, truth, scope));
     const unexpected = writers.flatMap((w) => w.unexpected);
     const streams = watchers.flatMap(({ r }) => r.streams);
     const cut = streams.filter((s) => s.end?.kind === 'cut').length;
+    const catchUp = streams.filter((s) => s.server === victim.url && s.startedAt >= restartedAt && s.fromRv < restartRev).length;
     const summary = [
       ...log,
       `writes: ${writers.reduce((n, w) => n + w.acknowledged, 0)} acknowledged, ${writers.reduce((n, w) => n + w.unknown, 0)} with unknown outcome, ${writers.reduce((n, w) => n + w.retriedUnsent, 0)} resent after a refused connection`,
-      `watch: ${watchers.length} watchers, ${watchers.reduce((n, { r }) => n + r.events.length, 0)} events, ${watchers.reduce((n, { r }) => n + r.bookmarks.length, 0)} bookmarks, ${streams.length} streams (${cut} cut, ${streams.filter((s) => s.status !== 200).length} refused or failed), 410s: ${watchers.reduce((n, { r }) => n + r.expired, 0)}`,
+      `watch: ${watchers.length} watchers, ${watchers.reduce((n, { r }) => n + r.events.length, 0)} events, ${watchers.reduce((n, { r }) => n + r.bookmarks.length, 0)} bookmarks, ${streams.length} streams (${cut} cut, ${streams.filter((s) => s.status !== 200).length} refused or failed, ${catchUp} on the restarted replica from before its restart), 410s: ${watchers.reduce((n, { r }) => n + r.expired, 0)}`,
+      `reads: ${reads.length} consistent lists, ${reads.filter((r) => r.status === 200).length} answered; refused or failed: ${JSON.stringify(Object.fromEntries(readFailures))}`,
     ];
     // what the replicas warned about (a late event after trusted progress would show here)
     for (const r of cluster.replicas) {
       for (const l of cluster.logLines(r.name, /watch cache|etcd-io\/etcd#15220|request handler failed/).slice(0, 5)) summary.push(`${r.name}: ${l}`);
     }
     for (const line of summary) t.diagnostic(line);
-    const all = [...unexpected, ...writeProblems, ...lagging, ...watchProblems, ...stateProblems];
+    const all = [...unexpected, ...writeProblems, ...readProblems, ...lagging, ...watchProblems, ...stateProblems];
     for (const w of writers) w.close();
     assert.ok(truth.changes.length > 500, `the soak wrote too little to prove anything (${truth.changes.length} changes)`);
     assert.deepEqual(all.slice(0, 40), [], `${all.length} problems:\n${all.slice(0, 40).join('\n')}\n--\n${summary.join('\n')}`);

@@ -9,6 +9,7 @@
 // recorded as such, and its object is never written again: etcd's history says later
 // whether it happened, and a later write cannot blur the answer.
 
+import { performance } from 'node:perf_hooks';
 import { KubeHttpClient, type ClientCredentials, type HttpResponse } from '../http-client.js';
 import { sleep } from '../harness.js';
 import type { WriteRecord } from './history-model.js';
@@ -36,7 +37,7 @@ interface Live {
   labels: Record<string, string>;
 }
 
-type Outcome = { kind: 'ok'; res: HttpResponse } | { kind: 'unknown'; why: string; res?: HttpResponse };
+type Outcome = ({ kind: 'ok'; res: HttpResponse } | { kind: 'unknown'; why: string; res?: HttpResponse }) & { sentAt: number; doneAt: number };
 
 export class Writer {
   readonly records: WriteRecord[] = [];
@@ -95,12 +96,14 @@ export class Writer {
 
   /** sends on the replicas in turn; a refused connection is tried on the next one */
   private async send(method: string, path: string, body?: unknown, contentType?: string): Promise<Outcome> {
+    const sentAt = performance.now();
     for (let tries = 0; ; tries++) {
       const client = this.clients[(this.opts.id + this.attempt++) % this.clients.length]!;
       try {
         const res = await client.request(method, path, { body, contentType, timeoutMs: 20_000 });
-        if (res.status >= 200 && res.status < 300) return { kind: 'ok', res };
-        return { kind: 'unknown', why: `HTTP ${res.status}: ${res.body.slice(0, 200)}`, res };
+        const doneAt = performance.now();
+        if (res.status >= 200 && res.status < 300) return { kind: 'ok', res, sentAt, doneAt };
+        return { kind: 'unknown', why: `HTTP ${res.status}: ${res.body.slice(0, 200)}`, res, sentAt, doneAt };
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'ECONNREFUSED' && tries < 100) {
@@ -108,7 +111,7 @@ export class Writer {
           await sleep(20);
           continue;
         }
-        return { kind: 'unknown', why: `${code ?? ''} ${(err as Error).message}` };
+        return { kind: 'unknown', why: `${code ?? ''} ${(err as Error).message}`, sentAt, doneAt: performance.now() };
       }
     }
   }
@@ -118,12 +121,13 @@ export class Writer {
   }
 
   private record(rec: Omit<WriteRecord, 'acked'>, out: Outcome, obj: Live): void {
+    const times = { sentAt: out.sentAt, doneAt: out.doneAt };
     if (out.kind === 'ok') {
       if (rec.op !== 'delete') rec.rv = this.rvOf(out.res);
-      this.records.push({ ...rec, acked: true });
+      this.records.push({ ...rec, ...times, acked: true });
       return;
     }
-    this.records.push({ ...rec, acked: false, unknown: out.why });
+    this.records.push({ ...rec, ...times, acked: false, unknown: out.why });
     // a 4xx other than 429 means the test or the server is wrong, not a fault
     if (out.res && out.res.status >= 400 && out.res.status < 500 && out.res.status !== 429) {
       this.unexpected.push(`writer ${this.opts.id}: ${rec.op} ${obj.namespace}/${obj.name}: ${out.why}`);
