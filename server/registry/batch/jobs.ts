@@ -77,7 +77,8 @@ function generateSelector(obj: KubeObject): void {
   labels[legacyLabelJobName] ??= name;
   labels[labelControllerUid] ??= uid;
   labels[labelJobName] ??= name;
-  meta.labels = labels;
+  // Go writes map keys sorted
+  meta.labels = Object.fromEntries(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   const selector = isObject(spec.selector) ? spec.selector : (spec.selector = {});
   const matchLabels = isObject(selector.matchLabels) ? selector.matchLabels : (selector.matchLabels = {});
   if (!(labelControllerUid in matchLabels)) matchLabels[labelControllerUid] = uid;
