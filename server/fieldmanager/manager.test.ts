@@ -422,3 +422,37 @@ describe('scale', () => {
     assert.deepEqual(deployments.scaleUpdate(d, structuredClone(d), 'kubectl'), d.metadata.managedFields);
   });
 });
+
+describe('versions', () => {
+  const hpaV2 = managers.for(info('autoscaling', 'v2', 'horizontalpodautoscalers'));
+  const hpaV1 = managers.for(info('autoscaling', 'v1', 'horizontalpodautoscalers'));
+  const target = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' };
+
+  it('a manager recorded in another version loses what a write in this version changed', () => {
+    const v2 = applied(
+      hpaV2,
+      null,
+      {
+        apiVersion: 'autoscaling/v2',
+        kind: 'HorizontalPodAutoscaler',
+        metadata: { name: 'h', namespace: 'default' },
+        spec: { scaleTargetRef: target, minReplicas: 1, maxReplicas: 5 },
+      },
+      'v2-applier',
+    );
+    // the same object as autoscaling/v1 speaks it, written with a new maxReplicas
+    const asV1 = {
+      apiVersion: 'autoscaling/v1',
+      kind: 'HorizontalPodAutoscaler',
+      metadata: v2.metadata,
+      spec: { scaleTargetRef: target, minReplicas: 1, maxReplicas: 9 },
+    } as unknown as KubeObject;
+    const liveV1 = { ...asV1, spec: { ...(asV1.spec as Obj), maxReplicas: 5 } } as unknown as KubeObject;
+    const o = updated(hpaV1, liveV1, asV1 as unknown as Obj, 'v1-writer');
+    assert.deepEqual(owners(o)['v1-writer/Update'], { 'f:spec': { 'f:maxReplicas': {} } });
+    const v2Owner = JSON.stringify(owners(o)['v2-applier/Apply']);
+    assert.ok(!v2Owner.includes('f:maxReplicas') && v2Owner.includes('f:minReplicas'), v2Owner);
+    const entry = (o.metadata.managedFields as ManagedFieldsEntry[]).find((e) => e.manager === 'v2-applier');
+    assert.equal(entry?.apiVersion, 'autoscaling/v2');
+  });
+});

@@ -75,10 +75,13 @@ export function apiVersionString(g: { group: string; version: string }): string 
   return g.group ? `${g.group}/${g.version}` : g.version;
 }
 
-function gvkString(apiVersion: string, kind: string): string {
+function splitApiVersion(apiVersion: string): { group: string; version: string } {
   const slash = apiVersion.indexOf('/');
-  const group = slash >= 0 ? apiVersion.slice(0, slash) : '';
-  const version = slash >= 0 ? apiVersion.slice(slash + 1) : apiVersion;
+  return slash >= 0 ? { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) } : { group: '', version: apiVersion };
+}
+
+function gvkString(apiVersion: string, kind: string): string {
+  const { group, version } = splitApiVersion(apiVersion);
   return `${group}/${version}, Kind=${kind}`;
 }
 
@@ -110,15 +113,11 @@ export class FieldManager {
     return {
       typeOf: (apiVersion) => {
         if (apiVersion === this.apiVersion) return this.type;
-        const slash = apiVersion.indexOf('/');
-        const group = slash >= 0 ? apiVersion.slice(0, slash) : '';
-        if (group !== this.c.kind.group) return undefined;
-        const version = slash >= 0 ? apiVersion.slice(slash + 1) : apiVersion;
+        const { group, version } = splitApiVersion(apiVersion);
         return this.c.types.typeOfKind(group, version, this.c.kind.kind);
       },
       convert: (value, apiVersion) => {
-        const slash = apiVersion.indexOf('/');
-        const to = { group: this.c.kind.group, version: slash >= 0 ? apiVersion.slice(slash + 1) : apiVersion, kind: this.c.kind.kind };
+        const to = { ...splitApiVersion(apiVersion), kind: this.c.kind.kind };
         if (!this.c.convert || !isMap(value)) return value;
         const out = this.c.convert(value as unknown as KubeObject, to) as unknown as JsonMap;
         const type = this.versions().typeOf(apiVersion);
