@@ -316,18 +316,16 @@ export class WatchFeed {
     }
   }
 
-  /** the watch fell behind compaction: list again and turn the differences into events */
+  /** the watch fell behind compaction: list again; every watcher ends (see ResourceCache.reload) */
   private async relist(): Promise<void> {
     const loaded = await this.listAll();
     if (!loaded || this.closed) return;
     const { revision, entries } = loaded;
-    const now = Date.now();
     const perCache = this.partition(entries);
-    for (const cache of this.caches.values()) cache.replaceAll(perCache.get(cache) ?? [], revision, now);
+    for (const cache of this.caches.values()) cache.reload(perCache.get(cache) ?? [], revision);
     if (revision > this.lastEventRevision) this.lastEventRevision = revision;
     this.startWatch(revision + 1);
     this.resolveWaiters();
-    this.onBookmarkTick();
   }
 
   // ---- revisions, waiters, progress ----

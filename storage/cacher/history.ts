@@ -5,7 +5,7 @@
 import type { StoredEntry } from './entry.js';
 
 export interface CacheEvent {
-  /** the etcd revision of the change (for changes found by a relist: the relist revision) */
+  /** the etcd revision of the change */
   readonly revision: number;
   readonly key: string;
   /** the new state; undefined for a deletion */

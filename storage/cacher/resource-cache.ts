@@ -77,7 +77,7 @@ export class ResourceCache {
   }
 
   /** one change seen by the feed: recorded, then delivered to the watchers it concerns */
-  apply(key: string, cur: StoredEntry | undefined, revision: number, now: number, record = true): void {
+  apply(key: string, cur: StoredEntry | undefined, revision: number, now: number): void {
     const prev = this.items.get(key);
     if (cur) {
       this.items.set(key, cur);
@@ -88,26 +88,23 @@ export class ResourceCache {
       this.keys.delete(key);
     }
     const event: CacheEvent = { revision, key, cur, prev, recordedAt: now };
-    if (record) this.history.push(event);
+    this.history.push(event);
     this.dispatch(event);
   }
 
-  /** a relist after the feed lost its etcd watch: the differences become ordinary events
-   *  (changed objects in the order they were written, then deletions at `revision`), so
-   *  watchers carry on; the history restarts at `revision` */
-  replaceAll(entries: StoredEntry[], revision: number, now: number): void {
-    const fresh = new Map<string, StoredEntry>();
-    for (const e of entries) fresh.set(e.key, e);
-    const changed = entries
-      .filter((e) => {
-        const old = this.items.get(e.key);
-        return !old || old.modRevision !== e.modRevision || old.data !== e.data;
-      })
-      .sort((a, b) => a.modRevision - b.modRevision);
-    const gone = [...this.items.keys()].filter((k) => !fresh.has(k));
-    for (const e of changed) this.apply(e.key, e, revision, now, false);
-    for (const k of gone) this.apply(k, undefined, revision, now, false);
-    this.history.reset(revision);
+  /**
+   * A relist after the feed lost its etcd watch past a compaction. The changes in the gap are
+   * gone from etcd, so watchers cannot be told about them as events with their own
+   * resourceVersions (several deletions would share the relist's, and a client resuming
+   * between them would lose the rest). As kube-apiserver's watch cache does when its
+   * reflector relists, every watcher ends (after what it has queued); its client watches
+   * again from its last resourceVersion, which this cache no longer covers: etcd then answers
+   * 410 and the client relists, or another replica still has the history. The contents are
+   * replaced and the history restarts at `revision`.
+   */
+  reload(entries: Iterable<StoredEntry>, revision: number): void {
+    this.close();
+    this.load(entries, revision);
   }
 
   evictHistory(now: number, windowMs: number): void {
