@@ -12,7 +12,7 @@ export async function serveDeleteCollection(scope: Scope): Promise<void> {
   validateListOptions(listOpts);
   const opts = await deleteOptionsOf(scope);
   const tableOptions = tableOptionsFor(scope, media);
-  const { dryRun, ...deleteOptions } = opts;
+  const { dryRun, unsafeIgnoreReadErrors: _unsafe, ...deleteOptions } = opts;
   const ctx = requestContext(scope, { dryRun });
   const list = await scope.resource.deleteCollection(ctx, deleteOptions, listRequestOptions(listOpts));
   await writeObject(scope.state, 200, transformResult(scope, media, list, tableOptions), media);

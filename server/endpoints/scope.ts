@@ -2,6 +2,7 @@
 // the path, the kind bodies must carry, and the request context handed to the registry.
 
 import type { GroupVersionKind } from '../apis/types.js';
+import type { Authorizer } from '../http/authz.js';
 import type { RESTResource, RequestContext } from '../registry/rest.js';
 import type { RequestInfo } from '../http/request-info.js';
 import type { ResourceRef } from '../http/status.js';
@@ -25,6 +26,8 @@ export interface EndpointConfig {
   patchTypes: ReadonlyMap<string, PatchApplier>;
   /** aborted when the server begins to shut down: open watches end so clients move on */
   shutdownSignal?: AbortSignal;
+  /** asked about checks inside a request (the unsafe-delete verb); none means allowed */
+  authorizer?: Authorizer;
 }
 
 export interface Scope {

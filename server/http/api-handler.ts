@@ -110,6 +110,7 @@ export function createRouter(opts: ApiHandlerOptions): Handler {
     tableConvertorFor: opts.tableConvertorFor ?? defaultTableConvertorFor,
     patchTypes: new Map([...builtinPatchTypes(), ...(opts.patchTypes ?? new Map())]),
     shutdownSignal: opts.shutdownSignal,
+    authorizer: opts.authorizer,
   };
   const resources = createResourceHandler(opts.resolver, config);
   const health = createHealthHandler(opts.health ?? {});
