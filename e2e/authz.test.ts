@@ -184,6 +184,30 @@ describe('authorization: Node,RBAC with kubectl 1.33', () => {
     assert.match(edit.stderr, /is attempting to grant RBAC permissions not currently held/);
   });
 
+  it('an unsafe force delete needs unsafe-delete-ignore-read-errors besides delete', async () => {
+    await kubectlOk(['create', 'configmap', 'doomed', '-n', ns1], admin());
+    await apply({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'cm-deleter', namespace: ns1 },
+      rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'delete'] }],
+    });
+    await kubectlOk(['create', 'rolebinding', 'carol-cm-deleter', '--role=cm-deleter', '--user=carol', '-n', ns1], admin());
+    await waitFor('carol may delete configmaps', async () => (await kubectl(['auth', 'can-i', 'delete', 'configmaps', '-n', ns1], as('carol'))).stdout.trim() === 'yes', 15000, 200);
+    const url = `/api/v1/namespaces/${ns1}/configmaps/doomed?ignoreStoreReadErrorWithClusterBreakingPotential=true`;
+    const refused = await kubectl(['delete', '--raw', url], as('carol'));
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /configmaps "doomed" is forbidden: not permitted to do "unsafe-delete-ignore-read-errors"/);
+    await apply({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'cm-deleter', namespace: ns1 },
+      rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'delete', 'unsafe-delete-ignore-read-errors'] }],
+    });
+    await waitFor('the unsafe delete goes through', async () => (await kubectl(['delete', '--raw', url], as('carol'))).code === 0, 15000, 200);
+    assert.notEqual((await kubectl(['get', 'configmap', 'doomed', '-n', ns1], admin())).code, 0);
+  });
+
   it('an aggregated ClusterRole picks up a newly labelled role within seconds', async () => {
     const label = `e2e.kapi.io/aggregate-${ns1}`;
     await apply({
