@@ -160,10 +160,24 @@ test('pod-level fields: containers required, volumes, tolerations, deadlines, na
 });
 
 test('pod updates may only change images and a few fields', () => {
-  const old = pod({ containers: [{ name: 'c', image: 'a' }] });
-  assert.deepEqual(pods.updateCauses(old, pod({ containers: [{ name: 'c', image: 'b' }] })), []);
-  const causes = pods.updateCauses(old, pod({ containers: [{ name: 'c', image: 'a', ports: [{ containerPort: 1 }] }] }));
-  assert.equal(causes.length, 1);
-  assert.equal(causes[0]?.field, 'spec');
-  assert.equal(causes[0]?.reason, 'FieldValueForbidden');
+  const old = pod({ containers: [{ name: 'c', image: 'a' }], activeDeadlineSeconds: 10, tolerations: [{ key: 'k', operator: 'Exists' }] });
+  const spec = (extra: Record<string, unknown>) => pod({ containers: [{ name: 'c', image: 'a' }], activeDeadlineSeconds: 10, tolerations: [{ key: 'k', operator: 'Exists' }], ...extra });
+  assert.deepEqual(pods.updateCauses(old, spec({ containers: [{ name: 'c', image: 'b' }], activeDeadlineSeconds: 5 })), []);
+  assert.deepEqual(pods.updateCauses(old, spec({ tolerations: [{ key: 'k', operator: 'Exists' }, { key: 'x', operator: 'Exists' }] })), []);
+  assert.deepEqual(pods.updateCauses(old, spec({ containers: [{ name: 'c', image: 'a' }, { name: 'd', image: 'a' }] })), [
+    cause('FieldValueForbidden', 'spec.containers', 'Forbidden: pod updates may not add or remove containers'),
+  ]);
+  assert.deepEqual(pods.updateCauses(old, spec({ activeDeadlineSeconds: 20 })), [
+    cause('FieldValueInvalid', 'spec.activeDeadlineSeconds', 'Invalid value: 20: must be less than or equal to previous value'),
+  ]);
+  assert.deepEqual(pods.updateCauses(old, spec({ tolerations: [] })), [
+    cause('FieldValueForbidden', 'spec.tolerations', 'Forbidden: existing toleration can not be modified except its tolerationSeconds'),
+  ]);
+  const changed = pods.updateCauses(old, spec({ terminationGracePeriodSeconds: 5 }));
+  assert.deepEqual(changed.map((c) => [c.reason, c.field]), [['FieldValueForbidden', 'spec']]);
+  assert.ok(
+    changed[0]?.message?.startsWith(
+      'Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)\n',
+    ),
+  );
 });

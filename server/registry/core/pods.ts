@@ -8,38 +8,79 @@ import { asArray, asObject, clone, isObject, semanticEqual, type JsonObject } fr
 import { defineStrategy, statusStrategy, stringAt, type ResourceStrategy } from '../strategy.js';
 import { fieldErrors, type FieldError } from '../validation/field-error.js';
 import { defaultPodOnly, defaultPodSpec, podQOSClass } from './pod-spec.js';
-import { validatePodOnly, validatePodSpecFull } from './pod-validation.js';
+import { validatePodOnly, validatePodSpecFull, validateTolerations } from './pod-validation.js';
 import { workloadNameWarnings } from '../validation/values.js';
 
-const podMutableHint =
-  'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';
+const updatablePodSpecFields = [
+  '`spec.containers[*].image`',
+  '`spec.initContainers[*].image`',
+  '`spec.activeDeadlineSeconds`',
+  '`spec.tolerations` (only additions to existing tolerations)',
+  '`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)',
+];
 
-/** the part of a pod spec an update may not change */
-function immutablePart(spec: unknown): JsonObject {
-  const s = clone(asObject(spec));
-  for (const key of ['containers', 'initContainers']) {
-    s[key] = asArray(s[key]).map((c) => {
-      const copy = { ...asObject(c) };
-      delete copy.image;
-      return copy;
-    });
+function containerUpdates(now: unknown[], before: unknown[], path: string): { errs: FieldError[]; stop: boolean } {
+  if (now.length !== before.length) return { errs: [fieldErrors.forbidden(path, 'pod updates may not add or remove containers')], stop: true };
+  const errs: FieldError[] = [];
+  now.forEach((c, i) => {
+    const image = typeof asObject(c).image === 'string' ? (asObject(c).image as string) : '';
+    if (!image) errs.push(fieldErrors.required(`${path}[${i}].image`));
+    if (image.trim() !== image) errs.push(fieldErrors.invalid(`${path}[${i}].image`, image, 'must not have leading or trailing whitespace'));
+  });
+  return { errs, stop: false };
+}
+
+/** existing tolerations stay (only their tolerationSeconds may change); new ones may be added */
+function onlyAddedTolerations(now: unknown[], before: unknown[], path: string): FieldError[] {
+  for (const old of before) {
+    const found = now.some((n) => semanticEqual({ ...asObject(old), tolerationSeconds: asObject(n).tolerationSeconds }, n));
+    if (!found) return [fieldErrors.forbidden(path, 'existing toleration can not be modified except its tolerationSeconds')];
   }
-  delete s.activeDeadlineSeconds;
-  delete s.tolerations;
-  delete s.terminationGracePeriodSeconds;
-  delete s.schedulingGates;
-  return s;
+  return validateTolerations(now, path);
 }
 
-function tolerationsOnlyAdded(spec: unknown, old: unknown): boolean {
-  const now = asArray(asObject(spec).tolerations);
-  const before = asArray(asObject(old).tolerations);
-  return before.every((t) => now.some((n) => semanticEqual(n, t)));
-}
-
+/** kube's ValidatePodUpdate (beyond the spec validation every update runs) */
 function validatePodUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
-  if (semanticEqual(immutablePart(obj.spec), immutablePart(old.spec)) && tolerationsOnlyAdded(obj.spec, old.spec)) return [];
-  return [fieldErrors.forbidden('spec', podMutableHint)];
+  const spec = asObject(obj.spec);
+  const oldSpec = asObject(old.spec);
+  const errs: FieldError[] = [];
+  for (const key of ['containers', 'initContainers']) {
+    const r = containerUpdates(asArray(spec[key]), asArray(oldSpec[key]), `spec.${key}`);
+    errs.push(...r.errs);
+    if (r.stop) return errs;
+  }
+  const ads = spec.activeDeadlineSeconds;
+  const oldAds = oldSpec.activeDeadlineSeconds;
+  if (typeof ads === 'number') {
+    if (ads < 0 || ads > 2147483647) return [...errs, fieldErrors.invalid('spec.activeDeadlineSeconds', ads, 'must be between 0 and 2147483647, inclusive')];
+    if (typeof oldAds === 'number' && oldAds < ads) {
+      return [...errs, fieldErrors.invalid('spec.activeDeadlineSeconds', ads, 'must be less than or equal to previous value')];
+    }
+  } else if (typeof oldAds === 'number') {
+    errs.push(fieldErrors.invalid('spec.activeDeadlineSeconds', null, 'must not update from a positive integer to nil value'));
+  }
+  errs.push(...onlyAddedTolerations(asArray(spec.tolerations), asArray(oldSpec.tolerations), 'spec.tolerations'));
+  const oldGates = new Set(asArray(oldSpec.schedulingGates).map((g) => asObject(g).name));
+  asArray(spec.schedulingGates).forEach((g, i) => {
+    const name = asObject(g).name;
+    if (!oldGates.has(name)) errs.push(fieldErrors.forbidden(`spec.schedulingGates[${i}].name`, `only deletion is allowed, but found new scheduling gate '${String(name)}'`));
+  });
+  // what may change, taken from the old spec; the rest must be equal
+  const munged = clone(spec);
+  for (const key of ['containers', 'initContainers']) {
+    munged[key] = asArray(munged[key]).map((c, i) => ({ ...asObject(c), image: asObject(asArray(oldSpec[key])[i]).image }));
+    if (!Array.isArray(spec[key])) delete munged[key];
+  }
+  munged.activeDeadlineSeconds = oldSpec.activeDeadlineSeconds;
+  munged.schedulingGates = oldSpec.schedulingGates;
+  munged.tolerations = oldSpec.tolerations;
+  const oldGrace = oldSpec.terminationGracePeriodSeconds;
+  if (typeof oldGrace === 'number' && oldGrace < 0 && munged.terminationGracePeriodSeconds === 1) munged.terminationGracePeriodSeconds = oldGrace;
+  if (!semanticEqual(munged, oldSpec)) {
+    // kube appends a go-cmp diff of the specs after the newline
+    errs.push(fieldErrors.forbidden('spec', `pod updates may not change fields other than ${updatablePodSpecFields.join(',')}\n`));
+  }
+  return errs;
 }
 
 /** kube's CheckGracefulDelete for pods */
