@@ -69,9 +69,11 @@ const withoutKubeObjectMeta = new Set(['/events']);
  *  names in validation */
 export function builtinKindStrategy(info: ResourceInfo, base: ResourceStrategy): ResourceStrategy {
   const storage = storageKindOf(info);
-  const canonicalize = quantityCanonicalizerFor(loadSchemas(), storage.group, storage.version, storage.kind);
+  const schemas = loadSchemas();
+  const canonicalize = quantityCanonicalizerFor(schemas, storage.group, storage.version, storage.kind);
   const key = `${storage.group}/${info.resource}`;
-  const kubeMeta = !withoutKubeObjectMeta.has(key);
+  // custom resources (no generated schema) follow the generic metadata rules only
+  const kubeMeta = !withoutKubeObjectMeta.has(key) && schemas.schemaFor(storage.group, storage.version, storage.kind) !== undefined;
   return {
     ...base,
     applyDefaults(obj, c) {
