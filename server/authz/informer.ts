@@ -3,6 +3,7 @@
 // (410 Expired, an ERROR event) relists. Every replica runs its own, so each sees writes
 // made through any replica within the watch latency. Reads are synchronous map lookups.
 
+import { setMaxListeners } from 'node:events';
 import type { KubeObject, Watch } from '../../storage/interface.js';
 import type { RESTResource } from '../registry/rest.js';
 import { internalContext } from '../controllers/util.js';
@@ -49,6 +50,8 @@ export interface InformerOptions {
 export function startInformer(resource: RESTResource, log: Logger, parent?: AbortSignal, opts: InformerOptions = {}): Informer {
   const abort = new AbortController();
   const signal = abort.signal;
+  // every list and watch of the loop listens on it for a while: not a leak
+  setMaxListeners(100, signal);
   parent?.addEventListener('abort', () => abort.abort(), { once: true });
   const objects = new Map<string, KubeObject>();
   const byNamespace = new Map<string, Map<string, KubeObject>>();
