@@ -18,7 +18,7 @@
 // watcher saw every change of its objects exactly once in resourceVersion order with the
 // right contents and nothing else, and every replica lists exactly the final state.
 //
-// KAPI_SOAK_SECONDS (default 65) sets the length.
+// KAPI_SOAK_SECONDS (default 65) sets the length; KAPI_SOAK_FAULTS=extended adds more faults.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -30,7 +30,10 @@ import { Writer, GROUP_LABEL } from './writer.js';
 import { expectedEvents, readTruth, stateAt, validateReads, validateReflector, validateWrites, type Scope } from './history-model.js';
 import { Reader } from './reader.js';
 
-const SOAK_MS = Number(process.env.KAPI_SOAK_SECONDS ?? 65) * 1000;
+/** KAPI_SOAK_FAULTS=extended adds a frozen replica, an etcd without quorum and a graceful
+ *  restart to the second half (run it longer, e.g. KAPI_SOAK_SECONDS=150) */
+const EXTENDED = process.env.KAPI_SOAK_FAULTS === 'extended';
+const SOAK_MS = Number(process.env.KAPI_SOAK_SECONDS ?? (EXTENDED ? 150 : 65)) * 1000;
 const WATCHERS = 50;
 const LATE_WATCHERS = 10;
 const WRITERS = 4;
@@ -130,6 +133,29 @@ describe('watch soak: 4 writers, 50 watchers, a replica and an etcd member kille
     await at(0.6);
     await member.restart();
     note(`${member.name} restarted`);
+    if (EXTENDED) {
+      // a replica frozen (its watches stall, its etcd streams go quiet), etcd without quorum,
+      // and a graceful restart
+      const frozen = cluster.replicas[2]!;
+      await at(0.65);
+      process.kill(frozen.pid, 'SIGSTOP');
+      note(`SIGSTOPped ${frozen.name}`);
+      await at(0.7);
+      process.kill(frozen.pid, 'SIGCONT');
+      note(`SIGCONTed ${frozen.name}`);
+      await at(0.75);
+      const two = [cluster.etcd[0]!, cluster.etcd[1]!];
+      for (const m of two) await m.kill();
+      note(`SIGKILLed ${two.map((m) => m.name).join(' and ')}: no quorum`);
+      await at(0.8);
+      await Promise.all(two.map((m) => m.restart()));
+      note('quorum back');
+      await at(0.85);
+      await cluster.replicas[0]!.stop();
+      note(`stopped ${cluster.replicas[0]!.name} (SIGTERM)`);
+      await cluster.replicas[0]!.restart();
+      note(`${cluster.replicas[0]!.name} restarted`);
+    }
     await at(1);
     stopWriting = true;
     await Promise.all(writing);
