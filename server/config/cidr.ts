@@ -2,6 +2,7 @@
 // `kubernetes` Service's ClusterIP and goes into the serving certificate.
 
 import net from 'node:net';
+import { bigIntToIp, ipToBigInt, type IPFamily } from '../allocators/ip.js';
 
 export interface Cidr {
   /** the network address, canonical text form */
@@ -10,50 +11,7 @@ export interface Cidr {
   family: 4 | 6;
 }
 
-function ipToBigInt(ip: string, family: 4 | 6): bigint {
-  if (family === 4) {
-    return ip.split('.').reduce((acc, part) => (acc << 8n) | BigInt(Number(part)), 0n);
-  }
-  // expand "::" and an embedded dotted IPv4 tail into eight 16-bit groups
-  let text = ip;
-  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (v4) {
-    const n = ipToBigInt(v4[1]!, 4);
-    text = text.slice(0, -v4[1]!.length) + `${(n >> 16n).toString(16)}:${(n & 0xffffn).toString(16)}`;
-  }
-  const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
-  const headParts = head ? head.split(':') : [];
-  const tailParts = tail !== undefined && tail !== '' ? tail.split(':') : [];
-  const fill = tail !== undefined ? 8 - headParts.length - tailParts.length : 0;
-  const parts = [...headParts, ...Array<string>(fill).fill('0'), ...tailParts];
-  return parts.reduce((acc, p) => (acc << 16n) | BigInt(parseInt(p, 16)), 0n);
-}
-
-function bigIntToIp(n: bigint, family: 4 | 6): string {
-  if (family === 4) {
-    return [24n, 16n, 8n, 0n].map((s) => ((n >> s) & 0xffn).toString()).join('.');
-  }
-  const groups: string[] = [];
-  for (let s = 112n; s >= 0n; s -= 16n) groups.push(((n >> s) & 0xffffn).toString(16));
-  // compress the longest run of zero groups (RFC 5952)
-  let best = -1;
-  let bestLen = 0;
-  for (let i = 0; i < 8; ) {
-    if (groups[i] !== '0') {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === '0') j++;
-    if (j - i > bestLen && j - i > 1) {
-      best = i;
-      bestLen = j - i;
-    }
-    i = j;
-  }
-  if (best < 0) return groups.join(':');
-  return `${groups.slice(0, best).join(':')}::${groups.slice(best + bestLen).join(':')}`;
-}
+const familyName = (family: 4 | 6): IPFamily => (family === 4 ? 'IPv4' : 'IPv6');
 
 /** Parses "10.96.0.0/12" or "fd00::/108". Throws on anything else. */
 export function parseCidr(text: string): Cidr {
@@ -67,15 +25,15 @@ export function parseCidr(text: string): Cidr {
   const prefixLength = Number(bits);
   if (prefixLength > width) throw new Error(`invalid CIDR address: ${text}`);
   const hostBits = BigInt(width - prefixLength);
-  const network = (ipToBigInt(ip, family) >> hostBits) << hostBits;
-  return { network: bigIntToIp(network, family), prefixLength, family };
+  const network = (ipToBigInt(ip) >> hostBits) << hostBits;
+  return { network: bigIntToIp(network, familyName(family)), prefixLength, family };
 }
 
 /** The address after the network address: 10.96.0.0/12 -> 10.96.0.1. */
 export function firstAddress(cidr: Cidr): string {
   const width = cidr.family === 4 ? 32 : 128;
   if (cidr.prefixLength >= width) throw new Error(`the range ${cidr.network}/${cidr.prefixLength} has no host addresses`);
-  return bigIntToIp(ipToBigInt(cidr.network, cidr.family) + 1n, cidr.family);
+  return bigIntToIp(ipToBigInt(cidr.network) + 1n, familyName(cidr.family));
 }
 
 /** `net.isIP` as a predicate, also accepting the canonical form check for flags. */
