@@ -55,6 +55,9 @@ export interface ReflectorOptions {
   timeoutSeconds?: () => number | undefined;
   /** pause after a failed attempt; default 100 ms */
   retryDelayMs?: number;
+  /** get the initial state from a watch (sendInitialEvents=true, consistent) instead of a
+   *  LIST: the ADDED events up to the initial-events-end bookmark, as client-go's WatchList */
+  watchList?: boolean;
 }
 
 export function viewOf(obj: WatchEventJson['object']): ObjectView {
@@ -85,6 +88,8 @@ export class Reflector {
   private current: RawWatch | undefined;
   private listeners: (() => void)[] = [];
   private loop: Promise<void> | undefined;
+  /** while set (watchList), the stream is delivering the initial state */
+  private initial: { items: ObjectView[]; done: () => void } | undefined;
   /** while set, the reflector does not watch (a client that went away for a while) */
   private paused: Promise<void> | undefined;
   private unpause: (() => void) | undefined;
@@ -93,10 +98,17 @@ export class Reflector {
     this.server = opts.firstServer ?? 0;
   }
 
-  /** lists, then watches until stop(); resolves once the list is done */
+  /** lists, then watches until stop(); resolves once the initial state is known */
   async start(): Promise<void> {
-    await this.list();
+    if (!this.opts.watchList) {
+      await this.list();
+      this.loop = this.watchLoop();
+      return;
+    }
+    this.initial = { items: [], done: undefined! };
+    const done = new Promise<void>((resolve) => (this.initial!.done = resolve));
     this.loop = this.watchLoop();
+    await done;
   }
 
   async stop(): Promise<void> {
@@ -187,11 +199,15 @@ export class Reflector {
         continue;
       }
       const server = this.nextServer();
-      const params: Record<string, string> = {
-        watch: '1',
-        allowWatchBookmarks: 'true',
-        resourceVersion: String(this.lastRv),
-      };
+      const params: Record<string, string> = { watch: '1', allowWatchBookmarks: 'true' };
+      if (this.initial) {
+        // a consistent initial state: resourceVersion unset
+        this.initial.items = [];
+        params.sendInitialEvents = 'true';
+        params.resourceVersionMatch = 'NotOlderThan';
+      } else {
+        params.resourceVersion = String(this.lastRv);
+      }
       const timeout = this.opts.timeoutSeconds?.();
       if (timeout !== undefined) params.timeoutSeconds = String(timeout);
       const record: StreamRecord = { server, fromRv: this.lastRv, startedAt: Date.now(), status: 0, events: 0, bookmarks: 0 };
@@ -233,6 +249,27 @@ export class Reflector {
   }
 
   private onEvent(ev: WatchEventJson, record: StreamRecord, stream: number): void {
+    const initial = this.initial;
+    if (initial) {
+      if (ev.type === 'ADDED') {
+        initial.items.push(viewOf(ev.object));
+        return;
+      }
+      if (ev.type === 'BOOKMARK' && ev.object.metadata?.annotations?.['k8s.io/initial-events-end'] === 'true') {
+        this.listRv = Number(ev.object.metadata.resourceVersion);
+        this.lastRv = this.listRv;
+        this.listItems = initial.items;
+        this.initial = undefined;
+        record.bookmarks++;
+        initial.done();
+        this.notify();
+        return;
+      }
+      if (ev.type !== 'ERROR') {
+        this.problems.push(`${this.opts.name}: ${ev.type} among the initial events: ${JSON.stringify(ev).slice(0, 300)}`);
+        return;
+      }
+    }
     switch (ev.type) {
       case 'ADDED':
       case 'MODIFIED':

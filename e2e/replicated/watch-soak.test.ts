@@ -2,10 +2,11 @@
 // replicas of a 3 + 3 + haproxy cluster for about a minute, while one replica is SIGKILLed
 // and restarted and then the etcd leader is SIGKILLed and restarted.
 //
-// Writers write straight at the replicas and record every acknowledged write. Watchers list,
-// then watch with bookmarks (namespace-scoped, label-selected across namespaces, or both,
-// over HTTP/1.1 or HTTP/2, some with short timeoutSeconds so that they move often); whenever
-// a stream ends they watch again from their last resourceVersion on the next replica, and
+// Writers write straight at the replicas and record every acknowledged write. Watchers list
+// (a few instead watch with sendInitialEvents=true), then watch with bookmarks
+// (namespace-scoped, label-selected across namespaces, or both, over HTTP/1.1 or HTTP/2,
+// some with short timeoutSeconds so that they move often); whenever a stream ends they watch
+// again from their last resourceVersion on the next replica, and
 // never relist: nothing is compacted during the soak, so a 410 is a failure.
 //
 // Two readers make consistent LISTs on the replicas in turn all along. A few watchers go
@@ -81,6 +82,8 @@ describe('watch soak: 4 writers, 50 watchers, a replica and an etcd member kille
         labelSelector: scope.label ? `${GROUP_LABEL}=${group}` : undefined,
         http2: Math.floor(i / 3) % 2 === 0 ? h2[i % 2] : undefined,
         timeoutSeconds: i % 2 === 0 ? () => 5 + Math.floor(Math.random() * 10) : undefined,
+        // one in seven gets its initial state from a watch (sendInitialEvents), not a LIST
+        watchList: i % 7 === 3,
       });
       watchers.push({ r, scope });
       await r.start();
