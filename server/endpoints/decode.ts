@@ -6,7 +6,6 @@ import { decodeBody, negotiateInput, type MediaFormat } from '../http/negotiatio
 import { errors, StatusError } from '../http/status.js';
 import { header, type RequestState } from '../http/types.js';
 import { apiVersionOf, type Scope } from './scope.js';
-import { duplicateFields } from './duplicate-fields.js';
 
 /** Reads the whole body; 413 past `limit` bytes. */
 export async function readBody(state: RequestState, limit: number): Promise<Buffer> {
@@ -126,18 +125,4 @@ export function wipeSystemFields(obj: KubeObject): void {
   delete m.deletionTimestamp;
   delete m.deletionGracePeriodSeconds;
   delete m.selfLink;
-}
-
-/** Duplicate members of a JSON body: warnings by default, 400 with fieldValidation=Strict. */
-export function checkDuplicateFields(
-  scope: Scope,
-  body: Buffer,
-  format: MediaFormat,
-  fieldValidation: 'Strict' | 'Warn' | 'Ignore',
-): void {
-  if (format !== 'json' || fieldValidation === 'Ignore') return;
-  const duplicates = duplicateFields(body.toString('utf8')).map((p) => `duplicate field ${JSON.stringify(p)}`);
-  if (duplicates.length === 0) return;
-  if (fieldValidation === 'Strict') throw errors.badRequest(`strict decoding error: ${duplicates.join(', ')}`);
-  scope.state.warnings.push(...duplicates);
 }
