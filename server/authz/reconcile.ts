@@ -7,7 +7,8 @@
 
 import type { KubeObject } from '../../storage/interface.js';
 import type { RESTResource, ResourceResolver } from '../registry/rest.js';
-import { internalContext, isAlreadyExists, isConflict, isNotFound, jsonEqual, sleep } from '../controllers/util.js';
+import { internalContext, isAlreadyExists, isConflict, isNotFound, sleep } from '../controllers/util.js';
+import { jsonEqual } from '../registry/object.js';
 import type { Logger } from '../log.js';
 import { AUTOUPDATE_ANNOTATION, defaultPolicy } from './bootstrap-policy.js';
 import { covers } from './rbac/rules.js';

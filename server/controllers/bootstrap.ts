@@ -7,7 +7,8 @@ import type { KubeObject } from '../../storage/interface.js';
 import type { RESTResource, RequestContext } from '../registry/rest.js';
 import { firstServiceIP } from './service-ip.js';
 import { defaultLogger, type Controller, type ControllerDeps } from './types.js';
-import { errorMessage, internalContext, isAlreadyExists, isNotFound, jsonEqual, sleep } from './util.js';
+import { errorMessage, internalContext, isAlreadyExists, isNotFound, sleep } from './util.js';
+import { jsonEqual } from '../registry/object.js';
 
 export const systemNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'] as const;
 

@@ -18,7 +18,8 @@ import type { RESTResource, ResourceResolver } from '../registry/rest.js';
 import { kubernetesServiceName } from './bootstrap.js';
 import { ipFamily } from './service-ip.js';
 import { defaultLogger, normalizePrefix, type Controller, type ControllerDeps } from './types.js';
-import { errorMessage, internalContext, isNotFound, jsonEqual, sleep } from './util.js';
+import { errorMessage, internalContext, isNotFound, sleep } from './util.js';
+import { jsonEqual } from '../registry/object.js';
 
 const fieldManager = 'kube-apiserver';
 

@@ -8,7 +8,8 @@ import { startInformer } from '../authz/informer.js';
 import type { ResourceResolver } from '../registry/rest.js';
 import { runLeaderElected } from './leader.js';
 import { defaultLogger, type Controller, type ControllerDeps, type Logger } from './types.js';
-import { errorMessage, internalContext, isAlreadyExists, isConflict, isNotFound, jsonEqual } from './util.js';
+import { errorMessage, internalContext, isAlreadyExists, isConflict, isNotFound } from './util.js';
+import { jsonEqual } from '../registry/object.js';
 import { WorkQueue } from './workqueue.js';
 
 const fieldManager = 'kube-controller-manager';
