@@ -9,6 +9,7 @@ import path from 'node:path';
 import { startLocalCluster, type ClusterProcess, type LocalCluster } from '../../deploy/local-cluster.js';
 import { KubeHttpClient, loadKubeconfig, type ClientCredentials } from '../http-client.js';
 import { createEtcdClient } from '../../storage/etcd/client.js';
+import { etcdctl, sleep } from '../harness.js';
 
 export type { ClusterProcess, LocalCluster };
 
@@ -95,4 +96,29 @@ export async function etcdLeader(cluster: LocalCluster): Promise<number> {
     }
   }
   throw new Error('no etcd member says it leads');
+}
+
+/** makes member `i` the etcd leader (etcdctl move-leader), so that killing it both breaks
+ *  the replicas' etcd connections (they all start on the first endpoint) and forces an
+ *  election */
+export async function makeEtcdLeader(cluster: LocalCluster, i: number): Promise<void> {
+  const target = cluster.etcd[i]!;
+  const idOf = async (url: string): Promise<string> => {
+    const client = createEtcdClient({ endpoints: [url] });
+    try {
+      return (await client.status()).header.memberId;
+    } finally {
+      client.close();
+    }
+  };
+  const targetId = await idOf(target.url);
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const leader = await etcdLeader(cluster);
+    if (leader === i) return;
+    const r = await etcdctl(cluster.etcd[leader]!.url, ['move-leader', targetId]);
+    if (r.code === 0 && (await etcdLeader(cluster)) === i) return;
+    if (Date.now() > deadline) throw new Error(`etcdctl move-leader ${targetId}: ${r.stderr}`);
+    await sleep(200);
+  }
 }

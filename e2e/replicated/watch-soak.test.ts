@@ -1,6 +1,7 @@
 // The watch soak (issue 3, done-when 3): 4 writers and 50 watchers spread over the 3
 // replicas of a 3 + 3 + haproxy cluster for about a minute, while one replica is SIGKILLed
-// and restarted and then the etcd leader is SIGKILLed and restarted.
+// and restarted and then the etcd leader, the member every replica talks to, is SIGKILLed and
+// restarted.
 //
 // Writers write straight at the replicas and record every acknowledged write. Watchers list
 // (a few instead watch with sendInitialEvents=true), then watch with bookmarks
@@ -24,7 +25,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createNamespace, jsonOf, sleep, uniqueName } from '../harness.js';
-import { startCluster, etcdLeader, etcdRevision, type TestCluster } from './cluster.js';
+import { startCluster, etcdLeader, etcdRevision, makeEtcdLeader, type TestCluster } from './cluster.js';
 import { Reflector } from './reflector.js';
 import { Http2Sessions } from './watch-client.js';
 import { Writer, GROUP_LABEL } from './writer.js';
@@ -129,10 +130,13 @@ describe('watch soak: 4 writers, 50 watchers, a replica and an etcd member kille
     for (const w of away) w.r.resume(1);
     note(`${victim.name} restarted and ready at revision ${restartRev}; the watchers that were away resume there`);
     await at(0.45);
-    const leader = await etcdLeader(cluster);
-    const member = cluster.etcd[leader]!;
+    // the member every replica talks to (the first endpoint), made leader first: its death
+    // breaks every replica's etcd streams and forces an election
+    await makeEtcdLeader(cluster, 0);
+    const member = cluster.etcd[0]!;
+    const wasLeader = (await etcdLeader(cluster)) === 0;
     await member.kill();
-    note(`SIGKILLed etcd leader ${member.name}`);
+    note(`SIGKILLed ${member.name}${wasLeader ? ', the etcd leader' : ' (leadership had moved on)'}`);
     await at(0.6);
     await member.restart();
     note(`${member.name} restarted`);
