@@ -3,6 +3,8 @@
 // type is always present: True with a failure reason while something is wrong, False with
 // the "all good" reason otherwise. lastTransitionTime changes only when status flips.
 
+import { rfc3339 } from '../registry/object.js';
+
 export interface NamespaceCondition {
   type: string;
   status: 'True' | 'False' | 'Unknown';
@@ -94,7 +96,7 @@ export function updatedConditions(
 ): { conditions: NamespaceCondition[]; changed: boolean } {
   const conditions = (existing ?? []).map((c) => ({ ...c }));
   const failing = failures(outcome);
-  const timestamp = rfc3339Seconds(now);
+  const timestamp = rfc3339(now);
   let changed = false;
   for (const type of conditionTypes) {
     const failure = failing.get(type);
@@ -112,9 +114,4 @@ export function updatedConditions(
     }
   }
   return { conditions, changed };
-}
-
-/** metav1.Time's wire form: RFC 3339 in UTC, whole seconds */
-export function rfc3339Seconds(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }

@@ -3,6 +3,7 @@
 // version and time; entries are written back sorted as kube-apiserver sorts them (Apply before
 // Update, then by time, manager, apiVersion and subresource).
 
+import { rfc3339 } from '../registry/object.js';
 import { fromFieldsV1, FieldsV1Error, toFieldsV1 } from './fields-v1.js';
 import type { FieldSet } from './set.js';
 import { compareStrings, goJson, isMap, type Json, type JsonMap } from './value.js';
@@ -67,15 +68,10 @@ export function parseManagerId(id: string): ManagerInfo {
   };
 }
 
-/** RFC 3339 in UTC with seconds, as metav1.Time writes itself */
-export function formatTime(d: Date): string {
-  return d.toISOString().replace(/\.\d+Z$/, 'Z');
-}
-
 function normalizeTime(v: unknown): string | undefined {
   if (typeof v !== 'string' || v === '') return undefined;
   const d = new Date(v);
-  return Number.isNaN(d.getTime()) ? v : formatTime(d);
+  return Number.isNaN(d.getTime()) ? v : rfc3339(d);
 }
 
 /** decodes metadata.managedFields; throws ManagedFieldsError as kube-apiserver's decoder fails */

@@ -12,6 +12,7 @@
 
 import type { KubeObject } from '../../storage/interface.js';
 import { errors, StatusError } from '../http/status.js';
+import { rfc3339 } from '../registry/object.js';
 import { ApplyConflicts, conflictError, type Conflict } from './conflict.js';
 import type { GoShape } from './go-shape.js';
 import { allowedConflicts, KUBECTL_MANAGER, lastAppliedOf, lastAppliedValue, setLastApplied } from './last-applied.js';
@@ -20,7 +21,6 @@ import {
   decodeManagedFields,
   emptyManaged,
   encodeManagedFields,
-  formatTime,
   isResetRequest,
   ManagedFieldsError,
   managerId,
@@ -198,7 +198,7 @@ export class FieldManager {
     if (current && owned && !owned.empty()) {
       const previous = sets.get(id);
       sets.set(id, { set: previous ? owned.union(previous.set) : owned, apiVersion: current.apiVersion, applied: false });
-      times.set(id, formatTime(this.now()));
+      times.set(id, rfc3339(this.now()));
     }
     return { fields: sets, times };
   }
@@ -294,7 +294,7 @@ export class FieldManager {
     let obj: JsonMap;
     if (result.object) {
       obj = result.object;
-      times.set(id, formatTime(this.now()));
+      times.set(id, rfc3339(this.now()));
     } else {
       obj = structuredClone(withoutManagedFields(liveObj ?? {}));
     }

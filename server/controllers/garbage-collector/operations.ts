@@ -3,6 +3,7 @@
 // and finalizer removal as read-modify-writes pinned to the object's uid, and Events.
 
 import type { KubeObject, ObjectMeta } from '../../../storage/interface.js';
+import { rfc3339 } from '../../registry/object.js';
 import type { RESTResource, RequestContext } from '../../registry/rest.js';
 import { internalContext, isConflict, isNotFound } from '../util.js';
 import type { KindMapper } from './resources.js';
@@ -131,7 +132,7 @@ export class ApiOperations {
     const events = this.mapper.resourceFor('v1', 'Event');
     const namespace = about.namespace || 'default';
     const now = new Date();
-    const time = now.toISOString().replace(/\.\d+Z$/, 'Z');
+    const time = rfc3339(now);
     const nanos = BigInt(now.getTime()) * 1_000_000n;
     await events.create(this.ctx(namespace), {
       apiVersion: 'v1',

@@ -1,6 +1,7 @@
 // Which columns a resource is shown with: the kubectl-familiar ones for built-in resources,
 // Name and Created At for everything else.
 
+import { rfc3339 } from '../../registry/object.js';
 import type { TableConvertor } from '../table.js';
 import { coreConvertors } from './core.js';
 import { col, convertor, nameOf } from './helpers.js';
@@ -29,7 +30,7 @@ function createdAt(ts: unknown): string {
   const t = typeof ts === 'string' ? Date.parse(ts) : NaN;
   // a zero time prints as Go's zero time, as kube-apiserver's default convertor does
   if (Number.isNaN(t)) return '0001-01-01T00:00:00Z';
-  return new Date(t).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return rfc3339(new Date(t));
 }
 
 /** the convertor for a group/resource (and subresource: `scale` has its own) */
