@@ -2,6 +2,8 @@
 // "1h0m0s", "1.5h", "300ms", "-2s", a bare "0". We keep durations as milliseconds (a JS
 // number; nanosecond inputs become fractions) because every timer API in Node takes ms.
 
+import { formatDuration as formatNanos } from '../protobuf/times.js';
+
 const UNIT_MS: Record<string, number> = {
   ns: 1e-6,
   us: 1e-3,
@@ -57,33 +59,7 @@ export function parseDuration(input: string): number {
 
 /** Formats milliseconds the way Go's Duration.String() does: "5m0s", "1h0m0s", "0s", "1.5s", "300ms". */
 export function formatDuration(ms: number): string {
-  if (ms === 0) return '0s';
-  const neg = ms < 0;
-  // work in integer nanoseconds to avoid float noise in the fractional parts
-  let ns = BigInt(Math.round(Math.abs(ms) * 1e6));
-  let out: string;
-  if (ns < 1_000_000_000n) {
-    // below one second Go picks the largest unit that keeps a whole part
-    const [unit, size] = ns < 1000n ? ['ns', 1n] : ns < 1_000_000n ? ['µs', 1000n] : ['ms', 1_000_000n];
-    out = fixed(ns, size) + unit;
-  } else {
-    const h = ns / 3_600_000_000_000n;
-    ns -= h * 3_600_000_000_000n;
-    const m = ns / 60_000_000_000n;
-    ns -= m * 60_000_000_000n;
-    out = fixed(ns, 1_000_000_000n) + 's';
-    if (h > 0n || m > 0n) out = `${m}m` + out;
-    if (h > 0n) out = `${h}h` + out;
-  }
-  return neg ? '-' + out : out;
-}
-
-/** value/size as a decimal without trailing zeros: fixed(1500n, 1000n) === "1.5" */
-function fixed(value: bigint, size: bigint): string {
-  const whole = value / size;
-  const rest = value % size;
-  if (rest === 0n) return whole.toString();
-  const digits = size.toString().length - 1;
-  const frac = rest.toString().padStart(digits, '0').replace(/0+$/, '');
-  return `${whole}.${frac}`;
+  // whole nanoseconds, as Go holds them, so that fractional parts carry no float noise
+  const nanos = BigInt(Math.round(Math.abs(ms) * 1e6));
+  return ms < 0 && nanos !== 0n ? '-' + formatNanos(nanos) : formatNanos(nanos);
 }
