@@ -6,7 +6,7 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { aggregate } from '../authn/jwt/config.js';
-import { parseDuration } from '../config/duration.js';
+import { formatDuration, parseDuration } from '../config/duration.js';
 import { fieldErrors, type FieldError } from '../registry/validation/field-error.js';
 import { isDNS1123Subdomain } from '../registry/validation/names.js';
 import { compileMatchCondition } from './cel.js';
@@ -115,29 +115,12 @@ export function decodeAuthorizationConfiguration(text: string): AuthorizationCon
   return { authorizers };
 }
 
-/** Go's time.Duration String() for the values a config holds */
-function goDuration(ms: number): string {
-  if (ms === 0) return '0s';
-  const neg = ms < 0;
-  let rest = Math.abs(ms);
-  const h = Math.floor(rest / 3_600_000);
-  rest -= h * 3_600_000;
-  const m = Math.floor(rest / 60_000);
-  rest -= m * 60_000;
-  const s = rest / 1000;
-  let out = '';
-  if (h) out += `${h}h`;
-  if (h || m) out += `${m}m`;
-  out += `${s}s`;
-  return (neg ? '-' : '') + out;
-}
-
 function validateWebhook(w: WebhookConfig, p: string): FieldError[] {
   const errs: FieldError[] = [];
   if (w.timeoutMs === 0) errs.push(fieldErrors.required(`${p}.timeout`));
-  else if (w.timeoutMs > 30_000 || w.timeoutMs < 0) errs.push(fieldErrors.invalid(`${p}.timeout`, goDuration(w.timeoutMs), 'must be > 0s and <= 30s'));
-  if (w.authorizedTTLMs < 0) errs.push(fieldErrors.invalid(`${p}.authorizedTTL`, goDuration(w.authorizedTTLMs), 'must be > 0s'));
-  if (w.unauthorizedTTLMs < 0) errs.push(fieldErrors.invalid(`${p}.unauthorizedTTL`, goDuration(w.unauthorizedTTLMs), 'must be > 0s'));
+  else if (w.timeoutMs > 30_000 || w.timeoutMs < 0) errs.push(fieldErrors.invalid(`${p}.timeout`, formatDuration(w.timeoutMs), 'must be > 0s and <= 30s'));
+  if (w.authorizedTTLMs < 0) errs.push(fieldErrors.invalid(`${p}.authorizedTTL`, formatDuration(w.authorizedTTLMs), 'must be > 0s'));
+  if (w.unauthorizedTTLMs < 0) errs.push(fieldErrors.invalid(`${p}.unauthorizedTTL`, formatDuration(w.unauthorizedTTLMs), 'must be > 0s'));
   if (w.subjectAccessReviewVersion === '') errs.push(fieldErrors.required(`${p}.subjectAccessReviewVersion`));
   else if (!['v1', 'v1beta1'].includes(w.subjectAccessReviewVersion)) errs.push(fieldErrors.notSupported(`${p}.subjectAccessReviewVersion`, w.subjectAccessReviewVersion, ['v1', 'v1beta1']));
   if (w.matchConditionSubjectAccessReviewVersion === '') {
