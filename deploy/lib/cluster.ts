@@ -18,10 +18,10 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, closeSync, readFileSync, writeFileSync, renameSync, accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import net from 'node:net';
 import os from 'node:os';
 import { createHash } from 'node:crypto';
 import { writeKubeconfig } from '../../server/kubeconfig/kubeconfig.js';
+import { freePort } from '../../storage/testing/etcd-server.js';
 import { ManagedProcess, tail, type ProcessSpec } from './process.js';
 import { haproxyConfig } from './haproxy-config.js';
 
@@ -86,19 +86,6 @@ function findExecutable(name: string): string {
     }
   }
   throw new Error(`${name} is not installed (scripts/install-deps.sh installs it)`);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 async function distinctPorts(n: number): Promise<number[]> {
