@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { createCA, generateKey, issueCert, loadKey } from '../server/pki/x509.js';
-import { freePort, kubectl, kubectlOk, loadKubeconfig, startKapi, uniqueName, waitFor, type KapiProcess } from './harness.js';
+import { freePort, kubectl, kubectlOk, loadKubeconfig, startKapi, uniqueName, waitFor, writeKubeconfig, type KapiProcess } from './harness.js';
 
 interface Whoami {
   status: { userInfo: { username: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> } };
@@ -63,21 +63,6 @@ async function startIssuer(dir: string): Promise<{ url: string; caFile: string; 
         server.close(() => r());
       }),
   };
-}
-
-/** a kubeconfig (JSON is YAML) for kapi's server and CA with the given user entry */
-function writeKubeconfig(file: string, admin: string, user: Record<string, unknown>): string {
-  const creds = loadKubeconfig(admin);
-  const doc = {
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'kapi', cluster: { server: creds.server, 'certificate-authority-data': Buffer.from(creds.ca ?? '').toString('base64') } }],
-    users: [{ name: 'u', user }],
-    contexts: [{ name: 'kapi', context: { cluster: 'kapi', user: 'u' } }],
-    'current-context': 'kapi',
-  };
-  writeFileSync(file, JSON.stringify(doc, null, 2));
-  return file;
 }
 
 describe('authentication: kubectl auth whoami for every credential kind', () => {

@@ -15,22 +15,7 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { createCA, generateKey, issueCert } from '../server/pki/x509.js';
-import { freePort, kubectl, kubectlOk, loadKubeconfig, repoRoot, startKapi, uniqueName, waitFor, type KapiProcess } from './harness.js';
-
-/** a kubeconfig (JSON is YAML) for kapi's server and CA with the given user entry */
-function writeKubeconfig(file: string, admin: string, user: Record<string, unknown>): string {
-  const creds = loadKubeconfig(admin);
-  const doc = {
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'kapi', cluster: { server: creds.server, 'certificate-authority-data': Buffer.from(creds.ca ?? '').toString('base64') } }],
-    users: [{ name: 'u', user }],
-    contexts: [{ name: 'kapi', context: { cluster: 'kapi', user: 'u' } }],
-    'current-context': 'kapi',
-  };
-  writeFileSync(file, JSON.stringify(doc, null, 2));
-  return file;
-}
+import { freePort, kubectl, kubectlOk, loadKubeconfig, repoRoot, startKapi, uniqueName, waitFor, writeKubeconfig, type KapiProcess } from './harness.js';
 
 /** a request without credentials (anonymous) */
 function anonymousGet(kapi: KapiProcess, urlPath: string): Promise<{ status: number; body: string }> {

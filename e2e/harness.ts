@@ -3,7 +3,7 @@
 // run concurrently: each gets its own ports, data dirs and kubectl cache dir.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -464,6 +464,22 @@ let counter = 0;
 export function uniqueName(prefix: string): string {
   counter++;
   return `${prefix}-${process.pid.toString(36)}-${Date.now().toString(36).slice(-4)}${counter}`;
+}
+
+/** a kubeconfig (JSON is YAML) for kapi's server and CA with the given user entry
+ *  (`admin` is a kubeconfig whose server and CA it copies) */
+export function writeKubeconfig(file: string, admin: string, user: Record<string, unknown>): string {
+  const creds = loadKubeconfig(admin);
+  const doc = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'kapi', cluster: { server: creds.server, 'certificate-authority-data': Buffer.from(creds.ca ?? '').toString('base64') } }],
+    users: [{ name: 'u', user }],
+    contexts: [{ name: 'kapi', context: { cluster: 'kapi', user: 'u' } }],
+    'current-context': 'kapi',
+  };
+  writeFileSync(file, JSON.stringify(doc, null, 2));
+  return file;
 }
 
 /** the path of a file in e2e/fixtures (the source folder: fixtures are not compiled) */
