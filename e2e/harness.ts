@@ -329,6 +329,8 @@ export interface KubectlOptions {
   version?: KubectlVersion;
   /** kills kubectl (by PID) after this long; default 60 s */
   timeoutMs?: number;
+  /** extra environment variables (e.g. EDITOR for `kubectl edit`) */
+  env?: Record<string, string>;
 }
 
 export interface KubectlResult {
@@ -345,8 +347,8 @@ function kubectlArgv(args: string[], opts: KubectlOptions): { bin: string; argv:
   return { bin: kubectlPath(version), argv: ['--kubeconfig', opts.kubeconfig, '--cache-dir', cacheDir, ...args] };
 }
 
-function kubectlEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
+function kubectlEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env, ...extra };
   delete env.KUBECONFIG;
   env.KUBECTL_INTERACTIVE_DELETE = 'false';
   return env;
@@ -356,7 +358,7 @@ function kubectlEnv(): NodeJS.ProcessEnv {
 export function kubectl(args: string[], opts: KubectlOptions): Promise<KubectlResult> {
   const { bin, argv } = kubectlArgv(args, opts);
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, argv, { stdio: ['pipe', 'pipe', 'pipe'], env: kubectlEnv() });
+    const child = spawn(bin, argv, { stdio: ['pipe', 'pipe', 'pipe'], env: kubectlEnv(opts.env) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
@@ -399,7 +401,7 @@ export interface KubectlChild {
 
 export function kubectlSpawn(args: string[], opts: KubectlOptions): KubectlChild {
   const { bin, argv } = kubectlArgv(args, opts);
-  const child = spawn(bin, argv, { stdio: ['ignore', 'pipe', 'pipe'], env: kubectlEnv() });
+  const child = spawn(bin, argv, { stdio: ['ignore', 'pipe', 'pipe'], env: kubectlEnv(opts.env) });
   let out = '';
   let err = '';
   child.stdout.on('data', (b: Buffer) => (out += b.toString()));

@@ -4,11 +4,10 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { kubectl, kubectlOk, kubectlPath, startKapi, uniqueName, type KapiProcess, type KubectlResult } from './harness.js';
+import { kubectl, kubectlOk, startKapi, uniqueName, type KapiProcess } from './harness.js';
 
 const ns = uniqueName('smp');
 
@@ -52,35 +51,6 @@ ${opts.envB ? '        - name: B\n          value: "2"\n' : ''}        ports:
       - name: sidecar
         image: busybox:1
 `;
-}
-
-/** kubectl with extra environment variables (the harness's kubectl passes none) */
-function kubectlWithEnv(args: string[], kubeconfig: string, env: Record<string, string>): Promise<KubectlResult> {
-  const cacheDir = path.join(path.dirname(kubeconfig), 'kubectl-cache', '1.33');
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
-  delete childEnv.KUBECONFIG;
-  delete childEnv.KUBE_EDITOR;
-  return new Promise((resolve, reject) => {
-    const child = spawn(kubectlPath('1.33'), ['--kubeconfig', kubeconfig, '--cache-dir', cacheDir, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: childEnv,
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    const timer = setTimeout(() => {
-      if (child.pid !== undefined) process.kill(child.pid, 'SIGKILL');
-    }, 60000);
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
 }
 
 describe('strategic merge patch with kubectl 1.33', () => {
@@ -158,7 +128,8 @@ describe('strategic merge patch with kubectl 1.33', () => {
     const editor = path.join(scratch, 'editor.sh');
     writeFileSync(editor, '#!/bin/sh\nsed -i "s/image: nginx:2/image: nginx:3/" "$1"\n');
     chmodSync(editor, 0o755);
-    const r = await kubectlWithEnv(['edit', 'deploy', 'web', '-n', ns], kapi.kubeconfig, { EDITOR: editor });
+    // KUBE_EDITOR wins over EDITOR in kubectl: set both so that an inherited one cannot interfere
+    const r = await kubectl(['edit', 'deploy', 'web', '-n', ns], { kubeconfig: kapi.kubeconfig, env: { EDITOR: editor, KUBE_EDITOR: editor } });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, 'deployment.apps/web edited\n');
     const d = await getDeployment();
