@@ -17,6 +17,7 @@ import type {
 } from '../../registry/rest.js';
 import { errors } from '../../http/status.js';
 import { exactFieldMatch } from '../../http/request-info.js';
+import { parseLabelSelectorOrBadRequest } from '../../selectors/labels.js';
 
 export function resourceInfo(partial: Partial<ResourceInfo> & Pick<ResourceInfo, 'resource' | 'kind'>): ResourceInfo {
   return {
@@ -96,21 +97,6 @@ export class MemoryBackend {
   }
 }
 
-function matchesLabels(obj: KubeObject, selector: string | undefined): boolean {
-  if (!selector) return true;
-  const labels = obj.metadata.labels ?? {};
-  return selector.split(',').every((term) => {
-    const t = term.trim();
-    if (t === '') return true;
-    const ne = t.split('!=');
-    if (ne.length === 2) return labels[ne[0].trim()] !== ne[1].trim();
-    const eq = t.split(/==?/);
-    if (eq.length === 2) return labels[eq[0].trim()] === eq[1].trim();
-    if (t.startsWith('!')) return !(t.slice(1) in labels);
-    return t in labels;
-  });
-}
-
 export class MemoryResource implements RESTResource {
   readonly objects = new Map<string, KubeObject>();
   private readonly watches = new Set<MemoryWatch>();
@@ -141,10 +127,11 @@ export class MemoryResource implements RESTResource {
 
   private filter(ctx: RequestContext, opts: ListRequestOptions): (obj: KubeObject) => boolean {
     const name = opts.name ?? (opts.fieldSelector ? exactFieldMatch(opts.fieldSelector, 'metadata.name') : undefined);
+    const labels = parseLabelSelectorOrBadRequest(opts.labelSelector);
     return (obj) =>
       (ctx.namespace === '' || obj.metadata.namespace === ctx.namespace) &&
       (name === undefined || obj.metadata.name === name) &&
-      matchesLabels(obj, opts.labelSelector);
+      labels.matches(obj.metadata.labels);
   }
 
   async get(ctx: RequestContext, name: string): Promise<KubeObject> {
