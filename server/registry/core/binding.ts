@@ -2,21 +2,18 @@
 // spec.nodeName once (409 if the pod is already bound or being deleted), merges the
 // Binding's annotations into the pod, and marks the pod PodScheduled=True.
 
-import type { KubeObject, Watch } from '../../../storage/interface.js';
-import type { ResourceInfo } from '../../apis/types.js';
+import type { KubeObject } from '../../../storage/interface.js';
 import { errors } from '../../http/status.js';
 import { asArray, asObject, clone, ensureObject, isObject, orderObject, rfc3339 } from '../object.js';
-import type { DeleteRequestOptions, ListObject, RequestContext, RESTResource } from '../rest.js';
+import type { RequestContext } from '../rest.js';
+import { CreateOnlyResource } from '../create-only.js';
 import type { GenericStore } from '../store.js';
 import { fieldErrors, invalidError, type FieldError } from '../validation/field-error.js';
 import { isStorageError } from '../../../storage/errors.js';
 
-export class PodBindingResource implements RESTResource {
-  readonly info: ResourceInfo;
-  readonly subresource = 'binding';
-
+export class PodBindingResource extends CreateOnlyResource {
   constructor(private readonly pods: GenericStore) {
-    this.info = pods.info;
+    super(pods.info, 'binding');
   }
 
   async create(ctx: RequestContext, binding: KubeObject): Promise<KubeObject> {
@@ -77,27 +74,5 @@ export class PodBindingResource implements RESTResource {
       throw e;
     }
     return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 } as KubeObject;
-  }
-
-  private unsupported(): never {
-    throw errors.methodNotAllowed('the server does not allow this method on the requested resource (pods/binding)');
-  }
-  async get(): Promise<KubeObject> {
-    this.unsupported();
-  }
-  async list(): Promise<ListObject> {
-    this.unsupported();
-  }
-  async watch(): Promise<Watch> {
-    this.unsupported();
-  }
-  async update(): Promise<{ object: KubeObject; created: boolean }> {
-    this.unsupported();
-  }
-  async delete(_ctx: RequestContext, _name: string, _opts: DeleteRequestOptions): Promise<{ object: KubeObject; deleted: boolean }> {
-    this.unsupported();
-  }
-  async deleteCollection(): Promise<ListObject> {
-    this.unsupported();
   }
 }

@@ -3,13 +3,13 @@
 // otherwise the one budget selecting the pod must allow a disruption, which is counted down
 // (and the pod recorded in status.disruptedPods) before the pod is deleted.
 
-import type { KubeObject, Storage, Watch } from '../../../storage/interface.js';
+import type { KubeObject, Storage } from '../../../storage/interface.js';
 import { isStorageError } from '../../../storage/errors.js';
-import type { ResourceInfo } from '../../apis/types.js';
 import { errors, StatusError } from '../../http/status.js';
 import { labelSelectorFromObject, SelectorError, type LabelSelectorObject } from '../../selectors/labels.js';
 import { asArray, asObject, clone, ensureObject, isObject, orderObject, rfc3339 } from '../object.js';
-import type { DeleteRequestOptions, ListObject, RequestContext, RESTResource } from '../rest.js';
+import type { DeleteRequestOptions, RequestContext } from '../rest.js';
+import { CreateOnlyResource } from '../create-only.js';
 import type { GenericStore } from '../store.js';
 import { stringAt } from '../strategy.js';
 
@@ -64,17 +64,14 @@ function deleteOptionsOf(eviction: KubeObject): DeleteRequestOptions {
   return out;
 }
 
-export class PodEvictionResource implements RESTResource {
-  readonly info: ResourceInfo;
-  readonly subresource = 'eviction';
-
+export class PodEvictionResource extends CreateOnlyResource {
   constructor(
     private readonly pods: GenericStore,
     /** PodDisruptionBudget storage (policy/v1); without it budgets are not consulted */
     private readonly budgets: Storage | undefined,
     private readonly budgetPrefix = '/policy/poddisruptionbudgets',
   ) {
-    this.info = pods.info;
+    super(pods.info, 'eviction');
   }
 
   async create(ctx: RequestContext, eviction: KubeObject): Promise<KubeObject> {
@@ -208,27 +205,5 @@ export class PodEvictionResource implements RESTResource {
       if (isStorageError(e)) throw errors.timeout(`couldn't update PodDisruptionBudget "${pdbName}" due to conflicts`, 10);
       throw e;
     }
-  }
-
-  private unsupported(): never {
-    throw errors.methodNotAllowed('the server does not allow this method on the requested resource (pods/eviction)');
-  }
-  async get(): Promise<KubeObject> {
-    this.unsupported();
-  }
-  async list(): Promise<ListObject> {
-    this.unsupported();
-  }
-  async watch(): Promise<Watch> {
-    this.unsupported();
-  }
-  async update(): Promise<{ object: KubeObject; created: boolean }> {
-    this.unsupported();
-  }
-  async delete(_ctx: RequestContext, _name: string, _opts: DeleteRequestOptions): Promise<{ object: KubeObject; deleted: boolean }> {
-    this.unsupported();
-  }
-  async deleteCollection(): Promise<ListObject> {
-    this.unsupported();
   }
 }

@@ -3,13 +3,14 @@
 // Pod, Secret or Node of the request (the token dies with that object), and answers the
 // TokenRequest with `status.token` and `status.expirationTimestamp`. Nothing is stored.
 
-import type { KubeObject, Watch } from '../../../storage/interface.js';
+import type { KubeObject } from '../../../storage/interface.js';
 import type { ResourceInfo } from '../../apis/types.js';
 import type { TokenIssuer } from '../../authn/serviceaccount/issuer.js';
 import { EXPIRATION_EXTENSION_SECONDS, WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS } from '../../authn/serviceaccount/claims.js';
 import { errors } from '../../http/status.js';
 import { asObject, isObject, rfc3339 } from '../object.js';
-import type { DeleteRequestOptions, ListObject, RequestContext, RESTResource } from '../rest.js';
+import type { RequestContext } from '../rest.js';
+import { CreateOnlyResource } from '../create-only.js';
 import { fieldErrors, invalidError, type FieldError } from '../validation/field-error.js';
 
 export const DEFAULT_TOKEN_EXPIRATION_SECONDS = 3600;
@@ -39,14 +40,14 @@ function validateSpec(spec: Record<string, unknown>, name: string): void {
   if (errs.length) throw invalidError('authentication.k8s.io', 'TokenRequest', name, errs);
 }
 
-export class ServiceAccountTokenResource implements RESTResource {
-  readonly subresource = 'token';
-
+export class ServiceAccountTokenResource extends CreateOnlyResource {
   constructor(
-    readonly info: ResourceInfo,
+    info: ResourceInfo,
     private readonly fetch: BoundObjectGetter,
     private readonly opts: ServiceAccountTokenOptions,
-  ) {}
+  ) {
+    super(info, 'token');
+  }
 
   async create(ctx: RequestContext, req: KubeObject): Promise<KubeObject> {
     const issuer = this.opts.issuer;
@@ -149,27 +150,5 @@ export class ServiceAccountTokenResource implements RESTResource {
     // the status expiry is the requested one, never later than the token's own `exp`
     out.status = { token, expirationTimestamp: rfc3339(new Date(now.getTime() + (spec.expirationSeconds as number) * 1000)) };
     return out;
-  }
-
-  private unsupported(): never {
-    throw errors.methodNotAllowed('the server does not allow this method on the requested resource (serviceaccounts/token)');
-  }
-  async get(): Promise<KubeObject> {
-    this.unsupported();
-  }
-  async list(): Promise<ListObject> {
-    this.unsupported();
-  }
-  async watch(): Promise<Watch> {
-    this.unsupported();
-  }
-  async update(): Promise<{ object: KubeObject; created: boolean }> {
-    this.unsupported();
-  }
-  async delete(_ctx: RequestContext, _name: string, _opts: DeleteRequestOptions): Promise<{ object: KubeObject; deleted: boolean }> {
-    this.unsupported();
-  }
-  async deleteCollection(): Promise<ListObject> {
-    this.unsupported();
   }
 }

@@ -3,11 +3,12 @@
 // resolver and token authenticator are injected; without them every access is allowed
 // (kube-apiserver with --authorization-mode=AlwaysAllow) and no token authenticates.
 
-import type { KubeObject, Watch } from '../../../storage/interface.js';
+import type { KubeObject } from '../../../storage/interface.js';
 import type { ResourceInfo } from '../../apis/types.js';
 import { errors } from '../../http/status.js';
 import { apiVersionOf, asObject, clone, isObject, orderObject, rfc3339 } from '../object.js';
-import type { DeleteRequestOptions, ListObject, RequestContext, RESTResource, UserInfo } from '../rest.js';
+import type { RequestContext, RESTResource, UserInfo } from '../rest.js';
+import { CreateOnlyResource } from '../create-only.js';
 import { fieldErrors, invalidError, type FieldError } from '../validation/field-error.js';
 
 /** What an access review asks, in SubjectAccessReview spec terms. */
@@ -56,39 +57,19 @@ export const allowEverythingRules: RulesResolver = {
 
 export const noTokens: TokenAuthenticator = { authenticate: async () => null };
 
-/** a create-only resource; every other verb is 405 */
-abstract class VirtualResource implements RESTResource {
+/** a create-only resource (every other verb is 405) that writes its kind into what it returns */
+abstract class VirtualResource extends CreateOnlyResource {
   constructor(
-    readonly info: ResourceInfo,
+    info: ResourceInfo,
     protected readonly now: () => Date,
-  ) {}
+  ) {
+    super(info);
+  }
 
-  abstract create(ctx: RequestContext, obj: KubeObject): Promise<KubeObject>;
+  abstract override create(ctx: RequestContext, obj: KubeObject): Promise<KubeObject>;
 
   protected typed(obj: KubeObject): KubeObject {
     return orderObject({ ...obj, kind: this.info.kind, apiVersion: apiVersionOf(this.info.group, this.info.version) });
-  }
-
-  private unsupported(): never {
-    throw errors.methodNotAllowed(`the server does not allow this method on the requested resource (${this.info.resource})`);
-  }
-  async get(): Promise<KubeObject> {
-    this.unsupported();
-  }
-  async list(): Promise<ListObject> {
-    this.unsupported();
-  }
-  async watch(): Promise<Watch> {
-    this.unsupported();
-  }
-  async update(): Promise<{ object: KubeObject; created: boolean }> {
-    this.unsupported();
-  }
-  async delete(_ctx: RequestContext, _name: string, _opts: DeleteRequestOptions): Promise<{ object: KubeObject; deleted: boolean }> {
-    this.unsupported();
-  }
-  async deleteCollection(): Promise<ListObject> {
-    this.unsupported();
   }
 }
 
