@@ -3,28 +3,11 @@
 // resourceAttributes, nonResourceAttributes). `matches` runs on RE2.
 
 import { Environment } from '@marcbachmann/cel-js';
-import { RE2JS } from 're2js';
-import { routeMatchesToRe2, toCelValue } from '../authn/jwt/cel.js';
-
-const RE2_MATCHES = 'kapiRe2Matches';
-const regexCache = new Map<string, RE2JS>();
-
-function re2Matches(s: string, pattern: string): boolean {
-  let re = regexCache.get(pattern);
-  if (!re) {
-    re = RE2JS.compile(pattern);
-    if (regexCache.size > 1000) regexCache.clear();
-    regexCache.set(pattern, re);
-  }
-  return re.matcher(s).find();
-}
+import { re2Environment, routeMatchesToRe2, toCelValue } from '../authn/jwt/cel.js';
 
 let env: Environment | undefined;
 function environment(): Environment {
-  env ??= new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false })
-    .registerVariable('request', 'map')
-    .registerFunction(`string.${RE2_MATCHES}(string): bool`, re2Matches)
-    .registerFunction(`${RE2_MATCHES}(string, string): bool`, re2Matches);
+  env ??= re2Environment('request');
   return env;
 }
 

@@ -26,7 +26,9 @@ function re2Matches(s: string, pattern: string): boolean {
   return re.matcher(s).find();
 }
 
-function environmentFor(variable: CelVariable): Environment {
+/** an environment with one map variable and `matches` on RE2 (with routeMatchesToRe2); the
+ *  authorization configuration's match conditions use it too */
+export function re2Environment(variable: string): Environment {
   return new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false })
     .registerVariable(variable, 'map')
     .registerFunction(`string.${RE2_MATCHES}(string): bool`, re2Matches)
@@ -82,7 +84,7 @@ export class CelCompileError extends Error {}
 export function compileExpression(variable: CelVariable, expression: string): CompiledExpression {
   let env = environments.get(variable);
   if (!env) {
-    env = environmentFor(variable);
+    env = re2Environment(variable);
     environments.set(variable, env);
   }
   const routed = routeMatchesToRe2(expression);
