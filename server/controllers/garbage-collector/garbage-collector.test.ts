@@ -7,6 +7,7 @@ import { runBootstrap } from '../bootstrap.js';
 import { eventually, startHarness, testContext, type Harness } from '../testing/harness.js';
 import { isNotFound } from '../util.js';
 import { garbageCollectorController } from './index.js';
+import type { OwnerReference } from './types.js';
 
 let h: Harness;
 let stopGC = new AbortController();
@@ -35,14 +36,7 @@ after(async () => {
 
 // ---- objects ----------------------------------------------------------------------------
 
-interface Ref {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
+type Ref = OwnerReference;
 
 const podSpec = { containers: [{ name: 'c', image: 'busybox' }] };
 
