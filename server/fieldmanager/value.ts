@@ -2,6 +2,7 @@
 // set items and map-list keys), Go's JSON text for path elements, and Go's %v-style rendering
 // for messages. Numbers are one kind here; an integral number is Go's int64, any other a float64.
 
+import { goEscape } from '../http/encode.js';
 import { goQuote } from '../registry/validation/field-error.js';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -98,18 +99,9 @@ export function compareValues(a: Json, b: Json): number {
   }
 }
 
-// Go's encoding/json (and json-iterator in its standard-library mode) escape these
-const GO_ESCAPES: Record<string, string> = {
-  '<': '\\u003c',
-  '>': '\\u003e',
-  '&': '\\u0026',
-  '\u2028': '\\u2028',
-  '\u2029': '\\u2029',
-};
-
 /** JSON text as Go writes it (HTML-safe escapes); map members in the order given */
 export function goJson(v: Json): string {
-  return JSON.stringify(v).replace(/[<>&\u2028\u2029]/g, (c) => GO_ESCAPES[c]);
+  return goEscape(JSON.stringify(v));
 }
 
 /** JSON text of a map with its members sorted, as Go marshals map[string]interface{} */

@@ -14,7 +14,8 @@ const GO_ESCAPES: Record<string, string> = {
   '\u2029': '\\u2029',
 };
 
-function goEscape(text: string): string {
+/** JSON text with the characters Go's encoding/json escapes escaped as it does */
+export function goEscape(text: string): string {
   return HAS_GO_ESCAPED.test(text) ? text.replace(GO_ESCAPED, (c) => GO_ESCAPES[c]) : text;
 }
 
