@@ -6,7 +6,7 @@
 import type { KubeObject } from '../../storage/interface.js';
 import type { ResourceInfo } from '../apis/types.js';
 import type { DeleteRequestOptions, RequestContext } from './rest.js';
-import { asObject, clone, isObject, semanticEqual, specPart, type JsonObject } from './object.js';
+import { clone, isObject, semanticEqual, specPart, type JsonObject } from './object.js';
 import type { FieldError } from './validation/field-error.js';
 import { nameIsDNSSubdomain, type NameValidator } from './validation/names.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validation/object-meta.js';
@@ -183,9 +183,8 @@ export function statusStrategy(base: ResourceStrategy, o: StatusStrategyOptions 
 
 /** the string at obj.a.b.c, or '' */
 export function stringAt(obj: unknown, ...path: string[]): string {
-  let cur: unknown = obj;
-  for (const p of path) cur = asObject(cur)[p];
-  return typeof cur === 'string' ? cur : '';
+  const v = valueAt(obj, ...path);
+  return typeof v === 'string' ? v : '';
 }
 
 /** the value at obj.a.b.c (undefined when any step is missing) */

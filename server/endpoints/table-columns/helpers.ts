@@ -2,6 +2,7 @@
 // selector strings, and safe readers of untyped object fields.
 
 import type { KubeObject } from '../../../storage/interface.js';
+import { valueAt } from '../../registry/strategy.js';
 import type { TableColumnDefinition, TableConvertor, TableRowCondition } from '../table.js';
 
 export type Obj = Record<string, unknown>;
@@ -35,12 +36,7 @@ export function convertor(
 
 /** reads a dotted path of an untyped object */
 export function get(obj: unknown, path: string): unknown {
-  let cur: unknown = obj;
-  for (const key of path.split('.')) {
-    if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) return undefined;
-    cur = (cur as Obj)[key];
-  }
-  return cur;
+  return valueAt(obj, ...path.split('.'));
 }
 
 export function str(obj: unknown, path: string): string {
