@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startLocalCluster, type LocalCluster } from '../deploy/local-cluster.js';
 import { backendServers } from '../deploy/lib/haproxy-stats.js';
+import { pidAlive } from '../deploy/lib/process.js';
 import { kubectl, kubectlOk, kubectlSpawn, loadKubeconfig, repoRoot, uniqueName, waitFor } from './harness.js';
 
 const podYaml = (name: string, ns: string): string => `apiVersion: v1
@@ -143,14 +144,7 @@ describe('cluster CLI (make cluster / make cluster-down)', () => {
   };
   // alive and not a zombie (a detached process whose parent, the CLI, has exited is reaped by
   // whatever adopted it, which may take its time)
-  const alive = (pid: number): boolean => {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      return !['Z', 'X'].includes(stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3));
-    } catch {
-      return false;
-    }
-  };
+  const alive = pidAlive;
   const recordedPids = (): number[] =>
     readdirSync(path.join(dir, 'pids')).map((f) => Number(readFileSync(path.join(dir, 'pids', f), 'utf8').trim()));
 
