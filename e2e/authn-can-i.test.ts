@@ -9,12 +9,11 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
-import { createCA, generateKey, issueCert, loadKey } from '../server/pki/x509.js';
-import { freePort, kubectl, kubectlOk, startKapi, uniqueName, waitFor, writeKubeconfig, type KapiProcess } from './harness.js';
+import { generateKey, issueCert, loadKey } from '../server/pki/x509.js';
+import { startOidcIssuer, type OidcIssuer } from './oidc-issuer.js';
+import { kubectl, kubectlOk, startKapi, uniqueName, waitFor, writeKubeconfig, type KapiProcess } from './harness.js';
 
 interface UserInfo {
   username: string;
@@ -25,47 +24,6 @@ interface UserInfo {
 
 const OIDC_CLIENT_ID = 'kapi-e2e-can-i';
 
-/** an OIDC issuer on loopback: discovery document and JWKS over HTTPS, tokens signed with jose */
-async function startIssuer(dir: string): Promise<{ url: string; caFile: string; sign(claims: Record<string, unknown>): Promise<string>; close(): Promise<void> }> {
-  const ca = await createCA('oidc-can-i-ca', 1, await generateKey('ecdsa'));
-  const serverKey = await generateKey('ecdsa');
-  const serverCert = await issueCert(ca, { commonName: '127.0.0.1', sans: ['127.0.0.1'], usage: 'server', validDays: 1 }, serverKey);
-  const caFile = path.join(dir, 'oidc-ca.crt');
-  writeFileSync(caFile, ca.certPem);
-  const { publicKey, privateKey } = await generateKeyPair('RS256');
-  const jwk = { ...(await exportJWK(publicKey)), kid: 'can-i-key', alg: 'RS256', use: 'sig' };
-  const port = await freePort();
-  const url = `https://127.0.0.1:${port}`;
-  const server = https.createServer({ cert: serverCert, key: serverKey.privateKeyPem }, (req, res) => {
-    res.setHeader('Content-Type', 'application/json');
-    if (req.url === '/.well-known/openid-configuration') {
-      res.end(JSON.stringify({ issuer: url, jwks_uri: `${url}/keys`, id_token_signing_alg_values_supported: ['RS256'] }));
-    } else if (req.url === '/keys') {
-      res.end(JSON.stringify({ keys: [jwk] }));
-    } else {
-      res.statusCode = 404;
-      res.end('{}');
-    }
-  });
-  await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
-  return {
-    url,
-    caFile,
-    sign: (claims) =>
-      new SignJWT(claims)
-        .setProtectedHeader({ alg: 'RS256', kid: 'can-i-key' })
-        .setIssuer(url)
-        .setAudience(OIDC_CLIENT_ID)
-        .setIssuedAt()
-        .setExpirationTime('10m')
-        .sign(privateKey as CryptoKey),
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
-}
 
 /** what every authenticated user may do, as kubectl prints it (one row per rule, blanks squeezed) */
 const AUTHENTICATED_DEFAULTS = [
@@ -92,7 +50,7 @@ const sorted = (rows: string[]): string[] => [...new Set(rows)].sort();
 describe('authentication and RBAC together: whoami and can-i --list for every credential kind', () => {
   let dir: string;
   let kapi: KapiProcess;
-  let issuer: Awaited<ReturnType<typeof startIssuer>>;
+  let issuer: OidcIssuer;
   const run = uniqueName('cani');
   const ns = {
     admin: `${run}-admin`,
@@ -137,7 +95,7 @@ describe('authentication and RBAC together: whoami and can-i --list for every cr
   before(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'kapi-authn-can-i-'));
     writeFileSync(path.join(dir, 'tokens.csv'), 'static-token-alice,alice,alice-uid,"devs,qa"\nstatic-token-bob,bob,bob-uid\n');
-    issuer = await startIssuer(dir);
+    issuer = await startOidcIssuer(dir, OIDC_CLIENT_ID);
     kapi = await startKapi({
       extraArgs: [
         '--authorization-mode=Node,RBAC',

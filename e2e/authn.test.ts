@@ -12,9 +12,10 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
-import { createCA, generateKey, issueCert, loadKey } from '../server/pki/x509.js';
-import { freePort, kubectl, kubectlOk, loadKubeconfig, startKapi, uniqueName, waitFor, writeKubeconfig, type KapiProcess } from './harness.js';
+import { SignJWT } from 'jose';
+import { generateKey, issueCert, loadKey } from '../server/pki/x509.js';
+import { startOidcIssuer, type OidcIssuer } from './oidc-issuer.js';
+import { kubectl, kubectlOk, loadKubeconfig, startKapi, uniqueName, waitFor, writeKubeconfig, type KapiProcess } from './harness.js';
 
 interface Whoami {
   status: { userInfo: { username: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> } };
@@ -22,53 +23,11 @@ interface Whoami {
 
 const OIDC_CLIENT_ID = 'kapi-e2e';
 
-/** an OIDC issuer on loopback: discovery document and JWKS over HTTPS, tokens signed with jose */
-async function startIssuer(dir: string): Promise<{ url: string; caFile: string; sign(claims: Record<string, unknown>): Promise<string>; close(): Promise<void> }> {
-  const caKey = await generateKey('ecdsa');
-  const ca = await createCA('oidc-e2e-ca', 1, caKey);
-  const serverKey = await generateKey('ecdsa');
-  const serverCert = await issueCert(ca, { commonName: '127.0.0.1', sans: ['127.0.0.1'], usage: 'server', validDays: 1 }, serverKey);
-  const caFile = path.join(dir, 'oidc-ca.crt');
-  writeFileSync(caFile, ca.certPem);
-  const { publicKey, privateKey } = await generateKeyPair('RS256');
-  const jwk = { ...(await exportJWK(publicKey)), kid: 'e2e-key', alg: 'RS256', use: 'sig' };
-  const port = await freePort();
-  const url = `https://127.0.0.1:${port}`;
-  const server = https.createServer({ cert: serverCert, key: serverKey.privateKeyPem }, (req, res) => {
-    res.setHeader('Content-Type', 'application/json');
-    if (req.url === '/.well-known/openid-configuration') {
-      res.end(JSON.stringify({ issuer: url, jwks_uri: `${url}/keys`, id_token_signing_alg_values_supported: ['RS256'] }));
-    } else if (req.url === '/keys') {
-      res.end(JSON.stringify({ keys: [jwk] }));
-    } else {
-      res.statusCode = 404;
-      res.end('{}');
-    }
-  });
-  await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
-  return {
-    url,
-    caFile,
-    sign: (claims) =>
-      new SignJWT(claims)
-        .setProtectedHeader({ alg: 'RS256', kid: 'e2e-key' })
-        .setIssuer(url)
-        .setAudience(OIDC_CLIENT_ID)
-        .setIssuedAt()
-        .setExpirationTime('10m')
-        .sign(privateKey as CryptoKey),
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
-}
 
 describe('authentication: kubectl auth whoami for every credential kind', () => {
   let dir: string;
   let kapi: KapiProcess;
-  let issuer: Awaited<ReturnType<typeof startIssuer>>;
+  let issuer: OidcIssuer;
   const ns = uniqueName('authn');
   const admin = () => ({ kubeconfig: kapi.kubeconfig });
   const kubeconfig = (name: string, user: Record<string, unknown>) => writeKubeconfig(path.join(dir, `${name}.kubeconfig`), kapi.kubeconfig, user);
@@ -79,7 +38,7 @@ describe('authentication: kubectl auth whoami for every credential kind', () => 
   before(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'kapi-authn-'));
     writeFileSync(path.join(dir, 'tokens.csv'), 'static-token-alice,alice,alice-uid,"devs,qa"\nstatic-token-bob,bob,bob-uid\n');
-    issuer = await startIssuer(dir);
+    issuer = await startOidcIssuer(dir, OIDC_CLIENT_ID);
     kapi = await startKapi({
       extraArgs: [
         '--token-auth-file', path.join(dir, 'tokens.csv'),
@@ -309,11 +268,11 @@ describe('impersonation needs the impersonate verb (RBAC)', () => {
 describe('--authentication-config: CEL claim mappings and anonymous conditions; start-up exclusions', () => {
   let dir: string;
   let kapi: KapiProcess;
-  let issuer: Awaited<ReturnType<typeof startIssuer>>;
+  let issuer: OidcIssuer;
 
   before(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'kapi-authn-config-'));
-    issuer = await startIssuer(dir);
+    issuer = await startOidcIssuer(dir, OIDC_CLIENT_ID);
     const ca = readFileSync(issuer.caFile, 'utf8');
     const config = {
       apiVersion: 'apiserver.config.k8s.io/v1beta1',
