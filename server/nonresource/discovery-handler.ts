@@ -26,6 +26,17 @@ function raw(doc: DiscoveryResponse): RawResponse {
 
 export function createDiscoveryHandler(opts: DiscoveryHandlerOptions): NonResourceHandler {
   const { catalog } = opts;
+  // The catalog does not change while the server runs, so each document (and its ETag hash)
+  // is built once per path and form instead of on every request: kubectl asks for /api and
+  // /apis at every invocation.
+  const built = new Map<string, RawResponse>();
+  const once = (key: string, build: () => DiscoveryResponse | undefined): RawResponse | undefined => {
+    const cached = built.get(key);
+    if (cached) return cached;
+    const doc = build();
+    if (doc) built.set(key, raw(doc));
+    return doc && raw(doc);
+  };
   return (req) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
     const segments = req.path.split('/').filter((s) => s !== '');
@@ -34,20 +45,19 @@ export function createDiscoveryHandler(opts: DiscoveryHandlerOptions): NonResour
     if (segments.length === 1) {
       const accept = req.headers.accept;
       const form = negotiateDiscovery(Array.isArray(accept) ? accept.join(',') : accept);
-      if (form !== 'legacy') return raw(aggregatedDiscovery(catalog, root, form));
-      return raw(root === 'api' ? apiVersions(opts.serverAddress) : apiGroupList(catalog));
+      if (form !== 'legacy') return once(`${root} ${form}`, () => aggregatedDiscovery(catalog, root, form));
+      return once(root, () => (root === 'api' ? apiVersions(opts.serverAddress) : apiGroupList(catalog)));
     }
-    if (root === 'api' && segments.length === 2) {
-      const doc = apiResourceList(catalog, '', segments[1]!);
-      return doc && raw(doc);
-    }
-    if (root === 'apis' && segments.length === 2) {
-      const doc = apiGroup(catalog, segments[1]!);
-      return doc && raw(doc);
-    }
-    if (root === 'apis' && segments.length === 3) {
-      const doc = apiResourceList(catalog, segments[1]!, segments[2]!);
-      return doc && raw(doc);
+    if (segments.length === 2 || (root === 'apis' && segments.length === 3)) {
+      // only documents that exist are kept: paths of unknown groups are the clients' choice
+      const key = segments.join('/');
+      const build = () =>
+        root === 'api'
+          ? apiResourceList(catalog, '', segments[1]!)
+          : segments.length === 2
+            ? apiGroup(catalog, segments[1]!)
+            : apiResourceList(catalog, segments[1]!, segments[2]!);
+      return once(key, build);
     }
     return undefined;
   };
