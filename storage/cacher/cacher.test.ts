@@ -98,9 +98,9 @@ describe('watch cache over etcd', () => {
     }
   });
 
-  test('consistent reads after writes outside the prefix use progress notifications', async () => {
+  test('consistent reads after writes outside the prefix are settled by a progress marker', async () => {
     const prefix = newPrefix();
-    const feed = await startFeed(prefix, { progressQuietMs: 50 });
+    const feed = await startFeed(prefix, { progressMarkerDelayMs: 20 });
     const pods = feed.cacherFor('/pods/');
     await put(prefix, makePod('ns', 'a'));
     for (let i = 0; i < 3; i++) {
@@ -109,6 +109,57 @@ describe('watch cache over etcd', () => {
       assert.ok(Number(list.resourceVersion) >= res.header.revision);
       assert.ok(feed.revision() >= res.header.revision);
     }
+  });
+
+  test('a feed catching up never takes an answer to a progress request as its revision (etcd-io/etcd#15220)', async () => {
+    // etcd 3.4 answers a progress request on the shared stream with its current revision
+    // while the feed's watch may still be replaying older events. If the feed took that
+    // revision, a read or a new watcher registered in between would be placed after events
+    // the cache has not applied yet, and would never get them.
+    const prefix = newPrefix();
+    await put(prefix, makePod('ns', 'p0'));
+    const feed = await startFeed(prefix);
+    const pods = feed.cacherFor('/pods/');
+    feed.feed.suspendWatchForTest();
+    const pad = 'x'.repeat(1500);
+    let last = 0;
+    for (let i = 0; i < 1500; i++) last = await put(prefix, { ...makePod('ns', `p${i % 30}`), pad } as KubeObject);
+    const probe = client.watch({ key: Buffer.from(`${prefix}-probe`), startRevision: 0 }, () => {});
+    const asking = setInterval(() => probe.requestProgress(), 1);
+    try {
+      feed.feed.resumeWatchForTest();
+      for (let newest = 0; newest < last; ) {
+        // rv=0: whatever the cache holds, at the revision it claims to have seen
+        const list = await pods.getList('/pods/', { recursive: true, predicate: everything, resourceVersion: '0' });
+        newest = Math.max(0, ...list.items.map((p) => Number(p.metadata.resourceVersion)));
+        assert.equal(Number(list.resourceVersion), newest, 'the cache claims a revision whose change it has not applied');
+        await new Promise((r) => setImmediate(r));
+      }
+    } finally {
+      clearInterval(asking);
+      probe.cancel();
+    }
+  });
+
+  test('a progress marker is written only once etcd has reached what a read waits for', async () => {
+    const prefix = newPrefix();
+    const feed = await startFeed(prefix, { tooLargeRvWaitMs: 300, progressMarkerDelayMs: 10 });
+    const pods = feed.cacherFor('/pods/');
+    const rev = await put(prefix, makePod('ns', 'a'));
+    const err = await pods.get('/pods/ns/a', { resourceVersion: String(rev + 5) }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    assert.ok(isStorageError(err, 'TooLargeResourceVersion'), String(err));
+    const marker = await other.range({ key: Buffer.from(`${prefix}/kapi/progress-marker`) });
+    assert.equal(marker.kvs.length, 0, 'no marker may move etcd towards a resourceVersion nobody wrote');
+    // a revision moved by a write elsewhere: the marker settles the read
+    const elsewhere = await other.put(Buffer.from(`${prefix}-elsewhere`), Buffer.from('x'));
+    const got = await pods.get('/pods/ns/a', { resourceVersion: String(elsewhere.header.revision) });
+    assert.equal(got?.metadata.name, 'a');
+    assert.ok(feed.revision() > elsewhere.header.revision);
+    const after = await other.range({ key: Buffer.from(`${prefix}/kapi/progress-marker`) });
+    assert.equal(after.kvs.length, 1);
   });
 
   test('a consistent read that the cache cannot serve in time is refused with 429, never stale', async () => {

@@ -19,7 +19,7 @@ runStorageConformance('cacher over etcd3', async () => {
       prefix,
       bookmarkIntervalMs: 200,
       tooLargeRvWaitMs: 500,
-      progressQuietMs: 50,
+      progressMarkerDelayMs: 20,
     });
     feeds.push(feed);
     await feed.ready;

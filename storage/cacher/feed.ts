@@ -7,18 +7,21 @@
 // etcd revision is an event on this watch, and a consistent read (wait until the feed has
 // seen etcd's current revision) needs nothing but events.
 //
-// Progress notifications are needed only when etcd's revision moved without an event under
-// the prefix (another etcd user writes elsewhere). Debian's etcd 3.4.23 has
-// etcd-io/etcd#15220: a requested progress notification carries the store's current
-// revision and can overtake events still on their way to this watch, either queued on the
-// stream or not yet sent because etcd moved the watcher to its unsynced set (a slow reader,
-// or a watch still catching up) and sends them on its next sync pass (every 100 ms). So a
-// progress revision is a candidate only; it is trusted once no event has arrived for
-// `progressQuietMs` after it (longer than etcd's sync period). An event arriving inside that
-// window shows that the watch was not caught up, and the candidate is dropped. Fixed etcd
-// versions (3.4.31+, 3.5.13+) only answer when the watch is synced, which this rule
-// accepts too, at the cost of the quiet window. A late event at or below a trusted revision
-// would be a violation of this reasoning: it is still applied, and reported with a warning.
+// Revisions the watch does not show: etcd's revision also moves when someone else writes
+// outside the prefix, so a read waiting for etcd's current revision could wait forever. etcd's
+// answer to a progress request cannot settle that on the etcd this project targets: Debian's
+// 3.4.23 has etcd-io/etcd#15220 (the answer carries the store's current revision and can
+// overtake events still on their way to this watch, queued on the stream or held back while
+// etcd has the watch in its unsynced set), and a revision trusted too early loses events for
+// good: a watcher registered at it skips them, a client lists at it and resumes after them.
+// No waiting period makes that answer safe on a loaded machine. So the feed trusts only what
+// comes in order on its own watch: events, and etcd's periodic per-watch progress
+// notification (sent behind the watch's events, and only while it is in sync). When a read
+// waits and the watch has gone quiet, the feed writes a progress marker, one key under the
+// prefix (`kapi/progress-marker`): its event proves that everything before it was delivered.
+// The marker is written only once etcd's revision has reached what someone waits for, so a
+// read at a resourceVersion etcd has not reached yet still ends as TooLargeResourceVersion.
+// With only kapi writing under the prefix (the usual case) no marker is ever needed.
 //
 // The watch does not ask for prev_kv: the cache holds the previous state of every key (it saw
 // every change), so etcd would only send each value twice.
@@ -28,18 +31,18 @@ import { prefixEnd } from '../etcd/types.js';
 import type { StoredEntry } from './entry.js';
 import { ResourceCache, type ResourceCacheLimits } from './resource-cache.js';
 
+/** the key (under the prefix) of the progress marker; no resource lives there */
+export const PROGRESS_MARKER_KEY = '/kapi/progress-marker';
+
 export interface WatchFeedOptions {
   /** the etcd key prefix, e.g. `/registry`: keys are `prefix + '/pods/ns/name'` */
   prefix: string;
   historyWindowMs?: number;
   maxHistoryEvents?: number;
   bookmarkIntervalMs?: number;
-  /** how long a consistent read waits for events before asking etcd for progress */
-  progressRequestDelayMs?: number;
-  /** how often progress is asked for again while reads wait */
-  progressRequestIntervalMs?: number;
-  /** the quiet period that makes a progress revision trusted (see above) */
-  progressQuietMs?: number;
+  /** how long the watch must have been quiet while a read waits before the feed writes a
+   *  progress marker (see above); checked again at this interval while anyone waits */
+  progressMarkerDelayMs?: number;
   /** page size of the initial list and of relists */
   listPageSize?: number;
 }
@@ -48,9 +51,7 @@ export const FEED_DEFAULTS = {
   historyWindowMs: 5 * 60_000,
   maxHistoryEvents: 10_000,
   bookmarkIntervalMs: 60_000,
-  progressRequestDelayMs: 20,
-  progressRequestIntervalMs: 100,
-  progressQuietMs: 200,
+  progressMarkerDelayMs: 50,
   listPageSize: 1000,
   retryBackoffMs: { initial: 100, max: 5_000 },
 } as const;
@@ -77,11 +78,14 @@ export class WatchFeed {
   /** bumped whenever the etcd watch is replaced: messages of an old watch are ignored */
   private watchGeneration = 0;
   private lastEventRevision = 0;
+  /** from etcd's ordered (per-watch) progress notifications */
   private trustedProgressRevision = 0;
-  private candidate: { revision: number; timer: NodeJS.Timeout; eventsSince: boolean } | undefined;
+  /** event messages received so far: tells whether the watch was quiet between two looks */
+  private eventMessages = 0;
+  private markerInFlight = false;
 
   private waiters: RevisionWaiter[] = [];
-  private progressTimer: NodeJS.Timeout | undefined;
+  private markerTimer: NodeJS.Timeout | undefined;
   private readonly bookmarkTimer: NodeJS.Timeout;
   private retryTimer: NodeJS.Timeout | undefined;
   private backoffMs: number = FEED_DEFAULTS.retryBackoffMs.initial;
@@ -100,9 +104,7 @@ export class WatchFeed {
       historyWindowMs: options.historyWindowMs ?? FEED_DEFAULTS.historyWindowMs,
       maxHistoryEvents: options.maxHistoryEvents ?? FEED_DEFAULTS.maxHistoryEvents,
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? FEED_DEFAULTS.bookmarkIntervalMs,
-      progressRequestDelayMs: options.progressRequestDelayMs ?? FEED_DEFAULTS.progressRequestDelayMs,
-      progressRequestIntervalMs: options.progressRequestIntervalMs ?? FEED_DEFAULTS.progressRequestIntervalMs,
-      progressQuietMs: options.progressQuietMs ?? FEED_DEFAULTS.progressQuietMs,
+      progressMarkerDelayMs: options.progressMarkerDelayMs ?? FEED_DEFAULTS.progressMarkerDelayMs,
       listPageSize: options.listPageSize ?? FEED_DEFAULTS.listPageSize,
     };
     this.limits = { maxHistoryEvents: this.opts.maxHistoryEvents, historyWindowMs: this.opts.historyWindowMs };
@@ -169,7 +171,7 @@ export class WatchFeed {
         }, timeoutMs),
       };
       this.waiters.push(waiter);
-      this.scheduleProgressRequest(this.opts.progressRequestDelayMs);
+      this.scheduleMarkerCheck(this.eventMessages);
     });
   }
 
@@ -180,9 +182,8 @@ export class WatchFeed {
     this.watcher?.cancel();
     this.watcher = undefined;
     clearInterval(this.bookmarkTimer);
-    if (this.progressTimer) clearTimeout(this.progressTimer);
+    if (this.markerTimer) clearTimeout(this.markerTimer);
     if (this.retryTimer) clearTimeout(this.retryTimer);
-    if (this.candidate) clearTimeout(this.candidate.timer);
     for (const w of this.waiters) {
       clearTimeout(w.timer);
       w.resolve(false);
@@ -290,12 +291,16 @@ export class WatchFeed {
           else this.unclaimed.delete(key);
         }
         if (msg.revision > this.lastEventRevision) this.lastEventRevision = msg.revision;
-        if (this.candidate) this.candidate.eventsSince = true;
+        this.eventMessages++;
         this.resolveWaiters();
         return;
       }
       case 'progress':
-        this.onProgress(msg.revision);
+        // an unordered one (someone's progress request on the shared stream) proves nothing
+        if (msg.ordered && msg.revision > this.trustedProgressRevision) {
+          this.trustedProgressRevision = msg.revision;
+          this.resolveWaiters();
+        }
         return;
       case 'canceled':
         this.watcher = undefined;
@@ -330,28 +335,6 @@ export class WatchFeed {
 
   // ---- revisions, waiters, progress ----
 
-  private onProgress(revision: number): void {
-    if (revision <= this.revision) return;
-    if (this.candidate) clearTimeout(this.candidate.timer);
-    const candidate = {
-      revision,
-      eventsSince: false,
-      timer: setTimeout(() => {
-        if (this.candidate !== candidate) return;
-        this.candidate = undefined;
-        if (candidate.eventsSince) {
-          // the watch was still delivering: ask again if someone waits
-          this.scheduleProgressRequest(0);
-          return;
-        }
-        if (candidate.revision > this.trustedProgressRevision) this.trustedProgressRevision = candidate.revision;
-        this.resolveWaiters();
-      }, this.opts.progressQuietMs),
-    };
-    candidate.timer.unref();
-    this.candidate = candidate;
-  }
-
   private resolveWaiters(): void {
     if (this.waiters.length === 0) return;
     const rev = this.revision;
@@ -367,16 +350,32 @@ export class WatchFeed {
     this.waiters = still;
   }
 
-  private scheduleProgressRequest(delayMs: number): void {
-    if (this.progressTimer || this.waiters.length === 0 || this.closed) return;
-    this.progressTimer = setTimeout(() => {
-      this.progressTimer = undefined;
-      if (this.waiters.length === 0) return;
-      // while a candidate sits out its quiet window, asking again would only restart it
-      if (!this.candidate) this.watcher?.requestProgress();
-      this.scheduleProgressRequest(this.opts.progressRequestIntervalMs);
-    }, delayMs);
-    this.progressTimer.unref();
+  /** while anyone waits: if no event came since the last look, write a progress marker */
+  private scheduleMarkerCheck(eventMessagesBefore: number): void {
+    if (this.markerTimer || this.waiters.length === 0 || this.closed) return;
+    this.markerTimer = setTimeout(() => {
+      this.markerTimer = undefined;
+      if (this.waiters.length === 0 || this.closed) return;
+      if (this.eventMessages === eventMessagesBefore && !this.markerInFlight) void this.writeProgressMarker();
+      this.scheduleMarkerCheck(this.eventMessages);
+    }, this.opts.progressMarkerDelayMs);
+    this.markerTimer.unref();
+  }
+
+  private async writeProgressMarker(): Promise<void> {
+    this.markerInFlight = true;
+    try {
+      const key = Buffer.from(`${this.etcdPrefix}${PROGRESS_MARKER_KEY}`);
+      const target = Math.min(...this.waiters.map((w) => w.target));
+      // a linearizable read: etcd's revision now
+      const { header } = await this.client.range({ key, keysOnly: true, limit: 1 });
+      if (header.revision < target || this.revision >= target || this.closed) return;
+      await this.client.put(key, Buffer.from(new Date().toISOString()));
+    } catch {
+      // etcd unreachable: the waiters time out, and the next look tries again
+    } finally {
+      this.markerInFlight = false;
+    }
   }
 
   private onBookmarkTick(): void {

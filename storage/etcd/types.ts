@@ -83,8 +83,12 @@ export type WatchMessage =
   /** `revision` is the mod revision of the last event: everything up to it has been
    *  delivered (etcd's header revision promises less for a catching-up watcher) */
   | { kind: 'events'; revision: number; events: EtcdEvent[] }
-  /** a progress notification: everything up to `revision` has been delivered */
-  | { kind: 'progress'; revision: number }
+  /** a progress notification. ordered: etcd sent it on this watch's own channel behind its
+   *  events, so everything up to `revision` has been delivered. Unordered: the answer to a
+   *  progress request, broadcast to every watch of the stream; it says only that etcd's
+   *  revision reached `revision`, and etcd before 3.4.31 / 3.5.13 can send it ahead of events
+   *  still on their way to a catching-up watch (etcd-io/etcd#15220). */
+  | { kind: 'progress'; revision: number; ordered: boolean }
   /** the watch ended for good. compactRevision > 0: the start revision was compacted
    *  (the caller must relist); otherwise `reason` says why. */
   | { kind: 'canceled'; compactRevision: number; reason: string };

@@ -17,7 +17,9 @@
 // possibly ahead of events still queued for a catching-up watcher (etcd-io/etcd#15220); 3.5
 // answers only when all watchers of the stream are in sync, and not at all otherwise or when
 // the stream has no watchers, so a caller must ask again when no answer comes. Broadcast
-// progress is therefore passed on but never used as a resume point.
+// progress is therefore passed on marked unordered and never used as a resume point; only a
+// watcher's own progress notification (etcd's periodic one, sent on that watcher's channel
+// behind its events, and only while it is in sync) is ordered.
 
 import * as grpc from '@grpc/grpc-js';
 import { fromGrpcError, isEndpointFailure } from './errors.js';
@@ -223,11 +225,11 @@ export class WatchStream {
     }
 
     if (id === BROADCAST_WATCH_ID) {
-      for (const w of [...this.byId.values()]) this.announceProgress(w, rev);
+      for (const w of [...this.byId.values()]) this.announceProgress(w, rev, false);
     } else if (st) {
       // sent on this watcher's own channel, after all of its earlier events: a safe resume point
       if (rev + 1 > st.nextRev) st.nextRev = rev + 1;
-      this.announceProgress(st, rev);
+      this.announceProgress(st, rev, true);
     }
   }
 
@@ -274,10 +276,11 @@ export class WatchStream {
     this.deliver(st, { kind: 'events', revision: last, events });
   }
 
-  private announceProgress(st: WatcherState, rev: number): void {
+  private announceProgress(st: WatcherState, rev: number, ordered: boolean): void {
     if (st.closed || rev < st.lastAnnouncedRev) return;
-    st.lastAnnouncedRev = rev;
-    this.deliver(st, { kind: 'progress', revision: rev });
+    // an unordered answer is no promise, so it must not hide a later ordered one
+    if (ordered) st.lastAnnouncedRev = rev;
+    this.deliver(st, { kind: 'progress', revision: rev, ordered });
   }
 
   private finish(st: WatcherState, msg: WatchMessage): void {

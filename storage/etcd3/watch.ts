@@ -97,7 +97,9 @@ export class EtcdStoreWatch implements Watch {
         if (this.liveQueued > this.maxQueued) this.end();
         break;
       case 'progress':
-        if (this.p.bookmarks) this.queue.push({ kind: 'ready', event: bookmark(msg.revision) });
+        // an unordered answer (to some other watch's progress request on the shared stream)
+        // may be ahead of events still coming: a client resuming from it would lose them
+        if (this.p.bookmarks && msg.ordered) this.queue.push({ kind: 'ready', event: bookmark(msg.revision) });
         break;
       case 'canceled':
         if (msg.compactRevision > 0) {
