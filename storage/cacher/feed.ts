@@ -83,6 +83,9 @@ export class WatchFeed {
   /** event messages received so far: tells whether the watch was quiet between two looks */
   private eventMessages = 0;
   private markerInFlight = false;
+  /** the revision of the last marker written: until the watch delivers it, another marker
+   *  would prove nothing more (the watch is stalled, not quiet) */
+  private lastMarkerRevision = 0;
 
   private waiters: RevisionWaiter[] = [];
   private markerTimer: NodeJS.Timeout | undefined;
@@ -356,7 +359,8 @@ export class WatchFeed {
     this.markerTimer = setTimeout(() => {
       this.markerTimer = undefined;
       if (this.waiters.length === 0 || this.closed) return;
-      if (this.eventMessages === eventMessagesBefore && !this.markerInFlight) void this.writeProgressMarker();
+      const quiet = this.eventMessages === eventMessagesBefore;
+      if (quiet && !this.markerInFlight && this.revision >= this.lastMarkerRevision) void this.writeProgressMarker();
       this.scheduleMarkerCheck(this.eventMessages);
     }, this.opts.progressMarkerDelayMs);
     this.markerTimer.unref();
@@ -370,7 +374,8 @@ export class WatchFeed {
       // a linearizable read: etcd's revision now
       const { header } = await this.client.range({ key, keysOnly: true, limit: 1 });
       if (header.revision < target || this.revision >= target || this.closed) return;
-      await this.client.put(key, Buffer.from(new Date().toISOString()));
+      const put = await this.client.put(key, Buffer.from(new Date().toISOString()));
+      this.lastMarkerRevision = put.header.revision;
     } catch {
       // etcd unreachable: the waiters time out, and the next look tries again
     } finally {
