@@ -209,6 +209,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
       authorizer: authz.reviews,
       rulesResolver: authz.rules,
       rbacEscalation: authz.escalation,
+      garbageCollection: config.values.get('enable-garbage-collector') !== false,
     });
     registryRef = registry;
     // RBAC's and Node's caches, and the default RBAC policy (every start, every replica)
@@ -236,7 +237,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
       advertiseAddress,
       securePort: config.serving.securePort,
       identity,
-    }, { rootCaPem: pki.servingCaPem });
+    }, { rootCaPem: pki.servingCaPem, garbageCollector: config.values.get('enable-garbage-collector') !== false });
     started.push({ name: 'controllers', stop: () => controllers.stop() });
     let bootstrapped = false;
     void controllers.bootstrapped.then(() => {

@@ -33,6 +33,8 @@ export interface RunningControllers {
 export interface ControllerOptions {
   /** the CA that verifies the API server, published as kube-root-ca.crt in every namespace */
   rootCaPem?: string;
+  /** --enable-garbage-collector (default true) */
+  garbageCollector?: boolean;
 }
 
 export function startControllers(deps: ControllerDeps, opts: ControllerOptions = {}): RunningControllers {
@@ -45,7 +47,7 @@ export function startControllers(deps: ControllerDeps, opts: ControllerOptions =
     bootstrapController(deps, { onBootstrapped: () => markBootstrapped() }),
     masterEndpointsController(deps),
     namespaceController(deps),
-    garbageCollectorController(deps),
+    ...(opts.garbageCollector === false ? [] : [garbageCollectorController(deps)]),
     identityLeaseController(deps),
     identityLeaseGarbageCollector(deps),
     rbacAggregationController(deps),

@@ -51,6 +51,8 @@ export interface RegistryOptions {
   serviceAccountTokens?: ServiceAccountTokenOptions;
   /** RBAC escalation checks on role and binding writes; none without it (AlwaysAllow) */
   rbacEscalation?: EscalationDeps;
+  /** --enable-garbage-collector (default true): false leaves the GC finalizers off deletes */
+  garbageCollection?: boolean;
 }
 
 export interface Registry extends ResourceResolver {
@@ -239,7 +241,7 @@ export function createRegistry(opts: RegistryOptions): Registry {
     const storage = storageFor(prefix);
     const s = storageResourceOf(info);
     const fieldsOf = selectableFieldsFor(s.group, s.resource, info.namespaced);
-    const common = { info, storage, fieldsOf, now, namespaces: info.namespaced ? namespaceLookup() : undefined };
+    const common = { info, storage, fieldsOf, now, namespaces: info.namespaced ? namespaceLookup() : undefined, garbageCollection: opts.garbageCollection ?? true };
     const isNamespaces = info.group === '' && info.resource === 'namespaces';
     const main = isNamespaces ? new NamespaceStore({ ...common, strategy }) : new GenericStore({ ...common, strategy });
     handlers.set(handlerKey(info.group, info.version, info.resource), main);

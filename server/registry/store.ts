@@ -46,6 +46,9 @@ export interface GenericStoreConfig {
   now?: () => Date;
   /** which verbs this store answers; others are 405 (e.g. `/status` has no create) */
   verbs?: ReadonlySet<StoreVerb>;
+  /** false (--enable-garbage-collector=false): deletes add no `orphan` or
+   *  `foregroundDeletion` finalizer, since no garbage collector would remove them */
+  garbageCollection?: boolean;
 }
 
 export type StoreVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'delete' | 'deletecollection';
@@ -92,6 +95,7 @@ export class GenericStore implements RESTResource {
   protected readonly requestKind: GroupVersionKind;
   protected readonly storageKind: GroupVersionKind;
   private readonly verbs?: GenericStoreConfig['verbs'];
+  private readonly garbageCollection: boolean;
 
   constructor(cfg: GenericStoreConfig) {
     this.info = cfg.info;
@@ -104,7 +108,14 @@ export class GenericStore implements RESTResource {
     this.requestKind = requestKindOf(cfg.info);
     this.storageKind = storageKindOf(cfg.info);
     this.verbs = cfg.verbs;
+    this.garbageCollection = cfg.garbageCollection ?? true;
     this.keys = new KeyScheme(keyPrefixFor(cfg.info), cfg.strategy.namespaced);
+  }
+
+  /** the finalizers a delete leaves for the garbage collector (none when it is disabled) */
+  private deletionFinalizers(...args: Parameters<typeof gcFinalizers>): ReturnType<typeof gcFinalizers> {
+    if (!this.garbageCollection) return { changed: false, finalizers: args[1].metadata.finalizers ?? [] };
+    return gcFinalizers(...args);
   }
 
   // ---- conversion and errors ----
@@ -641,7 +652,7 @@ export class GenericStore implements RESTResource {
 
     const policy = this.strategy.defaultGarbageCollectionPolicy(c);
     const pendingFinalizers = (current.metadata.finalizers ?? []).length > 0;
-    const gc = gcFinalizers(policy, current, opts);
+    const gc = this.deletionFinalizers(policy, current, opts);
     let ignoreNotFound = false;
     let out: KubeObject | undefined;
     let lastExisting: KubeObject | undefined;
@@ -707,7 +718,7 @@ export class GenericStore implements RESTResource {
           const attemptOpts = { ...opts };
           const d = beforeDelete(this.strategy, obj, attemptOpts, this.now(), this.info.group, this.info.kind);
           if (d.pending) throw new AlreadyDeleting();
-          const gc = gcFinalizers(policy, obj, attemptOpts);
+          const gc = this.deletionFinalizers(policy, obj, attemptOpts);
           if (gc.changed) obj.metadata.finalizers = gc.finalizers;
           pendingFinalizers = (obj.metadata.finalizers ?? []).length > 0;
           if (!d.graceful) {
