@@ -24,6 +24,7 @@ import { createEtcd3Store } from '../storage/etcd3/store.js';
 import { startCompactor } from '../storage/etcd3/compactor.js';
 import { createCacheFeed } from '../storage/cacher/index.js';
 import { loadCatalog, RuntimeConfigError } from './apis/catalog.js';
+import { parseWatchCacheSizes, watchCacheEnabled } from './config/watch-cache-sizes.js';
 import { loadSchemas } from './apis/schema.js';
 import { OpenAPIService } from './apis/openapi.js';
 import { createRegistry, keyPrefixFor } from './registry/registry.js';
@@ -113,6 +114,13 @@ export async function startApp(config: KapiConfig): Promise<App> {
     if (err instanceof RuntimeConfigError) throw new Error(`--runtime-config: ${err.message}`);
     throw err;
   }
+  let watchCacheSizes;
+  try {
+    watchCacheSizes = parseWatchCacheSizes(config.values.get('watch-cache-sizes') as string[]);
+  } catch (err) {
+    throw new Error(`--watch-cache-sizes: ${(err as Error).message}`);
+  }
+  const defaultWatchCacheSize = config.values.get('default-watch-cache-size') as number;
   try {
     // --- PKI -------------------------------------------------------------------------
     const pki = await ensurePki({
@@ -189,7 +197,15 @@ export async function startApp(config: KapiConfig): Promise<App> {
     const useWatchCache = config.values.get('watch-cache') !== false;
     const feed = useWatchCache ? createCacheFeed(etcd, store, { prefix: config.etcd.prefix }) : undefined;
     if (feed) started.push({ name: 'watch cache', stop: () => feed.close() });
-    const storageFor = (keyPrefix: string): Storage => (feed ? feed.cacherFor(keyPrefix) : store);
+    // the API names (`resource[.group]`) of each storage prefix, for --watch-cache-sizes
+    const apiNamesByPrefix = new Map<string, Set<string>>();
+    for (const info of catalog.resources()) {
+      const prefix = keyPrefixFor(info);
+      if (!apiNamesByPrefix.has(prefix)) apiNamesByPrefix.set(prefix, new Set());
+      apiNamesByPrefix.get(prefix)!.add(info.group ? `${info.resource}.${info.group}` : info.resource);
+    }
+    const storageFor = (keyPrefix: string): Storage =>
+      feed && watchCacheEnabled(apiNamesByPrefix.get(keyPrefix) ?? [], watchCacheSizes, defaultWatchCacheSize) ? feed.cacherFor(keyPrefix) : store;
 
     // --- the API: catalog, registry, discovery, OpenAPI -----------------------------------
     // ClusterIPs and node ports: IPAddress objects (through the same cache as the API's) and

@@ -81,9 +81,9 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
   spec(G_ETCD, 'lease-reuse-duration-seconds', 'int', 60, 'The time in seconds that each lease is reused.' + LATER),
   spec(G_ETCD, 'storage-backend', 'string', '', 'The storage backend for persistence. Only etcd3 is supported.'),
   spec(G_ETCD, 'storage-media-type', 'string', 'application/vnd.kubernetes.protobuf', 'The media type objects are stored in etcd with (kapi stores JSON).' + LATER),
-  spec(G_ETCD, 'watch-cache', 'bool', true, 'Enable the watch caching in the apiserver.' + LATER),
-  spec(G_ETCD, 'watch-cache-sizes', 'stringSlice', [], 'Watch cache size settings per resource (resource[.group]#size).' + LATER),
-  spec(G_ETCD, 'default-watch-cache-size', 'int', 100, 'Default watch cache size.' + LATER),
+  spec(G_ETCD, 'watch-cache', 'bool', true, 'Enable the watch caching in the apiserver.'),
+  spec(G_ETCD, 'watch-cache-sizes', 'stringSlice', [], 'Watch cache size settings per resource (resource[.group]#size). As in kube 1.33 only 0 means something: that resource is served from etcd without a watch cache.'),
+  spec(G_ETCD, 'default-watch-cache-size', 'int', 100, 'Default watch cache size. 0 disables the watch cache for every resource that --watch-cache-sizes gives no non-zero size.'),
   spec(G_ETCD, 'encryption-provider-config', 'string', '', 'The file with the configuration for encryption providers of data in etcd.' + LATER),
   spec(G_ETCD, 'encryption-provider-config-automatic-reload', 'bool', false, 'Reload --encryption-provider-config when it changes.' + LATER),
 
