@@ -226,6 +226,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
       rulesResolver: authz.rules,
       rbacEscalation: authz.escalation,
       garbageCollection: config.values.get('enable-garbage-collector') !== false,
+      deleteCollectionWorkers: config.values.get('delete-collection-workers') as number,
     });
     registryRef = registry;
     // RBAC's and Node's caches, and the default RBAC policy (every start, every replica)

@@ -62,7 +62,7 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
   spec(G_GENERIC, 'apiserver-count', 'int', 1, 'The number of apiservers running in the cluster (deprecated).' + LATER),
   spec(G_GENERIC, 'profiling', 'bool', true, 'Enable profiling via /debug/pprof.' + LATER),
   spec(G_GENERIC, 'enable-garbage-collector', 'bool', true, 'Enable the generic garbage collector (kapi runs it, leader-elected); false: deletes add no orphan or foregroundDeletion finalizer.'),
-  spec(G_GENERIC, 'delete-collection-workers', 'int', 1, 'Number of workers spawned for DeleteCollection calls.' + LATER),
+  spec(G_GENERIC, 'delete-collection-workers', 'int', 1, 'Number of workers spawned for DeleteCollection calls.'),
   spec(G_GENERIC, 'kubeconfig', 'string', '', 'Accepted for compatibility with harnesses; kapi does not use it.' + LATER),
   spec(G_GENERIC, 'cloud-provider', 'string', '', 'Accepted for compatibility; kapi has no cloud provider.' + LATER),
 

@@ -53,6 +53,10 @@ export interface RegistryOptions {
   rbacEscalation?: EscalationDeps;
   /** --enable-garbage-collector (default true): false leaves the GC finalizers off deletes */
   garbageCollection?: boolean;
+  /** --event-ttl in seconds (default an hour): Events get an etcd lease this long; 0: none */
+  eventTTLSeconds?: number;
+  /** --delete-collection-workers (default 1) */
+  deleteCollectionWorkers?: number;
 }
 
 export interface Registry extends ResourceResolver {
@@ -241,7 +245,7 @@ export function createRegistry(opts: RegistryOptions): Registry {
     const storage = storageFor(prefix);
     const s = storageResourceOf(info);
     const fieldsOf = selectableFieldsFor(s.group, s.resource, info.namespaced);
-    const common = { info, storage, fieldsOf, now, namespaces: info.namespaced ? namespaceLookup() : undefined, garbageCollection: opts.garbageCollection ?? true };
+    const common = { info, storage, fieldsOf, now, namespaces: info.namespaced ? namespaceLookup() : undefined, garbageCollection: opts.garbageCollection ?? true, deleteCollectionWorkers: opts.deleteCollectionWorkers };
     const isNamespaces = info.group === '' && info.resource === 'namespaces';
     const main = isNamespaces ? new NamespaceStore({ ...common, strategy }) : new GenericStore({ ...common, strategy });
     handlers.set(handlerKey(info.group, info.version, info.resource), main);

@@ -49,6 +49,8 @@ export interface GenericStoreConfig {
   /** false (--enable-garbage-collector=false): deletes add no `orphan` or
    *  `foregroundDeletion` finalizer, since no garbage collector would remove them */
   garbageCollection?: boolean;
+  /** --delete-collection-workers: deletes a deletecollection runs at once (default 1) */
+  deleteCollectionWorkers?: number;
 }
 
 export type StoreVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'delete' | 'deletecollection';
@@ -96,6 +98,7 @@ export class GenericStore implements RESTResource {
   protected readonly storageKind: GroupVersionKind;
   private readonly verbs?: GenericStoreConfig['verbs'];
   private readonly garbageCollection: boolean;
+  private readonly deleteCollectionWorkers: number;
 
   constructor(cfg: GenericStoreConfig) {
     this.info = cfg.info;
@@ -109,6 +112,7 @@ export class GenericStore implements RESTResource {
     this.storageKind = storageKindOf(cfg.info);
     this.verbs = cfg.verbs;
     this.garbageCollection = cfg.garbageCollection ?? true;
+    this.deleteCollectionWorkers = cfg.deleteCollectionWorkers ?? 1;
     this.keys = new KeyScheme(keyPrefixFor(cfg.info), cfg.strategy.namespaced);
   }
 
@@ -753,8 +757,8 @@ export class GenericStore implements RESTResource {
     for (;;) {
       const page = await this.list(ctx, pageOpts);
       first ??= page;
-      for (const item of page.items) {
-        items.push(item);
+      items.push(...page.items);
+      await forEachConcurrently(page.items, this.deleteCollectionWorkers, async (item) => {
         const itemCtx: RequestContext = { ...ctx, namespace: item.metadata.namespace ?? ctx.namespace };
         try {
           await this.delete(itemCtx, item.metadata.name ?? '', clone(opts));
@@ -783,6 +787,25 @@ export function mapWatch(w: Watch, fn: (e: WatchEvent) => WatchEvent): Watch {
   return {
     stop: () => w.stop(),
     [Symbol.asyncIterator]: async function* () {
+/** runs `fn` on every item, at most `workers` at a time; the first failure is thrown once
+ *  the started calls have settled */
+async function forEachConcurrently<T>(items: readonly T[], workers: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const worker = async () => {
+    while (!failure && next < items.length) {
+      const item = items[next++]!;
+      try {
+        await fn(item);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(workers, items.length)) }, worker));
+  if (failure) throw failure.error;
+}
+
       for await (const e of w) yield fn(e);
     },
   };
