@@ -254,7 +254,9 @@ export async function startApp(config: KapiConfig): Promise<App> {
       advertiseAddress,
       securePort: config.serving.securePort,
       identity,
-    }, { rootCaPem: pki.servingCaPem, garbageCollector: config.values.get('enable-garbage-collector') !== false });
+    }, { rootCaPem: pki.servingCaPem, garbageCollector: config.values.get('enable-garbage-collector') !== false,
+      endpointReconciler: config.values.get('endpoint-reconciler-type') as 'lease' | 'master-count' | 'none',
+    });
     started.push({ name: 'controllers', stop: () => controllers.stop() });
     let bootstrapped = false;
     void controllers.bootstrapped.then(() => {

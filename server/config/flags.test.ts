@@ -104,6 +104,9 @@ test('validation of values', () => {
   assert.throws(() => parse('--storage-backend=etcd2'), /allowed values: etcd3/);
   assert.throws(() => parse('--service-cluster-ip-range=10.0.0.0'), /--service-cluster-ip-range/);
   assert.throws(() => parse('--etcd-servers=127.0.0.1:2379'), /--etcd-servers/);
+  assert.throws(() => parse('--endpoint-reconciler-type=static'), /unknown reconciler type "static"/);
+  assert.throws(() => parse('--delete-collection-workers=0'), /--delete-collection-workers must be greater than 0/);
+  assert.equal(parse('--endpoint-reconciler-type=none').values.get('endpoint-reconciler-type'), 'none');
   assert.equal(parse('--storage-backend=etcd3').values.get('storage-backend'), 'etcd3');
 });
 

@@ -58,7 +58,7 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
   spec(G_GENERIC, 'allow-privileged', 'bool', false, 'If true, allow privileged containers.' + LATER),
   spec(G_GENERIC, 'event-ttl', 'duration', 3_600_000, 'How long to keep events.' + LATER),
   spec(G_GENERIC, 'service-node-port-range', 'string', '30000-32767', "The port range reserved for NodePort Services ('N-M', 'N+M' or 'N'), inclusive.", { typeText: 'portRange' }),
-  spec(G_GENERIC, 'endpoint-reconciler-type', 'string', 'lease', 'How the kubernetes Service endpoints are reconciled (master-count, lease, none).' + LATER),
+  spec(G_GENERIC, 'endpoint-reconciler-type', 'string', 'lease', 'How the kubernetes Service endpoints are reconciled (master-count, lease, none). kapi runs the lease reconciler for both lease and master-count; none leaves the Endpoints alone.'),
   spec(G_GENERIC, 'apiserver-count', 'int', 1, 'The number of apiservers running in the cluster (deprecated).' + LATER),
   spec(G_GENERIC, 'profiling', 'bool', true, 'Enable profiling via /debug/pprof.' + LATER),
   spec(G_GENERIC, 'enable-garbage-collector', 'bool', true, 'Enable the generic garbage collector (kapi runs it, leader-elected); false: deletes add no orphan or foregroundDeletion finalizer.'),
@@ -293,6 +293,11 @@ export function parseKapiFlags(argv: readonly string[], cwd = process.cwd()): Pa
   if (backend !== '' && backend !== 'etcd3') {
     throw new FlagError(`--storage-backend invalid, allowed values: etcd3. If not specified, it will default to 'etcd3'`);
   }
+  const reconciler = str(values, 'endpoint-reconciler-type');
+  if (!['lease', 'master-count', 'none'].includes(reconciler)) {
+    throw new FlagError(`--endpoint-reconciler-type: unknown reconciler type "${reconciler}" (lease, master-count or none)`);
+  }
+  if (num(values, 'delete-collection-workers') < 1) throw new FlagError('--delete-collection-workers must be greater than 0');
   const prefix = str(values, 'etcd-prefix');
   if (prefix === '') throw new FlagError('--etcd-prefix must not be empty');
   const compaction = num(values, 'etcd-compaction-interval');

@@ -35,6 +35,10 @@ export interface ControllerOptions {
   rootCaPem?: string;
   /** --enable-garbage-collector (default true) */
   garbageCollector?: boolean;
+  /** --endpoint-reconciler-type: `none` leaves the `kubernetes` Endpoints alone; `lease`
+   *  (default) and `master-count` both run the lease reconciler (kapi's replicas know each
+   *  other through their keys, so no count is needed) */
+  endpointReconciler?: 'lease' | 'master-count' | 'none';
 }
 
 export function startControllers(deps: ControllerDeps, opts: ControllerOptions = {}): RunningControllers {
@@ -45,7 +49,7 @@ export function startControllers(deps: ControllerDeps, opts: ControllerOptions =
   });
   const controllers: Controller[] = [
     bootstrapController(deps, { onBootstrapped: () => markBootstrapped() }),
-    masterEndpointsController(deps),
+    ...(opts.endpointReconciler === 'none' ? [] : [masterEndpointsController(deps)]),
     namespaceController(deps),
     ...(opts.garbageCollector === false ? [] : [garbageCollectorController(deps)]),
     identityLeaseController(deps),
