@@ -14,13 +14,12 @@
 //   that revision is complete too.
 // So each event is delivered once, in order.
 //
-// The store's BOOKMARKs themselves are never passed on. The store makes them from etcd
-// progress notifications, and etcd 3.4 answers a progress request (which the replica's watch
-// feed sends on the same etcd stream) with its current revision even to a watch that is still
-// catching up, ahead of the old events still on their way (etcd-io/etcd#15220). A client
-// would take that revision as its resume point: events before it would come after it, and a
-// client that disconnected in between would never see them. The cache sends bookmarks of its
-// own once it serves the watch.
+// The store's BOOKMARKs themselves are never passed on. The store makes them only from
+// etcd's ordered per-watch progress notifications, but a bookmark is a resume point a client
+// relies on, and etcd 3.4 answers progress requests on a shared stream ahead of events still
+// on their way to a catching-up watch (etcd-io/etcd#15220): should an unordered one ever get
+// through, a client would resume after events it never saw. Nothing is lost by waiting: the
+// cache sends bookmarks of its own once it serves the watch.
 
 import type { Watch, WatchEvent } from '../interface.js';
 
