@@ -183,7 +183,10 @@ export async function startApp(config: KapiConfig): Promise<App> {
     }
 
     // --- storage and the watch cache -------------------------------------------------
-    const store = createEtcd3Store(etcd, { prefix: config.etcd.prefix });
+    const store = createEtcd3Store(etcd, {
+      prefix: config.etcd.prefix,
+      leaseReuseDurationSeconds: config.values.get('lease-reuse-duration-seconds') as number,
+    });
     started.push({ name: 'etcd3 store', stop: () => store.close() });
     const compactor = startCompactor(etcd, {
       prefix: config.etcd.prefix,
@@ -225,6 +228,8 @@ export async function startApp(config: KapiConfig): Promise<App> {
       authorizer: authz.reviews,
       rulesResolver: authz.rules,
       rbacEscalation: authz.escalation,
+      // whole seconds, as kube-apiserver hands the events store uint64(EventTTL.Seconds())
+      eventTTLSeconds: Math.max(0, Math.floor((config.values.get('event-ttl') as number) / 1000)),
       garbageCollection: config.values.get('enable-garbage-collector') !== false,
       deleteCollectionWorkers: config.values.get('delete-collection-workers') as number,
     });

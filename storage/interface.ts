@@ -106,6 +106,14 @@ export interface Watch extends AsyncIterable<WatchEvent> {
  *  several times when concurrent writers race. */
 export type UpdateFunction = (current: KubeObject | null) => KubeObject | Promise<KubeObject>;
 
+/** Objects written with a TTL get an etcd lease: etcd deletes them by itself (a plain
+ *  DELETE event for every watcher) once the TTL has passed. Events use it (--event-ttl). */
+export interface CreateOptions {
+  dryRun?: boolean;
+  /** keep the object at least this many seconds, then let etcd delete it; 0 or unset: forever */
+  ttlSeconds?: number;
+}
+
 export interface UpdateOptions {
   preconditions?: Preconditions;
   /** create the object when the key is absent (PUT to a missing name, apply). The update
@@ -113,6 +121,8 @@ export interface UpdateOptions {
   allowCreate?: boolean;
   /** dry run: compute, validate, but do not write */
   dryRun?: boolean;
+  /** as CreateOptions.ttlSeconds; a write without it leaves the object without a lease */
+  ttlSeconds?: number;
 }
 
 export interface DeleteOptions {
@@ -124,7 +134,7 @@ export interface DeleteOptions {
 
 export interface Storage {
   /** fails with KeyExists. Returns the stored object with resourceVersion set. */
-  create(key: string, obj: KubeObject, opts?: { dryRun?: boolean }): Promise<KubeObject>;
+  create(key: string, obj: KubeObject, opts?: CreateOptions): Promise<KubeObject>;
   /** fails with KeyNotFound unless ignoreNotFound (then resolves null). */
   get(key: string, opts?: GetOptions): Promise<KubeObject | null>;
   getList(key: string, opts: ListOptions): Promise<ListResult>;

@@ -240,6 +240,7 @@ export function createRegistry(opts: RegistryOptions): Registry {
       strategy = strategyFor(info, { serviceIPAllocator: opts.serviceIPAllocator });
       const sr = storageResourceOf(info);
       if (rbacEscalation && sr.group === 'rbac.authorization.k8s.io') strategy = withEscalationChecks(sr.resource as RbacResource, strategy, rbacEscalation);
+      if (sr.group === '' && sr.resource === 'events' && opts.eventTTLSeconds !== undefined) strategy = { ...strategy, ttlSeconds: opts.eventTTLSeconds };
       strategies.set(prefix, strategy);
     }
     const storage = storageFor(prefix);

@@ -425,7 +425,7 @@ export class GenericStore implements RESTResource {
       await this.validateAdmission(ctx, 'CREATE', obj, null, name);
       if (rvSet) throw errors.internal('resourceVersion should not be set on objects to be created');
       key = this.keys.objectKey(obj.metadata.namespace ?? '', name);
-      stored = await this.storage.create(key, orderObject(obj), { dryRun: ctx.dryRun });
+      stored = await this.storage.create(key, orderObject(obj), { dryRun: ctx.dryRun, ttlSeconds: this.strategy.ttlSeconds });
     } catch (e) {
       await finish?.(false);
       if (key && isStorageError(e, 'KeyExists')) throw await this.createError(e, key, name, generate);
@@ -493,7 +493,7 @@ export class GenericStore implements RESTResource {
             finish = r.finish;
             return r.object;
           },
-          { allowCreate, dryRun: ctx.dryRun },
+          { allowCreate, dryRun: ctx.dryRun, ttlSeconds: this.strategy.ttlSeconds },
         );
         await finish?.(true);
         return { object: this.fromStorage(stored), created };

@@ -59,6 +59,9 @@ export interface ResourceStrategy {
   beginUpdate?(obj: KubeObject, old: KubeObject, c: StrategyContext): Promise<FinishFunc>;
   /** side effects after an object left storage (e.g. releasing its IP) */
   afterDelete?(obj: KubeObject, c: StrategyContext): Promise<void>;
+  /** kube's TTLFunc: every create and update of the kind keeps the object this many seconds,
+   *  then etcd deletes it (Events, --event-ttl); unset or 0: objects stay */
+  readonly ttlSeconds?: number;
 }
 
 export interface StrategyOptions extends Partial<ResourceStrategy> {
@@ -139,6 +142,7 @@ export function defineStrategy(o: StrategyOptions): ResourceStrategy {
     beginCreate: o.beginCreate,
     beginUpdate: o.beginUpdate,
     afterDelete: o.afterDelete,
+    ttlSeconds: o.ttlSeconds,
   };
   return s;
 }

@@ -4,6 +4,7 @@
 // continue: etcd).
 
 import type {
+  CreateOptions,
   DeleteOptions,
   GetOptions,
   KubeObject,
@@ -79,7 +80,7 @@ export class Cacher implements Storage {
 
   // ---- writes go to etcd ----
 
-  create(key: string, obj: KubeObject, opts?: { dryRun?: boolean }): Promise<KubeObject> {
+  create(key: string, obj: KubeObject, opts?: CreateOptions): Promise<KubeObject> {
     return this.store.create(key, obj, opts);
   }
 

@@ -4,10 +4,11 @@
 // JSON without resourceVersion (codec.ts); every object read gets resourceVersion =
 // mod_revision, every list the revision it was read at.
 
-import { isCompactedError, isFutureRevisionError, isUnavailableError, EtcdError } from '../etcd/errors.js';
+import { isCompactedError, isFutureRevisionError, isLeaseNotFoundError, isUnavailableError, EtcdError } from '../etcd/errors.js';
 import { prefixEnd, type EtcdClient, type KeyValue, type RangeResponse } from '../etcd/types.js';
 import { StorageError } from '../errors.js';
 import type {
+  CreateOptions,
   DeleteOptions,
   GetOptions,
   KubeObject,
@@ -23,6 +24,7 @@ import type {
 import { decodeObject, encodeObject, setResourceVersion, withoutResourceVersion } from './codec.js';
 import { decodeContinue, encodeContinue } from './continue.js';
 import { EtcdStoreWatch } from './watch.js';
+import { LeaseManager } from './lease-manager.js';
 
 export interface Etcd3StoreOptions {
   /** etcd key prefix, e.g. '/registry' */
@@ -34,6 +36,8 @@ export interface Etcd3StoreOptions {
   tooLargeResourceVersionWaitMs?: number;
   /** live events a direct watch may queue for a slow consumer before it is ended */
   watchQueueLimit?: number;
+  /** --lease-reuse-duration-seconds: how long one lease serves writes with a TTL */
+  leaseReuseDurationSeconds?: number;
 }
 
 const DEFAULT_PAGE_SIZE = 1000;
@@ -109,6 +113,7 @@ class Etcd3Store implements Storage {
   private readonly pageSize: number;
   private readonly tooLargeWaitMs: number;
   private readonly watches = new Set<EtcdStoreWatch>();
+  private readonly leases: LeaseManager;
 
   constructor(
     private readonly client: EtcdClient,
@@ -117,6 +122,24 @@ class Etcd3Store implements Storage {
     this.pathPrefix = opts.prefix.replace(/\/+$/, '') + '/';
     this.pageSize = opts.pagingPageSize ?? DEFAULT_PAGE_SIZE;
     this.tooLargeWaitMs = opts.tooLargeResourceVersionWaitMs ?? DEFAULT_TOO_LARGE_WAIT_MS;
+    this.leases = new LeaseManager(client, { reuseDurationSeconds: opts.leaseReuseDurationSeconds });
+  }
+
+  /** Runs a write that attaches the lease for `ttlSeconds` (none without a TTL). A lease etcd
+   *  no longer has (revoked, or lost with a restored cluster) is forgotten and the write runs
+   *  once more with a fresh one. */
+  private async withLease<T>(key: string, ttlSeconds: number | undefined, write: (lease: number) => Promise<T>): Promise<T> {
+    const ttl = ttlSeconds && ttlSeconds > 0 ? Math.ceil(ttlSeconds) : 0;
+    if (ttl === 0) return this.etcd(key, () => write(0));
+    for (let attempt = 0; ; attempt++) {
+      const lease = await this.etcd(key, () => this.leases.getLease(ttl));
+      try {
+        return await this.etcd(key, () => write(lease));
+      } catch (err) {
+        if (attempt > 0 || !isLeaseNotFoundError(err)) throw err;
+        this.leases.forget(lease);
+      }
+    }
   }
 
   /** the etcd key of a relative key; refuses keys that climb out of the prefix */
@@ -161,7 +184,7 @@ class Etcd3Store implements Storage {
     throw tooLarge(key, minimum, current);
   }
 
-  async create(key: string, obj: KubeObject, opts: { dryRun?: boolean } = {}): Promise<KubeObject> {
+  async create(key: string, obj: KubeObject, opts: CreateOptions = {}): Promise<KubeObject> {
     const etcdKey = this.etcdKey(key);
     const data = encodeObject(obj);
     if (opts.dryRun) {
@@ -170,10 +193,10 @@ class Etcd3Store implements Storage {
       return withoutResourceVersion(obj);
     }
     const k = Buffer.from(etcdKey);
-    const res = await this.etcd(key, () =>
+    const res = await this.withLease(key, opts.ttlSeconds, (lease) =>
       this.client.txn({
         compare: [{ key: k, target: 'CREATE', result: 'EQUAL', value: 0 }],
-        success: [{ put: { key: k, value: data } }],
+        success: [{ put: { key: k, value: data, lease } }],
         failure: [],
       }),
     );
@@ -368,11 +391,12 @@ class Etcd3Store implements Storage {
       if (opts.dryRun) {
         return cur ? setResourceVersion(updated, cur.kv.modRevision) : withoutResourceVersion(updated);
       }
-      const res = await this.etcd(key, () =>
+      // a write with a TTL gets a lease that starts the TTL over (kube refreshes it on update)
+      const res = await this.withLease(key, opts.ttlSeconds, (lease) =>
         this.client.txn({
           // a missing key has mod revision 0, so this also covers the allowCreate case
           compare: [{ key: k, target: 'MOD', result: 'EQUAL', value: cur ? cur.kv.modRevision : 0 }],
-          success: [{ put: { key: k, value: data } }],
+          success: [{ put: { key: k, value: data, lease } }],
           failure: [{ range: { key: k } }],
         }),
       );

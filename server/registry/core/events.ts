@@ -80,9 +80,15 @@ export function validateEvent(obj: KubeObject, c: StrategyContext): FieldError[]
   return errs;
 }
 
+/** --event-ttl's default: an hour */
+export const DEFAULT_EVENT_TTL_SECONDS = 3600;
+
 export function eventStrategy(): ResourceStrategy {
   return defineStrategy({
     namespaced: true,
+    // how long an Event stays after its last write: kube's events store hands every create
+    // and update the --event-ttl, whatever the object (the registry sets the flag's value)
+    ttlSeconds: DEFAULT_EVENT_TTL_SECONDS,
     allowCreateOnUpdate: true,
     // kube validates only the event rules here (the store checks the generic metadata)
     validate: (obj, c) => validateEvent(obj, c),
