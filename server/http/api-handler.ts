@@ -12,7 +12,8 @@ import type { TableConvertor } from '../endpoints/table.js';
 import { builtinTableConvertor } from '../endpoints/table-columns/index.js';
 import type { Authenticator } from './authn.js';
 import type { Authorizer } from './authz.js';
-import { buildHandlerChain, toRequestListener } from './chain.js';
+import { buildHandlerChain, toRequestListener, type ServingFilterOptions } from './chain.js';
+import type { MaxInFlightOptions } from './filters/max-in-flight.js';
 import type { AnonymousOptions } from './filters/authentication.js';
 import type { PanicReporter } from './filters/panic-recovery.js';
 import { createHealthHandler, type HealthOptions } from './health.js';
@@ -70,6 +71,10 @@ export interface ApiHandlerOptions {
   shutdownSignal?: AbortSignal;
   onPanic?: PanicReporter;
   onAuthenticationFailure?: (err: unknown) => void;
+  /** the HTTP serving flags' filters */
+  serving?: ServingFilterOptions;
+  /** priority and fairness, or the classic max-in-flight limits; absent: no limit */
+  maxInFlight?: MaxInFlightOptions;
 }
 
 export const DEFAULT_MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
@@ -156,6 +161,8 @@ export function createApiHandler(opts: ApiHandlerOptions): (req: HttpRequest, re
     authorizer: opts.authorizer,
     onPanic: opts.onPanic,
     onAuthenticationFailure: opts.onAuthenticationFailure,
+    maxInFlight: opts.maxInFlight,
+    serving: opts.serving,
   });
   return toRequestListener(chain, opts.onPanic);
 }

@@ -1,13 +1,19 @@
 // The handler chain, as kube-apiserver's DefaultBuildHandlerChain: one wrapper per concern,
-// outermost first: audit id -> panic recovery -> request info -> cache control ->
-// authentication -> audit -> impersonation -> max-in-flight -> authorization -> the API handler.
+// outermost first: audit id -> panic recovery -> request info -> shutdown 429s -> HSTS ->
+// cache control -> GOAWAY -> in-flight tracking -> request timeout -> CORS -> authentication -> audit -> impersonation -> max-in-flight -> authorization -> the API handler.
 
 import { withAudit, withAuditInit } from './filters/audit.js';
 import { withAuthentication, type AnonymousOptions } from './filters/authentication.js';
 import { withAuthorization } from './filters/authorization.js';
 import { withCacheControl } from './filters/cache-control.js';
+import { withCORS } from './filters/cors.js';
+import { withProbabilisticGoaway } from './filters/goaway.js';
+import { withHSTS } from './filters/hsts.js';
+import type { RequestTracker } from './filters/in-flight.js';
+import { withShutdownRetryAfter } from './filters/shutdown-retry-after.js';
+import { withRequestTimeout } from './filters/timeout.js';
 import { withImpersonation } from './filters/impersonation.js';
-import { withMaxInFlight } from './filters/max-in-flight.js';
+import { withMaxInFlight, type MaxInFlightOptions } from './filters/max-in-flight.js';
 import { withPanicRecovery, type PanicReporter } from './filters/panic-recovery.js';
 import { withRequestInfo } from './filters/request-info.js';
 import { alwaysAllow, type Authorizer } from './authz.js';
@@ -24,15 +30,43 @@ export interface ChainOptions {
   onPanic?: PanicReporter;
   /** called when credentials are rejected (the client gets a 401) */
   onAuthenticationFailure?: (err: unknown) => void;
+  /** priority and fairness, or the classic max-in-flight limits; absent: no limit */
+  maxInFlight?: MaxInFlightOptions;
+  /** the HTTP serving flags' filters (timeouts, CORS, HSTS, GOAWAY, shutdown) */
+  serving?: ServingFilterOptions;
+}
+
+export interface ServingFilterOptions {
+  /** --request-timeout in ms (default 60 s) */
+  requestTimeoutMs?: number;
+  /** --cors-allowed-origins (validated patterns) */
+  corsAllowedOrigins?: readonly string[];
+  /** --strict-transport-security-directives */
+  hstsDirectives?: readonly string[];
+  /** --goaway-chance */
+  goawayChance?: number;
+  /** --shutdown-send-retry-after: true once shutdown refuses new requests with 429 */
+  rejectingNewRequests?: () => boolean;
+  /** counts requests in flight and open watches for graceful shutdown */
+  tracker?: RequestTracker;
+  /** the work behind a timed-out request failed afterwards */
+  onPostTimeoutError?: (err: unknown, state: RequestState) => void;
 }
 
 export function buildHandlerChain(api: Handler, opts: ChainOptions): Handler {
+  const serving = opts.serving ?? {};
   // listed outermost first, applied innermost first
   const filters: Filter[] = [
     withAuditInit(),
     withPanicRecovery(opts.onPanic),
     withRequestInfo(),
+    ...(serving.rejectingNewRequests ? [withShutdownRetryAfter(serving.rejectingNewRequests)] : []),
+    withHSTS(serving.hstsDirectives ?? []),
     withCacheControl(),
+    withProbabilisticGoaway(serving.goawayChance ?? 0),
+    ...(serving.tracker ? [serving.tracker.filter] : []),
+    withRequestTimeout({ requestTimeoutMs: serving.requestTimeoutMs ?? 60_000, onPostTimeoutError: serving.onPostTimeoutError }),
+    withCORS(serving.corsAllowedOrigins ?? []),
     withAuthentication({
       authenticator: opts.authenticator,
       anonymous: opts.anonymous,
@@ -40,7 +74,7 @@ export function buildHandlerChain(api: Handler, opts: ChainOptions): Handler {
     }),
     withAudit(),
     withImpersonation(opts.authorizer ?? alwaysAllow),
-    withMaxInFlight(),
+    withMaxInFlight(opts.maxInFlight),
     withAuthorization(opts.authorizer ?? alwaysAllow),
   ];
   return filters.reduceRight<Handler>((next, filter) => filter(next), api);
