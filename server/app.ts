@@ -46,6 +46,8 @@ import { KUBERNETES_VERSION } from './config/flags.js';
 import { createDiscoveryHandler } from './nonresource/discovery-handler.js';
 import { createOpenAPIHandler } from './nonresource/openapi-handler.js';
 import { createLogger } from './log.js';
+import { startFlowControl } from './flowcontrol/index.js';
+import type { MaxInFlightOptions } from './http/filters/max-in-flight.js';
 
 const log = createLogger('kapi');
 
@@ -242,6 +244,28 @@ export async function startApp(config: KapiConfig): Promise<App> {
     void authzRun.rbacBootstrapped.then(() => {
       rbacBootstrapped = true;
     });
+    // API Priority and Fairness: the bootstrap FlowSchemas and priority levels (every replica),
+    // followed by watch; off: the classic max-in-flight limits
+    const maxReadOnly = config.values.get('max-requests-inflight') as number;
+    const maxMutating = config.values.get('max-mutating-requests-inflight') as number;
+    const flowControl =
+      config.values.get('enable-priority-and-fairness') !== false
+        ? startFlowControl({
+            resolver: registry,
+            log: createLogger('flowcontrol'),
+            serverConcurrencyLimit: maxReadOnly + maxMutating,
+            // kube: a request may wait in a queue for a quarter of its timeout
+            maxQueueWaitMs: (config.values.get('request-timeout') as number) / 4,
+          })
+        : undefined;
+    if (flowControl) started.push({ name: 'priority and fairness', stop: () => flowControl.stop() });
+    let apfBootstrapped = !flowControl;
+    void flowControl?.bootstrapped.then(() => {
+      apfBootstrapped = true;
+    });
+    const maxInFlight: MaxInFlightOptions = flowControl
+      ? { kind: 'priority-and-fairness', controller: flowControl.controller }
+      : { kind: 'max-in-flight', readOnlyLimit: maxReadOnly, mutatingLimit: maxMutating };
     // Services written without allocation objects get them before anyone can be handed
     // their addresses; leftovers of crashed writes are freed later (every replica may run it)
     const allocationRepair = startRepairLoop({ allocator: serviceIPAllocator, storage: store });
@@ -290,6 +314,9 @@ export async function startApp(config: KapiConfig): Promise<App> {
     const rbacCheck = namedCheck('poststarthook/rbac/bootstrap-roles', async () => {
       if (!rbacBootstrapped) throw new Error('not finished');
     });
+    const apfCheck = namedCheck('poststarthook/priority-and-fairness-config-producer', async () => {
+      if (!apfBootstrapped) throw new Error('not finished');
+    });
     const cacheCheck = namedCheck('watch-cache', async () => {
       if (feed && !feed.synced) throw new Error('watch cache not synced yet');
     });
@@ -336,6 +363,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
           cacheCheck,
           bootstrapCheck,
           rbacCheck,
+          apfCheck,
           shutdownCheck(() => !ready),
         ],
         livezGracePeriodSeconds: config.livezGracePeriodMs / 1000,
@@ -343,6 +371,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
       },
       onPanic: (err) => log.error('request handler failed', { error: err instanceof Error ? err.stack ?? err.message : String(err) }),
       onAuthenticationFailure: (err) => log.v(2).info('authentication failed', { error: (err as Error)?.message }),
+      maxInFlight,
     });
     const server = createSecureServer({ cert: pki.servingCertPem, key: pki.servingKeyPem, clientCA: authn.clientCAs, handler });
     const address = await server.listen(config.serving.securePort, config.serving.bindAddress);
