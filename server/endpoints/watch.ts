@@ -13,6 +13,7 @@ import { applyNameToListOptions, readListOptions, validateWatchOptions, watchReq
 import { negotiateFor, requestContext, type Scope } from './scope.js';
 import { partialObjectMetadata, toTable, type TableOptions } from './table.js';
 import { tableOptionsFor } from './transform.js';
+import { sharedFrame } from './watch-frames.js';
 
 /** Encodes events for one watch: converts objects to what the client asked for (a Table
  *  carries column definitions only in the first event, as kube-apiserver sends it). */
@@ -26,6 +27,23 @@ export class WatchEventEncoder {
   ) {}
 
   encode(event: WatchEvent): string | Buffer {
+    const shareAs = this.sharedEncoding(event);
+    return shareAs ? sharedFrame(event, shareAs, () => this.encodeOwn(event)) : this.encodeOwn(event);
+  }
+
+  /** the cache key under which this stream's frame of `event` equals every other stream's
+   *  with the same key, or undefined when the frame is this stream's own (bookmarks and
+   *  errors are made per watcher; a Table's first frame carries column headers) */
+  private sharedEncoding(event: WatchEvent): string | undefined {
+    if (event.type !== 'ADDED' && event.type !== 'MODIFIED' && event.type !== 'DELETED') return undefined;
+    if (typeof event.object?.kind !== 'string') return undefined;
+    const convert = this.media.convert;
+    if (!convert) return this.media.format;
+    if (convert.kind === 'PartialObjectMetadata') return `${this.media.format};as=PartialObjectMetadata;v=${convert.version}`;
+    return undefined;
+  }
+
+  private encodeOwn(event: WatchEvent): string | Buffer {
     const object = this.embedded(event);
     // objects without kind (bookmarks) are of the endpoint's kind
     if (this.media.format === 'protobuf') return protobufWatchFrame(event.type, object, this.scope.kind);

@@ -351,8 +351,17 @@ export class GenericStore implements RESTResource {
         },
       };
     }
-    return { type: ev.type, object: this.fromStorage(ev.object) };
+    // the watch cache hands one event object to every watcher it concerns: convert it once,
+    // so they all share the converted event (and the HTTP layer its encoded bytes)
+    let out = this.convertedEvents.get(ev);
+    if (!out) {
+      out = { type: ev.type, object: this.fromStorage(ev.object) };
+      this.convertedEvents.set(ev, out);
+    }
+    return out;
   }
+
+  private readonly convertedEvents = new WeakMap<WatchEvent, WatchEvent>();
 
   // ---- create ----
 
