@@ -13,10 +13,14 @@ export interface StoredEntry {
   /** the stored JSON text */
   readonly data: string;
   readonly modRevision: number;
+  /** set when the stored value could not be read (encryption at rest: no provider or key
+   *  opens it); `data` is then empty and decoding the entry fails with this message */
+  readonly error?: string;
 }
 
 /** a fresh, mutable object with metadata.resourceVersion set to `resourceVersion` */
 export function decodeEntry(entry: StoredEntry, resourceVersion: number = entry.modRevision): KubeObject {
+  if (entry.error !== undefined) throw new StorageError('InvalidObject', entry.key, entry.error);
   let obj: unknown;
   try {
     obj = JSON.parse(entry.data);

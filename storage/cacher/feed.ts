@@ -29,6 +29,7 @@
 import type { EtcdClient, EtcdWatcher, KeyValue, WatchMessage } from '../etcd/types.js';
 import { prefixEnd } from '../etcd/types.js';
 import type { StoredEntry } from './entry.js';
+import { readStored, type TransformerLookup } from '../value/transformer.js';
 import { ResourceCache, type ResourceCacheLimits } from './resource-cache.js';
 
 /** the key (under the prefix) of the progress marker; no resource lives there */
@@ -45,6 +46,9 @@ export interface WatchFeedOptions {
   progressMarkerDelayMs?: number;
   /** page size of the initial list and of relists */
   listPageSize?: number;
+  /** encryption at rest: values are read through their key's transformer; undefined: they
+   *  are plaintext */
+  transformers?: TransformerLookup;
 }
 
 export const FEED_DEFAULTS = {
@@ -96,7 +100,8 @@ export class WatchFeed {
   private suspended = false;
   private warnedLateEvent = false;
 
-  private readonly opts: Required<Omit<WatchFeedOptions, 'prefix'>>;
+  private readonly opts: Required<Omit<WatchFeedOptions, 'prefix' | 'transformers'>>;
+  private readonly transformers: TransformerLookup | undefined;
 
   constructor(
     private readonly client: EtcdClient,
@@ -110,6 +115,7 @@ export class WatchFeed {
       progressMarkerDelayMs: options.progressMarkerDelayMs ?? FEED_DEFAULTS.progressMarkerDelayMs,
       listPageSize: options.listPageSize ?? FEED_DEFAULTS.listPageSize,
     };
+    this.transformers = options.transformers;
     this.limits = { maxHistoryEvents: this.opts.maxHistoryEvents, historyWindowMs: this.opts.historyWindowMs };
     this.ready = new Promise((resolve) => {
       this.resolveReady = resolve;
@@ -400,7 +406,21 @@ export class WatchFeed {
   }
 
   private entryOf(kv: KeyValue): StoredEntry {
+    if (this.transformers) return this.decryptedEntryOf(kv, this.transformers);
     return { key: this.relativeKey(kv.key), data: kv.value.toString('utf8'), modRevision: kv.modRevision };
+  }
+
+  /** an entry read through its key's transformer; one that cannot be read keeps the error
+   *  (reads of that object fail with it, every other object is served as usual) */
+  private decryptedEntryOf(kv: KeyValue, transformers: TransformerLookup): StoredEntry {
+    const key = this.relativeKey(kv.key);
+    const t = transformers.forKey(key);
+    if (!t) return { key, data: kv.value.toString('utf8'), modRevision: kv.modRevision };
+    try {
+      return { key, data: readStored(t, kv.value, kv.key.toString('utf8'), key).data.toString('utf8'), modRevision: kv.modRevision };
+    } catch (err) {
+      return { key, data: '', modRevision: kv.modRevision, error: (err as Error).message };
+    }
   }
 
   /** the cache with the longest prefix of `key`, if any */

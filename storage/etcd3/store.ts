@@ -24,6 +24,7 @@ import type {
 import { decodeObject, encodeObject, setResourceVersion, withoutResourceVersion } from './codec.js';
 import { decodeContinue, encodeContinue } from './continue.js';
 import { EtcdStoreWatch } from './watch.js';
+import { readStored, type ReadResult, type TransformerLookup } from '../value/transformer.js';
 import { LeaseManager } from './lease-manager.js';
 
 export interface Etcd3StoreOptions {
@@ -36,6 +37,9 @@ export interface Etcd3StoreOptions {
   tooLargeResourceVersionWaitMs?: number;
   /** live events a direct watch may queue for a slow consumer before it is ended */
   watchQueueLimit?: number;
+  /** encryption at rest: values are written and read through the key's transformer;
+   *  undefined: values are stored as they are (the direct path) */
+  transformers?: TransformerLookup;
   /** --lease-reuse-duration-seconds: how long one lease serves writes with a TTL */
   leaseReuseDurationSeconds?: number;
 }
@@ -70,6 +74,8 @@ function continueExpired(key: string, startKey: string, keyPrefix: string): Stor
 interface Current {
   kv: KeyValue;
   obj: KubeObject;
+  /** the stored value's plaintext, and whether it must be written again (see ReadResult) */
+  plain: ReadResult;
 }
 
 /** parses a resourceVersion: '' and undefined are 0 (unset); anything but digits is invalid */
@@ -167,7 +173,35 @@ class Etcd3Store implements Storage {
   }
 
   private current(key: string, kv: KeyValue | undefined): Current | null {
-    return kv ? { kv, obj: decodeObject(kv.value, kv.modRevision, key) } : null;
+    if (!kv) return null;
+    const plain = this.plaintext(kv);
+    return { kv, obj: decodeObject(plain.data, kv.modRevision, key), plain };
+  }
+
+  /** a stored value's plaintext, through the key's transformer if there is one */
+  private plaintext(kv: KeyValue): ReadResult {
+    if (!this.opts.transformers) return { data: kv.value, stale: false };
+    const etcdKey = kv.key.toString();
+    const relativeKey = etcdKey.slice(this.pathPrefix.length - 1);
+    const t = this.opts.transformers.forKey(relativeKey);
+    return t ? readStored(t, kv.value, etcdKey, relativeKey) : { data: kv.value, stale: false };
+  }
+
+  /** decodes a stored value; `key` names the object in errors */
+  private decodeKv(kv: KeyValue, key: string): KubeObject {
+    if (!this.opts.transformers) return decodeObject(kv.value, kv.modRevision, key);
+    return decodeObject(this.plaintext(kv).data, kv.modRevision, key);
+  }
+
+  /** what etcd stores for `plain` at `etcdKey` */
+  private sealed(etcdKey: string, plain: Buffer): Buffer {
+    const t = this.opts.transformers?.forKey(etcdKey.slice(this.pathPrefix.length - 1));
+    if (!t) return plain;
+    try {
+      return t.toStorage(plain, Buffer.from(etcdKey));
+    } catch (err) {
+      throw new StorageError('InvalidObject', etcdKey, `unable to transform key ${JSON.stringify(etcdKey)}: ${(err as Error).message}`);
+    }
   }
 
   /** Waits (bounded) until etcd's revision reaches `minimum`; TooLargeResourceVersion if it
@@ -186,12 +220,13 @@ class Etcd3Store implements Storage {
 
   async create(key: string, obj: KubeObject, opts: CreateOptions = {}): Promise<KubeObject> {
     const etcdKey = this.etcdKey(key);
-    const data = encodeObject(obj);
+    const plain = encodeObject(obj);
     if (opts.dryRun) {
       const res = await this.etcd(key, () => this.client.range({ key: Buffer.from(etcdKey), countOnly: true }));
       if (res.count > 0) throw new StorageError('KeyExists', key, `key already exists: ${key}`);
       return withoutResourceVersion(obj);
     }
+    const data = this.sealed(etcdKey, plain);
     const k = Buffer.from(etcdKey);
     const res = await this.withLease(key, opts.ttlSeconds, (lease) =>
       this.client.txn({
@@ -201,7 +236,7 @@ class Etcd3Store implements Storage {
       }),
     );
     if (!res.succeeded) throw new StorageError('KeyExists', key, `key already exists: ${key}`);
-    return decodeObject(data, res.header.revision, key);
+    return decodeObject(plain, res.header.revision, key);
   }
 
   async get(key: string, opts: GetOptions = {}): Promise<KubeObject | null> {
@@ -218,7 +253,7 @@ class Etcd3Store implements Storage {
       if (opts.ignoreNotFound) return null;
       throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
     }
-    return decodeObject(kv.value, kv.modRevision, key);
+    return this.decodeKv(kv, key);
   }
 
   async getList(key: string, opts: ListOptions): Promise<ListResult> {
@@ -292,7 +327,7 @@ class Etcd3Store implements Storage {
     const res = await this.etcd(key, () =>
       this.client.range({ key: Buffer.from(etcdKey), revision: readRevision || undefined, serializable }),
     );
-    const items = res.kvs.map((kv) => decodeObject(kv.value, kv.modRevision, key)).filter((o) => opts.predicate.matches(o));
+    const items = res.kvs.map((kv) => this.decodeKv(kv, key)).filter((o) => opts.predicate.matches(o));
     return { items, resourceVersion: String(readRevision || res.header.revision), continue: '' };
   }
 
@@ -313,7 +348,7 @@ class Etcd3Store implements Storage {
         this.client.rangeAll({ key: Buffer.from(startKey), rangeEnd, revision: readRevision || undefined, serializable, pageSize: this.pageSize }),
       );
       for (const kv of res.kvs) {
-        const obj = decodeObject(kv.value, kv.modRevision, kv.key.toString());
+        const obj = this.decodeKv(kv, kv.key.toString());
         if (opts.predicate.matches(obj)) items.push(obj);
       }
       return { items, resourceVersion: String(readRevision || res.header.revision), continue: '' };
@@ -340,7 +375,7 @@ class Etcd3Store implements Storage {
         }
         consumed++;
         lastKey = kv.key;
-        const obj = decodeObject(kv.value, kv.modRevision, kv.key.toString());
+        const obj = this.decodeKv(kv, kv.key.toString());
         if (opts.predicate.matches(obj)) items.push(obj);
       }
       remaining = page.count - consumed;
@@ -383,14 +418,16 @@ class Etcd3Store implements Storage {
       if (!cur && !opts.allowCreate) throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
       checkPreconditions(key, opts.preconditions, cur?.obj ?? null);
       const updated = await tryUpdate(cur ? cur.obj : null);
-      const data = encodeObject(updated);
-      if (cur && data.equals(cur.kv.value)) {
+      const plain = encodeObject(updated);
+      // a value read through an old provider or key is written again even when unchanged
+      if (cur && !cur.plain.stale && plain.equals(cur.plain.data)) {
         // nothing changed: no write, the resourceVersion stays (as kube-apiserver does)
-        return decodeObject(data, cur.kv.modRevision, key);
+        return decodeObject(plain, cur.kv.modRevision, key);
       }
       if (opts.dryRun) {
         return cur ? setResourceVersion(updated, cur.kv.modRevision) : withoutResourceVersion(updated);
       }
+      const data = this.sealed(etcdKey, plain);
       // a write with a TTL gets a lease that starts the TTL over (kube refreshes it on update)
       const res = await this.withLease(key, opts.ttlSeconds, (lease) =>
         this.client.txn({
@@ -400,7 +437,7 @@ class Etcd3Store implements Storage {
           failure: [{ range: { key: k } }],
         }),
       );
-      if (res.succeeded) return decodeObject(data, res.header.revision, key);
+      if (res.succeeded) return decodeObject(plain, res.header.revision, key);
       // someone else wrote in between: try again on what is there now
       const r = res.responses[0];
       cur = this.current(key, r && 'range' in r ? r.range.kvs[0] : undefined);
@@ -468,6 +505,7 @@ class Etcd3Store implements Storage {
       initial,
       initialEventsEndRevision: opts.sendInitialEvents === true && opts.allowWatchBookmarks ? after : 0,
       maxQueued: this.opts.watchQueueLimit,
+      plaintext: this.opts.transformers ? (kv) => this.plaintext(kv).data : undefined,
       onStop: () => this.watches.delete(w),
     });
     this.watches.add(w);

@@ -37,6 +37,9 @@ export interface WatchParams {
   /** revision of the initial list, announced by the initial-events-end bookmark; 0: none */
   initialEventsEndRevision: number;
   maxQueued?: number;
+  /** encryption at rest: a stored value's plaintext (throws when it cannot be read);
+   *  undefined: values are plaintext */
+  plaintext?: (kv: KeyValue) => Buffer;
   onStop?: () => void;
 }
 
@@ -185,12 +188,16 @@ export class EtcdStoreWatch implements Watch {
       case 'ready':
         return item.event;
       case 'initial': {
-        const obj = decodeObject(item.kv.value, item.kv.modRevision, item.kv.key.toString());
+        const obj = decodeObject(this.value(item.kv), item.kv.modRevision, item.kv.key.toString());
         return this.p.predicate.matches(obj) ? { type: 'ADDED', object: obj } : null;
       }
       case 'etcd':
         return this.transformEtcd(item.event);
     }
+  }
+
+  private value(kv: KeyValue): Buffer {
+    return this.p.plaintext ? this.p.plaintext(kv) : kv.value;
   }
 
   private transformEtcd(e: EtcdEvent): WatchEvent | null {
@@ -204,14 +211,14 @@ export class EtcdStoreWatch implements Watch {
     }
     if (e.type === 'DELETE') {
       // the last state, at the revision of its deletion
-      const old = decodeObject(e.prevKv!.value, rev, key);
+      const old = decodeObject(this.value(e.prevKv!), rev, key);
       return predicate.matches(old) ? { type: 'DELETED', object: old } : null;
     }
-    const cur = decodeObject(e.kv.value, rev, key);
+    const cur = decodeObject(this.value(e.kv), rev, key);
     if (isCreate) return predicate.matches(cur) ? { type: 'ADDED', object: cur } : null;
     if (predicate.isEverything) return { type: 'MODIFIED', object: cur };
     const curMatches = predicate.matches(cur);
-    const old = decodeObject(e.prevKv!.value, rev, key);
+    const old = decodeObject(this.value(e.prevKv!), rev, key);
     const oldMatches = predicate.matches(old);
     if (curMatches) return { type: oldMatches ? 'MODIFIED' : 'ADDED', object: cur };
     return oldMatches ? { type: 'DELETED', object: old } : null;
