@@ -46,6 +46,7 @@ import { KUBERNETES_VERSION } from './config/flags.js';
 import { createDiscoveryHandler } from './nonresource/discovery-handler.js';
 import { createOpenAPIHandler } from './nonresource/openapi-handler.js';
 import { createLogger } from './log.js';
+import { createMetricsHandler, instrumentStoreClient, observeHealthChecks, startMetrics } from './metrics/index.js';
 import { startFlowControl } from './flowcontrol/index.js';
 import type { MaxInFlightOptions } from './http/filters/max-in-flight.js';
 
@@ -185,7 +186,8 @@ export async function startApp(config: KapiConfig): Promise<App> {
     }
 
     // --- storage and the watch cache -------------------------------------------------
-    const store = createEtcd3Store(etcd, {
+    // the store's etcd calls are timed for etcd_request_duration_seconds
+    const store = createEtcd3Store(instrumentStoreClient(etcd, config.etcd.prefix, catalog.resources()), {
       prefix: config.etcd.prefix,
       leaseReuseDurationSeconds: config.values.get('lease-reuse-duration-seconds') as number,
     });
@@ -236,6 +238,14 @@ export async function startApp(config: KapiConfig): Promise<App> {
       deleteCollectionWorkers: config.values.get('delete-collection-workers') as number,
     });
     registryRef = registry;
+    // /metrics: requests to served resources, in-flight watermarks, object counts
+    const metricsRun = startMetrics({
+      resources: catalog.resources(),
+      resolver: registry,
+      storageFor,
+      countPollPeriodMs: config.values.get('etcd-count-metric-poll-period') as number,
+    });
+    started.push({ name: 'metrics', stop: () => metricsRun.stop() });
     // RBAC's and Node's caches, and the default RBAC policy (every start, every replica)
     const authzStop = new AbortController();
     const authzRun = authz.start(registry, authzStop.signal);
@@ -323,7 +333,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
     const liveChecks = [pingCheck, logCheck, etcdCheck('etcd', config.etcd.healthcheckTimeoutMs), bootstrapCheck];
 
     // --- service account issuer discovery ----------------------------------------------
-    const nonResource: NonResourceHandler[] = [];
+    const nonResource: NonResourceHandler[] = [createMetricsHandler()];
     const externalAddress = (config.values.get('external-hostname') as string) || hostPort(advertiseAddress);
     const discoveryOptions = {
       issuer: authn.serviceAccounts.issuers[0]!,
@@ -353,9 +363,9 @@ export async function startApp(config: KapiConfig): Promise<App> {
       minRequestTimeoutSeconds: config.values.get('min-request-timeout') as number,
       shutdownSignal: endWatches.signal,
       health: {
-        livez: liveChecks,
-        healthz: liveChecks,
-        readyz: [
+        livez: observeHealthChecks('livez', liveChecks),
+        healthz: observeHealthChecks('healthz', liveChecks),
+        readyz: observeHealthChecks('readyz', [
           pingCheck,
           logCheck,
           etcdCheck('etcd', config.etcd.healthcheckTimeoutMs),
@@ -365,7 +375,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
           rbacCheck,
           apfCheck,
           shutdownCheck(() => !ready),
-        ],
+        ]),
         livezGracePeriodSeconds: config.livezGracePeriodMs / 1000,
         onFailure: (endpoint, name, err) => log.v(1).info('health check failed', { endpoint, check: name, error: (err as Error)?.message }),
       },

@@ -76,7 +76,7 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
   spec(G_ETCD, 'etcd-servers-overrides', 'stringSlice', [], 'Per-resource etcd servers overrides (group/resource#servers).' + LATER),
   spec(G_ETCD, 'etcd-healthcheck-timeout', 'duration', 2000, 'The timeout to use when checking etcd health.'),
   spec(G_ETCD, 'etcd-readycheck-timeout', 'duration', 2000, 'The timeout to use when checking etcd readiness.'),
-  spec(G_ETCD, 'etcd-count-metric-poll-period', 'duration', 60_000, 'Frequency of polling etcd for the number of resources per type.' + LATER),
+  spec(G_ETCD, 'etcd-count-metric-poll-period', 'duration', 60_000, 'Frequency of polling etcd for the number of resources per type (apiserver_storage_objects; kapi reads the counts from the watch cache). 0 disables.'),
   spec(G_ETCD, 'etcd-db-metric-poll-interval', 'duration', 30_000, 'The interval of requests to poll etcd and update metrics.' + LATER),
   spec(G_ETCD, 'lease-reuse-duration-seconds', 'int', 60, 'The time in seconds that each lease is reused (at most 5% of the TTL). A lower value could avoid large number of objects reusing the same lease.'),
   spec(G_ETCD, 'storage-backend', 'string', '', 'The storage backend for persistence. Only etcd3 is supported.'),

@@ -1,6 +1,6 @@
 // The handler chain, as kube-apiserver's DefaultBuildHandlerChain: one wrapper per concern,
 // outermost first: audit id -> panic recovery -> request info -> shutdown 429s -> HSTS ->
-// cache control -> GOAWAY -> in-flight tracking -> request timeout -> CORS -> authentication -> audit -> impersonation -> max-in-flight -> authorization -> the API handler.
+// cache control -> GOAWAY -> in-flight tracking -> request timeout -> CORS -> authentication -> audit -> impersonation -> max-in-flight -> authorization -> request metrics -> the API handler.
 
 import { withAudit, withAuditInit } from './filters/audit.js';
 import { withAuthentication, type AnonymousOptions } from './filters/authentication.js';
@@ -16,6 +16,8 @@ import { withImpersonation } from './filters/impersonation.js';
 import { withMaxInFlight, type MaxInFlightOptions } from './filters/max-in-flight.js';
 import { withPanicRecovery, type PanicReporter } from './filters/panic-recovery.js';
 import { withRequestInfo } from './filters/request-info.js';
+import { instrumentAuthenticator, instrumentAuthorizer } from '../metrics/auth.js';
+import { withRequestMetrics } from '../metrics/filter.js';
 import { alwaysAllow, type Authorizer } from './authz.js';
 import type { Authenticator } from './authn.js';
 import { nonResourceInfo } from './request-info.js';
@@ -68,14 +70,15 @@ export function buildHandlerChain(api: Handler, opts: ChainOptions): Handler {
     withRequestTimeout({ requestTimeoutMs: serving.requestTimeoutMs ?? 60_000, onPostTimeoutError: serving.onPostTimeoutError }),
     withCORS(serving.corsAllowedOrigins ?? []),
     withAuthentication({
-      authenticator: opts.authenticator,
+      authenticator: instrumentAuthenticator(opts.authenticator, opts.anonymous),
       anonymous: opts.anonymous,
       onFailure: opts.onAuthenticationFailure,
     }),
     withAudit(),
     withImpersonation(opts.authorizer ?? alwaysAllow),
     withMaxInFlight(opts.maxInFlight),
-    withAuthorization(opts.authorizer ?? alwaysAllow),
+    withAuthorization(instrumentAuthorizer(opts.authorizer ?? alwaysAllow)),
+    withRequestMetrics(),
   ];
   return filters.reduceRight<Handler>((next, filter) => filter(next), api);
 }
