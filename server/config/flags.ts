@@ -7,6 +7,10 @@ import path from 'node:path';
 import { FlagError, formatFlagHelp, parseFlagSet, type FlagSpec, type FlagValue } from './flagset.js';
 import { firstAddress, isIP, parseCidr, type Cidr } from './cidr.js';
 import { parsePortRange, type PortRange } from '../allocators/port-range.js';
+import { getCiphers } from 'node:tls';
+import { validateCorsAllowedOrigins } from '../http/filters/cors.js';
+import { validateGoawayChance } from '../http/filters/goaway.js';
+import { parseNamedCertKey, tlsCipherSuites, tlsMinVersion } from '../http/tls-options.js';
 
 export { FlagError } from './flagset.js';
 
@@ -42,19 +46,19 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
   // Generic
   spec(G_GENERIC, 'advertise-address', 'string', '', 'The IP address on which to advertise the apiserver to members of the cluster. If blank, the --bind-address is used when it is not a wildcard.', { typeText: 'ip' }),
   spec(G_GENERIC, 'service-cluster-ip-range', 'string', '10.96.0.0/12', 'A CIDR (or two, comma-separated, for dual stack) from which Service cluster IPs are allocated; its first address is the kubernetes Service\'s.'),
-  spec(G_GENERIC, 'external-hostname', 'string', '', 'The hostname to use when generating externalized URLs for this master.' + LATER),
-  spec(G_GENERIC, 'cors-allowed-origins', 'stringSlice', [], 'List of allowed origins for CORS, comma separated.' + LATER),
-  spec(G_GENERIC, 'goaway-chance', 'float', 0, 'Probability of sending GOAWAY to an HTTP/2 client, to rebalance connections behind a load balancer (0 disables).' + LATER),
+  spec(G_GENERIC, 'external-hostname', 'string', '', 'The hostname to use when generating externalized URLs for this master (kapi: the service account issuer discovery document\'s address).'),
+  spec(G_GENERIC, 'cors-allowed-origins', 'stringSlice', [], "List of allowed origins for CORS, comma separated. An allowed origin can be a regular expression to support subdomain matching. If this list is empty CORS will not be enabled. Each expression must pin the host's start ('^' or '//') and end ('$' or ':'), e.g. '//example\\.com(:|$)'."),
+  spec(G_GENERIC, 'goaway-chance', 'float', 0, 'To prevent HTTP/2 clients from getting stuck on a single apiserver, randomly close a connection (GOAWAY) after a request; in-flight requests complete and the client reconnects, likely to another replica behind the load balancer. The fraction of requests sent a GOAWAY: min 0 (off), max .02 (1/50 requests); .001 is a recommended starting point.'),
   spec(G_GENERIC, 'livez-grace-period', 'duration', 0, 'How long after start-up /livez keeps answering ok while start-up checks are still pending.'),
   spec(G_GENERIC, 'shutdown-delay-duration', 'duration', 0, 'How long to keep serving after SIGTERM with /readyz failing, before listeners close.'),
-  spec(G_GENERIC, 'shutdown-watch-termination-grace-period', 'duration', 0, 'How long to wait for open watches to drain on shutdown.' + LATER),
-  spec(G_GENERIC, 'shutdown-send-retry-after', 'bool', false, 'Answer new requests with 429 and Retry-After during shutdown instead of serving them.' + LATER),
-  spec(G_GENERIC, 'request-timeout', 'duration', 60_000, 'The default time a handler must finish a non-long-running request in.' + LATER),
-  spec(G_GENERIC, 'min-request-timeout', 'int', 1800, 'The minimum timeout in seconds for a watch; the server picks a random timeout in [min, 2*min).' + LATER),
+  spec(G_GENERIC, 'shutdown-watch-termination-grace-period', 'duration', 0, 'How long, on shutdown, open watches get to end (kapi ends them cleanly at once) before the ones still open are cut. 0: the watches are ended and the server does not wait for them separately.'),
+  spec(G_GENERIC, 'shutdown-send-retry-after', 'bool', false, 'After --shutdown-delay-duration the listener stays open until the requests in flight are done, and new requests get 429 with Retry-After and Connection: close (health endpoints are still served).'),
+  spec(G_GENERIC, 'request-timeout', 'duration', 60_000, 'The time a handler has to finish a non-long-running request before the client gets a 504; a request\'s ?timeout= can only shorten it.'),
+  spec(G_GENERIC, 'min-request-timeout', 'int', 1800, 'The minimum timeout in seconds for a watch without timeoutSeconds; the server picks a random timeout in [min, 2*min) to spread out reconnections.'),
   spec(G_GENERIC, 'max-requests-inflight', 'int', 400, 'Maximum number of non-mutating requests in flight (0: no limit); with priority and fairness, this plus --max-mutating-requests-inflight is the concurrency shared among the priority levels.'),
   spec(G_GENERIC, 'max-mutating-requests-inflight', 'int', 200, 'Maximum number of mutating requests in flight (0: no limit).'),
   spec(G_GENERIC, 'enable-priority-and-fairness', 'bool', true, 'Use API Priority and Fairness instead of the max-in-flight limits.'),
-  spec(G_GENERIC, 'strict-transport-security-directives', 'stringSlice', [], 'Directives for the Strict-Transport-Security header.' + LATER),
+  spec(G_GENERIC, 'strict-transport-security-directives', 'stringSlice', [], "Directives for HSTS, comma separated; the Strict-Transport-Security header on every response, e.g. 'max-age=31536000,includeSubDomains,preload'."),
   spec(G_GENERIC, 'allow-privileged', 'bool', false, 'If true, allow privileged containers.' + LATER),
   spec(G_GENERIC, 'event-ttl', 'duration', 3_600_000, 'Amount of time to retain events (an etcd lease on every event write; 0: keep them).'),
   spec(G_GENERIC, 'service-node-port-range', 'string', '30000-32767', "The port range reserved for NodePort Services ('N-M', 'N+M' or 'N'), inclusive.", { typeText: 'portRange' }),
@@ -93,10 +97,10 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
   spec(G_SERVING, 'cert-dir', 'string', '', 'The directory where the TLS certs are located. If --tls-cert-file and --tls-private-key-file are provided, this flag will be ignored for serving.', { defaultText: '"<data-dir>/pki"' }),
   spec(G_SERVING, 'tls-cert-file', 'string', '', 'File containing the default x509 certificate for HTTPS (CA cert, if any, concatenated after server cert). Empty: a certificate signed by kapi\'s CA is generated in --cert-dir.'),
   spec(G_SERVING, 'tls-private-key-file', 'string', '', 'File containing the default x509 private key matching --tls-cert-file.'),
-  spec(G_SERVING, 'tls-cipher-suites', 'stringSlice', [], 'Comma-separated list of cipher suites for the server.' + LATER),
-  spec(G_SERVING, 'tls-min-version', 'string', '', 'Minimum TLS version supported (VersionTLS12, VersionTLS13).' + LATER),
-  spec(G_SERVING, 'tls-sni-cert-key', 'stringArray', [], 'A pair of x509 certificate and private key file paths, optionally suffixed with domain patterns.' + LATER),
-  spec(G_SERVING, 'http2-max-streams-per-connection', 'int', 0, 'The limit on HTTP/2 streams per connection (0: the default).' + LATER),
+  spec(G_SERVING, 'tls-cipher-suites', 'stringSlice', [], 'Comma-separated list of cipher suites for the server (Go names, e.g. TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256). TLS 1.3 suites are not configurable. Empty: the defaults.'),
+  spec(G_SERVING, 'tls-min-version', 'string', '', 'Minimum TLS version supported. Possible values: VersionTLS10, VersionTLS11, VersionTLS12, VersionTLS13 (default VersionTLS12).'),
+  spec(G_SERVING, 'tls-sni-cert-key', 'stringArray', [], 'A pair of x509 certificate and private key file paths, optionally suffixed with a list of domain patterns (fully qualified, may have a leading "*." wildcard). Without patterns the certificate\'s names are used. Exact names beat wildcards, given patterns beat certificate names. Repeatable. Example: "example.crt,example.key" or "foo.crt,foo.key:*.foo.com,foo.com".'),
+  spec(G_SERVING, 'http2-max-streams-per-connection', 'int', 0, 'The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection. 0: kapi\'s default, 1000 (kube-apiserver\'s is 100).'),
   spec(G_SERVING, 'permit-port-sharing', 'bool', false, 'Bind with SO_REUSEPORT.' + LATER),
   spec(G_SERVING, 'permit-address-sharing', 'bool', false, 'Bind with SO_REUSEADDR.' + LATER),
 
@@ -289,6 +293,27 @@ export function parseKapiFlags(argv: readonly string[], cwd = process.cwd()): Pa
   if ((str(values, 'etcd-certfile') === '') !== (str(values, 'etcd-keyfile') === '')) {
     throw new FlagError('--etcd-certfile and --etcd-keyfile must be given together');
   }
+/** kube-apiserver's start-up checks of the HTTP serving flags (messages as it prints them) */
+function validateServingFlags(values: ReadonlyMap<string, FlagValue>): void {
+  if (num(values, 'request-timeout') < 0) throw new FlagError('--request-timeout can not be negative value');
+  if (num(values, 'min-request-timeout') < 0) throw new FlagError('--min-request-timeout can not be negative value');
+  const goaway = validateGoawayChance(num(values, 'goaway-chance'));
+  if (goaway) throw new FlagError(goaway);
+  if (num(values, 'shutdown-watch-termination-grace-period') < 0) {
+    throw new FlagError('shutdown-watch-termination-grace-period, if provided, can not be a negative value');
+  }
+  const cors = validateCorsAllowedOrigins(list(values, 'cors-allowed-origins'));
+  if (cors.length > 0) throw new FlagError(cors.join(', '));
+  if (num(values, 'http2-max-streams-per-connection') < 0) throw new FlagError('--http2-max-streams-per-connection can not be negative');
+  try {
+    tlsMinVersion(str(values, 'tls-min-version'));
+    tlsCipherSuites(list(values, 'tls-cipher-suites'), getCiphers());
+    for (const v of list(values, 'tls-sni-cert-key')) parseNamedCertKey(v);
+  } catch (err) {
+    throw new FlagError((err as Error).message);
+  }
+}
+
   const backend = str(values, 'storage-backend');
   if (backend !== '' && backend !== 'etcd3') {
     throw new FlagError(`--storage-backend invalid, allowed values: etcd3. If not specified, it will default to 'etcd3'`);
@@ -330,6 +355,7 @@ export function parseKapiFlags(argv: readonly string[], cwd = process.cwd()): Pa
     ranges = rangeTexts.map(parseCidr);
     kubernetesServiceIP = firstAddress(ranges[0]!);
   } catch (err) {
+  validateServingFlags(values);
     throw new FlagError(`--service-cluster-ip-range: ${(err as Error).message}`);
   }
   if (ranges.length === 2 && ranges[0]!.family === ranges[1]!.family) {

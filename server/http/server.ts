@@ -3,7 +3,8 @@
 
 import { createSecureServer as createHttp2SecureServer, type Http2SecureServer } from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
-import type { TLSSocket } from 'node:tls';
+import { createSecureContext, type SecureContext, type TLSSocket } from 'node:tls';
+import { sniMatcher, type NodeTlsVersion } from './tls-options.js';
 import type { HttpRequest, HttpResponse } from './types.js';
 
 export interface SecureServerOptions {
@@ -16,6 +17,21 @@ export interface SecureServerOptions {
   maxConcurrentStreams?: number;
   /** MiB of buffered data an HTTP/2 session may hold before refusing new streams */
   maxSessionMemoryMiB?: number;
+  /** --tls-min-version (default TLS 1.2) */
+  minVersion?: NodeTlsVersion;
+  /** --tls-cipher-suites as an OpenSSL list for TLS 1.2 and older (default: node's) */
+  ciphers?: string;
+  /** --tls-sni-cert-key: certificates chosen by the name the client asks for */
+  sniCertificates?: SniCertificate[];
+}
+
+export interface SniCertificate {
+  cert: string | Buffer;
+  key: string | Buffer;
+  /** domain patterns ("*.example.com" matches one label) */
+  names: string[];
+  /** the names were given on the command line (they win over names read from certificates) */
+  explicit: boolean;
 }
 
 export interface SecureServer {
@@ -50,6 +66,13 @@ export function createSecureServer(opts: SecureServerOptions): SecureServer {
     if (closing && req.httpVersion.startsWith('1.')) res.setHeader('connection', 'close');
     opts.handler(req, res);
   };
+  // the client CAs go into every SNI context too, so client certificates verify the same way
+  const sniContexts = (opts.sniCertificates ?? []).map((c) => ({
+    names: c.names,
+    explicit: c.explicit,
+    value: createSecureContext({ cert: c.cert, key: c.key, ca: opts.clientCA, minVersion: opts.minVersion ?? 'TLSv1.2', ciphers: opts.ciphers }),
+  }));
+  const pickContext = sniContexts.length > 0 ? sniMatcher<SecureContext>(sniContexts) : undefined;
   const server = createHttp2SecureServer(
     {
       allowHTTP1: true,
@@ -58,7 +81,11 @@ export function createSecureServer(opts: SecureServerOptions): SecureServer {
       ca: opts.clientCA,
       requestCert: true,
       rejectUnauthorized: false,
-      minVersion: 'TLSv1.2',
+      minVersion: opts.minVersion ?? 'TLSv1.2',
+      ...(opts.ciphers ? { ciphers: opts.ciphers } : {}),
+      ...(pickContext
+        ? { SNICallback: (name: string, cb: (err: Error | null, ctx?: SecureContext) => void) => cb(null, pickContext(name)) }
+        : {}),
       settings: { maxConcurrentStreams: opts.maxConcurrentStreams ?? 1000 },
       maxSessionMemory: opts.maxSessionMemoryMiB ?? 256,
     },

@@ -1,0 +1,167 @@
+// --request-timeout for non-long-running requests, as kube-apiserver's WithRequestDeadline and
+// WithTimeoutForNonLongRunningRequests together: the deadline is the flag's value from the
+// moment the request arrived, shortened (never lengthened) by a positive `?timeout=` Go
+// duration; a malformed one is a 400. When the deadline passes first the client gets a 504
+// and the work behind the request is aborted; whatever it writes afterwards goes nowhere.
+
+import { parseDuration } from '../../config/duration.js';
+import { writeStatusError } from '../response.js';
+import { errors } from '../status.js';
+import type { Filter, HttpResponse, RequestState } from '../types.js';
+import { isLongRunning } from './long-running.js';
+
+export interface RequestTimeoutOptions {
+  /** --request-timeout in ms */
+  requestTimeoutMs: number;
+  /** called when the work behind a timed-out request fails afterwards */
+  onPostTimeoutError?: (err: unknown, state: RequestState) => void;
+}
+
+const INVALID_TIMEOUT = 'invalid timeout specified in the request URL';
+const TIMEOUT_MESSAGE = 'Timeout: request did not complete within the allotted timeout';
+
+/**
+ * The 504 exactly as kube-apiserver's timeout writer sends it: the bare Status (no kind or
+ * apiVersion) with a sniffed text/plain content type, which is why clients report it as "the
+ * server was unable to return a response in the time allotted".
+ */
+export function timeoutBody(): string {
+  return JSON.stringify({ metadata: {}, status: 'Failure', message: TIMEOUT_MESSAGE, reason: 'Timeout', details: {}, code: 504 }) + '\n';
+}
+
+/** the deadline's length for a request, or a message for a malformed `?timeout=` */
+export function effectiveTimeoutMs(query: URLSearchParams, requestTimeoutMs: number): number | { invalid: string } {
+  const asked = query.get('timeout');
+  if (asked === null || asked === '') return requestTimeoutMs;
+  let ms: number;
+  try {
+    ms = parseDuration(asked);
+  } catch (err) {
+    return { invalid: `${INVALID_TIMEOUT} - ${(err as Error).message}` };
+  }
+  // 0 or negative: the client sets no limit of its own; more than the flag: the flag wins
+  return ms > 0 && ms < requestTimeoutMs ? ms : requestTimeoutMs;
+}
+
+export function withRequestTimeout(opts: RequestTimeoutOptions): Filter {
+  return (next) => async (state) => {
+    if (isLongRunning(state.info)) return next(state);
+    const limit = effectiveTimeoutMs(state.query, opts.requestTimeoutMs);
+    if (typeof limit !== 'number') {
+      await writeStatusError(state, errors.badRequest(limit.invalid));
+      return;
+    }
+    const res = state.res;
+    const remainingMs = state.receivedAt + limit - Date.now();
+    if (remainingMs < 1) {
+      // (as good as) past its deadline already, e.g. ?timeout=1ns: timers have millisecond
+      // granularity, so nothing is started for it
+      writeTimeout(res, snapshotHeaders(res));
+      return;
+    }
+
+    const headersBefore = snapshotHeaders(res);
+    const abort = new AbortController();
+    let timedOut = false;
+    const guarded = guardState(state, guardResponse(res, () => timedOut), AbortSignal.any([state.signal, abort.signal]));
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), remainingMs);
+    });
+    let failure: { err: unknown } | undefined;
+    const work = next(guarded).then(
+      () => 'done' as const,
+      (err: unknown) => {
+        if (timedOut) opts.onPostTimeoutError?.(err, state);
+        else failure = { err };
+        return 'done' as const;
+      },
+    );
+    let outcome: 'done' | 'timeout';
+    try {
+      outcome = await Promise.race([work, deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (outcome === 'done') {
+      if (failure) throw failure.err;
+      return;
+    }
+
+    timedOut = true;
+    abort.abort();
+    if (!res.headersSent) {
+      writeTimeout(res, headersBefore);
+    } else if (!res.writableEnded) {
+      // the answer had begun: it cannot become a 504 any more, so the stream is cut
+      res.destroy();
+    }
+  };
+}
+
+type HeaderSnapshot = Record<string, string | number | string[]>;
+
+function snapshotHeaders(res: HttpResponse): HeaderSnapshot {
+  const out: HeaderSnapshot = {};
+  const all = (res as unknown as { getHeaders?: () => Record<string, string | number | string[] | undefined> }).getHeaders?.() ?? {};
+  for (const [k, v] of Object.entries(all)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+/** the 504 with the headers the outer filters had set (the handler's own are dropped) */
+function writeTimeout(res: HttpResponse, headers: HeaderSnapshot): void {
+  const current = (res as unknown as { getHeaderNames?: () => string[] }).getHeaderNames?.() ?? [];
+  for (const name of current) if (!(name in headers)) res.removeHeader(name);
+  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  const body = timeoutBody();
+  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.statusCode = 504;
+  res.end(body);
+}
+
+/** the request state as the inner handlers see it: the guarded response and signal, the rest shared */
+function guardState(state: RequestState, res: HttpResponse, signal: AbortSignal): RequestState {
+  return new Proxy(state, {
+    get(target, prop, receiver) {
+      if (prop === 'res') return res;
+      if (prop === 'signal') return signal;
+      return Reflect.get(target, prop, receiver) as unknown;
+    },
+  });
+}
+
+const WRITERS = new Set<PropertyKey>(['setHeader', 'removeHeader', 'writeHead', 'write', 'end', 'flushHeaders', 'destroy', 'addTrailers']);
+
+/**
+ * A response that forwards everything until the request has timed out, and from then on
+ * drops every write (callbacks still run) so the late handler neither fails nor touches the
+ * 504 that was sent, nor cuts the connection it went out on.
+ */
+export function guardResponse(res: HttpResponse, timedOut: () => boolean): HttpResponse {
+  const bound = new Map<PropertyKey, unknown>();
+  return new Proxy(res, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target) as unknown;
+      if (typeof value !== 'function') return value;
+      if (WRITERS.has(prop)) {
+        return (...args: unknown[]) => {
+          if (!timedOut()) return (value as (...a: unknown[]) => unknown).apply(target, args);
+          const cb = args.find((a) => typeof a === 'function') as (() => void) | undefined;
+          if (cb) queueMicrotask(cb);
+          return prop === 'write' ? true : undefined;
+        };
+      }
+      let fn = bound.get(prop);
+      if (!fn) {
+        fn = (value as (...a: unknown[]) => unknown).bind(target);
+        bound.set(prop, fn);
+      }
+      return fn;
+    },
+    set(target, prop, value) {
+      if (timedOut()) return true;
+      return Reflect.set(target, prop, value, target);
+    },
+  });
+}

@@ -1,0 +1,61 @@
+// authentication_attempts / _duration_seconds / authenticated_user_requests and
+// authorization_attempts_total / _duration_seconds, recorded by wrapping the authenticator and
+// the authorizer the chain's filters call (one call per request each).
+
+import { ANONYMOUS_USER, type Authenticator } from '../http/authn.js';
+import type { Authorizer } from '../http/authz.js';
+import type { AnonymousOptions } from '../http/filters/authentication.js';
+import { defaultMetrics, type ApiserverMetrics } from './apiserver-metrics.js';
+import { compressUsername } from './request-labels.js';
+
+function anonymousAllowed(anonymous: AnonymousOptions | undefined, path: string): boolean {
+  if (anonymous?.enabled !== true) return false;
+  if (anonymous.paths === undefined) return true;
+  return anonymous.paths.some((p) => (p.endsWith('*') ? path.startsWith(p.slice(0, -1)) : p === path));
+}
+
+/** Records every authentication: a rejected credential is "error", no credential where
+ *  anonymous requests are refused is "failure", anything else (anonymous included) "success". */
+export function instrumentAuthenticator(
+  authenticator: Authenticator,
+  anonymous: AnonymousOptions | undefined,
+  metrics: ApiserverMetrics = defaultMetrics(),
+): Authenticator {
+  return async (req) => {
+    const started = performance.now();
+    let result = 'error';
+    try {
+      const user = await authenticator(req);
+      const name = user ? user.username : anonymousAllowed(anonymous, req.path) ? ANONYMOUS_USER : undefined;
+      if (name === undefined) {
+        result = 'failure';
+      } else {
+        result = 'success';
+        metrics.authenticatedUserRequests.inc({ username: compressUsername(name) });
+      }
+      return user;
+    } finally {
+      metrics.authenticationAttempts.inc({ result });
+      metrics.authenticationDuration.observe({ result }, (performance.now() - started) / 1000);
+    }
+  };
+}
+
+const DECISION_LABELS = { allow: 'allowed', deny: 'denied', noOpinion: 'no-opinion' } as const;
+
+export function instrumentAuthorizer(authorizer: Authorizer, metrics: ApiserverMetrics = defaultMetrics()): Authorizer {
+  return {
+    async authorize(attrs) {
+      const started = performance.now();
+      let result = 'error';
+      try {
+        const r = await authorizer.authorize(attrs);
+        result = DECISION_LABELS[r.decision];
+        return r;
+      } finally {
+        metrics.authorizationAttempts.inc({ result });
+        metrics.authorizationDuration.observe({ result }, (performance.now() - started) / 1000);
+      }
+    },
+  };
+}

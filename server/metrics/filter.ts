@@ -1,0 +1,85 @@
+// The instrumentation filter: the innermost wrapper of the chain (after authorization, so
+// 401 and 403 answers are not counted, as in kube-apiserver, whose counting happens at the
+// route). Records apiserver_request_total, _request_duration_seconds, _response_sizes,
+// _longrunning_requests and the in-flight counts behind _current_inflight_requests.
+//
+// Counted, as kube-apiserver counts them: resource requests to served resources, the root
+// health endpoints (/healthz, /livez, /readyz: subresource = the path, component "") and
+// aggregated discovery (/api, /apis: subresource = the path). Other non-resource paths count
+// only toward the in-flight gauges. Nothing here awaits or builds strings beyond label values.
+
+import type { Filter, RequestState } from '../http/types.js';
+import { header } from '../http/types.js';
+import { defaultMetrics, type ApiserverMetrics } from './apiserver-metrics.js';
+import { dryRunLabel, isLongRunning, isReadOnly, metricsScope, reportedVerb } from './request-labels.js';
+
+const APISERVER = 'apiserver';
+const HEALTH_PATHS = new Set(['/healthz', '/livez', '/readyz']);
+const DISCOVERY_PATHS = new Set(['/api', '/apis']);
+
+/** the component label of a counted request, or undefined when the request is not counted */
+function componentOf(state: RequestState, metrics: ApiserverMetrics): string | undefined {
+  const info = state.info;
+  if (info.isResourceRequest) {
+    const served = metrics.isServed;
+    return !served || served(info.apiGroup, info.apiVersion, info.resource, info.subresource) ? APISERVER : undefined;
+  }
+  if (HEALTH_PATHS.has(state.path)) return '';
+  if (DISCOVERY_PATHS.has(state.path) && (header(state.req, 'accept') ?? '').includes('as=APIGroupDiscoveryList')) return APISERVER;
+  return undefined;
+}
+
+export function withRequestMetrics(metrics: ApiserverMetrics = defaultMetrics()): Filter {
+  return (next) => async (state) => {
+    const info = state.info;
+    const longRunning = isLongRunning(info);
+    const readOnly = isReadOnly(info);
+    const component = componentOf(state, metrics);
+    if (component === undefined) {
+      if (longRunning) return next(state);
+      metrics.inflight.start(readOnly);
+      try {
+        return await next(state);
+      } finally {
+        metrics.inflight.end(readOnly);
+      }
+    }
+
+    const scope = metricsScope(info);
+    const verb = reportedVerb(state.method, info, scope, header(state.req, 'content-type'));
+    const resourceRequest = info.isResourceRequest;
+    const group = resourceRequest ? info.apiGroup : '';
+    const version = resourceRequest ? info.apiVersion : '';
+    const resource = resourceRequest ? info.resource : '';
+    const subresource = resourceRequest ? info.subresource : state.path;
+
+    let longRunningLabels: Record<string, string> | undefined;
+    if (longRunning) {
+      longRunningLabels = { verb, group, version, resource, subresource, scope, component };
+      metrics.longRunning.inc(longRunningLabels);
+    } else {
+      metrics.inflight.start(readOnly);
+    }
+    try {
+      await next(state);
+    } finally {
+      if (longRunningLabels) metrics.longRunning.dec(longRunningLabels);
+      else metrics.inflight.end(readOnly);
+    }
+
+    // reached only when the handler returned (a thrown handler is a 500 the panic filter
+    // writes; kube-apiserver does not count those at the route either)
+    const dryRun = dryRunLabel(state.query);
+    const code = String(state.res.statusCode);
+    metrics.requestTotal.inc({ verb, dry_run: dryRun, group, version, resource, subresource, scope, component, code });
+    metrics.requestDuration.observe(
+      { verb, dry_run: dryRun, group, version, resource, subresource, scope, component },
+      (Date.now() - state.receivedAt) / 1000,
+    );
+    // sizes of reads only; every complete body carries its (possibly compressed) length
+    if ((verb === 'GET' || verb === 'LIST') && state.method !== 'HEAD') {
+      const length = Number(state.res.getHeader('content-length'));
+      if (Number.isFinite(length)) metrics.responseSizes.observe({ verb, group, version, resource, subresource, scope, component }, length);
+    }
+  };
+}
