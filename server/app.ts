@@ -35,8 +35,6 @@ import { createApiHandler } from './http/api-handler.js';
 import { applyPatchTypes } from './endpoints/patch/apply.js';
 import { strategicPatchTypes } from './endpoints/patch/strategic-applier.js';
 import { createSecureServer } from './http/server.js';
-import { servingTlsOptions } from './http/serving-options.js';
-import { createRequestTracker } from './http/filters/in-flight.js';
 import { logCheck, namedCheck, pingCheck, shutdownCheck, type HealthCheck } from './http/health.js';
 import { buildAuthentication } from './authn/index.js';
 import { buildAuthorization } from './authz/index.js';
@@ -380,25 +378,12 @@ export async function startApp(config: KapiConfig): Promise<App> {
         ]),
         livezGracePeriodSeconds: config.livezGracePeriodMs / 1000,
         onFailure: (endpoint, name, err) => log.v(1).info('health check failed', { endpoint, check: name, error: (err as Error)?.message }),
-    // graceful shutdown waits for these; --shutdown-send-retry-after answers 429 meanwhile
-    const tracker = createRequestTracker();
-    const sendRetryAfter = config.values.get('shutdown-send-retry-after') === true;
-    const watchGraceMs = config.values.get('shutdown-watch-termination-grace-period') as number;
-    let rejectingNewRequests = false;
-      },
-      serving: {
-        requestTimeoutMs,
-        corsAllowedOrigins: config.values.get('cors-allowed-origins') as string[],
-        hstsDirectives: config.values.get('strict-transport-security-directives') as string[],
-        goawayChance: config.values.get('goaway-chance') as number,
-        rejectingNewRequests: sendRetryAfter ? () => rejectingNewRequests : undefined,
-        tracker,
-        onPostTimeoutError: (err) => log.v(1).info('post-timeout activity failed', { error: err instanceof Error ? err.message : String(err) }),
       },
       onPanic: (err) => log.error('request handler failed', { error: err instanceof Error ? err.stack ?? err.message : String(err) }),
       onAuthenticationFailure: (err) => log.v(2).info('authentication failed', { error: (err as Error)?.message }),
       maxInFlight,
     });
+    const server = createSecureServer({ cert: pki.servingCertPem, key: pki.servingKeyPem, clientCA: authn.clientCAs, handler });
     const address = await server.listen(config.serving.securePort, config.serving.bindAddress);
     // first to stop (after --shutdown-delay-duration): the listener closes, every watch ends
     // cleanly (its client resumes on another replica from its last resourceVersion), the
@@ -426,14 +411,6 @@ export async function startApp(config: KapiConfig): Promise<App> {
       pki,
       etcdEndpoints,
       url,
-      auditor,
-    });
-    const server = createSecureServer({
-      cert: pki.servingCertPem,
-      key: pki.servingKeyPem,
-      clientCA: authn.clientCAs,
-      handler,
-      ...servingTlsOptions(config.values, (p) => path.resolve(p)),
       kubeconfigPath,
       identity,
       get ready() {
@@ -443,24 +420,8 @@ export async function startApp(config: KapiConfig): Promise<App> {
         stopping ??= (async () => {
           log.info('shutting down', { reason, shutdownDelay: `${config.shutdownDelayMs}ms` });
           ready = false;
-        const watchesDrained = (): Promise<void> => (watchGraceMs > 0 ? tracker.watchesDrained(watchGraceMs) : Promise.resolve());
-        if (sendRetryAfter) {
-          // kube-apiserver's order: keep listening, answer new requests 429, let the requests
-          // in flight (and, within their grace period, the watches) finish, then close quickly
-          rejectingNewRequests = true;
-          endWatches.abort();
-          let timer: NodeJS.Timeout | undefined;
-          await Promise.race([
-            Promise.all([tracker.nonLongRunningDrained(), watchesDrained()]),
-            new Promise<void>((r) => (timer = setTimeout(r, requestTimeoutMs))),
-          ]);
-          clearTimeout(timer);
-          await server.close(2000);
-          return;
-        }
           if (config.shutdownDelayMs > 0) await sleep(config.shutdownDelayMs);
           await stopAll(started);
-        await watchesDrained();
           log.info('kapi stopped');
         })();
         return stopping;
