@@ -35,6 +35,8 @@ import { createApiHandler } from './http/api-handler.js';
 import { applyPatchTypes } from './endpoints/patch/apply.js';
 import { strategicPatchTypes } from './endpoints/patch/strategic-applier.js';
 import { createSecureServer } from './http/server.js';
+import { servingTlsOptions } from './http/serving-options.js';
+import { createRequestTracker } from './http/filters/in-flight.js';
 import { logCheck, namedCheck, pingCheck, shutdownCheck, type HealthCheck } from './http/health.js';
 import { buildAuthentication } from './authn/index.js';
 import { buildAuthorization } from './authz/index.js';
@@ -351,7 +353,21 @@ export async function startApp(config: KapiConfig): Promise<App> {
     // --- HTTPS ------------------------------------------------------------------------
     const endWatches = new AbortController();
     const requestTimeoutMs = config.values.get('request-timeout') as number;
+    // graceful shutdown waits for these; --shutdown-send-retry-after answers 429 meanwhile
+    const tracker = createRequestTracker();
+    const sendRetryAfter = config.values.get('shutdown-send-retry-after') === true;
+    const watchGraceMs = config.values.get('shutdown-watch-termination-grace-period') as number;
+    let rejectingNewRequests = false;
     const handler = createApiHandler({
+      serving: {
+        requestTimeoutMs,
+        corsAllowedOrigins: config.values.get('cors-allowed-origins') as string[],
+        hstsDirectives: config.values.get('strict-transport-security-directives') as string[],
+        goawayChance: config.values.get('goaway-chance') as number,
+        rejectingNewRequests: sendRetryAfter ? () => rejectingNewRequests : undefined,
+        tracker,
+        onPostTimeoutError: (err) => log.v(1).info('post-timeout activity failed', { error: err instanceof Error ? err.message : String(err) }),
+      },
       resolver: registry,
       discovery: createDiscoveryHandler({ catalog, serverAddress: hostPort(advertiseAddress) }),
       openapi: createOpenAPIHandler(openapi),
@@ -383,7 +399,13 @@ export async function startApp(config: KapiConfig): Promise<App> {
       onAuthenticationFailure: (err) => log.v(2).info('authentication failed', { error: (err as Error)?.message }),
       maxInFlight,
     });
-    const server = createSecureServer({ cert: pki.servingCertPem, key: pki.servingKeyPem, clientCA: authn.clientCAs, handler });
+    const server = createSecureServer({
+      cert: pki.servingCertPem,
+      key: pki.servingKeyPem,
+      clientCA: authn.clientCAs,
+      handler,
+      ...servingTlsOptions(config.values, (p) => path.resolve(p)),
+    });
     const address = await server.listen(config.serving.securePort, config.serving.bindAddress);
     // first to stop (after --shutdown-delay-duration): the listener closes, every watch ends
     // cleanly (its client resumes on another replica from its last resourceVersion), the
@@ -391,8 +413,24 @@ export async function startApp(config: KapiConfig): Promise<App> {
     started.push({
       name: 'https server',
       stop: async () => {
+        const watchesDrained = (): Promise<void> => (watchGraceMs > 0 ? tracker.watchesDrained(watchGraceMs) : Promise.resolve());
+        if (sendRetryAfter) {
+          // kube-apiserver's order: keep listening, answer new requests 429, let the requests
+          // in flight (and, within their grace period, the watches) finish, then close quickly
+          rejectingNewRequests = true;
+          endWatches.abort();
+          let timer: NodeJS.Timeout | undefined;
+          await Promise.race([
+            Promise.all([tracker.nonLongRunningDrained(), watchesDrained()]),
+            new Promise<void>((r) => (timer = setTimeout(r, requestTimeoutMs))),
+          ]);
+          clearTimeout(timer);
+          await server.close(2000);
+          return;
+        }
         const closing = server.close(requestTimeoutMs);
         endWatches.abort();
+        await watchesDrained();
         await closing;
       },
     });

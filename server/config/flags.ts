@@ -268,6 +268,27 @@ function list(values: ReadonlyMap<string, FlagValue>, name: string): string[] {
   return values.get(name) as string[];
 }
 
+/** kube-apiserver's start-up checks of the HTTP serving flags (messages as it prints them) */
+function validateServingFlags(values: ReadonlyMap<string, FlagValue>): void {
+  if (num(values, 'request-timeout') < 0) throw new FlagError('--request-timeout can not be negative value');
+  if (num(values, 'min-request-timeout') < 0) throw new FlagError('--min-request-timeout can not be negative value');
+  const goaway = validateGoawayChance(num(values, 'goaway-chance'));
+  if (goaway) throw new FlagError(goaway);
+  if (num(values, 'shutdown-watch-termination-grace-period') < 0) {
+    throw new FlagError('shutdown-watch-termination-grace-period, if provided, can not be a negative value');
+  }
+  const cors = validateCorsAllowedOrigins(list(values, 'cors-allowed-origins'));
+  if (cors.length > 0) throw new FlagError(cors.join(', '));
+  if (num(values, 'http2-max-streams-per-connection') < 0) throw new FlagError('--http2-max-streams-per-connection can not be negative');
+  try {
+    tlsMinVersion(str(values, 'tls-min-version'));
+    tlsCipherSuites(list(values, 'tls-cipher-suites'), getCiphers());
+    for (const v of list(values, 'tls-sni-cert-key')) parseNamedCertKey(v);
+  } catch (err) {
+    throw new FlagError((err as Error).message);
+  }
+}
+
 /** Parses and validates kapi's command line. `cwd` resolves relative directories. Throws FlagError. */
 export function parseKapiFlags(argv: readonly string[], cwd = process.cwd()): ParseOutcome {
   const { values, set } = parseFlagSet(argv, FLAG_SPECS);
@@ -293,27 +314,6 @@ export function parseKapiFlags(argv: readonly string[], cwd = process.cwd()): Pa
   if ((str(values, 'etcd-certfile') === '') !== (str(values, 'etcd-keyfile') === '')) {
     throw new FlagError('--etcd-certfile and --etcd-keyfile must be given together');
   }
-/** kube-apiserver's start-up checks of the HTTP serving flags (messages as it prints them) */
-function validateServingFlags(values: ReadonlyMap<string, FlagValue>): void {
-  if (num(values, 'request-timeout') < 0) throw new FlagError('--request-timeout can not be negative value');
-  if (num(values, 'min-request-timeout') < 0) throw new FlagError('--min-request-timeout can not be negative value');
-  const goaway = validateGoawayChance(num(values, 'goaway-chance'));
-  if (goaway) throw new FlagError(goaway);
-  if (num(values, 'shutdown-watch-termination-grace-period') < 0) {
-    throw new FlagError('shutdown-watch-termination-grace-period, if provided, can not be a negative value');
-  }
-  const cors = validateCorsAllowedOrigins(list(values, 'cors-allowed-origins'));
-  if (cors.length > 0) throw new FlagError(cors.join(', '));
-  if (num(values, 'http2-max-streams-per-connection') < 0) throw new FlagError('--http2-max-streams-per-connection can not be negative');
-  try {
-    tlsMinVersion(str(values, 'tls-min-version'));
-    tlsCipherSuites(list(values, 'tls-cipher-suites'), getCiphers());
-    for (const v of list(values, 'tls-sni-cert-key')) parseNamedCertKey(v);
-  } catch (err) {
-    throw new FlagError((err as Error).message);
-  }
-}
-
   const backend = str(values, 'storage-backend');
   if (backend !== '' && backend !== 'etcd3') {
     throw new FlagError(`--storage-backend invalid, allowed values: etcd3. If not specified, it will default to 'etcd3'`);
@@ -330,6 +330,7 @@ function validateServingFlags(values: ReadonlyMap<string, FlagValue>): void {
   for (const name of ['livez-grace-period', 'shutdown-delay-duration']) {
     if (num(values, name) < 0) throw new FlagError(`--${name} can not be a negative value`);
   }
+  validateServingFlags(values);
   const servers = list(values, 'etcd-servers').filter((s) => s !== '');
   for (const s of servers) {
     let scheme = '';
@@ -355,7 +356,6 @@ function validateServingFlags(values: ReadonlyMap<string, FlagValue>): void {
     ranges = rangeTexts.map(parseCidr);
     kubernetesServiceIP = firstAddress(ranges[0]!);
   } catch (err) {
-  validateServingFlags(values);
     throw new FlagError(`--service-cluster-ip-range: ${(err as Error).message}`);
   }
   if (ranges.length === 2 && ranges[0]!.family === ranges[1]!.family) {
