@@ -12,6 +12,7 @@
 
 import type { FlowController } from '../../flowcontrol/controller.js';
 import type { Filter, RequestState } from '../types.js';
+import { isLongRunning } from './long-running.js';
 
 export const FLOW_SCHEMA_UID_HEADER = 'X-Kubernetes-PF-FlowSchema-UID';
 export const PRIORITY_LEVEL_UID_HEADER = 'X-Kubernetes-PF-PriorityLevel-UID';
@@ -21,14 +22,6 @@ export type MaxInFlightOptions =
   | { kind: 'max-in-flight'; readOnlyLimit: number; mutatingLimit: number };
 
 const READ_ONLY_VERBS = new Set(['get', 'list', 'watch']);
-const LONG_RUNNING_VERBS = new Set(['watch', 'proxy']);
-const LONG_RUNNING_SUBRESOURCES = new Set(['attach', 'exec', 'proxy', 'log', 'portforward']);
-
-/** kube-apiserver's long-running check: watch and proxy verbs, streaming subresources */
-function isLongRunning(info: RequestState['info']): boolean {
-  if (LONG_RUNNING_VERBS.has(info.verb)) return true;
-  return info.isResourceRequest && LONG_RUNNING_SUBRESOURCES.has(info.subresource);
-}
 
 /** kube's answer: plain text, not a Status object */
 function tooManyRequests(state: RequestState, retryAfterSeconds: number): void {
