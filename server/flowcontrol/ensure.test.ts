@@ -56,6 +56,8 @@ describe('bootstrap flow control configuration', () => {
     await levels.update(ctx, 'global-default', setShares(9, 'false'), { allowCreate: false });
     await levels.update(ctx, 'catch-all', setShares(11, 'false'), { allowCreate: false });
     await schemas.delete(ctx, 'service-accounts', {});
+    // the exempt level's shares are the operator's to set
+    await levels.update(ctx, 'exempt', (cur) => ({ ...cur!, spec: { type: 'Exempt', exempt: { nominalConcurrencyShares: 3, lendablePercent: 0 } } }), { allowCreate: false });
     const r = await ensureBootstrapConfiguration(h.main.registry);
     assert.deepEqual(r.created, ['flowschema/service-accounts']);
     assert.deepEqual(r.updated.sort(), ['prioritylevelconfiguration/catch-all', 'prioritylevelconfiguration/workload-low']);
@@ -63,6 +65,7 @@ describe('bootstrap flow control configuration', () => {
     assert.equal(await shares('workload-low'), 100);
     assert.equal(await shares('global-default'), 9);
     assert.equal(await shares('catch-all'), 5);
+    assert.deepEqual((await levels.get(ctx, 'exempt', {})).spec, { type: 'Exempt', exempt: { nominalConcurrencyShares: 3, lendablePercent: 0 } });
     const catchAll = await levels.get(ctx, 'catch-all', {});
     assert.equal(catchAll.metadata.annotations?.[AUTOUPDATE_SPEC_ANNOTATION], 'true');
   });

@@ -12,6 +12,7 @@ import { internalContext, isAlreadyExists, isConflict, isNotFound } from '../con
 import { jsonEqual } from '../registry/object.js';
 import {
   AUTOUPDATE_SPEC_ANNOTATION,
+  EXEMPT,
   FLOWCONTROL_GROUP,
   FLOWCONTROL_VERSION,
   mandatoryFlowSchemas,
@@ -31,12 +32,28 @@ function parseBool(v: string | undefined): boolean | undefined {
   return undefined;
 }
 
+/** The exempt level's concurrency shares and lendable percent are the operator's to set:
+ *  they do not count as a difference (the rest of a mandatory spec does). */
+function specEqualish(bootstrap: KubeObject, current: KubeObject): boolean {
+  if (bootstrap.kind === 'PriorityLevelConfiguration' && bootstrap.metadata.name === EXEMPT) {
+    const have = current.spec as { exempt?: Record<string, unknown> } | undefined;
+    if (!have?.exempt) return false;
+    const want = structuredClone(bootstrap.spec) as { exempt: Record<string, unknown> };
+    for (const field of ['nominalConcurrencyShares', 'lendablePercent']) {
+      if (have.exempt[field] === undefined) delete want.exempt[field];
+      else want.exempt[field] = have.exempt[field];
+    }
+    return jsonEqual(want, current.spec);
+  }
+  return jsonEqual(current.spec, bootstrap.spec);
+}
+
 /** the object to write back, or undefined when `current` is as it should be */
 export function desiredUpdate(current: KubeObject, bootstrap: KubeObject, mandatory: boolean): KubeObject | undefined {
   const annotation = parseBool(current.metadata.annotations?.[AUTOUPDATE_SPEC_ANNOTATION]);
   const autoUpdate = mandatory || (annotation ?? current.metadata.generation === 1);
   const fixAnnotation = annotation !== autoUpdate;
-  const fixSpec = autoUpdate && !jsonEqual(current.spec, bootstrap.spec);
+  const fixSpec = autoUpdate && !specEqualish(bootstrap, current);
   if (!fixAnnotation && !fixSpec) return undefined;
   const next: KubeObject = { ...current, metadata: { ...current.metadata } };
   if (fixAnnotation) next.metadata.annotations = { ...(current.metadata.annotations ?? {}), [AUTOUPDATE_SPEC_ANNOTATION]: String(autoUpdate) };
