@@ -48,6 +48,7 @@ import { KUBERNETES_VERSION } from './config/flags.js';
 import { createDiscoveryHandler } from './nonresource/discovery-handler.js';
 import { createOpenAPIHandler } from './nonresource/openapi-handler.js';
 import { createLogger } from './log.js';
+import { auditorFromFlags } from './audit/config.js';
 import { createMetricsHandler, instrumentStoreClient, observeHealthChecks, startMetrics } from './metrics/index.js';
 import { startFlowControl } from './flowcontrol/index.js';
 import type { MaxInFlightOptions } from './http/filters/max-in-flight.js';
@@ -126,7 +127,11 @@ export async function startApp(config: KapiConfig): Promise<App> {
     throw new Error(`--watch-cache-sizes: ${(err as Error).message}`);
   }
   const defaultWatchCacheSize = config.values.get('default-watch-cache-size') as number;
+  // --audit-*: a bad policy file or backend flag fails start-up before anything starts
+  const auditor = auditorFromFlags(config.values, log.named('audit'));
   try {
+    // the audit backends stop last, after the server's final events
+    if (auditor) started.push({ name: 'audit backends', stop: () => auditor.backend.shutdown() });
     // --- PKI -------------------------------------------------------------------------
     const pki = await ensurePki({
       certDir: config.serving.certDir,
@@ -398,6 +403,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
       onPanic: (err) => log.error('request handler failed', { error: err instanceof Error ? err.stack ?? err.message : String(err) }),
       onAuthenticationFailure: (err) => log.v(2).info('authentication failed', { error: (err as Error)?.message }),
       maxInFlight,
+      auditor,
     });
     const server = createSecureServer({
       cert: pki.servingCertPem,

@@ -10,6 +10,7 @@ import type { PatchApplier } from '../endpoints/patch/types.js';
 import type { EndpointConfig } from '../endpoints/scope.js';
 import type { TableConvertor } from '../endpoints/table.js';
 import { builtinTableConvertor } from '../endpoints/table-columns/index.js';
+import type { Auditor } from '../audit/config.js';
 import type { Authenticator } from './authn.js';
 import type { Authorizer } from './authz.js';
 import { buildHandlerChain, toRequestListener, type ServingFilterOptions } from './chain.js';
@@ -75,6 +76,8 @@ export interface ApiHandlerOptions {
   serving?: ServingFilterOptions;
   /** priority and fairness, or the classic max-in-flight limits; absent: no limit */
   maxInFlight?: MaxInFlightOptions;
+  /** audit policy and backends (--audit-*); absent: nothing is audited */
+  auditor?: Auditor;
 }
 
 export const DEFAULT_MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
@@ -163,6 +166,7 @@ export function createApiHandler(opts: ApiHandlerOptions): (req: HttpRequest, re
     onAuthenticationFailure: opts.onAuthenticationFailure,
     maxInFlight: opts.maxInFlight,
     serving: opts.serving,
+    auditor: opts.auditor,
   });
   return toRequestListener(chain, opts.onPanic);
 }

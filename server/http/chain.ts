@@ -2,7 +2,8 @@
 // outermost first: audit id -> panic recovery -> request info -> shutdown 429s -> HSTS ->
 // cache control -> GOAWAY -> in-flight tracking -> request timeout -> CORS -> authentication -> audit -> impersonation -> max-in-flight -> authorization -> request metrics -> the API handler.
 
-import { withAudit, withAuditInit } from './filters/audit.js';
+import { withAudit, withAuditCapture, withAuditInit, withAuthorizationAudit } from './filters/audit.js';
+import type { Auditor } from '../audit/config.js';
 import { withAuthentication, type AnonymousOptions } from './filters/authentication.js';
 import { withAuthorization } from './filters/authorization.js';
 import { withCacheControl } from './filters/cache-control.js';
@@ -36,6 +37,8 @@ export interface ChainOptions {
   maxInFlight?: MaxInFlightOptions;
   /** the HTTP serving flags' filters (timeouts, CORS, HSTS, GOAWAY, shutdown) */
   serving?: ServingFilterOptions;
+  /** audit policy and backends (--audit-*); absent: nothing is audited */
+  auditor?: Auditor;
 }
 
 export interface ServingFilterOptions {
@@ -69,15 +72,16 @@ export function buildHandlerChain(api: Handler, opts: ChainOptions): Handler {
     ...(serving.tracker ? [serving.tracker.filter] : []),
     withRequestTimeout({ requestTimeoutMs: serving.requestTimeoutMs ?? 60_000, onPostTimeoutError: serving.onPostTimeoutError }),
     withCORS(serving.corsAllowedOrigins ?? []),
+    withAuditCapture(opts.auditor),
     withAuthentication({
       authenticator: instrumentAuthenticator(opts.authenticator, opts.anonymous),
       anonymous: opts.anonymous,
       onFailure: opts.onAuthenticationFailure,
     }),
-    withAudit(),
+    withAudit(opts.auditor),
     withImpersonation(opts.authorizer ?? alwaysAllow),
     withMaxInFlight(opts.maxInFlight),
-    withAuthorization(instrumentAuthorizer(opts.authorizer ?? alwaysAllow)),
+    withAuthorizationAudit(instrumentAuthorizer(opts.authorizer ?? alwaysAllow), opts.auditor, withAuthorization),
     withRequestMetrics(),
   ];
   return filters.reduceRight<Handler>((next, filter) => filter(next), api);
