@@ -49,6 +49,7 @@ import { createDiscoveryHandler } from './nonresource/discovery-handler.js';
 import { createOpenAPIHandler } from './nonresource/openapi-handler.js';
 import { createLogger } from './log.js';
 import { auditorFromFlags } from './audit/config.js';
+import { checkEncryptionFlags, loadEncryption, storedResources } from './encryption/index.js';
 import { createMetricsHandler, instrumentStoreClient, observeHealthChecks, startMetrics } from './metrics/index.js';
 import { startFlowControl } from './flowcontrol/index.js';
 import type { MaxInFlightOptions } from './http/filters/max-in-flight.js';
@@ -192,11 +193,27 @@ export async function startApp(config: KapiConfig): Promise<App> {
       });
     }
 
+    // --- encryption at rest (--encryption-provider-config) --------------------------------
+    const encryptionConfigPath = config.values.get('encryption-provider-config') as string;
+    const encryptionReload = config.values.get('encryption-provider-config-automatic-reload') === true;
+    checkEncryptionFlags(encryptionConfigPath, encryptionReload);
+    const encryption = encryptionConfigPath
+      ? loadEncryption({
+          path: path.resolve(encryptionConfigPath),
+          automaticReload: encryptionReload,
+          resources: storedResources(catalog.resources()),
+          onReload: ({ hash }) => log.info('loaded a new encryption provider configuration', { path: encryptionConfigPath, hash }),
+          onReloadError: (err) => log.error('encryption provider configuration not reloaded', { error: err.message }),
+        })
+      : undefined;
+    if (encryption) started.push({ name: 'encryption config reload', stop: () => encryption.stop() });
+
     // --- storage and the watch cache -------------------------------------------------
     // the store's etcd calls are timed for etcd_request_duration_seconds
     const store = createEtcd3Store(instrumentStoreClient(etcd, config.etcd.prefix, catalog.resources()), {
       prefix: config.etcd.prefix,
       leaseReuseDurationSeconds: config.values.get('lease-reuse-duration-seconds') as number,
+      transformers: encryption?.transformers,
     });
     started.push({ name: 'etcd3 store', stop: () => store.close() });
     const compactor = startCompactor(etcd, {
@@ -209,7 +226,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
     });
     started.push({ name: 'compactor', stop: () => compactor.stop() });
     const useWatchCache = config.values.get('watch-cache') !== false;
-    const feed = useWatchCache ? createCacheFeed(etcd, store, { prefix: config.etcd.prefix }) : undefined;
+    const feed = useWatchCache ? createCacheFeed(etcd, store, { prefix: config.etcd.prefix, transformers: encryption?.transformers }) : undefined;
     if (feed) started.push({ name: 'watch cache', stop: () => feed.close() });
     // the API names (`resource[.group]`) of each storage prefix, for --watch-cache-sizes
     const apiNamesByPrefix = new Map<string, Set<string>>();
@@ -338,6 +355,11 @@ export async function startApp(config: KapiConfig): Promise<App> {
       if (feed && !feed.synced) throw new Error('watch cache not synced yet');
     });
     const liveChecks = [pingCheck, logCheck, etcdCheck('etcd', config.etcd.healthcheckTimeoutMs), bootstrapCheck];
+    // with --encryption-provider-config-automatic-reload kube-apiserver adds its reload hook
+    // everywhere and a `kms-providers` check (no KMS here: it passes) to healthz and readyz
+    const passing = (names: string[] = []): HealthCheck[] => names.map((n) => namedCheck(n, async () => {}));
+    liveChecks.push(...passing(encryption?.checkNames.all));
+    const kmsChecks = passing(encryption?.checkNames.healthzAndReadyz);
 
     // --- service account issuer discovery ----------------------------------------------
     const nonResource: NonResourceHandler[] = [createMetricsHandler()];
@@ -385,13 +407,15 @@ export async function startApp(config: KapiConfig): Promise<App> {
       shutdownSignal: endWatches.signal,
       health: {
         livez: observeHealthChecks('livez', liveChecks),
-        healthz: observeHealthChecks('healthz', liveChecks),
+        healthz: observeHealthChecks('healthz', [...liveChecks, ...kmsChecks]),
         readyz: observeHealthChecks('readyz', [
           pingCheck,
           logCheck,
           etcdCheck('etcd', config.etcd.healthcheckTimeoutMs),
           etcdCheck('etcd-readiness', config.etcd.readycheckTimeoutMs),
           cacheCheck,
+          ...kmsChecks,
+          ...passing(encryption?.checkNames.all),
           bootstrapCheck,
           rbacCheck,
           apfCheck,

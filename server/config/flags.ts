@@ -88,8 +88,8 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
   spec(G_ETCD, 'watch-cache', 'bool', true, 'Enable the watch caching in the apiserver.'),
   spec(G_ETCD, 'watch-cache-sizes', 'stringSlice', [], 'Watch cache size settings per resource (resource[.group]#size). As in kube 1.33 only 0 means something: that resource is served from etcd without a watch cache.'),
   spec(G_ETCD, 'default-watch-cache-size', 'int', 100, 'Default watch cache size. 0 disables the watch cache for every resource that --watch-cache-sizes gives no non-zero size.'),
-  spec(G_ETCD, 'encryption-provider-config', 'string', '', 'The file with the configuration for encryption providers of data in etcd.' + LATER),
-  spec(G_ETCD, 'encryption-provider-config-automatic-reload', 'bool', false, 'Reload --encryption-provider-config when it changes.' + LATER),
+  spec(G_ETCD, 'encryption-provider-config', 'string', '', 'The file containing configuration for encryption providers to be used for storing secrets in etcd'),
+  spec(G_ETCD, 'encryption-provider-config-automatic-reload', 'bool', false, 'Determines if the file set by --encryption-provider-config should be automatically reloaded if the disk contents change.'),
 
   // Secure serving
   spec(G_SERVING, 'bind-address', 'string', '0.0.0.0', 'The IP address on which to listen for the --secure-port port.', { typeText: 'ip' }),
