@@ -110,7 +110,7 @@ export function certificateNames(certPem: string | Buffer): string[] {
     const m = /^\s*(DNS|IP Address):(.+)$/.exec(entry);
     if (m) names.push(m[2]!.trim());
   }
-  return names;
+  return [...new Set(names)];
 }
 
 /**
