@@ -52,6 +52,7 @@ describe('FlowController', () => {
     assert.deepEqual(second, {
       admitted: false,
       reason: 'rejected',
+      retryAfterSeconds: 1,
       classification: { flowSchema: 'dev', flowSchemaUID: 'uid-dev', priorityLevel: 'tight', priorityLevelUID: 'uid-tight', exempt: false },
     });
     // the exempt level is never limited

@@ -10,6 +10,7 @@ import { CATCH_ALL, EXEMPT, mandatoryFlowSchemas, mandatoryPriorityLevels } from
 import { classify, flowDistinguisher, sortFlowSchemas, type RequestDigest } from './classifier.js';
 import { parseFlowSchema, parsePriorityLevel, type FlowSchemaConfig, type PriorityLevelConfig } from './config.js';
 import { QueueSet, type QueueSetStats } from './queueset.js';
+import { DroppedRequests } from './retry-after.js';
 
 export interface Classification {
   flowSchema: string;
@@ -21,7 +22,7 @@ export interface Classification {
 
 export type Admission =
   | { admitted: true; classification: Classification; release: () => void }
-  | { admitted: false; classification: Classification; reason: 'rejected' | 'timeout' | 'cancelled' };
+  | { admitted: false; classification: Classification; reason: 'rejected' | 'timeout' | 'cancelled'; retryAfterSeconds: number };
 
 export interface FlowControllerOptions {
   /** --max-requests-inflight + --max-mutating-requests-inflight */
@@ -46,6 +47,7 @@ export class FlowController {
   /** levels no FlowSchema leads to any more, kept until their requests are done */
   private draining = new Map<string, Level>();
   private dangling = new Map<string, boolean>();
+  private readonly dropped = new DroppedRequests();
 
   constructor(private readonly opts: FlowControllerOptions) {
     this.update([], []);
@@ -132,7 +134,8 @@ export class FlowController {
       return { admitted: true, classification, release };
     }
     this.forgetDrained();
-    return { admitted: false, classification, reason: outcome.reason };
+    if (outcome.reason !== 'cancelled') this.dropped.record(classification.priorityLevel);
+    return { admitted: false, classification, reason: outcome.reason, retryAfterSeconds: this.dropped.retryAfter(classification.priorityLevel) };
   }
 
   levelStats(name: string): QueueSetStats | undefined {

@@ -72,7 +72,7 @@ function priorityAndFairness(controller: FlowController): Filter {
     }
     if (!admission.admitted) {
       // a client that went away gets no answer
-      if (admission.reason !== 'cancelled') tooManyRequests(state, 1);
+      if (admission.reason !== 'cancelled') tooManyRequests(state, admission.retryAfterSeconds);
       return;
     }
     if (state.info.verb === 'watch') {
