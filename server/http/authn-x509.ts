@@ -64,14 +64,43 @@ export function userFromCertificate(cert: X509Certificate): UserInfo | null {
   return { username: cn, groups: subjectValues(cert, 'O') };
 }
 
+/** the span of time in which every one of `certs` is valid (from > to when there is none) */
+function commonValidity(certs: readonly X509Certificate[]): { from: number; to: number } {
+  let from = -Infinity;
+  let to = Infinity;
+  for (const c of certs) {
+    from = Math.max(from, Date.parse(c.validFrom));
+    to = Math.min(to, Date.parse(c.validTo));
+  }
+  return { from, to };
+}
+
+interface VerifiedChain {
+  from: number;
+  to: number;
+  user: UserInfo | null;
+}
+
 export function createX509Authenticator(clientCA: string | Buffer | readonly X509Certificate[]): Authenticator {
   const trusted = Array.isArray(clientCA) ? [...clientCA] : parseCertificates(clientCA as string | Buffer);
+  // Every request on one connection presents the same parsed chain (the same array, see
+  // filters/authentication), and verifying it costs signature checks. Its verdict depends on
+  // the clock only through the certificates' validity, so a chain verified while all of them
+  // (its own and the trusted CAs) were valid stays verified for as long as they all are.
+  const verified = new WeakMap<readonly X509Certificate[], VerifiedChain>();
   return async (req) => {
-    if (req.peerCertificates.length === 0) return null;
-    if (!verifyClientChain(req.peerCertificates, trusted)) {
+    const chain = req.peerCertificates;
+    if (chain.length === 0) return null;
+    const now = Date.now();
+    const known = verified.get(chain);
+    if (known && known.from <= now && now <= known.to) return known.user && { ...known.user, groups: [...known.user.groups] };
+    if (!verifyClientChain(chain, trusted, now)) {
       throw new Error('x509: certificate signed by unknown authority');
     }
     // a certificate without a common name names nobody: other methods may still apply
-    return userFromCertificate(req.peerCertificates[0]);
+    const user = userFromCertificate(chain[0]);
+    const span = commonValidity([...chain, ...trusted]);
+    if (span.from <= now && now <= span.to) verified.set(chain, { ...span, user: user && { ...user, groups: [...user.groups] } });
+    return user;
   };
 }

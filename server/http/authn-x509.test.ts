@@ -1,0 +1,50 @@
+import { after, before, describe, test, mock } from 'node:test';
+import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
+import type { AuthenticationRequest } from './authn.js';
+import { createX509Authenticator } from './authn-x509.js';
+import { createTestPKI, type TestPKI } from './testing/pki.js';
+
+const DAY = 24 * 60 * 60 * 1000;
+
+function requestWith(chain: readonly X509Certificate[]): AuthenticationRequest {
+  return { headers: {}, path: '/api', peerCertificates: chain, peerVerified: true };
+}
+
+describe('x509 authenticator: the verdict of a connection’s chain', () => {
+  let pki: TestPKI;
+  before(() => {
+    pki = createTestPKI();
+  });
+  after(() => pki.cleanup());
+
+  test('the same chain asked again names the same user; changing an answer changes no later one', async () => {
+    const authn = createX509Authenticator(pki.ca.cert);
+    const chain = [new X509Certificate(pki.client('alice', ['devs', 'ops']).cert)];
+    const first = await authn(requestWith(chain));
+    assert.deepEqual(first, { username: 'alice', groups: ['devs', 'ops'] });
+    first!.groups.push('system:masters');
+    first!.username = 'mallory';
+    assert.deepEqual(await authn(requestWith(chain)), { username: 'alice', groups: ['devs', 'ops'] });
+    const third = await authn(requestWith(chain));
+    third!.groups.push('x');
+    assert.deepEqual(await authn(requestWith(chain)), { username: 'alice', groups: ['devs', 'ops'] });
+  });
+
+  test('an untrusted chain is refused every time it is presented', async () => {
+    const authn = createX509Authenticator(pki.ca.cert);
+    const chain = [new X509Certificate(pki.stranger('eve').cert)];
+    await assert.rejects(authn(requestWith(chain)), /unknown authority/);
+    await assert.rejects(authn(requestWith(chain)), /unknown authority/);
+  });
+
+  test('a chain verified earlier is refused once its certificate has expired', async (t) => {
+    const authn = createX509Authenticator(pki.ca.cert);
+    const chain = [new X509Certificate(pki.client('bob').cert)];
+    t.after(() => mock.timers.reset());
+    mock.timers.enable({ apis: ['Date'], now: Date.now() });
+    assert.equal((await authn(requestWith(chain)))?.username, 'bob');
+    mock.timers.tick(3 * DAY); // the test certificates are valid for 2 days
+    await assert.rejects(authn(requestWith(chain)), /unknown authority/);
+  });
+});
