@@ -40,8 +40,18 @@ const SHUTDOWN_WAIT_MS = 10_000;
 
 class RetryableError extends Error {}
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+/** resolves after `ms`, or at once when `signal` aborts */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** a token bucket: `take()` resolves when a send may start */
@@ -69,6 +79,8 @@ export function createWebhookBackend(opts: WebhookBackendOptions): AuditBackend 
     ? new https.Agent({ keepAlive: true, ca: target.ca, cert: target.cert, key: target.key, rejectUnauthorized: !target.insecure })
     : new http.Agent({ keepAlive: true });
   const timeoutMs = opts.timeoutMs ?? 30_000;
+  // aborted when shutdown stops waiting: pending retries give up at once
+  const stopped = new AbortController();
 
   const post = (body: string): Promise<void> =>
     new Promise((resolve, reject) => {
@@ -102,11 +114,11 @@ export function createWebhookBackend(opts: WebhookBackendOptions): AuditBackend 
         await post(body);
         return;
       } catch (err) {
-        if (!(err instanceof RetryableError) || attempt >= RETRY_STEPS) {
+        if (!(err instanceof RetryableError) || attempt >= RETRY_STEPS || stopped.signal.aborted) {
           opts.logger.error(`Error in audit plugin 'webhook' affecting ${events.length} audit events`, { error: (err as Error).message, url: target.url.href });
           return;
         }
-        await sleep(delay * (1 + Math.random() * RETRY_JITTER));
+        await sleep(delay * (1 + Math.random() * RETRY_JITTER), stopped.signal);
         delay *= RETRY_FACTOR;
       }
     }
@@ -117,6 +129,7 @@ export function createWebhookBackend(opts: WebhookBackendOptions): AuditBackend 
       name: `webhook(${opts.mode})`,
       processEvents: (events) => send(events),
       async shutdown() {
+        stopped.abort();
         agent.destroy();
       },
     };
@@ -165,7 +178,10 @@ export function createWebhookBackend(opts: WebhookBackendOptions): AuditBackend 
         }),
       ]);
       clearTimeout(timeout);
+      // whatever is still being sent or retried gives up now
+      stopped.abort();
       agent.destroy();
+      await Promise.all([...inFlight]);
     },
   };
 }
