@@ -44,7 +44,13 @@ export function startFlowControl(opts: StartFlowControlOptions): RunningFlowCont
   const controller = new FlowController(opts);
   const log = opts.log;
 
+  const schemasRes = opts.resolver.lookup(FLOWCONTROL_GROUP, FLOWCONTROL_VERSION, 'flowschemas');
+  const levelsRes = opts.resolver.lookup(FLOWCONTROL_GROUP, FLOWCONTROL_VERSION, 'prioritylevelconfigurations');
+  const served = schemasRes !== undefined && levelsRes !== undefined;
+
   const bootstrapped = (async () => {
+    // --runtime-config turned the API off: nothing to keep
+    if (!served) return;
     let retryMs = 200;
     while (!signal.aborted) {
       try {
@@ -61,7 +67,7 @@ export function startFlowControl(opts: StartFlowControlOptions): RunningFlowCont
   })();
   void (async () => {
     await bootstrapped;
-    while (!signal.aborted) {
+    while (served && !signal.aborted) {
       await sleep(opts.ensureIntervalMs ?? ENSURE_INTERVAL_MS, signal);
       if (signal.aborted) return;
       try {
@@ -72,8 +78,6 @@ export function startFlowControl(opts: StartFlowControlOptions): RunningFlowCont
     }
   })();
 
-  const schemasRes = opts.resolver.lookup(FLOWCONTROL_GROUP, FLOWCONTROL_VERSION, 'flowschemas');
-  const levelsRes = opts.resolver.lookup(FLOWCONTROL_GROUP, FLOWCONTROL_VERSION, 'prioritylevelconfigurations');
   const statusRes = opts.resolver.lookup(FLOWCONTROL_GROUP, FLOWCONTROL_VERSION, 'flowschemas', 'status');
   let schemas: Informer | undefined;
   let levels: Informer | undefined;
