@@ -1,7 +1,7 @@
 // /metrics and /metrics/slis with kubectl 1.33 against a kapi under Node,RBAC: after create,
 // get, list, server-side apply, delete and a watch, `kubectl get --raw /metrics` shows the
 // request counters with kube-apiserver's labels (LIST vs GET, APPLY, WATCH, scope, code),
-// the long-running gauge of an open watch, the object count of ConfigMaps from the watch
+// the long-running gauge of an open watch, watch events by kind, the object count of ConfigMaps from the watch
 // cache, etcd request latencies and process metrics; a user in system:monitoring may read
 // the metrics, another user gets 403; /metrics/slis lists the health checks' results.
 
@@ -116,6 +116,9 @@ describe('metrics: /metrics and /metrics/slis with kubectl 1.33', () => {
         return s.length === 1 && s[0]!.value >= 1 ? s : undefined;
       });
       assert.equal(open[0]!.labels.version, 'v1');
+      // kubectl lists first and watches from there: an event needs a change
+      await kubectlOk(['-n', ns, 'create', 'configmap', 'four'], admin());
+      await watch.waitForOutput(/four/);
     } finally {
       await watch.stop();
     }
@@ -125,6 +128,10 @@ describe('metrics: /metrics and /metrics/slis with kubectl 1.33', () => {
       const gauge = find(samples, 'apiserver_longrunning_requests', { verb: 'WATCH', resource: 'configmaps', scope: 'namespace' });
       return ended.length === 1 && gauge.every((g) => g.value === 0);
     });
+    // the event it was sent, by the endpoint's kind
+    const samples = await scrape();
+    assert.ok(find(samples, 'apiserver_watch_events_total', { group: '', version: 'v1', kind: 'ConfigMap' })[0]!.value >= 1);
+    assert.ok(find(samples, 'apiserver_watch_events_sizes_count', { group: '', version: 'v1', kind: 'ConfigMap' })[0]!.value >= 1);
   });
 
   it('apiserver_storage_objects counts ConfigMaps per --etcd-count-metric-poll-period', async () => {

@@ -14,6 +14,7 @@ import { negotiateFor, requestContext, type Scope } from './scope.js';
 import { partialObjectMetadata, toTable, type TableOptions } from './table.js';
 import { tableOptionsFor } from './transform.js';
 import { sharedFrame } from './watch-frames.js';
+import { defaultMetrics } from '../metrics/apiserver-metrics.js';
 
 /** Encodes events for one watch: converts objects to what the client asked for (a Table
  *  carries column definitions only in the first event, as kube-apiserver sends it). */
@@ -123,12 +124,16 @@ export async function serveWatch(scope: Scope): Promise<void> {
     else signal.addEventListener('abort', () => resolve('stop'), { once: true });
   });
   const iterator = watch[Symbol.asyncIterator]();
+  // apiserver_watch_events_total / _sizes, by the endpoint's kind
+  const recordEvent = defaultMetrics().watchEventRecorder(scope.kind);
   try {
     beginStream(scope.state, 200, media.contentType);
     for (;;) {
       const next = await Promise.race([iterator.next(), stopped]);
       if (next === 'stop' || next.done || responseFinished(res)) break;
-      if (!res.write(encoder.encode(next.value))) {
+      const frame = encoder.encode(next.value);
+      recordEvent(typeof frame === 'string' ? Buffer.byteLength(frame) : frame.length);
+      if (!res.write(frame)) {
         if ((await drained(res, stopped)) === 'stop') break;
       }
     }

@@ -105,3 +105,14 @@ test('authentication and authorization attempts by result', async () => {
   const authzAttempts = await metrics.authorizationAttempts.get();
   assert.deepEqual(Object.fromEntries(authzAttempts.values.map((v) => [v.labels.result, v.value])), { allowed: 1, denied: 1, 'no-opinion': 1 });
 });
+
+test('watch events: one count and one size per event, by the endpoint\'s kind', async () => {
+  const metrics = new ApiserverMetrics();
+  const record = metrics.watchEventRecorder({ group: 'apps', version: 'v1', kind: 'Deployment' });
+  record(100);
+  record(3000);
+  const text = await metrics.registry.metrics();
+  assert.match(text, /^apiserver_watch_events_total\{group="apps",version="v1",kind="Deployment"\} 2$/m);
+  assert.match(text, /^apiserver_watch_events_sizes_bucket\{le="1024",group="apps",version="v1",kind="Deployment"\} 1$/m);
+  assert.match(text, /^apiserver_watch_events_sizes_bucket\{le="4096",group="apps",version="v1",kind="Deployment"\} 2$/m);
+});

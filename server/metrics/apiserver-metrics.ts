@@ -10,6 +10,8 @@ import { defaultVersionInfo } from '../http/version.js';
 export const LATENCY_BUCKETS = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
 /** 1 KB to 1 GB, a factor of 10 apart */
 export const RESPONSE_SIZE_BUCKETS = [1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
+/** 1 KiB doubling 8 times */
+export const WATCH_EVENT_SIZE_BUCKETS = Array.from({ length: 8 }, (_, i) => 1024 * 2 ** i);
 /** 1 ms doubling 15 times */
 export const AUTH_LATENCY_BUCKETS = Array.from({ length: 15 }, (_, i) => 0.001 * 2 ** i);
 
@@ -83,6 +85,19 @@ export class ApiserverMetrics {
     name: 'apiserver_longrunning_requests',
     help: stable('Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.'),
     labelNames: SIZE_LABELS,
+    registers: [this.registry],
+  });
+  readonly watchEvents = new Counter({
+    name: 'apiserver_watch_events_total',
+    help: alpha('Number of events sent in watch clients'),
+    labelNames: ['group', 'version', 'kind'] as const,
+    registers: [this.registry],
+  });
+  readonly watchEventsSizes = new Histogram({
+    name: 'apiserver_watch_events_sizes',
+    help: alpha('Watch event size distribution in bytes'),
+    labelNames: ['group', 'version', 'kind'] as const,
+    buckets: WATCH_EVENT_SIZE_BUCKETS,
     registers: [this.registry],
   });
   readonly currentInflight = new Gauge({
@@ -214,6 +229,16 @@ export class ApiserverMetrics {
     const marks = this.inflight.takeWatermarks();
     this.currentInflight.set({ request_kind: 'readOnly' }, marks.readOnly);
     this.currentInflight.set({ request_kind: 'mutating' }, marks.mutating);
+  }
+
+  /** a recorder of the events one watch sends (labels bound once per watch, not per event) */
+  watchEventRecorder(kind: { group: string; version: string; kind: string }): (bytes: number) => void {
+    const count = this.watchEvents.labels(kind.group, kind.version, kind.kind);
+    const size = this.watchEventsSizes.labels(kind.group, kind.version, kind.kind);
+    return (bytes) => {
+      count.inc();
+      size.observe(bytes);
+    };
   }
 
   /** kube's healthz handlers record each check they run */
