@@ -12,7 +12,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { jsonOf, kubectlOk, loadKubeconfig, startKapi, uniqueName, waitFor, type KapiProcess } from './harness.js';
+import { jsonOf, kubectlOk, loadKubeconfig, startEtcd, startKapi, uniqueName, waitFor, type EtcdProcess, type KapiProcess } from './harness.js';
 
 const G = 'flowcontrol.apiserver.k8s.io';
 const JANE_TOKEN = 'flowcontrol-jane-token';
@@ -264,5 +264,54 @@ describe('--enable-priority-and-fairness=false: the classic max-in-flight limits
     held.finish();
     assert.equal((await held.answer).status, 201);
     assert.equal((await tokenRequest(kapi, JANE_TOKEN, 'POST', `/api/v1/namespaces/${ns}/configmaps`, configMap('after'))).status, 201);
+  });
+});
+
+describe('two replicas on one etcd', () => {
+  let etcd: EtcdProcess;
+  let a: KapiProcess;
+  let b: KapiProcess;
+  let dir: string;
+
+  before(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'kapi-apf-replicas-'));
+    writeFileSync(path.join(dir, 'tokens.csv'), `${JANE_TOKEN},jane,jane-uid,"devs"\n`);
+    etcd = await startEtcd();
+    // both start at once: both put the bootstrap configuration in place
+    [a, b] = await Promise.all([0, 1].map(() => startKapi({ etcdServers: etcd.endpoint, extraArgs: ['--token-auth-file', path.join(dir, 'tokens.csv')] })));
+  });
+  after(async () => {
+    await a?.stop();
+    await b?.stop();
+    await etcd?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the objects exist once, and a FlowSchema made through one replica classifies on the other', async () => {
+    const names = (r: Parameters<typeof jsonOf>[0]) => jsonOf<{ items: Array<{ metadata: { name: string } }> }>(r).items.map((i) => i.metadata.name);
+    assert.equal(names(await b.http.get(`/apis/${G}/v1/flowschemas`)).length, 13);
+    assert.equal(names(await b.http.get(`/apis/${G}/v1/prioritylevelconfigurations`)).length, 8);
+    const created = await a.http.post(`/apis/${G}/v1/flowschemas`, {
+      apiVersion: `${G}/v1`,
+      kind: 'FlowSchema',
+      metadata: { name: 'e2e-jane' },
+      spec: {
+        priorityLevelConfiguration: { name: 'workload-high' },
+        matchingPrecedence: 5,
+        rules: [{ subjects: [{ kind: 'User', user: { name: 'jane' } }], nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }] }],
+      },
+    });
+    assert.equal(created.status, 201, created.body);
+    const uid = jsonOf<{ metadata: { uid: string } }>(created).metadata.uid;
+    const plUid = jsonOf<{ metadata: { uid: string } }>(await b.http.get(`/apis/${G}/v1/prioritylevelconfigurations/workload-high`)).metadata.uid;
+    const seen = await waitFor('replica b to classify jane by e2e-jane', async () => {
+      const r = await tokenRequest(b, JANE_TOKEN, 'GET', '/version');
+      return r.headers[FS_HEADER] === uid ? r : undefined;
+    });
+    assert.equal(seen.headers[PL_HEADER], plUid);
+    // and back to global-default once it is deleted through the other replica
+    assert.equal((await a.http.delete(`/apis/${G}/v1/flowschemas/e2e-jane`)).status, 200);
+    const globalDefault = jsonOf<{ metadata: { uid: string } }>(await b.http.get(`/apis/${G}/v1/flowschemas/global-default`)).metadata.uid;
+    await waitFor('replica b to drop e2e-jane', async () => (await tokenRequest(b, JANE_TOKEN, 'GET', '/version')).headers[FS_HEADER] === globalDefault || undefined);
   });
 });
