@@ -74,6 +74,12 @@ export class ApiserverMetrics {
     buckets: LATENCY_BUCKETS,
     registers: [this.registry],
   });
+  readonly requestTerminations = new Counter({
+    name: 'apiserver_request_terminations_total',
+    help: alpha('Number of requests which apiserver terminated in self-defense.'),
+    labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component', 'code'] as const,
+    registers: [this.registry],
+  });
   readonly responseSizes = new Histogram({
     name: 'apiserver_response_sizes',
     help: stable('Response size distribution in bytes for each group, version, verb, resource, subresource, scope and component.'),

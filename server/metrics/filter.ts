@@ -83,3 +83,24 @@ export function withRequestMetrics(metrics: ApiserverMetrics = defaultMetrics())
     }
   };
 }
+
+/**
+ * Counts a request turned away with 429 before it reached its handler (max-in-flight or
+ * priority and fairness): apiserver_request_total with code 429 and
+ * apiserver_request_terminations_total, as kube-apiserver records dropped requests.
+ */
+export function recordDroppedRequest(state: RequestState, metrics: ApiserverMetrics = defaultMetrics()): void {
+  const info = state.info;
+  const resourceRequest = info.isResourceRequest;
+  if (resourceRequest && metrics.isServed && !metrics.isServed(info.apiGroup, info.apiVersion, info.resource, info.subresource)) return;
+  const scope = metricsScope(info);
+  const verb = reportedVerb(state.method, info, scope, header(state.req, 'content-type'));
+  const group = resourceRequest ? info.apiGroup : '';
+  const version = resourceRequest ? info.apiVersion : '';
+  const resource = resourceRequest ? info.resource : '';
+  const subresource = resourceRequest ? info.subresource : '';
+  const code = '429';
+  metrics.requestTotal.inc({ verb, dry_run: dryRunLabel(state.query), group, version, resource, subresource, scope, component: APISERVER, code });
+  // the terminations name a non-resource request by its path
+  metrics.requestTerminations.inc({ verb, group, version, resource, subresource: resourceRequest ? subresource : state.path, scope, component: APISERVER, code });
+}

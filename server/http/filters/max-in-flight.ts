@@ -12,6 +12,7 @@
 
 import type { FlowController } from '../../flowcontrol/controller.js';
 import type { Filter, RequestState } from '../types.js';
+import { recordDroppedRequest } from '../../metrics/filter.js';
 import { isLongRunning } from './long-running.js';
 
 export const FLOW_SCHEMA_UID_HEADER = 'X-Kubernetes-PF-FlowSchema-UID';
@@ -32,6 +33,7 @@ function tooManyRequests(state: RequestState, retryAfterSeconds: number): void {
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.statusCode = 429;
   res.end('Too many requests, please try again later.\n');
+  recordDroppedRequest(state);
 }
 
 function classicLimits(readOnlyLimit: number, mutatingLimit: number): Filter {
