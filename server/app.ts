@@ -128,6 +128,20 @@ export async function startApp(config: KapiConfig): Promise<App> {
     throw new Error(`--watch-cache-sizes: ${(err as Error).message}`);
   }
   const defaultWatchCacheSize = config.values.get('default-watch-cache-size') as number;
+  // encryption at rest: a bad --encryption-provider-config ends start-up before anything starts
+  const encryptionConfigPath = config.values.get('encryption-provider-config') as string;
+  const encryptionReload = config.values.get('encryption-provider-config-automatic-reload') === true;
+  checkEncryptionFlags(encryptionConfigPath, encryptionReload);
+  const encryption = encryptionConfigPath
+    ? loadEncryption({
+        path: path.resolve(encryptionConfigPath),
+        automaticReload: encryptionReload,
+        resources: storedResources(catalog.resources()),
+        onReload: ({ hash }) => log.info('loaded a new encryption provider configuration', { path: encryptionConfigPath, hash }),
+        onReloadError: (err) => log.error('encryption provider configuration not reloaded', { error: err.message }),
+      })
+    : undefined;
+  if (encryption) started.push({ name: 'encryption config reload', stop: () => encryption.stop() });
   // --audit-*: a bad policy file or backend flag fails start-up before anything starts
   const auditor = auditorFromFlags(config.values, log.named('audit'));
   try {
@@ -192,21 +206,6 @@ export async function startApp(config: KapiConfig): Promise<App> {
         clientKeyPem: pki.admin.keyPem,
       });
     }
-
-    // --- encryption at rest (--encryption-provider-config) --------------------------------
-    const encryptionConfigPath = config.values.get('encryption-provider-config') as string;
-    const encryptionReload = config.values.get('encryption-provider-config-automatic-reload') === true;
-    checkEncryptionFlags(encryptionConfigPath, encryptionReload);
-    const encryption = encryptionConfigPath
-      ? loadEncryption({
-          path: path.resolve(encryptionConfigPath),
-          automaticReload: encryptionReload,
-          resources: storedResources(catalog.resources()),
-          onReload: ({ hash }) => log.info('loaded a new encryption provider configuration', { path: encryptionConfigPath, hash }),
-          onReloadError: (err) => log.error('encryption provider configuration not reloaded', { error: err.message }),
-        })
-      : undefined;
-    if (encryption) started.push({ name: 'encryption config reload', stop: () => encryption.stop() });
 
     // --- storage and the watch cache -------------------------------------------------
     // the store's etcd calls are timed for etcd_request_duration_seconds
