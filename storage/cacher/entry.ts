@@ -16,14 +16,17 @@ export interface StoredEntry {
   /** set when the stored value could not be read (encryption at rest: no provider or key
    *  opens it); `data` is then empty and decoding the entry fails with this message */
   readonly error?: string;
+  /** with `error`: reads the stored value again (the transformers may have been reloaded
+   *  since); returns the JSON text or throws */
+  readonly reread?: () => string;
 }
 
 /** a fresh, mutable object with metadata.resourceVersion set to `resourceVersion` */
 export function decodeEntry(entry: StoredEntry, resourceVersion: number = entry.modRevision): KubeObject {
-  if (entry.error !== undefined) throw new StorageError('InvalidObject', entry.key, entry.error);
+  const data = entry.error === undefined ? entry.data : reread(entry);
   let obj: unknown;
   try {
-    obj = JSON.parse(entry.data);
+    obj = JSON.parse(data);
   } catch (err) {
     throw new StorageError('InvalidObject', entry.key, `cannot decode ${entry.key}: ${(err as Error).message}`);
   }
@@ -34,6 +37,11 @@ export function decodeEntry(entry: StoredEntry, resourceVersion: number = entry.
   const meta = typeof o.metadata === 'object' && o.metadata !== null && !Array.isArray(o.metadata) ? o.metadata : {};
   o.metadata = withResourceVersion(meta, String(resourceVersion));
   return o;
+}
+
+function reread(entry: StoredEntry): string {
+  if (!entry.reread) throw new StorageError('InvalidObject', entry.key, entry.error!);
+  return entry.reread();
 }
 
 /** freezes an object graph: watch events share one decoded object among all watchers */

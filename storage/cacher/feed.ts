@@ -414,12 +414,14 @@ export class WatchFeed {
    *  (reads of that object fail with it, every other object is served as usual) */
   private decryptedEntryOf(kv: KeyValue, transformers: TransformerLookup): StoredEntry {
     const key = this.relativeKey(kv.key);
-    const t = transformers.forKey(key);
-    if (!t) return { key, data: kv.value.toString('utf8'), modRevision: kv.modRevision };
+    const read = (): string => {
+      const t = transformers.forKey(key);
+      return t ? readStored(t, kv.value, kv.key.toString('utf8'), key).data.toString('utf8') : kv.value.toString('utf8');
+    };
     try {
-      return { key, data: readStored(t, kv.value, kv.key.toString('utf8'), key).data.toString('utf8'), modRevision: kv.modRevision };
+      return { key, data: read(), modRevision: kv.modRevision };
     } catch (err) {
-      return { key, data: '', modRevision: kv.modRevision, error: (err as Error).message };
+      return { key, data: '', modRevision: kv.modRevision, error: (err as Error).message, reread: read };
     }
   }
 

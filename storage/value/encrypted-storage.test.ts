@@ -71,7 +71,8 @@ test('a value no provider opens: that object fails with InternalError naming its
   const writer = createEtcd3Store(client, { prefix: PREFIX, transformers: lookupForPrefix('/pods/', [aesGcmProvider([OLD])]) });
   await writer.create(podKey('enc-b', 'lost'), makePod('enc-b', 'lost'));
   await writer.close();
-  const transformers = lookupForPrefix('/pods/', [aesGcmProvider([NEW])]);
+  const t = swappable(lookupForPrefix('/pods/', [aesGcmProvider([NEW])]));
+  const transformers = t.lookup;
   const store = createEtcd3Store(client, { prefix: PREFIX, transformers });
   await store.create(podKey('enc-b', 'fine'), makePod('enc-b', 'fine'));
   const lostKey = `${PREFIX}/pods/enc-b/lost`;
@@ -106,6 +107,12 @@ test('a value no provider opens: that object fails with InternalError naming its
     assert.equal(last.type, 'ERROR');
     assert.equal(last.object.code, 500);
     assert.match(String(last.object.message), /^Internal error occurred: unable to transform key ".*\/pods\/enc-b\/lost"/);
+
+    // once the old key is back (a reload), the cached entry reads again, without a change to it
+    t.set(lookupForPrefix('/pods/', [aesGcmProvider([NEW, OLD])]));
+    assert.equal((await cacher.get(podKey('enc-b', 'lost')))!.metadata.name, 'lost');
+    const names = (await cacher.getList('/pods/enc-b/', { recursive: true, predicate: everything })).items.map((o) => o.metadata.name);
+    assert.deepEqual(names, ['fine', 'later', 'lost']);
   } finally {
     feed.close();
     await store.close();
