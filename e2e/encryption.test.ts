@@ -160,3 +160,53 @@ describe('encryption at rest', () => {
     await etcdctl(etcd.endpoint, ['del', key]);
   });
 });
+
+describe('encryption at rest without automatic reload', () => {
+  let etcd: EtcdProcess;
+  let kapi: KapiProcess | undefined;
+  let dir: string;
+  let configPath: string;
+  const ns = uniqueName('enc-static');
+
+  async function stored(key: string): Promise<string> {
+    const r = await etcdctl(etcd.endpoint, ['get', `/registry${key}`, '--print-value-only']);
+    assert.equal(r.code, 0, r.stderr);
+    return r.stdout;
+  }
+
+  before(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'kapi-e2e-enc-'));
+    configPath = path.join(dir, 'encryption.yaml');
+    writeFileSync(configPath, configFile(aescbc(['key1', KEY1])));
+    etcd = await startEtcd();
+  });
+  after(async () => {
+    await kapi?.stop();
+    await etcd?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a changed file takes effect at the next start; no reload health checks', async () => {
+    kapi = await startKapi({ etcdServers: etcd.endpoint, extraArgs: ['--encryption-provider-config', configPath] });
+    const opts = { kubeconfig: kapi.kubeconfig };
+    await kubectlOk(['create', 'namespace', ns], opts);
+    await kubectlOk(['create', 'secret', 'generic', 'a', '-n', ns, '--from-literal=k=v'], opts);
+    assert.ok((await stored(`/secrets/${ns}/a`)).startsWith('k8s:enc:aescbc:v1:key1:'));
+    const ready = await kapi.http.get('/readyz?verbose');
+    assert.equal(ready.status, 200, ready.body);
+    assert.doesNotMatch(ready.body, /kms-providers|encryption-provider-config-automatic-reload/);
+
+    writeFileSync(configPath, configFile(`      - aesgcm:\n          keys:\n            - name: gcm1\n              secret: ${KEY3}\n` + aescbc(['key1', KEY1])));
+    await kubectlOk(['create', 'secret', 'generic', 'b', '-n', ns, '--from-literal=k=v'], opts);
+    assert.ok((await stored(`/secrets/${ns}/b`)).startsWith('k8s:enc:aescbc:v1:key1:'));
+    await kapi.stop();
+    kapi = undefined;
+
+    kapi = await startKapi({ etcdServers: etcd.endpoint, extraArgs: ['--encryption-provider-config', configPath] });
+    const opts2 = { kubeconfig: kapi.kubeconfig };
+    await kubectlOk(['create', 'secret', 'generic', 'c', '-n', ns, '--from-literal=k=v'], opts2);
+    assert.ok((await stored(`/secrets/${ns}/c`)).startsWith('k8s:enc:aesgcm:v1:gcm1:'));
+    const names = await kubectlOk(['get', 'secrets', '-n', ns, '-o', 'name'], opts2);
+    assert.deepEqual(names.trim().split('\n'), ['secret/a', 'secret/b', 'secret/c']);
+  });
+});
