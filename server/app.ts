@@ -442,15 +442,19 @@ export async function startApp(config: KapiConfig): Promise<App> {
     started.push({
       name: 'https server',
       stop: async () => {
-        const watchesDrained = (): Promise<void> => (watchGraceMs > 0 ? tracker.watchesDrained(watchGraceMs) : Promise.resolve());
+        // with a grace period the watches are ended one after another within it (kube's
+        // rate), and cut when it is over; without, all end at once
+        const endOpenWatches = async (): Promise<void> => {
+          if (watchGraceMs > 0) await tracker.endWatches(watchGraceMs);
+          endWatches.abort();
+        };
         if (sendRetryAfter) {
           // kube-apiserver's order: keep listening, answer new requests 429, let the requests
-          // in flight (and, within their grace period, the watches) finish, then close quickly
+          // in flight finish and the watches end, then close quickly
           rejectingNewRequests = true;
-          endWatches.abort();
           let timer: NodeJS.Timeout | undefined;
           await Promise.race([
-            Promise.all([tracker.nonLongRunningDrained(), watchesDrained()]),
+            Promise.all([tracker.nonLongRunningDrained(), endOpenWatches()]),
             new Promise<void>((r) => (timer = setTimeout(r, requestTimeoutMs))),
           ]);
           clearTimeout(timer);
@@ -458,8 +462,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
           return;
         }
         const closing = server.close(requestTimeoutMs);
-        endWatches.abort();
-        await watchesDrained();
+        await endOpenWatches();
         await closing;
       },
     });

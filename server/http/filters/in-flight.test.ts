@@ -1,5 +1,6 @@
 // The shutdown bookkeeping: non-long-running requests are waited for until they are answered;
-// watches get their grace period, and the ones still open after it are cut.
+// watches are ended through their own signal within the grace period, and the ones still open
+// after it (a handler that ignores its signal) are cut.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,8 +18,13 @@ describe('createRequestTracker', () => {
       if (state.info.verb === 'watch') {
         beginStream(state, 200, 'application/json');
         state.res.write('{"type":"ADDED"}\n');
-        // a watch that never ends by itself
-        await new Promise<void>((resolve) => state.res.once('close', () => resolve()));
+        const stubborn = state.query.get('stubborn') !== null;
+        await new Promise<void>((resolve) => {
+          state.res.once('close', () => resolve());
+          // a well-behaved watch ends its stream when its signal fires
+          if (!stubborn) state.signal.addEventListener('abort', () => resolve(), { once: true });
+        });
+        if (!state.res.writableEnded && !state.res.destroyed) state.res.end();
         return;
       }
       await new Promise<void>((resolve) => releases.push(resolve));
@@ -44,10 +50,11 @@ describe('createRequestTracker', () => {
     assert.equal(tracker.nonLongRunning, 0);
   });
 
-  it('cuts the watches still open when their grace period is over', async () => {
-    const broke = new Promise<string>((resolve) => {
+  /** a watch on its own connection: how its stream ends */
+  const openWatch = (query: string): Promise<string> =>
+    new Promise<string>((resolve) => {
       const req = request(
-        { host: '127.0.0.1', port: srv.client.port, path: '/api/v1/pods?watch=true', ca: srv.client.ca, agent: false },
+        { host: '127.0.0.1', port: srv.client.port, path: `/api/v1/pods?watch=true${query}`, ca: srv.client.ca, agent: false },
         (res) => {
           res.on('data', () => {});
           res.on('end', () => resolve('ended'));
@@ -58,11 +65,16 @@ describe('createRequestTracker', () => {
       req.on('error', () => resolve('broken'));
       req.end();
     });
-    for (let i = 0; i < 2000 && tracker.watches === 0; i++) await new Promise((r) => setTimeout(r, 5));
-    assert.equal(tracker.watches, 1);
+
+  it('ends every watch cleanly through its signal, and cuts one that ignores it when the grace period is over', async () => {
+    const polite = [openWatch(''), openWatch(''), openWatch('')];
+    const stubborn = openWatch('&stubborn=1');
+    for (let i = 0; i < 2000 && tracker.watches < 4; i++) await new Promise((r) => setTimeout(r, 5));
+    assert.equal(tracker.watches, 4);
     assert.equal(tracker.nonLongRunning, 0, 'a watch is not a non-long-running request');
-    await tracker.watchesDrained(10);
-    assert.equal(await broke, 'broken');
+    await tracker.endWatches(2000);
+    assert.deepEqual(await Promise.all(polite), ['ended', 'ended', 'ended']);
+    assert.equal(await stubborn, 'broken');
     for (let i = 0; i < 2000 && tracker.watches > 0; i++) await new Promise((r) => setTimeout(r, 5));
     assert.equal(tracker.watches, 0);
   });

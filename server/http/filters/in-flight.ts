@@ -1,8 +1,9 @@
 // What graceful shutdown waits for: the non-long-running requests in flight (kube-apiserver's
 // NonLongRunningRequestWaitGroup) and the open watches (its WatchRequestWaitGroup, drained
 // within --shutdown-watch-termination-grace-period). A request counts until its response closes.
+// Each watch gets a signal of its own, so shutdown can end the watches one after another.
 
-import type { Filter, HttpResponse } from '../types.js';
+import type { Filter, HttpResponse, RequestState } from '../types.js';
 import { isLongRunning } from './long-running.js';
 
 export interface RequestTracker {
@@ -14,15 +15,31 @@ export interface RequestTracker {
   /** resolves once no non-long-running request is in flight */
   nonLongRunningDrained(): Promise<void>;
   /**
-   * resolves once no watch is open, or after `graceMs`, when the watches still open are cut
-   * (their clients see the stream break and re-list elsewhere)
+   * Ends the open watches cleanly, spread out as kube-apiserver spreads them (at
+   * max(count / grace, 200) per second, so their clients do not all come back at once), and
+   * resolves once none is open; whatever is still open after `graceMs` is cut.
    */
-  watchesDrained(graceMs: number): Promise<void>;
+  endWatches(graceMs: number): Promise<void>;
+}
+
+/** kube-apiserver's floor for the rate at which watches are ended on shutdown */
+const MIN_WATCH_END_RATE = 200;
+
+/** the state with a signal that also fires when `extra` does; everything else is shared */
+function withExtraSignal(state: RequestState, extra: AbortSignal): RequestState {
+  const signal = AbortSignal.any([state.signal, extra]);
+  return new Proxy(state, {
+    get(target, prop, receiver) {
+      if (prop === 'signal') return signal;
+      return Reflect.get(target, prop, receiver) as unknown;
+    },
+  });
 }
 
 export function createRequestTracker(): RequestTracker {
   let nonLongRunning = 0;
-  const watches = new Set<HttpResponse>();
+  /** open watch responses and what ends each of them */
+  const watches = new Map<HttpResponse, AbortController>();
   const waiters = new Set<() => void>();
   const changed = (): void => {
     for (const w of [...waiters]) w();
@@ -45,11 +62,14 @@ export function createRequestTracker(): RequestTracker {
     filter: (next) => async (state) => {
       const res = state.res;
       if (state.info.verb === 'watch') {
-        watches.add(res);
+        const end = new AbortController();
+        watches.set(res, end);
         res.once('close', () => {
           watches.delete(res);
           changed();
         });
+        await next(withExtraSignal(state, end.signal));
+        return;
       } else if (!isLongRunning(state.info)) {
         nonLongRunning++;
         res.once('close', () => {
@@ -66,16 +86,33 @@ export function createRequestTracker(): RequestTracker {
       return watches.size;
     },
     nonLongRunningDrained: () => until(() => nonLongRunning === 0).promise,
-    async watchesDrained(graceMs) {
+    async endWatches(graceMs) {
       const wait = until(() => watches.size === 0);
-      let timer: NodeJS.Timeout | undefined;
+      let graceTimer: NodeJS.Timeout | undefined;
+      let over = false;
       const graceOver = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, Math.max(0, graceMs));
+        graceTimer = setTimeout(() => {
+          over = true;
+          resolve();
+        }, Math.max(0, graceMs));
       });
+      // one watch ended per tick of the rate; those opened meanwhile are ended as well
+      const perSecond = Math.max(watches.size / Math.max(graceMs / 1000, 0.001), MIN_WATCH_END_RATE);
+      const intervalMs = 1000 / perSecond;
+      const ending = (async () => {
+        for (;;) {
+          const next = [...watches.values()].find((c) => !c.signal.aborted);
+          if (!next || over) return;
+          next.abort();
+          await new Promise((r) => setTimeout(r, intervalMs));
+        }
+      })();
       await Promise.race([wait.promise, graceOver]);
-      clearTimeout(timer);
+      clearTimeout(graceTimer);
+      over = true;
+      await ending;
       wait.cancel();
-      for (const res of watches) if (!res.destroyed) res.destroy();
+      for (const res of watches.keys()) if (!res.destroyed) res.destroy();
     },
   };
 }
