@@ -7,8 +7,33 @@ import type { KubeObject, ObjectMeta } from '../../storage/interface.js';
 
 export type JsonObject = Record<string, unknown>;
 
+/** A deep copy. Decoded objects are plain JSON (objects, arrays, primitives), which a direct
+ *  walk copies several times faster than structuredClone (a list of 10k pods converts each
+ *  one); anything else (Dates, buffers, class instances, functions) is left to
+ *  structuredClone, so the result is what structuredClone gives. */
 export function clone<T>(v: T): T {
-  return structuredClone(v);
+  return copyJson(v) as T;
+}
+
+function copyJson(v: unknown): unknown {
+  if (typeof v !== 'object' || v === null) {
+    return typeof v === 'function' || typeof v === 'symbol' ? structuredClone(v) : v;
+  }
+  if (Array.isArray(v)) {
+    const out = new Array<unknown>(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = copyJson(v[i]);
+    return out;
+  }
+  const proto = Object.getPrototypeOf(v) as unknown;
+  if (proto !== Object.prototype && proto !== null) return structuredClone(v);
+  const src = v as JsonObject;
+  const out: JsonObject = {};
+  for (const k of Object.keys(src)) {
+    // a JSON key "__proto__" is an own property, not the prototype
+    if (k === '__proto__') Object.defineProperty(out, k, { value: copyJson(src[k]), enumerable: true, writable: true, configurable: true });
+    else out[k] = copyJson(src[k]);
+  }
+  return out;
 }
 
 export function isObject(v: unknown): v is JsonObject {
