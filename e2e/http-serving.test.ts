@@ -2,6 +2,7 @@
 // kube-apiserver writes it, ?timeout= only shortening it, kubectl 1.33 showing it), a watch
 // ended by --min-request-timeout, --cors-allowed-origins (preflight without credentials),
 // --strict-transport-security-directives, --tls-min-version=VersionTLS13 (TLS 1.2 refused),
+// --tls-sni-cert-key (certificate by server name), --http2-max-streams-per-connection,
 // --goaway-chance (an HTTP/2 client is sent GOAWAY sooner or later), and on SIGTERM with
 // --shutdown-send-retry-after the 429s while a request is still in flight.
 //
@@ -13,6 +14,10 @@ import https from 'node:https';
 import http2 from 'node:http2';
 import tls from 'node:tls';
 import type { IncomingHttpHeaders } from 'node:http';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { kubectl, kubectlOk, loadKubeconfig, startKapi, uniqueName, waitFor, type KapiProcess } from './harness.js';
 
 interface Answer {
@@ -81,12 +86,18 @@ const TIMEOUT_STATUS = {
 
 describe('HTTP serving flags', () => {
   let kapi: KapiProcess;
+  let dir: string;
   const ns = uniqueName('serving');
   const admin = () => ({ kubeconfig: kapi.kubeconfig });
 
   before(async () => {
+    // a second serving certificate, for clients that ask for sni.example (or *.wild.example)
+    dir = mkdtempSync(path.join(os.tmpdir(), 'kapi-serving-'));
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'sni.key', '-out', 'sni.crt', '-days', '2', '-subj', '/CN=sni.example', '-addext', 'subjectAltName=DNS:sni.example'], { cwd: dir, stdio: 'ignore' });
     kapi = await startKapi({
       extraArgs: [
+        `--tls-sni-cert-key=${path.join(dir, 'sni.crt')},${path.join(dir, 'sni.key')}:sni.example,*.wild.example`,
+        '--http2-max-streams-per-connection=250',
         '--request-timeout=4s',
         '--min-request-timeout=1',
         '--cors-allowed-origins=^https://dashboard\\.example(:|$),//other\\.example$',
@@ -99,6 +110,7 @@ describe('HTTP serving flags', () => {
   });
   after(async () => {
     await kapi?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it('a ?timeout= shorter than --request-timeout ends a request that cannot finish with the bare 504 Status', async () => {
@@ -194,6 +206,36 @@ describe('HTTP serving flags', () => {
       });
     assert.match(await handshake('TLSv1.2'), /^error: /);
     assert.equal(await handshake('TLSv1.3'), 'TLSv1.3');
+  });
+
+  it('--tls-sni-cert-key: the certificate follows the name the client asks for; others get the default one', async () => {
+    const subject = (servername?: string) =>
+      new Promise<string>((resolve, reject) => {
+        const s = tls.connect({ host: '127.0.0.1', port: kapi.port, servername, rejectUnauthorized: false }, () => {
+          resolve(String(s.getPeerCertificate().subject?.CN));
+          s.end();
+        });
+        s.on('error', reject);
+      });
+    assert.equal(await subject('sni.example'), 'sni.example');
+    assert.equal(await subject('a.wild.example'), 'sni.example');
+    assert.notEqual(await subject('localhost'), 'sni.example');
+    // the default certificate still serves kubectl
+    assert.match(await kubectlOk(['get', 'namespace', ns], admin()), new RegExp(ns));
+  });
+
+  it('--http2-max-streams-per-connection: HTTP/2 clients are told the limit', async () => {
+    const creds = loadKubeconfig(kapi.kubeconfig);
+    const session = http2.connect(kapi.url, { ca: creds.ca, cert: creds.cert, key: creds.key });
+    try {
+      const settings = await new Promise<http2.Settings>((resolve, reject) => {
+        session.once('remoteSettings', resolve);
+        session.once('error', reject);
+      });
+      assert.equal(settings.maxConcurrentStreams, 250);
+    } finally {
+      session.close();
+    }
   });
 
   it('--goaway-chance=0.02: an HTTP/2 client making requests is sent GOAWAY sooner or later, and every request is answered', async () => {
