@@ -7,8 +7,9 @@ import type { AuditEvent } from './event.js';
 export interface AuditBackend {
   readonly name: string;
   /** may return a promise when the backend is configured to block the request (webhook
-   *  `blocking` mode); it never rejects */
-  processEvents(events: readonly AuditEvent[]): void | Promise<void>;
+   *  `blocking` modes); it never rejects. `false` means the events could not be stored and
+   *  the backend wants the request failed (`blocking-strict`). */
+  processEvents(events: readonly AuditEvent[]): void | Promise<void | boolean>;
   /** flushes what is buffered (bounded by the backend's own retry budget) and stops */
   shutdown(): Promise<void>;
 }
@@ -22,12 +23,12 @@ export function unionBackend(backends: readonly AuditBackend[]): AuditBackend {
   return {
     name: `union[${backends.map((b) => b.name).join(',')}]`,
     processEvents(events) {
-      const waits: Promise<void>[] = [];
+      const waits: Promise<void | boolean>[] = [];
       for (const b of backends) {
         const r = b.processEvents(events);
         if (r) waits.push(r);
       }
-      if (waits.length > 0) return Promise.all(waits).then(() => undefined);
+      if (waits.length > 0) return Promise.all(waits).then((results) => !results.includes(false));
       return undefined;
     },
     async shutdown() {

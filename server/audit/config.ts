@@ -60,7 +60,10 @@ export function auditorFromFlags(values: ReadonlyMap<string, FlagValue>, logger:
   }
 
   const policyFile = str('audit-policy-file');
-  if (!policyFile) return undefined;
+  if (!policyFile) {
+    if (logPath || webhookFile) logger.warn('No audit policy file provided, no events will be recorded');
+    return undefined;
+  }
   let evaluate: PolicyEvaluator;
   try {
     evaluate = policyEvaluator(loadPolicyFile(policyFile));

@@ -89,9 +89,13 @@ test('an unreachable webhook: retried, then dropped with a log line; blocking mo
 
     const blocking = recordingLogger();
     const s = createWebhookBackend({ kubeconfigFile: file, mode: 'blocking', initialBackoffMs: 5, batch: batch(), logger: blocking.logger });
-    await s.processEvents([{ auditID: 'y' }]);
+    assert.equal(await s.processEvents([{ auditID: 'y' }]), true, 'blocking: the request goes on');
     await s.shutdown();
     assert.equal(blocking.errors.length, 1);
+
+    const strict = createWebhookBackend({ kubeconfigFile: file, mode: 'blocking-strict', initialBackoffMs: 5, batch: batch(), logger: recordingLogger().logger });
+    assert.equal(await strict.processEvents([{ auditID: 'z' }]), false, 'blocking-strict: the request fails');
+    await strict.shutdown();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

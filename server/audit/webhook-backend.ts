@@ -105,18 +105,18 @@ export function createWebhookBackend(opts: WebhookBackendOptions): AuditBackend 
       req.end(body);
     });
 
-  /** sends one EventList with retries; logs and drops it when every try failed */
-  async function send(events: readonly AuditEvent[]): Promise<void> {
+  /** sends one EventList with retries; logs and drops it when every try failed (false) */
+  async function send(events: readonly AuditEvent[]): Promise<boolean> {
     const body = JSON.stringify({ kind: 'EventList', apiVersion: 'audit.k8s.io/v1', metadata: {}, items: events });
     let delay = opts.initialBackoffMs;
     for (let attempt = 1; ; attempt++) {
       try {
         await post(body);
-        return;
+        return true;
       } catch (err) {
         if (!(err instanceof RetryableError) || attempt >= RETRY_STEPS || stopped.signal.aborted) {
           opts.logger.error(`Error in audit plugin 'webhook' affecting ${events.length} audit events`, { error: (err as Error).message, url: target.url.href });
-          return;
+          return false;
         }
         await sleep(delay * (1 + Math.random() * RETRY_JITTER), stopped.signal);
         delay *= RETRY_FACTOR;
@@ -127,7 +127,8 @@ export function createWebhookBackend(opts: WebhookBackendOptions): AuditBackend 
   if (opts.mode !== 'batch') {
     return {
       name: `webhook(${opts.mode})`,
-      processEvents: (events) => send(events),
+      // blocking: the request waits, whatever the outcome; blocking-strict: a failure fails it
+      processEvents: (events) => send(events).then((ok) => opts.mode !== 'blocking-strict' || ok),
       async shutdown() {
         stopped.abort();
         agent.destroy();
@@ -147,6 +148,7 @@ export function createWebhookBackend(opts: WebhookBackendOptions): AuditBackend 
       buffer = buffer.slice(batch.length);
       const p: Promise<void> = take()
         .then(() => send(batch))
+        .then(() => undefined)
         .finally(() => inFlight.delete(p));
       inFlight.add(p);
     }

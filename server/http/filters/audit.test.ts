@@ -150,3 +150,23 @@ test('omitStages, a denial, a panic, a failed authentication, level None', async
   assert.equal(quiet.status, 200);
   assert.deepEqual(ofRequest(String(quiet.headers['audit-id'])), []);
 });
+
+test('a strict backend that cannot store RequestReceived fails the request unserved', async () => {
+  let served = 0;
+  const strict: Auditor = {
+    evaluate: policyEvaluator(parsePolicy(POLICY)),
+    backend: { name: 'refusing', processEvents: async () => false, shutdown: async () => undefined },
+  };
+  const server = await serveFilters([withAuditInit(), withAuditCapture(strict), fakeAuthentication, withAudit(strict)], async (state) => {
+    served++;
+    await writeBody(state, 200, '{}', 'application/json');
+  });
+  try {
+    const res = await server.client.http1({ path: '/api/v1/namespaces/default/configmaps?x=1', headers: { 'x-test-user': 'ann' } });
+    assert.equal(res.status, 500);
+    assert.equal(res.text, 'Internal Server Error: "/api/v1/namespaces/default/configmaps?x=1": failed to store audit event\n');
+    assert.equal(served, 0);
+  } finally {
+    await server.close();
+  }
+});

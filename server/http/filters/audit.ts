@@ -26,6 +26,7 @@ import {
 import { levelAtLeast, type PolicyAttributes, type RequestAuditConfig, type Stage } from '../../audit/policy.js';
 import type { UserInfo } from '../../registry/rest.js';
 import { decodeProtobufBody } from '../../protobuf/http.js';
+import { writeBody } from '../response.js';
 import type { Authorizer } from '../authz.js';
 import { isLongRunning } from './long-running.js';
 import { header, type Filter, type HttpRequest, type HttpResponse, type RequestState } from '../types.js';
@@ -253,13 +254,15 @@ function newEvent(state: RequestState, config: RequestAuditConfig): EventRecord 
   return ev;
 }
 
-/** Hands one stage's event to the backends; never throws, waits only for blocking ones. */
-async function emit(auditor: Auditor, audit: Pick<RequestAudit, 'config' | 'event'>, stage: Stage, stageMicros = nowMicros()): Promise<void> {
-  if (audit.config.omitStages.includes(stage)) return;
+/** Hands one stage's event to the backends; never throws, waits only for blocking ones.
+ *  False when a strict backend could not store it. */
+async function emit(auditor: Auditor, audit: Pick<RequestAudit, 'config' | 'event'>, stage: Stage, stageMicros = nowMicros()): Promise<boolean> {
+  if (audit.config.omitStages.includes(stage)) return true;
   try {
-    await auditor.backend.processEvents([eventJson(audit.event, stage, stageMicros)]);
+    return (await auditor.backend.processEvents([eventJson(audit.event, stage, stageMicros)])) !== false;
   } catch {
     // a backend's failure is its own to log; the request goes on
+    return true;
   }
 }
 
@@ -361,8 +364,18 @@ export function withAudit(auditor?: Auditor): Filter {
     if (longRunning) tap.wantBody = false;
     else if (!levelAtLeast(config.level, 'RequestResponse')) tap.limit = STATUS_SIZED_BYTES;
 
-    await emit(auditor, audit, 'RequestReceived', audit.event.requestReceivedMicros);
-    let startedEmitted: Promise<void> | undefined;
+    if (!(await emit(auditor, audit, 'RequestReceived', audit.event.requestReceivedMicros))) {
+      // a blocking-strict backend refused the event: the request is not served unaudited
+      tap.wantBody = false;
+      // kube-apiserver's InternalError: Go's http.Error, plain text
+      const uri = JSON.stringify(state.req.url ?? state.path);
+      await writeBody(state, 500, `Internal Server Error: ${uri}: failed to store audit event\n`, 'text/plain; charset=utf-8', {
+        compress: false,
+        headers: { 'X-Content-Type-Options': 'nosniff' },
+      });
+      return;
+    }
+    let startedEmitted: Promise<boolean> | undefined;
     if (longRunning) {
       tap.onHead = (code) => {
         noteImpersonation(state, audit);
