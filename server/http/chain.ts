@@ -1,6 +1,6 @@
 // The handler chain, as kube-apiserver's DefaultBuildHandlerChain: one wrapper per concern,
 // outermost first: audit id -> panic recovery -> request info -> shutdown 429s -> HSTS ->
-// cache control -> GOAWAY -> in-flight tracking -> request timeout -> CORS -> authentication -> audit -> impersonation -> max-in-flight -> authorization -> request metrics -> the API handler.
+// cache control -> GOAWAY -> in-flight tracking -> request timeout -> CORS -> audit capture (responses; failed authentication) -> authentication -> audit -> impersonation -> max-in-flight -> authorization -> request metrics -> the API handler.
 
 import { withAudit, withAuditCapture, withAuditInit, withAuthorizationAudit } from './filters/audit.js';
 import type { Auditor } from '../audit/config.js';
