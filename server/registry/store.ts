@@ -774,7 +774,7 @@ export class GenericStore implements RESTResource {
         } catch (e) {
           if (!(e instanceof StatusError && e.code === 404)) throw e;
         }
-      }
+      });
       if (hasLimit || !page.metadata.continue) {
         if (hasLimit) return page;
         break;
@@ -787,15 +787,6 @@ export class GenericStore implements RESTResource {
   }
 }
 
-function rvMatch(v: string | undefined): ResourceVersionMatch | undefined {
-  return v === 'Exact' || v === 'NotOlderThan' ? v : undefined;
-}
-
-/** a Watch whose events pass through `fn` */
-export function mapWatch(w: Watch, fn: (e: WatchEvent) => WatchEvent): Watch {
-  return {
-    stop: () => w.stop(),
-    [Symbol.asyncIterator]: async function* () {
 /** runs `fn` on every item, at most `workers` at a time; the first failure is thrown once
  *  the started calls have settled */
 async function forEachConcurrently<T>(items: readonly T[], workers: number, fn: (item: T) => Promise<void>): Promise<void> {
@@ -815,6 +806,15 @@ async function forEachConcurrently<T>(items: readonly T[], workers: number, fn: 
   if (failure) throw failure.error;
 }
 
+function rvMatch(v: string | undefined): ResourceVersionMatch | undefined {
+  return v === 'Exact' || v === 'NotOlderThan' ? v : undefined;
+}
+
+/** a Watch whose events pass through `fn` */
+export function mapWatch(w: Watch, fn: (e: WatchEvent) => WatchEvent): Watch {
+  return {
+    stop: () => w.stop(),
+    [Symbol.asyncIterator]: async function* () {
       for await (const e of w) yield fn(e);
     },
   };
