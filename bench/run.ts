@@ -7,11 +7,15 @@
 //   list    consistent LIST of P pods (rv unset) | etcd: linearizable range of the prefix (paged)
 //   watch   one write -> all W watch streams     | etcd: W watchers multiplexed on our client
 //
+// Beside the latencies, the CPU time kapi's and etcd's processes used per operation (from
+// /proc): far less sensitive to a busy machine than latencies, so it shows what a change to
+// kapi's code costs or saves even when the latencies are noise.
+//
 // Usage: node dist/bench/run.js [--objects 2000] [--concurrency 32] [--gets 2000]
 //          [--pods 10000] [--list-repeats 5] [--watchers 1000] [--watch-events 10]
 //          [--watch-transport h1|h2] [--out bench/results.md] [--keep-going]
 
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import http2 from 'node:http2';
 import https from 'node:https';
 import os from 'node:os';
@@ -138,6 +142,67 @@ interface Row {
 const rows: Row[] = [];
 const notes: string[] = [];
 
+// ---- CPU time ----------------------------------------------------------------------------
+
+const CLOCK_TICKS_PER_SECOND = (() => {
+  const r = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' });
+  const n = Number((r.stdout ?? '').trim());
+  return Number.isInteger(n) && n > 0 ? n : 100;
+})();
+
+/** user+system CPU time a process has used, ms; undefined where /proc cannot tell */
+function cpuMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // after "pid (comm) ": state is field 3, utime 14, stime 15
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? (ticks * 1000) / CLOCK_TICKS_PER_SECOND : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+interface CpuRow {
+  operation: string;
+  /** kapi's CPU ms per operation, and etcd's while serving kapi */
+  kapiMs: number;
+  etcdForKapiMs: number;
+  /** etcd's CPU ms per operation of the raw side (the bench's own client not counted) */
+  etcdRawMs: number;
+}
+
+const cpuRows: CpuRow[] = [];
+const pids = { kapi: 0, etcd: 0 };
+
+interface CpuUse {
+  kapi: number;
+  etcd: number;
+}
+
+/** runs fn and reports the CPU time kapi and etcd used meanwhile */
+async function withCpu<T>(fn: () => Promise<T>): Promise<[T, CpuUse]> {
+  const k0 = cpuMs(pids.kapi);
+  const e0 = cpuMs(pids.etcd);
+  const result = await fn();
+  const k1 = cpuMs(pids.kapi);
+  const e1 = cpuMs(pids.etcd);
+  const delta = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? NaN : b - a);
+  return [result, { kapi: delta(k0, k1), etcd: delta(e0, e1) }];
+}
+
+function addCpu(operation: string, ops: number, kapiSide: CpuUse, rawSide: CpuUse): void {
+  cpuRows.push({ operation, kapiMs: kapiSide.kapi / ops, etcdForKapiMs: kapiSide.etcd / ops, etcdRawMs: rawSide.etcd / ops });
+}
+
+function cpuTable(): string {
+  const head = ['operation', 'kapi CPU ms/op', 'etcd CPU ms/op (for kapi)', 'etcd CPU ms/op (raw)'];
+  const body = cpuRows.map((r) => [r.operation, fmt(r.kapiMs), fmt(r.etcdForKapiMs), fmt(r.etcdRawMs)]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  return [line(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...body.map(line)].join('\n');
+}
+
 function addRuns(name: string, kapi: Run, etcd: Run): void {
   for (const [label, run] of [['kapi', kapi], ['etcd', etcd]] as const) {
     if (run.errors) notes.push(`${name}: ${run.errors} ${label} errors (first: ${run.firstError})`);
@@ -228,8 +293,8 @@ async function benchCreateAndGet(o: Options, client: KubeHttpClient, etcd: EtcdC
   await runConcurrent(200, o.concurrency, (i) => expectStatus(client.post(base, configMap(`warm-${i}`, i)), 201));
 
   log(`create: kapi, ${o.objects} configmaps, concurrency ${o.concurrency}`);
-  const kapiCreate = await runConcurrent(o.objects, o.concurrency, (i) =>
-    expectStatus(client.post(base, configMap(`cm-${i}`, i)), 201),
+  const [kapiCreate, kapiCreateCpu] = await withCpu(() =>
+    runConcurrent(o.objects, o.concurrency, (i) => expectStatus(client.post(base, configMap(`cm-${i}`, i)), 201)),
   );
 
   // the raw side writes exactly the bytes kapi stored
@@ -252,19 +317,25 @@ async function benchCreateAndGet(o: Options, client: KubeHttpClient, etcd: EtcdC
   log('create: etcd warm-up');
   await runConcurrent(200, o.concurrency, (i) => rawCreate(Buffer.from(`${RAW}/warm/${i}`), values[i % values.length]!.value));
   log(`create: raw etcd, ${values.length} txn puts, concurrency ${o.concurrency}`);
-  const etcdCreate = await runConcurrent(values.length, o.concurrency, (i) => rawCreate(values[i]!.key, values[i]!.value));
+  const [etcdCreate, etcdCreateCpu] = await withCpu(() =>
+    runConcurrent(values.length, o.concurrency, (i) => rawCreate(values[i]!.key, values[i]!.value)),
+  );
   addRuns('create', kapiCreate, etcdCreate);
+  addCpu('create', o.objects, kapiCreateCpu, etcdCreateCpu);
 
   log(`get: kapi, ${o.gets} GETs, concurrency ${o.concurrency}`);
-  const kapiGet = await runConcurrent(o.gets, o.concurrency, (i) =>
-    expectStatus(client.get(`${base}/cm-${(i * 7919) % o.objects}`), 200),
+  const [kapiGet, kapiGetCpu] = await withCpu(() =>
+    runConcurrent(o.gets, o.concurrency, (i) => expectStatus(client.get(`${base}/cm-${(i * 7919) % o.objects}`), 200)),
   );
   log(`get: raw etcd, ${o.gets} ranges, concurrency ${o.concurrency}`);
-  const etcdGet = await runConcurrent(o.gets, o.concurrency, async (i) => {
-    const r = await etcd.range({ key: values[(i * 7919) % values.length]!.key });
-    if (r.kvs.length !== 1) throw new Error('raw get found nothing');
-  });
+  const [etcdGet, etcdGetCpu] = await withCpu(() =>
+    runConcurrent(o.gets, o.concurrency, async (i) => {
+      const r = await etcd.range({ key: values[(i * 7919) % values.length]!.key });
+      if (r.kvs.length !== 1) throw new Error('raw get found nothing');
+    }),
+  );
   addRuns('get', kapiGet, etcdGet);
+  addCpu('get', o.gets, kapiGetCpu, etcdGetCpu);
 }
 
 async function benchList(o: Options, client: KubeHttpClient, etcd: EtcdClient): Promise<void> {
@@ -284,14 +355,20 @@ async function benchList(o: Options, client: KubeHttpClient, etcd: EtcdClient): 
   const bytes = Buffer.byteLength(check.body);
   notes.push(`list: ${items} pods, ${(bytes / 1024 / 1024).toFixed(1)} MiB of JSON per kapi list`);
 
-  const kapiList = await runConcurrent(o.listRepeats, 1, () => expectStatus(client.get(base, { timeoutMs: 120000 }), 200));
-  const kapiCached = await runConcurrent(o.listRepeats, 1, () =>
-    expectStatus(client.get(`${base}?resourceVersion=0`, { timeoutMs: 120000 }), 200),
+  const [kapiList, kapiListCpu] = await withCpu(() =>
+    runConcurrent(o.listRepeats, 1, () => expectStatus(client.get(base, { timeoutMs: 120000 }), 200)),
   );
-  const etcdList = await runConcurrent(o.listRepeats, 1, async () => {
-    const r = await etcd.rangeAll({ key: Buffer.from(rawPrefix), rangeEnd: prefixEnd(Buffer.from(rawPrefix)) });
-    if (r.kvs.length !== copied) throw new Error(`raw list got ${r.kvs.length}`);
-  });
+  const [kapiCached, kapiCachedCpu] = await withCpu(() =>
+    runConcurrent(o.listRepeats, 1, () => expectStatus(client.get(`${base}?resourceVersion=0`, { timeoutMs: 120000 }), 200)),
+  );
+  const [etcdList, etcdListCpu] = await withCpu(() =>
+    runConcurrent(o.listRepeats, 1, async () => {
+      const r = await etcd.rangeAll({ key: Buffer.from(rawPrefix), rangeEnd: prefixEnd(Buffer.from(rawPrefix)) });
+      if (r.kvs.length !== copied) throw new Error(`raw list got ${r.kvs.length}`);
+    }),
+  );
+  addCpu(`consistent list of ${copied} pods`, o.listRepeats, kapiListCpu, etcdListCpu);
+  addCpu(`list rv=0 of ${copied} pods`, o.listRepeats, kapiCachedCpu, etcdListCpu);
   rows.push({
     operation: `consistent list of ${copied} pods (median)`,
     unit: 'ms',
@@ -453,7 +530,7 @@ async function benchWatch(o: Options, kapi: KapiProcess, client: KubeHttpClient,
   const kapiTracker = new ArrivalTracker(o.watchers);
   const kapiWatchers = await openKapiWatchers(kapi, o, `${base}?watch=1&resourceVersion=${rv}`, (seq) => kapiTracker.arrived(seq));
   log('watch: measuring kapi fan-out');
-  const kapiResult = await measure('kapi watch', kapiTracker, kapiWrite);
+  const [kapiResult, kapiWatchCpu] = await withCpu(() => measure('kapi watch', kapiTracker, kapiWrite));
   kapiWatchers.close();
 
   log(`watch: opening ${o.watchers} etcd watchers on one client`);
@@ -482,7 +559,10 @@ async function benchWatch(o: Options, kapi: KapiProcess, client: KubeHttpClient,
   }
   if (!registered) notes.push('etcd watch: not every watcher was registered after 300 probes');
   log('watch: measuring etcd fan-out');
-  const etcdResult = await measure('etcd watch', etcdTracker, async (seq) => void (await etcd.put(rawKey, valueFor(seq))));
+  const [etcdResult, etcdWatchCpu] = await withCpu(() =>
+    measure('etcd watch', etcdTracker, async (seq) => void (await etcd.put(rawKey, valueFor(seq)))),
+  );
+  addCpu(`one change to ${o.watchers} watchers`, o.watchEvents, kapiWatchCpu, etcdWatchCpu);
   for (const w of watchers) w.cancel();
 
   rows.push({
@@ -525,6 +605,8 @@ async function main(): Promise<void> {
     kapi = await startKapi({ etcdServers: etcdProc.endpoint });
     etcd = createEtcdClient({ endpoints: [etcdProc.endpoint] });
     client = new KubeHttpClient(kapi.http.creds, { maxSockets: o.concurrency });
+    pids.kapi = kapi.pid;
+    pids.etcd = etcdProc.pid;
 
     const started = Date.now();
     await benchCreateAndGet(o, client, etcd);
@@ -543,7 +625,9 @@ async function main(): Promise<void> {
       `duration: ${((Date.now() - started) / 1000).toFixed(0)} s`,
     ];
     const t = table();
+    const ct = cpuTable();
     console.log(t);
+    console.log(ct);
     for (const n of notes) console.log(`note: ${n}`);
     const md = [
       '# kapi benchmark',
@@ -556,6 +640,11 @@ async function main(): Promise<void> {
       ...env.map((e) => `- ${e}`),
       '',
       t,
+      '',
+      'CPU time per operation (user+system, from /proc), kapi\'s and etcd\'s processes. Less sensitive',
+      'to a busy machine than the latencies above: it is what each operation costs, not how long it waits.',
+      '',
+      ct,
       '',
       ...(notes.length ? ['Notes:', '', ...notes.map((n) => `- ${n}`), ''] : []),
     ].join('\n');
