@@ -1,0 +1,53 @@
+// The seam between kapi's admission chain and its plugins (kube-apiserver's admission
+// plugins: built-in ones such as ServiceAccount or PodSecurity, the webhooks, the CEL
+// policies). The registry calls the chain through RequestContext.admission
+// (server/registry/rest.ts AdmissionHooks): every mutating plugin runs, in kube-apiserver's
+// order, before the registry validates the object; every validating plugin runs on the final
+// object just before it is written (and on the stored object before a delete).
+
+import type { KubeObject } from '../../storage/interface.js';
+import type { AdmissionAttributes, ResourceResolver } from '../registry/rest.js';
+
+/** One admission plugin. A denial is thrown as a StatusError (server/http/status.ts), usually
+ *  `admissionForbidden` from ./errors.ts (403 with kube's "is forbidden:" message). */
+export interface AdmissionPlugin {
+  /** kube-apiserver's plugin name, e.g. `ServiceAccount` */
+  readonly name: string;
+  /** a cheap pre-check: false skips both phases for this request */
+  handles?(attrs: AdmissionAttributes): boolean;
+  /** returns the object to go on with (the same one, changed or not, or a new one). Only
+   *  called for CREATE and UPDATE with an object, and for CONNECT-less writes. */
+  mutate?(attrs: AdmissionAttributes, ctx: AdmissionRequestContext): Promise<KubeObject> | KubeObject;
+  validate?(attrs: AdmissionAttributes, ctx: AdmissionRequestContext): Promise<void> | void;
+}
+
+/** What a plugin may use while handling one request. */
+export interface AdmissionRequestContext {
+  /** warnings sent back to the client in `Warning` headers */
+  warnings: string[];
+  /** audit annotations of this request (key -> value), recorded with the audit event */
+  auditAnnotations: Record<string, string>;
+  /** aborted when the client goes away */
+  signal?: AbortSignal;
+}
+
+/** What a plugin may use for its whole life. */
+export interface AdmissionDeps {
+  /** the registry: plugins read other objects (namespaces, service accounts, limit ranges,
+   *  webhook configurations, ...) through it with an internal context (see
+   *  server/controllers/util.ts internalContext) */
+  resolver: ResourceResolver;
+  /** ends the plugin's background work (informers, caches) at shutdown */
+  signal: AbortSignal;
+  /** the cluster's feature gates (--feature-gates with defaults) */
+  featureGates: Record<string, boolean>;
+  log: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+}
+
+export interface AdmissionPluginFactory {
+  /** kube-apiserver's plugin name; where it goes in the chain is kube's order (./order.ts) */
+  readonly name: string;
+  /** the plugin's entry in --admission-control-config-file (its `configuration`, or the
+   *  parsed contents of its `path`), if any */
+  create(deps: AdmissionDeps, config: unknown | undefined): AdmissionPlugin | Promise<AdmissionPlugin>;
+}
