@@ -7,6 +7,7 @@
 
 import type { KubeObject } from '../../storage/interface.js';
 import type { AdmissionAttributes, ResourceResolver } from '../registry/rest.js';
+import type { ReviewAuthorizer } from '../registry/virtual/reviews.js';
 
 /** One admission plugin. A denial is thrown as a StatusError (server/http/status.ts), usually
  *  `admissionForbidden` from ./errors.ts (403 with kube's "is forbidden:" message). */
@@ -42,6 +43,10 @@ export interface AdmissionDeps {
   /** the cluster's feature gates (--feature-gates with defaults) */
   featureGates: Record<string, boolean>;
   log: (level: 'info' | 'warn' | 'error', message: string, fields?: Record<string, unknown>) => void;
+  /** the cluster's authorizer (as access reviews see it), for plugins that check what the
+   *  requester may do (CertificateApproval/Signing, ClusterTrustBundleAttest); absent means
+   *  every check is allowed (AlwaysAllow) */
+  authorizer?: ReviewAuthorizer;
 }
 
 export interface AdmissionPluginFactory {
