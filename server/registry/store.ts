@@ -129,6 +129,12 @@ export class GenericStore implements RESTResource {
     return convertObject(obj, this.storageKind, this.requestKind);
   }
 
+  /** fromStorage for an object read from storage just now and used for nothing else (the
+   *  etcd3 store and the cacher decode a fresh object per read): no deep copy */
+  private fromStorageRead(obj: KubeObject): KubeObject {
+    return convertObject(obj, this.storageKind, this.requestKind, true);
+  }
+
   /** a request object in the storage version */
   toStorage(obj: KubeObject): KubeObject {
     return convertObject(obj, this.requestKind, this.storageKind);
@@ -248,7 +254,7 @@ export class GenericStore implements RESTResource {
       throw this.mapError(e, name);
     }
     if (!obj) throw errors.notFound(this.ref(name));
-    return this.fromStorage(obj);
+    return this.fromStorageRead(obj);
   }
 
   /** the storage key and options a list or watch reads, after selector narrowing */
@@ -293,7 +299,7 @@ export class GenericStore implements RESTResource {
       metadata,
       // kube-apiserver's typed lists carry no kind/apiVersion on their items
       items: res.items.map((o) => {
-        const item = this.fromStorage(o);
+        const item = this.fromStorageRead(o);
         delete item.kind;
         delete item.apiVersion;
         return item;

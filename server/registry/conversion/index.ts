@@ -42,9 +42,10 @@ const converters = new Map<string, ShapeConverter>([
 const outputNormalizers = new Map<string, ShapeConverter>([['/v1/Event', normalizeCoreEvent]]);
 
 /** Returns a copy of `obj` (in `from`) converted to `to`, with kind/apiVersion set and kube's
- *  field order. */
-export function convertObject(obj: KubeObject, from: GroupVersionKind, to: GroupVersionKind): KubeObject {
-  let out = clone(obj);
+ *  field order. With `owned`, the caller hands `obj` over (a freshly decoded object nobody
+ *  else holds): it is converted without a deep copy and must not be used afterwards. */
+export function convertObject(obj: KubeObject, from: GroupVersionKind, to: GroupVersionKind, owned = false): KubeObject {
+  let out = owned ? obj : clone(obj);
   if (gvkString(from) !== gvkString(to)) {
     const fn = converters.get(`${gvkString(from)} -> ${gvkString(to)}`);
     if (fn) out = fn(out);
