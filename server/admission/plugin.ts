@@ -47,6 +47,9 @@ export interface AdmissionDeps {
    *  requester may do (CertificateApproval/Signing, ClusterTrustBundleAttest); absent means
    *  every check is allowed (AlwaysAllow) */
   authorizer?: ReviewAuthorizer;
+  /** a command-line flag's value (app.ts: `config.values.get(name)`), for the plugins kube
+   *  configures by flag (DefaultTolerationSeconds); absent means every flag's default */
+  flag?: (name: string) => unknown;
 }
 
 export interface AdmissionPluginFactory {
