@@ -4,6 +4,33 @@
 // Add a plugin with one import and one entry below.
 
 import type { AdmissionPluginFactory } from './plugin.js';
+import { podSecurityFactory } from './pod-security/plugin.js';
+import { certificateApproval, certificateSigning, certificateSubjectRestriction, clusterTrustBundleAttest } from './plugins/certificates.js';
+import { defaultIngressClass } from './plugins/default-ingress-class.js';
+import { defaultStorageClass } from './plugins/default-storage-class.js';
+import { persistentVolumeClaimResize } from './plugins/persistent-volume-claim-resize.js';
+import { storageObjectInUseProtection } from './plugins/storage-object-in-use-protection.js';
+import { serviceAccountFactory } from './plugins/serviceaccount.js';
+import { priorityFactory } from './plugins/priority.js';
+import { defaultTolerationSecondsFactory } from './plugins/default-toleration-seconds.js';
+import { limitRangerFactory } from './plugins/limit-ranger.js';
+import { runtimeClassFactory } from './plugins/runtime-class.js';
+import { taintNodesByConditionFactory } from './plugins/taint-nodes-by-condition.js';
 
 export const PLUGIN_FACTORIES: readonly AdmissionPluginFactory[] = [
+  podSecurityFactory,
+  defaultStorageClass,
+  storageObjectInUseProtection,
+  persistentVolumeClaimResize,
+  certificateApproval,
+  certificateSigning,
+  clusterTrustBundleAttest,
+  certificateSubjectRestriction,
+  defaultIngressClass,
+  serviceAccountFactory,
+  priorityFactory,
+  defaultTolerationSecondsFactory,
+  limitRangerFactory,
+  runtimeClassFactory,
+  taintNodesByConditionFactory,
 ];

@@ -1,0 +1,57 @@
+// What the built-in pod admission plugins share: kube's "is forbidden" denial (admission's
+// NewForbidden, which names the object by its name, else its generateName, else "Unknown"),
+// the resource tests each plugin starts with, and reads through the registry as kube-apiserver's
+// own loopback client.
+
+import type { KubeObject } from '../../../storage/interface.js';
+import { errors, StatusError } from '../../http/status.js';
+import { internalContext, isNotFound } from '../../controllers/util.js';
+import type { AdmissionAttributes, ResourceResolver } from '../../registry/rest.js';
+
+/** 403 `<resource> "<name>" is forbidden: <why>` about the object of this request */
+export function forbidden(attrs: AdmissionAttributes, why: string): StatusError {
+  const meta = attrs.object?.metadata ?? attrs.oldObject?.metadata;
+  const name = attrs.name || meta?.name || meta?.generateName || 'Unknown';
+  return errors.forbidden({ group: attrs.resource.group, resource: attrs.resource.resource, name }, why);
+}
+
+/** true for the core resource itself (no subresource) */
+export function isCoreResource(attrs: AdmissionAttributes, resource: string): boolean {
+  return attrs.resource.group === '' && attrs.resource.resource === resource && !attrs.subresource;
+}
+
+const fieldManager = 'kube-apiserver';
+
+/** one object by name, or null when it does not exist */
+export async function getObject(
+  resolver: ResourceResolver,
+  gvr: { group: string; version: string; resource: string },
+  namespace: string,
+  name: string,
+): Promise<KubeObject | null> {
+  const rest = resolver.lookup(gvr.group, gvr.version, gvr.resource);
+  if (!rest) throw new Error(`the registry serves no ${gvr.group || 'core'}/${gvr.version} ${gvr.resource}`);
+  try {
+    return await rest.get(internalContext(fieldManager, namespace), name, {});
+  } catch (err) {
+    if (isNotFound(err)) return null;
+    throw err;
+  }
+}
+
+/** every object of a resource (in one namespace, or all for cluster-scoped ones) */
+export async function listObjects(
+  resolver: ResourceResolver,
+  gvr: { group: string; version: string; resource: string },
+  namespace: string,
+): Promise<KubeObject[]> {
+  const rest = resolver.lookup(gvr.group, gvr.version, gvr.resource);
+  if (!rest) throw new Error(`the registry serves no ${gvr.group || 'core'}/${gvr.version} ${gvr.resource}`);
+  const list = await rest.list(internalContext(fieldManager, namespace), {});
+  return list.items;
+}
+
+/** Go's fmt %v of an error chain as kube's plugins print it */
+export function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
