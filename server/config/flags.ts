@@ -151,6 +151,8 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
   spec(G_ADMISSION, 'disable-admission-plugins', 'stringSlice', [], 'Admission plugins to disable although they are on by default.' + LATER),
   spec(G_ADMISSION, 'admission-control-config-file', 'string', '', 'File with admission control configuration.' + LATER),
   spec(G_ADMISSION, 'admission-control', 'stringSlice', [], 'Deprecated: use --enable-admission-plugins or --disable-admission-plugins.' + LATER),
+  spec(G_ADMISSION, 'default-not-ready-toleration-seconds', 'int', 300, 'Indicates the tolerationSeconds of the toleration for notReady:NoExecute that is added by default to every pod that does not already have such a toleration.'),
+  spec(G_ADMISSION, 'default-unreachable-toleration-seconds', 'int', 300, 'Indicates the tolerationSeconds of the toleration for unreachable:NoExecute that is added by default to every pod that does not already have such a toleration.'),
 
   // API enablement
   spec(G_API, 'runtime-config', 'mapStringString', {}, 'key=value pairs that enable or disable built-in APIs: <group>/<version>, api/all, api/ga, api/beta, api/alpha.'),

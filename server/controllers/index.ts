@@ -1,7 +1,8 @@
 // Starts kapi's in-process controllers. main calls startControllers once the registry is
 // ready and stops them (awaiting `stop()`) before it closes storage and the etcd client.
 //
-// Per replica: bootstrap (system namespaces, the `kubernetes` Service), the master
+// Per replica: bootstrap (system namespaces, the `kubernetes` Service), the system
+// PriorityClasses, the master
 // endpoints reconciler and the replica's apiserver identity Lease. Leader-elected on
 // kube-system Leases (one replica at a time): the namespace controller, the garbage
 // collector (ownerReferences, the `orphan` and `foregroundDeletion` finalizers) and the
@@ -18,6 +19,7 @@ import { namespaceController } from './namespace.js';
 import { rbacAggregationController } from './rbac-aggregation.js';
 import { rootCAController } from './root-ca.js';
 import { serviceAccountsController } from './serviceaccounts.js';
+import { systemPriorityClassesController } from './system-priority-classes.js';
 import { defaultLogger, type Controller, type ControllerDeps } from './types.js';
 import { errorMessage } from './util.js';
 
@@ -56,6 +58,7 @@ export function startControllers(deps: ControllerDeps, opts: ControllerOptions =
     identityLeaseGarbageCollector(deps),
     rbacAggregationController(deps),
     serviceAccountsController(deps),
+    systemPriorityClassesController(deps),
   ];
   if (opts.rootCaPem) controllers.push(rootCAController(deps, opts.rootCaPem));
   const abort = new AbortController();
