@@ -31,7 +31,9 @@ import { createRegistry, keyPrefixFor } from './registry/registry.js';
 import { createServiceAllocator } from './allocators/service-allocator.js';
 import { startRepairLoop } from './allocators/repair.js';
 import { startControllers } from './controllers/index.js';
-import { createApiHandler } from './http/api-handler.js';
+import { createApiHandler, defaultTableConvertorFor } from './http/api-handler.js';
+import { CustomResources } from './crd/controller.js';
+import { namespaceLookupFrom } from './registry/namespace-lifecycle.js';
 import { applyPatchTypes } from './endpoints/patch/apply.js';
 import { strategicPatchTypes } from './endpoints/patch/strategic-applier.js';
 import { createSecureServer } from './http/server.js';
@@ -261,6 +263,12 @@ export async function startApp(config: KapiConfig): Promise<App> {
       deleteCollectionWorkers: config.values.get('delete-collection-workers') as number,
     });
     registryRef = registry;
+    // custom resources served from CRDs, followed on every replica; looked up after the built-ins
+    const customResources = new CustomResources({ builtins: registry, storageFor, namespaces: namespaceLookupFrom(storageFor('/namespaces')), log: log.named('crd') });
+    const crdStop = new AbortController();
+    started.push({ name: 'custom resources', stop: () => crdStop.abort() });
+    void customResources.start(crdStop.signal);
+    const apiResolver = customResources.resolver();
     // /metrics: requests to served resources, in-flight watermarks, object counts
     const metricsRun = startMetrics({
       resources: catalog.resources(),
@@ -309,7 +317,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
 
     // --- controllers ------------------------------------------------------------------
     const controllers = startControllers({
-      resolver: registry,
+      resolver: apiResolver,
       etcd,
       prefix: config.etcd.prefix,
       serviceClusterIPRange: config.values.get('service-cluster-ip-range') as string,
@@ -394,8 +402,9 @@ export async function startApp(config: KapiConfig): Promise<App> {
         tracker,
         onPostTimeoutError: (err) => log.v(1).info('post-timeout activity failed', { error: err instanceof Error ? err.message : String(err) }),
       },
-      resolver: registry,
-      discovery: createDiscoveryHandler({ catalog, serverAddress: hostPort(advertiseAddress) }),
+      resolver: apiResolver,
+      discovery: createDiscoveryHandler({ catalog: customResources.catalog(catalog), serverAddress: hostPort(advertiseAddress), generation: () => customResources.generation }),
+      tableConvertorFor: (r) => customResources.tableConvertorFor(r) ?? defaultTableConvertorFor(r),
       openapi: createOpenAPIHandler(openapi),
       patchTypes: new Map([...strategicPatchTypes(), ...applyPatchTypes()]),
       nonResource,

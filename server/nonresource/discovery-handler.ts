@@ -18,6 +18,8 @@ export interface DiscoveryHandlerOptions {
   catalog: DiscoveryCatalog;
   /** `host:port` that /api's serverAddressByClientCIDRs names (the advertise address) */
   serverAddress: string;
+  /** changes when the catalog does (CRDs): the built documents are then dropped */
+  generation?: () => number;
 }
 
 function raw(doc: DiscoveryResponse): RawResponse {
@@ -30,7 +32,13 @@ export function createDiscoveryHandler(opts: DiscoveryHandlerOptions): NonResour
   // is built once per path and form instead of on every request: kubectl asks for /api and
   // /apis at every invocation.
   const built = new Map<string, RawResponse>();
+  let builtFor = opts.generation?.();
   const once = (key: string, build: () => DiscoveryResponse | undefined): RawResponse | undefined => {
+    const generation = opts.generation?.();
+    if (generation !== builtFor) {
+      built.clear();
+      builtFor = generation;
+    }
     const cached = built.get(key);
     if (cached) return cached;
     const doc = build();

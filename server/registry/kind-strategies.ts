@@ -21,6 +21,7 @@ import type { ResourceStrategy } from './strategy.js';
 import { fieldErrors, type FieldError } from './validation/field-error.js';
 import { isQualifiedName } from './validation/names.js';
 import type { KubeObject } from '../../storage/interface.js';
+import { crdStrategy } from '../crd/crd-strategy.js';
 
 const factories: Record<string, () => ResourceStrategy> = {
   '/events': eventStrategy,
@@ -38,6 +39,7 @@ const factories: Record<string, () => ResourceStrategy> = {
   'storage.k8s.io/storageclasses': storageClassStrategy,
   'scheduling.k8s.io/priorityclasses': priorityClassStrategy,
   'node.k8s.io/runtimeclasses': runtimeClassStrategy,
+  'apiextensions.k8s.io/customresourcedefinitions': crdStrategy,
 };
 
 /** the strategy of `<group>/<resource>` when one of the group folders defines it */
@@ -63,7 +65,9 @@ export function validateKubeFinalizerNames(obj: KubeObject): FieldError[] {
 }
 
 /** kinds validated without core's ObjectMeta rules (legacy Events) */
-const withoutKubeObjectMeta = new Set(['/events']);
+// (and CRDs: apiextensions validates metadata with apimachinery's rules, which take any
+// qualified finalizer name, e.g. customresourcecleanup.apiextensions.k8s.io)
+const withoutKubeObjectMeta = new Set(['/events', 'apiextensions.k8s.io/customresourcedefinitions']);
 
 /** wraps a built-in kind's strategy: canonical quantities after defaulting, core's finalizer
  *  names in validation */

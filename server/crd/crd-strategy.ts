@@ -1,0 +1,169 @@
+// The strategy of CustomResourceDefinition objects: kube's defaults (listKind, singular,
+// conversion None), validation of names, versions and structural schemas, immutable scope,
+// storedVersions kept up to date with the storage version.
+
+import type { KubeObject } from '../../storage/interface.js';
+import { asObject, isObject } from '../registry/object.js';
+import { defineStrategy, keepOldStatus, statusStrategy, type ResourceStrategy } from '../registry/strategy.js';
+import { fieldErrors, type FieldError } from '../registry/validation/field-error.js';
+import { isDNS1035Label, isDNS1123Subdomain } from '../registry/validation/names.js';
+import { validateObjectMeta, validateObjectMetaUpdate } from '../registry/validation/object-meta.js';
+import { nameIsDNSSubdomain } from '../registry/validation/names.js';
+import type { CRDSpec, CRDStatus } from './definition.js';
+import { patternCompiles, type JSONSchemaProps } from './schema.js';
+
+export const CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
+
+function defaultCRD(obj: KubeObject): void {
+  const spec = asObject(obj.spec);
+  if (!isObject(spec.names)) return;
+  const names = spec.names as Record<string, unknown>;
+  if (typeof names.kind === 'string' && names.kind) {
+    if (!names.listKind) names.listKind = `${names.kind}List`;
+    if (!names.singular) names.singular = names.kind.toLowerCase();
+  }
+  if (!isObject(spec.conversion)) spec.conversion = { strategy: 'None' };
+  else if (!(spec.conversion as Record<string, unknown>).strategy) (spec.conversion as Record<string, unknown>).strategy = 'None';
+}
+
+function addStoredVersion(obj: KubeObject): void {
+  const spec = obj.spec as unknown as CRDSpec | undefined;
+  const storage = spec?.versions?.find?.((v) => v.storage)?.name;
+  if (!storage) return;
+  const status = (obj.status ??= {}) as CRDStatus;
+  status.storedVersions ??= [];
+  if (!status.storedVersions.includes(storage)) status.storedVersions.push(storage);
+}
+
+function dns1035(path: string, v: unknown, errs: FieldError[]): void {
+  if (typeof v !== 'string') return;
+  for (const m of isDNS1035Label(v)) errs.push(fieldErrors.invalid(path, v, m));
+}
+
+const schemaTypes = new Set(['object', 'array', 'string', 'integer', 'number', 'boolean']);
+
+/** the structural-schema rules kube checks of a v1 CRD's schemas (the common ones) */
+function validateStructural(s: JSONSchemaProps, path: string, root: boolean, errs: FieldError[]): void {
+  if (typeof s !== 'object' || s === null) return;
+  const preserve = s['x-kubernetes-preserve-unknown-fields'] === true;
+  const intOrString = s['x-kubernetes-int-or-string'] === true;
+  if (!s.type && !intOrString && !preserve) errs.push(fieldErrors.required(`${path}.type`, 'must not be empty for specified object fields'));
+  if (s.type && !schemaTypes.has(s.type)) errs.push(fieldErrors.notSupported(`${path}.type`, s.type, ['array', 'boolean', 'integer', 'number', 'object', 'string']));
+  if (root && s.type && s.type !== 'object') errs.push(fieldErrors.invalid(`${path}.type`, s.type, 'must be object at the root'));
+  if (s.type === 'array' && !s.items) errs.push(fieldErrors.required(`${path}.items`, 'must be specified'));
+  if (s.properties && s.additionalProperties !== undefined && s.additionalProperties !== false) {
+    errs.push(fieldErrors.forbidden(`${path}.additionalProperties`, 'additionalProperties and properties are mutual exclusive'));
+  }
+  if (s.pattern !== undefined && !patternCompiles(s.pattern)) errs.push(fieldErrors.invalid(`${path}.pattern`, s.pattern, 'must be a valid regular expression'));
+  for (const [name, p] of Object.entries(s.properties ?? {})) validateStructural(p, `${path}.properties[${name}]`, false, errs);
+  if (isObject(s.additionalProperties)) validateStructural(s.additionalProperties as JSONSchemaProps, `${path}.additionalProperties`, false, errs);
+  if (s.items) validateStructural(s.items, `${path}.items`, false, errs);
+  if (root && s.properties?.metadata) {
+    const m = s.properties.metadata;
+    const extra = Object.keys(m).filter((k) => k !== 'type' && k !== 'properties' && k !== 'description');
+    if (extra.length > 0 || Object.keys(m.properties ?? {}).some((k) => k !== 'name' && k !== 'generateName')) {
+      errs.push(fieldErrors.forbidden(`${path}.properties[metadata]`, 'must not specify anything other than name and generateName, but metadata is implicitly specified'));
+    }
+  }
+}
+
+export function validateCRD(obj: KubeObject): FieldError[] {
+  const errs: FieldError[] = [];
+  const spec = asObject(obj.spec) as unknown as Partial<CRDSpec>;
+  const group = typeof spec.group === 'string' ? spec.group : '';
+  const names = (isObject(spec.names) ? spec.names : {}) as Partial<CRDSpec['names']>;
+  const name = obj.metadata.name ?? '';
+  if (names.plural && group && name !== `${names.plural}.${group}`) {
+    errs.push(fieldErrors.invalid('metadata.name', name, 'must be spec.names.plural+"."+spec.group'));
+  }
+  if (!group) errs.push(fieldErrors.required('spec.group', ''));
+  else {
+    for (const m of isDNS1123Subdomain(group)) errs.push(fieldErrors.invalid('spec.group', group, m));
+    if (group.split('.').length < 2) errs.push(fieldErrors.invalid('spec.group', group, 'should be a domain with at least one dot'));
+  }
+  if (spec.scope !== 'Namespaced' && spec.scope !== 'Cluster') {
+    if (!spec.scope) errs.push(fieldErrors.required('spec.scope', ''));
+    else errs.push(fieldErrors.notSupported('spec.scope', spec.scope, ['Cluster', 'Namespaced']));
+  }
+  if (!names.plural) errs.push(fieldErrors.required('spec.names.plural', ''));
+  else dns1035('spec.names.plural', names.plural, errs);
+  if (names.singular) dns1035('spec.names.singular', names.singular, errs);
+  if (!names.kind) errs.push(fieldErrors.required('spec.names.kind', ''));
+  if (!names.listKind) errs.push(fieldErrors.required('spec.names.listKind', ''));
+  if (names.kind && names.kind === names.listKind) errs.push(fieldErrors.invalid('spec.names.listKind', names.listKind, 'kind and listKind may not be the same'));
+  (names.shortNames ?? []).forEach((s, i) => dns1035(`spec.names.shortNames[${i}]`, s, errs));
+  (names.categories ?? []).forEach((s, i) => dns1035(`spec.names.categories[${i}]`, s, errs));
+  const versions = Array.isArray(spec.versions) ? spec.versions : [];
+  if (versions.length === 0) errs.push(fieldErrors.invalid('spec.versions', versions, 'must have exactly one version marked as storage version'));
+  else {
+    const storageCount = versions.filter((v) => v.storage).length;
+    if (storageCount !== 1) errs.push(fieldErrors.invalid('spec.versions', versions.map((v) => v.name), 'must have exactly one version marked as storage version'));
+    if (!versions.some((v) => v.served)) errs.push(fieldErrors.invalid('spec.versions', versions.map((v) => v.name), 'must have at least one served version'));
+    const seen = new Set<string>();
+    versions.forEach((v, i) => {
+      const p = `spec.versions[${i}]`;
+      if (!v.name) errs.push(fieldErrors.required(`${p}.name`, ''));
+      else {
+        dns1035(`${p}.name`, v.name, errs);
+        if (seen.has(v.name)) errs.push(fieldErrors.duplicate(`${p}.name`, v.name));
+        seen.add(v.name);
+      }
+      const schema = v.schema?.openAPIV3Schema;
+      if (!schema) errs.push(fieldErrors.required(`${p}.schema.openAPIV3Schema`, 'schemas are required'));
+      else validateStructural(schema, `${p}.schema.openAPIV3Schema`, true, errs);
+      const scale = v.subresources?.scale;
+      if (scale) {
+        if (!scale.specReplicasPath) errs.push(fieldErrors.required(`${p}.subresources.scale.specReplicasPath`, ''));
+        else if (!scale.specReplicasPath.startsWith('.spec.')) errs.push(fieldErrors.invalid(`${p}.subresources.scale.specReplicasPath`, scale.specReplicasPath, 'should be a json path under .spec'));
+        if (!scale.statusReplicasPath) errs.push(fieldErrors.required(`${p}.subresources.scale.statusReplicasPath`, ''));
+        else if (!scale.statusReplicasPath.startsWith('.status.')) errs.push(fieldErrors.invalid(`${p}.subresources.scale.statusReplicasPath`, scale.statusReplicasPath, 'should be a json path under .status'));
+      }
+      (v.additionalPrinterColumns ?? []).forEach((c, j) => {
+        const cp = `${p}.additionalPrinterColumns[${j}]`;
+        if (!c.name) errs.push(fieldErrors.required(`${cp}.name`, ''));
+        if (!c.jsonPath) errs.push(fieldErrors.required(`${cp}.jsonPath`, ''));
+        const types = ['array', 'boolean', 'date', 'integer', 'number', 'object', 'string'];
+        if (!types.includes(c.type)) errs.push(fieldErrors.notSupported(`${cp}.type`, c.type, types));
+      });
+    });
+  }
+  const status = (obj.status ?? {}) as CRDStatus;
+  (status.storedVersions ?? []).forEach((sv, i) => {
+    if (!versions.some((v) => v.name === sv)) errs.push(fieldErrors.invalid(`status.storedVersions[${i}]`, sv, 'must appear in spec.versions'));
+  });
+  return errs;
+}
+
+function validateCRDUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
+  const errs = validateCRD(obj);
+  const scope = asObject(obj.spec).scope;
+  const oldScope = asObject(old.spec).scope;
+  if (scope !== oldScope) errs.push(fieldErrors.invalid('spec.scope', scope as string, 'field is immutable'));
+  return errs;
+}
+
+export function crdStrategy(): ResourceStrategy {
+  return defineStrategy({
+    namespaced: false,
+    tracksGeneration: true,
+    applyDefaults: defaultCRD,
+    prepareForCreate(obj) {
+      obj.status = {};
+      // kube adds it when the delete begins; here it is there from the start, so that the
+      // generic delete path keeps the CRD until its custom resources are gone
+      const finalizers = obj.metadata.finalizers ?? [];
+      if (!finalizers.includes(CLEANUP_FINALIZER)) obj.metadata.finalizers = [...finalizers, CLEANUP_FINALIZER];
+      addStoredVersion(obj);
+    },
+    prepareForUpdate(obj, old) {
+      keepOldStatus(obj, old);
+      addStoredVersion(obj);
+    },
+    validate: (obj) => [...validateObjectMeta(obj.metadata, false, nameIsDNSSubdomain), ...validateCRD(obj)],
+    validateUpdate: (obj, old) => [...validateObjectMetaUpdate(obj.metadata, old.metadata), ...validateCRDUpdate(obj, old)],
+  });
+}
+
+export function crdStatusStrategy(base: ResourceStrategy): ResourceStrategy {
+  return statusStrategy(base);
+}

@@ -1,0 +1,98 @@
+// The scale subresource of a custom resource: an autoscaling/v1 Scale read from and written
+// to the paths the CRD names (specReplicasPath, statusReplicasPath, labelSelectorPath).
+
+import type { KubeObject, Watch } from '../../storage/interface.js';
+import type { ResourceInfo } from '../apis/types.js';
+import { errors } from '../http/status.js';
+import { clone } from '../registry/object.js';
+import type { GenericStore } from '../registry/store.js';
+import type { DeleteRequestOptions, ListObject, ObjectTransform, RequestContext, RESTResource } from '../registry/rest.js';
+import { fieldErrors, invalidError } from '../registry/validation/field-error.js';
+import type { ScaleSubresource } from './definition.js';
+import { valueAtJsonPath } from './table.js';
+
+function setAtJsonPath(obj: Record<string, unknown>, jsonPath: string, value: unknown): void {
+  const steps = jsonPath.replace(/^\./, '').split('.');
+  let cur = obj;
+  steps.forEach((s, i) => {
+    if (i === steps.length - 1) {
+      cur[s] = value;
+      return;
+    }
+    if (cur[s] === null || typeof cur[s] !== 'object' || Array.isArray(cur[s])) cur[s] = {};
+    cur = cur[s] as Record<string, unknown>;
+  });
+}
+
+export class CustomScaleStore implements RESTResource {
+  readonly info: ResourceInfo;
+  readonly subresource = 'scale';
+
+  constructor(
+    private readonly parent: GenericStore,
+    private readonly paths: ScaleSubresource,
+  ) {
+    this.info = parent.info;
+  }
+
+  toScale(obj: KubeObject): KubeObject {
+    const m = obj.metadata;
+    const metadata: KubeObject['metadata'] = { name: m.name };
+    if (m.namespace) metadata.namespace = m.namespace;
+    metadata.uid = m.uid;
+    metadata.resourceVersion = m.resourceVersion;
+    metadata.creationTimestamp = m.creationTimestamp ?? null;
+    const specReplicas = valueAtJsonPath(obj, this.paths.specReplicasPath);
+    const statusReplicas = valueAtJsonPath(obj, this.paths.statusReplicasPath);
+    const status: Record<string, unknown> = { replicas: typeof statusReplicas === 'number' ? statusReplicas : 0 };
+    if (this.paths.labelSelectorPath) {
+      const sel = valueAtJsonPath(obj, this.paths.labelSelectorPath);
+      if (typeof sel === 'string' && sel) status.selector = sel;
+    }
+    const spec: Record<string, unknown> = {};
+    if (typeof specReplicas === 'number') spec.replicas = specReplicas;
+    return { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata, spec, status };
+  }
+
+  async get(ctx: RequestContext, name: string): Promise<KubeObject> {
+    return this.toScale(await this.parent.get(ctx, name, {}));
+  }
+
+  async update(ctx: RequestContext, name: string, transform: ObjectTransform): Promise<{ object: KubeObject; created: boolean }> {
+    const res = await this.parent.update(
+      ctx,
+      name,
+      async (current) => {
+        if (!current) throw errors.notFound({ group: this.info.group, resource: this.info.resource, name });
+        const scale = await transform(this.toScale(current));
+        const replicas = (scale.spec as Record<string, unknown> | undefined)?.replicas;
+        if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
+          throw invalidError('autoscaling', 'Scale', name, [fieldErrors.invalid('spec.replicas', (replicas ?? null) as number, 'must be greater than or equal to 0')]);
+        }
+        const next = clone(current);
+        const rv = scale.metadata?.resourceVersion;
+        if (rv) next.metadata.resourceVersion = rv;
+        setAtJsonPath(next as unknown as Record<string, unknown>, this.paths.specReplicasPath, replicas);
+        return next;
+      },
+      { allowCreate: false },
+    );
+    return { object: this.toScale(res.object), created: false };
+  }
+
+  list(): Promise<ListObject> {
+    throw errors.methodNotSupported({ group: this.info.group, resource: this.info.resource }, 'list');
+  }
+  watch(): Promise<Watch> {
+    throw errors.methodNotSupported({ group: this.info.group, resource: this.info.resource }, 'watch');
+  }
+  create(): Promise<KubeObject> {
+    throw errors.methodNotSupported({ group: this.info.group, resource: this.info.resource }, 'create');
+  }
+  delete(_ctx: RequestContext, _name: string, _opts: DeleteRequestOptions): Promise<{ object: KubeObject; deleted: boolean }> {
+    throw errors.methodNotSupported({ group: this.info.group, resource: this.info.resource }, 'delete');
+  }
+  deleteCollection(): Promise<ListObject> {
+    throw errors.methodNotSupported({ group: this.info.group, resource: this.info.resource }, 'deletecollection');
+  }
+}

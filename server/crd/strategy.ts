@@ -1,0 +1,81 @@
+// The strategy of a custom resource: unknown fields pruned (and reported as fieldValidation
+// asks), defaults from the schema, the schema's validation, metadata.generation counting every
+// change outside metadata (and status, with the status subresource).
+
+import type { KubeObject } from '../../storage/interface.js';
+import { errors } from '../http/status.js';
+import { clone, jsonEqual } from '../registry/object.js';
+import { defineStrategy, keepOldStatus, type ResourceStrategy, type StrategyContext } from '../registry/strategy.js';
+import { validateObjectMeta, validateObjectMetaUpdate } from '../registry/validation/object-meta.js';
+import { nameIsDNSSubdomain } from '../registry/validation/names.js';
+import type { FieldError } from '../registry/validation/field-error.js';
+import { specOf, versionOf } from './definition.js';
+import { applyDefaults, prune, validateCustomResource, type JSONSchemaProps } from './schema.js';
+
+function withoutMetaAndStatus(obj: KubeObject, dropStatus: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(obj)) {
+    if (k === 'metadata' || k === 'apiVersion' || k === 'kind') continue;
+    if (dropStatus && k === 'status') continue;
+    out[k] = v;
+  }
+  return out;
+}
+
+/** Prunes, reports pruned fields per fieldValidation, and defaults, in place. */
+export function pruneAndDefault(obj: KubeObject, schema: JSONSchemaProps | undefined, c: StrategyContext | undefined, preserveUnknown: boolean): void {
+  if (schema && !preserveUnknown) {
+    const pruned = prune(obj as unknown as Record<string, unknown>, schema);
+    if (c && pruned.length > 0) {
+      const messages = pruned.map((p) => `unknown field ${JSON.stringify(p)}`);
+      const mode = c.request.fieldValidation;
+      if (mode === 'Strict') {
+        throw errors.badRequest(`${c.info.kind} in version ${JSON.stringify(c.info.version)} cannot be handled as a ${c.info.kind}: strict decoding error: ${messages.join(', ')}`);
+      }
+      if (mode === 'Warn') for (const m of messages) if (!c.request.warnings.includes(m)) c.request.warnings.push(m);
+    }
+  }
+  applyDefaults(obj, schema);
+}
+
+export function customResourceStrategy(crd: KubeObject): ResourceStrategy {
+  const spec = specOf(crd);
+  const namespaced = spec.scope === 'Namespaced';
+  const schemaFor = (version: string) => versionOf(crd, version)?.schema?.openAPIV3Schema;
+  const hasStatus = (version: string) => versionOf(crd, version)?.subresources?.status !== undefined;
+  const validateContent = (obj: KubeObject, c: StrategyContext): FieldError[] => validateCustomResource(obj as unknown as Record<string, unknown>, schemaFor(c.info.version));
+  return defineStrategy({
+    namespaced,
+    validateName: nameIsDNSSubdomain,
+    tracksGeneration: true,
+    hasStatusSubresource: false,
+    applyDefaults(obj, c) {
+      pruneAndDefault(obj, schemaFor(c.info.version), c, spec.preserveUnknownFields === true);
+    },
+    prepareForCreate(obj, c) {
+      if (hasStatus(c.info.version)) delete obj.status;
+    },
+    prepareForUpdate(obj, old, c) {
+      if (hasStatus(c.info.version)) keepOldStatus(obj, old);
+    },
+    generationChanged(obj, old) {
+      const statusSplit = spec.versions.some((v) => v.subresources?.status !== undefined);
+      return !jsonEqual(withoutMetaAndStatus(obj, statusSplit), withoutMetaAndStatus(old, statusSplit));
+    },
+    validate(obj, c) {
+      return [...validateObjectMeta(obj.metadata, namespaced, nameIsDNSSubdomain), ...validateContent(obj, c)];
+    },
+    validateUpdate(obj, old, c) {
+      return [...validateObjectMetaUpdate(obj.metadata, old.metadata), ...validateContent(obj, c)];
+    },
+  });
+}
+
+/** Defaults of a stored object as read (kube defaults on read too); returns a copy. */
+export function defaultOnRead(obj: KubeObject, crd: KubeObject, version: string): KubeObject {
+  const schema = versionOf(crd, version)?.schema?.openAPIV3Schema;
+  if (!schema) return obj;
+  const out = clone(obj);
+  applyDefaults(out, schema);
+  return out;
+}
