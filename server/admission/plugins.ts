@@ -5,7 +5,6 @@
 
 import type { AdmissionPluginFactory } from './plugin.js';
 import { podSecurityFactory } from './pod-security/plugin.js';
-import { podSecurityFactory } from './pod-security/plugin.js';
 import { certificateApproval, certificateSigning, certificateSubjectRestriction, clusterTrustBundleAttest } from './plugins/certificates.js';
 import { defaultIngressClass } from './plugins/default-ingress-class.js';
 import { defaultStorageClass } from './plugins/default-storage-class.js';
@@ -19,7 +18,6 @@ import { runtimeClassFactory } from './plugins/runtime-class.js';
 import { taintNodesByConditionFactory } from './plugins/taint-nodes-by-condition.js';
 
 export const PLUGIN_FACTORIES: readonly AdmissionPluginFactory[] = [
-  podSecurityFactory,
   podSecurityFactory,
   defaultStorageClass,
   storageObjectInUseProtection,
