@@ -5,6 +5,7 @@
 
 import type { AdmissionPluginFactory } from './plugin.js';
 import { podSecurityFactory } from './pod-security/plugin.js';
+import { validatingAdmissionPolicyFactory } from './policy/plugin.js';
 import { certificateApproval, certificateSigning, certificateSubjectRestriction, clusterTrustBundleAttest } from './plugins/certificates.js';
 import { defaultIngressClass } from './plugins/default-ingress-class.js';
 import { defaultStorageClass } from './plugins/default-storage-class.js';
@@ -19,6 +20,7 @@ import { taintNodesByConditionFactory } from './plugins/taint-nodes-by-condition
 
 export const PLUGIN_FACTORIES: readonly AdmissionPluginFactory[] = [
   podSecurityFactory,
+  validatingAdmissionPolicyFactory,
   defaultStorageClass,
   storageObjectInUseProtection,
   persistentVolumeClaimResize,

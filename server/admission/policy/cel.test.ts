@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { activation, bindVariables, compile } from './cel.js';
+
+const act = (object: unknown, extra: Partial<{ params: unknown; oldObject: unknown }> = {}) =>
+  activation({ object, oldObject: extra.oldObject ?? null, request: { operation: 'CREATE', userInfo: { username: 'alice', groups: ['g'] } }, params: extra.params ?? null, namespaceObject: null });
+
+test('a validation over object with JSON integers as CEL ints', () => {
+  const p = compile('object.spec.replicas <= 5', 'bool');
+  assert.equal(p.compileError, undefined);
+  assert.deepEqual(p.evaluate(act({ spec: { replicas: 6 } })), { ok: true, value: false });
+  assert.deepEqual(p.evaluate(act({ spec: { replicas: 5 } })), { ok: true, value: true });
+});
+
+test('params, oldObject, request and matches (RE2) are available', () => {
+  const p = compile("object.spec.replicas <= int(params.data.max) && oldObject == null && request.userInfo.username.matches('^al')", 'bool');
+  assert.deepEqual(p.evaluate(act({ spec: { replicas: 3 } }, { params: { data: { max: '3' } } })), { ok: true, value: true });
+  assert.deepEqual(p.evaluate(act({ spec: { replicas: 4 } }, { params: { data: { max: '3' } } })), { ok: true, value: false });
+});
+
+test('compile errors and run-time errors are reported, not thrown', () => {
+  const bad = compile('object.spec.replicas <=', 'bool');
+  assert.match(bad.compileError ?? '', /^compilation error: /);
+  assert.equal(bad.evaluate(act({})).ok, false);
+  const missing = compile('object.spec.missing > 1', 'bool');
+  const r = missing.evaluate(act({ spec: {} }));
+  assert.equal(r.ok, false);
+  assert.match((r as { error: string }).error, /^expression 'object.spec.missing > 1' resulted in error: /);
+  const notBool = compile("'x'", 'bool');
+  assert.match(notBool.compileError ?? '', /must evaluate to bool/);
+});
+
+test('variables are evaluated on first use, once, and can use each other', () => {
+  const a = act({ spec: { replicas: 2, containers: [{ name: 'a' }, { name: 'b' }] } });
+  let evaluations = 0;
+  const names = compile('object.spec.containers.map(c, c.name)', 'any');
+  const counted = { ...names, evaluate: (x: Parameters<typeof names.evaluate>[0]) => (evaluations++, names.evaluate(x)) };
+  bindVariables(a, [
+    { name: 'names', program: counted },
+    { name: 'count', program: compile('size(variables.names)', 'any') },
+    { name: 'broken', program: compile('object.nope.x', 'any') },
+  ]);
+  const p = compile("variables.count == 2 && 'b' in variables.names", 'bool');
+  assert.deepEqual(p.evaluate(a), { ok: true, value: true });
+  assert.equal(evaluations, 1);
+  assert.equal(compile('variables.broken == 1', 'bool').evaluate(a).ok, false);
+});
+
+test('a hostile expression is cut off by the runtime budget', () => {
+  const xs = Array.from({ length: 300 }, (_, i) => i);
+  const p = compile('object.xs.all(a, object.xs.all(b, object.xs.all(c, a + b + c >= 0)))', 'bool');
+  const r = p.evaluate(act({ xs }));
+  assert.equal(r.ok, false);
+  assert.match((r as { error: string }).error, /actual cost limit exceeded/);
+});

@@ -1,0 +1,115 @@
+// CEL as ValidatingAdmissionPolicy expressions see it: the variables `object`, `oldObject`,
+// `request`, `params`, `namespaceObject` and `variables` (the policy's named variables, each
+// evaluated on first use), `matches` on RE2, and a runtime budget per expression
+// (server/cel/budget.ts) so that no expression can hold the replica.
+
+import type { Environment } from '@marcbachmann/cel-js';
+import { re2Environment, routeMatchesToRe2, toCelValue } from '../../authn/jwt/cel.js';
+import { CelBudgetExceededError, withBudget } from '../../cel/budget.js';
+
+let env: Environment | undefined;
+function environment(): Environment {
+  env ??= re2Environment('request')
+    .registerVariable('object', 'dyn')
+    .registerVariable('oldObject', 'dyn')
+    .registerVariable('params', 'dyn')
+    .registerVariable('namespaceObject', 'dyn')
+    .registerVariable('variables', 'map');
+  return env;
+}
+
+/** the values an expression runs over; JSON numbers are converted by `activation()` */
+export interface Activation {
+  object: unknown;
+  oldObject: unknown;
+  request: Record<string, unknown>;
+  params: unknown;
+  namespaceObject: unknown;
+  variables: Record<string, unknown>;
+}
+
+export type EvalResult = { ok: true; value: unknown } | { ok: false; error: string };
+
+export interface Program {
+  readonly expression: string;
+  /** set when the expression did not compile */
+  readonly compileError?: string;
+  evaluate(activation: Activation): EvalResult;
+}
+
+type Parsed = ReturnType<Environment['parse']>;
+
+const describe = (v: unknown): string => (v === null ? 'null_type' : typeof v === 'bigint' ? 'int' : typeof v);
+
+/** Compiles an expression; `want` is the result type the field requires (checked when the
+ *  checker knows it statically, and again at run time). Never throws. */
+export function compile(expression: string, want: 'bool' | 'string' | 'string-or-null' | 'any'): Program {
+  let program: Parsed;
+  try {
+    program = environment().parse(routeMatchesToRe2(expression));
+    const check = program.check() as { valid: boolean; error?: Error; type?: string };
+    if (!check.valid) throw check.error ?? new Error('type check failed');
+    const t = check.type;
+    if (t && t !== 'dyn') {
+      if (want === 'bool' && t !== 'bool') throw new Error(`must evaluate to bool but got ${t}`);
+      if (want === 'string' && t !== 'string') throw new Error(`must evaluate to string but got ${t}`);
+      if (want === 'string-or-null' && t !== 'string' && t !== 'null_type' && t !== 'null') {
+        throw new Error(`must evaluate to one of [string null_type] but got ${t}`);
+      }
+    }
+  } catch (err) {
+    const message = `compilation error: ${(err as Error).message.split('\n')[0]}`;
+    return { expression, compileError: message, evaluate: () => ({ ok: false, error: message }) };
+  }
+  return {
+    expression,
+    evaluate(activation) {
+      try {
+        const value = withBudget(() => program(activation as unknown as Record<string, unknown>));
+        if (want === 'bool' && typeof value !== 'boolean') {
+          return { ok: false, error: `expression '${expression}' resulted in error: no such overload: ${describe(value)} is not bool` };
+        }
+        return { ok: true, value };
+      } catch (err) {
+        const message = err instanceof CelBudgetExceededError ? err.message : (err as Error).message.split('\n')[0];
+        return { ok: false, error: `expression '${expression}' resulted in error: ${message}` };
+      }
+    },
+  };
+}
+
+/** builds an activation: objects become CEL values (integral numbers as ints); `variables`
+ *  is filled by the caller with lazily evaluated entries */
+export function activation(input: {
+  object: unknown;
+  oldObject: unknown;
+  request: Record<string, unknown>;
+  params: unknown;
+  namespaceObject: unknown;
+}): Activation {
+  return {
+    object: toCelValue(input.object ?? null),
+    oldObject: toCelValue(input.oldObject ?? null),
+    request: toCelValue(input.request) as Record<string, unknown>,
+    params: toCelValue(input.params ?? null),
+    namespaceObject: toCelValue(input.namespaceObject ?? null),
+    variables: {},
+  };
+}
+
+/** Fills `act.variables` with the named expressions, each evaluated (once) when an expression
+ *  first reads it; a variable that fails makes every expression reading it fail. */
+export function bindVariables(act: Activation, variables: readonly { name: string; program: Program }[]): void {
+  for (const v of variables) {
+    let done: EvalResult | undefined;
+    Object.defineProperty(act.variables, v.name, {
+      enumerable: true,
+      configurable: false,
+      get() {
+        done ??= v.program.evaluate(act);
+        if (!done.ok) throw new Error(done.error);
+        return done.value;
+      },
+    });
+  }
+}

@@ -1,0 +1,162 @@
+// The ValidatingAdmissionPolicy admission plugin. Every replica follows the policies and
+// bindings with its own watch-fed informers (a change made through any replica applies here
+// within the watch latency), compiles each policy once per resourceVersion, and reads
+// namespaces and params through the registry at request time, so they are always current.
+
+import type { KubeObject } from '../../../storage/interface.js';
+import { startInformer, type Informer } from '../../authz/informer.js';
+import { internalContext, isNotFound } from '../../controllers/util.js';
+import { StatusError } from '../../http/status.js';
+import type { Logger, LogFields } from '../../log.js';
+import type { AdmissionAttributes, ResourceResolver, RESTResource } from '../../registry/rest.js';
+import type { LabelSelector } from '../../selectors/labels.js';
+import type { AdmissionDeps, AdmissionPlugin, AdmissionPluginFactory, AdmissionRequestContext } from '../plugin.js';
+import { PolicyCache } from './compiled.js';
+import { dispatch, type DispatchEnvironment, type ParamResource, type PolicyHook } from './dispatcher.js';
+import type { BindingObject, ParamKind, PolicyObject } from './types.js';
+
+const GROUP = 'admissionregistration.k8s.io';
+const VERSION = 'v1';
+const FIELD_MANAGER = 'kube-apiserver';
+/** how long a request waits for the first list of policies and bindings */
+const SYNC_WAIT_MS = 10_000;
+
+function loggerFrom(log: AdmissionDeps['log'], component = 'validating-admission-policy'): Logger {
+  const at = (level: 'info' | 'warn' | 'error') => (message: string, fields?: LogFields) => log(level, message, { component, ...fields });
+  const logger: Logger = {
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    v: () => ({ info: () => {} }),
+    named: (c) => loggerFrom(log, c),
+  };
+  return logger;
+}
+
+function servedKind(resolver: ResourceResolver, kind: ParamKind): RESTResource | undefined {
+  const [group, version] = (kind.apiVersion ?? '').includes('/') ? (kind.apiVersion ?? '').split('/', 2) : ['', kind.apiVersion ?? ''];
+  return resolver.all().find((r) => !r.subresource && r.info.group === group && r.info.version === version && r.info.kind === kind.kind);
+}
+
+function paramResourceOf(rest: RESTResource, signal: AbortSignal): ParamResource {
+  return {
+    namespaced: rest.info.namespaced,
+    async get(namespace, name) {
+      try {
+        return await rest.get(internalContext(FIELD_MANAGER, namespace, signal), name, {});
+      } catch (err) {
+        if (isNotFound(err)) return undefined;
+        throw err;
+      }
+    },
+    async list(namespace: string, selector: LabelSelector) {
+      const list = await rest.list(internalContext(FIELD_MANAGER, namespace, signal), {});
+      return list.items.filter((o) => selector.matches((o.metadata.labels as Record<string, string> | undefined) ?? {}));
+    },
+  };
+}
+
+export interface ValidatingAdmissionPolicyPlugin extends AdmissionPlugin {
+  /** resolves once policies and bindings have been listed */
+  readonly synced: Promise<void>;
+}
+
+export function createValidatingAdmissionPolicyPlugin(deps: AdmissionDeps): ValidatingAdmissionPolicyPlugin {
+  const { resolver, signal } = deps;
+  const log = loggerFrom(deps.log);
+  const policiesRest = resolver.lookup(GROUP, VERSION, 'validatingadmissionpolicies');
+  const bindingsRest = resolver.lookup(GROUP, VERSION, 'validatingadmissionpolicybindings');
+  if (!policiesRest || !bindingsRest) throw new Error(`ValidatingAdmissionPolicy: ${GROUP}/${VERSION} is not served`);
+  const policies: Informer = startInformer(policiesRest, log, signal);
+  const bindings: Informer = startInformer(bindingsRest, log, signal);
+  const synced = Promise.all([policies.synced, bindings.synced]).then(() => undefined);
+  const cache = new PolicyCache();
+
+  const namespacesRest = resolver.lookup('', 'v1', 'namespaces');
+  const getNamespace = async (name: string): Promise<KubeObject | undefined> => {
+    if (!namespacesRest) return undefined;
+    try {
+      return await namespacesRest.get(internalContext(FIELD_MANAGER, '', signal), name, {});
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  };
+
+  const env: DispatchEnvironment = {
+    namespace: getNamespace,
+    async namespaceLabels(name) {
+      const ns = await getNamespace(name);
+      return ns ? ((ns.metadata.labels as Record<string, string> | undefined) ?? {}) : undefined;
+    },
+    equivalents(info) {
+      return resolver
+        .all()
+        .filter((r) => !r.subresource && r.info.group === info.group && r.info.resource === info.resource)
+        .map((r) => r.info);
+    },
+    paramResource(kind) {
+      const rest = servedKind(resolver, kind);
+      return rest ? paramResourceOf(rest, signal) : undefined;
+    },
+  };
+
+  const hooks = (): PolicyHook[] => {
+    const byPolicy = new Map<string, BindingObject[]>();
+    for (const b of bindings.list() as unknown as BindingObject[]) {
+      const name = b.spec?.policyName ?? '';
+      const list = byPolicy.get(name) ?? [];
+      list.push(b);
+      byPolicy.set(name, list);
+    }
+    const out: PolicyHook[] = [];
+    const names = new Set<string>();
+    for (const p of policies.list() as unknown as PolicyObject[]) {
+      const name = p.metadata.name ?? '';
+      names.add(name);
+      const bs = byPolicy.get(name);
+      if (!bs || bs.length === 0) continue;
+      bs.sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
+      out.push({ policy: cache.get(p), bindings: bs });
+    }
+    cache.retain(names);
+    return out.sort((a, b) => (a.policy.name < b.policy.name ? -1 : 1));
+  };
+
+  const waitForSync = async (attrs: AdmissionAttributes) => {
+    if (policies.hasSynced && bindings.hasSynced) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), SYNC_WAIT_MS)));
+    const r = await Promise.race([synced, timeout]);
+    clearTimeout(timer);
+    if (r === 'timeout') {
+      const group = attrs.resource.group;
+      const qualified = group ? `${attrs.resource.resource}.${group}` : attrs.resource.resource;
+      const name = attrs.name || 'Unknown';
+      throw new StatusError(403, 'Forbidden', `${qualified} "${name}" is forbidden: not yet ready to handle request`, { name, group, kind: attrs.resource.resource });
+    }
+  };
+
+  return {
+    name: 'ValidatingAdmissionPolicy',
+    synced,
+    handles() {
+      // before the first list we cannot know: let validate wait for it
+      return !bindings.hasSynced || bindings.list().length > 0;
+    },
+    async validate(attrs: AdmissionAttributes, ctx: AdmissionRequestContext) {
+      await waitForSync(attrs);
+      const active = hooks();
+      if (active.length === 0) return;
+      const result = await dispatch(active, attrs, env);
+      ctx.warnings.push(...result.warnings);
+      Object.assign(ctx.auditAnnotations, result.auditAnnotations);
+      if (result.denial) throw result.denial;
+    },
+  };
+}
+
+export const validatingAdmissionPolicyFactory: AdmissionPluginFactory = {
+  name: 'ValidatingAdmissionPolicy',
+  create: (deps) => createValidatingAdmissionPolicyPlugin(deps),
+};
