@@ -33,6 +33,7 @@ import { startRepairLoop } from './allocators/repair.js';
 import { startControllers } from './controllers/index.js';
 import { createApiHandler, defaultTableConvertorFor } from './http/api-handler.js';
 import { CustomResources } from './crd/controller.js';
+import { withCustomResourceOpenAPI } from './crd/openapi.js';
 import { namespaceLookupFrom } from './registry/namespace-lifecycle.js';
 import { applyPatchTypes } from './endpoints/patch/apply.js';
 import { strategicPatchTypes } from './endpoints/patch/strategic-applier.js';
@@ -55,6 +56,8 @@ import { checkEncryptionFlags, loadEncryption, storedResources } from './encrypt
 import { createMetricsHandler, instrumentStoreClient, observeHealthChecks, startMetrics } from './metrics/index.js';
 import { startFlowControl } from './flowcontrol/index.js';
 import type { MaxInFlightOptions } from './http/filters/max-in-flight.js';
+import { buildAdmissionChain, admissionRequestOf } from './admission/chain.js';
+import { PLUGIN_FACTORIES } from './admission/plugins.js';
 
 const log = createLogger('kapi');
 
@@ -384,6 +387,28 @@ export async function startApp(config: KapiConfig): Promise<App> {
       nonResource.push(await createIssuerDiscoveryHandler(discoveryOptions));
     }
 
+    // --- admission: the plugins in kube's order, each request gets the chain's hooks -----
+    const admissionStop = new AbortController();
+    started.push({ name: 'admission', stop: () => admissionStop.abort() });
+    const admissionLog = log.named('admission');
+    const admission = await buildAdmissionChain({
+      flags: {
+        enable: config.values.get('enable-admission-plugins') as string[],
+        disable: config.values.get('disable-admission-plugins') as string[],
+        admissionControl: config.values.get('admission-control') as string[],
+      },
+      configFile: config.values.get('admission-control-config-file') as string,
+      factories: PLUGIN_FACTORIES,
+      deps: {
+        resolver: registry,
+        signal: admissionStop.signal,
+        featureGates: config.featureGates,
+        log: (level, message, fields) => admissionLog[level](message, fields as Parameters<typeof admissionLog.info>[1]),
+        authorizer: authz.reviews,
+        flag: (name) => config.values.get(name),
+      },
+    });
+
     // --- HTTPS ------------------------------------------------------------------------
     const endWatches = new AbortController();
     const requestTimeoutMs = config.values.get('request-timeout') as number;
@@ -405,7 +430,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
       resolver: apiResolver,
       discovery: createDiscoveryHandler({ catalog: customResources.catalog(catalog), serverAddress: hostPort(advertiseAddress), generation: () => customResources.generation }),
       tableConvertorFor: (r) => customResources.tableConvertorFor(r) ?? defaultTableConvertorFor(r),
-      openapi: createOpenAPIHandler(openapi),
+      openapi: withCustomResourceOpenAPI(createOpenAPIHandler(openapi), () => customResources.servedCRDs(), () => customResources.generation),
       patchTypes: new Map([...strategicPatchTypes(), ...applyPatchTypes()]),
       nonResource,
       authenticator: authn.authenticator,
@@ -436,6 +461,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
       onAuthenticationFailure: (err) => log.v(2).info('authentication failed', { error: (err as Error)?.message }),
       maxInFlight,
       auditor,
+      admissionFor: (state) => admission.hooksFor(admissionRequestOf(state)),
     });
     const server = createSecureServer({
       cert: pki.servingCertPem,

@@ -104,6 +104,11 @@ export class CustomResources {
     return [...this.served.values()].flatMap((s) => s.infos);
   }
 
+  /** the CRDs whose resources are served now */
+  servedCRDs(): KubeObject[] {
+    return [...this.served.values()].map((s) => s.crd);
+  }
+
   tableConvertorFor(resource: RESTResource): TableConvertor | undefined {
     return this.tables.get(resource);
   }
