@@ -17,6 +17,8 @@ import { defaultTolerationSecondsFactory } from './plugins/default-toleration-se
 import { limitRangerFactory } from './plugins/limit-ranger.js';
 import { runtimeClassFactory } from './plugins/runtime-class.js';
 import { taintNodesByConditionFactory } from './plugins/taint-nodes-by-condition.js';
+import { mutatingWebhookFactory, validatingWebhookFactory } from './webhook/plugins.js';
+import { namespaceLifecycleFactory } from './namespace-lifecycle.js';
 
 export const PLUGIN_FACTORIES: readonly AdmissionPluginFactory[] = [
   podSecurityFactory,
@@ -35,4 +37,7 @@ export const PLUGIN_FACTORIES: readonly AdmissionPluginFactory[] = [
   limitRangerFactory,
   runtimeClassFactory,
   taintNodesByConditionFactory,
+  mutatingWebhookFactory,
+  validatingWebhookFactory,
+  namespaceLifecycleFactory,
 ];

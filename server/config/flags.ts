@@ -147,10 +147,10 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
   spec(G_AUTHZ, 'authorization-webhook-version', 'string', 'v1beta1', 'The SubjectAccessReview API version the webhook speaks.'),
 
   // Admission
-  spec(G_ADMISSION, 'enable-admission-plugins', 'stringSlice', [], 'Admission plugins to enable in addition to the default ones.' + LATER),
-  spec(G_ADMISSION, 'disable-admission-plugins', 'stringSlice', [], 'Admission plugins to disable although they are on by default.' + LATER),
-  spec(G_ADMISSION, 'admission-control-config-file', 'string', '', 'File with admission control configuration.' + LATER),
-  spec(G_ADMISSION, 'admission-control', 'stringSlice', [], 'Deprecated: use --enable-admission-plugins or --disable-admission-plugins.' + LATER),
+  spec(G_ADMISSION, 'enable-admission-plugins', 'stringSlice', [], 'Admission plugins to enable in addition to the default ones (kube-apiserver\'s names; an unknown name is a start-up error). They run in kube-apiserver\'s order whatever order they are named in.'),
+  spec(G_ADMISSION, 'disable-admission-plugins', 'stringSlice', [], 'Admission plugins to disable although they are on by default (a plugin both enabled and disabled is a start-up error).'),
+  spec(G_ADMISSION, 'admission-control-config-file', 'string', '', 'File with an AdmissionConfiguration (apiserver.config.k8s.io/v1): per-plugin configuration, embedded or by path.'),
+  spec(G_ADMISSION, 'admission-control', 'stringSlice', [], 'Deprecated: use --enable-admission-plugins or --disable-admission-plugins. Exactly these plugins run (the default set is replaced).'),
   spec(G_ADMISSION, 'default-not-ready-toleration-seconds', 'int', 300, 'Indicates the tolerationSeconds of the toleration for notReady:NoExecute that is added by default to every pod that does not already have such a toleration.'),
   spec(G_ADMISSION, 'default-unreachable-toleration-seconds', 'int', 300, 'Indicates the tolerationSeconds of the toleration for unreachable:NoExecute that is added by default to every pod that does not already have such a toleration.'),
 

@@ -3,7 +3,7 @@
 
 import type { GroupVersionKind } from '../apis/types.js';
 import type { Authorizer } from '../http/authz.js';
-import type { RESTResource, RequestContext } from '../registry/rest.js';
+import type { AdmissionHooks, RESTResource, RequestContext } from '../registry/rest.js';
 import type { RequestInfo } from '../http/request-info.js';
 import type { ResourceRef } from '../http/status.js';
 import { header, type RequestState } from '../http/types.js';
@@ -28,6 +28,8 @@ export interface EndpointConfig {
   shutdownSignal?: AbortSignal;
   /** asked about checks inside a request (the unsafe-delete verb); none means allowed */
   authorizer?: Authorizer;
+  /** the admission chain's hooks for one request (none: no admission) */
+  admissionFor?: (state: RequestState) => AdmissionHooks | undefined;
 }
 
 export interface Scope {
@@ -88,6 +90,8 @@ export function requestContext(scope: Scope, opts: ContextOptions = {}): Request
   };
   if (opts.fieldManager !== undefined && opts.fieldManager !== '') ctx.fieldManager = opts.fieldManager;
   if (scope.name) ctx.name = scope.name;
+  const admission = scope.config.admissionFor?.(scope.state);
+  if (admission) ctx.admission = admission;
   return ctx;
 }
 

@@ -66,6 +66,8 @@ export interface ApiHandlerOptions {
   maxRequestBodyBytes?: number;
   /** default 1800 */
   minRequestTimeoutSeconds?: number;
+  /** the admission chain's hooks for one request */
+  admissionFor?: EndpointConfig['admissionFor'];
   /** sendInitialEvents on watch (default true) */
   watchListEnabled?: boolean;
   /** abort when shutdown begins: open watches end cleanly (kube-apiserver's ShuttingDown) */
@@ -119,6 +121,7 @@ export function createRouter(opts: ApiHandlerOptions): Handler {
     patchTypes: new Map([...builtinPatchTypes(), ...(opts.patchTypes ?? new Map())]),
     shutdownSignal: opts.shutdownSignal,
     authorizer: opts.authorizer,
+    admissionFor: opts.admissionFor,
   };
   const resources = createResourceHandler(opts.resolver, config);
   const health = createHealthHandler(opts.health ?? {});

@@ -51,6 +51,9 @@ export interface AdmissionAttributes {
   oldObject: KubeObject | null;
   dryRun: boolean;
   user: UserInfo;
+  /** the request's CreateOptions/UpdateOptions/DeleteOptions as sent to webhooks (with kind
+   *  and apiVersion); the chain fills it from the request when the registry does not */
+  options?: Record<string, unknown>;
 }
 
 /**

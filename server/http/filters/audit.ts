@@ -208,6 +208,14 @@ interface CaptureState {
 
 const captures = new WeakMap<RequestState, CaptureState>();
 
+/** Adds annotations (admission's) to the request's audit event; nothing when it is not
+ *  audited. An existing key keeps its first value, as kube's AddAnnotation does. */
+export function addAuditAnnotations(state: RequestState, annotations: Record<string, string>): void {
+  const event = captures.get(state)?.audit?.event;
+  if (!event) return;
+  for (const [k, v] of Object.entries(annotations)) if (!event.annotations.has(k)) event.annotations.set(k, v);
+}
+
 function policyAttributes(state: RequestState): PolicyAttributes {
   const i = state.info;
   return {

@@ -1,0 +1,160 @@
+// Posts an AdmissionReview to a webhook and reads its answer. `url` is called as given;
+// `service` is reached through the Service's Endpoints (the first ready address of the
+// port the reference names; kapi has no cluster network, so this only works when those
+// addresses are reachable from kapi), checking the certificate for `<name>.<namespace>.svc`.
+// Never throws anything but WebhookCallError; a slow webhook is cut at its timeout.
+
+import https from 'node:https';
+import http from 'node:http';
+import type { ResourceResolver } from '../../registry/rest.js';
+import { internalContext } from '../../controllers/util.js';
+import { WebhookCallError } from '../errors.js';
+import type { WebhookClientConfig } from './types.js';
+
+const MAX_RESPONSE_BYTES = 3 * 1024 * 1024 * 10;
+
+export interface CallTarget {
+  url: URL;
+  /** the name the certificate must carry (service references) */
+  servername?: string;
+  ca?: string;
+}
+
+/** where a webhook is reached; throws WebhookCallError when a service has no endpoint */
+export async function resolveTarget(webhookName: string, cfg: WebhookClientConfig, resolver: ResourceResolver): Promise<CallTarget> {
+  const ca = cfg.caBundle ? Buffer.from(cfg.caBundle, 'base64').toString('utf8') : undefined;
+  if (cfg.url) {
+    try {
+      return { url: new URL(cfg.url), ca };
+    } catch {
+      throw new WebhookCallError(webhookName, `could not get REST client: invalid url "${cfg.url}"`);
+    }
+  }
+  const svc = cfg.service;
+  if (!svc) throw new WebhookCallError(webhookName, 'could not get REST client: neither service nor URL specified');
+  const port = svc.port ?? 443;
+  const address = await serviceAddress(webhookName, svc.namespace, svc.name, port, resolver);
+  const path = svc.path ?? '/';
+  return { url: new URL(`https://${address}${path.startsWith('/') ? path : '/' + path}`), servername: `${svc.name}.${svc.namespace}.svc`, ca };
+}
+
+async function serviceAddress(webhookName: string, namespace: string, name: string, port: number, resolver: ResourceResolver): Promise<string> {
+  const noEndpoints = () => new WebhookCallError(webhookName, `failed to call webhook: service "${namespace}/${name}" has no ready endpoint for port ${port}`);
+  const ctx = internalContext('kube-apiserver', namespace);
+  let service: Record<string, any>;
+  let endpoints: Record<string, any>;
+  try {
+    service = (await resolver.lookup('', 'v1', 'services')!.get(ctx, name, {})) as Record<string, any>;
+  } catch {
+    throw new WebhookCallError(webhookName, `failed to call webhook: service "${name}" not found`);
+  }
+  try {
+    endpoints = (await resolver.lookup('', 'v1', 'endpoints')!.get(ctx, name, {})) as Record<string, any>;
+  } catch {
+    throw noEndpoints();
+  }
+  const svcPort = ((service.spec?.ports ?? []) as Record<string, any>[]).find((p) => p.port === port);
+  if (!svcPort) throw new WebhookCallError(webhookName, `failed to call webhook: service "${namespace}/${name}" has no port ${port}`);
+  for (const subset of (endpoints.subsets ?? []) as Record<string, any>[]) {
+    const ports = (subset.ports ?? []) as Record<string, any>[];
+    const p = ports.find((x) => (x.name ?? '') === (svcPort.name ?? '')) ?? (ports.length === 1 ? ports[0] : undefined);
+    const addr = ((subset.addresses ?? []) as Record<string, any>[])[0];
+    if (p && addr?.ip) return `${String(addr.ip).includes(':') ? `[${addr.ip}]` : addr.ip}:${p.port}`;
+  }
+  throw noEndpoints();
+}
+
+function describe(err: NodeJS.ErrnoException, url: URL): string {
+  const host = url.host;
+  switch (err.code) {
+    case 'ECONNREFUSED':
+      return `dial tcp ${host}: connect: connection refused`;
+    case 'ENOTFOUND':
+      return `dial tcp: lookup ${url.hostname}: no such host`;
+    case 'ECONNRESET':
+      return 'read: connection reset by peer';
+    default:
+      return err.message.startsWith('self-signed') || err.code?.startsWith('ERR_TLS') || err.code?.includes('CERT')
+        ? `tls: failed to verify certificate: ${err.message}`
+        : err.message;
+  }
+}
+
+/**
+ * POSTs `body` (JSON) and returns the parsed JSON answer. `timeoutMs` bounds the whole call;
+ * `signal` (the client's request) cuts it as well.
+ */
+export function postReview(webhookName: string, target: CallTarget, body: unknown, timeoutMs: number, signal?: AbortSignal): Promise<unknown> {
+  const url = new URL(target.url);
+  // tell the webhook how long it has, as kube does (rounded up to whole seconds)
+  url.searchParams.set('timeout', `${Math.ceil(timeoutMs / 1000)}s`);
+  const shown = `Post "${url.toString()}"`;
+  const payload = Buffer.from(JSON.stringify(body));
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const fail = (why: string) => {
+      if (settled) return;
+      settled = true;
+      cleanup();
+      reject(new WebhookCallError(webhookName, `failed to call webhook: ${why}`));
+    };
+    const timer = setTimeout(() => {
+      fail(`${shown}: context deadline exceeded`);
+      req.destroy();
+    }, timeoutMs);
+    const onAbort = () => {
+      fail(`${shown}: context canceled`);
+      req.destroy();
+    };
+    const cleanup = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const options: https.RequestOptions = {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, */*', 'content-length': payload.length },
+      agent: false,
+    };
+    if (target.ca) options.ca = target.ca;
+    if (target.servername) options.servername = target.servername;
+    const lib = url.protocol === 'http:' ? http : https;
+    const req = lib.request(url, options, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > MAX_RESPONSE_BYTES) {
+          fail(`${shown}: response too large`);
+          req.destroy();
+          return;
+        }
+        chunks.push(c);
+      });
+      res.on('error', (err) => fail(`${shown}: ${describe(err, url)}`));
+      res.on('end', () => {
+        if (settled) return;
+        const text = Buffer.concat(chunks).toString('utf8');
+        const code = res.statusCode ?? 0;
+        if (code < 200 || code > 299) {
+          const snippet = text.length > 200 ? text.slice(0, 200) : text;
+          fail(`an error on the server ("${snippet}") has prevented the request from succeeding`);
+          return;
+        }
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch (err) {
+          fail(`${(err as Error).message}`);
+          return;
+        }
+        settled = true;
+        cleanup();
+        resolve(parsed);
+      });
+    });
+    req.on('error', (err) => fail(`${shown}: ${describe(err, url)}`));
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+    req.end(payload);
+  });
+}
