@@ -26,6 +26,7 @@ const standardResources = new Set([
   'configmaps',
   'services.nodeports',
   'services.loadbalancers',
+  'storage',
   'requests.storage',
 ]);
 const hugePagesPrefix = 'hugepages-';
