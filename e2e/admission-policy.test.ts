@@ -1,0 +1,164 @@
+// ValidatingAdmissionPolicy behind kubectl 1.33: a policy `object.spec.replicas <= 5` bound with
+// Deny refuses a 6-replica Deployment with kube's message, only in the namespaces the binding's
+// namespaceSelector picks; deleting the binding lifts it; a Warn binding prints kube's warning
+// and creates the Deployment; a param ConfigMap sets the limit and a change to it applies to
+// the next request; a missing param with parameterNotFoundAction Deny refuses.
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { kubectl, kubectlOk, startKapi, uniqueName, waitFor, type KapiProcess } from './harness.js';
+
+const G = 'admissionregistration.k8s.io/v1';
+
+function deployment(name: string, namespace: string, replicas: number): string {
+  return JSON.stringify({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: name } },
+      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+    },
+  });
+}
+
+const replicasRule = { operations: ['CREATE', 'UPDATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments'] };
+
+describe('ValidatingAdmissionPolicy with kubectl 1.33', () => {
+  let kapi: KapiProcess;
+  let kc: { kubeconfig: string };
+  const checked = uniqueName('vap-checked');
+  const free = uniqueName('vap-free');
+
+  const apply = (obj: unknown) => kubectlOk(['apply', '-f', '-'], { ...kc, input: JSON.stringify(obj) });
+  const create = (yaml: string, extra: string[] = []) => kubectl(['create', '-f', '-', ...extra], { ...kc, input: yaml });
+  /** a server-side dry run of the create: admission runs, nothing is stored */
+  const dryRun = (yaml: string) => create(yaml, ['--dry-run=server']);
+
+  before(async () => {
+    kapi = await startKapi();
+    kc = { kubeconfig: kapi.kubeconfig };
+    await kubectlOk(['create', 'namespace', checked], kc);
+    await kubectlOk(['label', 'namespace', checked, 'policy-test=checked'], kc);
+    await kubectlOk(['create', 'namespace', free], kc);
+    await apply({
+      apiVersion: G,
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name: 'max-replicas' },
+      spec: { failurePolicy: 'Fail', matchConstraints: { resourceRules: [replicasRule] }, validations: [{ expression: 'object.spec.replicas <= 5' }] },
+    });
+  });
+  after(async () => {
+    await kapi?.stop();
+  });
+
+  it('a Deny binding refuses 6 replicas with kube message, only where its namespaceSelector points; deleting it lifts it', async () => {
+    await apply({
+      apiVersion: G,
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: { name: 'max-replicas-deny' },
+      spec: { policyName: 'max-replicas', validationActions: ['Deny'], matchResources: { namespaceSelector: { matchLabels: { 'policy-test': 'checked' } } } },
+    });
+    await waitFor('the binding to apply', async () => (await dryRun(deployment('web', checked, 6))).code !== 0);
+    const refused = await create(deployment('web', checked, 6));
+    assert.notEqual(refused.code, 0);
+    assert.equal(
+      refused.stderr.trim(),
+      `The deployments "web" is invalid: : ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-deny' denied request: failed expression: object.spec.replicas <= 5`,
+    );
+    // the raw Status: 422 Invalid with kube's message and cause
+    const raw = await kapi.http.post(`/apis/apps/v1/namespaces/${checked}/deployments?dryRun=All`, deployment('web', checked, 6));
+    assert.equal(raw.status, 422);
+    const status = JSON.parse(raw.body) as Record<string, unknown>;
+    assert.equal(status['reason'], 'Invalid');
+    assert.equal(
+      status['message'],
+      `deployments.apps "web" is forbidden: ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-deny' denied request: failed expression: object.spec.replicas <= 5`,
+    );
+    // 5 replicas pass; an update to 6 is refused too (a patch of the Deployment itself: the
+    // rule names `deployments`, so `kubectl scale`, which writes deployments/scale, is not checked)
+    assert.equal((await kubectl(['create', '-f', '-'], { ...kc, input: deployment('web', checked, 5) })).code, 0);
+    const patched = await kubectl(['patch', 'deployment', 'web', '-n', checked, '--type=merge', '-p', '{"spec":{"replicas":6}}'], kc);
+    assert.notEqual(patched.code, 0);
+    assert.match(patched.stderr, /ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-deny' denied request: failed expression: object.spec.replicas <= 5/);
+    const scaled = await kubectl(['scale', 'deployment/web', '-n', checked, '--replicas=6'], kc);
+    assert.equal(scaled.code, 0, scaled.stderr);
+    // the namespace the selector does not pick is not checked
+    const elsewhere = await create(deployment('web', free, 6));
+    assert.equal(elsewhere.code, 0, elsewhere.stderr);
+    assert.equal(elsewhere.stdout.trim(), 'deployment.apps/web created');
+
+    await kubectlOk(['delete', 'validatingadmissionpolicybinding', 'max-replicas-deny'], kc);
+    await waitFor('the binding deletion to apply', async () => (await dryRun(deployment('big', checked, 6))).code === 0);
+    const lifted = await create(deployment('big', checked, 6));
+    assert.equal(lifted.code, 0, lifted.stderr);
+  });
+
+  it('a Warn binding prints kube warning and creates the Deployment', async () => {
+    await apply({
+      apiVersion: G,
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: { name: 'max-replicas-warn' },
+      spec: { policyName: 'max-replicas', validationActions: ['Warn'] },
+    });
+    await waitFor('the warn binding to apply', async () => (await dryRun(deployment('warned', checked, 7))).stderr.includes('Warning:'));
+    const created = await create(deployment('warned', checked, 7));
+    assert.equal(created.code, 0, created.stderr);
+    assert.equal(created.stdout.trim(), 'deployment.apps/warned created');
+    assert.equal(
+      created.stderr.trim(),
+      `Warning: Validation failed for ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-warn': failed expression: object.spec.replicas <= 5`,
+    );
+    await kubectlOk(['delete', 'validatingadmissionpolicybinding', 'max-replicas-warn'], kc);
+    await waitFor('the warn binding deletion to apply', async () => !(await dryRun(deployment('quiet', checked, 7))).stderr.includes('Warning:'));
+  });
+
+  it('a param ConfigMap sets the limit; a change applies to the next request; a missing one denies', async () => {
+    await kubectlOk(['create', 'configmap', 'replica-limit', '-n', checked, '--from-literal=maxReplicas=2'], kc);
+    await apply({
+      apiVersion: G,
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name: 'param-replicas' },
+      spec: {
+        paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+        matchConstraints: { resourceRules: [replicasRule] },
+        validations: [
+          {
+            expression: 'object.spec.replicas <= int(params.data.maxReplicas)',
+            messageExpression: "'replicas must be at most ' + params.data.maxReplicas",
+            reason: 'Forbidden',
+          },
+        ],
+      },
+    });
+    await apply({
+      apiVersion: G,
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: { name: 'param-replicas' },
+      spec: {
+        policyName: 'param-replicas',
+        validationActions: ['Deny'],
+        paramRef: { name: 'replica-limit', parameterNotFoundAction: 'Deny' },
+        matchResources: { namespaceSelector: { matchLabels: { 'policy-test': 'checked' } } },
+      },
+    });
+    await waitFor('the param binding to apply', async () => (await dryRun(deployment('p3', checked, 3))).code !== 0);
+    const refused = await create(deployment('p3', checked, 3));
+    assert.equal(
+      refused.stderr.trim(),
+      `Error from server (Forbidden): error when creating "STDIN": deployments.apps "p3" is forbidden: ValidatingAdmissionPolicy 'param-replicas' with binding 'param-replicas' denied request: replicas must be at most 2`,
+    );
+    await kubectlOk(['patch', 'configmap', 'replica-limit', '-n', checked, '--type=merge', '-p', '{"data":{"maxReplicas":"4"}}'], kc);
+    const allowed = await create(deployment('p3', checked, 3));
+    assert.equal(allowed.code, 0, allowed.stderr);
+
+    await kubectlOk(['delete', 'configmap', 'replica-limit', '-n', checked], kc);
+    const missing = await create(deployment('p1', checked, 1));
+    assert.notEqual(missing.code, 0);
+    assert.match(
+      missing.stderr,
+      /ValidatingAdmissionPolicy 'param-replicas' with binding 'param-replicas' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction/,
+    );
+  });
+});
