@@ -10,6 +10,7 @@ import { certificateApproval, certificateSigning, certificateSubjectRestriction,
 import { defaultIngressClass } from './plugins/default-ingress-class.js';
 import { defaultStorageClass } from './plugins/default-storage-class.js';
 import { persistentVolumeClaimResize } from './plugins/persistent-volume-claim-resize.js';
+import { resourceQuota } from './plugins/resource-quota.js';
 import { storageObjectInUseProtection } from './plugins/storage-object-in-use-protection.js';
 import { serviceAccountFactory } from './plugins/serviceaccount.js';
 import { priorityFactory } from './plugins/priority.js';
@@ -31,6 +32,7 @@ export const PLUGIN_FACTORIES: readonly AdmissionPluginFactory[] = [
   clusterTrustBundleAttest,
   certificateSubjectRestriction,
   defaultIngressClass,
+  resourceQuota,
   serviceAccountFactory,
   priorityFactory,
   defaultTolerationSecondsFactory,

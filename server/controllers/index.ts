@@ -17,6 +17,7 @@ import { garbageCollectorController } from './garbage-collector/index.js';
 import { masterEndpointsController } from './master-endpoints.js';
 import { namespaceController } from './namespace.js';
 import { rbacAggregationController } from './rbac-aggregation.js';
+import { resourceQuotaController } from './resource-quota.js';
 import { rootCAController } from './root-ca.js';
 import { serviceAccountsController } from './serviceaccounts.js';
 import { systemPriorityClassesController } from './system-priority-classes.js';
@@ -58,6 +59,7 @@ export function startControllers(deps: ControllerDeps, opts: ControllerOptions =
     identityLeaseGarbageCollector(deps),
     rbacAggregationController(deps),
     serviceAccountsController(deps),
+    resourceQuotaController(deps),
     systemPriorityClassesController(deps),
   ];
   if (opts.rootCaPem) controllers.push(rootCAController(deps, opts.rootCaPem));

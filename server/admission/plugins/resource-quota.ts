@@ -1,0 +1,249 @@
+// ResourceQuota (kube's k8s.io/apiserver pkg/admission/plugin/resourcequota): a create or
+// update in a namespace with ResourceQuota objects is charged against each quota that
+// applies to it (status.hard names something the object uses and every scope matches). A
+// charge above status.hard is refused with kube's `exceeded quota: <name>, requested: ...,
+// used: ..., limited: ...`; a pod that omits a cpu/memory request or limit a quota tracks is
+// refused with `failed quota: <name>: must specify ...`; a quota whose status does not yet
+// say what is used (the controller has not seen it) refuses with `status unknown for quota`.
+//
+// The charge is written into the quota's status.used before the object is stored, as an
+// update at the resourceVersion the check was made against: a concurrent charge through any
+// replica makes it a Conflict, and the check is made again on the quota as it is now (three
+// more times at most, as kube). Within a replica charges in one namespace go one at a time.
+// The quota controller (server/controllers/resource-quota.ts) recomputes usage from what is
+// stored, so a charge for a write that then failed is given back at its next pass.
+
+import type { KubeObject } from '../../../storage/interface.js';
+import { startInformer, type Informer } from '../../authz/informer.js';
+import { internalContext, isNotFound } from '../../controllers/util.js';
+import { StatusError } from '../../http/status.js';
+import { createLogger } from '../../log.js';
+import { asObject, clone } from '../../registry/object.js';
+import type { AdmissionAttributes, ResourceResolver } from '../../registry/rest.js';
+import type { AdmissionPlugin, AdmissionPluginFactory } from '../plugin.js';
+import {
+  addLists,
+  evaluatorFor,
+  exceeding,
+  isIgnoredByQuota,
+  listsEqual,
+  maskList,
+  parseResourceList,
+  prettyPrint,
+  quotaMatches,
+  removeZeros,
+  resourceListJson,
+  subtractNonNegative,
+  type QuotaEvaluator,
+  type ResourceList,
+} from './quota-evaluators.js';
+import { forbidden } from './shared.js';
+
+const fieldManager = 'kube-apiserver';
+const retries = 3;
+
+function rvNumber(obj: KubeObject): bigint {
+  try {
+    return BigInt(obj.metadata.resourceVersion ?? '0');
+  } catch {
+    return 0n;
+  }
+}
+
+const hardOf = (q: KubeObject): ResourceList => parseResourceList(asObject(q.status).hard);
+const usedOf = (q: KubeObject): ResourceList => parseResourceList(asObject(q.status).used);
+
+/**
+ * The new quotas (status.used charged) if the request fits every quota that applies to it;
+ * throws kube's refusal otherwise. Quotas that do not apply are returned unchanged.
+ */
+export function chargeRequest(quotas: KubeObject[], attrs: AdmissionAttributes, evaluator: QuotaEvaluator, now = new Date()): KubeObject[] {
+  const input = attrs.object;
+  if (!input) return quotas;
+  const interesting: number[] = [];
+  quotas.forEach((quota, i) => {
+    if (!quotaMatches(evaluator, quota, input)) return;
+    const hard = hardOf(quota);
+    const restricted = evaluator.matchingResources(hard.keys());
+    const unmet = evaluator.constraints(restricted, input);
+    if (unmet) throw forbidden(attrs, `failed quota: ${quota.metadata.name ?? ''}: ${unmet}`);
+    const used = usedOf(quota);
+    const unknown = restricted.filter((r) => hard.has(r) && !used.has(r));
+    if (unknown.length > 0) {
+      throw forbidden(attrs, `status unknown for quota: ${quota.metadata.name ?? ''}, resources: ${[...restricted].sort().join(',')}`);
+    }
+    interesting.push(i);
+  });
+  if (interesting.length === 0) return quotas;
+
+  const obj = input.metadata.namespace || !attrs.namespace ? input : { ...input, metadata: { ...input.metadata, namespace: attrs.namespace } };
+  const inputUsage = evaluator.usage(obj, now);
+  const negative = [...inputUsage].filter(([, q]) => q.unscaled < 0n).map(([k]) => k);
+  if (negative.length > 0) throw forbidden(attrs, `quota usage is negative for resource(s): ${negative.sort().join(',')}`);
+
+  const delta = new Map<number, ResourceList>(interesting.map((i) => [i, inputUsage]));
+  if (attrs.operation === 'UPDATE') {
+    const prev = attrs.oldObject;
+    if (!prev) throw forbidden(attrs, 'unable to get previous usage since prior version of object was not found');
+    if (prev.metadata.resourceVersion) {
+      const change = subtractNonNegative(inputUsage, evaluator.usage(prev, now));
+      // a quota the old object was already charged to pays only the growth
+      for (const i of interesting) if (quotaMatches(evaluator, quotas[i] as KubeObject, prev)) delta.set(i, change);
+    }
+  }
+  for (const [i, d] of [...delta]) {
+    const nonZero = removeZeros(d);
+    if (nonZero.size === 0) delta.delete(i);
+    else delta.set(i, nonZero);
+  }
+  if (delta.size === 0) return quotas;
+
+  const out = quotas.slice();
+  for (const i of interesting) {
+    const d = delta.get(i);
+    if (!d) continue;
+    const quota = out[i] as KubeObject;
+    const hard = hardOf(quota);
+    const used = usedOf(quota);
+    const requested = maskList(d, hard.keys());
+    const newUsed = addLists(used, requested);
+    if (attrs.subresource !== 'status') {
+      const over = exceeding(maskList(newUsed, requested.keys()), hard);
+      if (over.length > 0) {
+        throw forbidden(
+          attrs,
+          `exceeded quota: ${quota.metadata.name ?? ''}, requested: ${prettyPrint(maskList(requested, over))}, used: ${prettyPrint(maskList(used, over))}, limited: ${prettyPrint(maskList(hard, over))}`,
+        );
+      }
+    }
+    const next = clone(quota);
+    next.status = { ...asObject(quota.status), used: resourceListJson(newUsed) };
+    out[i] = next;
+  }
+  return out;
+}
+
+/** the quotas of each namespace as this replica knows them: an informer, overlaid with the
+ *  newer versions this replica wrote itself (the informer may not have seen them yet) */
+class QuotaAccessor {
+  private informer: Informer | undefined;
+  private readonly written = new Map<string, KubeObject>();
+
+  constructor(
+    private readonly resolver: ResourceResolver,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  private rest(subresource?: string) {
+    const r = this.resolver.lookup('', 'v1', 'resourcequotas', subresource);
+    if (!r) throw new Error('the registry serves no resourcequotas');
+    return r;
+  }
+
+  async quotas(namespace: string): Promise<KubeObject[]> {
+    if (!this.informer) this.informer = startInformer(this.rest(), createLogger('admission').named('resourcequota'), this.signal);
+    if (!this.informer.hasSynced) {
+      // before the first list is in, ask etcd (kube's live lookup)
+      const list = await this.rest().list(internalContext(fieldManager, namespace), {});
+      return list.items.map((q) => this.newest(q));
+    }
+    return this.informer.list(namespace).map((q) => this.newest(q));
+  }
+
+  private newest(q: KubeObject): KubeObject {
+    const key = `${q.metadata.namespace ?? ''}/${q.metadata.name ?? ''}`;
+    const mine = this.written.get(key);
+    if (!mine) return q;
+    if (rvNumber(q) >= rvNumber(mine)) {
+      this.written.delete(key);
+      return q;
+    }
+    return mine;
+  }
+
+  async live(namespace: string, name: string): Promise<KubeObject | undefined> {
+    try {
+      return await this.rest().get(internalContext(fieldManager, namespace), name, {});
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /** writes status.used at the quota's resourceVersion (a Conflict when it has moved on) */
+  async updateStatus(quota: KubeObject): Promise<void> {
+    const ns = quota.metadata.namespace ?? '';
+    const { object } = await this.rest('status').update(internalContext(fieldManager, ns), quota.metadata.name ?? '', () => clone(quota), { allowCreate: false });
+    this.written.set(`${ns}/${quota.metadata.name ?? ''}`, object);
+    if (this.written.size > 1000) this.written.delete(this.written.keys().next().value as string);
+  }
+}
+
+export function resourceQuotaPlugin(resolver: ResourceResolver, signal: AbortSignal): AdmissionPlugin {
+  const accessor = new QuotaAccessor(resolver, signal);
+  const lanes = new Map<string, Promise<void>>();
+
+  /** runs `work` after every earlier charge in the namespace has finished */
+  const inLane = async (ns: string, work: () => Promise<void>): Promise<void> => {
+    const prev = lanes.get(ns) ?? Promise.resolve();
+    const run = prev.then(work, work);
+    const tail = run.catch(() => undefined);
+    lanes.set(ns, tail);
+    void tail.then(() => {
+      if (lanes.get(ns) === tail) lanes.delete(ns);
+    });
+    return run;
+  };
+
+  const evaluate = async (attrs: AdmissionAttributes, evaluator: QuotaEvaluator): Promise<void> => {
+    let quotas = await accessor.quotas(attrs.namespace);
+    for (let attempt = 0; quotas.length > 0; attempt++) {
+      const charged = chargeRequest(quotas, attrs, evaluator);
+      if (attrs.dryRun) return;
+      const failed: KubeObject[] = [];
+      let lastErr: unknown;
+      for (let i = 0; i < charged.length; i++) {
+        const before = quotas[i] as KubeObject;
+        const after = charged[i] as KubeObject;
+        if (listsEqual(usedOf(before), usedOf(after))) continue;
+        try {
+          await accessor.updateStatus(after);
+        } catch (err) {
+          failed.push(before);
+          lastErr = err;
+        }
+      }
+      if (failed.length === 0) return;
+      if (attempt >= retries) throw lastErr instanceof StatusError ? lastErr : new StatusError(500, 'InternalError', String(lastErr));
+      // charge again only the quotas whose write lost, as they are now
+      const fresh: KubeObject[] = [];
+      for (const q of failed) {
+        const now = await accessor.live(q.metadata.namespace ?? '', q.metadata.name ?? '');
+        if (now) fresh.push(now);
+      }
+      quotas = fresh;
+    }
+  };
+
+  return {
+    name: 'ResourceQuota',
+    handles(attrs) {
+      if (!attrs.namespace) return false;
+      if (attrs.operation !== 'CREATE' && attrs.operation !== 'UPDATE') return false;
+      if (attrs.operation === 'CREATE' && attrs.resource.group === '' && attrs.resource.resource === 'namespaces') return false;
+      return !isIgnoredByQuota(attrs.resource.group, attrs.resource.resource);
+    },
+    async validate(attrs) {
+      const evaluator = evaluatorFor(attrs.resource.group, attrs.resource.resource);
+      if (!evaluator.handles(attrs)) return;
+      await inLane(attrs.namespace, () => evaluate(attrs, evaluator));
+    },
+  };
+}
+
+export const resourceQuota: AdmissionPluginFactory = {
+  name: 'ResourceQuota',
+  create(deps) {
+    return resourceQuotaPlugin(deps.resolver, deps.signal);
+  },
+};
