@@ -76,6 +76,7 @@ export class CustomResources {
   private readonly listeners: (() => void)[] = [];
   private readonly now: () => Date;
   private readonly working = new Set<string>();
+  private readonly again = new Set<string>();
 
   constructor(private readonly opts: CustomResourceOptions) {
     this.now = opts.now ?? (() => new Date());
@@ -318,7 +319,11 @@ export class CustomResources {
 
   /** writes the CRD's status when it differs; runs the deletion cleanup of a deleted CRD */
   private async reconcile(name: string): Promise<void> {
-    if (this.working.has(name)) return;
+    if (this.working.has(name)) {
+      // a change arrived while this CRD was being worked on: look again once done
+      this.again.add(name);
+      return;
+    }
     this.working.add(name);
     try {
       const crd = this.crds.get(name);
@@ -342,6 +347,7 @@ export class CustomResources {
       if (e.code !== 409 && e.code !== 404) this.opts.log?.warn('CustomResourceDefinition status not written', { name, error: (err as Error).message });
     } finally {
       this.working.delete(name);
+      if (this.again.delete(name)) void this.reconcile(name);
     }
   }
 
