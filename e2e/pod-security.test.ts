@@ -2,11 +2,13 @@
 // enforce=restricted refuses a plain nginx pod with kube's message and admits a compliant one;
 // warn=baseline prints a warning for a privileged Deployment and still creates it; labelling a
 // namespace whose pods break the new level prints kube's warnings; invalid labels are refused;
-// the PodSecurityConfiguration's defaults and exemptions from --admission-control-config-file.
+// the PodSecurityConfiguration's defaults and exemptions from --admission-control-config-file;
+// pod updates are evaluated only when an image changes; the audit log carries the plugin's
+// pod-security.kubernetes.io/* annotations.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { kubectl, kubectlOk, startKapi, uniqueName, waitFor, type KapiProcess } from './harness.js';
@@ -145,6 +147,7 @@ describe('PodSecurity configuration from --admission-control-config-file', () =>
   let kapi: KapiProcess;
   let kc: { kubeconfig: string };
   let dir = '';
+  let auditLog = '';
 
   before(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'psa-cfg-'));
@@ -166,7 +169,15 @@ describe('PodSecurity configuration from --admission-control-config-file', () =>
         '',
       ].join('\n'),
     );
-    kapi = await startKapi({ extraArgs: [`--admission-control-config-file=${file}`] });
+    const policy = path.join(dir, 'audit-policy.yaml');
+    writeFileSync(
+      policy,
+      ['apiVersion: audit.k8s.io/v1', 'kind: Policy', 'rules:', '- level: Metadata', '  resources:', '  - group: ""', '    resources: [pods]', '- level: None', ''].join('\n'),
+    );
+    auditLog = path.join(dir, 'audit.log');
+    kapi = await startKapi({
+      extraArgs: [`--admission-control-config-file=${file}`, '--audit-policy-file', policy, '--audit-log-path', auditLog],
+    });
     kc = { kubeconfig: kapi.kubeconfig };
   });
   after(async () => {
@@ -195,5 +206,40 @@ describe('PodSecurity configuration from --admission-control-config-file', () =>
     await createNamespace('exempt-ns', kc);
     const exempt = await kubectl(['create', '-n', 'exempt-ns', '-f', '-'], { ...kc, input: pod });
     assert.equal(exempt.code, 0, exempt.stderr);
+  });
+
+  it('pod updates that change an image are evaluated, others are not; audit annotations are logged', async () => {
+    const ns = uniqueName('psa-u');
+    await createNamespace(ns, kc);
+    await kubectlOk(['run', 'web', '--image=nginx', '-n', ns], kc);
+    await kubectlOk(['label', 'namespace', ns, 'pod-security.kubernetes.io/enforce=restricted', 'pod-security.kubernetes.io/audit=restricted'], kc);
+    const relabel = await kubectl(['label', 'pod', 'web', '-n', ns, 'tier=front'], kc);
+    assert.equal(relabel.code, 0, relabel.stderr);
+    const setImage = await kubectl(['set', 'image', 'pod/web', 'web=nginx:1.27', '-n', ns], kc);
+    assert.notEqual(setImage.code, 0);
+    assert.match(setImage.stderr, /pods "web" is forbidden: violates PodSecurity "restricted:latest": allowPrivilegeEscalation != false/);
+
+    const other = uniqueName('psa-a');
+    await createNamespace(other, kc);
+    await kubectlOk(['label', 'namespace', other, 'pod-security.kubernetes.io/audit=restricted'], kc);
+    await kubectlOk(['run', 'audited', '--image=nginx', '-n', other], kc);
+    const event = await waitFor(
+      'the audit event of the pod create',
+      () => {
+        if (!existsSync(auditLog)) return undefined;
+        return readFileSync(auditLog, 'utf8')
+          .split('\n')
+          .filter((l) => l.trim() !== '')
+          .map((l) => JSON.parse(l) as { stage?: string; verb?: string; objectRef?: { namespace?: string; name?: string }; annotations?: Record<string, string> })
+          .find((e) => e.stage === 'ResponseComplete' && e.verb === 'create' && e.objectRef?.namespace === other && e.objectRef?.name === 'audited');
+      },
+      60_000,
+      200,
+    );
+    assert.equal(event.annotations?.['pod-security.kubernetes.io/enforce-policy'], 'baseline:latest');
+    assert.match(
+      event.annotations?.['pod-security.kubernetes.io/audit-violations'] ?? '',
+      /^would violate PodSecurity "restricted:latest": allowPrivilegeEscalation != false \(container "audited" must set/,
+    );
   });
 });
