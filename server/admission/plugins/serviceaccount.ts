@@ -24,6 +24,7 @@ export const tokenMountPath = '/var/run/secrets/kubernetes.io/serviceaccount';
 const mirrorPodAnnotation = 'kubernetes.io/config.mirror';
 /** the bound token's lifetime the kubelet asks for (kube's warn-only extended expiry) */
 const tokenExpirationSeconds = 3607;
+const defaultAccountAttempts = 10;
 const serviceAccounts = { group: '', version: 'v1', resource: 'serviceaccounts' };
 
 /** the projected volume source kube-apiserver mounts in pods */
@@ -151,11 +152,18 @@ function referencesSecrets(spec: JsonObject): boolean {
 
 export function serviceAccountPlugin(deps: Pick<AdmissionDeps, 'resolver'>): AdmissionPlugin {
   async function lookup(attrs: AdmissionAttributes, name: string): Promise<KubeObject> {
-    let sa: KubeObject | null;
-    try {
-      sa = await getObject(deps.resolver, serviceAccounts, attrs.namespace, name);
-    } catch (err) {
-      throw forbidden(attrs, `error looking up service account ${attrs.namespace}/${name}: ${messageOf(err)}`);
+    let sa: KubeObject | null = null;
+    // the `default` account is created by a controller right after its namespace: like kube,
+    // look for it a few more times before giving up
+    const attempts = name === defaultServiceAccountName ? defaultAccountAttempts : 1;
+    const pauseMs = 100 + Math.floor(Math.random() * 100);
+    for (let i = 0; i < attempts && !sa; i++) {
+      if (i > 0) await new Promise((r) => setTimeout(r, pauseMs));
+      try {
+        sa = await getObject(deps.resolver, serviceAccounts, attrs.namespace, name);
+      } catch (err) {
+        throw forbidden(attrs, `error looking up service account ${attrs.namespace}/${name}: ${messageOf(err)}`);
+      }
     }
     if (!sa) throw forbidden(attrs, `error looking up service account ${attrs.namespace}/${name}: serviceaccount "${name}" not found`);
     return sa;
