@@ -258,7 +258,10 @@ describe('PodSecurity plugin: namespaces', () => {
   it('labelling an exempt namespace warns that the policy is ignored', async () => {
     const config = { apiVersion: 'pod-security.admission.config.k8s.io/v1', kind: 'PodSecurityConfiguration', exemptions: { namespaces: ['ex'] } };
     const { run } = await setup([], [], config);
-    const r = await run(attrs('CREATE', NAMESPACES, '', ns('ex', { 'pod-security.kubernetes.io/enforce': 'baseline', 'pod-security.kubernetes.io/warn': 'restricted' })));
+    const labelled = ns('ex', { 'pod-security.kubernetes.io/enforce': 'baseline', 'pod-security.kubernetes.io/warn': 'restricted' });
+    // a create has no request namespace for kube to match against the exemptions
+    assert.deepEqual((await run(attrs('CREATE', NAMESPACES, '', labelled))).ctx.warnings, []);
+    const r = await run(attrs('UPDATE', NAMESPACES, 'ex', labelled, ns('ex')));
     assert.deepEqual(r.ctx.warnings, [
       'namespace "ex" is exempt from Pod Security, and the policy (enforce=baseline:latest, warn=restricted:latest) will be ignored',
     ]);

@@ -42,6 +42,9 @@ const IGNORED_POD_SUBRESOURCES = new Set(['exec', 'attach', 'binding', 'eviction
 /** kube checks at most this many existing pods when a namespace's enforce level tightens */
 const MAX_PODS_TO_CHECK = 3000;
 
+/** and spends at most this long on them */
+const POD_CHECK_TIME_LIMIT_MS = 1000;
+
 const FIELD_MANAGER = 'pod-security-admission';
 
 type Annotations = Record<string, string>;
@@ -125,7 +128,8 @@ export class PodSecurityPlugin implements AdmissionPlugin {
     };
     if (attrs.operation === 'CREATE') {
       if (newErrs.length) return invalid();
-      return this.exemptNamespace(name) ? exemptWarning() : allowed;
+      // kube looks at the request's namespace, which a namespace create does not have
+      return this.exemptNamespace(attrs.namespace) ? exemptWarning() : allowed;
     }
     const { policy: oldPolicy, errors: oldErrs } = policyToEvaluate(labelsOf(attrs.oldObject), this.defaults);
     if (newErrs.length && (!oldErrs.length || aggregate(newErrs) !== aggregate(oldErrs))) return invalid();
@@ -138,7 +142,7 @@ export class PodSecurityPlugin implements AdmissionPlugin {
     ) {
       return allowed;
     }
-    if (this.exemptNamespace(name)) return exemptWarning();
+    if (this.exemptNamespace(attrs.namespace || name)) return exemptWarning();
     return { ...allowed, warnings: await this.evaluatePodsInNamespace(name, newPolicy.enforce) };
   }
 
@@ -174,7 +178,11 @@ export class PodSecurityPlugin implements AdmissionPlugin {
     const total = prioritized.length;
     const checked = prioritized.slice(0, MAX_PODS_TO_CHECK);
     const counts = new Map<string, { podName: string; count: number }>();
+    const deadline = Date.now() + POD_CHECK_TIME_LIMIT_MS;
+    let evaluated = 0;
     for (const pod of checked) {
+      if (evaluated > 0 && Date.now() > deadline) break;
+      evaluated++;
       const violations = evaluatePod(enforce, (pod.metadata ?? {}) as PodMeta, (pod.spec ?? {}) as PodSpec, this.checkOptions);
       if (!violations.length) continue;
       const warning = forbiddenReason(violations);
@@ -187,8 +195,8 @@ export class PodSecurityPlugin implements AdmissionPlugin {
       }
     }
     const warnings: string[] = [];
-    if (checked.length < total) {
-      warnings.push(`new PodSecurity enforce level only checked against the first ${checked.length} of ${total} existing pods`);
+    if (evaluated < total) {
+      warnings.push(`new PodSecurity enforce level only checked against the first ${evaluated} of ${total} existing pods`);
     }
     if (counts.size) {
       warnings.push(
