@@ -1,0 +1,110 @@
+// kube 1.33's built-in storage, networking, certificate and quota admission plugins through
+// kubectl 1.33: a claim without a class gets the default StorageClass and the pvc-protection
+// finalizer (and grows only when bound and its class allows expansion), an Ingress the default IngressClass, a ConfigMap quota refuses the one too many
+// with kube's message and `kubectl describe quota` shows what is used, a CSR for the
+// kube-apiserver-client signer asking for system:masters is refused.
+
+import assert from 'node:assert/strict';
+import { webcrypto } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import 'reflect-metadata';
+import * as x509 from '@peculiar/x509';
+import { createNamespace, kubectl, kubectlOk, startKapi, uniqueName, waitFor, type KapiProcess } from './harness.js';
+
+x509.cryptoProvider.set(webcrypto as unknown as Crypto);
+
+async function csrRequest(subject: string): Promise<string> {
+  const alg = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
+  const keys = (await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as CryptoKeyPair;
+  const req = await x509.Pkcs10CertificateRequestGenerator.create({ name: subject, keys, signingAlgorithm: alg });
+  return Buffer.from(req.toString('pem')).toString('base64');
+}
+
+describe('built-in admission: storage, ingress, quota, certificates', () => {
+  let kapi: KapiProcess;
+  let k: (args: string[], input?: string) => Promise<string>;
+  const ns = uniqueName('adm');
+
+  before(async () => {
+    kapi = await startKapi();
+    k = (args, input) => kubectlOk(args, { kubeconfig: kapi.kubeconfig, input });
+    await createNamespace(kapi.http, ns);
+  });
+  after(async () => {
+    await kapi?.stop();
+  });
+
+  it('a claim without a class gets the default StorageClass and the pvc-protection finalizer', async () => {
+    await k(['apply', '-f', '-'], JSON.stringify({
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'StorageClass',
+      metadata: { name: 'standard', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
+      provisioner: 'example.com/provisioner',
+    }));
+    await k(['create', '-n', ns, '-f', '-'], JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'data' },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+    }));
+    const got = await k(['get', 'pvc', 'data', '-n', ns, '-o', 'jsonpath={.spec.storageClassName} {.metadata.finalizers}']);
+    assert.equal(got, 'standard ["kubernetes.io/pvc-protection"]');
+    // once bound, it may grow only when its class allows expansion
+    await k(['patch', 'pvc', 'data', '-n', ns, '--subresource=status', '-p', '{"status":{"phase":"Bound"}}']);
+    const grow = ['patch', 'pvc', 'data', '-n', ns, '-p', '{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}'];
+    const refused = await kubectl(grow, { kubeconfig: kapi.kubeconfig });
+    assert.notEqual(refused.code, 0);
+    assert.match(
+      refused.stderr,
+      /persistentvolumeclaims "data" is forbidden: only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize/,
+    );
+    await k(['patch', 'storageclass', 'standard', '-p', '{"allowVolumeExpansion":true}']);
+    assert.equal(await k(grow), 'persistentvolumeclaim/data patched\n');
+  });
+
+  it('an Ingress without a class gets the default IngressClass', async () => {
+    await k(['apply', '-f', '-'], JSON.stringify({
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'IngressClass',
+      metadata: { name: 'nginx', annotations: { 'ingressclass.kubernetes.io/is-default-class': 'true' } },
+      spec: { controller: 'example.com/ingress-controller' },
+    }));
+    await k(['create', 'ingress', 'web', '-n', ns, '--rule=example.com/=web:80']);
+    assert.equal(await k(['get', 'ingress', 'web', '-n', ns, '-o', 'jsonpath={.spec.ingressClassName}']), 'nginx');
+  });
+
+  it('a quota of 2 configmaps refuses the one too many; describe quota shows what is used', async () => {
+    await k(['create', 'quota', 'cm-quota', '-n', ns, '--hard=configmaps=2']);
+    // the quota controller fills in status; until then admission cannot charge the quota
+    await waitFor('status.used of the quota', async () => (await k(['get', 'quota', 'cm-quota', '-n', ns, '-o', 'jsonpath={.status.used.configmaps}'])) || undefined);
+    // kube-root-ca.crt may already take one of the two
+    let refused = '';
+    for (let i = 1; i <= 3 && !refused; i++) {
+      const r = await kubectl(['create', 'configmap', `cm-${i}`, '-n', ns, '--from-literal=a=b'], { kubeconfig: kapi.kubeconfig });
+      if (r.code !== 0) refused = r.stderr;
+      else assert.equal(r.stdout, `configmap/cm-${i} created\n`);
+    }
+    assert.match(refused, /configmaps "cm-\d" is forbidden: exceeded quota: cm-quota, requested: configmaps=1, used: configmaps=2, limited: configmaps=2/);
+    const described = await k(['describe', 'quota', 'cm-quota', '-n', ns]);
+    assert.match(described, /^Name:\s+cm-quota$/m);
+    assert.match(described, /^Resource\s+Used\s+Hard$/m);
+    assert.match(described, /^configmaps\s+2\s+2$/m);
+  });
+
+  it('a CSR for kube-apiserver-client with group system:masters is refused', async () => {
+    const csr = (name: string, request: string) =>
+      JSON.stringify({
+        apiVersion: 'certificates.k8s.io/v1',
+        kind: 'CertificateSigningRequest',
+        metadata: { name },
+        spec: { request, signerName: 'kubernetes.io/kube-apiserver-client', usages: ['client auth'] },
+      });
+    const r = await kubectl(['create', '-f', '-'], { kubeconfig: kapi.kubeconfig, input: csr('masters', await csrRequest('CN=eve, O=system:masters')) });
+    assert.notEqual(r.code, 0);
+    assert.match(
+      r.stderr,
+      /Error from server \(Forbidden\): error when creating "STDIN": certificatesigningrequests\.certificates\.k8s\.io "masters" is forbidden: use of kubernetes\.io\/kube-apiserver-client signer with system:masters group is not allowed/,
+    );
+    assert.equal(await k(['create', '-f', '-'], csr('devs', await csrRequest('CN=bob, O=devs'))), 'certificatesigningrequest.certificates.k8s.io/devs created\n');
+  });
+});
