@@ -53,3 +53,11 @@ test('a hostile expression is cut off by the runtime budget', () => {
   assert.equal(r.ok, false);
   assert.match((r as { error: string }).error, /actual cost limit exceeded/);
 });
+
+test("Kubernetes' libraries: quantity, lists, regex", () => {
+  const obj = { spec: { containers: [{ name: 'a', resources: { limits: { memory: '512Mi' } } }, { name: 'b', resources: { limits: { memory: '2Gi' } } }] } };
+  const p = compile("object.spec.containers.all(c, quantity(c.resources.limits.memory).isLessThan(quantity('1Gi')))", 'bool');
+  assert.equal(p.compileError, undefined);
+  assert.deepEqual(p.evaluate(act(obj)), { ok: true, value: false });
+  assert.deepEqual(compile("object.spec.containers.map(c, c.name).isSorted() && 'v1.2'.find('[0-9]+') == '1'", 'bool').evaluate(act(obj)), { ok: true, value: true });
+});

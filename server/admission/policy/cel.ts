@@ -1,15 +1,17 @@
 // CEL as ValidatingAdmissionPolicy expressions see it: the variables `object`, `oldObject`,
 // `request`, `params`, `namespaceObject` and `variables` (the policy's named variables, each
-// evaluated on first use), `matches` on RE2, and a runtime budget per expression
+// evaluated on first use), `matches` on RE2, Kubernetes' regex/strings/lists/quantity
+// libraries (server/cel/k8s-library.ts), and a runtime budget per expression
 // (server/cel/budget.ts) so that no expression can hold the replica.
 
 import type { Environment } from '@marcbachmann/cel-js';
 import { re2Environment, routeMatchesToRe2, toCelValue } from '../../authn/jwt/cel.js';
 import { CelBudgetExceededError, withBudget } from '../../cel/budget.js';
+import { registerKubernetesLibraries } from '../../cel/k8s-library.js';
 
 let env: Environment | undefined;
 function environment(): Environment {
-  env ??= re2Environment('request')
+  env ??= registerKubernetesLibraries(re2Environment('request'))
     .registerVariable('object', 'dyn')
     .registerVariable('oldObject', 'dyn')
     .registerVariable('params', 'dyn')
