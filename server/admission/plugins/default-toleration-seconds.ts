@@ -7,7 +7,7 @@
 import type { KubeObject } from '../../../storage/interface.js';
 import { asArray, asObject, isObject } from '../../registry/object.js';
 import type { AdmissionDeps, AdmissionPlugin, AdmissionPluginFactory } from '../plugin.js';
-import { isCoreResource } from './pod-plugins-common.js';
+import { isCoreResource, reorderPodSpec } from './pod-plugins-common.js';
 
 export const notReadyTaintKey = 'node.kubernetes.io/not-ready';
 export const unreachableTaintKey = 'node.kubernetes.io/unreachable';
@@ -41,7 +41,10 @@ export function defaultTolerationSecondsPlugin(opts: DefaultTolerationSecondsOpt
       if (!tolerations.some((t) => tolerates(t, unreachableTaintKey))) {
         added.push({ key: unreachableTaintKey, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: opts.unreachableSeconds });
       }
-      if (added.length) spec.tolerations = [...asArray(spec.tolerations), ...added];
+      if (added.length) {
+        spec.tolerations = [...asArray(spec.tolerations), ...added];
+        reorderPodSpec(pod);
+      }
       return pod;
     },
   };

@@ -20,7 +20,7 @@ import {
 } from '../../registry/quantity.js';
 import type { AdmissionAttributes } from '../../registry/rest.js';
 import type { AdmissionDeps, AdmissionPlugin, AdmissionPluginFactory } from '../plugin.js';
-import { forbidden, listObjects } from './pod-plugins-common.js';
+import { forbidden, listObjects, sortedMap } from './pod-plugins-common.js';
 
 export const limitRangerAnnotation = 'kubernetes.io/limit-ranger';
 const limitRanges = { group: '', version: 'v1', resource: 'limitranges' };
@@ -252,8 +252,8 @@ function defaultContainer(c: JsonObject, defaults: ReturnType<typeof containerDe
   }
   // Go omits empty maps; limits come before requests in ResourceRequirements
   const ordered: JsonObject = {};
-  if (Object.keys(limits).length) ordered.limits = limits;
-  if (Object.keys(requests).length) ordered.requests = requests;
+  if (Object.keys(limits).length) ordered.limits = sortedMap(limits);
+  if (Object.keys(requests).length) ordered.requests = sortedMap(requests);
   for (const [k, v] of Object.entries(resources)) if (k !== 'limits' && k !== 'requests') ordered[k] = v;
   c.resources = ordered;
   const name = String(c.name ?? '');
@@ -268,7 +268,7 @@ function defaultPod(limitRange: KubeObject, pod: KubeObject): void {
   for (const c of containers(spec, 'containers')) defaultContainer(c, defaults, 'container', notes);
   for (const c of containers(spec, 'initContainers')) defaultContainer(c, defaults, 'init container', notes);
   if (notes.length) {
-    pod.metadata.annotations = { ...(pod.metadata.annotations ?? {}), [limitRangerAnnotation]: `LimitRanger plugin set: ${notes.join('; ')}` };
+    pod.metadata.annotations = sortedMap({ ...(pod.metadata.annotations ?? {}), [limitRangerAnnotation]: `LimitRanger plugin set: ${notes.join('; ')}` }) as Record<string, string>;
   }
 }
 

@@ -5,6 +5,8 @@
 
 import type { KubeObject } from '../../../storage/interface.js';
 import { errors, StatusError } from '../../http/status.js';
+import { containerOrder, podSpecOrder } from '../../registry/core/pod-spec.js';
+import { isObject, reorder, type JsonObject } from '../../registry/object.js';
 import { internalContext, isNotFound } from '../../controllers/util.js';
 import type { AdmissionAttributes, ResourceResolver } from '../../registry/rest.js';
 
@@ -54,4 +56,21 @@ export async function listObjects(
 /** Go's fmt %v of an error chain as kube's plugins print it */
 export function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** a map field as Go writes it: keys sorted */
+export function sortedMap(m: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const k of Object.keys(m).sort()) out[k] = m[k];
+  return out;
+}
+
+/** puts what a plugin added to a pod spec (and its containers) where kube's field order has it */
+export function reorderPodSpec(pod: KubeObject): void {
+  if (!isObject(pod.spec)) return;
+  const spec = pod.spec;
+  for (const key of ['initContainers', 'containers', 'ephemeralContainers']) {
+    if (Array.isArray(spec[key])) spec[key] = (spec[key] as unknown[]).map((c) => (isObject(c) ? reorder(c, containerOrder) : c));
+  }
+  pod.spec = reorder(spec, podSpecOrder);
 }

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { KubeObject } from '../../../storage/interface.js';
+import { containerOrder, podSpecOrder } from '../../registry/core/pod-spec.js';
 import { ensureSystemPriorityClasses } from '../../controllers/system-priority-classes.js';
 import { silentLogger } from '../../controllers/types.js';
 import { ctx, statusOf, startRegistry, type RegistryHarness } from '../../registry/testing/harness.js';
@@ -395,5 +396,11 @@ describe('pod admission plugins over a real registry', () => {
       { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
       { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
     ]);
+    // what the plugins added sits where kube's field order has it
+    const keys = Object.keys(spec);
+    assert.deepEqual(keys, podSpecOrder.filter((k) => keys.includes(k)));
+    const ckeys = Object.keys(containersOf(got)[0]!);
+    assert.deepEqual(ckeys, containerOrder.filter((k) => ckeys.includes(k)));
+    assert.ok(ckeys.indexOf('volumeMounts') < ckeys.indexOf('terminationMessagePath'));
   });
 });

@@ -10,7 +10,7 @@ import type { KubeObject } from '../../../storage/interface.js';
 import { asObject, isObject } from '../../registry/object.js';
 import type { AdmissionAttributes } from '../../registry/rest.js';
 import type { AdmissionDeps, AdmissionPlugin, AdmissionPluginFactory } from '../plugin.js';
-import { forbidden, getObject, listObjects, messageOf } from './pod-plugins-common.js';
+import { forbidden, getObject, listObjects, messageOf, reorderPodSpec } from './pod-plugins-common.js';
 
 const priorityClasses = { group: 'scheduling.k8s.io', version: 'v1', resource: 'priorityclasses' };
 /** kube's DefaultPriorityWhenNoDefaultClassExists */
@@ -106,6 +106,7 @@ export function priorityPlugin(deps: Pick<AdmissionDeps, 'resolver'>): Admission
       if (!isPods(attrs)) return obj;
       if (attrs.operation === 'CREATE') await admitPodCreate(attrs, obj);
       else if (attrs.operation === 'UPDATE' && attrs.oldObject) admitPodUpdate(obj, attrs.oldObject);
+      reorderPodSpec(obj);
       return obj;
     },
     async validate(attrs) {

@@ -9,7 +9,7 @@ import { asArray, asObject, isObject, semanticEqual, type JsonObject } from '../
 import { compareQuantities, parseQuantity } from '../../registry/quantity.js';
 import type { AdmissionAttributes } from '../../registry/rest.js';
 import type { AdmissionDeps, AdmissionPlugin, AdmissionPluginFactory } from '../plugin.js';
-import { forbidden, getObject, isCoreResource } from './pod-plugins-common.js';
+import { forbidden, getObject, isCoreResource, reorderPodSpec, sortedMap } from './pod-plugins-common.js';
 
 const runtimeClasses = { group: 'node.k8s.io', version: 'v1', resource: 'runtimeclasses' };
 
@@ -99,12 +99,12 @@ export function runtimeClassPlugin(deps: Pick<AdmissionDeps, 'resolver'>): Admis
         if (hasOverhead(spec) && !sameResources(podFixed, spec.overhead)) {
           throw forbidden(attrs, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
         }
-        spec.overhead = { ...podFixed };
+        spec.overhead = sortedMap(podFixed);
       }
       if (isObject(rc.scheduling)) {
         const wanted = asObject(rc.scheduling.nodeSelector);
         if (!isObject(spec.nodeSelector)) {
-          if (isObject(rc.scheduling.nodeSelector)) spec.nodeSelector = { ...wanted };
+          if (isObject(rc.scheduling.nodeSelector)) spec.nodeSelector = sortedMap(wanted);
         } else {
           const selector = spec.nodeSelector;
           for (const [k, v] of Object.entries(wanted)) {
@@ -113,11 +113,13 @@ export function runtimeClassPlugin(deps: Pick<AdmissionDeps, 'resolver'>): Admis
             }
             selector[k] = v;
           }
+          spec.nodeSelector = sortedMap(selector);
         }
         const merged = mergeTolerations(asArray(spec.tolerations).map(asObject), asArray(rc.scheduling.tolerations).map(asObject));
         if (merged.length) spec.tolerations = merged;
         else delete spec.tolerations;
       }
+      reorderPodSpec(pod);
       return pod;
     },
     async validate(attrs) {

@@ -15,7 +15,7 @@ import { generateName } from '../../registry/store.js';
 import { asArray, asObject, isObject, type JsonObject } from '../../registry/object.js';
 import type { AdmissionAttributes } from '../../registry/rest.js';
 import type { AdmissionDeps, AdmissionPlugin, AdmissionPluginFactory } from '../plugin.js';
-import { forbidden, getObject, messageOf } from './pod-plugins-common.js';
+import { forbidden, getObject, messageOf, reorderPodSpec } from './pod-plugins-common.js';
 
 export const defaultServiceAccountName = 'default';
 export const enforceMountableSecretsAnnotation = 'kubernetes.io/enforce-mountable-secrets';
@@ -211,6 +211,7 @@ export function serviceAccountPlugin(deps: Pick<AdmissionDeps, 'resolver'>): Adm
         const pulls = asArray(sa.imagePullSecrets).map((r) => ({ name: asObject(r).name ?? '' }));
         if (pulls.length) spec.imagePullSecrets = pulls;
       }
+      reorderPodSpec(pod);
       return pod;
     },
     async validate(attrs) {

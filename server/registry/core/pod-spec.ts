@@ -7,7 +7,7 @@ import type { FieldError } from '../validation/field-error.js';
 import { validatePodSpecFull, type PodSpecValidationOptions } from './pod-validation.js';
 import { quantityOf } from './resources-validation.js';
 
-const podSpecOrder = [
+export const podSpecOrder = [
   'volumes',
   'initContainers',
   'containers',
@@ -50,7 +50,7 @@ const podSpecOrder = [
   'resources',
 ];
 
-const containerOrder = [
+export const containerOrder = [
   'name',
   'image',
   'command',
