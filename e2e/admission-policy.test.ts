@@ -2,11 +2,13 @@
 // Deny refuses a 6-replica Deployment with kube's message, only in the namespaces the binding's
 // namespaceSelector picks; deleting the binding lifts it; a Warn binding prints kube's warning
 // and creates the Deployment; a param ConfigMap sets the limit and a change to it applies to
-// the next request; a missing param with parameterNotFoundAction Deny refuses.
+// the next request; a missing param with parameterNotFoundAction Deny refuses. Two replicas on
+// one etcd: a policy and binding made through one replica apply on the other, and so does the
+// binding's deletion.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { kubectl, kubectlOk, startKapi, uniqueName, waitFor, type KapiProcess } from './harness.js';
+import { kubectl, kubectlOk, startEtcd, startKapi, uniqueName, waitFor, type EtcdProcess, type KapiProcess } from './harness.js';
 
 const G = 'admissionregistration.k8s.io/v1';
 
@@ -160,5 +162,47 @@ describe('ValidatingAdmissionPolicy with kubectl 1.33', () => {
       missing.stderr,
       /ValidatingAdmissionPolicy 'param-replicas' with binding 'param-replicas' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction/,
     );
+  });
+});
+
+describe('ValidatingAdmissionPolicy on two replicas', () => {
+  let etcd: EtcdProcess;
+  let a: KapiProcess;
+  let b: KapiProcess;
+
+  before(async () => {
+    etcd = await startEtcd();
+    [a, b] = await Promise.all([0, 1].map(() => startKapi({ etcdServers: etcd.endpoint })));
+  });
+  after(async () => {
+    await a?.stop();
+    await b?.stop();
+    await etcd?.stop();
+  });
+
+  it('a policy and binding made through one replica apply on the other; so does deleting the binding', async () => {
+    const ns = uniqueName('vap-two');
+    const onA = { kubeconfig: a.kubeconfig };
+    const onB = { kubeconfig: b.kubeconfig };
+    await kubectlOk(['create', 'namespace', ns], onA);
+    const manifests = [
+      {
+        apiVersion: G,
+        kind: 'ValidatingAdmissionPolicy',
+        metadata: { name: 'two-replicas' },
+        spec: { matchConstraints: { resourceRules: [replicasRule] }, validations: [{ expression: 'object.spec.replicas <= 5', message: 'at most 5 replicas' }] },
+      },
+      { apiVersion: G, kind: 'ValidatingAdmissionPolicyBinding', metadata: { name: 'two-replicas' }, spec: { policyName: 'two-replicas', validationActions: ['Deny'] } },
+    ];
+    await kubectlOk(['apply', '-f', '-'], { ...onA, input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: manifests }) });
+    const dryRunOnB = () => kubectl(['create', '-f', '-', '--dry-run=server'], { ...onB, input: deployment('web', ns, 6) });
+    const refused = await waitFor('replica B to enforce the binding', async () => {
+      const r = await dryRunOnB();
+      return r.code !== 0 ? r : undefined;
+    });
+    assert.match(refused.stderr, /ValidatingAdmissionPolicy 'two-replicas' with binding 'two-replicas' denied request: at most 5 replicas/);
+    await kubectlOk(['delete', 'validatingadmissionpolicybinding', 'two-replicas'], onB);
+    const dryRunOnA = () => kubectl(['create', '-f', '-', '--dry-run=server'], { ...onA, input: deployment('web', ns, 6) });
+    await waitFor('replica A to drop the binding', async () => (await dryRunOnA()).code === 0);
   });
 });
