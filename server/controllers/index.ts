@@ -9,6 +9,8 @@
 // collector of expired identity Leases.
 // Also leader-elected: ClusterRole aggregation, the `default` ServiceAccount of every
 // namespace and, given the cluster CA, the `kube-root-ca.crt` ConfigMap of every namespace.
+// Also leader-elected: ResourceQuota status (hard and used) and the PVC/PV protection
+// finalizers' removal.
 // Not here yet: service account token cleaner, bootstrap signer.
 
 import { bootstrapController } from './bootstrap.js';
@@ -20,6 +22,7 @@ import { rbacAggregationController } from './rbac-aggregation.js';
 import { resourceQuotaController } from './resource-quota.js';
 import { rootCAController } from './root-ca.js';
 import { serviceAccountsController } from './serviceaccounts.js';
+import { storageProtectionController } from './storage-protection.js';
 import { systemPriorityClassesController } from './system-priority-classes.js';
 import { defaultLogger, type Controller, type ControllerDeps } from './types.js';
 import { errorMessage } from './util.js';
@@ -60,6 +63,7 @@ export function startControllers(deps: ControllerDeps, opts: ControllerOptions =
     rbacAggregationController(deps),
     serviceAccountsController(deps),
     resourceQuotaController(deps),
+    storageProtectionController(deps),
     systemPriorityClassesController(deps),
   ];
   if (opts.rootCaPem) controllers.push(rootCAController(deps, opts.rootCaPem));
