@@ -60,6 +60,10 @@ export const DEFAULT_ON_PLUGINS: ReadonlySet<string> = new Set([
   'ClusterTrustBundleAttest',
   'CertificateSubjectRestriction',
   'DefaultIngressClass',
+  // both inert in 1.33 unless their alpha feature gates (PodTopologyLabelsAdmission,
+  // MutatingAdmissionPolicy) are on
+  'PodTopologyLabels',
+  'MutatingAdmissionPolicy',
   'MutatingAdmissionWebhook',
   'ValidatingAdmissionPolicy',
   'ValidatingAdmissionWebhook',
