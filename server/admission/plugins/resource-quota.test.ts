@@ -10,7 +10,7 @@ import { StatusError } from '../../http/status.js';
 import { silentLogger } from '../../controllers/types.js';
 import { runResourceQuotaController, syncQuota } from '../../controllers/resource-quota.js';
 import { ctx, startRegistry, type RegistryHarness } from '../../registry/testing/harness.js';
-import { resourceQuotaPlugin } from './resource-quota.js';
+import { limitedResourcesOf, resourceQuotaPlugin } from './resource-quota.js';
 import { admit, attrsFor } from './test-helpers.js';
 
 const configmaps = { group: '', version: 'v1', resource: 'configmaps' };
@@ -106,6 +106,23 @@ describe('ResourceQuota', () => {
     assert.equal((await used('q3', 'few')).used?.configmaps, String(ok));
     const stored = await h.rest('', 'v1', 'configmaps').list(ctx('q3'), {});
     assert.equal(stored.items.length, ok);
+  });
+
+  it('limitedResources: consuming them needs a covering quota', async () => {
+    await namespace('q5');
+    const plugin = resourceQuotaPlugin(h.registry, stop.signal, limitedResourcesOf({
+      apiVersion: 'apiserver.config.k8s.io/v1',
+      kind: 'ResourceQuotaConfiguration',
+      limitedResources: [{ resource: 'pods', matchContains: ['requests.cpu'] }],
+    }));
+    const cpu = { requests: { cpu: '100m' } };
+    const err = await create(plugin, pods, pod('q5', 'wants-cpu', cpu)).catch((e: unknown) => e);
+    assert.ok(err instanceof StatusError);
+    assert.equal(err.message, 'pods "wants-cpu" is forbidden: insufficient quota to consume: requests.cpu');
+    await create(plugin, pods, pod('q5', 'no-cpu'));
+    await quota('q5', 'cpu', { 'requests.cpu': '1' });
+    await create(plugin, pods, pod('q5', 'wants-cpu', cpu));
+    assert.equal((await used('q5', 'cpu')).used?.['requests.cpu'], '100m');
   });
 
   it('the controller recomputes usage when objects go away', async () => {

@@ -5,6 +5,9 @@
 // used: ..., limited: ...`; a pod that omits a cpu/memory request or limit a quota tracks is
 // refused with `failed quota: <name>: must specify ...`; a quota whose status does not yet
 // say what is used (the controller has not seen it) refuses with `status unknown for quota`.
+// With a ResourceQuotaConfiguration (--admission-control-config-file), resources listed in
+// limitedResources may only be consumed under a quota that covers them (`insufficient quota
+// to consume: ...`), and pods matching its matchScopes only under a quota with that scope.
 //
 // The charge is written into the quota's status.used before the object is stored, as an
 // update at the resourceVersion the check was made against: a concurrent charge through any
@@ -16,9 +19,9 @@
 import type { KubeObject } from '../../../storage/interface.js';
 import { startInformer, type Informer } from '../../authz/informer.js';
 import { internalContext, isNotFound } from '../../controllers/util.js';
-import { StatusError } from '../../http/status.js';
+import { errors, StatusError } from '../../http/status.js';
 import { createLogger } from '../../log.js';
-import { asObject, clone } from '../../registry/object.js';
+import { asArray, asObject, clone, isObject } from '../../registry/object.js';
 import type { AdmissionAttributes, ResourceResolver } from '../../registry/rest.js';
 import type { AdmissionPlugin, AdmissionPluginFactory } from '../plugin.js';
 import {
@@ -31,11 +34,13 @@ import {
   parseResourceList,
   prettyPrint,
   quotaMatches,
+  quotaScopeSelectors,
   removeZeros,
   resourceListJson,
   subtractNonNegative,
   type QuotaEvaluator,
   type ResourceList,
+  type ScopeRequirement,
 } from './quota-evaluators.js';
 import { forbidden } from './shared.js';
 
@@ -53,19 +58,64 @@ function rvNumber(obj: KubeObject): bigint {
 const hardOf = (q: KubeObject): ResourceList => parseResourceList(asObject(q.status).hard);
 const usedOf = (q: KubeObject): ResourceList => parseResourceList(asObject(q.status).used);
 
+/** an entry of ResourceQuotaConfiguration's limitedResources: consuming these needs a quota */
+export interface LimitedResource {
+  apiGroup: string;
+  resource: string;
+  matchContains: string[];
+  matchScopes: ScopeRequirement[];
+}
+
+/** reads the plugin's configuration (apiserver.config.k8s.io/v1 ResourceQuotaConfiguration) */
+export function limitedResourcesOf(config: unknown): LimitedResource[] {
+  return asArray(asObject(config).limitedResources)
+    .filter(isObject)
+    .map((l) => ({
+      apiGroup: typeof l.apiGroup === 'string' ? l.apiGroup : '',
+      resource: typeof l.resource === 'string' ? l.resource : '',
+      matchContains: asArray(l.matchContains).map(String),
+      matchScopes: asArray(l.matchScopes)
+        .filter(isObject)
+        .map((m) => ({ scopeName: String(m.scopeName ?? ''), operator: String(m.operator ?? ''), values: asArray(m.values).map(String) })),
+    }));
+}
+
+/** the scope requirements the object matches (only pods have scopes) */
+function matchingScopes(evaluator: QuotaEvaluator, obj: KubeObject, scopes: ScopeRequirement[]): ScopeRequirement[] {
+  return scopes.filter((s) => evaluator.matchesScope(s, obj));
+}
+
+/** Go's %v of a ScopedResourceSelectorRequirement */
+const scopeText = (s: ScopeRequirement): string => `{${s.scopeName} ${s.operator} [${s.values.join(' ')}]}`;
+
 /**
  * The new quotas (status.used charged) if the request fits every quota that applies to it;
  * throws kube's refusal otherwise. Quotas that do not apply are returned unchanged.
  */
-export function chargeRequest(quotas: KubeObject[], attrs: AdmissionAttributes, evaluator: QuotaEvaluator, now = new Date()): KubeObject[] {
+export function chargeRequest(quotas: KubeObject[], attrs: AdmissionAttributes, evaluator: QuotaEvaluator, limited: LimitedResource[] = [], now = new Date()): KubeObject[] {
   const input = attrs.object;
   if (!input) return quotas;
+  const obj = input.metadata.namespace || !attrs.namespace ? input : { ...input, metadata: { ...input.metadata, namespace: attrs.namespace } };
+
+  // what the configuration says may only be consumed under a quota
+  const limitedScopes = limited.flatMap((l) => matchingScopes(evaluator, obj, l.matchScopes));
+  const limitedHere = limited.filter((l) => `${l.apiGroup}/${l.resource}` === `${attrs.resource.group}/${attrs.resource.resource}`);
+  const limitedNames = new Set<string>();
+  if (limitedHere.length > 0) {
+    for (const [name, q] of evaluator.usage(obj, now)) {
+      if (q.unscaled > 0n && limitedHere.some((l) => l.matchContains.some((m) => name.includes(m)))) limitedNames.add(name);
+    }
+  }
+
   const interesting: number[] = [];
+  const restrictedNames = new Set<string>();
+  const restrictedScopes: ScopeRequirement[] = [];
   quotas.forEach((quota, i) => {
-    if (!quotaMatches(evaluator, quota, input)) return;
+    restrictedScopes.push(...matchingScopes(evaluator, obj, quotaScopeSelectors(quota)));
+    if (!quotaMatches(evaluator, quota, obj)) return;
     const hard = hardOf(quota);
     const restricted = evaluator.matchingResources(hard.keys());
-    const unmet = evaluator.constraints(restricted, input);
+    const unmet = evaluator.constraints(restricted, obj);
     if (unmet) throw forbidden(attrs, `failed quota: ${quota.metadata.name ?? ''}: ${unmet}`);
     const used = usedOf(quota);
     const unknown = restricted.filter((r) => hard.has(r) && !used.has(r));
@@ -73,22 +123,25 @@ export function chargeRequest(quotas: KubeObject[], attrs: AdmissionAttributes, 
       throw forbidden(attrs, `status unknown for quota: ${quota.metadata.name ?? ''}, resources: ${[...restricted].sort().join(',')}`);
     }
     interesting.push(i);
+    for (const r of restricted) restrictedNames.add(r);
   });
-  if (interesting.length === 0) return quotas;
 
-  const obj = input.metadata.namespace || !attrs.namespace ? input : { ...input, metadata: { ...input.metadata, namespace: attrs.namespace } };
   const inputUsage = evaluator.usage(obj, now);
   const negative = [...inputUsage].filter(([, q]) => q.unscaled < 0n).map(([k]) => k);
   if (negative.length > 0) throw forbidden(attrs, `quota usage is negative for resource(s): ${negative.sort().join(',')}`);
 
   const delta = new Map<number, ResourceList>(interesting.map((i) => [i, inputUsage]));
+  let deltaWithoutQuota: ResourceList = attrs.operation === 'CREATE' && interesting.length === 0 ? inputUsage : new Map();
   if (attrs.operation === 'UPDATE') {
     const prev = attrs.oldObject;
     if (!prev) throw forbidden(attrs, 'unable to get previous usage since prior version of object was not found');
     if (prev.metadata.resourceVersion) {
       const change = subtractNonNegative(inputUsage, evaluator.usage(prev, now));
+      if (interesting.length === 0) deltaWithoutQuota = change;
       // a quota the old object was already charged to pays only the growth
       for (const i of interesting) if (quotaMatches(evaluator, quotas[i] as KubeObject, prev)) delta.set(i, change);
+    } else if (interesting.length === 0) {
+      deltaWithoutQuota = inputUsage;
     }
   }
   for (const [i, d] of [...delta]) {
@@ -96,7 +149,13 @@ export function chargeRequest(quotas: KubeObject[], attrs: AdmissionAttributes, 
     if (nonZero.size === 0) delta.delete(i);
     else delta.set(i, nonZero);
   }
-  if (delta.size === 0) return quotas;
+  if (interesting.length > 0 ? delta.size === 0 : removeZeros(deltaWithoutQuota).size === 0) return quotas;
+
+  const uncovered = [...limitedNames].filter((n) => !restrictedNames.has(n)).sort();
+  if (uncovered.length > 0) throw forbidden(attrs, `insufficient quota to consume: ${uncovered.join(',')}`);
+  const uncoveredScopes = limitedScopes.filter((s) => !restrictedScopes.some((r) => r.scopeName === s.scopeName));
+  if (uncoveredScopes.length > 0) throw errors.internal(`insufficient quota to match these scopes: [${uncoveredScopes.map(scopeText).join(' ')}]`);
+  if (interesting.length === 0) return quotas;
 
   const out = quotas.slice();
   for (const i of interesting) {
@@ -179,7 +238,7 @@ class QuotaAccessor {
   }
 }
 
-export function resourceQuotaPlugin(resolver: ResourceResolver, signal: AbortSignal): AdmissionPlugin {
+export function resourceQuotaPlugin(resolver: ResourceResolver, signal: AbortSignal, limited: LimitedResource[] = []): AdmissionPlugin {
   const accessor = new QuotaAccessor(resolver, signal);
   const lanes = new Map<string, Promise<void>>();
 
@@ -197,8 +256,9 @@ export function resourceQuotaPlugin(resolver: ResourceResolver, signal: AbortSig
 
   const evaluate = async (attrs: AdmissionAttributes, evaluator: QuotaEvaluator): Promise<void> => {
     let quotas = await accessor.quotas(attrs.namespace);
-    for (let attempt = 0; quotas.length > 0; attempt++) {
-      const charged = chargeRequest(quotas, attrs, evaluator);
+    if (quotas.length === 0 && limited.length === 0) return;
+    for (let attempt = 0; ; attempt++) {
+      const charged = chargeRequest(quotas, attrs, evaluator, limited);
       if (attrs.dryRun) return;
       const failed: KubeObject[] = [];
       let lastErr: unknown;
@@ -222,6 +282,7 @@ export function resourceQuotaPlugin(resolver: ResourceResolver, signal: AbortSig
         if (now) fresh.push(now);
       }
       quotas = fresh;
+      if (quotas.length === 0) return;
     }
   };
 
@@ -243,7 +304,7 @@ export function resourceQuotaPlugin(resolver: ResourceResolver, signal: AbortSig
 
 export const resourceQuota: AdmissionPluginFactory = {
   name: 'ResourceQuota',
-  create(deps) {
-    return resourceQuotaPlugin(deps.resolver, deps.signal);
+  create(deps, config) {
+    return resourceQuotaPlugin(deps.resolver, deps.signal, limitedResourcesOf(config));
   },
 };
