@@ -18,6 +18,7 @@ import { defaultTolerationSecondsFactory } from './plugins/default-toleration-se
 import { limitRangerFactory } from './plugins/limit-ranger.js';
 import { runtimeClassFactory } from './plugins/runtime-class.js';
 import { taintNodesByConditionFactory } from './plugins/taint-nodes-by-condition.js';
+import { nodeRestrictionFactory } from './plugins/node-restriction.js';
 import { mutatingWebhookFactory, validatingWebhookFactory } from './webhook/plugins.js';
 import { namespaceLifecycleFactory } from './namespace-lifecycle.js';
 
@@ -39,6 +40,7 @@ export const PLUGIN_FACTORIES: readonly AdmissionPluginFactory[] = [
   limitRangerFactory,
   runtimeClassFactory,
   taintNodesByConditionFactory,
+  nodeRestrictionFactory,
   mutatingWebhookFactory,
   validatingWebhookFactory,
   namespaceLifecycleFactory,
