@@ -21,6 +21,7 @@ import { compareKubeAwareVersions } from '../apis/catalog.js';
 import { CLEANUP_FINALIZER } from './crd-strategy.js';
 import { conditionOf, resourcesOf, specOf, statusOf, versionOf, type CRDCondition, type CRDNames, type CRDStatus } from './definition.js';
 import { CustomScaleStore } from './scale.js';
+import { defaultingStorage } from './defaulting-storage.js';
 import { validateCustomResource } from './schema.js';
 import { customResourceStrategy } from './strategy.js';
 import { customResourceTable } from './table.js';
@@ -284,7 +285,9 @@ export class CustomResources {
     const strategy = customResourceStrategy(crd);
     const now = this.now;
     for (const info of infos) {
-      const storage = this.opts.storageFor(keyPrefixFor(info));
+      // defaults of the storage version's schema, as objects come out of storage
+      const storageSchema = versionOf(crd, info.storageVersion)?.schema?.openAPIV3Schema;
+      const storage = defaultingStorage(this.opts.storageFor(keyPrefixFor(info)), storageSchema);
       const common = {
         info,
         storage,

@@ -27,7 +27,11 @@ function raw(doc: DiscoveryResponse): RawResponse {
 }
 
 export function createDiscoveryHandler(opts: DiscoveryHandlerOptions): NonResourceHandler {
-  const { catalog } = opts;
+  // a changing catalog (CRDs) is seen through a new view per generation: aggregated
+  // documents are cached per catalog object
+  const view = (): DiscoveryCatalog =>
+    opts.generation ? { groups: () => opts.catalog.groups(), resourcesFor: (g, v) => opts.catalog.resourcesFor(g, v), isServed: (g, v) => opts.catalog.isServed(g, v) } : opts.catalog;
+  let catalog = view();
   // The catalog does not change while the server runs, so each document (and its ETag hash)
   // is built once per path and form instead of on every request: kubectl asks for /api and
   // /apis at every invocation.
@@ -38,6 +42,7 @@ export function createDiscoveryHandler(opts: DiscoveryHandlerOptions): NonResour
     if (generation !== builtFor) {
       built.clear();
       builtFor = generation;
+      catalog = view();
     }
     const cached = built.get(key);
     if (cached) return cached;

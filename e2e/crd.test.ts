@@ -1,0 +1,218 @@
+// CustomResourceDefinitions with kubectl 1.33 against two kapi replicas on one etcd: a CRD
+// applied through A is established and served by both; custom resources are created, listed
+// (printer columns, short name, category all), validated, pruned, defaulted, patched, applied
+// server-side, scaled, watched and explained; deleting the CRD deletes its resources first.
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  etcdctl,
+  jsonOf,
+  kubectl,
+  kubectlOk,
+  kubectlSpawn,
+  startEtcd,
+  startKapi,
+  waitFor,
+  type EtcdProcess,
+  type KapiProcess,
+} from './harness.js';
+
+const crdYaml = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: crontabs.stable.example.com
+spec:
+  group: stable.example.com
+  scope: Namespaced
+  names:
+    plural: crontabs
+    singular: crontab
+    kind: CronTab
+    shortNames: [ct]
+    categories: [all]
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      status: {}
+      scale:
+        specReplicasPath: .spec.replicas
+        statusReplicasPath: .status.replicas
+    additionalPrinterColumns:
+    - {name: Spec, type: string, jsonPath: .spec.cronSpec}
+    - {name: Replicas, type: integer, jsonPath: .spec.replicas}
+    - {name: Age, type: date, jsonPath: .metadata.creationTimestamp}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            required: [cronSpec]
+            properties:
+              cronSpec:
+                type: string
+                description: the schedule
+                pattern: '^(\\d+|\\*)(/\\d+)?(\\s+(\\d+|\\*)(/\\d+)?){4}$'
+              image: {type: string}
+              replicas: {type: integer, minimum: 1, maximum: 10, default: 1}
+          status:
+            type: object
+            properties:
+              replicas: {type: integer}
+  - name: v1beta1
+    served: true
+    storage: false
+    schema:
+      openAPIV3Schema:
+        type: object
+        x-kubernetes-preserve-unknown-fields: true
+`;
+
+const cronTab = (name: string, spec: string) => `apiVersion: stable.example.com/v1
+kind: CronTab
+metadata:
+  name: ${name}
+spec:
+${spec}
+`;
+
+describe('CustomResourceDefinitions (kubectl 1.33, two replicas)', () => {
+  let etcd: EtcdProcess;
+  let a: KapiProcess;
+  let b: KapiProcess;
+  const onA = () => ({ kubeconfig: a.kubeconfig });
+  const onB = () => ({ kubeconfig: b.kubeconfig });
+
+  before(async () => {
+    etcd = await startEtcd();
+    a = await startKapi({ etcdServers: etcd.endpoint });
+    b = await startKapi({ etcdServers: etcd.endpoint });
+  });
+  after(async () => {
+    await a?.stop();
+    await b?.stop();
+    await etcd?.stop();
+  });
+
+  it('a CRD applied through A becomes Established and is served by B', async () => {
+    await kubectlOk(['apply', '-f', '-'], { ...onA(), input: crdYaml });
+    await kubectlOk(['wait', '--for', 'condition=established', '--timeout=30s', 'crd/crontabs.stable.example.com'], onA());
+    const crd = JSON.parse(await kubectlOk(['get', 'crd', 'crontabs.stable.example.com', '-o', 'json'], onA())) as {
+      status: { acceptedNames: { plural: string; shortNames: string[] }; storedVersions: string[]; conditions: { type: string; status: string }[] };
+    };
+    assert.equal(crd.status.acceptedNames.plural, 'crontabs');
+    assert.deepEqual(crd.status.storedVersions, ['v1']);
+    assert.deepEqual(crd.status.conditions.filter((c) => c.type === 'NamesAccepted' || c.type === 'Established').map((c) => `${c.type}=${c.status}`), ['NamesAccepted=True', 'Established=True']);
+    await waitFor('B serves crontabs', async () => (await b.http.get('/apis/stable.example.com/v1/namespaces/default/crontabs')).status === 200);
+    const groups = jsonOf<{ groups: { name: string; preferredVersion: { version: string } }[] }>(await b.http.get('/apis'));
+    assert.equal(groups.groups.find((g) => g.name === 'stable.example.com')?.preferredVersion.version, 'v1');
+  });
+
+  it('creates a custom resource with defaults; kubectl get <short> shows the printer columns, get all includes it', async () => {
+    await kubectlOk(['apply', '-f', '-'], { ...onA(), input: cronTab('daily', '  cronSpec: "* * * * */5"\n  image: my-image') });
+    const table = await kubectlOk(['get', 'ct'], onB());
+    const lines = table.trim().split('\n');
+    assert.match(lines[0]!, /^NAME\s+SPEC\s+REPLICAS\s+AGE$/);
+    assert.match(lines[1]!, /^daily\s+\* \* \* \* \*\/5\s+1\s+\d+s$/);
+    const all = await kubectlOk(['get', 'all'], onA());
+    assert.match(all, /crontab\.stable\.example\.com\/daily/);
+    const obj = JSON.parse(await kubectlOk(['get', 'crontab', 'daily', '-o', 'json'], onA())) as { spec: Record<string, unknown>; metadata: { generation: number } };
+    assert.deepEqual(obj.spec, { cronSpec: '* * * * */5', image: 'my-image', replicas: 1 });
+    assert.equal(obj.metadata.generation, 1);
+  });
+
+  it('refuses an invalid custom resource with kube-apiserver\'s message', async () => {
+    const r = await kubectl(['create', '-f', '-'], { ...onA(), input: cronTab('bad', '  cronSpec: "often"\n  replicas: 20') });
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /The CronTab "bad" is invalid: \n\* spec\.cronSpec: Invalid value: "often": spec\.cronSpec in body should match/);
+    assert.match(r.stderr, /\* spec\.replicas: Invalid value: 20: spec\.replicas in body should be less than or equal to 10/);
+    const missing = await kubectl(['create', '-f', '-'], { ...onA(), input: cronTab('bad', '  image: x') });
+    assert.match(missing.stderr, /The CronTab "bad" is invalid: spec\.cronSpec: Required value/);
+  });
+
+  it('unknown fields: refused with --validate=strict, warned with warn, pruned otherwise', async () => {
+    const body = cronTab('extra', '  cronSpec: "* * * * *"\n  foo: bar');
+    const strict = await kubectl(['create', '--validate=strict', '-f', '-'], { ...onA(), input: body });
+    assert.notEqual(strict.code, 0);
+    assert.match(strict.stderr, /strict decoding error: unknown field "spec\.foo"/);
+    const warn = await kubectl(['create', '--validate=warn', '-f', '-'], { ...onA(), input: body });
+    assert.equal(warn.code, 0, warn.stderr);
+    assert.match(warn.stderr, /Warning: unknown field "spec\.foo"/);
+    const stored = JSON.parse(await kubectlOk(['get', 'ct', 'extra', '-o', 'json'], onA())) as { spec: Record<string, unknown> };
+    assert.deepEqual(stored.spec, { cronSpec: '* * * * *', replicas: 1 });
+    const keys = await etcdctl(etcd.endpoint, ['get', '/registry/stable.example.com/crontabs/default/extra', '--print-value-only']);
+    assert.doesNotMatch(keys.stdout, /foo/);
+    assert.match(keys.stdout, /"cronSpec"/);
+  });
+
+  it('patch, server-side apply, scale and status; generation counts spec changes only', async () => {
+    await kubectlOk(['patch', 'ct', 'daily', '--type=merge', '-p', '{"spec":{"image":"v2"}}'], onA());
+    const sp = await kubectl(['patch', 'ct', 'daily', '--type=strategic', '-p', '{"spec":{"image":"v3"}}'], onA());
+    assert.notEqual(sp.code, 0);
+    assert.match(sp.stderr, /application\/strategic-merge-patch\+json is not supported/);
+    await kubectlOk(['apply', '--server-side', '--field-manager=tester', '-f', '-'], { ...onA(), input: cronTab('applied', '  cronSpec: "0 * * * *"') });
+    const applied = JSON.parse(await kubectlOk(['get', 'ct', 'applied', '-o', 'json', '--show-managed-fields'], onB())) as {
+      spec: Record<string, unknown>;
+      metadata: { managedFields: { manager: string; operation: string }[] };
+    };
+    assert.deepEqual(applied.spec, { cronSpec: '0 * * * *', replicas: 1 });
+    assert.ok(applied.metadata.managedFields.some((m) => m.manager === 'tester' && m.operation === 'Apply'));
+    await kubectlOk(['scale', 'ct', 'daily', '--replicas=3'], onA());
+    const scale = JSON.parse(await kubectlOk(['get', '--raw', '/apis/stable.example.com/v1/namespaces/default/crontabs/daily/scale'], onB())) as {
+      kind: string;
+      spec: { replicas: number };
+    };
+    assert.equal(scale.kind, 'Scale');
+    assert.equal(scale.spec.replicas, 3);
+    await kubectlOk(['patch', 'ct', 'daily', '--subresource=status', '--type=merge', '-p', '{"status":{"replicas":3}}'], onA());
+    const daily = JSON.parse(await kubectlOk(['get', 'ct', 'daily', '-o', 'json'], onA())) as { spec: { image: string; replicas: number }; status: { replicas: number }; metadata: { generation: number } };
+    assert.equal(daily.spec.image, 'v2');
+    assert.equal(daily.status.replicas, 3);
+    // created (1), image (2), replicas (3); the status write bumps nothing
+    assert.equal(daily.metadata.generation, 3);
+    // status sent to the main resource is ignored
+    await kubectlOk(['patch', 'ct', 'daily', '--type=merge', '-p', '{"status":{"replicas":9}}'], onA());
+    assert.equal((JSON.parse(await kubectlOk(['get', 'ct', 'daily', '-o', 'json'], onA())) as { status: { replicas: number } }).status.replicas, 3);
+  });
+
+  it('serves the other version with apiVersion rewritten', async () => {
+    const v1beta1 = jsonOf<{ apiVersion: string; spec: { cronSpec: string } }>(await b.http.get('/apis/stable.example.com/v1beta1/namespaces/default/crontabs/daily'));
+    assert.equal(v1beta1.apiVersion, 'stable.example.com/v1beta1');
+    assert.equal(v1beta1.spec.cronSpec, '* * * * */5');
+  });
+
+  it('kubectl explain shows the schema', async () => {
+    const out = await kubectlOk(['explain', 'crontab.spec'], onA());
+    assert.match(out, /KIND:\s+CronTab/);
+    assert.match(out, /cronSpec\s+<string> -required-/);
+    assert.match(out, /the schedule/);
+  });
+
+  it('a watch on B sees changes made through A', async () => {
+    const w = kubectlSpawn(['get', 'ct', '-w', '--output-watch-events'], onB());
+    try {
+      await w.waitForOutput(/daily/);
+      await kubectlOk(['label', 'ct', 'daily', 'seen=yes'], onA());
+      await kubectlOk(['delete', 'ct', 'applied'], onA());
+      await w.waitForOutput(/MODIFIED\s+daily/);
+      await w.waitForOutput(/DELETED\s+applied/);
+    } finally {
+      await w.stop();
+    }
+  });
+
+  it('deleting the CRD deletes its custom resources, then the CRD; the endpoints go away', async () => {
+    await kubectlOk(['delete', 'crd', 'crontabs.stable.example.com', '--timeout=60s'], onA());
+    await waitFor('the CRD to be gone', async () => (await a.http.get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/crontabs.stable.example.com')).status === 404, 60000);
+    const keys = await etcdctl(etcd.endpoint, ['get', '--prefix', '/registry/stable.example.com/', '--keys-only']);
+    assert.equal(keys.stdout.trim(), '');
+    await waitFor('A and B to stop serving crontabs', async () => {
+      const [ra, rb] = await Promise.all([a.http.get('/apis/stable.example.com/v1/namespaces/default/crontabs'), b.http.get('/apis/stable.example.com/v1/namespaces/default/crontabs')]);
+      return ra.status === 404 && rb.status === 404;
+    });
+    assert.doesNotMatch((await b.http.get('/apis')).body, /stable\.example\.com/);
+  });
+});
