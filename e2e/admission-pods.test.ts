@@ -6,10 +6,15 @@
 // annotation; a pod naming a missing ServiceAccount, PriorityClass or RuntimeClass is refused
 // with kube's message; the system PriorityClasses exist; a new Node gets the not-ready taint.
 // A second kapi started with --disable-admission-plugins naming all six does none of it.
+// With --enable-admission-plugins=NodeRestriction a kubelet (system:node:n1) registers only its
+// own Node and creates only mirror pods.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { kubectl, kubectlOk, startKapi, uniqueName, waitFor, type KapiProcess } from './harness.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { kubectl, kubectlOk, startKapi, uniqueName, waitFor, writeKubeconfig, type KapiProcess } from './harness.js';
 
 type Json = Record<string, unknown>;
 type Kc = { kubeconfig: string };
@@ -41,10 +46,15 @@ describe('pod admission plugins with kubectl 1.33', () => {
   let off: KapiProcess;
   let kc: Kc;
   let kcOff: Kc;
+  let dir: string;
 
   before(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'kapi-adm-pods-'));
+    writeFileSync(path.join(dir, 'tokens.csv'), 'tok-n1,system:node:n1,uid-n1,"system:nodes"\n');
     const started = await Promise.allSettled([
-      startKapi({ extraArgs: ['--default-unreachable-toleration-seconds=120'] }),
+      startKapi({
+        extraArgs: ['--default-unreachable-toleration-seconds=120', '--enable-admission-plugins=NodeRestriction', '--token-auth-file', path.join(dir, 'tokens.csv')],
+      }),
       startKapi({ extraArgs: [`--disable-admission-plugins=${SIX}`] }),
     ]);
     // whichever started is stopped in after() even when the other failed
@@ -56,6 +66,7 @@ describe('pod admission plugins with kubectl 1.33', () => {
   });
   after(async () => {
     await Promise.all([kapi?.stop(), off?.stop()]);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('the system PriorityClasses are created at start-up', async () => {
@@ -173,6 +184,20 @@ describe('pod admission plugins with kubectl 1.33', () => {
     const got = await getJson(['get', 'node', node], kc);
     assert.deepEqual((got.spec as Json).taints, [{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }]);
     await kubectlOk(['delete', 'node', node], kc);
+  });
+
+  it('NodeRestriction: a kubelet registers only its own Node and creates only mirror pods', async () => {
+    const node = { kubeconfig: writeKubeconfig(path.join(dir, 'n1.kubeconfig'), kapi.kubeconfig, { token: 'tok-n1' }) };
+    const other = await kubectl(['create', '-f', '-'], { ...node, input: JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n2' } }) });
+    assert.equal(other.stderr.trim(), 'Error from server (Forbidden): error when creating "STDIN": nodes "n2" is forbidden: node "n1" is not allowed to modify node "n2"');
+    const own = await kubectl(['create', '-f', '-'], { ...node, input: JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } }) });
+    assert.equal(own.code, 0, own.stderr);
+    const run = await kubectl(['run', 'kubelet-pod', '--image=nginx', '-n', 'default'], node);
+    assert.equal(
+      run.stderr.trim(),
+      'Error from server (Forbidden): pods "kubelet-pod" is forbidden: pod does not have "kubernetes.io/config.mirror" annotation, node "n1" can only create mirror pods',
+    );
+    await kubectlOk(['delete', 'node', 'n1'], kc);
   });
 
   it(`--disable-admission-plugins=${SIX} turns each of them off`, async () => {
