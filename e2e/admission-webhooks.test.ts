@@ -5,11 +5,15 @@
 // Ignore vs Fail against a webhook that is down; a slow webhook is cut at timeoutSeconds; a
 // server-side dry run refused for a webhook with sideEffects Unknown; pods mutated too; the
 // AdmissionReview fields; --disable-admission-plugins=MutatingAdmissionWebhook turns the
-// mutation off; unknown and overlapping plugin names stop start-up.
+// mutation off; unknown and overlapping plugin names stop start-up; the audit event carries
+// the webhooks' annotations.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import https from 'node:https';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { createCA, generateKey, issueCert } from '../server/pki/x509.js';
 import { freePort, kubectl, kubectlOk, startKapi, waitFor, type KapiProcess } from './harness.js';
 
@@ -133,10 +137,22 @@ describe('admission webhooks', { timeout: 600_000 }, () => {
   const labelsOf = async (ns: string, kind: string, name: string) =>
     JSON.parse(await kOk(['get', kind, name, '-n', ns, '-o', 'jsonpath={.metadata.labels}']) || '{}') as Record<string, string>;
 
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'adm-webhooks-'));
+  const auditLog = path.join(dir, 'audit.log');
+  /** the ResponseComplete audit events of configmap creates */
+  const createEvents = () =>
+    readFileSync(auditLog, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as Record<string, any>)
+      .filter((e) => e.stage === 'ResponseComplete' && e.verb === 'create' && e.objectRef?.resource === 'configmaps');
+
   before(async () => {
     hooks = await startWebhookServer();
     deadPort = await freePort();
-    kapi = await startKapi();
+    const policy = path.join(dir, 'policy.yaml');
+    writeFileSync(policy, 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  resources:\n  - group: ""\n    resources: ["configmaps"]\n');
+    kapi = await startKapi({ extraArgs: ['--audit-policy-file', policy, '--audit-log-path', auditLog] });
     await kOk(['create', 'namespace', 'adm-on']);
     await kOk(['label', 'namespace', 'adm-on', 'webhooks=on']);
     await kOk(['create', 'namespace', 'adm-off']);
@@ -178,6 +194,7 @@ describe('admission webhooks', { timeout: 600_000 }, () => {
   after(async () => {
     await kapi?.stop();
     await hooks?.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('a mutating webhook adds a label by JSONPatch and its warning reaches kubectl', async () => {
@@ -201,6 +218,10 @@ describe('admission webhooks', { timeout: 600_000 }, () => {
     assert.equal(req.options.fieldManager, 'kubectl-create');
     assert.ok(req.userInfo.username, 'userInfo.username');
     assert.ok(req.userInfo.groups.includes('system:masters'));
+    // the audit event records which webhook mutated the object
+    await waitFor('the audit event of cm1', () => createEvents().some((e) => e.objectRef.name === 'cm1'), 30_000, 200);
+    const ev = createEvents().find((e) => e.objectRef.name === 'cm1')!;
+    assert.equal(ev.annotations['mutation.webhook.admission.k8s.io/round_0_index_0'], JSON.stringify({ configuration: 'add-label', webhook: 'label.example.com', mutated: true }));
   });
 
   it('an update goes to the webhooks with the old object', async () => {
@@ -227,6 +248,9 @@ describe('admission webhooks', { timeout: 600_000 }, () => {
 
   it('failurePolicy: Ignore lets the request through when the webhook is down, Fail refuses it', async () => {
     await kOk(['create', '-f', '-'], configMap('adm-off', 'cm-ignore', { labels: { dead: 'ignore' } }));
+    await waitFor('the audit event of cm-ignore', () => createEvents().some((e) => e.objectRef.name === 'cm-ignore'), 30_000, 200);
+    const ev = createEvents().find((e) => e.objectRef.name === 'cm-ignore')!;
+    assert.ok(Object.entries(ev.annotations).some(([k, v]) => k.startsWith('failed-open.validating.webhook.admission.k8s.io/round_0_index_') && v === 'dead-ignore.example.com'), JSON.stringify(ev.annotations));
     const r = await k(['create', '-f', '-'], configMap('adm-off', 'cm-fail', { labels: { dead: 'fail' } }));
     assert.notEqual(r.code, 0);
     assert.ok(

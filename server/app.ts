@@ -56,7 +56,7 @@ import { checkEncryptionFlags, loadEncryption, storedResources } from './encrypt
 import { createMetricsHandler, instrumentStoreClient, observeHealthChecks, startMetrics } from './metrics/index.js';
 import { startFlowControl } from './flowcontrol/index.js';
 import type { MaxInFlightOptions } from './http/filters/max-in-flight.js';
-import { buildAdmissionChain, admissionRequestOf } from './admission/chain.js';
+import { buildAdmissionChain, admissionRequestOf, admissionFlagsOf, checkAdmissionFlags } from './admission/chain.js';
 import { PLUGIN_FACTORIES } from './admission/plugins.js';
 
 const log = createLogger('kapi');
@@ -118,6 +118,8 @@ export async function startApp(config: KapiConfig): Promise<App> {
   const identity = `kapi-${os.hostname()}-${randomUUID()}`;
   const advertiseAddress = resolveAdvertiseAddress(config.serving.advertiseAddress, config.serving.bindAddress);
   let ready = false;
+  // bad admission plugin names fail before anything starts, as kube's option validation does
+  checkAdmissionFlags(admissionFlagsOf(config.values));
   // the catalog first: a bad --runtime-config should fail before anything starts
   let catalog;
   try {
@@ -392,11 +394,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
     started.push({ name: 'admission', stop: () => admissionStop.abort() });
     const admissionLog = log.named('admission');
     const admission = await buildAdmissionChain({
-      flags: {
-        enable: config.values.get('enable-admission-plugins') as string[],
-        disable: config.values.get('disable-admission-plugins') as string[],
-        admissionControl: config.values.get('admission-control') as string[],
-      },
+      flags: admissionFlagsOf(config.values),
       configFile: config.values.get('admission-control-config-file') as string,
       factories: PLUGIN_FACTORIES,
       deps: {

@@ -35,6 +35,18 @@ export interface ChainOptions {
   deps: AdmissionDeps;
 }
 
+/** the admission flags from the parsed command line */
+export function admissionFlagsOf(values: { get(name: string): unknown }): AdmissionFlags {
+  const list = (name: string) => (values.get(name) as string[] | undefined) ?? [];
+  return { enable: list('enable-admission-plugins'), disable: list('disable-admission-plugins'), admissionControl: list('admission-control') };
+}
+
+/** throws kube's option-validation errors before anything starts */
+export function checkAdmissionFlags(flags: AdmissionFlags): void {
+  const errs = validateAdmissionFlags(flags);
+  if (errs.length > 0) throw new Error(aggregate(errs));
+}
+
 /** kube prints one error as is and several as `[a, b]` */
 function aggregate(errs: string[]): string {
   return errs.length === 1 ? errs[0]! : `[${errs.join(', ')}]`;
@@ -44,8 +56,7 @@ function aggregate(errs: string[]): string {
  *  implements. A plugin named explicitly that kapi lacks is a start-up error; one that is only
  *  on by default is skipped (logged), since kube's default set is larger than kapi's. */
 export async function buildAdmissionChain(opts: ChainOptions): Promise<AdmissionChain> {
-  const errs = validateAdmissionFlags(opts.flags);
-  if (errs.length > 0) throw new Error(aggregate(errs));
+  checkAdmissionFlags(opts.flags);
   const configs = readAdmissionConfigFile(opts.configFile);
   const byName = new Map(opts.factories.map((f) => [f.name, f]));
   const explicit = explicitlyEnabled(opts.flags);
