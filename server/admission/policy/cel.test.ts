@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { AuthorizerSession, AuthorizerValue } from '../../cel/authorizer-library.js';
 import { activation, bindVariables, compile } from './cel.js';
 
 const act = (object: unknown, extra: Partial<{ params: unknown; oldObject: unknown }> = {}) =>
@@ -60,4 +61,28 @@ test("Kubernetes' libraries: quantity, lists, regex", () => {
   assert.equal(p.compileError, undefined);
   assert.deepEqual(p.evaluate(act(obj)), { ok: true, value: false });
   assert.deepEqual(compile("object.spec.containers.map(c, c.name).isSorted() && 'v1.2'.find('[0-9]+') == '1'", 'bool').evaluate(act(obj)), { ok: true, value: true });
+});
+
+test('authorizer: checks are answered between attempts, once each, in validations and variables', async () => {
+  const asked: string[] = [];
+  const session = new AuthorizerSession({
+    authorize: async (req) => {
+      const ra = req.resourceAttributes ?? {};
+      const na = req.nonResourceAttributes ?? {};
+      asked.push(`${req.user.username} ${JSON.stringify(ra)}${JSON.stringify(na)}`);
+      if (na['path'] === '/broken') throw new Error('webhook down');
+      return { allowed: req.user.username === 'alice' && ra['resource'] === 'deployments', reason: 'because' };
+    },
+  });
+  const a = activation({ object: {}, oldObject: null, request: {}, params: null, namespaceObject: null, authorizer: new AuthorizerValue(session, { username: 'alice', groups: [] }) });
+  bindVariables(a, [{ name: 'canCreate', program: compile("authorizer.group('apps').resource('deployments').namespace('ns').check('create').allowed()", 'any') }]);
+  const p = compile("variables.canCreate && !authorizer.group('').resource('secrets').check('get').allowed() && authorizer.group('apps').resource('deployments').namespace('ns').check('create').reason() == 'because'", 'bool');
+  assert.equal(p.compileError, undefined);
+  assert.deepEqual(await p.evaluateAsync(a), { ok: true, value: true });
+  assert.equal(asked.length, 2);
+  const sa = compile("authorizer.serviceAccount('ns', 'sa').group('apps').resource('deployments').check('create').allowed()", 'bool');
+  assert.deepEqual(await sa.evaluateAsync(a), { ok: true, value: false });
+  assert.match(asked[2]!, /^system:serviceaccount:ns:sa /);
+  const errored = compile("authorizer.path('/broken').check('get').errored() && authorizer.path('/broken').check('get').error() == 'webhook down'", 'bool');
+  assert.deepEqual(await errored.evaluateAsync(a), { ok: true, value: true });
 });

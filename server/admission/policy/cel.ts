@@ -6,12 +6,13 @@
 
 import type { Environment } from '@marcbachmann/cel-js';
 import { re2Environment, routeMatchesToRe2, toCelValue } from '../../authn/jwt/cel.js';
+import { AuthorizationPending, AuthorizerSession, AuthorizerValue, evaluateWithAuthorizer, registerAuthorizerLibrary } from '../../cel/authorizer-library.js';
 import { CelBudgetExceededError, withBudget } from '../../cel/budget.js';
 import { registerKubernetesLibraries } from '../../cel/k8s-library.js';
 
 let env: Environment | undefined;
 function environment(): Environment {
-  env ??= registerKubernetesLibraries(re2Environment('request'))
+  env ??= registerAuthorizerLibrary(registerKubernetesLibraries(re2Environment('request')))
     .registerVariable('object', 'dyn')
     .registerVariable('oldObject', 'dyn')
     .registerVariable('params', 'dyn')
@@ -28,15 +29,20 @@ export interface Activation {
   params: unknown;
   namespaceObject: unknown;
   variables: Record<string, unknown>;
+  /** `authorizer`: checks as the requesting user, answered through the session */
+  authorizer: AuthorizerValue;
 }
 
-export type EvalResult = { ok: true; value: unknown } | { ok: false; error: string };
+/** `pending`: the evaluation stopped at an authorizer check not answered yet */
+export type EvalResult = { ok: true; value: unknown } | { ok: false; error: string; pending?: boolean };
 
 export interface Program {
   readonly expression: string;
   /** set when the expression did not compile */
   readonly compileError?: string;
   evaluate(activation: Activation): EvalResult;
+  /** evaluate, answering the authorizer checks it asks for between attempts */
+  evaluateAsync(activation: Activation): Promise<EvalResult>;
 }
 
 type Parsed = ReturnType<Environment['parse']>;
@@ -61,10 +67,14 @@ export function compile(expression: string, want: 'bool' | 'string' | 'string-or
     }
   } catch (err) {
     const message = `compilation error: ${(err as Error).message.split('\n')[0]}`;
-    return { expression, compileError: message, evaluate: () => ({ ok: false, error: message }) };
+    const failed: EvalResult = { ok: false, error: message };
+    return { expression, compileError: message, evaluate: () => failed, evaluateAsync: async () => failed };
   }
   return {
     expression,
+    evaluateAsync(activation) {
+      return evaluateWithAuthorizer(activation.authorizer.session, () => this.evaluate(activation), (r) => !r.ok);
+    },
     evaluate(activation) {
       try {
         const value = withBudget(() => program(activation as unknown as Record<string, unknown>));
@@ -73,6 +83,7 @@ export function compile(expression: string, want: 'bool' | 'string' | 'string-or
         }
         return { ok: true, value };
       } catch (err) {
+        if (err instanceof AuthorizationPending) return { ok: false, error: err.message, pending: true };
         const message = err instanceof CelBudgetExceededError ? err.message : (err as Error).message.split('\n')[0];
         return { ok: false, error: `expression '${expression}' resulted in error: ${message}` };
       }
@@ -88,8 +99,11 @@ export function activation(input: {
   request: Record<string, unknown>;
   params: unknown;
   namespaceObject: unknown;
+  /** the request's authorizer checks; without one every check is allowed */
+  authorizer?: AuthorizerValue;
 }): Activation {
   return {
+    authorizer: input.authorizer ?? new AuthorizerValue(new AuthorizerSession(undefined), { username: '', groups: [] }),
     object: toCelValue(input.object ?? null),
     oldObject: toCelValue(input.oldObject ?? null),
     request: toCelValue(input.request) as Record<string, unknown>,
@@ -108,9 +122,11 @@ export function bindVariables(act: Activation, variables: readonly { name: strin
       enumerable: true,
       configurable: false,
       get() {
-        done ??= v.program.evaluate(act);
-        if (!done.ok) throw new Error(done.error);
-        return done.value;
+        const r = done ?? v.program.evaluate(act);
+        // an evaluation stopped at an unanswered authorizer check is tried again next time
+        if (r.ok || (!r.pending && !act.authorizer.session.hasPending)) done = r;
+        if (!r.ok) throw r.pending ? new AuthorizationPending() : new Error(r.error);
+        return r.value;
       },
     });
   }

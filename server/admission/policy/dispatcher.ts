@@ -10,6 +10,8 @@ import type { KubeObject } from '../../../storage/interface.js';
 import { StatusError, type StatusReason } from '../../http/status.js';
 import type { AdmissionAttributes } from '../../registry/rest.js';
 import { labelSelectorFromObject, type LabelSelector } from '../../selectors/labels.js';
+import { AuthorizerSession, AuthorizerValue } from '../../cel/authorizer-library.js';
+import type { ReviewAuthorizer } from '../../registry/virtual/reviews.js';
 import { activation, bindVariables, type Activation } from './cel.js';
 import type { CompiledPolicy } from './compiled.js';
 import { matchesResources, type GroupVersionKind, type GroupVersionResource, type MatchEnvironment } from './matching.js';
@@ -27,6 +29,8 @@ export interface DispatchEnvironment extends MatchEnvironment {
   namespace(name: string): Promise<KubeObject | undefined>;
   /** the resource of a paramKind; undefined when no served resource has that kind */
   paramResource(kind: ParamKind): ParamResource | undefined;
+  /** answers `authorizer` checks; absent: every check is allowed */
+  authorizer?: ReviewAuthorizer;
 }
 
 export interface PolicyHook {
@@ -68,6 +72,7 @@ export async function dispatch(hooks: readonly PolicyHook[], attrs: AdmissionAtt
   const failures: ValidationFailureValue[] = [];
   const warnings: string[] = [];
   const auditAnnotations: Record<string, string> = {};
+  const authorizer = new AuthorizerValue(new AuthorizerSession(env.authorizer), attrs.user);
 
   for (const { policy, bindings } of hooks) {
     const configError = (message: string, binding?: string) => {
@@ -112,9 +117,9 @@ export async function dispatch(hooks: readonly PolicyHook[], attrs: AdmissionAtt
       const actions = spec.validationActions ?? [];
 
       for (const param of params) {
-        const act = activation({ object: attrs.object, oldObject: attrs.oldObject, request, params: withTypeMeta(param, policy.spec.paramKind ?? undefined), namespaceObject });
+        const act = activation({ object: attrs.object, oldObject: attrs.oldObject, request, params: withTypeMeta(param, policy.spec.paramKind ?? undefined), namespaceObject, authorizer });
         bindVariables(act, policy.variables);
-        const result = validate(policy, act);
+        const result = await validate(policy, act);
         for (const d of result.decisions) {
           if (d.action !== 'deny') continue;
           for (const action of actions) {
@@ -160,12 +165,12 @@ interface AnnotationResult {
 }
 
 /** one policy over one activation (one param) */
-function validate(policy: CompiledPolicy, act: Activation): { decisions: Decision[]; annotations: AnnotationResult[] } {
+async function validate(policy: CompiledPolicy, act: Activation): Promise<{ decisions: Decision[]; annotations: AnnotationResult[] }> {
   const onError = policy.failurePolicy === 'Fail' ? 'deny' : 'admit';
   // match conditions: any false skips the policy; errors (without a false) follow the failure policy
   const errors: string[] = [];
   for (const mc of policy.matchConditions) {
-    const r = mc.program.evaluate(act);
+    const r = await mc.program.evaluateAsync(act);
     if (!r.ok) errors.push(r.error);
     else if (r.value === false) return { decisions: [], annotations: [] };
   }
@@ -174,13 +179,17 @@ function validate(policy: CompiledPolicy, act: Activation): { decisions: Decisio
     return { decisions: [{ action: onError, index: 0, message }], annotations: [] };
   }
 
-  const decisions: Decision[] = policy.validations.map((v, index) => {
-    const r = v.program.evaluate(act);
+  const decisions: Decision[] = [];
+  for (const [index, v] of policy.validations.entries()) {
+    decisions.push(await decide(v, index));
+  }
+  async function decide(v: CompiledPolicy['validations'][number], index: number): Promise<Decision> {
+    const r = await v.program.evaluateAsync(act);
     if (!r.ok) return { action: onError, index, message: r.error };
     if (r.value === true) return { action: 'admit', index, message: '' };
     let message = '';
     if (v.messageProgram) {
-      const m = v.messageProgram.evaluate(act);
+      const m = await v.messageProgram.evaluateAsync(act);
       if (m.ok && typeof m.value === 'string') {
         message = m.value.trim();
         if (Buffer.byteLength(message) > MAX_MESSAGE_BYTES || message.includes('\n')) message = '';
@@ -189,11 +198,11 @@ function validate(policy: CompiledPolicy, act: Activation): { decisions: Decisio
     if (!message && v.message) message = v.message.trim();
     if (!message) message = `failed expression: ${v.program.expression.trim()}`;
     return { action: 'deny', index, message, reason: v.reason ?? 'Invalid' };
-  });
+  }
 
   const annotations: AnnotationResult[] = [];
   for (const a of policy.auditAnnotations) {
-    const r = a.program.evaluate(act);
+    const r = await a.program.evaluateAsync(act);
     if (!r.ok) {
       if (policy.failurePolicy === 'Fail') annotations.push({ key: a.key, error: r.error });
       continue;

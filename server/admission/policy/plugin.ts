@@ -84,6 +84,7 @@ export function createValidatingAdmissionPolicyPlugin(deps: AdmissionDeps): Vali
   };
 
   const env: DispatchEnvironment = {
+    authorizer: deps.authorizer,
     namespace: getNamespace,
     async namespaceLabels(name) {
       const ns = await getNamespace(name);
