@@ -111,6 +111,37 @@ describe('CustomResourceDefinitions (kubectl 1.33, two replicas)', () => {
     assert.equal(groups.groups.find((g) => g.name === 'stable.example.com')?.preferredVersion.version, 'v1');
   });
 
+  it('a second CRD of the group asking for a used short name gets NamesAccepted=False and is not served', async () => {
+    const clash = crdYaml
+      .replace('name: crontabs.stable.example.com', 'name: crontabzs.stable.example.com')
+      .replace('plural: crontabs', 'plural: crontabzs')
+      .replace('singular: crontab', 'singular: crontabz')
+      .replace('kind: CronTab', 'kind: CronTabZ');
+    await kubectlOk(['apply', '-f', '-'], { ...onA(), input: clash });
+    const conditions = await waitFor('NamesAccepted=False', async () => {
+      const crd = JSON.parse(await kubectlOk(['get', 'crd', 'crontabzs.stable.example.com', '-o', 'json'], onB())) as { status?: { conditions?: { type: string; status: string; reason: string; message: string }[] } };
+      const c = crd.status?.conditions ?? [];
+      return c.some((x) => x.type === 'NamesAccepted') ? c : undefined;
+    });
+    assert.deepEqual(
+      conditions.filter((c) => c.type === 'NamesAccepted' || c.type === 'Established').map((c) => `${c.type}=${c.status} ${c.reason}: ${c.message}`),
+      ['NamesAccepted=False ShortNamesConflict: "ct" is already in use', 'Established=False NotAccepted: not all names are accepted'],
+    );
+    assert.equal((await a.http.get('/apis/stable.example.com/v1/namespaces/default/crontabzs')).status, 404);
+    await kubectlOk(['delete', 'crd', 'crontabzs.stable.example.com'], onA());
+  });
+
+  it('refuses invalid CRDs with kube-apiserver\'s messages', async () => {
+    const bad = crdYaml.replace(/stable\.example\.com/g, 'example').replace('storage: false', 'storage: true');
+    const r = await kubectl(['create', '-f', '-'], { ...onA(), input: bad });
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /The CustomResourceDefinition "crontabs\.example" is invalid: /);
+    assert.match(r.stderr, /spec\.group: Invalid value: "example": should be a domain with at least one dot/);
+    assert.match(r.stderr, /spec\.versions: Invalid value: .*must have exactly one version marked as storage version/);
+    const scope = await kubectl(['patch', 'crd', 'crontabs.stable.example.com', '--type=merge', '-p', '{"spec":{"scope":"Cluster"}}'], onA());
+    assert.match(scope.stderr, /spec\.scope: Invalid value: "Cluster": field is immutable/);
+  });
+
   it('creates a custom resource with defaults; kubectl get <short> shows the printer columns, get all includes it', async () => {
     await kubectlOk(['apply', '-f', '-'], { ...onA(), input: cronTab('daily', '  cronSpec: "* * * * */5"\n  image: my-image') });
     const table = await kubectlOk(['get', 'ct'], onB());

@@ -202,53 +202,70 @@ export class CustomResources {
     return synced;
   }
 
-  /** names accepted for a CRD, or the conflict that keeps them from it */
-  private nameConflict(crd: KubeObject): string | undefined {
+  /**
+   * The names a CRD gets and its NamesAccepted condition, as kube's naming controller decides:
+   * a requested name is taken unless another accepted name of the group (its own included)
+   * already uses it; a name already accepted for this CRD stays. Conflicting names keep
+   * their previous accepted value.
+   */
+  private acceptNames(crd: KubeObject): { names: CRDNames; conflict?: { reason: string; message: string } } {
     const spec = specOf(crd);
-    const mine = spec.names;
-    const older = [...this.crds.values()].filter((o) => o !== crd && o.metadata.name !== crd.metadata.name && specOf(o).group === spec.group);
-    const created = (o: KubeObject) => o.metadata.creationTimestamp ?? '';
-    for (const other of older) {
-      const accepted = statusOf(other).acceptedNames;
-      const otherFirst = accepted?.plural ? true : created(other) < created(crd) || (created(other) === created(crd) && (other.metadata.name ?? '') < (crd.metadata.name ?? ''));
-      if (!otherFirst) continue;
-      const theirs: CRDNames = accepted?.plural ? accepted : specOf(other).names;
-      const taken = new Set([theirs.plural, theirs.singular, ...(theirs.shortNames ?? [])].filter((x): x is string => !!x));
-      for (const n of [mine.plural, mine.singular, ...(mine.shortNames ?? [])]) if (n && taken.has(n)) return `"${n}" is already in use`;
-      const kinds = new Set([theirs.kind, theirs.listKind].filter((x): x is string => !!x));
-      for (const n of [mine.kind, mine.listKind]) if (n && kinds.has(n)) return `"${n}" is already in use`;
+    const requested = { ...spec.names, singular: spec.names.singular || spec.names.kind.toLowerCase(), listKind: spec.names.listKind || `${spec.names.kind}List` };
+    const accepted: CRDNames = statusOf(crd).acceptedNames ?? { plural: '', kind: '' };
+    const usedResources = new Set<string>();
+    const usedKinds = new Set<string>();
+    for (const other of this.crds.values()) {
+      if (specOf(other).group !== spec.group) continue;
+      const a = statusOf(other).acceptedNames;
+      if (!a) continue;
+      for (const n of [a.plural, a.singular, ...(a.shortNames ?? [])]) if (n) usedResources.add(n);
+      for (const n of [a.kind, a.listKind]) if (n) usedKinds.add(n);
     }
-    return undefined;
+    const taken = (want: string | undefined, have: string | undefined, used: Set<string>) => want !== have && want !== undefined && want !== '' && used.has(want);
+    const names: CRDNames = { ...accepted };
+    let conflict: { reason: string; message: string } | undefined;
+    const check = (field: 'plural' | 'singular' | 'kind' | 'listKind', reason: string, used: Set<string>) => {
+      if (taken(requested[field], accepted[field], used)) conflict = { reason, message: `"${requested[field]}" is already in use` };
+      else names[field] = requested[field] as string;
+    };
+    check('plural', 'PluralConflict', usedResources);
+    check('singular', 'SingularConflict', usedResources);
+    const wantShort = requested.shortNames ?? [];
+    if (JSON.stringify(wantShort) !== JSON.stringify(accepted.shortNames ?? [])) {
+      const mine = new Set(accepted.shortNames ?? []);
+      const clashes = wantShort.filter((n) => !mine.has(n) && n !== accepted.plural && n !== accepted.singular && usedResources.has(n));
+      if (clashes.length > 0) {
+        const msgs = clashes.map((n) => `"${n}" is already in use`);
+        conflict = { reason: 'ShortNamesConflict', message: msgs.length === 1 ? msgs[0]! : `[${msgs.join(', ')}]` };
+      } else if (wantShort.length > 0) names.shortNames = wantShort;
+      else delete names.shortNames;
+    }
+    check('kind', 'KindConflict', usedKinds);
+    check('listKind', 'ListKindConflict', usedKinds);
+    if (requested.categories) names.categories = requested.categories;
+    else delete names.categories;
+    return { names, conflict };
   }
 
   private desiredStatus(crd: KubeObject): CRDStatus {
     const current = statusOf(crd);
-    const spec = specOf(crd);
-    const conflict = this.nameConflict(crd);
     const now = rfc3339(this.now());
     const cond = (type: string, status: CRDCondition['status'], reason: string, message: string): CRDCondition => {
       const old = conditionOf(crd, type);
-      const same = old && old.status === status && old.reason === reason && old.message === message;
-      return { type, status, lastTransitionTime: old && old.status === status ? old.lastTransitionTime ?? now : now, reason, message, ...(same ? {} : {}) };
+      return { type, status, lastTransitionTime: old && old.status === status ? old.lastTransitionTime ?? now : now, reason, message };
     };
-    const listKind = spec.names.listKind || `${spec.names.kind}List`;
+    const { names, conflict } = this.acceptNames(crd);
     const conditions: CRDCondition[] = [];
-    let acceptedNames = current.acceptedNames ?? { plural: '', kind: '' };
-    let established = conditionOf(crd, 'Established')?.status === 'True';
-    if (conflict) {
-      conditions.push(cond('NamesAccepted', 'False', 'NameConflict', conflict));
-    } else {
-      conditions.push(cond('NamesAccepted', 'True', 'NoConflicts', 'no conflicts found'));
-      acceptedNames = { ...spec.names, singular: spec.names.singular || spec.names.kind.toLowerCase(), listKind };
-      established = true;
-    }
-    if (established) conditions.push(cond('Established', 'True', 'InitialNamesAccepted', 'the initial names have been accepted'));
+    if (conflict) conditions.push(cond('NamesAccepted', 'False', conflict.reason, conflict.message));
+    else conditions.push(cond('NamesAccepted', 'True', 'NoConflicts', 'no conflicts found'));
+    // once established a CRD stays so (with the names it had); first establishment waits for
+    // every name to be accepted
+    const wasEstablished = conditionOf(crd, 'Established')?.status === 'True';
+    if (wasEstablished || !conflict) conditions.push(cond('Established', 'True', 'InitialNamesAccepted', 'the initial names have been accepted'));
     else conditions.push(cond('Established', 'False', 'NotAccepted', 'not all names are accepted'));
     if (crd.metadata.deletionTimestamp) conditions.push(cond('Terminating', 'True', 'InstanceDeletionInProgress', 'CustomResource deletion is in progress'));
     for (const c of current.conditions ?? []) if (!conditions.some((x) => x.type === c.type)) conditions.push(c);
-    const out: CRDStatus = { conditions, acceptedNames };
-    out.storedVersions = current.storedVersions ?? [];
-    return out;
+    return { conditions, acceptedNames: names, storedVersions: current.storedVersions ?? [] };
   }
 
   private rebuild(): void {
