@@ -60,6 +60,8 @@ describe('built-in admission: storage, ingress, quota, certificates', () => {
     );
     await k(['patch', 'storageclass', 'standard', '-p', '{"allowVolumeExpansion":true}']);
     assert.equal(await k(grow), 'persistentvolumeclaim/data patched\n');
+    // no pod uses it: the pvc-protection controller lets the delete finish
+    assert.equal(await k(['delete', 'pvc', 'data', '-n', ns, '--timeout=60s']), 'persistentvolumeclaim "data" deleted\n');
   });
 
   it('an Ingress without a class gets the default IngressClass', async () => {
@@ -89,6 +91,27 @@ describe('built-in admission: storage, ingress, quota, certificates', () => {
     assert.match(described, /^Name:\s+cm-quota$/m);
     assert.match(described, /^Resource\s+Used\s+Hard$/m);
     assert.match(described, /^configmaps\s+2\s+2$/m);
+  });
+
+  it('a compute quota makes pods state their requests', async () => {
+    const quotaNs = uniqueName('admq');
+    await createNamespace(kapi.http, quotaNs);
+    await k(['create', 'quota', 'compute', '-n', quotaNs, '--hard=requests.cpu=1,pods=3']);
+    await waitFor('status.used of the compute quota', async () => (await k(['get', 'quota', 'compute', '-n', quotaNs, '-o', 'jsonpath={.status.used.pods}'])) || undefined);
+    const bare = await kubectl(['run', 'bare', '-n', quotaNs, '--image=nginx'], { kubeconfig: kapi.kubeconfig });
+    assert.notEqual(bare.code, 0);
+    assert.match(bare.stderr, /pods "bare" is forbidden: failed quota: compute: must specify requests.cpu for: bare/);
+    const sized = JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'sized' },
+      spec: { containers: [{ name: 'app', image: 'nginx', resources: { requests: { cpu: '700m' } } }] },
+    });
+    await k(['create', '-n', quotaNs, '-f', '-'], sized);
+    const over = await kubectl(['create', '-n', quotaNs, '-f', '-'], { kubeconfig: kapi.kubeconfig, input: sized.replace('"sized"', '"second"') });
+    assert.notEqual(over.code, 0);
+    assert.match(over.stderr, /pods "second" is forbidden: exceeded quota: compute, requested: requests.cpu=700m, used: requests.cpu=700m, limited: requests.cpu=1/);
+    assert.match(await k(['describe', 'quota', 'compute', '-n', quotaNs]), /^requests\.cpu\s+700m\s+1$/m);
   });
 
   it('a CSR for kube-apiserver-client with group system:masters is refused', async () => {
