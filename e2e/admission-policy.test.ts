@@ -1,13 +1,17 @@
 // ValidatingAdmissionPolicy behind kubectl 1.33: a policy `object.spec.replicas <= 5` bound with
 // Deny refuses a 6-replica Deployment with kube's message, only in the namespaces the binding's
 // namespaceSelector picks; deleting the binding lifts it; a Warn binding prints kube's warning
-// and creates the Deployment; a param ConfigMap sets the limit and a change to it applies to
+// and creates the Deployment; an Audit binding records kube's validation_failure audit
+// annotation (and the policy's auditAnnotations) in the audit log; a param ConfigMap sets the limit and a change to it applies to
 // the next request; a missing param with parameterNotFoundAction Deny refuses. Two replicas on
 // one etcd: a policy and binding made through one replica apply on the other, and so does the
 // binding's deletion.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { kubectl, kubectlOk, startEtcd, startKapi, uniqueName, waitFor, type EtcdProcess, type KapiProcess } from './harness.js';
 
 const G = 'admissionregistration.k8s.io/v1';
@@ -32,6 +36,7 @@ describe('ValidatingAdmissionPolicy with kubectl 1.33', () => {
   let kc: { kubeconfig: string };
   const checked = uniqueName('vap-checked');
   const free = uniqueName('vap-free');
+  let auditDir: string;
 
   const apply = (obj: unknown) => kubectlOk(['apply', '-f', '-'], { ...kc, input: JSON.stringify(obj) });
   const create = (yaml: string, extra: string[] = []) => kubectl(['create', '-f', '-', ...extra], { ...kc, input: yaml });
@@ -39,7 +44,13 @@ describe('ValidatingAdmissionPolicy with kubectl 1.33', () => {
   const dryRun = (yaml: string) => create(yaml, ['--dry-run=server']);
 
   before(async () => {
-    kapi = await startKapi();
+    // deployments are audited at Metadata level (annotations included) into a log file
+    auditDir = mkdtempSync(path.join(os.tmpdir(), 'kapi-vap-audit-'));
+    writeFileSync(
+      path.join(auditDir, 'policy.yaml'),
+      'apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Metadata\n  resources: [{group: apps, resources: [deployments]}]\n- level: None\n',
+    );
+    kapi = await startKapi({ extraArgs: ['--audit-policy-file', path.join(auditDir, 'policy.yaml'), '--audit-log-path', path.join(auditDir, 'audit.log')] });
     kc = { kubeconfig: kapi.kubeconfig };
     await kubectlOk(['create', 'namespace', checked], kc);
     await kubectlOk(['label', 'namespace', checked, 'policy-test=checked'], kc);
@@ -53,6 +64,7 @@ describe('ValidatingAdmissionPolicy with kubectl 1.33', () => {
   });
   after(async () => {
     await kapi?.stop();
+    if (auditDir) rmSync(auditDir, { recursive: true, force: true });
   });
 
   it('a Deny binding refuses 6 replicas with kube message, only where its namespaceSelector points; deleting it lifts it', async () => {
@@ -114,6 +126,47 @@ describe('ValidatingAdmissionPolicy with kubectl 1.33', () => {
     );
     await kubectlOk(['delete', 'validatingadmissionpolicybinding', 'max-replicas-warn'], kc);
     await waitFor('the warn binding deletion to apply', async () => !(await dryRun(deployment('quiet', checked, 7))).stderr.includes('Warning:'));
+  });
+
+  it('an Audit binding admits and records the validation_failure audit annotation; auditAnnotations are recorded too', async () => {
+    await apply({
+      apiVersion: G,
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name: 'audited-replicas' },
+      spec: {
+        matchConstraints: { resourceRules: [replicasRule] },
+        validations: [{ expression: 'object.spec.replicas <= 1', message: 'more than one replica' }],
+        auditAnnotations: [{ key: 'replicas', valueExpression: "'replicas: ' + string(object.spec.replicas)" }],
+      },
+    });
+    await apply({
+      apiVersion: G,
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: { name: 'audited-replicas' },
+      spec: { policyName: 'audited-replicas', validationActions: ['Audit'] },
+    });
+    const name = uniqueName('audited');
+    const logPath = path.join(auditDir, 'audit.log');
+    type Event = { stage: string; verb: string; objectRef?: { name?: string }; annotations?: Record<string, string> };
+    const events = (): Event[] =>
+      readFileSync(logPath, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim())
+        .map((l) => JSON.parse(l) as Event);
+    // the binding applies within the watch latency: create objects until one is audited with it
+    let i = 0;
+    const event = await waitFor('an audited create', async () => {
+      const n = `${name}-${i++}`;
+      const created = await create(deployment(n, free, 2));
+      assert.equal(created.code, 0, created.stderr);
+      assert.equal(created.stderr, '');
+      return events().find((e) => e.stage === 'ResponseComplete' && e.verb === 'create' && e.objectRef?.name === n && e.annotations?.['validation.policy.admission.k8s.io/validation_failure']);
+    });
+    assert.deepEqual(JSON.parse(event.annotations!['validation.policy.admission.k8s.io/validation_failure']!), [
+      { message: 'more than one replica', policy: 'audited-replicas', binding: 'audited-replicas', expressionIndex: 0, validationActions: ['Audit'] },
+    ]);
+    assert.equal(event.annotations!['audited-replicas/replicas'], 'replicas: 2');
+    await kubectlOk(['delete', 'validatingadmissionpolicybinding', 'audited-replicas'], kc);
   });
 
   it('a param ConfigMap sets the limit; a change applies to the next request; a missing one denies', async () => {
