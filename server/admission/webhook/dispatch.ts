@@ -54,15 +54,34 @@ export function matchingTarget(entry: WebhookEntry, attrs: AdmissionAttributes, 
   return undefined;
 }
 
-async function namespaceLabels(attrs: AdmissionAttributes, resolver: ResourceResolver, signal?: AbortSignal): Promise<Record<string, string> | undefined> {
+/** the namespace's labels, read once per request (`memo`): from the watch cache first, from
+ *  etcd when the cache does not have it yet (it may just have been created elsewhere) */
+async function namespaceLabels(
+  attrs: AdmissionAttributes,
+  resolver: ResourceResolver,
+  memo: Map<string, Promise<Record<string, string> | undefined>>,
+  signal?: AbortSignal,
+): Promise<Record<string, string> | undefined> {
   if (attrs.resource.group === '' && attrs.resource.resource === 'namespaces' && !attrs.subresource) {
     return labelsOf(attrs.object ?? attrs.oldObject);
   }
   const ns = attrs.resource.resource === 'namespaces' ? attrs.name : attrs.namespace;
-  const rest = resolver.lookup('', 'v1', 'namespaces');
-  if (!rest) return undefined;
-  const obj = await rest.get(internalContext('kube-apiserver', '', signal), ns, {});
-  return labelsOf(obj);
+  let p = memo.get(ns);
+  if (!p) {
+    p = (async () => {
+      const rest = resolver.lookup('', 'v1', 'namespaces');
+      if (!rest) return undefined;
+      const ctx = internalContext('kube-apiserver', '', signal);
+      try {
+        return labelsOf(await rest.get(ctx, ns, { resourceVersion: '0' }));
+      } catch (err) {
+        if (!(err instanceof StatusError) || err.code !== 404) throw err;
+        return labelsOf(await rest.get(ctx, ns, {}));
+      }
+    })();
+    memo.set(ns, p);
+  }
+  return p;
 }
 
 export interface Invocation {
@@ -72,7 +91,13 @@ export interface Invocation {
 
 /** undefined: not called. Throws a StatusError when the request must fail (namespace lookup
  *  failures, matchConditions errors under Fail). */
-export async function shouldCall(entry: WebhookEntry, attrs: AdmissionAttributes, resolver: ResourceResolver, signal?: AbortSignal): Promise<Invocation | undefined> {
+export async function shouldCall(
+  entry: WebhookEntry,
+  attrs: AdmissionAttributes,
+  resolver: ResourceResolver,
+  signal?: AbortSignal,
+  memo: Map<string, Promise<Record<string, string> | undefined>> = new Map(),
+): Promise<Invocation | undefined> {
   const target = matchingTarget(entry, attrs, resolver);
   if (!target) return undefined;
   const spec = entry.spec;
@@ -80,7 +105,7 @@ export async function shouldCall(entry: WebhookEntry, attrs: AdmissionAttributes
   if (!clusterScoped && !isEmptySelector(spec.namespaceSelector)) {
     let labels: Record<string, string> | undefined;
     try {
-      labels = await namespaceLabels(attrs, resolver, signal);
+      labels = await namespaceLabels(attrs, resolver, memo, signal);
     } catch (err) {
       if (err instanceof StatusError) throw err;
       throw errors.internal((err as Error).message);

@@ -45,8 +45,9 @@ async function invocationsFor(source: WebhookSource, attrs: AdmissionAttributes,
   if (isExemptFromWebhooks(attrs)) return [];
   await waitReady(source, ctx);
   const out: Invocation[] = [];
+  const namespaceLabels = new Map<string, Promise<Record<string, string> | undefined>>();
   for (const entry of source.webhooks()) {
-    const inv = await shouldCall(entry, attrs, deps.resolver, ctx.signal);
+    const inv = await shouldCall(entry, attrs, deps.resolver, ctx.signal, namespaceLabels);
     if (inv) out.push(inv);
   }
   return out;
