@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Environment } from '@marcbachmann/cel-js';
+import { AuthorizationPending, AuthorizerSession, AuthorizerValue, evaluateWithAuthorizer, registerAuthorizerLibrary } from './authorizer-library.js';
+import type { AccessReviewRequest } from '../registry/virtual/reviews.js';
+
+const env = registerAuthorizerLibrary(new Environment());
+
+test('a check asks the authorizer once, between attempts, with the attributes built by the calls', async () => {
+  const asked: AccessReviewRequest[] = [];
+  const session = new AuthorizerSession({
+    authorize: async (req) => {
+      asked.push(req);
+      return { allowed: req.resourceAttributes?.['verb'] === 'get', reason: 'rbac' };
+    },
+  });
+  const authorizer = new AuthorizerValue(session, { username: 'bob', groups: ['devs'] });
+  const p = env.parse("authorizer.group('apps').resource('deployments').subresource('scale').namespace('ns').name('web').check('get').allowed()");
+  assert.ok((p.check() as { valid: boolean }).valid);
+  assert.throws(() => p({ authorizer }), AuthorizationPending);
+  let runs = 0;
+  const result = await evaluateWithAuthorizer(
+    session,
+    () => {
+      runs++;
+      try {
+        return p({ authorizer }) as boolean;
+      } catch {
+        return undefined;
+      }
+    },
+    (r) => r === undefined,
+  );
+  assert.equal(result, true);
+  assert.equal(runs, 2);
+  assert.equal(asked.length, 1);
+  assert.deepEqual(asked[0], {
+    user: { username: 'bob', groups: ['devs'] },
+    resourceAttributes: { verb: 'get', group: 'apps', version: '*', resource: 'deployments', subresource: 'scale', namespace: 'ns', name: 'web' },
+  });
+});
+
+test('without an authorizer every check is allowed; non-resource paths and service accounts', () => {
+  const authorizer = new AuthorizerValue(new AuthorizerSession(undefined), { username: 'x', groups: [] });
+  assert.equal(env.evaluate("authorizer.path('/healthz').check('get').allowed()", { authorizer }), true);
+  assert.equal(env.evaluate("authorizer.serviceAccount('kube-system', 'sa').path('/metrics').check('get').reason()", { authorizer }), '');
+});
