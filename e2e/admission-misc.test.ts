@@ -9,7 +9,7 @@ import { webcrypto } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
-import { createNamespace, kubectl, kubectlOk, startKapi, uniqueName, waitFor, type KapiProcess } from './harness.js';
+import { createNamespace, jsonOf, kubectl, kubectlOk, startEtcd, startKapi, uniqueName, waitFor, type EtcdProcess, type KapiProcess } from './harness.js';
 
 x509.cryptoProvider.set(webcrypto as unknown as Crypto);
 
@@ -129,5 +129,55 @@ describe('built-in admission: storage, ingress, quota, certificates', () => {
       /Error from server \(Forbidden\): error when creating "STDIN": certificatesigningrequests\.certificates\.k8s\.io "masters" is forbidden: use of kubernetes\.io\/kube-apiserver-client signer with system:masters group is not allowed/,
     );
     assert.equal(await k(['create', '-f', '-'], csr('devs', await csrRequest('CN=bob, O=devs'))), 'certificatesigningrequest.certificates.k8s.io/devs created\n');
+  });
+});
+
+describe('ResourceQuota across two replicas on one etcd', () => {
+  let etcd: EtcdProcess;
+  let a: KapiProcess;
+  let b: KapiProcess;
+  const ns = uniqueName('admrep');
+
+  before(async () => {
+    etcd = await startEtcd();
+    a = await startKapi({ etcdServers: etcd.endpoint });
+    b = await startKapi({ etcdServers: etcd.endpoint });
+  });
+  after(async () => {
+    await a?.stop();
+    await b?.stop();
+    await etcd?.stop();
+  });
+
+  it('concurrent creates through both replicas never go past the quota, and status.used counts what is stored', async () => {
+    await createNamespace(a.http, ns);
+    const created = await a.http.post(`/api/v1/namespaces/${ns}/resourcequotas`, {
+      apiVersion: 'v1',
+      kind: 'ResourceQuota',
+      metadata: { name: 'cms' },
+      spec: { hard: { configmaps: '8' } },
+    });
+    assert.equal(created.status, 201, created.body);
+    interface Quota {
+      status?: { used?: Record<string, string> };
+    }
+    const usedThrough = async (k: KapiProcess) => jsonOf<Quota>(await k.http.get(`/api/v1/namespaces/${ns}/resourcequotas/cms`)).status?.used?.configmaps;
+    await waitFor('status.used on both replicas', async () => (await usedThrough(a)) !== undefined && (await usedThrough(b)) !== undefined);
+
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 ? a : b).http.post(`/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}` } }),
+      ),
+    );
+    const ok = results.filter((r) => r.status === 201).length;
+    for (const r of results) {
+      if (r.status === 201) continue;
+      assert.ok(r.status === 403 || r.status === 409, `${r.status} ${r.body}`);
+      if (r.status === 403) assert.match(r.body, /exceeded quota: cms, requested: configmaps=1, used: configmaps=8, limited: configmaps=8/);
+    }
+    assert.ok(ok >= 1);
+    const stored = jsonOf<{ items: unknown[] }>(await a.http.get(`/api/v1/namespaces/${ns}/configmaps`)).items.length;
+    assert.ok(stored <= 8, `${stored} configmaps stored under a quota of 8`);
+    assert.equal(await usedThrough(a), String(stored));
   });
 });
