@@ -505,6 +505,20 @@ export function pythonKubernetesAvailable(): Promise<boolean> {
 export async function createNamespace(http: KubeHttpClient, name: string): Promise<void> {
   const res = await http.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   if (res.status !== 201) throw new Error(`create namespace ${name}: HTTP ${res.status} ${res.body}`);
+  // as kube's e2e framework does: the ServiceAccount admission plugin refuses pods until the
+  // service account controller has made the namespace's `default` account (it looks again for
+  // about a second only), so tests get a namespace that is ready for pods
+  await waitForDefaultServiceAccount(http, name);
+}
+
+/** waits (up to 60 s, then gives up quietly) until `default` exists in `namespace` */
+export async function waitForDefaultServiceAccount(http: KubeHttpClient, namespace: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const sa = await http.get(`/api/v1/namespaces/${namespace}/serviceaccounts/default`);
+    if (sa.status === 200) return;
+    await sleep(50);
+  }
 }
 
 /** Creates a configmap with a raw JSON POST (set-up helper, see createNamespace). */
