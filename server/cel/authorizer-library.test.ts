@@ -45,3 +45,19 @@ test('without an authorizer every check is allowed; non-resource paths and servi
   assert.equal(env.evaluate("authorizer.path('/healthz').check('get').allowed()", { authorizer }), true);
   assert.equal(env.evaluate("authorizer.serviceAccount('kube-system', 'sa').path('/metrics').check('get').reason()", { authorizer }), '');
 });
+
+test('authorizer.requestResource checks the request own resource', async () => {
+  const asked: AccessReviewRequest[] = [];
+  const session = new AuthorizerSession({ authorize: async (req) => (asked.push(req), { allowed: true }) });
+  const authorizer = new AuthorizerValue(session, { username: 'bob', groups: [] }, { group: 'apps', resource: 'deployments', subresource: '', namespace: 'ns', name: 'web' });
+  const p = env.parse("authorizer.requestResource.check('delete').allowed()");
+  const run = () => {
+    try {
+      return p({ authorizer }) as boolean;
+    } catch {
+      return undefined;
+    }
+  };
+  assert.equal(await evaluateWithAuthorizer(session, run, (r) => r === undefined), true);
+  assert.deepEqual(asked[0]?.resourceAttributes, { verb: 'delete', group: 'apps', version: '*', resource: 'deployments', namespace: 'ns', name: 'web' });
+});

@@ -57,12 +57,29 @@ export class AuthorizerSession {
   }
 }
 
+/** the resource a request is about (for `authorizer.requestResource`) */
+export interface RequestResource {
+  group: string;
+  resource: string;
+  subresource: string;
+  namespace: string;
+  name: string;
+}
+
 /** `authorizer`: checks as one user */
 export class AuthorizerValue {
+  /** a check of the request's own resource; null outside a resource request */
+  readonly requestResource: ResourceCheckValue | null;
+
   constructor(
     readonly session: AuthorizerSession,
     readonly user: UserInfo,
-  ) {}
+    request?: RequestResource,
+  ) {
+    this.requestResource = request
+      ? new ResourceCheckValue(this, request.group, request.resource, request.subresource, request.namespace, request.name)
+      : null;
+  }
 }
 
 export class PathCheckValue {

@@ -72,7 +72,13 @@ export async function dispatch(hooks: readonly PolicyHook[], attrs: AdmissionAtt
   const failures: ValidationFailureValue[] = [];
   const warnings: string[] = [];
   const auditAnnotations: Record<string, string> = {};
-  const authorizer = new AuthorizerValue(new AuthorizerSession(env.authorizer), attrs.user);
+  const authorizer = new AuthorizerValue(new AuthorizerSession(env.authorizer), attrs.user, {
+    group: attrs.resource.group,
+    resource: attrs.resource.resource,
+    subresource: attrs.subresource ?? '',
+    namespace: attrs.namespace,
+    name: attrs.name,
+  });
 
   for (const { policy, bindings } of hooks) {
     const configError = (message: string, binding?: string) => {
@@ -286,7 +292,7 @@ function admissionRequest(attrs: AdmissionAttributes, resource: GroupVersionReso
     operation: attrs.operation,
     userInfo,
     dryRun: attrs.dryRun,
-    options: optionsFor(attrs.operation),
+    options: attrs.options ?? optionsFor(attrs.operation),
   };
 }
 
