@@ -185,7 +185,7 @@ const podNames = [
 const mustSpecify = new Set(['cpu', 'memory', 'requests.cpu', 'requests.memory', 'limits.cpu', 'limits.memory']);
 
 function isNativeResource(name: string): boolean {
-  return !name.includes('/') || name.startsWith('kubernetes.io/');
+  return !name.includes('/') || name.includes('kubernetes.io/');
 }
 
 function isExtendedResource(name: string): boolean {
