@@ -51,6 +51,8 @@ spec:
           spec:
             type: object
             required: [cronSpec]
+            x-kubernetes-validations:
+            - {rule: "!has(self.image) || self.image != 'forbidden'", message: image forbidden is not allowed}
             properties:
               cronSpec:
                 type: string
@@ -155,11 +157,13 @@ describe('CustomResourceDefinitions (kubectl 1.33, two replicas)', () => {
     assert.equal(obj.metadata.generation, 1);
   });
 
-  it('refuses an invalid custom resource with kube-apiserver\'s message', async () => {
+  it('refuses an invalid custom resource with kube-apiserver\'s message (schema and x-kubernetes-validations)', async () => {
     const r = await kubectl(['create', '-f', '-'], { ...onA(), input: cronTab('bad', '  cronSpec: "often"\n  replicas: 20') });
     assert.notEqual(r.code, 0);
     assert.match(r.stderr, /The CronTab "bad" is invalid: \n\* spec\.cronSpec: Invalid value: "often": spec\.cronSpec in body should match/);
     assert.match(r.stderr, /\* spec\.replicas: Invalid value: 20: spec\.replicas in body should be less than or equal to 10/);
+    const cel = await kubectl(['create', '-f', '-'], { ...onA(), input: cronTab('bad', '  cronSpec: "* * * * *"\n  image: forbidden') });
+    assert.match(cel.stderr, /The CronTab "bad" is invalid: spec: Invalid value: "object": image forbidden is not allowed/);
     const missing = await kubectl(['create', '-f', '-'], { ...onA(), input: cronTab('bad', '  image: x') });
     assert.match(missing.stderr, /The CronTab "bad" is invalid: spec\.cronSpec: Required value/);
   });

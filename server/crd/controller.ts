@@ -23,6 +23,7 @@ import { conditionOf, resourcesOf, specOf, statusOf, versionOf, type CRDConditio
 import { CustomScaleStore } from './scale.js';
 import { defaultingStorage } from './defaulting-storage.js';
 import { validateCustomResource } from './schema.js';
+import { validateRules } from './cel.js';
 import { customResourceStrategy } from './strategy.js';
 import { customResourceTable } from './table.js';
 
@@ -325,7 +326,9 @@ export class CustomResources {
           ...common,
           subresource: 'status',
           verbs: statusVerbs,
-          strategy: statusStrategy(strategy, { validateStatus: (obj) => validateCustomResource(obj as unknown as Record<string, unknown>, schema) }),
+          strategy: statusStrategy(strategy, {
+            validateStatus: (obj, old) => [...validateCustomResource(obj as unknown as Record<string, unknown>, schema), ...validateRules(obj, old, schema, '', true)],
+          }),
         });
         handlers.set(handlerKey(info.group, info.version, info.resource, 'status'), st);
         this.tables.set(st, table);

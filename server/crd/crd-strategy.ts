@@ -10,6 +10,7 @@ import { isDNS1035Label, isDNS1123Subdomain } from '../registry/validation/names
 import { validateObjectMeta, validateObjectMetaUpdate } from '../registry/validation/object-meta.js';
 import { nameIsDNSSubdomain } from '../registry/validation/names.js';
 import type { CRDSpec, CRDStatus } from './definition.js';
+import { ruleCompileError } from './cel.js';
 import { patternCompiles, type JSONSchemaProps } from './schema.js';
 
 export const CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
@@ -54,6 +55,10 @@ function validateStructural(s: JSONSchemaProps, path: string, root: boolean, err
   if (s.properties && s.additionalProperties !== undefined && s.additionalProperties !== false) {
     errs.push(fieldErrors.forbidden(`${path}.additionalProperties`, 'additionalProperties and properties are mutual exclusive'));
   }
+  (s['x-kubernetes-validations'] ?? []).forEach((r, i) => {
+    const problem = typeof r.rule === 'string' ? ruleCompileError(r.rule) : 'rule is required';
+    if (problem) errs.push(fieldErrors.invalid(`${path}.x-kubernetes-validations[${i}].rule`, r.rule, problem));
+  });
   if (s.pattern !== undefined && !patternCompiles(s.pattern)) errs.push(fieldErrors.invalid(`${path}.pattern`, s.pattern, 'must be a valid regular expression'));
   for (const [name, p] of Object.entries(s.properties ?? {})) validateStructural(p, `${path}.properties[${name}]`, false, errs);
   if (isObject(s.additionalProperties)) validateStructural(s.additionalProperties as JSONSchemaProps, `${path}.additionalProperties`, false, errs);

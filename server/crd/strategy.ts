@@ -10,6 +10,7 @@ import { validateObjectMeta, validateObjectMetaUpdate } from '../registry/valida
 import { nameIsDNSSubdomain } from '../registry/validation/names.js';
 import type { FieldError } from '../registry/validation/field-error.js';
 import { specOf, versionOf } from './definition.js';
+import { validateRules } from './cel.js';
 import { applyDefaults, prune, validateCustomResource, type JSONSchemaProps } from './schema.js';
 
 function withoutMetaAndStatus(obj: KubeObject, dropStatus: boolean): Record<string, unknown> {
@@ -43,7 +44,11 @@ export function customResourceStrategy(crd: KubeObject): ResourceStrategy {
   const namespaced = spec.scope === 'Namespaced';
   const schemaFor = (version: string) => versionOf(crd, version)?.schema?.openAPIV3Schema;
   const hasStatus = (version: string) => versionOf(crd, version)?.subresources?.status !== undefined;
-  const validateContent = (obj: KubeObject, c: StrategyContext): FieldError[] => validateCustomResource(obj as unknown as Record<string, unknown>, schemaFor(c.info.version));
+  const validateContent = (obj: KubeObject, c: StrategyContext, old?: KubeObject): FieldError[] => {
+    const schema = schemaFor(c.info.version);
+    const errs = validateCustomResource(obj as unknown as Record<string, unknown>, schema);
+    return [...errs, ...validateRules(obj, old, schema, '', old !== undefined)];
+  };
   return defineStrategy({
     namespaced,
     validateName: nameIsDNSSubdomain,
@@ -66,7 +71,7 @@ export function customResourceStrategy(crd: KubeObject): ResourceStrategy {
       return [...validateObjectMeta(obj.metadata, namespaced, nameIsDNSSubdomain), ...validateContent(obj, c)];
     },
     validateUpdate(obj, old, c) {
-      return [...validateObjectMetaUpdate(obj.metadata, old.metadata), ...validateContent(obj, c)];
+      return [...validateObjectMetaUpdate(obj.metadata, old.metadata), ...validateContent(obj, c, old)];
     },
   });
 }
