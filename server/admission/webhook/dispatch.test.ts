@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ResourceInfo } from '../../apis/types.js';
 import type { AdmissionAttributes, RESTResource, ResourceResolver } from '../../registry/rest.js';
-import { matchingTarget } from './dispatch.js';
+import { forTarget, fromTarget, matchingTarget } from './dispatch.js';
 import type { WebhookEntry } from './types.js';
 
 const hpa = (version: string) =>
@@ -38,4 +38,23 @@ test('Equivalent (default): a v1 rule matches a v2 request, called for the v1 re
   assert.deepEqual(matchingTarget(entry('Equivalent'), attrs, resolver), expected);
   assert.deepEqual(matchingTarget(entry(), attrs, resolver), expected);
   assert.deepEqual(matchingTarget(entry('Exact'), { ...attrs, resource: hpa('v1') }, resolver), expected);
+});
+
+test('Equivalent: the webhook sees the object in the version it matched, and its answer comes back', () => {
+  const v2 = {
+    apiVersion: 'autoscaling/v2',
+    kind: 'HorizontalPodAutoscaler',
+    metadata: { name: 'h', namespace: 'ns' },
+    spec: { scaleTargetRef: { kind: 'Deployment', name: 'd', apiVersion: 'apps/v1' }, minReplicas: 1, maxReplicas: 3, metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }] },
+  };
+  const a = { ...attrs, object: v2 } as unknown as AdmissionAttributes;
+  const target = matchingTarget(entry(), a, resolver)!;
+  const seen = forTarget(a, target);
+  assert.equal(seen.object!.apiVersion, 'autoscaling/v1');
+  assert.equal((seen.object as any).spec.targetCPUUtilizationPercentage, 50);
+  const back = fromTarget(structuredClone(seen.object!), a, target);
+  assert.equal(back.apiVersion, 'autoscaling/v2');
+  assert.deepEqual((back as any).spec.metrics, v2.spec.metrics);
+  // the request's own version: nothing converted
+  assert.equal(forTarget(a, { ...target, version: 'v2' }), a);
 });

@@ -13,6 +13,7 @@ import { evaluateMatchConditions } from './match-conditions.js';
 import { admissionRequest, admissionReview, kindOf, newReviewUid, reviewVersion, verifyResponse, PatchDecodeError, type ReviewTarget, type VerifiedResponse } from './review.js';
 import { postReview, resolveTarget } from './client.js';
 import type { WebhookEntry } from './types.js';
+import { convertObject, gvkString } from '../../registry/conversion/index.js';
 
 export const DEFAULT_TIMEOUT_SECONDS = 10;
 export const MAX_TIMEOUT_SECONDS = 30;
@@ -84,6 +85,27 @@ async function namespaceLabels(
   return p;
 }
 
+/** the attributes as the webhook sees them: objects converted to the version it matched
+ *  (matchPolicy Equivalent); the same attributes when that is the request's version */
+export function forTarget(attrs: AdmissionAttributes, target: ReviewTarget): AdmissionAttributes {
+  const from = kindOf(attrs);
+  const to = { group: target.group, version: target.version, kind: target.kind };
+  if (gvkString(from) === gvkString(to)) return attrs;
+  return {
+    ...attrs,
+    object: attrs.object ? convertObject(attrs.object, from, to) : null,
+    oldObject: attrs.oldObject ? convertObject(attrs.oldObject, from, to) : null,
+  };
+}
+
+/** back from the webhook's version to the request's */
+export function fromTarget(obj: KubeObject, attrs: AdmissionAttributes, target: ReviewTarget): KubeObject {
+  const to = kindOf(attrs);
+  const from = { group: target.group, version: target.version, kind: target.kind };
+  if (gvkString(from) === gvkString(to)) return obj;
+  return convertObject(obj, from, to, true);
+}
+
 export interface Invocation {
   entry: WebhookEntry;
   target: ReviewTarget;
@@ -120,7 +142,8 @@ export async function shouldCall(
   }
   const conditions = spec.matchConditions ?? [];
   if (conditions.length > 0) {
-    const r = evaluateMatchConditions(conditions, { object: attrs.object, oldObject: attrs.oldObject, request: admissionRequest('', attrs, target) });
+    const seen = forTarget(attrs, target);
+    const r = evaluateMatchConditions(conditions, { object: seen.object, oldObject: seen.oldObject, request: admissionRequest('', seen, target) });
     if ('error' in r) {
       if ((spec.failurePolicy ?? 'Fail') === 'Ignore') return undefined;
       throw errors.forbidden({ group: attrs.resource.group, resource: attrs.resource.resource, name: attrs.name }, r.error);
@@ -136,7 +159,7 @@ export function timeoutMsOf(entry: WebhookEntry): number {
 }
 
 /**
- * Calls one webhook. Returns its verified answer when it allowed the request; throws a
+ * Calls one webhook with `attrs` as it is to see them (see forTarget). Returns its verified answer when it allowed the request; throws a
  * StatusError for a denial or a refused dry run, a WebhookCallError when it could not be
  * called or answered nonsense (the caller applies the failure policy).
  */

@@ -10,7 +10,7 @@ import { errors, StatusError } from '../../http/status.js';
 import type { AdmissionDeps, AdmissionPlugin, AdmissionPluginFactory, AdmissionRequestContext } from '../plugin.js';
 import { webhookCallFailed, WebhookCallError } from '../errors.js';
 import { isExemptFromWebhooks } from './rules.js';
-import { callWebhook, shouldCall, type Invocation } from './dispatch.js';
+import { callWebhook, forTarget, fromTarget, shouldCall, type Invocation } from './dispatch.js';
 import { startWebhookSource, type WebhookSource } from './source.js';
 import type { VerifiedResponse } from './review.js';
 
@@ -73,9 +73,11 @@ export const mutatingWebhookFactory: AdmissionPluginFactory = {
           const gone = clientGone(ctx);
           if (gone) throw gone;
           const spec = inv.entry.spec;
+          // the webhook sees (and patches) the object in the version it matched
+          const sent = forTarget({ ...attrs, object: obj }, inv.target);
           let answer: VerifiedResponse;
           try {
-            answer = await callWebhook(inv, { ...attrs, object: obj }, deps.resolver, true, ctx.signal);
+            answer = await callWebhook(inv, sent, deps.resolver, true, ctx.signal);
           } catch (err) {
             forwardDenialWarnings(err, ctx);
             if (err instanceof WebhookCallError) {
@@ -92,14 +94,15 @@ export const mutatingWebhookFactory: AdmissionPluginFactory = {
           let changed = false;
           if (answer.patch !== undefined) {
             if (attrs.operation === 'DELETE') throw errors.internal(`admission webhook "${spec.name}" attempted to modify the object, which is not supported for this operation`);
+            const base = sent.object as KubeObject;
             let patched: Json;
             try {
-              patched = applyJsonPatch(structuredClone(obj) as unknown as Json, decodeJsonPatch(answer.patch));
+              patched = applyJsonPatch(structuredClone(base) as unknown as Json, decodeJsonPatch(answer.patch));
             } catch (err) {
               throw errors.internal((err as Error).message);
             }
-            changed = !jsonEqual(patched, obj as unknown as Json);
-            obj = patched as unknown as KubeObject;
+            changed = !jsonEqual(patched, base as unknown as Json);
+            if (changed) obj = fromTarget(patched as unknown as KubeObject, attrs, inv.target);
           }
           ctx.auditAnnotations[`mutation.webhook.admission.k8s.io/round_${round}_index_${index}`] = JSON.stringify({
             configuration: inv.entry.configurationName,
@@ -147,7 +150,7 @@ export const validatingWebhookFactory: AdmissionPluginFactory = {
           hooks.map(async (inv, index): Promise<StatusError | undefined> => {
             const spec = inv.entry.spec;
             try {
-              const answer = await callWebhook(inv, attrs, deps.resolver, false, ctx.signal);
+              const answer = await callWebhook(inv, forTarget(attrs, inv.target), deps.resolver, false, ctx.signal);
               recordAnswer(spec.name, answer, ctx);
               return undefined;
             } catch (err) {
