@@ -20,6 +20,11 @@ function resolverWith(objects: Record<string, KubeObject>): ResourceResolver {
         if (!o) throw new StatusError(404, 'NotFound', `${resource} "${name}" not found`);
         return o;
       },
+      list: async (_ctx: unknown, opts: { labelSelector?: string }) => ({
+        items: Object.entries(objects)
+          .filter(([k, o]) => k.startsWith(`${resource}/`) && opts.labelSelector === `kubernetes.io/service-name=${o.metadata.labels?.['kubernetes.io/service-name']}`)
+          .map(([, o]) => o),
+      }),
     }) as unknown as RESTResource;
   return { lookup: (_g, _v, resource) => rest(resource), all: () => [] };
 }
@@ -44,6 +49,19 @@ test('service: the first endpoint address of the referenced port, verified as <n
   assert.equal(t.servername, 'hook.ns.svc');
   await assert.rejects(resolveTarget('w', { service: { namespace: 'ns', name: 'hook', port: 9999 } }, resolverWith(objects)), WebhookCallError);
   await assert.rejects(resolveTarget('w', { service: { namespace: 'ns', name: 'missing' } }, resolverWith(objects)), /failed calling webhook "w": failed to call webhook: service "missing" not found/);
+});
+
+test('service without Endpoints: its EndpointSlices (a ready endpoint)', async () => {
+  const objects = {
+    'services/hook': { metadata: { name: 'hook', namespace: 'ns' }, spec: { ports: [{ name: 'https', port: 443 }] } } as unknown as KubeObject,
+    'endpointslices/hook-abc': {
+      metadata: { name: 'hook-abc', namespace: 'ns', labels: { 'kubernetes.io/service-name': 'hook' } },
+      ports: [{ name: 'https', port: 9443 }],
+      endpoints: [{ addresses: ['10.0.0.1'], conditions: { ready: false } }, { addresses: ['10.0.0.2'], conditions: { ready: true } }],
+    } as unknown as KubeObject,
+  };
+  const t = await resolveTarget('w', { service: { namespace: 'ns', name: 'hook' } }, resolverWith(objects));
+  assert.equal(t.url.toString(), 'https://10.0.0.2:9443/');
 });
 
 test('postReview: a non-2xx answer and a non-JSON body are call failures', async () => {

@@ -1,11 +1,12 @@
 // Posts an AdmissionReview to a webhook and reads its answer. `url` is called as given;
-// `service` is reached through the Service's Endpoints (the first ready address of the
-// port the reference names; kapi has no cluster network, so this only works when those
+// `service` is reached through the Service's Endpoints or EndpointSlices (the first ready
+// address of the port the reference names; kapi has no cluster network, so this only works when those
 // addresses are reachable from kapi), checking the certificate for `<name>.<namespace>.svc`.
 // Never throws anything but WebhookCallError; a slow webhook is cut at its timeout.
 
 import https from 'node:https';
 import http from 'node:http';
+import type { KubeObject } from '../../../storage/interface.js';
 import type { ResourceResolver } from '../../registry/rest.js';
 import { internalContext } from '../../controllers/util.js';
 import { WebhookCallError } from '../errors.js';
@@ -48,18 +49,35 @@ async function serviceAddress(webhookName: string, namespace: string, name: stri
   } catch {
     throw new WebhookCallError(webhookName, `failed to call webhook: service "${name}" not found`);
   }
-  try {
-    endpoints = (await resolver.lookup('', 'v1', 'endpoints')!.get(ctx, name, {})) as Record<string, any>;
-  } catch {
-    throw noEndpoints();
-  }
   const svcPort = ((service.spec?.ports ?? []) as Record<string, any>[]).find((p) => p.port === port);
   if (!svcPort) throw new WebhookCallError(webhookName, `failed to call webhook: service "${namespace}/${name}" has no port ${port}`);
-  for (const subset of (endpoints.subsets ?? []) as Record<string, any>[]) {
-    const ports = (subset.ports ?? []) as Record<string, any>[];
-    const p = ports.find((x) => (x.name ?? '') === (svcPort.name ?? '')) ?? (ports.length === 1 ? ports[0] : undefined);
-    const addr = ((subset.addresses ?? []) as Record<string, any>[])[0];
-    if (p && addr?.ip) return `${String(addr.ip).includes(':') ? `[${addr.ip}]` : addr.ip}:${p.port}`;
+  const hostPort = (ip: string, p: number) => `${ip.includes(':') ? `[${ip}]` : ip}:${p}`;
+  const portName = String(svcPort.name ?? '');
+  try {
+    endpoints = (await resolver.lookup('', 'v1', 'endpoints')!.get(ctx, name, {})) as Record<string, any>;
+    for (const subset of (endpoints.subsets ?? []) as Record<string, any>[]) {
+      const ports = (subset.ports ?? []) as Record<string, any>[];
+      const p = ports.find((x) => (x.name ?? '') === portName) ?? (ports.length === 1 ? ports[0] : undefined);
+      const addr = ((subset.addresses ?? []) as Record<string, any>[])[0];
+      if (p && addr?.ip) return hostPort(String(addr.ip), p.port);
+    }
+  } catch {
+    // no Endpoints object: the EndpointSlices below may still name the service's backends
+  }
+  const slices = resolver.lookup('discovery.k8s.io', 'v1', 'endpointslices');
+  if (slices) {
+    let list: { items: KubeObject[] } = { items: [] };
+    try {
+      list = await slices.list(ctx, { labelSelector: `kubernetes.io/service-name=${name}` });
+    } catch {
+      // nothing to add: the call fails below
+    }
+    for (const slice of list.items as unknown as Record<string, any>[]) {
+      const ports = (slice.ports ?? []) as Record<string, any>[];
+      const p = ports.find((x) => (x.name ?? '') === portName) ?? (ports.length === 1 ? ports[0] : undefined);
+      const ready = ((slice.endpoints ?? []) as Record<string, any>[]).find((e) => e.conditions?.ready !== false && (e.addresses ?? []).length > 0);
+      if (p?.port && ready) return hostPort(String(ready.addresses[0]), p.port);
+    }
   }
   throw noEndpoints();
 }
