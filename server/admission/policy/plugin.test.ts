@@ -189,3 +189,11 @@ test('failurePolicy Fail turns an evaluation error into a denial', async () => {
   assert.match(err!.message, /ValidatingAdmissionPolicy 'broken' with binding 'broken' denied request: expression 'object.spec.nothere == 1' resulted in error: /);
   await deleteBinding('broken');
 });
+
+test('every policy gets status.observedGeneration and an empty typeChecking', async () => {
+  await createPolicy('status-policy', { matchConstraints: { resourceRules: [replicasRule] }, validations: [{ expression: 'true' }] });
+  await eventually(async () => ((await policies().get(ctx(), 'status-policy', {}))['status'] as { observedGeneration?: number } | undefined)?.observedGeneration === 1);
+  assert.deepEqual((await policies().get(ctx(), 'status-policy', {}))['status'], { observedGeneration: 1, typeChecking: {} });
+  await policies().update(ctx(), 'status-policy', (cur) => ({ ...cur!, spec: { ...(cur!['spec'] as object), validations: [{ expression: 'false' }] } }), { allowCreate: false });
+  await eventually(async () => ((await policies().get(ctx(), 'status-policy', {}))['status'] as { observedGeneration?: number } | undefined)?.observedGeneration === 2);
+});

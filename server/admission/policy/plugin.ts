@@ -2,6 +2,7 @@
 // bindings with its own watch-fed informers (a change made through any replica applies here
 // within the watch latency), compiles each policy once per resourceVersion, and reads
 // namespaces and params through the registry at request time, so they are always current.
+// It also keeps the policies' status.observedGeneration/typeChecking (./status.ts).
 
 import type { KubeObject } from '../../../storage/interface.js';
 import { startInformer, type Informer } from '../../authz/informer.js';
@@ -12,6 +13,7 @@ import type { AdmissionAttributes, ResourceResolver, RESTResource } from '../../
 import type { LabelSelector } from '../../selectors/labels.js';
 import type { AdmissionDeps, AdmissionPlugin, AdmissionPluginFactory, AdmissionRequestContext } from '../plugin.js';
 import { PolicyCache } from './compiled.js';
+import { followPolicyStatus } from './status.js';
 import { dispatch, type DispatchEnvironment, type ParamResource, type PolicyHook } from './dispatcher.js';
 import type { BindingObject, ParamKind, PolicyObject } from './types.js';
 
@@ -70,6 +72,7 @@ export function createValidatingAdmissionPolicyPlugin(deps: AdmissionDeps): Vali
   const policies: Informer = startInformer(policiesRest, log, signal);
   const bindings: Informer = startInformer(bindingsRest, log, signal);
   const synced = Promise.all([policies.synced, bindings.synced]).then(() => undefined);
+  followPolicyStatus(policies, resolver, log, signal);
   const cache = new PolicyCache();
 
   const namespacesRest = resolver.lookup('', 'v1', 'namespaces');
