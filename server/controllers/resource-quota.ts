@@ -202,6 +202,8 @@ export function resourceQuotaController(deps: ControllerDeps, opts: ResourceQuot
   return {
     name: 'resourcequota',
     start(signal) {
+      // shared by every controller started together: one more listener per controller
+      setMaxListeners(100, signal);
       return runLeaderElected(
         'resourcequota-controller',
         { resolver: deps.resolver, identity: deps.identity, signal, log, leaseDurationSeconds: opts.leaseDurationSeconds, retryPeriodMs: opts.retryPeriodMs },

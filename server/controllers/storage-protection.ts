@@ -113,6 +113,8 @@ export function storageProtectionController(deps: ControllerDeps): Controller {
   return {
     name: 'storage-protection',
     start(signal) {
+      // shared by every controller started together: one more listener per controller
+      setMaxListeners(100, signal);
       return runLeaderElected('storage-protection-controller', { resolver: deps.resolver, identity: deps.identity, signal, log }, (leading) =>
         runStorageProtectionController(deps.resolver, leading, log),
       );
