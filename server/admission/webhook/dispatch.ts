@@ -10,6 +10,7 @@ import { errors, StatusError } from '../../http/status.js';
 import { dryRunUnsupported, webhookDenied, WebhookCallError } from '../errors.js';
 import { ruleMatches, targetOf } from './rules.js';
 import { evaluateMatchConditions } from './match-conditions.js';
+import { AuthorizerSession } from '../../cel/authorizer-library.js';
 import { admissionRequest, admissionReview, kindOf, newReviewUid, reviewVersion, verifyResponse, PatchDecodeError, type ReviewTarget, type VerifiedResponse } from './review.js';
 import { postReview, resolveTarget } from './client.js';
 import type { WebhookEntry } from './types.js';
@@ -119,6 +120,7 @@ export async function shouldCall(
   resolver: ResourceResolver,
   signal?: AbortSignal,
   memo: Map<string, Promise<Record<string, string> | undefined>> = new Map(),
+  session: AuthorizerSession = new AuthorizerSession(undefined),
 ): Promise<Invocation | undefined> {
   const target = matchingTarget(entry, attrs, resolver);
   if (!target) return undefined;
@@ -143,7 +145,14 @@ export async function shouldCall(
   const conditions = spec.matchConditions ?? [];
   if (conditions.length > 0) {
     const seen = forTarget(attrs, target);
-    const r = evaluateMatchConditions(conditions, { object: seen.object, oldObject: seen.oldObject, request: admissionRequest('', seen, target) });
+    const r = await evaluateMatchConditions(conditions, {
+      object: seen.object,
+      oldObject: seen.oldObject,
+      request: admissionRequest('', seen, target),
+      session,
+      user: attrs.user,
+      requestResource: { group: target.group, resource: target.resource, subresource: attrs.subresource ?? '', namespace: attrs.namespace, name: attrs.name },
+    });
     if ('error' in r) {
       if ((spec.failurePolicy ?? 'Fail') === 'Ignore') return undefined;
       throw errors.forbidden({ group: attrs.resource.group, resource: attrs.resource.resource, name: attrs.name }, r.error);

@@ -1,15 +1,17 @@
 // A webhook's matchConditions: CEL expressions over `object`, `oldObject` and `request` (the
-// AdmissionRequest). All true: the webhook is called; any false: skipped; an error: skipped
-// under failurePolicy Ignore, the request refused under Fail. The `authorizer` variable is
-// not offered (kapi's CEL has no authorizer library yet).
+// AdmissionRequest) and `authorizer` (Kubernetes' authorizer library, as the requesting user).
+// All true: the webhook is called; any false: skipped; an error: skipped under failurePolicy
+// Ignore, the request refused under Fail.
 
 import { Environment } from '@marcbachmann/cel-js';
 import { re2Environment, routeMatchesToRe2, toCelValue } from '../../authn/jwt/cel.js';
+import { AuthorizationPending, AuthorizerValue, evaluateWithAuthorizer, registerAuthorizerLibrary, type AuthorizerSession } from '../../cel/authorizer-library.js';
+import type { UserInfo } from '../../registry/rest.js';
 import type { MatchConditionSpec } from './types.js';
 
 let env: Environment | undefined;
 function environment(): Environment {
-  env ??= re2Environment('request').registerVariable('object', 'dyn').registerVariable('oldObject', 'dyn');
+  env ??= registerAuthorizerLibrary(re2Environment('request').registerVariable('object', 'dyn').registerVariable('oldObject', 'dyn'));
   return env;
 }
 
@@ -33,16 +35,24 @@ export interface MatchInput {
   object: unknown;
   oldObject: unknown;
   request: Record<string, unknown>;
+  /** answers `authorizer` checks for the whole request */
+  session: AuthorizerSession;
+  user: UserInfo;
+  /** what `authorizer.requestResource` checks */
+  requestResource: { group: string; resource: string; subresource: string; namespace: string; name: string };
 }
 
 export type MatchResult = { matches: true } | { matches: false; failedCondition?: string } | { matches: false; error: string };
 
-export function evaluateMatchConditions(conditions: readonly MatchConditionSpec[], input: MatchInput): MatchResult {
+type Outcome = { ok: true; value: unknown } | { ok: false; error: string; pending: boolean };
+
+export async function evaluateMatchConditions(conditions: readonly MatchConditionSpec[], input: MatchInput): Promise<MatchResult> {
   if (conditions.length === 0) return { matches: true };
   const vars = {
     object: input.object === null || input.object === undefined ? null : toCelValue(input.object),
     oldObject: input.oldObject === null || input.oldObject === undefined ? null : toCelValue(input.oldObject),
     request: toCelValue(input.request),
+    authorizer: new AuthorizerValue(input.session, input.user, input.requestResource),
   };
   const errs: string[] = [];
   for (const c of conditions) {
@@ -51,15 +61,20 @@ export function evaluateMatchConditions(conditions: readonly MatchConditionSpec[
       errs.push(`expression '${c.expression}' resulted in error: ${program.message}`);
       continue;
     }
-    let v: unknown;
-    try {
-      v = program(vars);
-    } catch (err) {
-      errs.push(`expression '${c.expression}' resulted in error: ${(err as Error).message.split('\n')[0]}`);
+    const run = (): Outcome => {
+      try {
+        return { ok: true, value: program(vars) };
+      } catch (err) {
+        return { ok: false, error: (err as Error).message.split('\n')[0] ?? '', pending: err instanceof AuthorizationPending };
+      }
+    };
+    const r = await evaluateWithAuthorizer(input.session, run, (o) => !o.ok);
+    if (!r.ok) {
+      errs.push(`expression '${c.expression}' resulted in error: ${r.error}`);
       continue;
     }
-    if (v === false) return { matches: false, failedCondition: c.name };
-    if (v !== true) errs.push(`expression '${c.expression}' resulted in error: no such overload`);
+    if (r.value === false) return { matches: false, failedCondition: c.name };
+    if (r.value !== true) errs.push(`expression '${c.expression}' resulted in error: no such overload`);
   }
   if (errs.length > 0) return { matches: false, error: errs.length === 1 ? errs[0]! : `[${errs.join(', ')}]` };
   return { matches: true };

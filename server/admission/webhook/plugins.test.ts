@@ -217,3 +217,30 @@ test('deletes reach mutating webhooks registered for DELETE, which may deny but 
   await assert.rejects(m.validate(attrs('on', null, 'DELETE', cm('a')), ctx()), /admission webhook "patcher.example.com" attempted to modify the object, which is not supported for this operation/);
   assert.deepEqual(calls, ['/patcher']);
 });
+
+test('matchConditions may ask the authorizer, as the requesting user', async () => {
+  calls.length = 0;
+  handler = () => ({});
+  const asked: string[] = [];
+  const withAuthz: AdmissionDeps = {
+    ...deps,
+    authorizer: {
+      authorize: async (req) => {
+        const ra = req.resourceAttributes as Record<string, string> | undefined;
+        asked.push(`${req.user.username} ${ra?.verb} ${ra?.resource} ${ra?.namespace ?? ''}`);
+        return { allowed: req.user.username === 'alice' && ra?.verb === 'approve' };
+      },
+    },
+  };
+  validating = [
+    spec('authz.example.com', '/authz', { matchConditions: [{ name: 'may-approve', expression: "authorizer.group('').resource('configmaps').check('approve').allowed()" }] }),
+    spec('own.example.com', '/own', { matchConditions: [{ name: 'request', expression: "authorizer.requestResource.check('approve').allowed()" }] }),
+  ];
+  const v = wrap(await validatingWebhookFactory.create(withAuthz, undefined));
+  await v.validate(attrs('on', cm('a')), ctx());
+  assert.deepEqual(calls.sort(), ['/authz', '/own']);
+  assert.ok(asked.includes('alice approve configmaps on'), asked.join('; '));
+  calls.length = 0;
+  await v.validate({ ...attrs('on', cm('b')), user: { username: 'bob', groups: [] } }, ctx());
+  assert.deepEqual(calls, []);
+});

@@ -12,6 +12,7 @@ import { webhookCallFailed, WebhookCallError } from '../errors.js';
 import { isExemptFromWebhooks } from './rules.js';
 import { callWebhook, forTarget, fromTarget, shouldCall, type Invocation } from './dispatch.js';
 import { startWebhookSource, type WebhookSource } from './source.js';
+import { AuthorizerSession } from '../../cel/authorizer-library.js';
 import type { VerifiedResponse } from './review.js';
 
 export const MUTATING_PLUGIN = 'MutatingAdmissionWebhook';
@@ -46,8 +47,10 @@ async function invocationsFor(source: WebhookSource, attrs: AdmissionAttributes,
   await waitReady(source, ctx);
   const out: Invocation[] = [];
   const namespaceLabels = new Map<string, Promise<Record<string, string> | undefined>>();
+  // matchConditions' authorizer checks, asked once per request
+  const session = new AuthorizerSession(deps.authorizer);
   for (const entry of source.webhooks()) {
-    const inv = await shouldCall(entry, attrs, deps.resolver, ctx.signal, namespaceLabels);
+    const inv = await shouldCall(entry, attrs, deps.resolver, ctx.signal, namespaceLabels, session);
     if (inv) out.push(inv);
   }
   return out;
