@@ -60,6 +60,7 @@ spec:
                 pattern: '^(\\d+|\\*)(/\\d+)?(\\s+(\\d+|\\*)(/\\d+)?){4}$'
               image: {type: string}
               replicas: {type: integer, minimum: 1, maximum: 10, default: 1}
+              tags: {type: array, items: {type: string}, x-kubernetes-list-type: set}
           status:
             type: object
             properties:
@@ -183,17 +184,19 @@ describe('CustomResourceDefinitions (kubectl 1.33, two replicas)', () => {
     assert.match(keys.stdout, /"cronSpec"/);
   });
 
-  it('patch, server-side apply, scale and status; generation counts spec changes only', async () => {
+  it('patch, server-side apply (set list type), scale and status; generation counts spec changes only', async () => {
     await kubectlOk(['patch', 'ct', 'daily', '--type=merge', '-p', '{"spec":{"image":"v2"}}'], onA());
     const sp = await kubectl(['patch', 'ct', 'daily', '--type=strategic', '-p', '{"spec":{"image":"v3"}}'], onA());
     assert.notEqual(sp.code, 0);
     assert.match(sp.stderr, /application\/strategic-merge-patch\+json is not supported/);
-    await kubectlOk(['apply', '--server-side', '--field-manager=tester', '-f', '-'], { ...onA(), input: cronTab('applied', '  cronSpec: "0 * * * *"') });
+    await kubectlOk(['apply', '--server-side', '--field-manager=tester', '-f', '-'], { ...onA(), input: cronTab('applied', '  cronSpec: "0 * * * *"\n  tags: [a]') });
+    // a set (x-kubernetes-list-type) merges the items two managers apply
+    await kubectlOk(['apply', '--server-side', '--field-manager=other', '-f', '-'], { ...onB(), input: cronTab('applied', '  tags: [b]') });
     const applied = JSON.parse(await kubectlOk(['get', 'ct', 'applied', '-o', 'json', '--show-managed-fields'], onB())) as {
       spec: Record<string, unknown>;
       metadata: { managedFields: { manager: string; operation: string }[] };
     };
-    assert.deepEqual(applied.spec, { cronSpec: '0 * * * *', replicas: 1 });
+    assert.deepEqual(applied.spec, { cronSpec: '0 * * * *', replicas: 1, tags: ['a', 'b'] });
     assert.ok(applied.metadata.managedFields.some((m) => m.manager === 'tester' && m.operation === 'Apply'));
     await kubectlOk(['scale', 'ct', 'daily', '--replicas=3'], onA());
     const scale = JSON.parse(await kubectlOk(['get', '--raw', '/apis/stable.example.com/v1/namespaces/default/crontabs/daily/scale'], onB())) as {

@@ -24,6 +24,8 @@ import { CustomScaleStore } from './scale.js';
 import { defaultingStorage } from './defaulting-storage.js';
 import { validateCustomResource } from './schema.js';
 import { validateRules } from './cel.js';
+import { customResourceType } from './apply-types.js';
+import { setCustomKindTypes } from '../fieldmanager/schema.js';
 import { customResourceStrategy } from './strategy.js';
 import { customResourceTable } from './table.js';
 
@@ -161,6 +163,15 @@ export class CustomResources {
 
   /** follows the CRDs until `signal` aborts; resolves once the first list is applied */
   start(signal: AbortSignal): Promise<void> {
+    // server-side apply merges custom resources by their schema's list and map types
+    setCustomKindTypes((model, group, version, kind) => {
+      for (const s of this.served.values()) {
+        if (!s.infos.some((i) => i.group === group && i.version === version && i.kind === kind)) continue;
+        return customResourceType(model, versionOf(s.crd, version)?.schema?.openAPIV3Schema);
+      }
+      return undefined;
+    });
+    signal.addEventListener('abort', () => setCustomKindTypes(undefined), { once: true });
     let firstSynced: () => void = () => {};
     const synced = new Promise<void>((resolve) => (firstSynced = resolve));
     void (async () => {

@@ -29,6 +29,7 @@ export class FieldManagers {
   private readonly types: TypeModel;
   private readonly shape: GoShape;
   private readonly cache = new Map<string, FieldManager>();
+  private readonly infos = new Map<string, ResourceInfo>();
 
   constructor(schemas: SchemaRegistry = loadSchemas()) {
     this.types = new TypeModel(schemas);
@@ -38,7 +39,10 @@ export class FieldManagers {
   for(info: ResourceInfo, subresource = ''): FieldManager {
     const key = `${info.group}/${info.version}/${info.resource}/${subresource}`;
     let fm = this.cache.get(key);
+    // a custom resource's info is rebuilt when its CRD changes: so is its field manager
+    if (fm && this.infos.get(key) !== info) fm = undefined;
     if (!fm) {
+      this.infos.set(key, info);
       const kind = requestKindOf(info);
       fm = new FieldManager({
         types: this.types,

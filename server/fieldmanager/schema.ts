@@ -79,6 +79,13 @@ const KEY_DEFAULTS: Record<string, Record<string, Json>> = {
   'io.k8s.api.core.v1.ServicePort': { protocol: 'TCP' },
 };
 
+/** the types of kinds the registry does not know (custom resources, from their CRD's schema) */
+export type CustomKindTypes = (model: TypeModel, group: string, version: string, kind: string) => TypeRef | undefined;
+let customKindTypes: CustomKindTypes | undefined;
+export function setCustomKindTypes(fn: CustomKindTypes | undefined): void {
+  customKindTypes = fn;
+}
+
 /** Types of one schema registry, each built once. */
 export class TypeModel {
   private readonly byNode = new Map<SchemaNode, Map<string, TypeRef>>();
@@ -88,7 +95,7 @@ export class TypeModel {
   /** the type of a top-level kind; undefined when the registry does not know it */
   typeOfKind(group: string, version: string, kind: string): TypeRef | undefined {
     const name = this.schemas.definitionNameFor(group, version, kind);
-    if (name === undefined) return undefined;
+    if (name === undefined) return customKindTypes?.(this, group, version, kind);
     const def = this.schemas.definition(name);
     return def ? this.typeOf({ ref: name }) : undefined;
   }
