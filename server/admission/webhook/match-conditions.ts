@@ -7,6 +7,7 @@ import { Environment } from '@marcbachmann/cel-js';
 import { re2Environment, routeMatchesToRe2, toCelValue } from '../../authn/jwt/cel.js';
 import { AuthorizationPending, AuthorizerValue, evaluateWithAuthorizer, registerAuthorizerLibrary, type AuthorizerSession } from '../../cel/authorizer-library.js';
 import type { UserInfo } from '../../registry/rest.js';
+import { withBudget } from '../../cel/budget.js';
 import type { MatchConditionSpec } from './types.js';
 
 let env: Environment | undefined;
@@ -63,7 +64,8 @@ export async function evaluateMatchConditions(conditions: readonly MatchConditio
     }
     const run = (): Outcome => {
       try {
-        return { ok: true, value: program(vars) };
+        // bounded, so that no expression can hold the replica
+        return { ok: true, value: withBudget(() => program(vars)) };
       } catch (err) {
         return { ok: false, error: (err as Error).message.split('\n')[0] ?? '', pending: err instanceof AuthorizationPending };
       }

@@ -147,6 +147,14 @@ test('namespaceSelector, objectSelector and matchConditions choose the webhooks 
 
 test('matchConditions that fail to evaluate: Ignore skips, Fail refuses with 403', async () => {
   validating = [spec('bad-cel.example.com', '/x', { matchConditions: [{ name: 'boom', expression: 'object.nope.deeper == 1' }] })];
+  // an expression that would run for ages is cut by the budget: an error like any other
+  const endless = spec('endless.example.com', '/x', {
+    matchConditions: [{ name: 'loop', expression: '[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, [1,2,3,4,5,6,7,8,9,10].all(f, [1,2,3,4,5,6,7,8,9,10].all(g, true)))))))' }],
+  });
+  validating = [endless];
+  const budgeted = wrap(await validatingWebhookFactory.create(deps, undefined));
+  await assert.rejects(budgeted.validate(attrs('on', cm('a')), ctx()), (err: StatusError) => err.code === 403 && /cost limit exceeded/.test(err.message));
+  validating = [spec('bad-cel.example.com', '/x', { matchConditions: [{ name: 'boom', expression: 'object.nope.deeper == 1' }] })];
   const v = wrap(await validatingWebhookFactory.create(deps, undefined));
   await assert.rejects(v.validate(attrs('on', cm('a')), ctx()), (err: StatusError) => err.code === 403 && /^configmaps "a" is forbidden: /.test(err.message));
   validating = [{ ...validating[0]!, failurePolicy: 'Ignore' }];
