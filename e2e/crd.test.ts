@@ -104,9 +104,12 @@ describe('CustomResourceDefinitions (kubectl 1.33, two replicas)', () => {
     await kubectlOk(['apply', '-f', '-'], { ...onA(), input: crdYaml });
     await kubectlOk(['wait', '--for', 'condition=established', '--timeout=30s', 'crd/crontabs.stable.example.com'], onA());
     const crd = JSON.parse(await kubectlOk(['get', 'crd', 'crontabs.stable.example.com', '-o', 'json'], onA())) as {
+      metadata: { finalizers?: string[] };
       status: { acceptedNames: { plural: string; shortNames: string[] }; storedVersions: string[]; conditions: { type: string; status: string }[] };
     };
     assert.equal(crd.status.acceptedNames.plural, 'crontabs');
+    // the cleanup finalizer comes with the delete, as in kube
+    assert.equal(crd.metadata.finalizers, undefined);
     assert.deepEqual(crd.status.storedVersions, ['v1']);
     assert.deepEqual(crd.status.conditions.filter((c) => c.type === 'NamesAccepted' || c.type === 'Established').map((c) => `${c.type}=${c.status}`), ['NamesAccepted=True', 'Established=True']);
     await waitFor('B serves crontabs', async () => (await b.http.get('/apis/stable.example.com/v1/namespaces/default/crontabs')).status === 200);

@@ -19,6 +19,7 @@ import { GenericStore, type StoreVerb } from '../registry/store.js';
 import { statusStrategy } from '../registry/strategy.js';
 import { compareKubeAwareVersions } from '../apis/catalog.js';
 import { CLEANUP_FINALIZER } from './crd-strategy.js';
+import { withCleanupFinalizer } from './crd-delete.js';
 import { conditionOf, resourcesOf, specOf, statusOf, versionOf, type CRDCondition, type CRDNames, type CRDStatus } from './definition.js';
 import { CustomScaleStore } from './scale.js';
 import { defaultingStorage } from './defaulting-storage.js';
@@ -98,9 +99,15 @@ export class CustomResources {
   /** built-in resources first, then the custom ones */
   resolver(): ResourceResolver {
     const base = this.opts.builtins;
+    const crdStore = base.lookup(CRD_GROUP, 'v1', CRD_RESOURCE);
+    const crdDeletes = crdStore ? withCleanupFinalizer(crdStore) : undefined;
+    const builtin = (group: string, version: string, resource: string, subresource?: string) => {
+      const found = base.lookup(group, version, resource, subresource);
+      return found && found === crdStore ? crdDeletes : found;
+    };
     return {
-      lookup: (group, version, resource, subresource) => base.lookup(group, version, resource, subresource) ?? this.handlers.get(handlerKey(group, version, resource, subresource)),
-      all: () => [...base.all(), ...this.handlers.values()],
+      lookup: (group, version, resource, subresource) => builtin(group, version, resource, subresource) ?? this.handlers.get(handlerKey(group, version, resource, subresource)),
+      all: () => [...base.all().map((r) => (r === crdStore && crdDeletes ? crdDeletes : r)), ...this.handlers.values()],
     };
   }
 

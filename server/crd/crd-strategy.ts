@@ -154,10 +154,6 @@ export function crdStrategy(): ResourceStrategy {
     applyDefaults: defaultCRD,
     prepareForCreate(obj) {
       obj.status = {};
-      // kube adds it when the delete begins; here it is there from the start, so that the
-      // generic delete path keeps the CRD until its custom resources are gone
-      const finalizers = obj.metadata.finalizers ?? [];
-      if (!finalizers.includes(CLEANUP_FINALIZER)) obj.metadata.finalizers = [...finalizers, CLEANUP_FINALIZER];
       addStoredVersion(obj);
     },
     prepareForUpdate(obj, old) {
