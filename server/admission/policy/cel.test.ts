@@ -55,12 +55,13 @@ test('a hostile expression is cut off by the runtime budget', () => {
   assert.match((r as { error: string }).error, /actual cost limit exceeded/);
 });
 
-test("Kubernetes' libraries: quantity, lists, regex", () => {
+test("Kubernetes' libraries: quantity, lists, regex, ip/cidr, url", () => {
   const obj = { spec: { containers: [{ name: 'a', resources: { limits: { memory: '512Mi' } } }, { name: 'b', resources: { limits: { memory: '2Gi' } } }] } };
   const p = compile("object.spec.containers.all(c, quantity(c.resources.limits.memory).isLessThan(quantity('1Gi')))", 'bool');
   assert.equal(p.compileError, undefined);
   assert.deepEqual(p.evaluate(act(obj)), { ok: true, value: false });
   assert.deepEqual(compile("object.spec.containers.map(c, c.name).isSorted() && 'v1.2'.find('[0-9]+') == '1'", 'bool').evaluate(act(obj)), { ok: true, value: true });
+  assert.deepEqual(compile("cidr('10.0.0.0/8').containsIP(object.ip) && url(object.url).getHost() == 'example.com'", 'bool').evaluate(act({ ip: '10.2.3.4', url: 'https://example.com/x' })), { ok: true, value: true });
 });
 
 test('authorizer: checks are answered between attempts, once each, in validations and variables', async () => {
