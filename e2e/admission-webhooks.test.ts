@@ -6,7 +6,7 @@
 // server-side dry run refused for a webhook with sideEffects Unknown; pods mutated too; the
 // AdmissionReview fields; --disable-admission-plugins=MutatingAdmissionWebhook turns the
 // mutation off; unknown and overlapping plugin names stop start-up; the audit event carries
-// the webhooks' annotations.
+// the webhooks' annotations; a configuration written through one replica applies on another.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,7 +15,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createCA, generateKey, issueCert } from '../server/pki/x509.js';
-import { freePort, kubectl, kubectlOk, startKapi, waitFor, type KapiProcess } from './harness.js';
+import { freePort, kubectl, kubectlOk, startEtcd, startKapi, waitFor, type KapiProcess } from './harness.js';
 
 interface Seen {
   path: string;
@@ -309,6 +309,31 @@ describe('admission plugin flags', { timeout: 300_000 }, () => {
       assert.ok(hooks.seen.some((s) => s.path === '/validate' && s.request.name === 'plain'));
     } finally {
       await kapi.stop();
+      await hooks.close();
+    }
+  });
+
+  it('a configuration written through one replica applies on another; deleting it stops the calls', async () => {
+    const hooks = await startWebhookServer();
+    const etcd = await startEtcd();
+    const started: KapiProcess[] = [];
+    try {
+      const a = await startKapi({ etcdServers: etcd.endpoint });
+      started.push(a);
+      const b = await startKapi({ etcdServers: etcd.endpoint });
+      started.push(b);
+      const config = configuration('ValidatingWebhookConfiguration', 'deny', [hook({ name: 'deny.example.com', url: `https://127.0.0.1:${hooks.port}/validate`, caBundle: hooks.caBundle })]);
+      await kubectlOk(['apply', '-f', '-'], { kubeconfig: a.kubeconfig, input: config });
+      const deniedOnB = async () => {
+        const r = await kubectl(['create', 'configmap', 'probe', '-n', 'default', '--from-literal=forbidden=1', '--dry-run=server'], { kubeconfig: b.kubeconfig });
+        return r.code !== 0 && r.stderr.includes('admission webhook "deny.example.com" denied the request');
+      };
+      await waitFor('replica b applies the configuration written through a', deniedOnB, 30_000, 200);
+      await kubectlOk(['delete', 'validatingwebhookconfiguration', 'deny'], { kubeconfig: a.kubeconfig });
+      await waitFor('replica b drops the deleted configuration', async () => !(await deniedOnB()), 30_000, 200);
+    } finally {
+      for (const k of started) await k.stop();
+      await etcd.stop();
       await hooks.close();
     }
   });
