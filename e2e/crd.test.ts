@@ -154,6 +154,8 @@ describe('CustomResourceDefinitions (kubectl 1.33, two replicas)', () => {
     const lines = table.trim().split('\n');
     assert.match(lines[0]!, /^NAME\s+SPEC\s+REPLICAS\s+AGE$/);
     assert.match(lines[1]!, /^daily\s+\* \* \* \* \*\/5\s+1\s+\d+s$/);
+    const apiResources = await kubectlOk(['api-resources', '--api-group=stable.example.com'], onB());
+    assert.match(apiResources, /^crontabs\s+ct\s+stable\.example\.com\/v1\s+true\s+CronTab$/m);
     const all = await kubectlOk(['get', 'all'], onA());
     assert.match(all, /crontab\.stable\.example\.com\/daily/);
     const obj = JSON.parse(await kubectlOk(['get', 'crontab', 'daily', '-o', 'json'], onA())) as { spec: Record<string, unknown>; metadata: { generation: number } };
@@ -188,6 +190,9 @@ describe('CustomResourceDefinitions (kubectl 1.33, two replicas)', () => {
   });
 
   it('patch, server-side apply (set list type), scale and status; generation counts spec changes only', async () => {
+    // client-side apply again: a merge patch (CRs have no strategic merge)
+    await kubectlOk(['apply', '-f', '-'], { ...onA(), input: cronTab('daily', '  cronSpec: "* * * * */5"\n  image: v1') });
+    assert.match(await kubectlOk(['get', 'ct', 'daily', '-o', 'jsonpath={.spec.image}'], onB()), /^v1$/);
     await kubectlOk(['patch', 'ct', 'daily', '--type=merge', '-p', '{"spec":{"image":"v2"}}'], onA());
     const sp = await kubectl(['patch', 'ct', 'daily', '--type=strategic', '-p', '{"spec":{"image":"v3"}}'], onA());
     assert.notEqual(sp.code, 0);
@@ -212,8 +217,8 @@ describe('CustomResourceDefinitions (kubectl 1.33, two replicas)', () => {
     const daily = JSON.parse(await kubectlOk(['get', 'ct', 'daily', '-o', 'json'], onA())) as { spec: { image: string; replicas: number }; status: { replicas: number }; metadata: { generation: number } };
     assert.equal(daily.spec.image, 'v2');
     assert.equal(daily.status.replicas, 3);
-    // created (1), image (2), replicas (3); the status write bumps nothing
-    assert.equal(daily.metadata.generation, 3);
+    // created (1), image v1 (2), image v2 (3), replicas (4); the status write bumps nothing
+    assert.equal(daily.metadata.generation, 4);
     // status sent to the main resource is ignored
     await kubectlOk(['patch', 'ct', 'daily', '--type=merge', '-p', '{"status":{"replicas":9}}'], onA());
     assert.equal((JSON.parse(await kubectlOk(['get', 'ct', 'daily', '-o', 'json'], onA())) as { status: { replicas: number } }).status.replicas, 3);
