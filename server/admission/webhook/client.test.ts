@@ -84,3 +84,24 @@ test('postReview: a non-2xx answer and a non-JSON body are call failures', async
     server.close();
   }
 });
+
+test('postReview: a webhook that never answers is cut at the timeout; the client going away cancels the call', async () => {
+  const held: http.ServerResponse[] = [];
+  const server = http.createServer((_req, res) => {
+    held.push(res);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/slow`);
+    await assert.rejects(postReview('w', { url }, {}, 50), (err: Error) =>
+      err instanceof WebhookCallError && err.message === `failed calling webhook "w": failed to call webhook: Post "${url.origin}/slow?timeout=1s": context deadline exceeded`);
+    const client = new AbortController();
+    const call = postReview('w', { url }, {}, 30_000, client.signal);
+    client.abort();
+    await assert.rejects(call, /context canceled/);
+  } finally {
+    for (const r of held) r.destroy();
+    server.closeAllConnections();
+    server.close();
+  }
+});
