@@ -181,3 +181,41 @@ describe('ResourceQuota across two replicas on one etcd', () => {
     assert.equal(await usedThrough(a), String(stored));
   });
 });
+
+describe('CertificateApproval under RBAC', () => {
+  let kapi: KapiProcess;
+  let k: (args: string[], input?: string) => Promise<string>;
+
+  before(async () => {
+    kapi = await startKapi({ extraArgs: ['--authorization-mode=Node,RBAC'] });
+    k = (args, input) => kubectlOk(args, { kubeconfig: kapi.kubeconfig, input });
+  });
+  after(async () => {
+    await kapi?.stop();
+  });
+
+  it('approving needs `approve` on the signer (or its domain wildcard) besides the approval subresource', async () => {
+    await k(['create', 'clusterrole', 'csr-approver', '--verb=get,list,update', '--resource=certificatesigningrequests,certificatesigningrequests/approval']);
+    await k(['create', 'clusterrolebinding', 'alice-approves', '--clusterrole=csr-approver', '--user=alice']);
+    await k(['create', '-f', '-'], JSON.stringify({
+      apiVersion: 'certificates.k8s.io/v1',
+      kind: 'CertificateSigningRequest',
+      metadata: { name: 'widget' },
+      spec: { request: await csrRequest('CN=widget'), signerName: 'example.com/widgets', usages: ['client auth'] },
+    }));
+    const denied = await kubectl(['certificate', 'approve', 'widget', '--as=alice'], { kubeconfig: kapi.kubeconfig });
+    assert.notEqual(denied.code, 0);
+    assert.match(denied.stderr, /certificatesigningrequests\.certificates\.k8s\.io "widget" is forbidden: user not permitted to approve requests with signerName "example\.com\/widgets"/);
+
+    // (kubectl create clusterrole refuses `signers`: it is not a served resource, only an authorization one)
+    await k(['create', '-f', '-'], JSON.stringify({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: 'example-signer' },
+      rules: [{ apiGroups: ['certificates.k8s.io'], resources: ['signers'], resourceNames: ['example.com/*'], verbs: ['approve'] }],
+    }));
+    await k(['create', 'clusterrolebinding', 'alice-signer', '--clusterrole=example-signer', '--user=alice']);
+    await waitFor('alice may approve', async () => (await kubectl(['certificate', 'approve', 'widget', '--as=alice'], { kubeconfig: kapi.kubeconfig })).code === 0);
+    assert.match(await k(['get', 'csr', 'widget', '-o', 'jsonpath={.status.conditions[0].type}']), /^Approved$/);
+  });
+});
