@@ -332,7 +332,7 @@ export class CustomResources {
         namespaces: info.namespaced ? this.opts.namespaces : undefined,
         garbageCollection: true,
       };
-      const main = new GenericStore({ ...common, strategy });
+      const main = new CustomResourceStore({ ...common, strategy }, () => this.terminating(crd.metadata.name ?? ''));
       handlers.set(handlerKey(info.group, info.version, info.resource), main);
       const version = versionOf(crd, info.version);
       const table = customResourceTable(version?.additionalPrinterColumns);
@@ -356,6 +356,11 @@ export class CustomResources {
       }
     }
     return { crd, infos, handlers };
+  }
+
+  private terminating(name: string): boolean {
+    const crd = this.crds.get(name);
+    return !!crd && (crd.metadata.deletionTimestamp !== undefined || conditionOf(crd, 'Terminating')?.status === 'True');
   }
 
   /** writes the CRD's status when it differs; runs the deletion cleanup of a deleted CRD */
@@ -435,4 +440,19 @@ export class CustomResources {
 
 function stripTimes(s: CRDStatus): unknown {
   return { ...s, conditions: (s.conditions ?? []).map((c) => ({ ...c, lastTransitionTime: undefined })) };
+}
+
+/** a custom resource's store: no creates once its CRD is being deleted (kube's 405) */
+class CustomResourceStore extends GenericStore {
+  constructor(
+    cfg: ConstructorParameters<typeof GenericStore>[0],
+    private readonly crdTerminating: () => boolean,
+  ) {
+    super(cfg);
+  }
+
+  override create(ctx: RequestContext, obj: KubeObject): Promise<KubeObject> {
+    if (this.crdTerminating()) throw errors.methodNotAllowed('create not allowed while custom resource definition is terminating');
+    return super.create(ctx, obj);
+  }
 }

@@ -1,0 +1,67 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { KubeObject } from '../../storage/interface.js';
+import { errorString } from '../registry/validation/field-error.js';
+import { crdStrategy, validateCRD } from './crd-strategy.js';
+
+function crd(over: Record<string, unknown> = {}, versions?: unknown[]): KubeObject {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'widgets.example.com' },
+    spec: {
+      group: 'example.com',
+      scope: 'Namespaced',
+      names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+      versions: versions ?? [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object' } } } } }],
+      ...over,
+    },
+  } as unknown as KubeObject;
+}
+
+test('a valid CRD passes', () => {
+  assert.deepEqual(validateCRD(crd()).map(errorString), []);
+});
+
+test('group, name, scope and names are checked', () => {
+  const bad = crd({ group: 'example', scope: 'Everywhere', names: { plural: 'Widgets', kind: 'Widget', listKind: 'Widget' } });
+  assert.deepEqual(validateCRD(bad).map(errorString), [
+    'metadata.name: Invalid value: "widgets.example.com": must be spec.names.plural+"."+spec.group',
+    'spec.group: Invalid value: "example": should be a domain with at least one dot',
+    'spec.scope: Unsupported value: "Everywhere": supported values: "Cluster", "Namespaced"',
+    'spec.names.plural: Invalid value: "Widgets": a DNS-1035 label must consist of lower case alphanumeric characters or \'-\', start with an alphabetic character, and end with an alphanumeric character (e.g. \'my-name\',  or \'abc-123\', regex used for validation is \'[a-z]([-a-z0-9]*[a-z0-9])?\')',
+    'spec.names.listKind: Invalid value: "Widget": kind and listKind may not be the same',
+  ]);
+});
+
+test('versions: exactly one storage version, schemas required and structural', () => {
+  const two = crd({}, [
+    { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } },
+    { name: 'v2', served: true, storage: true },
+  ]);
+  assert.deepEqual(validateCRD(two).map(errorString), [
+    'spec.versions: Invalid value: []string{"v1", "v2"}: must have exactly one version marked as storage version',
+    'spec.versions[1].schema.openAPIV3Schema: Required value: schemas are required',
+  ]);
+  const untyped = crd({}, [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { properties: {} }, s: { type: 'string', pattern: '(' } } } } }]);
+  assert.deepEqual(validateCRD(untyped).map(errorString), [
+    'spec.versions[0].schema.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields',
+    'spec.versions[0].schema.openAPIV3Schema.properties[s].pattern: Invalid value: "(": must be a valid regular expression',
+  ]);
+});
+
+test('defaults and storedVersions on create; scope is immutable', () => {
+  const s = crdStrategy();
+  const obj = crd({ names: { plural: 'widgets', kind: 'Widget' } });
+  const c = { request: { user: { username: 'u', groups: [] }, namespace: '', dryRun: false, fieldValidation: 'Strict' as const, warnings: [] }, now: new Date(), info: {} as never };
+  s.applyDefaults(obj, c);
+  s.prepareForCreate(obj, c);
+  const spec = obj.spec as { names: Record<string, string>; conversion: unknown };
+  assert.equal(spec.names.listKind, 'WidgetList');
+  assert.equal(spec.names.singular, 'widget');
+  assert.deepEqual(spec.conversion, { strategy: 'None' });
+  assert.deepEqual(obj.status, { storedVersions: ['v1'] });
+  const changed = structuredClone(obj);
+  (changed.spec as { scope: string }).scope = 'Cluster';
+  assert.ok(s.validateUpdate(changed, obj, c).map(errorString).includes('spec.scope: Invalid value: "Cluster": field is immutable'));
+});
