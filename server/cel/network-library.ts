@@ -8,7 +8,7 @@
 // Addresses follow Go's net/netip rules as kube's library applies them: no zones, no
 // IPv4-mapped IPv6 addresses, IPv6 written canonically by RFC 5952. URLs are parsed by the
 // WHATWG parser, which agrees with Go's for the absolute URLs and absolute paths policies use.
-// Not here: ip.isCanonical(s) (cel-js has no namespaced global functions).
+// ip.isCanonical(s) is in ./format-library.ts (it needs a namespace constant).
 
 import type { Environment } from '@marcbachmann/cel-js';
 
@@ -115,6 +115,11 @@ function formatIP(b: Uint8Array): string {
   const hex = groups.map((g) => g.toString(16));
   if (best < 0) return hex.join(':');
   return `${hex.slice(0, best).join(':')}::${hex.slice(best + bestLen).join(':')}`;
+}
+
+/** an address's bytes; throws kube's parse error */
+export function parseAddress(s: string): Uint8Array {
+  return toIP(s).bytes;
 }
 
 function toIP(s: string): IPValue {

@@ -1,7 +1,7 @@
 // CEL as ValidatingAdmissionPolicy expressions see it: the variables `object`, `oldObject`,
 // `request`, `params`, `namespaceObject` and `variables` (the policy's named variables, each
 // evaluated on first use), `authorizer`, `matches` on RE2, Kubernetes' regex/strings/lists/
-// quantity/ip/cidr/url libraries (server/cel/), and a runtime budget per expression
+// quantity/ip/cidr/url/format libraries (server/cel/), and a runtime budget per expression
 // (server/cel/budget.ts) so that no expression can hold the replica.
 
 import type { Environment } from '@marcbachmann/cel-js';
@@ -9,11 +9,12 @@ import { re2Environment, routeMatchesToRe2, toCelValue } from '../../authn/jwt/c
 import { AuthorizationPending, AuthorizerSession, AuthorizerValue, evaluateWithAuthorizer, registerAuthorizerLibrary } from '../../cel/authorizer-library.js';
 import { CelBudgetExceededError, withBudget } from '../../cel/budget.js';
 import { registerKubernetesLibraries } from '../../cel/k8s-library.js';
+import { registerFormatLibrary } from '../../cel/format-library.js';
 import { registerNetworkLibraries } from '../../cel/network-library.js';
 
 let env: Environment | undefined;
 function environment(): Environment {
-  env ??= registerAuthorizerLibrary(registerNetworkLibraries(registerKubernetesLibraries(re2Environment('request'))))
+  env ??= registerAuthorizerLibrary(registerFormatLibrary(registerNetworkLibraries(registerKubernetesLibraries(re2Environment('request')))))
     .registerVariable('object', 'dyn')
     .registerVariable('oldObject', 'dyn')
     .registerVariable('params', 'dyn')
