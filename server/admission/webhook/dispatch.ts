@@ -11,7 +11,7 @@ import { dryRunUnsupported, webhookDenied, WebhookCallError } from '../errors.js
 import { ruleMatches, targetOf } from './rules.js';
 import { evaluateMatchConditions } from './match-conditions.js';
 import { AuthorizerSession } from '../../cel/authorizer-library.js';
-import { admissionRequest, admissionReview, kindOf, newReviewUid, reviewVersion, verifyResponse, PatchDecodeError, type ReviewTarget, type VerifiedResponse } from './review.js';
+import { admissionRequest, admissionReview, kindOf, newReviewUid, reviewVersion, verifyResponse, PatchDecodeError, UnsupportedPatchType, type ReviewTarget, type VerifiedResponse } from './review.js';
 import { postReview, resolveTarget } from './client.js';
 import type { WebhookEntry } from './types.js';
 import { convertObject, gvkString } from '../../registry/conversion/index.js';
@@ -190,6 +190,7 @@ export async function callWebhook(inv: Invocation, attrs: AdmissionAttributes, r
     verified = verifyResponse(version, uid, body, mutating);
   } catch (err) {
     if (err instanceof PatchDecodeError) throw new WebhookCallError(name, `received undecodable patch in webhook response: ${err.message}`);
+    if (err instanceof UnsupportedPatchType) throw new WebhookCallError(name, `unsupported patch type "${err.message}"`);
     throw new WebhookCallError(name, `received invalid webhook response: ${(err as Error).message}`);
   }
   if (!verified.allowed) {

@@ -72,20 +72,32 @@ export interface VerifiedResponse {
   auditAnnotations: Record<string, string>;
 }
 
-/** throws an Error whose message kube would print after "received invalid webhook response: " */
+/** throws an Error whose message kube would print after "received invalid webhook response: "
+ *  (a PatchDecodeError or UnsupportedPatchType for what kube reports otherwise) */
 export function verifyResponse(version: 'v1' | 'v1beta1', uid: string, body: unknown, mutating: boolean): VerifiedResponse {
   const review = (body ?? {}) as Record<string, unknown>;
+  const resp = review.response as Record<string, unknown> | undefined | null;
+  if (!resp || typeof resp !== 'object') throw new Error('webhook response was absent');
+  const patch = typeof resp.patch === 'string' && resp.patch.length > 0 ? resp.patch : undefined;
+  const patchType = resp.patchType;
   if (version === 'v1') {
+    if (String(resp.uid ?? '') !== uid) throw new Error(`expected response.uid="${uid}", got "${String(resp.uid ?? '')}"`);
     const apiVersion = String(review.apiVersion ?? '');
     const kind = String(review.kind ?? '');
     if (apiVersion !== 'admission.k8s.io/v1' || kind !== 'AdmissionReview') {
-      const [g, v] = apiVersion.includes('/') ? apiVersion.split('/', 2) : ['', apiVersion];
-      throw new Error(`expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got ${g}/${v}, Kind=${kind}`);
+      const slash = apiVersion.indexOf('/');
+      const gv = slash < 0 ? `/${apiVersion}` : apiVersion;
+      throw new Error(`expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got ${gv}, Kind=${kind}`);
+    }
+    if (mutating) {
+      if (patch && (patchType === undefined || patchType === null)) throw new Error('webhook returned response.patch but not response.patchType');
+      if (!patch && patchType !== undefined && patchType !== null) throw new Error('webhook returned response.patchType but not response.patch');
+      if (patchType === '') throw new Error('webhook returned invalid response.patchType of ""');
+    } else {
+      if (patch) throw new Error('validating webhook may not return response.patch');
+      if (patchType !== undefined && patchType !== null) throw new Error('validating webhook may not return response.patchType');
     }
   }
-  const resp = review.response as Record<string, unknown> | undefined | null;
-  if (!resp || typeof resp !== 'object') throw new Error('webhook response was absent');
-  if (String(resp.uid ?? '') !== uid) throw new Error(`expected response.uid="${uid}", got "${String(resp.uid ?? '')}"`);
   const out: VerifiedResponse = {
     allowed: resp.allowed === true,
     warnings: Array.isArray(resp.warnings) ? resp.warnings.filter((w): w is string => typeof w === 'string') : [],
@@ -95,15 +107,10 @@ export function verifyResponse(version: 'v1' | 'v1beta1', uid: string, body: unk
   if (resp.auditAnnotations && typeof resp.auditAnnotations === 'object') {
     for (const [k, v] of Object.entries(resp.auditAnnotations as Record<string, unknown>)) if (typeof v === 'string') out.auditAnnotations[k] = v;
   }
-  const patch = resp.patch;
-  const patchType = resp.patchType;
-  if (version === 'v1') {
-    const hasPatch = typeof patch === 'string' && patch.length > 0;
-    if (hasPatch && !patchType) throw new Error('webhook returned response.patch but not response.patchType');
-    if (patchType && patchType !== 'JSONPatch') throw new Error(`webhook returned invalid response.patchType of "${String(patchType)}"`);
-    if (patchType && !hasPatch) throw new Error('webhook returned response.patchType but not response.patch');
-  }
-  if (mutating && typeof patch === 'string' && patch.length > 0) {
+  if (mutating && patch) {
+    // v1beta1 answers carry JSONPatch without saying so
+    const type = version === 'v1' ? String(patchType) : 'JSONPatch';
+    if (type !== 'JSONPatch') throw new UnsupportedPatchType(type);
     const text = Buffer.from(patch, 'base64').toString('utf8');
     try {
       out.patch = JSON.parse(text);
@@ -114,4 +121,5 @@ export function verifyResponse(version: 'v1' | 'v1beta1', uid: string, body: unk
   return out;
 }
 
+export class UnsupportedPatchType extends Error {}
 export class PatchDecodeError extends Error {}
