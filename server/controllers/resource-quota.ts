@@ -3,7 +3,8 @@
 // the namespace holds, counted by the same evaluators admission charges with
 // (server/admission/plugins/quota-evaluators.ts). A quota is recomputed when it is created
 // or its spec changes, when an object it may count is deleted (or a pod ends, a service
-// changes type, a claim's allocated storage changes), and every resync period for all
+// changes type, a claim's allocated storage changes; resources counted as
+// `count/<resource>.<group>` are watched once a quota names them), and every resync period for all
 // quotas (kube's --resource-quota-sync-period, 5 minutes). Leader-elected: one replica
 // writes the statuses; admission on every replica charges them in between.
 
@@ -167,6 +168,25 @@ export async function runResourceQuotaController(resolver: ResourceResolver, sig
     watched.push(inf);
   }
   await Promise.all([quotas.synced, ...watched.map((w) => w.synced)]);
+
+  // other resources a quota counts (`count/<resource>.<group>`) are watched from the first
+  // quota that names them on, so their deletions give quota back at once too
+  const watchedKeys = new Set(replenishing.map((r) => `/${r.resource}`));
+  const ensureWatched = (quota: KubeObject) => {
+    for (const name of Object.keys(asObject(asObject(quota.spec).hard))) {
+      const gr = countedResource(name);
+      if (!gr || watchedKeys.has(`${gr.group}/${gr.resource}`)) continue;
+      watchedKeys.add(`${gr.group}/${gr.resource}`);
+      const rest = findResource(resolver, gr.group, gr.resource);
+      if (!rest) continue;
+      const inf = startInformer(rest, log, signal);
+      const evaluator = evaluatorFor(gr.group, gr.resource);
+      inf.onChange((type, obj) => {
+        if (type === 'DELETED' && inf.hasSynced) enqueueNamespace(obj.metadata.namespace ?? '', evaluator);
+      });
+      watched.push(inf);
+    }
+  };
   for (const q of quotas.list()) queue.add(keyOf(q));
 
   // the periodic full recomputation (counts of other resources catch up here)
@@ -183,6 +203,7 @@ export async function runResourceQuotaController(resolver: ResourceResolver, sig
     const slash = key.indexOf('/');
     const quota = quotas.get(key.slice(0, slash), key.slice(slash + 1));
     if (!quota) return;
+    ensureWatched(quota);
     try {
       await syncQuota(resolver, quota, signal);
       queue.forget(key);

@@ -125,24 +125,33 @@ describe('ResourceQuota', () => {
     assert.equal((await used('q5', 'cpu')).used?.['requests.cpu'], '100m');
   });
 
-  it('the controller recomputes usage when objects go away', async () => {
+  it('the controller recomputes usage when objects go away (also of resources counted as count/<resource>.<group>)', async () => {
     await namespace('q4');
     await h.rest('', 'v1', 'configmaps').create(ctx('q4'), cm('q4', 'x'));
     await h.rest('', 'v1', 'configmaps').create(ctx('q4'), cm('q4', 'y'));
-    await h.rest('', 'v1', 'resourcequotas').create(ctx('q4'), { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q', namespace: 'q4' }, spec: { hard: { configmaps: '10' } } });
+    const leases = h.rest('coordination.k8s.io', 'v1', 'leases');
+    await leases.create(ctx('q4'), { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'l', namespace: 'q4' }, spec: {} });
+    await h.rest('', 'v1', 'resourcequotas').create(ctx('q4'), {
+      apiVersion: 'v1',
+      kind: 'ResourceQuota',
+      metadata: { name: 'q', namespace: 'q4' },
+      spec: { hard: { configmaps: '10', 'count/leases.coordination.k8s.io': '5' } },
+    });
     const running = runResourceQuotaController(h.registry, stop.signal, silentLogger, { resyncPeriodMs: 3_600_000 });
-    const until = async (want: string) => {
+    const until = async (want: Record<string, string>) => {
       const deadline = Date.now() + 30_000;
       for (;;) {
-        const got = (await used('q4', 'q')).used?.configmaps;
-        if (got === want) return;
-        assert.ok(Date.now() < deadline, `status.used.configmaps stayed ${String(got)}, wanted ${want}`);
+        const got = (await used('q4', 'q')).used;
+        if (JSON.stringify(got) === JSON.stringify(want)) return;
+        assert.ok(Date.now() < deadline, `status.used stayed ${JSON.stringify(got)}, wanted ${JSON.stringify(want)}`);
         await new Promise((r) => setTimeout(r, 50));
       }
     };
-    await until('2');
+    await until({ configmaps: '2', 'count/leases.coordination.k8s.io': '1' });
     await h.rest('', 'v1', 'configmaps').delete(ctx('q4'), 'x', {});
-    await until('1');
+    await until({ configmaps: '1', 'count/leases.coordination.k8s.io': '1' });
+    await leases.delete(ctx('q4'), 'l', {});
+    await until({ configmaps: '1', 'count/leases.coordination.k8s.io': '0' });
     stop.abort();
     await running;
   });
