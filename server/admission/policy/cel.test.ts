@@ -61,7 +61,7 @@ test("Kubernetes' libraries: quantity, lists, regex, ip/cidr, url", () => {
   assert.equal(p.compileError, undefined);
   assert.deepEqual(p.evaluate(act(obj)), { ok: true, value: false });
   assert.deepEqual(compile("object.spec.containers.map(c, c.name).isSorted() && 'v1.2'.find('[0-9]+') == '1'", 'bool').evaluate(act(obj)), { ok: true, value: true });
-  assert.deepEqual(compile("cidr('10.0.0.0/8').containsIP(object.ip) && url(object.url).getHost() == 'example.com' && !format.dns1123Label().validate(object.name).hasValue()", 'bool').evaluate(act({ ip: '10.2.3.4', url: 'https://example.com/x', name: 'web' })), { ok: true, value: true });
+  assert.deepEqual(compile("cidr('10.0.0.0/8').containsIP(object.ip) && url(object.url).getHost() == 'example.com' && !format.dns1123Label().validate(object.name).hasValue() && semver(object.v, true).major() == 1", 'bool').evaluate(act({ ip: '10.2.3.4', url: 'https://example.com/x', name: 'web', v: 'v1.2' })), { ok: true, value: true });
 });
 
 test('authorizer: checks are answered between attempts, once each, in validations and variables', async () => {

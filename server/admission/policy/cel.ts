@@ -1,7 +1,7 @@
 // CEL as ValidatingAdmissionPolicy expressions see it: the variables `object`, `oldObject`,
 // `request`, `params`, `namespaceObject` and `variables` (the policy's named variables, each
 // evaluated on first use), `authorizer`, `matches` on RE2, Kubernetes' regex/strings/lists/
-// quantity/ip/cidr/url/format libraries (server/cel/), and a runtime budget per expression
+// quantity/ip/cidr/url/format/semver libraries (server/cel/), and a runtime budget per expression
 // (server/cel/budget.ts) so that no expression can hold the replica.
 
 import type { Environment } from '@marcbachmann/cel-js';
@@ -11,10 +11,13 @@ import { CelBudgetExceededError, withBudget } from '../../cel/budget.js';
 import { registerKubernetesLibraries } from '../../cel/k8s-library.js';
 import { registerFormatLibrary } from '../../cel/format-library.js';
 import { registerNetworkLibraries } from '../../cel/network-library.js';
+import { registerSemverLibrary } from '../../cel/semver-library.js';
 
 let env: Environment | undefined;
 function environment(): Environment {
-  env ??= registerAuthorizerLibrary(registerFormatLibrary(registerNetworkLibraries(registerKubernetesLibraries(re2Environment('request')))))
+  env ??= registerAuthorizerLibrary(
+    registerSemverLibrary(registerFormatLibrary(registerNetworkLibraries(registerKubernetesLibraries(re2Environment('request'))))),
+  )
     .registerVariable('object', 'dyn')
     .registerVariable('oldObject', 'dyn')
     .registerVariable('params', 'dyn')
