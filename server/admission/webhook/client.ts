@@ -11,6 +11,7 @@ import type { ResourceResolver } from '../../registry/rest.js';
 import { internalContext } from '../../controllers/util.js';
 import { WebhookCallError } from '../errors.js';
 import type { WebhookClientConfig } from './types.js';
+import { anonymous, type CredentialResolver, type WebhookCredentials } from './credentials.js';
 
 const MAX_RESPONSE_BYTES = 3 * 1024 * 1024 * 10;
 
@@ -19,24 +20,35 @@ export interface CallTarget {
   /** the name the certificate must carry (service references) */
   servername?: string;
   ca?: string;
+  /** how kapi authenticates to the webhook (WebhookAdmissionConfiguration's kubeconfig) */
+  credentials?: WebhookCredentials;
 }
 
 /** where a webhook is reached; throws WebhookCallError when a service has no endpoint */
-export async function resolveTarget(webhookName: string, cfg: WebhookClientConfig, resolver: ResourceResolver): Promise<CallTarget> {
+export async function resolveTarget(webhookName: string, cfg: WebhookClientConfig, resolver: ResourceResolver, credentialsFor: CredentialResolver = anonymous): Promise<CallTarget> {
   const ca = cfg.caBundle ? Buffer.from(cfg.caBundle, 'base64').toString('utf8') : undefined;
   if (cfg.url) {
+    let url: URL;
     try {
-      return { url: new URL(cfg.url), ca };
+      url = new URL(cfg.url);
     } catch {
       throw new WebhookCallError(webhookName, `could not get REST client: invalid url "${cfg.url}"`);
     }
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    return { url, ca, credentials: credentialsFor(url.port ? `${host}:${url.port}` : host, host) };
   }
   const svc = cfg.service;
   if (!svc) throw new WebhookCallError(webhookName, 'could not get REST client: neither service nor URL specified');
   const port = svc.port ?? 443;
   const address = await serviceAddress(webhookName, svc.namespace, svc.name, port, resolver);
   const path = svc.path ?? '/';
-  return { url: new URL(`https://${address}${path.startsWith('/') ? path : '/' + path}`), servername: `${svc.name}.${svc.namespace}.svc`, ca };
+  const dnsName = `${svc.name}.${svc.namespace}.svc`;
+  return {
+    url: new URL(`https://${address}${path.startsWith('/') ? path : '/' + path}`),
+    servername: dnsName,
+    ca,
+    credentials: credentialsFor(`${dnsName}:${port}`, dnsName),
+  };
 }
 
 async function serviceAddress(webhookName: string, namespace: string, name: string, port: number, resolver: ResourceResolver): Promise<string> {
@@ -134,6 +146,11 @@ export function postReview(webhookName: string, target: CallTarget, body: unknow
       agent: false,
     };
     if (target.ca) options.ca = target.ca;
+    if (target.credentials?.cert && target.credentials.key) {
+      options.cert = target.credentials.cert;
+      options.key = target.credentials.key;
+    }
+    if (target.credentials?.authorization) (options.headers as Record<string, string>).authorization = target.credentials.authorization;
     if (target.servername) options.servername = target.servername;
     const lib = url.protocol === 'http:' ? http : https;
     const req = lib.request(url, options, (res) => {

@@ -13,6 +13,7 @@ import { evaluateMatchConditions } from './match-conditions.js';
 import { AuthorizerSession } from '../../cel/authorizer-library.js';
 import { admissionRequest, admissionReview, kindOf, newReviewUid, reviewVersion, verifyResponse, PatchDecodeError, UnsupportedPatchType, type ReviewTarget, type VerifiedResponse } from './review.js';
 import { postReview, resolveTarget } from './client.js';
+import { anonymous, type CredentialResolver } from './credentials.js';
 import type { WebhookEntry } from './types.js';
 import { convertObject, gvkString } from '../../registry/conversion/index.js';
 
@@ -172,7 +173,14 @@ export function timeoutMsOf(entry: WebhookEntry): number {
  * StatusError for a denial or a refused dry run, a WebhookCallError when it could not be
  * called or answered nonsense (the caller applies the failure policy).
  */
-export async function callWebhook(inv: Invocation, attrs: AdmissionAttributes, resolver: ResourceResolver, mutating: boolean, signal?: AbortSignal): Promise<VerifiedResponse> {
+export async function callWebhook(
+  inv: Invocation,
+  attrs: AdmissionAttributes,
+  resolver: ResourceResolver,
+  mutating: boolean,
+  signal?: AbortSignal,
+  credentialsFor: CredentialResolver = anonymous,
+): Promise<VerifiedResponse> {
   const spec = inv.entry.spec;
   const name = spec.name;
   if (attrs.dryRun) {
@@ -183,7 +191,7 @@ export async function callWebhook(inv: Invocation, attrs: AdmissionAttributes, r
   if (!version) throw new WebhookCallError(name, 'could not create admission objects: webhook does not accept known AdmissionReview versions (v1, v1beta1)');
   const uid = newReviewUid();
   const review = admissionReview(version, admissionRequest(uid, attrs, inv.target));
-  const target = await resolveTarget(name, spec.clientConfig, resolver);
+  const target = await resolveTarget(name, spec.clientConfig, resolver, credentialsFor);
   const body = await postReview(name, target, review, timeoutMsOf(inv.entry), signal);
   let verified: VerifiedResponse;
   try {

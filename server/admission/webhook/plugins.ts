@@ -12,6 +12,7 @@ import { webhookCallFailed, WebhookCallError } from '../errors.js';
 import { isExemptFromWebhooks } from './rules.js';
 import { callWebhook, forTarget, fromTarget, shouldCall, type Invocation } from './dispatch.js';
 import { startWebhookSource, type WebhookSource } from './source.js';
+import { credentialResolverFrom } from './credentials.js';
 import { AuthorizerSession } from '../../cel/authorizer-library.js';
 import type { VerifiedResponse } from './review.js';
 
@@ -62,7 +63,8 @@ function clientGone(ctx: AdmissionRequestContext): StatusError | undefined {
 
 export const mutatingWebhookFactory: AdmissionPluginFactory = {
   name: MUTATING_PLUGIN,
-  create(deps) {
+  create(deps, config) {
+    const credentials = credentialResolverFrom(config);
     const source = startWebhookSource('mutatingwebhookconfigurations', deps);
     const plugin: AdmissionPlugin = {
       name: MUTATING_PLUGIN,
@@ -80,7 +82,7 @@ export const mutatingWebhookFactory: AdmissionPluginFactory = {
           const sent = forTarget({ ...attrs, object: obj }, inv.target);
           let answer: VerifiedResponse;
           try {
-            answer = await callWebhook(inv, sent, deps.resolver, true, ctx.signal);
+            answer = await callWebhook(inv, sent, deps.resolver, true, ctx.signal, credentials);
           } catch (err) {
             forwardDenialWarnings(err, ctx);
             if (err instanceof WebhookCallError) {
@@ -140,7 +142,8 @@ export const mutatingWebhookFactory: AdmissionPluginFactory = {
 
 export const validatingWebhookFactory: AdmissionPluginFactory = {
   name: VALIDATING_PLUGIN,
-  create(deps) {
+  create(deps, config) {
+    const credentials = credentialResolverFrom(config);
     const source = startWebhookSource('validatingwebhookconfigurations', deps);
     const plugin: AdmissionPlugin = {
       name: VALIDATING_PLUGIN,
@@ -153,7 +156,7 @@ export const validatingWebhookFactory: AdmissionPluginFactory = {
           hooks.map(async (inv, index): Promise<StatusError | undefined> => {
             const spec = inv.entry.spec;
             try {
-              const answer = await callWebhook(inv, forTarget(attrs, inv.target), deps.resolver, false, ctx.signal);
+              const answer = await callWebhook(inv, forTarget(attrs, inv.target), deps.resolver, false, ctx.signal, credentials);
               recordAnswer(spec.name, answer, ctx);
               return undefined;
             } catch (err) {
