@@ -67,7 +67,8 @@ export const VALIDATION_FAILURE_ANNOTATION = 'validation.policy.admission.k8s.io
 
 const paramKindString = (k: ParamKind) => `&ParamKind{APIVersion:${k.apiVersion ?? ''},Kind:${k.kind ?? ''},}`;
 
-export async function dispatch(hooks: readonly PolicyHook[], attrs: AdmissionAttributes, env: DispatchEnvironment): Promise<DispatchResult> {
+export async function dispatch(hooks: readonly PolicyHook[], attrs: AdmissionAttributes, base: DispatchEnvironment): Promise<DispatchResult> {
+  const env = memoizeNamespaces(base);
   const denials: Denial[] = [];
   const failures: ValidationFailureValue[] = [];
   const warnings: string[] = [];
@@ -155,6 +156,26 @@ export async function dispatch(hooks: readonly PolicyHook[], attrs: AdmissionAtt
   }
   const first = denials[0];
   return { denial: first ? denialError(first, attrs) : undefined, warnings, auditAnnotations };
+}
+
+/** one read of each namespace per request, however many policies and bindings ask */
+function memoizeNamespaces(env: DispatchEnvironment): DispatchEnvironment {
+  const objects = new Map<string, Promise<KubeObject | undefined>>();
+  const namespace = (name: string) => {
+    let p = objects.get(name);
+    if (!p) objects.set(name, (p = env.namespace(name)));
+    return p;
+  };
+  return {
+    ...env,
+    namespace,
+    namespaceLabels: async (name) => {
+      const ns = await namespace(name);
+      return ns ? ((ns.metadata.labels as Record<string, string> | undefined) ?? {}) : undefined;
+    },
+    equivalents: (r) => env.equivalents(r),
+    paramResource: (k) => env.paramResource(k),
+  };
 }
 
 interface Decision {
