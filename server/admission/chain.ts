@@ -57,6 +57,9 @@ function aggregate(errs: string[]): string {
  *  on by default is skipped (logged), since kube's default set is larger than kapi's. */
 export async function buildAdmissionChain(opts: ChainOptions): Promise<AdmissionChain> {
   checkAdmissionFlags(opts.flags);
+  if (opts.flags.admissionControl.length > 0) {
+    opts.deps.log('warn', 'Flag --admission-control has been deprecated, Use --enable-admission-plugins or --disable-admission-plugins instead. Will be removed in a future version.');
+  }
   const configs = readAdmissionConfigFile(opts.configFile);
   const byName = new Map(opts.factories.map((f) => [f.name, f]));
   const explicit = explicitlyEnabled(opts.flags);
