@@ -249,13 +249,32 @@ describe('ValidatingAdmissionPolicy on two replicas', () => {
     ];
     await kubectlOk(['apply', '-f', '-'], { ...onA, input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: manifests }) });
     const dryRunOnB = () => kubectl(['create', '-f', '-', '--dry-run=server'], { ...onB, input: deployment('web', ns, 6) });
-    const refused = await waitFor('replica B to enforce the binding', async () => {
-      const r = await dryRunOnB();
-      return r.code !== 0 ? r : undefined;
+    // generous deadlines: two kapi processes and kubectl share a busy machine
+    let last = '';
+    const refused = await waitFor(
+      'replica B to enforce the binding',
+      async () => {
+        const r = await dryRunOnB();
+        last = `${r.code} ${r.stdout} ${r.stderr}`;
+        return r.code !== 0 ? r : undefined;
+      },
+      90_000,
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}; last answer: ${last}`);
     });
     assert.match(refused.stderr, /ValidatingAdmissionPolicy 'two-replicas' with binding 'two-replicas' denied request: at most 5 replicas/);
     await kubectlOk(['delete', 'validatingadmissionpolicybinding', 'two-replicas'], onB);
     const dryRunOnA = () => kubectl(['create', '-f', '-', '--dry-run=server'], { ...onA, input: deployment('web', ns, 6) });
-    await waitFor('replica A to drop the binding', async () => (await dryRunOnA()).code === 0);
+    await waitFor(
+      'replica A to drop the binding',
+      async () => {
+        const r = await dryRunOnA();
+        last = `${r.code} ${r.stdout} ${r.stderr}`;
+        return r.code === 0;
+      },
+      90_000,
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}; last answer: ${last}`);
+    });
   });
 });
