@@ -272,7 +272,10 @@ export async function startApp(config: KapiConfig): Promise<App> {
     const customResources = new CustomResources({ builtins: registry, storageFor, namespaces: namespaceLookupFrom(storageFor('/namespaces')), log: log.named('crd') });
     const crdStop = new AbortController();
     started.push({ name: 'custom resources', stop: () => crdStop.abort() });
-    void customResources.start(crdStop.signal);
+    let crdInformerSynced = false;
+    void customResources.start(crdStop.signal).then(() => {
+      crdInformerSynced = true;
+    });
     const apiResolver = customResources.resolver();
     // /metrics: requests to served resources, in-flight watermarks, object counts
     const metricsRun = startMetrics({
@@ -450,6 +453,9 @@ export async function startApp(config: KapiConfig): Promise<App> {
           bootstrapCheck,
           rbacCheck,
           apfCheck,
+          namedCheck('poststarthook/crd-informer-synced', async () => {
+            if (!crdInformerSynced) throw new Error('not finished');
+          }),
           shutdownCheck(() => !ready),
         ]),
         livezGracePeriodSeconds: config.livezGracePeriodMs / 1000,
