@@ -3,7 +3,8 @@
 // warning kubectl prints; a validating webhook denies by a condition with kube's message;
 // namespaceSelector, objectSelector and matchConditions decide who is called; failurePolicy
 // Ignore vs Fail against a webhook that is down; a slow webhook is cut at timeoutSeconds; a
-// server-side dry run refused for a webhook with sideEffects Unknown; pods mutated too; the
+// server-side dry run refused for a webhook with sideEffects Unknown; pods and custom
+// resources mutated too; the
 // AdmissionReview fields; --disable-admission-plugins=MutatingAdmissionWebhook turns the
 // mutation off; unknown and overlapping plugin names stop start-up; the audit event carries
 // the webhooks' annotations; a configuration written through one replica applies on another.
@@ -277,6 +278,38 @@ describe('admission webhooks', { timeout: 600_000 }, () => {
     const calls = hooks.seen.filter((s) => s.request.name === 'cm-dry2');
     assert.ok(calls.length > before && calls.every((s) => s.request.dryRun === true && s.request.options.dryRun[0] === 'All'));
     assert.match((await k(['get', 'configmap', 'cm-dry2', '-n', 'adm-on'])).stderr, /not found/);
+  });
+
+  it('custom resources go to the webhooks too', async () => {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.example.com' },
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced',
+        names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      },
+    };
+    await kOk(['apply', '-f', '-'], JSON.stringify(crd));
+    await kOk(['wait', '--for=condition=Established', 'crd/widgets.example.com', '--timeout=60s']);
+    const config = configuration('MutatingWebhookConfiguration', 'widgets', [
+      { ...hook({ name: 'widgets.example.com', url: `https://127.0.0.1:${hooks.port}/mutate`, caBundle: hooks.caBundle }), rules: [{ operations: ['CREATE'], apiGroups: ['example.com'], apiVersions: ['*'], resources: ['widgets'] }] },
+    ]);
+    await kOk(['apply', '-f', '-'], config);
+    const widget = (name: string) => JSON.stringify({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name, namespace: 'adm-off' }, spec: { size: 1 } });
+    await waitFor('the widget webhook in effect', async () => {
+      const r = await k(['create', '-f', '-', '--dry-run=server', '-o', 'jsonpath={.metadata.labels.mutated}'], widget('probe'));
+      return r.code === 0 && r.stdout === 'yes';
+    }, 60_000, 300);
+    const r = await k(['create', '-f', '-'], widget('w1'));
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /Warning: mutated w1/);
+    assert.equal((await labelsOf('adm-off', 'widget', 'w1')).mutated, 'yes');
+    const req = hooks.seen.filter((s) => s.request.name === 'w1').at(-1)!.request;
+    assert.deepEqual(req.kind, { group: 'example.com', version: 'v1', kind: 'Widget' });
+    assert.deepEqual(req.resource, { group: 'example.com', version: 'v1', resource: 'widgets' });
   });
 
   it('pods are mutated too', async () => {

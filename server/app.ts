@@ -401,7 +401,8 @@ export async function startApp(config: KapiConfig): Promise<App> {
       configFile: config.values.get('admission-control-config-file') as string,
       factories: PLUGIN_FACTORIES,
       deps: {
-        resolver: registry,
+        // custom resources too: webhooks and policies match them, params may be custom objects
+        resolver: apiResolver,
         signal: admissionStop.signal,
         featureGates: config.featureGates,
         log: (level, message, fields) => admissionLog[level](message, fields as Parameters<typeof admissionLog.info>[1]),
