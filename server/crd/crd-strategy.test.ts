@@ -65,3 +65,15 @@ test('defaults and storedVersions on create; scope is immutable', () => {
   (changed.spec as { scope: string }).scope = 'Cluster';
   assert.ok(s.validateUpdate(changed, obj, c).map(errorString).includes('spec.scope: Invalid value: "Cluster": field is immutable'));
 });
+
+test('groups of the Kubernetes project need the approval annotation', () => {
+  const s = crdStrategy();
+  const c = { request: { user: { username: 'u', groups: [] }, namespace: '', dryRun: false, fieldValidation: 'Strict' as const, warnings: [] }, now: new Date(), info: {} as never };
+  const obj = crd({ group: 'x.k8s.io' });
+  obj.metadata.name = 'widgets.x.k8s.io';
+  assert.deepEqual(s.validate(obj, c).map(errorString), [
+    'metadata.annotations[api-approved.kubernetes.io]: Required value: protected groups must have approval annotation "api-approved.kubernetes.io", see https://github.com/kubernetes/enhancements/pull/1111',
+  ]);
+  obj.metadata.annotations = { 'api-approved.kubernetes.io': 'unapproved, experimental-only' };
+  assert.deepEqual(s.validate(obj, c), []);
+});

@@ -139,6 +139,16 @@ export function validateCRD(obj: KubeObject): FieldError[] {
   return errs;
 }
 
+const APPROVAL_ANNOTATION = 'api-approved.kubernetes.io';
+
+/** groups of the Kubernetes project need an API review, named by an annotation */
+function validateApproval(obj: KubeObject): FieldError[] {
+  const group = String(asObject(obj.spec).group ?? '');
+  const protectedGroup = ['k8s.io', 'kubernetes.io'].some((d) => group === d || group.endsWith(`.${d}`));
+  if (!protectedGroup || obj.metadata.annotations?.[APPROVAL_ANNOTATION]) return [];
+  return [fieldErrors.required(`metadata.annotations[${APPROVAL_ANNOTATION}]`, `protected groups must have approval annotation "${APPROVAL_ANNOTATION}", see https://github.com/kubernetes/enhancements/pull/1111`)];
+}
+
 function validateCRDUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
   const errs = validateCRD(obj);
   const scope = asObject(obj.spec).scope;
@@ -160,7 +170,7 @@ export function crdStrategy(): ResourceStrategy {
       keepOldStatus(obj, old);
       addStoredVersion(obj);
     },
-    validate: (obj) => [...validateObjectMeta(obj.metadata, false, nameIsDNSSubdomain), ...validateCRD(obj)],
+    validate: (obj) => [...validateObjectMeta(obj.metadata, false, nameIsDNSSubdomain), ...validateCRD(obj), ...validateApproval(obj)],
     validateUpdate: (obj, old) => [...validateObjectMetaUpdate(obj.metadata, old.metadata), ...validateCRDUpdate(obj, old)],
   });
 }
