@@ -82,8 +82,26 @@ export function customResourceDocuments(crds: KubeObject[], serverVersion: strin
       const base = `/apis/${spec.group}/${v.name}/${spec.scope === 'Namespaced' ? 'namespaces/{namespace}/' : ''}${names.plural}`;
       const ref = { $ref: `#/components/schemas/${def}` };
       const ok = { description: 'OK', content: { 'application/json': { schema: ref } } };
+      const gvk = { group: spec.group, version: v.name, kind: names.kind };
+      const tags = [`${spec.group}_${v.name}`];
+      const query = (name: string) => ({ name, in: 'query', schema: { type: 'string', uniqueItems: true } });
+      const pathParams = [
+        { name: 'name', in: 'path', required: true, schema: { type: 'string', uniqueItems: true } },
+        ...(spec.scope === 'Namespaced' ? [{ name: 'namespace', in: 'path', required: true, schema: { type: 'string', uniqueItems: true } }] : []),
+      ];
       (doc.paths as Record<string, unknown>)[`${base}/{name}`] = {
-        get: { tags: [`${spec.group}_${v.name}`], operationId: `read${names.kind}`, responses: { '200': ok }, 'x-kubernetes-action': 'get', 'x-kubernetes-group-version-kind': { group: spec.group, version: v.name, kind: names.kind } },
+        get: { tags, operationId: `read${names.kind}`, responses: { '200': ok }, 'x-kubernetes-action': 'get', 'x-kubernetes-group-version-kind': gvk },
+        // the write parameters clients look for (kubectl checks fieldValidation support here)
+        patch: {
+          tags,
+          operationId: `patch${names.kind}`,
+          parameters: ['dryRun', 'fieldManager', 'fieldValidation', 'force'].map(query),
+          requestBody: { content: { 'application/json-patch+json': { schema: { type: 'object' } }, 'application/merge-patch+json': { schema: { type: 'object' } }, 'application/apply-patch+yaml': { schema: { type: 'object' } } }, required: true },
+          responses: { '200': ok },
+          'x-kubernetes-action': 'patch',
+          'x-kubernetes-group-version-kind': gvk,
+        },
+        parameters: pathParams,
       };
     }
   }
@@ -125,10 +143,24 @@ function mergeV2(v2: Record<string, unknown>, crds: KubeObject[]): Record<string
     }
     for (const [path, item] of Object.entries(doc.paths)) {
       const get = item.get!;
-      const ref = ((get.responses as Record<string, { content: Record<string, { schema: unknown }> }>)['200']!.content['application/json']!.schema);
+      const patch = item.patch!;
+      const ref = toV2((get.responses as Record<string, { content: Record<string, { schema: unknown }> }>)['200']!.content['application/json']!.schema);
+      const v2Param = (p: { name: string; in: string; required?: boolean }) => ({ name: p.name, in: p.in, type: 'string', uniqueItems: true, ...(p.required ? { required: true } : {}) });
+      const responses = { '200': { description: 'OK', schema: ref }, '401': { description: 'Unauthorized' } };
       paths[path] = {
-        get: { ...get, produces: ['application/json', 'application/yaml'], schemes: ['https'], responses: { '200': { description: 'OK', schema: toV2(ref) }, '401': { description: 'Unauthorized' } } },
+        get: { ...get, produces: ['application/json', 'application/yaml'], schemes: ['https'], responses },
+        patch: {
+          ...patch,
+          requestBody: undefined,
+          consumes: ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'],
+          produces: ['application/json', 'application/yaml'],
+          schemes: ['https'],
+          parameters: [{ name: 'body', in: 'body', required: true, schema: { type: 'object' } }, ...(patch.parameters as { name: string; in: string }[]).map(v2Param)],
+          responses,
+        },
+        parameters: ((item as unknown as { parameters: { name: string; in: string; required?: boolean }[] }).parameters ?? []).map(v2Param),
       };
+      delete (paths[path] as { patch: Record<string, unknown> }).patch.requestBody;
     }
   }
   const sorted = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
