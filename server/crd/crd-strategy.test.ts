@@ -77,3 +77,26 @@ test('groups of the Kubernetes project need the approval annotation', () => {
   obj.metadata.annotations = { 'api-approved.kubernetes.io': 'unapproved, experimental-only' };
   assert.deepEqual(s.validate(obj, c), []);
 });
+
+test('list types and defaults are checked in the schema', () => {
+  const schema = {
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        properties: {
+          replicas: { type: 'integer', default: 'three' },
+          ports: { type: 'array', items: { type: 'object' }, 'x-kubernetes-list-type': 'map' },
+          names: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'bag' },
+        },
+      },
+    },
+  };
+  const got = validateCRD(crd({}, [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema } }])).map(errorString);
+  const at = 'spec.versions[0].schema.openAPIV3Schema.properties[spec].properties';
+  assert.deepEqual(got, [
+    `${at}[replicas].default: Invalid value: "string": spec.replicas in body must be of type integer: "three"`,
+    `${at}[ports].x-kubernetes-list-map-keys: Required value: must not be empty if x-kubernetes-list-type is map`,
+    `${at}[names].x-kubernetes-list-type: Unsupported value: "bag": supported values: "atomic", "set", "map"`,
+  ]);
+});

@@ -5,13 +5,13 @@
 import type { KubeObject } from '../../storage/interface.js';
 import { asObject, isObject } from '../registry/object.js';
 import { defineStrategy, keepOldStatus, statusStrategy, type ResourceStrategy } from '../registry/strategy.js';
-import { fieldErrors, type FieldError } from '../registry/validation/field-error.js';
+import { errorBody, fieldErrors, type FieldError } from '../registry/validation/field-error.js';
 import { isDNS1035Label, isDNS1123Subdomain } from '../registry/validation/names.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../registry/validation/object-meta.js';
 import { nameIsDNSSubdomain } from '../registry/validation/names.js';
 import type { CRDSpec, CRDStatus } from './definition.js';
 import { ruleCompileError } from './cel.js';
-import { patternCompiles, type JSONSchemaProps } from './schema.js';
+import { patternCompiles, validateValue, type JSONSchemaProps } from './schema.js';
 
 export const CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
 
@@ -44,7 +44,7 @@ function dns1035(path: string, v: unknown, errs: FieldError[]): void {
 const schemaTypes = new Set(['object', 'array', 'string', 'integer', 'number', 'boolean']);
 
 /** the structural-schema rules kube checks of a v1 CRD's schemas (the common ones) */
-function validateStructural(s: JSONSchemaProps, path: string, root: boolean, errs: FieldError[]): void {
+function validateStructural(s: JSONSchemaProps, path: string, root: boolean, errs: FieldError[], objPath: string | undefined = ''): void {
   if (typeof s !== 'object' || s === null) return;
   const preserve = s['x-kubernetes-preserve-unknown-fields'] === true;
   const intOrString = s['x-kubernetes-int-or-string'] === true;
@@ -60,9 +60,28 @@ function validateStructural(s: JSONSchemaProps, path: string, root: boolean, err
     if (problem) errs.push(fieldErrors.invalid(`${path}.x-kubernetes-validations[${i}].rule`, r.rule, problem));
   });
   if (s.pattern !== undefined && !patternCompiles(s.pattern)) errs.push(fieldErrors.invalid(`${path}.pattern`, s.pattern, 'must be a valid regular expression'));
-  for (const [name, p] of Object.entries(s.properties ?? {})) validateStructural(p, `${path}.properties[${name}]`, false, errs);
-  if (isObject(s.additionalProperties)) validateStructural(s.additionalProperties as JSONSchemaProps, `${path}.additionalProperties`, false, errs);
-  if (s.items) validateStructural(s.items, `${path}.items`, false, errs);
+  const listType = s['x-kubernetes-list-type'];
+  if (listType !== undefined) {
+    if (!['atomic', 'set', 'map'].includes(listType)) errs.push(fieldErrors.notSupported(`${path}.x-kubernetes-list-type`, listType, ['atomic', 'set', 'map']));
+    if (s.type !== 'array') errs.push(fieldErrors.invalid(`${path}.type`, s.type ?? '', 'must be array if x-kubernetes-list-type is specified'));
+    if (listType === 'map') {
+      if (!s['x-kubernetes-list-map-keys']?.length) errs.push(fieldErrors.required(`${path}.x-kubernetes-list-map-keys`, 'must not be empty if x-kubernetes-list-type is map'));
+      if (s.items && s.items.type !== 'object') errs.push(fieldErrors.invalid(`${path}.items.type`, s.items.type ?? '', 'must be object if parent array\'s x-kubernetes-list-type is map'));
+    }
+  } else if (s['x-kubernetes-list-map-keys'] !== undefined) {
+    errs.push(fieldErrors.forbidden(`${path}.x-kubernetes-list-map-keys`, 'must not be specified if x-kubernetes-list-type is not map'));
+  }
+  // a default must itself be valid where it is used
+  if (s.default !== undefined && objPath !== undefined) {
+    const { default: _d, ...withoutDefault } = s;
+    for (const e of validateValue(s.default, withoutDefault, objPath)) {
+      errs.push(fieldErrors.invalid(`${path}.default`, { rendered: errorBody(e).replace(/^[^:]*: /, '') }, ''));
+    }
+  }
+  const childObj = (name: string) => (objPath === undefined ? undefined : objPath ? `${objPath}.${name}` : name);
+  for (const [name, p] of Object.entries(s.properties ?? {})) validateStructural(p, `${path}.properties[${name}]`, false, errs, childObj(name));
+  if (isObject(s.additionalProperties)) validateStructural(s.additionalProperties as JSONSchemaProps, `${path}.additionalProperties`, false, errs, undefined);
+  if (s.items) validateStructural(s.items, `${path}.items`, false, errs, undefined);
   if (root && s.properties?.metadata) {
     const m = s.properties.metadata;
     const extra = Object.keys(m).filter((k) => k !== 'type' && k !== 'properties' && k !== 'description');
