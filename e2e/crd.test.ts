@@ -251,6 +251,9 @@ describe('CustomResourceDefinitions (kubectl 1.33, two replicas)', () => {
   });
 
   it('deleting the CRD deletes its custom resources, then the CRD; the endpoints go away', async () => {
+    // an open watch on B ends when the CRD goes
+    const open = b.http.watch('/apis/stable.example.com/v1/namespaces/default/crontabs?watch=1');
+    assert.equal(await open.status, 200);
     await kubectlOk(['delete', 'crd', 'crontabs.stable.example.com', '--timeout=60s'], onA());
     await waitFor('the CRD to be gone', async () => (await a.http.get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/crontabs.stable.example.com')).status === 404, 60000);
     const keys = await etcdctl(etcd.endpoint, ['get', '--prefix', '/registry/stable.example.com/', '--keys-only']);
@@ -260,5 +263,7 @@ describe('CustomResourceDefinitions (kubectl 1.33, two replicas)', () => {
       return ra.status === 404 && rb.status === 404;
     });
     assert.doesNotMatch((await b.http.get('/apis')).body, /stable\.example\.com/);
+    await open.ended;
+    assert.ok(open.events.some((e) => e.type === 'DELETED'), 'the watch saw the CRs deleted before it ended');
   });
 });

@@ -5,7 +5,7 @@
 // its custom resources before releasing the cleanup finalizer. Every replica may write the
 // same status: the writes are idempotent (nothing is written when the status is already right).
 
-import type { KubeObject, Storage } from '../../storage/interface.js';
+import type { KubeObject, Storage, Watch } from '../../storage/interface.js';
 import type { Catalog } from '../apis/catalog.js';
 import type { ResourceInfo } from '../apis/types.js';
 import type { TableConvertor } from '../endpoints/table.js';
@@ -14,7 +14,7 @@ import { selectableFieldsFor } from '../selectors/field-sets.js';
 import { keyPrefixFor } from '../registry/keys.js';
 import type { NamespaceLookup } from '../registry/namespace-lifecycle.js';
 import { clone, jsonEqual, rfc3339 } from '../registry/object.js';
-import type { RequestContext, ResourceResolver, RESTResource } from '../registry/rest.js';
+import type { RequestContext, ResourceResolver, RESTResource, WatchRequestOptions } from '../registry/rest.js';
 import { GenericStore, type StoreVerb } from '../registry/store.js';
 import { statusStrategy } from '../registry/strategy.js';
 import { compareKubeAwareVersions } from '../apis/catalog.js';
@@ -46,6 +46,8 @@ interface Served {
   crd: KubeObject;
   infos: ResourceInfo[];
   handlers: Map<string, RESTResource>;
+  /** open watches on its resources, ended when the CRD goes or changes (as kube) */
+  watches: Set<Watch>;
 }
 
 const handlerKey = (group: string, version: string, resource: string, subresource?: string): string =>
@@ -305,6 +307,11 @@ export class CustomResources {
       next.set(name, this.build(crd));
     }
     const changed = next.size !== this.served.size || [...next].some(([k, v]) => this.served.get(k) !== v);
+    for (const [k, old] of this.served) {
+      if (next.get(k)?.handlers === old.handlers) continue;
+      for (const w of old.watches) w.stop();
+      old.watches.clear();
+    }
     this.served = next;
     const handlers = new Map<string, RESTResource>();
     for (const s of next.values()) for (const [k, h] of s.handlers) handlers.set(k, h);
@@ -320,6 +327,7 @@ export class CustomResources {
     const handlers = new Map<string, RESTResource>();
     const strategy = customResourceStrategy(crd);
     const now = this.now;
+    const watches = new Set<Watch>();
     for (const info of infos) {
       // defaults of the storage version's schema, as objects come out of storage
       const storageSchema = versionOf(crd, info.storageVersion)?.schema?.openAPIV3Schema;
@@ -332,7 +340,7 @@ export class CustomResources {
         namespaces: info.namespaced ? this.opts.namespaces : undefined,
         garbageCollection: true,
       };
-      const main = new CustomResourceStore({ ...common, strategy }, () => this.terminating(crd.metadata.name ?? ''));
+      const main = new CustomResourceStore({ ...common, strategy }, () => this.terminating(crd.metadata.name ?? ''), watches);
       handlers.set(handlerKey(info.group, info.version, info.resource), main);
       const version = versionOf(crd, info.version);
       const table = customResourceTable(version?.additionalPrinterColumns);
@@ -355,7 +363,7 @@ export class CustomResources {
         handlers.set(handlerKey(info.group, info.version, info.resource, 'scale'), new CustomScaleStore(main, version.subresources.scale));
       }
     }
-    return { crd, infos, handlers };
+    return { crd, infos, handlers, watches };
   }
 
   private terminating(name: string): boolean {
@@ -447,8 +455,28 @@ class CustomResourceStore extends GenericStore {
   constructor(
     cfg: ConstructorParameters<typeof GenericStore>[0],
     private readonly crdTerminating: () => boolean,
+    private readonly openWatches: Set<Watch>,
   ) {
     super(cfg);
+  }
+
+  override async watch(ctx: RequestContext, opts: WatchRequestOptions): Promise<Watch> {
+    const w = await super.watch(ctx, opts);
+    const watches = this.openWatches;
+    watches.add(w);
+    return {
+      stop: () => {
+        watches.delete(w);
+        w.stop();
+      },
+      async *[Symbol.asyncIterator]() {
+        try {
+          yield* w;
+        } finally {
+          watches.delete(w);
+        }
+      },
+    };
   }
 
   override create(ctx: RequestContext, obj: KubeObject): Promise<KubeObject> {
