@@ -86,3 +86,9 @@ test('defaulting fills missing fields, nested defaults included, and leaves give
   applyDefaults(given, schema);
   assert.deepEqual(given, { spec: { replicas: 5, inner: { x: 'mine' } } });
 });
+
+test('metadata.name follows the schema\'s restriction', () => {
+  const withName: JSONSchemaProps = { type: 'object', properties: { metadata: { type: 'object', properties: { name: { type: 'string', maxLength: 5 } } } } };
+  assert.deepEqual(validateCustomResource({ metadata: { name: 'toolong' } }, withName).map(errorString), ['metadata.name: Too long: may not be more than 5 bytes']);
+  assert.deepEqual(validateCustomResource({ metadata: { name: 'ok' } }, withName), []);
+});

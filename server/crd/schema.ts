@@ -336,5 +336,11 @@ export function validateCustomResource(obj: Record<string, unknown>, schema: JSO
   delete props.apiVersion;
   delete props.kind;
   validateInto(root, { ...rest, type: 'object', properties: props, required: (required ?? []).filter((r) => r !== 'metadata' && r !== 'apiVersion' && r !== 'kind') }, '', errs);
+  // the schema may restrict metadata.name and generateName (nothing else of metadata)
+  const meta = properties?.metadata?.properties;
+  const m = obj.metadata as Record<string, unknown> | undefined;
+  for (const field of ['name', 'generateName']) {
+    if (meta?.[field] && typeof m?.[field] === 'string') validateInto(m[field], meta[field]!, `metadata.${field}`, errs);
+  }
   return errs;
 }
