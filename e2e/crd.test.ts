@@ -213,6 +213,8 @@ describe('CustomResourceDefinitions (kubectl 1.33, two replicas)', () => {
     };
     assert.equal(scale.kind, 'Scale');
     assert.equal(scale.spec.replicas, 3);
+    const scaled = JSON.parse(await kubectlOk(['get', 'ct', 'daily', '-o', 'json', '--show-managed-fields'], onA())) as { metadata: { managedFields: { subresource?: string; fieldsV1: unknown }[] } };
+    assert.deepEqual(scaled.metadata.managedFields.find((m) => m.subresource === 'scale')?.fieldsV1, { 'f:spec': { 'f:replicas': {} } });
     await kubectlOk(['patch', 'ct', 'daily', '--subresource=status', '--type=merge', '-p', '{"status":{"replicas":3}}'], onA());
     const daily = JSON.parse(await kubectlOk(['get', 'ct', 'daily', '-o', 'json'], onA())) as { spec: { image: string; replicas: number }; status: { replicas: number }; metadata: { generation: number } };
     assert.equal(daily.spec.image, 'v2');

@@ -4,6 +4,7 @@
 import type { KubeObject, Watch } from '../../storage/interface.js';
 import type { ResourceInfo } from '../apis/types.js';
 import { errors } from '../http/status.js';
+import { fieldManagers } from '../fieldmanager/field-managers.js';
 import { clone } from '../registry/object.js';
 import type { GenericStore } from '../registry/store.js';
 import type { DeleteRequestOptions, ListObject, ObjectTransform, RequestContext, RESTResource } from '../registry/rest.js';
@@ -59,20 +60,42 @@ export class CustomScaleStore implements RESTResource {
   }
 
   async update(ctx: RequestContext, name: string, transform: ObjectTransform): Promise<{ object: KubeObject; created: boolean }> {
+    // admission sees the Scale, not the parent; managedFields are this handler's
+    const parentCtx: RequestContext = { ...ctx, admission: undefined, managedFieldsRecorded: true };
+    const attrs = (object: KubeObject, oldObject: KubeObject) => ({
+      operation: 'UPDATE' as const,
+      resource: this.info,
+      subresource: 'scale',
+      namespace: ctx.namespace,
+      name,
+      object,
+      oldObject,
+      dryRun: ctx.dryRun,
+      user: ctx.user,
+    });
     const res = await this.parent.update(
-      ctx,
+      parentCtx,
       name,
       async (current) => {
         if (!current) throw errors.notFound({ group: this.info.group, resource: this.info.resource, name });
-        const scale = await transform(this.toScale(current));
+        const oldScale = this.toScale(current);
+        let scale = await transform(clone(oldScale));
+        if (ctx.admission?.mutate) scale = await ctx.admission.mutate(attrs(scale, oldScale));
         const replicas = (scale.spec as Record<string, unknown> | undefined)?.replicas;
         if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
           throw invalidError('autoscaling', 'Scale', name, [fieldErrors.invalid('spec.replicas', (replicas ?? null) as number, 'must be greater than or equal to 0')]);
         }
+        await ctx.admission?.validate?.(attrs(scale, oldScale));
         const next = clone(current);
         const rv = scale.metadata?.resourceVersion;
         if (rv) next.metadata.resourceVersion = rv;
         setAtJsonPath(next as unknown as Record<string, unknown>, this.paths.specReplicasPath, replicas);
+        // the scale manager owns the replicas field (kube records it with subresource scale)
+        if (this.paths.specReplicasPath === '.spec.replicas') {
+          const managedFields = fieldManagers().for(this.info).scaleUpdate(current, next, ctx.fieldManager ?? '');
+          if (managedFields) next.metadata.managedFields = managedFields;
+          else delete next.metadata.managedFields;
+        }
         return next;
       },
       { allowCreate: false },
