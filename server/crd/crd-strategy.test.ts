@@ -100,3 +100,9 @@ test('list types and defaults are checked in the schema', () => {
     `${at}[names].x-kubernetes-list-type: Unsupported value: "bag": supported values: "atomic", "set", "map"`,
   ]);
 });
+
+test('preserveUnknownFields: true is refused in v1', () => {
+  assert.deepEqual(validateCRD(crd({ preserveUnknownFields: true })).map(errorString), [
+    'spec.preserveUnknownFields: Invalid value: true: cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead',
+  ]);
+});

@@ -151,6 +151,9 @@ export function validateCRD(obj: KubeObject): FieldError[] {
       });
     });
   }
+  if (spec.preserveUnknownFields === true) {
+    errs.push(fieldErrors.invalid('spec.preserveUnknownFields', true, 'cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead'));
+  }
   const status = (obj.status ?? {}) as CRDStatus;
   (status.storedVersions ?? []).forEach((sv, i) => {
     if (!versions.some((v) => v.name === sv)) errs.push(fieldErrors.invalid(`status.storedVersions[${i}]`, sv, 'must appear in spec.versions'));
