@@ -54,6 +54,8 @@ export interface LeaderElectionDeps {
 
 /** client-go's JitterFactor for acquisition attempts */
 const jitterFactor = 1.2;
+/** the pause between attempts while kube-system does not exist yet */
+const namespaceRetryMs = 100;
 
 /** the Lease (in kube-system) that elects the leader of controller `name` */
 export function leaderLeaseName(name: string): string {
@@ -156,6 +158,9 @@ class Elector {
     return `${leaseNamespace}/${this.leaseName}`;
   }
 
+  /** the last attempt failed because the Lease's namespace does not exist yet */
+  private namespaceMissing = false;
+
   /** the last observed holder is us (client-go's IsLeader) */
   get isLeader(): boolean {
     return this.observed?.lease.spec?.holderIdentity === this.identity;
@@ -230,6 +235,7 @@ class Elector {
         return true;
       } catch (createErr) {
         // NotFound: kube-system does not exist yet (bootstrap creates it at start)
+        this.namespaceMissing = isNotFound(createErr);
         if (isNotFound(createErr)) this.log.v(2).info('creating the lease failed', { lease: this.describe, err: errorMessage(createErr) });
         else if (!isAlreadyExists(createErr)) this.log.warn('creating the lease failed', { lease: this.describe, err: errorMessage(createErr) });
         return false;
@@ -270,6 +276,11 @@ class Elector {
           return startedAt;
         }
         let waitMs = this.timing.retryPeriodMs * (1 + Math.random() * jitterFactor);
+        // at a cluster's first start kube-system appears within moments (bootstrap makes it):
+        // do not leave every controller idle for a retry period (pods would be refused until
+        // the service account controller runs)
+        if (this.namespaceMissing) waitMs = Math.min(waitMs, namespaceRetryMs);
+        this.namespaceMissing = false;
         // try right when the holder's term ends rather than up to a retry period later
         const heldFor = this.heldByOtherForMs();
         if (heldFor !== null) waitMs = Math.min(waitMs, Math.max(heldFor, 0) + 1);
