@@ -151,6 +151,13 @@ export function validateCRD(obj: KubeObject): FieldError[] {
       });
     });
   }
+  const conversion = spec.conversion?.strategy;
+  if (conversion !== undefined && conversion !== 'None' && conversion !== 'Webhook') {
+    errs.push(fieldErrors.notSupported('spec.conversion.strategy', conversion, ['None', 'Webhook']));
+  }
+  if (conversion === 'Webhook' && !isObject((spec.conversion as Record<string, unknown>).webhook)) {
+    errs.push(fieldErrors.required('spec.conversion.webhook', 'required when strategy is set to Webhook'));
+  }
   if (spec.preserveUnknownFields === true) {
     errs.push(fieldErrors.invalid('spec.preserveUnknownFields', true, 'cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead'));
   }
