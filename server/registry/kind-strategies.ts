@@ -22,6 +22,7 @@ import { fieldErrors, type FieldError } from './validation/field-error.js';
 import { isQualifiedName } from './validation/names.js';
 import type { KubeObject } from '../../storage/interface.js';
 import { crdStrategy } from '../crd/crd-strategy.js';
+import { admissionRegistrationStrategies } from './admissionregistration/strategies.js';
 
 const factories: Record<string, () => ResourceStrategy> = {
   '/events': eventStrategy,
@@ -40,6 +41,7 @@ const factories: Record<string, () => ResourceStrategy> = {
   'scheduling.k8s.io/priorityclasses': priorityClassStrategy,
   'node.k8s.io/runtimeclasses': runtimeClassStrategy,
   'apiextensions.k8s.io/customresourcedefinitions': crdStrategy,
+  ...admissionRegistrationStrategies,
 };
 
 /** the strategy of `<group>/<resource>` when one of the group folders defines it */

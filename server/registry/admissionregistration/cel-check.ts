@@ -1,0 +1,71 @@
+// Compile checks of the CEL expressions an admissionregistration object carries. Expressions
+// are compiled with the admission policy plugin's own environment (server/admission/policy/
+// cel.ts), so what validation accepts is what the plugin can run. That environment always
+// declares `params`, `variables` and `authorizer`; kube-apiserver declares them only where
+// they exist (params with a paramKind, variables with declared variables, authorizer except in
+// messageExpression), so references to the undeclared ones are found here by a scan of the
+// expression's identifiers and refused with cel-go's "undeclared reference" message.
+
+import { compile } from '../../admission/policy/cel.js';
+import { fieldErrors, type FieldError } from '../validation/field-error.js';
+
+export type ResultType = 'bool' | 'string' | 'string-or-null' | 'any';
+
+export interface Declarations {
+  params: boolean;
+  /** `variables` is declared (the policy has variables) */
+  variables: boolean;
+  authorizer: boolean;
+}
+
+/** the expression with its string literals blanked, so identifiers can be scanned */
+function withoutStrings(expr: string): string {
+  return expr.replace(/[rRbB]{0,2}("""[\s\S]*?"""|'''[\s\S]*?'''|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')/g, (m) => ' '.repeat(m.length));
+}
+
+/** the first top-level reference to one of `names` (not a field selection `x.name`) */
+function firstReference(expr: string, names: ReadonlySet<string>): { name: string; offset: number } | undefined {
+  const text = withoutStrings(expr);
+  const ident = /[A-Za-z_][A-Za-z0-9_]*/g;
+  for (let m = ident.exec(text); m; m = ident.exec(text)) {
+    if (!names.has(m[0])) continue;
+    let j = m.index - 1;
+    while (j >= 0 && /\s/.test(text[j]!)) j--;
+    if (j >= 0 && (text[j] === '.' || /[A-Za-z0-9_]/.test(text[j]!))) continue;
+    return { name: m[0], offset: m.index };
+  }
+  return undefined;
+}
+
+/** cel-go's rendering of one issue: position, message and the source line with a caret */
+function celIssue(expr: string, offset: number, message: string): string {
+  const before = expr.slice(0, offset);
+  const line = before.split('\n').length;
+  const lineStart = before.lastIndexOf('\n') + 1;
+  const col = offset - lineStart + 1;
+  const source = expr.split('\n')[line - 1] ?? '';
+  return `ERROR: <input>:${line}:${col}: ${message}\n | ${source}\n | ${'.'.repeat(col - 1)}^`;
+}
+
+/** why the expression does not compile, in kube's words where we know them; undefined: it compiles */
+export function celCompileError(expression: string, want: ResultType, decls: Declarations): string | undefined {
+  const program = compile(expression, want);
+  if (program.compileError) {
+    const reason = program.compileError.replace(/^compilation error: /, '');
+    // kube reports a wrong result type without the "compilation failed" prefix
+    return reason.startsWith('must evaluate to ') ? reason : `compilation failed: ${reason}`;
+  }
+  const undeclared = new Set<string>();
+  if (!decls.params) undeclared.add('params');
+  if (!decls.variables) undeclared.add('variables');
+  if (!decls.authorizer) undeclared.add('authorizer');
+  const ref = firstReference(expression, undeclared);
+  if (ref) return `compilation failed: ${celIssue(expression, ref.offset, `undeclared reference to '${ref.name}' (in container '')`)}`;
+  return undefined;
+}
+
+/** the field error for an expression that does not compile ([] when it does) */
+export function celErrors(path: string, expression: string, want: ResultType, decls: Declarations): FieldError[] {
+  const err = celCompileError(expression, want, decls);
+  return err ? [fieldErrors.invalid(path, expression, err)] : [];
+}
