@@ -42,3 +42,21 @@ test('a rule that does not compile is reported', () => {
   assert.match(ruleCompileError('self.+') ?? '', /^compilation failed: /);
   assert.equal(ruleCompileError('self.a == 1'), undefined);
 });
+
+test('matches runs on RE2 (no catastrophic backtracking); a runaway rule is cut by the budget', () => {
+  const s: JSONSchemaProps = {
+    type: 'object',
+    properties: {
+      word: { type: 'string', 'x-kubernetes-validations': [{ rule: "self.matches('^(a+)+$')", message: 'only a' }] },
+      list: { type: 'array', items: { type: 'integer' }, 'x-kubernetes-validations': [{ rule: 'self.all(a, self.all(b, self.all(c, a + b + c >= 0)))', message: 'too slow' }] },
+    },
+  };
+  // exponential for a backtracking engine, linear for RE2
+  assert.deepEqual(validateRules({ word: `${'a'.repeat(40)}b` }, undefined, s, '', false).map(errorString), ['word: Invalid value: "string": only a']);
+  assert.deepEqual(validateRules({ word: 'aaaa' }, undefined, s, '', false), []);
+  // Kubernetes' own libraries are there too
+  assert.equal(ruleCompileError("quantity('1Gi').isGreaterThan(quantity('1Mi')) && isIP('10.0.0.1')"), undefined);
+  // 200^3 iterations: far over the budget, refused instead of holding the replica
+  const errs = validateRules({ list: Array.from({ length: 200 }, (_, i) => i) }, undefined, s, '', false).map(errorString);
+  assert.deepEqual(errs, ['list: Invalid value: "array": too slow']);
+});

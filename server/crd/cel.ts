@@ -3,7 +3,11 @@
 // on updates only). A failing rule is an Invalid error at its field with the rule's message.
 
 import { Environment } from '@marcbachmann/cel-js';
-import { toCelValue } from '../authn/jwt/cel.js';
+import { routeMatchesToRe2, toCelValue, withRe2Matches } from '../authn/jwt/cel.js';
+import { withBudget } from '../cel/budget.js';
+import { registerFormatLibrary } from '../cel/format-library.js';
+import { registerKubernetesLibraries } from '../cel/k8s-library.js';
+import { registerNetworkLibraries } from '../cel/network-library.js';
 import { fieldErrors, type FieldError } from '../registry/validation/field-error.js';
 import type { JSONSchemaProps } from './schema.js';
 
@@ -14,8 +18,13 @@ function compile(rule: string): ReturnType<Environment['parse']> | Error {
   let p = programs.get(rule);
   if (!p) {
     try {
-      env ??= new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false }).registerVariable('self', 'dyn').registerVariable('oldSelf', 'dyn');
-      p = env.parse(rule);
+      // user regexes run on RE2 (no catastrophic backtracking), with Kubernetes' libraries
+      env ??= registerFormatLibrary(
+        registerNetworkLibraries(registerKubernetesLibraries(withRe2Matches(new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false })))),
+      )
+        .registerVariable('self', 'dyn')
+        .registerVariable('oldSelf', 'dyn');
+      p = env.parse(routeMatchesToRe2(rule));
       const check = p.check() as { valid: boolean; error?: Error };
       if (!check.valid) p = check.error ?? new Error('type check failed');
     } catch (err) {
@@ -62,7 +71,8 @@ function walk(v: unknown, old: unknown, s: JSONSchemaProps | undefined, path: st
     }
     let ok: unknown;
     try {
-      ok = p({ self: toCelValue(v), oldSelf: transition ? toCelValue(old) : null });
+      // a runtime budget per rule, so that a hostile rule cannot hold the replica
+      ok = withBudget(() => p({ self: toCelValue(v), oldSelf: transition ? toCelValue(old) : null }));
     } catch (err) {
       errs.push(fieldErrors.invalid(field, typeName(s, v), `${r.message ?? `failed rule: ${r.rule}`}`));
       void err;

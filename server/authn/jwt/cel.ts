@@ -29,10 +29,12 @@ function re2Matches(s: string, pattern: string): boolean {
 /** an environment with one map variable and `matches` on RE2 (with routeMatchesToRe2); the
  *  authorization configuration's match conditions use it too */
 export function re2Environment(variable: string): Environment {
-  return new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false })
-    .registerVariable(variable, 'map')
-    .registerFunction(`string.${RE2_MATCHES}(string): bool`, re2Matches)
-    .registerFunction(`${RE2_MATCHES}(string, string): bool`, re2Matches);
+  return withRe2Matches(new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false }).registerVariable(variable, 'map'));
+}
+
+/** registers the RE2 `matches` that routeMatchesToRe2 points expressions at */
+export function withRe2Matches(env: Environment): Environment {
+  return env.registerFunction(`string.${RE2_MATCHES}(string): bool`, re2Matches).registerFunction(`${RE2_MATCHES}(string, string): bool`, re2Matches);
 }
 
 const environments = new Map<CelVariable, Environment>();
