@@ -3,7 +3,8 @@
 // warning kubectl prints; a validating webhook denies by a condition with kube's message;
 // namespaceSelector, objectSelector and matchConditions decide who is called; failurePolicy
 // Ignore vs Fail against a webhook that is down; a slow webhook is cut at timeoutSeconds; a
-// server-side dry run refused for a webhook with sideEffects Unknown; pods and custom
+// webhook with sideEffects Unknown refused by v1 validation (so no stored webhook can refuse
+// a dry run) and a server-side dry run through one with None; pods and custom
 // resources mutated too; the
 // AdmissionReview fields; --disable-admission-plugins=MutatingAdmissionWebhook turns the
 // mutation off; unknown and overlapping plugin names stop start-up; the audit event carries
@@ -168,7 +169,6 @@ describe('admission webhooks', { timeout: 600_000 }, () => {
         namespaceSelector: { matchLabels: { webhooks: 'on' } },
         objectSelector: { matchExpressions: [{ key: 'skip-mutation', operator: 'DoesNotExist' }] },
       }),
-      hook({ name: 'unknown-effects.example.com', url: `${base}/mutate`, caBundle: hooks.caBundle, sideEffects: 'Unknown', objectSelector: { matchLabels: { dry: 'yes' } } }),
     ]));
     await kOk(['apply', '-f', '-'], configuration('ValidatingWebhookConfiguration', 'deny-forbidden', [
       hook({
@@ -268,10 +268,18 @@ describe('admission webhooks', { timeout: 600_000 }, () => {
     assert.match(r.stderr, /failed calling webhook "slow\.example\.com": failed to call webhook: Post "https:\/\/127\.0\.0\.1:\d+\/slow\?timeout=1s": context deadline exceeded/);
   });
 
-  it('a dry run is refused for a webhook with sideEffects Unknown, and runs through one with None', async () => {
-    const r = await k(['create', '-f', '-', '--dry-run=server'], configMap('adm-off', 'cm-dry', { labels: { dry: 'yes' } }));
+  it('a webhook with sideEffects Unknown is refused (v1), and a dry run runs through one with None', async () => {
+    // v1 takes only None and NoneOnDryRun: the webhooks kube refuses dry runs for cannot be made
+    const unknown = configuration('MutatingWebhookConfiguration', 'unknown-effects', [
+      hook({ name: 'unknown-effects.example.com', url: `https://127.0.0.1:${hooks.port}/mutate`, caBundle: hooks.caBundle, sideEffects: 'Unknown', objectSelector: { matchLabels: { dry: 'yes' } } }),
+    ]);
+    const r = await k(['apply', '-f', '-'], unknown);
     assert.notEqual(r.code, 0);
-    assert.match(r.stderr, /admission webhook "unknown-effects\.example\.com" does not support dry run/);
+    assert.ok(
+      r.stderr.includes('The MutatingWebhookConfiguration "unknown-effects" is invalid: webhooks[0].sideEffects: Unsupported value: "Unknown": supported values: "None", "NoneOnDryRun"'),
+      r.stderr,
+    );
+    assert.match((await k(['get', 'mutatingwebhookconfiguration', 'unknown-effects'])).stderr, /NotFound|not found/);
     const before = hooks.seen.filter((s) => s.request.name === 'cm-dry2').length;
     const out = await kOk(['create', 'configmap', 'cm-dry2', '-n', 'adm-on', '--dry-run=server', '-o', 'jsonpath={.metadata.labels.mutated}']);
     assert.equal(out, 'yes');

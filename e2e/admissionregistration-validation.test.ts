@@ -1,0 +1,115 @@
+// admissionregistration.k8s.io/v1 defaulting and validation seen through kubectl 1.33: an
+// invalid ValidatingWebhookConfiguration is refused by `kubectl apply` with kube's 422 lines, a
+// valid one shows kube's defaults in `get -o yaml`, a mutating webhook gets reinvocationPolicy
+// Never, an update to an invalid timeout is refused; a ValidatingAdmissionPolicy whose
+// expression does not compile and a binding with both Deny and Warn are refused, valid ones
+// show their defaults.
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { kubectl, kubectlOk, startKapi, type KapiProcess } from './harness.js';
+
+const G = 'admissionregistration.k8s.io';
+
+/** a webhook that matches nothing ever created here, so it never gets called */
+function hook(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name: 'never.example.com',
+    clientConfig: { service: { name: 'hooks', namespace: 'default', path: '/validate' } },
+    rules: [{ operations: ['CREATE'], apiGroups: ['example.com'], apiVersions: ['v1'], resources: ['nothings'] }],
+    sideEffects: 'None',
+    admissionReviewVersions: ['v1'],
+    ...extra,
+  };
+}
+
+function doc(kind: string, name: string, body: Record<string, unknown>): string {
+  return JSON.stringify({ apiVersion: `${G}/v1`, kind, metadata: { name }, ...body });
+}
+
+describe('admissionregistration validation and defaults with kubectl 1.33', { timeout: 300_000 }, () => {
+  let kapi: KapiProcess;
+  const k = (args: string[], input?: string) => kubectl(args, { kubeconfig: kapi.kubeconfig, input });
+  const kOk = (args: string[], input?: string) => kubectlOk(args, { kubeconfig: kapi.kubeconfig, input });
+
+  before(async () => {
+    kapi = await startKapi();
+  });
+
+  after(async () => {
+    await kapi?.stop();
+  });
+
+  it('kubectl apply of an invalid ValidatingWebhookConfiguration is refused with kube\'s messages', async () => {
+    const bad = doc('ValidatingWebhookConfiguration', 'bad-hooks', {
+      webhooks: [hook({ name: 'deny', sideEffects: 'Unknown', timeoutSeconds: 40, clientConfig: { url: 'http://hooks.example.com/x' }, admissionReviewVersions: undefined })],
+    });
+    const r = await k(['apply', '-f', '-'], bad);
+    assert.notEqual(r.code, 0);
+    // kubectl renders a 422 with causes as one `* <field>: <message>` line per cause
+    assert.ok(r.stderr.includes('The ValidatingWebhookConfiguration "bad-hooks" is invalid: \n* webhooks[0].name'), r.stderr);
+    for (const line of [
+      'webhooks[0].name: Invalid value: "deny": should be a domain with at least three segments separated by dots',
+      'webhooks[0].sideEffects: Unsupported value: "Unknown": supported values: "None", "NoneOnDryRun"',
+      'webhooks[0].timeoutSeconds: Invalid value: 40: the timeout value must be between 1 and 30 seconds',
+      `webhooks[0].clientConfig.url: Invalid value: "http": 'https' is the only allowed URL scheme; desired format: https://host[/path]`,
+      'webhooks[0].admissionReviewVersions: Required value: must specify one of v1, v1beta1',
+    ]) {
+      assert.ok(r.stderr.includes(line), `missing ${line} in ${r.stderr}`);
+    }
+    assert.match((await k(['get', 'validatingwebhookconfiguration', 'bad-hooks'])).stderr, /NotFound|not found/);
+  });
+
+  it('a valid ValidatingWebhookConfiguration shows kube\'s defaults in -o yaml; an invalid update is refused', async () => {
+    await kOk(['apply', '-f', '-'], doc('ValidatingWebhookConfiguration', 'good-hooks', { webhooks: [hook()] }));
+    const yaml = await kOk(['get', 'validatingwebhookconfiguration', 'good-hooks', '-o', 'yaml']);
+    for (const line of ['failurePolicy: Fail', 'matchPolicy: Equivalent', 'namespaceSelector: {}', 'objectSelector: {}', 'timeoutSeconds: 10', 'port: 443', "scope: '*'", 'sideEffects: None']) {
+      assert.ok(yaml.includes(line), `missing ${line} in\n${yaml}`);
+    }
+    assert.ok(!yaml.includes('reinvocationPolicy'), yaml);
+    const h = JSON.parse(await kOk(['get', 'validatingwebhookconfiguration', 'good-hooks', '-o', 'json'])).webhooks[0];
+    assert.deepEqual(h.clientConfig.service, { name: 'hooks', namespace: 'default', path: '/validate', port: 443 });
+    assert.equal(h.rules[0].scope, '*');
+
+    const r = await k(['apply', '-f', '-'], doc('ValidatingWebhookConfiguration', 'good-hooks', { webhooks: [hook({ timeoutSeconds: 0 })] }));
+    assert.notEqual(r.code, 0);
+    assert.ok(r.stderr.includes('webhooks[0].timeoutSeconds: Invalid value: 0: the timeout value must be between 1 and 30 seconds'), r.stderr);
+    assert.equal(await kOk(['get', 'validatingwebhookconfiguration', 'good-hooks', '-o', 'jsonpath={.webhooks[0].timeoutSeconds}']), '10');
+  });
+
+  it('a MutatingWebhookConfiguration gets reinvocationPolicy Never; duplicate webhook names are refused', async () => {
+    await kOk(['apply', '-f', '-'], doc('MutatingWebhookConfiguration', 'good-mutating', { webhooks: [hook()] }));
+    assert.equal(await kOk(['get', 'mutatingwebhookconfiguration', 'good-mutating', '-o', 'jsonpath={.webhooks[0].reinvocationPolicy}']), 'Never');
+    const r = await k(['create', '-f', '-'], doc('MutatingWebhookConfiguration', 'twice', { webhooks: [hook(), hook()] }));
+    assert.notEqual(r.code, 0);
+    assert.ok(r.stderr.includes('webhooks[1].name: Duplicate value: "never.example.com"'), r.stderr);
+  });
+
+  it('ValidatingAdmissionPolicy and binding: invalid ones refused, valid ones defaulted', async () => {
+    const rule = { operations: ['CREATE'], apiGroups: ['example.com'], apiVersions: ['v1'], resources: ['nothings'] };
+    const badPolicy = doc('ValidatingAdmissionPolicy', 'bad-policy', { spec: { matchConstraints: { resourceRules: [rule] }, validations: [{ expression: '1' }] } });
+    const r = await k(['apply', '-f', '-'], badPolicy);
+    assert.notEqual(r.code, 0);
+    assert.ok(r.stderr.includes('The ValidatingAdmissionPolicy "bad-policy" is invalid: spec.validations[0].expression: Invalid value: "1": must evaluate to bool but got int'), r.stderr);
+
+    await kOk(['apply', '-f', '-'], doc('ValidatingAdmissionPolicy', 'good-policy', { spec: { matchConstraints: { resourceRules: [rule] }, validations: [{ expression: 'true' }] } }));
+    const spec = JSON.parse(await kOk(['get', 'validatingadmissionpolicy', 'good-policy', '-o', 'json'])).spec;
+    assert.equal(spec.failurePolicy, 'Fail');
+    assert.equal(spec.matchConstraints.matchPolicy, 'Equivalent');
+    assert.deepEqual(spec.matchConstraints.namespaceSelector, {});
+    assert.deepEqual(spec.matchConstraints.objectSelector, {});
+    assert.equal(spec.matchConstraints.resourceRules[0].scope, '*');
+
+    const rb = await k(['apply', '-f', '-'], doc('ValidatingAdmissionPolicyBinding', 'bad-binding', { spec: { policyName: 'good-policy', validationActions: ['Deny', 'Warn'] } }));
+    assert.notEqual(rb.code, 0);
+    assert.ok(
+      rb.stderr.includes(
+        'spec.validationActions: Invalid value: []admissionregistration.ValidationAction{"Deny", "Warn"}: must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)',
+      ),
+      rb.stderr,
+    );
+    await kOk(['apply', '-f', '-'], doc('ValidatingAdmissionPolicyBinding', 'good-binding', { spec: { policyName: 'good-policy', validationActions: ['Audit'], matchResources: {} } }));
+    const bspec = JSON.parse(await kOk(['get', 'validatingadmissionpolicybinding', 'good-binding', '-o', 'json'])).spec;
+    assert.deepEqual(bspec.matchResources, { matchPolicy: 'Equivalent', namespaceSelector: {}, objectSelector: {} });
+  });
+});
