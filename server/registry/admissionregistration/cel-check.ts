@@ -4,7 +4,8 @@
 // declares `params`, `variables` and `authorizer`; kube-apiserver declares them only where
 // they exist (params with a paramKind, variables with declared variables, authorizer except in
 // messageExpression), so references to the undeclared ones are found here by a scan of the
-// expression's identifiers and refused with cel-go's "undeclared reference" message.
+// expression's identifiers and refused with cel-go's "undeclared reference" message; so are
+// `variables.<name>` selections of names not declared (before it, for a variable).
 
 import { compile } from '../../admission/policy/cel.js';
 import { fieldErrors, type FieldError } from '../validation/field-error.js';
@@ -13,8 +14,8 @@ export type ResultType = 'bool' | 'string' | 'string-or-null' | 'any';
 
 export interface Declarations {
   params: boolean;
-  /** `variables` is declared (the policy has variables) */
-  variables: boolean;
+  /** the variables an expression may read (undefined: `variables` is not declared at all) */
+  variables?: readonly string[];
   authorizer: boolean;
 }
 
@@ -33,6 +34,23 @@ function firstReference(expr: string, names: ReadonlySet<string>): { name: strin
     while (j >= 0 && /\s/.test(text[j]!)) j--;
     if (j >= 0 && (text[j] === '.' || /[A-Za-z0-9_]/.test(text[j]!))) continue;
     return { name: m[0], offset: m.index };
+  }
+  return undefined;
+}
+
+/** the first `variables.<name>` whose name is not among the declared ones (offset of the dot) */
+function unknownVariable(expr: string, declared: readonly string[]): { name: string; offset: number } | undefined {
+  const text = withoutStrings(expr);
+  const sel = /(^|[^.\w\s]|\s)(variables)\s*(\.)\s*([A-Za-z_][A-Za-z0-9_]*)/g;
+  for (let m = sel.exec(text); m; m = sel.exec(text)) {
+    const name = m[4]!;
+    if (declared.includes(name)) continue;
+    const start = m.index + m[1]!.length;
+    // a field selection `x.variables.y` is not the variables object
+    let j = start - 1;
+    while (j >= 0 && /\s/.test(text[j]!)) j--;
+    if (j >= 0 && text[j] === '.') continue;
+    return { name, offset: start + m[0].slice(m[1]!.length).indexOf('.') };
   }
   return undefined;
 }
@@ -61,6 +79,10 @@ export function celCompileError(expression: string, want: ResultType, decls: Dec
   if (!decls.authorizer) undeclared.add('authorizer');
   const ref = firstReference(expression, undeclared);
   if (ref) return `compilation failed: ${celIssue(expression, ref.offset, `undeclared reference to '${ref.name}' (in container '')`)}`;
+  if (decls.variables) {
+    const field = unknownVariable(expression, decls.variables);
+    if (field) return `compilation failed: ${celIssue(expression, field.offset, `undefined field '${field.name}'`)}`;
+  }
   return undefined;
 }
 

@@ -107,6 +107,31 @@ describe('ValidatingAdmissionPolicy', () => {
     ]);
   });
 
+  it('variables see only the variables declared before them; match conditions see none', () => {
+    const p = policy({
+      matchConstraints: { resourceRules: [rule] },
+      matchConditions: [{ name: 'c', expression: 'variables.a' }],
+      variables: [
+        { name: 'a', expression: 'variables.b > 1' },
+        { name: 'b', expression: 'variables.a' },
+      ],
+      validations: [{ expression: 'variables.a && variables.c' }],
+    });
+    assert.deepEqual(policies.createCauses(p), [
+      cause(
+        'FieldValueInvalid',
+        'spec.matchConditions[0].expression',
+        "Invalid value: \"variables.a\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'variables' (in container '')\n | variables.a\n | ^",
+      ),
+      cause('FieldValueInvalid', 'spec.variables[0].expression', "Invalid value: \"variables.b > 1\": compilation failed: ERROR: <input>:1:10: undefined field 'b'\n | variables.b > 1\n | .........^"),
+      cause(
+        'FieldValueInvalid',
+        'spec.validations[0].expression',
+        "Invalid value: \"variables.a && variables.c\": compilation failed: ERROR: <input>:1:25: undefined field 'c'\n | variables.a && variables.c\n | ........................^",
+      ),
+    ]);
+  });
+
   it('an audit annotation key must make a qualified name with the policy name', () => {
     const p = policy({ matchConstraints: { resourceRules: [rule] }, auditAnnotations: [{ key: 'bad key', valueExpression: "'x'" }] });
     const causes = policies.createCauses(p);

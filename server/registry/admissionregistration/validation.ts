@@ -203,7 +203,7 @@ function validateAdmissionReviewVersions(versions: unknown, requireRecognized: b
   return errs;
 }
 
-const webhookDecls: Declarations = { params: false, variables: false, authorizer: true };
+const webhookDecls: Declarations = { params: false, authorizer: true };
 
 function validateWebhook(hook: JsonObject, mutating: boolean, opts: Options, path: string): FieldError[] {
   const errs: FieldError[] = [...isFullyQualifiedName(child(path, 'name'), str(hook.name))];
@@ -386,10 +386,12 @@ export function validateValidatingAdmissionPolicy(obj: KubeObject, old?: KubeObj
     if (objects(spec.matchConstraints.resourceRules).length === 0) errs.push(fieldErrors.required(child(child(path, 'matchConstraints'), 'resourceRules')));
   }
   const variables = objects(spec.variables);
-  const decls: Declarations = { params: hasParams, variables: variables.length > 0, authorizer: true };
+  const variableNames = variables.map((v) => str(v.name));
+  const decls: Declarations = { params: hasParams, variables: variables.length > 0 ? variableNames : undefined, authorizer: true };
   const oldSpec = old && isObject(old.spec) ? old.spec : undefined;
   const ignoreMatchConditions = oldSpec !== undefined && semanticEqual(oldSpec.paramKind ?? null, spec.paramKind ?? null) && semanticEqual(oldSpec.matchConditions ?? null, spec.matchConditions ?? null);
-  if (!ignoreMatchConditions) errs.push(...validateMatchConditions(spec.matchConditions, child(path, 'matchConditions'), decls));
+  // kube compiles match conditions without the policy's variables
+  if (!ignoreMatchConditions) errs.push(...validateMatchConditions(spec.matchConditions, child(path, 'matchConditions'), { ...decls, variables: undefined }));
   variables.forEach((v, i) => {
     const p = index(child(path, 'variables'), i);
     const name = str(v.name);
@@ -397,7 +399,8 @@ export function validateValidatingAdmissionPolicy(obj: KubeObject, old?: KubeObj
     else if (!isCELIdentifier(name)) errs.push(fieldErrors.invalid(child(p, 'name'), name, 'name is not a valid CEL identifier'));
     const expression = str(v.expression);
     if (!expression.trim()) errs.push(fieldErrors.required(child(p, 'expression'), 'expression is not specified'));
-    else errs.push(...celErrors(child(p, 'expression'), expression, 'any', decls));
+    // a variable reads only the variables declared before it
+    else errs.push(...celErrors(child(p, 'expression'), expression, 'any', { ...decls, variables: variableNames.slice(0, i) }));
   });
   const validations = objects(spec.validations);
   const auditAnnotations = objects(spec.auditAnnotations);
