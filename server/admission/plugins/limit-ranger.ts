@@ -13,12 +13,11 @@ import { asArray, asObject, isObject, type JsonObject } from '../../registry/obj
 import {
   compareQuantities,
   formatQuantity,
-  parseQuantity,
   quantityValue,
-  QuantityError,
   type Quantity,
 } from '../../registry/quantity.js';
 import type { AdmissionAttributes } from '../../registry/rest.js';
+import { quantityOf } from '../../registry/core/resources-validation.js';
 import type { AdmissionDeps, AdmissionPlugin, AdmissionPluginFactory } from '../plugin.js';
 import { forbidden, listObjects, sortedMap } from './pod-plugins-common.js';
 
@@ -27,20 +26,11 @@ const limitRanges = { group: '', version: 'v1', resource: 'limitranges' };
 
 type ResourceList = Map<string, Quantity>;
 
-function quantity(v: unknown): Quantity | undefined {
-  if (typeof v !== 'string' && typeof v !== 'number') return undefined;
-  try {
-    return parseQuantity(v);
-  } catch (e) {
-    if (e instanceof QuantityError) return undefined;
-    throw e;
-  }
-}
 
 function resourceList(v: unknown): ResourceList {
   const out: ResourceList = new Map();
   for (const [k, raw] of Object.entries(asObject(v))) {
-    const q = quantity(raw);
+    const q = quantityOf(raw);
     if (q) out.set(k, q);
   }
   return out;
