@@ -23,6 +23,7 @@ import { withCleanupFinalizer } from './crd-delete.js';
 import { conditionOf, resourcesOf, specOf, statusOf, versionOf, type CRDCondition, type CRDNames, type CRDStatus } from './definition.js';
 import { CustomScaleStore } from './scale.js';
 import { defaultingStorage } from './defaulting-storage.js';
+import { storageForVersion } from './conversion/index.js';
 import { validateCustomResource } from './schema.js';
 import { validateRules } from './cel.js';
 import { customResourceType } from './apply-types.js';
@@ -331,7 +332,9 @@ export class CustomResources {
     for (const info of infos) {
       // defaults of the storage version's schema, as objects come out of storage
       const storageSchema = versionOf(crd, info.storageVersion)?.schema?.openAPIV3Schema;
-      const storage = defaultingStorage(this.opts.storageFor(keyPrefixFor(info)), storageSchema);
+      const defaulted = defaultingStorage(this.opts.storageFor(keyPrefixFor(info)), storageSchema);
+      // strategy Webhook: other versions than the storage one are converted by the CRD's webhook
+      const storage = storageForVersion(crd, info, defaulted, this.opts.builtins, this.opts.log);
       const common = {
         info,
         storage,

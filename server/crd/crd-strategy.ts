@@ -11,6 +11,7 @@ import { validateObjectMeta, validateObjectMetaUpdate } from '../registry/valida
 import { nameIsDNSSubdomain } from '../registry/validation/names.js';
 import type { CRDSpec, CRDStatus } from './definition.js';
 import { ruleCompileError } from './cel.js';
+import { validateConversion } from './conversion/validation.js';
 import { patternCompiles, validateValue, type JSONSchemaProps } from './schema.js';
 
 export const CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
@@ -25,6 +26,9 @@ function defaultCRD(obj: KubeObject): void {
   }
   if (!isObject(spec.conversion)) spec.conversion = { strategy: 'None' };
   else if (!(spec.conversion as Record<string, unknown>).strategy) (spec.conversion as Record<string, unknown>).strategy = 'None';
+  // a conversion webhook's service port defaults to 443 (v1 defaults)
+  const service = asObject(asObject(asObject(spec.conversion).webhook).clientConfig).service;
+  if (isObject(service) && service.port === undefined) service.port = 443;
 }
 
 function addStoredVersion(obj: KubeObject): void {
@@ -151,13 +155,7 @@ export function validateCRD(obj: KubeObject): FieldError[] {
       });
     });
   }
-  const conversion = spec.conversion?.strategy;
-  if (conversion !== undefined && conversion !== 'None' && conversion !== 'Webhook') {
-    errs.push(fieldErrors.notSupported('spec.conversion.strategy', conversion, ['None', 'Webhook']));
-  }
-  if (conversion === 'Webhook' && !isObject((spec.conversion as Record<string, unknown>).webhook)) {
-    errs.push(fieldErrors.required('spec.conversion.webhook', 'required when strategy is set to Webhook'));
-  }
+  errs.push(...validateConversion(spec.conversion));
   if (spec.preserveUnknownFields === true) {
     errs.push(fieldErrors.invalid('spec.preserveUnknownFields', true, 'cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead'));
   }

@@ -6,6 +6,7 @@ import type { KubeObject } from '../../storage/interface.js';
 import type { ResourceInfo, SubresourceInfo, Verb } from '../apis/types.js';
 import { compareKubeAwareVersions } from '../apis/catalog.js';
 import type { JSONSchemaProps } from './schema.js';
+import type { ConversionWebhookSpec } from './conversion/webhook.js';
 
 export interface CRDNames {
   plural: string;
@@ -48,7 +49,7 @@ export interface CRDSpec {
   scope: 'Namespaced' | 'Cluster';
   versions: CRDVersion[];
   preserveUnknownFields?: boolean;
-  conversion?: { strategy?: string };
+  conversion?: { strategy?: string; webhook?: ConversionWebhookSpec };
 }
 
 export interface CRDCondition {
