@@ -1,7 +1,8 @@
 // Builds kapi's authentication from kube-apiserver's flags: the request authenticator (the
 // authenticating proxy, client certificates, then bearer tokens: static file, service
-// accounts, bootstrap tokens, JWT issuers), anonymous access, the token authenticator for
-// TokenReview, and the service account token issuer with its discovery document.
+// accounts, bootstrap tokens, JWT issuers, the TokenReview webhook), anonymous access, the
+// token authenticator for TokenReview, and the service account token issuer with its
+// discovery document.
 //
 // kapi's defaults where kube-apiserver insists on flags: the service account issuer is
 // https://kubernetes.default.svc.cluster.local, tokens are signed with the generated
@@ -27,6 +28,7 @@ import { createTokenIssuer, type TokenIssuer } from './serviceaccount/issuer.js'
 import { loadPublicKeys, loadSigningKey, parsePublicKeys, parseSigningKey, uniqueKeys, type VerificationKey } from './serviceaccount/keys.js';
 import { audienceAgnostic, unionTokenAuthenticator, type TokenAuthenticator } from './token.js';
 import { createTokenFileAuthenticator, loadTokenFile } from './token-file.js';
+import { createWebhookTokenAuthenticator } from './webhook-token.js';
 import { createJWTAuthenticator, type JWTAuthenticator } from './jwt/authenticator.js';
 import {
   aggregate,
@@ -293,6 +295,25 @@ export function buildAuthentication(input: AuthenticationInputs): Authentication
     tokenMethods.push(audienceAgnostic(apiAudiences, createBootstrapTokenAuthenticator(input.lookup)));
   }
   tokenMethods.push(jwtTokens);
+  // the remote TokenReview webhook comes last, as in kube-apiserver: local methods first
+  const webhookFile = str('authentication-token-webhook-config-file');
+  if (webhookFile) {
+    let webhook;
+    try {
+      webhook = createWebhookTokenAuthenticator({
+        kubeConfigFile: input.resolvePath(webhookFile),
+        version: str('authentication-token-webhook-version'),
+        cacheTTLMs: (v.get('authentication-token-webhook-cache-ttl') as number | undefined) ?? 120_000,
+        implicitAudiences: apiAudiences,
+        budgetMs: (v.get('request-timeout') as number | undefined) ?? 60_000,
+        onError: (err) => log.error(err.message),
+      });
+    } catch (err) {
+      throw new AuthenticationSetupError(`invalid authentication token webhook configuration: ${(err as Error).message}`);
+    }
+    tokenMethods.push(webhook.authenticate);
+    closers.push(() => webhook.close());
+  }
   const tokens = unionTokenAuthenticator(tokenMethods);
 
   // ---- the request authenticator ---------------------------------------------------------
