@@ -119,6 +119,15 @@ describe('CRD webhook conversion', { timeout: 600_000 }, () => {
     assert.deepEqual(v1.spec, { size: 6 });
   });
 
+  it('server-side apply in v2 stores the v1 shape', async () => {
+    await kOk(['apply', '--server-side', '--field-manager=conv-test', '-f', '-'], widget('v2', 'applied', 4));
+    assert.deepEqual((await getJson(`widgets.v1.${GROUP}`, 'applied')).spec, { size: 4 });
+    await kOk(['apply', '--server-side', '--field-manager=conv-test', '-f', '-'], widget('v2', 'applied', 8));
+    assert.deepEqual((await getJson(`widgets.v2.${GROUP}`, 'applied')).spec, { count: 8 });
+    assert.deepEqual((await getJson(`widgets.v1.${GROUP}`, 'applied')).spec, { size: 8 });
+    await kOk(['delete', `widgets.v2.${GROUP}`, 'applied']);
+  });
+
   it('a list in v2 is converted in one review', async () => {
     const before = reviews.length;
     const list = JSON.parse(await kOk(['get', `widgets.v2.${GROUP}`, '-o', 'json'])) as { items: Record<string, any>[] };
