@@ -7,6 +7,7 @@ import { errors } from '../http/status.js';
 import { fieldManagers } from '../fieldmanager/field-managers.js';
 import { clone } from '../registry/object.js';
 import type { GenericStore } from '../registry/store.js';
+import { scaleMetadata } from '../registry/scale.js';
 import type { DeleteRequestOptions, ListObject, ObjectTransform, RequestContext, RESTResource } from '../registry/rest.js';
 import { fieldErrors, invalidError } from '../registry/validation/field-error.js';
 import type { ScaleSubresource } from './definition.js';
@@ -37,12 +38,7 @@ export class CustomScaleStore implements RESTResource {
   }
 
   toScale(obj: KubeObject): KubeObject {
-    const m = obj.metadata;
-    const metadata: KubeObject['metadata'] = { name: m.name };
-    if (m.namespace) metadata.namespace = m.namespace;
-    metadata.uid = m.uid;
-    metadata.resourceVersion = m.resourceVersion;
-    metadata.creationTimestamp = m.creationTimestamp ?? null;
+    const metadata = scaleMetadata(obj);
     const specReplicas = valueAtJsonPath(obj, this.paths.specReplicasPath);
     const statusReplicas = valueAtJsonPath(obj, this.paths.statusReplicasPath);
     const status: Record<string, unknown> = { replicas: typeof statusReplicas === 'number' ? statusReplicas : 0 };

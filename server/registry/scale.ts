@@ -33,6 +33,17 @@ export function workloadSelector(obj: KubeObject): string {
   }
 }
 
+/** a Scale's metadata: the parent's identity, version and creation time */
+export function scaleMetadata(parent: KubeObject): KubeObject['metadata'] {
+  const m = parent.metadata;
+  const metadata: KubeObject['metadata'] = { name: m.name };
+  if (m.namespace) metadata.namespace = m.namespace;
+  metadata.uid = m.uid;
+  metadata.resourceVersion = m.resourceVersion;
+  metadata.creationTimestamp = m.creationTimestamp ?? null;
+  return metadata;
+}
+
 function replicasOf(v: unknown): number {
   return typeof v === 'number' ? v : 0;
 }
@@ -50,12 +61,7 @@ export class ScaleStore implements RESTResource {
 
   /** the Scale of a parent object (given in the parent's request version) */
   toScale(obj: KubeObject): KubeObject {
-    const m = obj.metadata;
-    const metadata: KubeObject['metadata'] = { name: m.name };
-    if (m.namespace) metadata.namespace = m.namespace;
-    metadata.uid = m.uid;
-    metadata.resourceVersion = m.resourceVersion;
-    metadata.creationTimestamp = m.creationTimestamp ?? null;
+    const metadata = scaleMetadata(obj);
     const replicas = replicasOf(asObject(obj.spec).replicas);
     const status: Record<string, unknown> = { replicas: replicasOf(asObject(obj.status).replicas) };
     const selector = workloadSelector(obj);
