@@ -17,7 +17,7 @@ import { errors } from '../../http/status.js';
 import { asArray, asObject, isObject, semanticEqual, type JsonObject } from '../../registry/object.js';
 import type { AdmissionAttributes, UserInfo } from '../../registry/rest.js';
 import type { AdmissionDeps, AdmissionPlugin, AdmissionPluginFactory } from '../plugin.js';
-import { forbidden, getObject } from './pod-plugins-common.js';
+import { forbidden, getObject, referencesSecrets } from './pod-plugins-common.js';
 
 const nodeUserPrefix = 'system:node:';
 const nodesGroup = 'system:nodes';
@@ -34,21 +34,6 @@ export function nodeIdentity(user: UserInfo): string | undefined {
 
 function containersOf(spec: JsonObject): JsonObject[] {
   return ['initContainers', 'containers', 'ephemeralContainers'].flatMap((k) => asArray(spec[k]).filter(isObject));
-}
-
-function referencesSecrets(spec: JsonObject): boolean {
-  if (asArray(spec.imagePullSecrets).length) return true;
-  for (const v of asArray(spec.volumes).map(asObject)) {
-    if (isObject(v.secret)) return true;
-    for (const src of asArray(asObject(v.projected).sources)) if (isObject(asObject(src).secret)) return true;
-    for (const kind of ['azureFile', 'cephfs', 'cinder', 'flexVolume', 'iscsi', 'rbd', 'scaleIO', 'storageos', 'csi']) {
-      const src = asObject(v[kind]);
-      if (isObject(src.secretRef) || typeof src.secretName === 'string' || isObject(src.nodePublishSecretRef)) return true;
-    }
-  }
-  return containersOf(spec).some(
-    (c) => asArray(c.envFrom).some((e) => isObject(asObject(e).secretRef)) || asArray(c.env).some((e) => isObject(asObject(asObject(e).valueFrom).secretKeyRef)),
-  );
 }
 
 function referencesConfigMaps(spec: JsonObject): boolean {

@@ -6,7 +6,7 @@
 import type { KubeObject } from '../../../storage/interface.js';
 import { errors, StatusError } from '../../http/status.js';
 import { containerOrder, podSpecOrder } from '../../registry/core/pod-spec.js';
-import { isObject, reorder, type JsonObject } from '../../registry/object.js';
+import { asArray, asObject, isObject, reorder, type JsonObject } from '../../registry/object.js';
 import { internalContext, isNotFound } from '../../controllers/util.js';
 import type { AdmissionAttributes, ResourceResolver } from '../../registry/rest.js';
 
@@ -73,4 +73,24 @@ export function reorderPodSpec(pod: KubeObject): void {
     if (Array.isArray(spec[key])) spec[key] = (spec[key] as unknown[]).map((c) => (isObject(c) ? reorder(c, containerOrder) : c));
   }
   pod.spec = reorder(spec, podSpecOrder);
+}
+
+/** whether a pod names any secret: volumes, projected sources, env, envFrom, pull secrets */
+export function referencesSecrets(spec: JsonObject): boolean {
+  if (asArray(spec.imagePullSecrets).length) return true;
+  for (const v of asArray(spec.volumes).map(asObject)) {
+    if (isObject(v.secret)) return true;
+    for (const src of asArray(asObject(v.projected).sources)) if (isObject(asObject(src).secret)) return true;
+    for (const kind of ['azureFile', 'cephfs', 'cinder', 'flexVolume', 'iscsi', 'rbd', 'scaleIO', 'storageos', 'csi']) {
+      const src = asObject(v[kind]);
+      if (isObject(src.secretRef) || typeof src.secretName === 'string' || isObject(src.nodePublishSecretRef)) return true;
+    }
+  }
+  return podContainers(spec).some(
+    (c) => asArray(c.envFrom).some((e) => isObject(asObject(e).secretRef)) || asArray(c.env).some((e) => isObject(asObject(asObject(e).valueFrom).secretKeyRef)),
+  );
+}
+
+function podContainers(spec: JsonObject): JsonObject[] {
+  return ['initContainers', 'containers', 'ephemeralContainers'].flatMap((k) => asArray(spec[k]).filter(isObject));
 }

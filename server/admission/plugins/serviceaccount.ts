@@ -15,7 +15,7 @@ import { generateName } from '../../registry/store.js';
 import { asArray, asObject, isObject, type JsonObject } from '../../registry/object.js';
 import type { AdmissionAttributes } from '../../registry/rest.js';
 import type { AdmissionDeps, AdmissionPlugin, AdmissionPluginFactory } from '../plugin.js';
-import { forbidden, getObject, messageOf, reorderPodSpec } from './pod-plugins-common.js';
+import { forbidden, getObject, messageOf, referencesSecrets, reorderPodSpec } from './pod-plugins-common.js';
 
 export const defaultServiceAccountName = 'default';
 export const enforceMountableSecretsAnnotation = 'kubernetes.io/enforce-mountable-secrets';
@@ -130,25 +130,6 @@ function disallowedSecretReference(sa: KubeObject, spec: JsonObject): string | u
   return undefined;
 }
 
-/** whether a pod names any secret: volumes, projected sources, env, envFrom, pull secrets */
-function referencesSecrets(spec: JsonObject): boolean {
-  if (asArray(spec.imagePullSecrets).length > 0) return true;
-  for (const v of asArray(spec.volumes).map(asObject)) {
-    if (isObject(v.secret)) return true;
-    for (const src of asArray(asObject(v.projected).sources)) if (isObject(asObject(src).secret)) return true;
-    for (const kind of ['azureFile', 'cephfs', 'cinder', 'flexVolume', 'iscsi', 'rbd', 'scaleIO', 'storageos', 'csi']) {
-      const src = asObject(v[kind]);
-      if (isObject(src.secretRef) || typeof src.secretName === 'string' || isObject(src.nodePublishSecretRef)) return true;
-    }
-  }
-  for (const key of ['initContainers', 'containers', 'ephemeralContainers']) {
-    for (const c of containersOf(spec, key)) {
-      if (asArray(c.envFrom).some((e) => isObject(asObject(e).secretRef))) return true;
-      if (asArray(c.env).some((e) => isObject(asObject(asObject(e).valueFrom).secretKeyRef))) return true;
-    }
-  }
-  return false;
-}
 
 export function serviceAccountPlugin(deps: Pick<AdmissionDeps, 'resolver'>): AdmissionPlugin {
   async function lookup(attrs: AdmissionAttributes, name: string): Promise<KubeObject> {

@@ -2,14 +2,9 @@
 // ValidatingAdmissionPolicyBinding that admission reads (stored objects, already validated).
 
 import type { LabelSelectorObject } from '../../selectors/labels.js';
+import type { RuleWithOperations } from '../webhook/types.js';
 
-export interface RuleWithOperations {
-  operations?: string[];
-  apiGroups?: string[];
-  apiVersions?: string[];
-  resources?: string[];
-  scope?: string;
-}
+export type { RuleWithOperations };
 
 export interface NamedRuleWithOperations extends RuleWithOperations {
   resourceNames?: string[];
