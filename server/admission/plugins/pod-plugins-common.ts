@@ -33,12 +33,16 @@ export async function getObject(
 ): Promise<KubeObject | null> {
   const rest = resolver.lookup(gvr.group, gvr.version, gvr.resource);
   if (!rest) throw new Error(`the registry serves no ${gvr.group || 'core'}/${gvr.version} ${gvr.resource}`);
-  try {
-    return await rest.get(internalContext(fieldManager, namespace), name, {});
-  } catch (err) {
-    if (isNotFound(err)) return null;
-    throw err;
+  // as kube's plugins read their informers' caches and look live only on a miss: the watch
+  // cache first (no etcd round trip on every pod create), then a consistent read
+  for (const resourceVersion of ['0', undefined]) {
+    try {
+      return await rest.get(internalContext(fieldManager, namespace), name, resourceVersion ? { resourceVersion } : {});
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
   }
+  return null;
 }
 
 /** every object of a resource (in one namespace, or all for cluster-scoped ones) */
@@ -49,7 +53,8 @@ export async function listObjects(
 ): Promise<KubeObject[]> {
   const rest = resolver.lookup(gvr.group, gvr.version, gvr.resource);
   if (!rest) throw new Error(`the registry serves no ${gvr.group || 'core'}/${gvr.version} ${gvr.resource}`);
-  const list = await rest.list(internalContext(fieldManager, namespace), {});
+  // the watch cache's current state, as kube's plugins read their informers
+  const list = await rest.list(internalContext(fieldManager, namespace), { resourceVersion: '0' });
   return list.items;
 }
 
