@@ -53,8 +53,9 @@ export async function listObjects(
 ): Promise<KubeObject[]> {
   const rest = resolver.lookup(gvr.group, gvr.version, gvr.resource);
   if (!rest) throw new Error(`the registry serves no ${gvr.group || 'core'}/${gvr.version} ${gvr.resource}`);
-  // the watch cache's current state, as kube's plugins read their informers
-  const list = await rest.list(internalContext(fieldManager, namespace), { resourceVersion: '0' });
+  // consistent: unlike a single get (see getObject), a list cannot tell a miss from a stale
+  // cache, and an object written just before the pod (a LimitRange, a PriorityClass) counts
+  const list = await rest.list(internalContext(fieldManager, namespace), {});
   return list.items;
 }
 
