@@ -10,6 +10,7 @@
 import type { Environment } from '@marcbachmann/cel-js';
 import { RE2JS } from 're2js';
 import { compareQuantities, isWholeQuantity, parseQuantity, quantitySign, quantityValue, type Quantity } from '../registry/quantity.js';
+import { parses } from './parses.js';
 
 const regexCache = new Map<string, RE2JS>();
 function re2(pattern: string): RE2JS {
@@ -156,22 +157,8 @@ export function registerKubernetesLibraries(env: Environment): Environment {
     })
     .registerType('Quantity', QuantityValue)
     .registerFunction('quantity(string): Quantity', toQuantity)
-    .registerFunction('isQuantity(string): bool', (s: string) => {
-      try {
-        parseQuantity(s);
-        return true;
-      } catch {
-        return false;
-      }
-    })
-    .registerFunction('Quantity.isInteger(): bool', (v: QuantityValue) => {
-      try {
-        asInteger(v);
-        return true;
-      } catch {
-        return false;
-      }
-    })
+    .registerFunction('isQuantity(string): bool', (s: string) => parses(() => parseQuantity(s)))
+    .registerFunction('Quantity.isInteger(): bool', (v: QuantityValue) => parses(() => asInteger(v)))
     .registerFunction('Quantity.asInteger(): int', asInteger)
     .registerFunction('Quantity.asApproximateFloat(): double', asFloat)
     .registerFunction('Quantity.sign(): int', (v: QuantityValue) => BigInt(quantitySign(v.q)))

@@ -11,6 +11,7 @@
 // ip.isCanonical(s) is in ./format-library.ts (it needs a namespace constant).
 
 import type { Environment } from '@marcbachmann/cel-js';
+import { parses } from './parses.js';
 
 export class IPValue {
   constructor(readonly bytes: Uint8Array) {}
@@ -158,14 +159,6 @@ function containsIP(c: CIDRValue, ip: IPValue): boolean {
 
 const containsCIDR = (c: CIDRValue, o: CIDRValue) => o.prefix >= c.prefix && containsIP(c, o.ip);
 
-const ok = (f: () => unknown) => {
-  try {
-    f();
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 function toURL(s: string): URLValue {
   if (s.startsWith('/')) return new URLValue(undefined, s);
@@ -195,7 +188,7 @@ export function registerNetworkLibraries(env: Environment): Environment {
     .registerType('net.CIDR', CIDRValue)
     .registerType('net.URL', URLValue)
     .registerFunction('ip(string): net.IP', toIP)
-    .registerFunction('isIP(string): bool', (s: string) => ok(() => toIP(s)))
+    .registerFunction('isIP(string): bool', (s: string) => parses(() => toIP(s)))
     .registerFunction('string(net.IP): string', (ip: IPValue) => ip.toString())
     .registerFunction('net.IP.family(): int', (ip: IPValue) => BigInt(ip.family))
     .registerFunction('net.IP.isUnspecified(): bool', (ip: IPValue) => ip.bytes.every((x) => x === 0))
@@ -216,7 +209,7 @@ export function registerNetworkLibraries(env: Environment): Environment {
       return !(loopback || b[0] === 0xff || (b[0] === 0xfe && (b[1]! & 0xc0) === 0x80));
     })
     .registerFunction('cidr(string): net.CIDR', toCIDR)
-    .registerFunction('isCIDR(string): bool', (s: string) => ok(() => toCIDR(s)))
+    .registerFunction('isCIDR(string): bool', (s: string) => parses(() => toCIDR(s)))
     .registerFunction('string(net.CIDR): string', (c: CIDRValue) => c.toString())
     .registerFunction('net.CIDR.containsIP(net.IP): bool', containsIP)
     .registerFunction('net.CIDR.containsIP(string): bool', (c: CIDRValue, s: string) => containsIP(c, toIP(s)))
@@ -226,7 +219,7 @@ export function registerNetworkLibraries(env: Environment): Environment {
     .registerFunction('net.CIDR.masked(): net.CIDR', masked)
     .registerFunction('net.CIDR.prefixLength(): int', (c: CIDRValue) => BigInt(c.prefix))
     .registerFunction('url(string): net.URL', toURL)
-    .registerFunction('isURL(string): bool', (s: string) => ok(() => toURL(s)))
+    .registerFunction('isURL(string): bool', (s: string) => parses(() => toURL(s)))
     .registerFunction('net.URL.getScheme(): string', (u: URLValue) => (u.url?.protocol ?? ':').slice(0, -1))
     .registerFunction('net.URL.getHost(): string', (u: URLValue) => u.url?.host ?? '')
     .registerFunction('net.URL.getHostname(): string', hostname)

@@ -4,6 +4,7 @@
 // missing minor/patch parts and leading zeros, as kube's library does.
 
 import type { Environment } from '@marcbachmann/cel-js';
+import { parses } from './parses.js';
 
 export class SemverValue {
   constructor(
@@ -61,22 +62,14 @@ export function compareSemver(a: SemverValue, b: SemverValue): number {
   return comparePre(a.pre, b.pre);
 }
 
-const ok = (f: () => unknown) => {
-  try {
-    f();
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 export function registerSemverLibrary(env: Environment): Environment {
   return env
     .registerType('Semver', SemverValue)
     .registerFunction('semver(string): Semver', (s: string) => toSemver(s))
     .registerFunction('semver(string, bool): Semver', (s: string, n: boolean) => toSemver(s, n))
-    .registerFunction('isSemver(string): bool', (s: string) => ok(() => toSemver(s)))
-    .registerFunction('isSemver(string, bool): bool', (s: string, n: boolean) => ok(() => toSemver(s, n)))
+    .registerFunction('isSemver(string): bool', (s: string) => parses(() => toSemver(s)))
+    .registerFunction('isSemver(string, bool): bool', (s: string, n: boolean) => parses(() => toSemver(s, n)))
     .registerFunction('Semver.major(): int', (v: SemverValue) => v.major)
     .registerFunction('Semver.minor(): int', (v: SemverValue) => v.minor)
     .registerFunction('Semver.patch(): int', (v: SemverValue) => v.patch)
