@@ -2,7 +2,7 @@
 // x-kubernetes-list-type (atomic/set/map with x-kubernetes-list-map-keys), x-kubernetes-map-type,
 // declared properties, additionalProperties; metadata is ObjectMeta as for built-in kinds.
 
-import { deducedType, type Atom, type TypeModel, type TypeRef } from '../fieldmanager/schema.js';
+import { deducedType, scalarAtomOf, type Atom, type TypeModel, type TypeRef } from '../fieldmanager/schema.js';
 import type { JSONSchemaProps } from './schema.js';
 
 const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
@@ -19,14 +19,9 @@ function typeOfSchema(s: JSONSchemaProps | undefined): TypeRef {
 
 function build(s: JSONSchemaProps): Atom {
   if (s['x-kubernetes-int-or-string']) return { scalar: 'untyped' };
+  const scalar = scalarAtomOf(s.type);
+  if (scalar) return scalar;
   switch (s.type) {
-    case 'string':
-      return { scalar: 'string' };
-    case 'integer':
-    case 'number':
-      return { scalar: 'numeric' };
-    case 'boolean':
-      return { scalar: 'boolean' };
     case 'array': {
       const element = s.items ? typeOfSchema(s.items) : deducedType;
       const lt = s['x-kubernetes-list-type'];

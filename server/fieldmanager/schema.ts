@@ -57,6 +57,21 @@ const untypedAtomicAtom: Atom = {
   map: { atomic: true, fields: new Map(), element: untypedAtomic },
 };
 
+/** the atom of an OpenAPI scalar type (string, integer, number, boolean), or undefined */
+export function scalarAtomOf(type: string | undefined): Atom | undefined {
+  switch (type) {
+    case 'string':
+      return { scalar: 'string' };
+    case 'integer':
+    case 'number':
+      return { scalar: 'numeric' };
+    case 'boolean':
+      return { scalar: 'boolean' };
+    default:
+      return undefined;
+  }
+}
+
 export const deducedType: TypeRef = {
   atom: () => deducedAtom,
   name: '__untyped_deduced_',
@@ -127,14 +142,9 @@ export class TypeModel {
     const name = node.ref;
     if (name !== undefined && UNTYPED_SCALARS.has(name)) return { scalar: 'untyped' };
     if (resolved.intOrString) return { scalar: 'untyped' };
+    const scalar = scalarAtomOf(resolved.type);
+    if (scalar) return scalar;
     switch (resolved.type) {
-      case 'string':
-        return { scalar: 'string' };
-      case 'integer':
-      case 'number':
-        return { scalar: 'numeric' };
-      case 'boolean':
-        return { scalar: 'boolean' };
       case 'array':
         return { list: this.listAtom(node, resolved) };
       case 'object':
