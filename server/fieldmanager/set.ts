@@ -86,67 +86,31 @@ export class FieldSet {
   }
 
   union(o: FieldSet): FieldSet {
-    const members = mergeSorted(this.members, o.members, self, 'union');
-    const children: ChildNode[] = [];
-    let i = 0;
-    let j = 0;
-    while (i < this.children.length && j < o.children.length) {
-      const c = comparePathElements(this.children[i].pe, o.children[j].pe);
-      if (c < 0) children.push(this.children[i++]);
-      else if (c > 0) children.push(o.children[j++]);
-      else {
-        children.push({ pe: this.children[i].pe, set: this.children[i].set.union(o.children[j].set) });
-        i++;
-        j++;
-      }
-    }
-    children.push(...this.children.slice(i), ...o.children.slice(j));
-    return new FieldSet(members, children);
+    return this.combine(o, 'union');
   }
 
   intersection(o: FieldSet): FieldSet {
-    const members = mergeSorted(this.members, o.members, self, 'intersection');
-    const children: ChildNode[] = [];
-    let i = 0;
-    let j = 0;
-    while (i < this.children.length && j < o.children.length) {
-      const c = comparePathElements(this.children[i].pe, o.children[j].pe);
-      if (c < 0) i++;
-      else if (c > 0) j++;
-      else {
-        const set = this.children[i].set.intersection(o.children[j].set);
-        if (!set.empty()) children.push({ pe: this.children[i].pe, set });
-        i++;
-        j++;
-      }
-    }
-    return new FieldSet(members, children);
+    return this.combine(o, 'intersection');
   }
 
   /** the paths of this set not in `o` (a member of `o` removes only that path) */
   difference(o: FieldSet): FieldSet {
-    const members = mergeSorted(this.members, o.members, self, 'difference');
-    const children: ChildNode[] = [];
-    let i = 0;
-    let j = 0;
-    while (i < this.children.length && j < o.children.length) {
-      const c = comparePathElements(this.children[i].pe, o.children[j].pe);
-      if (c < 0) children.push(this.children[i++]);
-      else if (c > 0) j++;
-      else {
-        const set = this.children[i].set.difference(o.children[j].set);
-        if (!set.empty()) children.push({ pe: this.children[i].pe, set });
-        i++;
-        j++;
-      }
-    }
-    children.push(...this.children.slice(i));
+    return this.combine(o, 'difference');
+  }
+
+  private combine(o: FieldSet, op: SetOp): FieldSet {
+    const members = mergeSorted(this.members, o.members, self, op, (m) => (op === 'difference' ? undefined : m));
+    // a path under both sides: the operation one level down; an emptied subtree disappears
+    const children = mergeSorted(this.children, o.children, nodePe, op, (x, y) => {
+      const set = x.set[op](y.set);
+      return op === 'union' || !set.empty() ? { pe: x.pe, set } : undefined;
+    });
     return new FieldSet(members, children);
   }
 
   /** like difference, but a member of `o` also removes everything under it */
   recursiveDifference(o: FieldSet): FieldSet {
-    const members = mergeSorted(this.members, o.members, self, 'difference');
+    const members = mergeSorted(this.members, o.members, self, 'difference', () => undefined);
     const children: ChildNode[] = [];
     let j = 0;
     for (const node of this.children) {
@@ -188,7 +152,11 @@ export class FieldSet {
   }
 }
 
-function mergeSorted<T>(a: readonly T[], b: readonly T[], at: (t: T) => PathElement, op: 'union' | 'intersection' | 'difference'): T[] {
+type SetOp = 'union' | 'intersection' | 'difference';
+
+/** merges two sorted lists as `op` says; an element on both sides becomes `both(a, b)`
+ *  (left out when undefined) */
+function mergeSorted<T>(a: readonly T[], b: readonly T[], at: (t: T) => PathElement, op: SetOp, both: (x: T, y: T) => T | undefined): T[] {
   const out: T[] = [];
   let i = 0;
   let j = 0;
@@ -201,7 +169,8 @@ function mergeSorted<T>(a: readonly T[], b: readonly T[], at: (t: T) => PathElem
       if (op === 'union') out.push(b[j]);
       j++;
     } else {
-      if (op !== 'difference') out.push(a[i]);
+      const merged = both(a[i], b[j]);
+      if (merged !== undefined) out.push(merged);
       i++;
       j++;
     }
