@@ -19,18 +19,11 @@
 //
 // Usage: node scripts/generate-go-fields.mjs [--tag TAG]
 
-import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { git, goImports, option, repoRoot } from './lib/go-source.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const repoRoot = path.resolve(here, '..');
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
-};
-const tag = arg('tag', 'v0.33.9');
+const tag = option('tag', 'v0.33.9');
 const roots = [
   ['io.k8s.api.', 'k8s.io/api/', '/work/.mirror/kubernetes+api/repo'],
   ['io.k8s.apimachinery.', 'k8s.io/apimachinery/', '/work/.mirror/kubernetes+apimachinery/repo'],
@@ -40,26 +33,10 @@ const roots = [
 const schemasFile = path.join(repoRoot, 'server/apis/generated/schemas.json');
 const outFile = path.join(repoRoot, 'server/apis/generated/go-fields.json');
 
-const git = (dir, ...args) => execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
-
 /** [git dir, package directory] of a Go import path */
 function sourceOf(importPath) {
   for (const [, prefix, dir] of roots) if (importPath.startsWith(prefix)) return [dir, importPath.slice(prefix.length)];
   return undefined;
-}
-
-/** alias (or last path element) -> import path */
-function importsOf(text) {
-  const out = new Map();
-  const block = /^import\s*\(([\s\S]*?)^\)/m.exec(text);
-  const lines = block ? block[1].split('\n') : [];
-  const single = /^import\s+(\w+\s+)?"([^"]+)"/m.exec(text);
-  if (single) lines.push(`${single[1] ?? ''}"${single[2]}"`);
-  for (const line of lines) {
-    const m = /^\s*(\w+)?\s*"([^"]+)"/.exec(line);
-    if (m) out.set(m[1] ?? m[2].slice(m[2].lastIndexOf('/') + 1), m[2]);
-  }
-  return out;
 }
 
 const SCALARS = new Set(['string', 'bool', 'int', 'int8', 'int16', 'int32', 'int64', 'uint', 'uint8', 'uint16', 'uint32', 'uint64', 'float32', 'float64', 'byte', 'rune']);
@@ -80,7 +57,7 @@ function packageAt(importPath) {
   }
   for (const name of names.filter((n) => n.endsWith('.go') && !n.endsWith('_test.go') && !n.startsWith('zz_generated') && !n.endsWith('.pb.go'))) {
     const text = git(src[0], 'show', `${tag}:${src[1]}/${name}`);
-    const imports = importsOf(text);
+    const imports = goImports(text);
     const resolveType = (expr) => {
       const bare = expr.replace(/^\*/, '');
       const dot = bare.indexOf('.');

@@ -26,18 +26,10 @@
 // Usage: node scripts/generate-go-types.mjs [--tag TAG] [--go-api DIR] [--go-apimachinery DIR]
 //        [--go-apiextensions DIR] [--go-aggregator DIR]
 
-import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { git, goImports, option, repoRoot } from './lib/go-source.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const repoRoot = path.resolve(here, '..');
-
-function option(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
-}
 const tag = option('tag', 'v0.33.9');
 const mirrors = {
   api: option('go-api', '/work/.mirror/kubernetes+api/repo'),
@@ -64,26 +56,7 @@ function goLocation(prefix) {
   return undefined;
 }
 
-function git(gitDir, ...args) {
-  return execFileSync('git', ['-C', gitDir, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
-}
-
 const lastElement = (importPath) => importPath.slice(importPath.lastIndexOf('/') + 1);
-
-/** imports of a Go file: alias (or last element) -> import path */
-function imports(text) {
-  const out = new Map();
-  const block = /^import\s*\(([\s\S]*?)^\)/m.exec(text);
-  const lines = block ? block[1].split('\n') : [];
-  const single = /^import\s+(\w+\s+)?"([^"]+)"/m.exec(text);
-  if (single) lines.push(`${single[1] ?? ''}"${single[2]}"`);
-  for (const raw of lines) {
-    const m = /^\s*(\w+)?\s*"([^"]+)"/.exec(raw);
-    if (!m) continue;
-    out.set(m[1] ?? lastElement(m[2]), m[2]);
-  }
-  return out;
-}
 
 const GO_BUILTIN = new Set(['string', 'bool', 'int', 'int8', 'int16', 'int32', 'int64', 'uint', 'uint8', 'uint16', 'uint32', 'uint64', 'float32', 'float64', 'byte', 'rune', 'interface{}', 'any']);
 
@@ -120,7 +93,7 @@ function readGoPackage(gitDir, dir, importPath) {
   const named = new Map();
   for (const name of names) {
     const text = git(gitDir, 'show', `${tag}:${dir}/${name}`);
-    const importsOf = imports(text);
+    const importsOf = goImports(text);
     for (const m of text.matchAll(/^type\s+(\w+)\s+((?:\[\]|map\[)[^\n{]*?)\s*(?:\/\/.*)?$/gm)) {
       named.set(`${pkg}.${m[1]}`, qualify(m[2], pkg, importsOf));
     }

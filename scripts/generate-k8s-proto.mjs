@@ -28,19 +28,11 @@
 //
 // Usage: node scripts/generate-k8s-proto.mjs [--proto DIR] [--go-api GITDIR] [--go-apimachinery GITDIR] [--tag TAG]
 
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
+import { git, option, repoRoot } from './lib/go-source.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const repoRoot = path.resolve(here, '..');
-
-function option(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
-}
 const protoDir = path.resolve(option('proto', '/work/shared/k8s/proto'));
 const goApi = option('go-api', '/work/.mirror/kubernetes+api/repo');
 const goApimachinery = option('go-apimachinery', '/work/.mirror/kubernetes+apimachinery/repo');
@@ -90,10 +82,6 @@ function goLocation(pkg) {
   if (pkg.startsWith('api.')) return [goApi, pkg.slice('api.'.length).replaceAll('.', '/')];
   if (pkg.startsWith('apimachinery.')) return [goApimachinery, pkg.slice('apimachinery.'.length).replaceAll('.', '/')];
   throw new Error(`no Go location for package ${pkg}`);
-}
-
-function git(gitDir, ...args) {
-  return execFileSync('git', ['-C', gitDir, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
 }
 
 /** Go struct fields with a protobuf tag, per struct name, in declaration order; and the names
