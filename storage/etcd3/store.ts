@@ -26,6 +26,7 @@ import { decodeContinue, encodeContinue } from './continue.js';
 import { EtcdStoreWatch } from './watch.js';
 import { readStored, type ReadResult, type TransformerLookup } from '../value/transformer.js';
 import { LeaseManager } from './lease-manager.js';
+import { revisionProbeFor, type RevisionProbe } from './revision-probe.js';
 
 export interface Etcd3StoreOptions {
   /** etcd key prefix, e.g. '/registry' */
@@ -120,6 +121,7 @@ class Etcd3Store implements Storage {
   private readonly tooLargeWaitMs: number;
   private readonly watches = new Set<EtcdStoreWatch>();
   private readonly leases: LeaseManager;
+  private readonly revisionProbe: RevisionProbe;
 
   constructor(
     private readonly client: EtcdClient,
@@ -129,6 +131,11 @@ class Etcd3Store implements Storage {
     this.pageSize = opts.pagingPageSize ?? DEFAULT_PAGE_SIZE;
     this.tooLargeWaitMs = opts.tooLargeResourceVersionWaitMs ?? DEFAULT_TOO_LARGE_WAIT_MS;
     this.leases = new LeaseManager(client, { reuseDurationSeconds: opts.leaseReuseDurationSeconds });
+    this.revisionProbe = revisionProbeFor(client, async () => {
+      // a linearizable count-only read: its header carries the cluster's current revision
+      const res = await this.etcd('', () => this.client.range({ key: Buffer.from(this.pathPrefix), countOnly: true }));
+      return res.header.revision;
+    });
   }
 
   /** Runs a write that attaches the lease for `ttlSeconds` (none without a TTL). A lease etcd
@@ -512,10 +519,8 @@ class Etcd3Store implements Storage {
     return w;
   }
 
-  async currentResourceVersion(): Promise<number> {
-    // a linearizable read of one key: its header carries the cluster's current revision
-    const res = await this.etcd('', () => this.client.range({ key: Buffer.from(this.pathPrefix), countOnly: true }));
-    return res.header.revision;
+  currentResourceVersion(): Promise<number> {
+    return this.revisionProbe.current();
   }
 
   async count(key: string): Promise<number> {
