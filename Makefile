@@ -10,13 +10,14 @@ CLUSTER_DIR ?= ./cluster
 REPLICAS ?= 3
 ETCD_MEMBERS ?= 3
 
-.PHONY: all deps build run test bench clean help cluster cluster-down cluster-status
+.PHONY: all deps build run test check bench clean help cluster cluster-down cluster-status
 
 all: build
 
 help:
 	@echo "make run    install what is missing, build, start one kapi replica with embedded etcd"
 	@echo "make test   install what is missing, build, run every test"
+	@echo "make check  types, import boundaries between layers, generated files current"
 	@echo "make cluster        start 3 etcd members, 3 kapi replicas and haproxy on 127.0.0.1 in CLUSTER_DIR (./cluster)"
 	@echo "make cluster-down   stop them (by recorded PID); make cluster-status lists them"
 	@echo "make bench  run the benchmarks (kapi beside raw etcd)"
@@ -46,6 +47,9 @@ cluster-status:
 
 test: build
 	@scripts/run-tests.sh
+
+check: deps
+	@scripts/check.sh
 
 # extra options for the benchmark, e.g. make bench BENCH_ARGS='--pods 2000 --watchers 200'
 BENCH_ARGS ?=

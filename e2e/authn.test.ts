@@ -15,7 +15,7 @@ import path from 'node:path';
 import { SignJWT } from 'jose';
 import { generateKey, issueCert, loadKey } from '../server/pki/x509.js';
 import { startOidcIssuer, type OidcIssuer } from './oidc-issuer.js';
-import { kubectl, kubectlOk, loadKubeconfig, startKapi, uniqueName, waitFor, writeKubeconfig, type KapiProcess } from './harness.js';
+import { kubectl, kubectlOk, startKapi, uniqueName, waitFor, writeKubeconfig, type KapiProcess } from './harness.js';
 
 interface Whoami {
   status: { userInfo: { username: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> } };

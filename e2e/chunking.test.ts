@@ -5,7 +5,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { jsonOf, kubectl, kubectlOk, startKapi, uniqueName, type KapiProcess } from './harness.js';
-import { createConfigMap, createNamespace } from './harness.js';
+import { createNamespace } from './harness.js';
 
 interface ListMeta {
   resourceVersion?: string;

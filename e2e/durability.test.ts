@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { jsonOf, kubectlOk, startEtcd, startKapi, uniqueName, waitFor, type KapiProcess, type KubeHttpClient } from './harness.js';
-import { createConfigMap, createNamespace } from './harness.js';
+import { createNamespace } from './harness.js';
 
 interface Meta {
   metadata: { name: string; uid: string; resourceVersion: string };

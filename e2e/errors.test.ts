@@ -4,8 +4,8 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { jsonOf, kubectl, kubectlOk, startKapi, uniqueName, type HttpResponse, type KapiProcess } from './harness.js';
-import { createConfigMap, createNamespace } from './harness.js';
+import { jsonOf, kubectl, startKapi, uniqueName, type HttpResponse, type KapiProcess } from './harness.js';
+import { createNamespace } from './harness.js';
 
 const STATUS_FIELDS = ['kind', 'apiVersion', 'metadata', 'status', 'message', 'reason', 'details', 'code'];
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { treeTools, type Meta } from './owner-trees.js';
-import { createNamespace, kubectl, kubectlOk, startEtcd, startKapi, uniqueName, waitFor, type EtcdProcess, type KapiProcess } from './harness.js';
+import { createNamespace, startEtcd, startKapi, uniqueName, waitFor, type EtcdProcess, type KapiProcess } from './harness.js';
 
 
 describe('garbage collection through kubectl delete --cascade', () => {

@@ -4,7 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { jsonOf, kubectlOk, kubectlSpawn, startKapi, uniqueName, waitFor, type KapiProcess } from './harness.js';
-import { createConfigMap, createNamespace } from './harness.js';
+import { createNamespace } from './harness.js';
 
 const podYaml = (name: string, ns: string) => `apiVersion: v1
 kind: Pod

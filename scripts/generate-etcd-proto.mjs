@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Generates storage/etcd/generated/etcd-proto.json: a minimal protobufjs JSON descriptor of
 // the part of etcd's v3 API that kapi's own client speaks. The input is etcd's upstream
-// rpc.proto / kv.proto / auth.proto (default: /work/shared/etcd/proto, or the first
+// rpc.proto / kv.proto / auth.proto (default: ../shared/etcd/proto beside the repository, or the first
 // argument). Only the services and methods listed below survive, together with every message
 // and enum they reach; comments and options are dropped. Field names are protobufjs'
 // camelCase form of the upstream names; field numbers, types and enum names/values are
@@ -14,7 +14,7 @@ import protobuf from 'protobufjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '..');
-const protoRoot = path.resolve(process.argv[2] ?? '/work/shared/etcd/proto');
+const protoRoot = path.resolve(process.argv[2] ?? path.join(repoRoot, '..', 'shared', 'etcd', 'proto'));
 const outFile = path.join(repoRoot, 'storage/etcd/generated/etcd-proto.json');
 
 /** the RPCs the client calls, per service */

@@ -21,14 +21,14 @@
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { git, goImports, option, repoRoot } from './lib/go-source.mjs';
+import { git, goImports, goSource, option, repoRoot } from './lib/go-source.mjs';
 
 const tag = option('tag', 'v0.33.9');
 const roots = [
-  ['io.k8s.api.', 'k8s.io/api/', '/work/.mirror/kubernetes+api/repo'],
-  ['io.k8s.apimachinery.', 'k8s.io/apimachinery/', '/work/.mirror/kubernetes+apimachinery/repo'],
-  ['io.k8s.apiextensions-apiserver.', 'k8s.io/apiextensions-apiserver/', '/work/.mirror/kubernetes+apiextensions-apiserver/repo'],
-  ['io.k8s.kube-aggregator.', 'k8s.io/kube-aggregator/', '/work/.mirror/kubernetes+kube-aggregator/repo'],
+  ['io.k8s.api.', 'k8s.io/api/', goSource('kubernetes+api')],
+  ['io.k8s.apimachinery.', 'k8s.io/apimachinery/', goSource('kubernetes+apimachinery')],
+  ['io.k8s.apiextensions-apiserver.', 'k8s.io/apiextensions-apiserver/', goSource('kubernetes+apiextensions-apiserver')],
+  ['io.k8s.kube-aggregator.', 'k8s.io/kube-aggregator/', goSource('kubernetes+kube-aggregator')],
 ];
 const schemasFile = path.join(repoRoot, 'server/apis/generated/schemas.json');
 const outFile = path.join(repoRoot, 'server/apis/generated/go-fields.json');

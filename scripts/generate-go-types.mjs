@@ -28,14 +28,14 @@
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { git, goImports, option, repoRoot } from './lib/go-source.mjs';
+import { git, goImports, goSource, option, repoRoot } from './lib/go-source.mjs';
 
 const tag = option('tag', 'v0.33.9');
 const mirrors = {
-  api: option('go-api', '/work/.mirror/kubernetes+api/repo'),
-  apimachinery: option('go-apimachinery', '/work/.mirror/kubernetes+apimachinery/repo'),
-  apiextensions: option('go-apiextensions', '/work/.mirror/kubernetes+apiextensions-apiserver/repo'),
-  aggregator: option('go-aggregator', '/work/.mirror/kubernetes+kube-aggregator/repo'),
+  api: option('go-api', goSource('kubernetes+api')),
+  apimachinery: option('go-apimachinery', goSource('kubernetes+apimachinery')),
+  apiextensions: option('go-apiextensions', goSource('kubernetes+apiextensions-apiserver')),
+  aggregator: option('go-aggregator', goSource('kubernetes+kube-aggregator')),
 };
 const schemasFile = path.join(repoRoot, 'server/apis/generated/schemas.json');
 const outFile = path.join(repoRoot, 'server/apis/generated/go-types.json');

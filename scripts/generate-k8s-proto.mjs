@@ -4,7 +4,7 @@
 //
 // Inputs
 //  1. the upstream generated.proto files of k8s.io/api and k8s.io/apimachinery
-//     (default /work/shared/k8s/proto): messages, field numbers, wire types.
+//     (default ../shared/k8s/proto beside the repository): messages, field numbers, wire types.
 //  2. the Go type declarations of the same release (k8s.io/api and k8s.io/apimachinery at
 //     tag v0.33.9, read from git mirrors with `git show`): the protobuf tags there name the
 //     proto field number of every Go field, and the json tags give what the proto files cannot:
@@ -31,11 +31,11 @@
 import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import protobuf from 'protobufjs';
-import { git, option, repoRoot } from './lib/go-source.mjs';
+import { git, goSource, option, repoRoot, sharedPath } from './lib/go-source.mjs';
 
-const protoDir = path.resolve(option('proto', '/work/shared/k8s/proto'));
-const goApi = option('go-api', '/work/.mirror/kubernetes+api/repo');
-const goApimachinery = option('go-apimachinery', '/work/.mirror/kubernetes+apimachinery/repo');
+const protoDir = path.resolve(option('proto', sharedPath('k8s/proto')));
+const goApi = option('go-api', goSource('kubernetes+api'));
+const goApimachinery = option('go-apimachinery', goSource('kubernetes+apimachinery'));
 const tag = option('tag', 'v0.33.9');
 const outFile = path.join(repoRoot, 'server/protobuf/generated/k8s-proto.json');
 const schemasFile = path.join(repoRoot, 'server/apis/generated/schemas.json');

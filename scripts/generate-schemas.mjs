@@ -16,7 +16,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const inputPath = process.argv[2] ?? '/work/shared/k8s/openapi-v2-1.33.json';
+const inputPath = process.argv[2] ?? join(repoRoot, '..', 'shared', 'k8s', 'openapi-v2-1.33.json');
 const outDir = join(repoRoot, 'server/apis/generated');
 
 // ---------------------------------------------------------------------------------------------

@@ -13,8 +13,26 @@ export function option(name, fallback) {
   return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
 }
 
+/** reference data beside the repository: `../shared/<rel>` */
+export function sharedPath(rel) {
+  return path.join(repoRoot, '..', 'shared', rel);
+}
+
+/**
+ * The git directory of a repository's Go source, e.g. goSource('kubernetes+api'): the
+ * `<owner>+<name>/repo` folder under KAPI_GO_SOURCES (scripts/README.md). These sources live
+ * outside the repository, so there is no default; '' when the variable is unset.
+ */
+export function goSource(name) {
+  const root = process.env.KAPI_GO_SOURCES;
+  return root ? path.join(root, name, 'repo') : '';
+}
+
 /** runs git in a (bare) mirror and returns its output */
 export function git(gitDir, ...args) {
+  if (!gitDir) {
+    throw new Error('this generator reads Go sources: set KAPI_GO_SOURCES or pass the --go-* flags (scripts/README.md)');
+  }
   return execFileSync('git', ['-C', gitDir, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
 }
 

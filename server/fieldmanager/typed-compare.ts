@@ -27,12 +27,12 @@ function compare(l: Json | undefined, r: Json | undefined, type: TypeRef, path: 
   const al = deduceAtom(atom, l);
   const ar = deduceAtom(atom, r);
   const leafOf = { inLeaf: false };
-  if (r === undefined) handle(al, l, r, type, path, c, leafOf);
-  else if (l === undefined || sameAtom(al, ar)) handle(ar, l, r, type, path, c, leafOf);
+  if (r === undefined) handle(al, l, r, path, c, leafOf);
+  else if (l === undefined || sameAtom(al, ar)) handle(ar, l, r, path, c, leafOf);
   else {
     // the two sides are different kinds: each is walked as what it is
-    handle(al, l, r, type, path, c, { inLeaf: false });
-    handle(ar, l, r, type, path, c, leafOf);
+    handle(al, l, r, path, c, { inLeaf: false });
+    handle(ar, l, r, path, c, leafOf);
   }
   if (!leafOf.inLeaf) {
     if (l === undefined) c.added.insert(path);
@@ -44,7 +44,6 @@ function handle(
   a: Atom,
   l: Json | undefined,
   r: Json | undefined,
-  type: TypeRef,
   path: PathElement[],
   c: Comparison,
   state: { inLeaf: boolean },

@@ -125,13 +125,13 @@ export class Updater {
     let merged: Json = mergeTyped(live, config, type) ?? {};
     const last = out.get(manager);
     out.set(manager, { set: this.filtered(toFieldSet(config, type), this.o.version), apiVersion: this.o.version, applied: true });
-    merged = this.prune(merged, out, manager, last, type);
+    merged = this.prune(merged, out, last, type);
     this.takeOwnership(live, merged, out, manager, force);
     return { object: valuesEqual(live, merged) ? undefined : merged, managers: out };
   }
 
   /** removes what `manager` applied last time and nobody owns now */
-  private prune(merged: Json, managers: ManagedSets, manager: string, last: VersionedSet | undefined, type: TypeRef): Json {
+  private prune(merged: Json, managers: ManagedSets, last: VersionedSet | undefined, type: TypeRef): Json {
     if (!last || last.set.empty()) return merged;
     // sets recorded in another version are compared in this one (paths rarely differ)
     const lastSet = ensureNamedFieldsAreMembers(last.set, type);

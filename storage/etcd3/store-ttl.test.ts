@@ -46,14 +46,6 @@ async function leaseOf(key: string): Promise<number> {
   return res.kvs[0]!.lease;
 }
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 test('create and update with a TTL attach a lease; writes without one do not', async () => {
   await store.create('/events/ns1/with-ttl', event('ns1', 'with-ttl'), { ttlSeconds: 3600 });
   const lease = await leaseOf('/events/ns1/with-ttl');

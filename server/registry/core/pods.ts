@@ -4,7 +4,7 @@
 // finish the job otherwise).
 
 import type { KubeObject } from '../../../storage/interface.js';
-import { asArray, asObject, clone, isObject, semanticEqual, type JsonObject } from '../object.js';
+import { asArray, asObject, clone, isObject, semanticEqual } from '../object.js';
 import { defineStrategy, statusStrategy, stringAt, type ResourceStrategy } from '../strategy.js';
 import { fieldErrors, type FieldError } from '../validation/field-error.js';
 import { defaultPodOnly, defaultPodSpec, podQOSClass } from './pod-spec.js';
