@@ -201,12 +201,14 @@ class QuotaAccessor {
 
   async quotas(namespace: string): Promise<KubeObject[]> {
     if (!this.informer) this.informer = startInformer(this.rest(), createLogger('admission').named('resourcequota'), this.signal);
-    if (!this.informer.hasSynced) {
-      // before the first list is in, ask etcd (kube's live lookup)
-      const list = await this.rest().list(internalContext(fieldManager, namespace), {});
-      return list.items.map((q) => this.newest(q));
-    }
-    return this.informer.list(namespace).map((q) => this.newest(q));
+    const known = this.informer.hasSynced ? this.informer.list(namespace) : [];
+    if (known.length > 0) return known.map((q) => this.newest(q));
+    // None known: the informer may not have seen a quota created a moment ago (on this replica
+    // or another). A consistent list is answered by the watch cache once it has caught up with
+    // etcd, so it costs one shared revision probe, not a read of etcd. kube caches this live
+    // lookup for 30 s, empty answers included; kapi does not, so such a quota is honoured at once.
+    const list = await this.rest().list(internalContext(fieldManager, namespace), {});
+    return list.items.map((q) => this.newest(q));
   }
 
   private newest(q: KubeObject): KubeObject {
