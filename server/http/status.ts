@@ -235,14 +235,6 @@ export function statusFromStorageError(err: StorageError, ref: ResourceRef): Sta
   }
 }
 
-/** A Status for a field-level validation failure of request options (`ListOptions`,
- *  `CreateOptions`, ...), formatted as kube-apiserver formats `field.ErrorList`. The spec asks
- *  for 400 here (kube-apiserver itself answers 422); the message is kube-apiserver's. */
-export function invalidOptions(kind: string, fieldErrors: string[]): StatusError {
-  const list = fieldErrors.length > 1 ? `[${fieldErrors.join(', ')}]` : fieldErrors[0];
-  return new StatusError(400, 'BadRequest', `${kind}.meta.k8s.io "" is invalid: ${list}`);
-}
-
 /** Any thrown value as the Status a client sees: StatusErrors as they are, storage errors
  *  mapped for the resource, anything else a 500 that does not leak internals beyond its message. */
 export function toStatusError(err: unknown, ref?: ResourceRef): StatusError {

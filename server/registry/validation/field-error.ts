@@ -43,7 +43,12 @@ export interface FieldError {
   detail?: string;
 }
 
-/** Go's strconv.Quote for the characters API values actually contain. */
+/** Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
+export function isGoPrintable(ch: string): boolean {
+  return /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(ch);
+}
+
+/** Go's strconv.Quote (%q) of a string. */
 export function goQuote(s: string): string {
   let out = '"';
   for (const ch of s) {
@@ -78,7 +83,9 @@ export function goQuote(s: string): string {
         break;
       default:
         if (code < 0x20 || code === 0x7f) out += '\\x' + code.toString(16).padStart(2, '0');
-        else out += ch;
+        else if (isGoPrintable(ch)) out += ch;
+        else if (code < 0x10000) out += '\\u' + code.toString(16).padStart(4, '0');
+        else out += '\\U' + code.toString(16).padStart(8, '0');
     }
   }
   return out + '"';
