@@ -163,7 +163,8 @@ export function validateWatchOptions(opts: ParsedListOptions, watchListEnabled: 
 }
 
 /** A name in the path (or `fieldSelector=metadata.name=x`) narrows a list or watch to one
- *  object; a field selector naming another object contradicts it. */
+ *  object; a field selector naming another object contradicts it. A name that cannot be a
+ *  storage key (`..`) still selects by name, so it matches nothing rather than everything. */
 export function applyNameToListOptions(opts: ParsedListOptions, name: string, nameFromPath: boolean): void {
   if (!name) return;
   if (nameFromPath && opts.fieldSelector && opts.fieldSelector.trim() !== '') {
@@ -171,9 +172,13 @@ export function applyNameToListOptions(opts: ParsedListOptions, name: string, na
       throw errors.badRequest("fieldSelector metadata.name doesn't match requested name");
     }
   }
-  if (!isPathSegmentName(name)) return;
-  opts.name = name;
-  if (!opts.fieldSelector) opts.fieldSelector = `metadata.name=${name}`;
+  if (!opts.fieldSelector || opts.fieldSelector.trim() === '') opts.fieldSelector = `metadata.name=${escapeFieldValue(name)}`;
+  if (isPathSegmentName(name)) opts.name = name;
+}
+
+/** fields.EscapeValue: the characters a field selector value cannot carry bare */
+function escapeFieldValue(v: string): string {
+  return v.replace(/[\\,=]/g, (c) => `\\${c}`);
 }
 
 /** the ListRequestOptions part handed to the registry */
