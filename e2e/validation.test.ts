@@ -188,7 +188,8 @@ spec:
     assert.ok(list.items.some((i) => i.metadata.name === 'web'));
     assert.ok(await kOk(['get', 'deployment', 'web', '-o', 'name']));
     const bad = await kapi.http.delete(`/apis/apps/v1/namespaces/${ns}/deployments/web?dryRun=Some`);
-    assert.equal(bad.status, 400, bad.body);
+    assert.equal(bad.status, 422, bad.body);
+    assert.equal(jsonOf<{ reason: string }>(bad).reason, 'Invalid');
   });
 
   it('a Pod gets its requests from its limits and canonical quantities', async () => {

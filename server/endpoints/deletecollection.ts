@@ -9,7 +9,7 @@ import { tableOptionsFor, transformResult } from './transform.js';
 export async function serveDeleteCollection(scope: Scope): Promise<void> {
   const media = negotiateFor(scope);
   const listOpts = readListOptions(scope.state.query);
-  validateListOptions(listOpts);
+  validateListOptions(listOpts, scope.config.watchListEnabled);
   const opts = await deleteOptionsOf(scope);
   const tableOptions = tableOptionsFor(scope, media);
   const { dryRun, unsafeIgnoreReadErrors: _unsafe, ...deleteOptions } = opts;

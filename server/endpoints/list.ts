@@ -6,9 +6,10 @@ import { negotiateFor, requestContext, type Scope } from './scope.js';
 import { tableOptionsFor, transformResult } from './transform.js';
 
 export async function serveList(scope: Scope): Promise<void> {
-  const media = negotiateFor(scope);
+  // kube-apiserver validates the options before it negotiates the response
   const opts = readListOptions(scope.state.query);
-  validateListOptions(opts);
+  validateListOptions(opts, scope.config.watchListEnabled);
+  const media = negotiateFor(scope);
   // a list has no name in its path; one from a metadata.name field selector narrows it
   applyNameToListOptions(opts, scope.name, false);
   const tableOptions = tableOptionsFor(scope, media);

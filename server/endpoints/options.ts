@@ -1,84 +1,42 @@
-// Query parameters of each verb, read and validated with kube-apiserver's messages.
-// Combinations the spec marks invalid are 400 BadRequest.
+// Query parameters of each verb, read and validated as kube-apiserver does: a parameter that
+// does not parse is 400 BadRequest, options that parse but are not allowed are 422 Invalid.
 
 import type { DeleteRequestOptions, ListRequestOptions, RequestContext, WatchRequestOptions } from '../registry/rest.js';
+import { fieldErrors, isGoPrintable, type FieldError } from '../registry/validation/field-error.js';
+import { fieldManagerMaxLength, validateFieldManager } from '../registry/validation/object-meta.js';
 import { exactFieldMatch, isPathSegmentName } from '../http/request-info.js';
 import { optionalBoolParam, optionalIntParam, optionalStringParam, parseBoolParam } from '../http/query.js';
-import { errors, invalidOptions } from '../http/status.js';
+import { errors } from '../http/status.js';
 import { header, type RequestState } from '../http/types.js';
+import { throwIfInvalid } from './invalid-options.js';
 
-/** Go's %q-ish rendering used in field error messages */
-function quote(v: string): string {
-  return JSON.stringify(v);
+/** `dryRun` takes `All`; the empty value (`?dryRun`) means no dry run */
+export function validateDryRun(values: readonly string[]): FieldError[] {
+  if (values.every((v) => v === '' || v === 'All')) return [];
+  return [fieldErrors.notSupported('dryRun', [...values], ['All'])];
 }
 
-function notSupported(field: string, value: string, supported: string[]): string {
-  return `${field}: Unsupported value: ${value}: supported values: ${supported.map(quote).join(', ')}`;
+const FIELD_VALIDATION_VALUES = ['', 'Ignore', 'Strict', 'Warn'] as const;
+
+export function validateFieldValidation(value: string): FieldError[] {
+  if ((FIELD_VALIDATION_VALUES as readonly string[]).includes(value)) return [];
+  return [fieldErrors.notSupported('fieldValidation', value, FIELD_VALIDATION_VALUES)];
 }
 
-function forbidden(field: string, detail: string): string {
-  return `${field}: Forbidden: ${detail}`;
-}
-
-/** `dryRun`: absent, empty or `All`; anything else is refused */
-export function parseDryRun(values: string[], optionsKind: string): boolean {
-  const bad = values.filter((v) => v !== '' && v !== 'All');
-  if (bad.length > 0) {
-    throw invalidOptions(optionsKind, [notSupported('dryRun', JSON.stringify(values), ['All'])]);
-  }
-  return values.includes('All');
-}
-
-export function parseFieldValidation(query: URLSearchParams, optionsKind: string): RequestContext['fieldValidation'] {
-  const v = query.get('fieldValidation') ?? '';
-  switch (v) {
-    case '':
-      return 'Warn';
-    case 'Ignore':
-    case 'Warn':
-    case 'Strict':
-      return v;
-    default:
-      throw invalidOptions(optionsKind, [notSupported('fieldValidation', quote(v), ['', 'Ignore', 'Strict', 'Warn'])]);
-  }
-}
-
-const FIELD_MANAGER_MAX_LENGTH = 128;
-
-export function validateFieldManager(manager: string, optionsKind: string): void {
-  if (manager.length > FIELD_MANAGER_MAX_LENGTH) {
-    throw invalidOptions(optionsKind, [`fieldManager: Too long: may not be more than ${FIELD_MANAGER_MAX_LENGTH} bytes`]);
-  }
-  let i = 0;
-  for (const ch of manager) {
-    if (!isPrintable(ch)) {
-      const code = ch.codePointAt(0) ?? 0;
-      const u = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
-      throw invalidOptions(optionsKind, [
-        `fieldManager: Invalid value: ${quote(manager)}: invalid character ${u} (at position ${i})`,
-      ]);
-    }
-    i++;
-  }
-}
-
-function isPrintable(ch: string): boolean {
-  return !/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Cn}]/u.test(ch) && (ch === ' ' || !/\s/u.test(ch));
+function fieldValidationOf(value: string): RequestContext['fieldValidation'] {
+  return value === 'Ignore' || value === 'Strict' ? value : 'Warn';
 }
 
 /** kube-apiserver's managerOrUserAgent: the fieldManager parameter, else the User-Agent's
  *  product token (up to the first `/`), printable characters only, at most 128 */
-export function fieldManagerOf(state: RequestState, optionsKind: string): string {
+function fieldManagerOf(state: RequestState): string {
   const given = state.query.get('fieldManager');
-  if (given !== null && given !== '') {
-    validateFieldManager(given, optionsKind);
-    return given;
-  }
+  if (given !== null && given !== '') return given;
   const ua = header(state.req, 'user-agent') ?? '';
   let out = '';
   for (const ch of ua.split('/')[0]) {
-    if (!isPrintable(ch)) continue;
-    if (out.length >= FIELD_MANAGER_MAX_LENGTH) break;
+    if (!isGoPrintable(ch)) continue;
+    if (out.length >= fieldManagerMaxLength) break;
     out += ch;
   }
   return out;
@@ -90,12 +48,34 @@ export interface WriteOptions {
   fieldManager: string;
 }
 
-/** CreateOptions / UpdateOptions / PatchOptions */
-export function parseWriteOptions(state: RequestState, optionsKind: string): WriteOptions {
+/** what the patch type changes in PatchOptions' validation */
+export interface PatchKind {
+  isApply: boolean;
+}
+
+/** kube-apiserver's Validate{Create,Update,Patch}Options, in its order, over the query */
+export function validateWriteOptions(query: URLSearchParams, patch?: PatchKind): FieldError[] {
+  const errs: FieldError[] = [];
+  const manager = query.get('fieldManager') ?? '';
+  if (patch?.isApply && manager === '') errs.push(fieldErrors.required('fieldManager', 'is required for apply patch'));
+  if (patch && !patch.isApply && query.has('force')) errs.push(fieldErrors.forbidden('force', 'may not be specified for non-apply patch'));
+  errs.push(...validateFieldManager(manager, 'fieldManager'));
+  errs.push(...validateDryRun(query.getAll('dryRun')));
+  errs.push(...validateFieldValidation(query.get('fieldValidation') ?? ''));
+  return errs;
+}
+
+/** CreateOptions / UpdateOptions; PatchOptions when `patch` is given */
+export function parseWriteOptions(
+  state: RequestState,
+  optionsKind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions',
+  patch?: PatchKind,
+): WriteOptions {
+  throwIfInvalid(optionsKind, validateWriteOptions(state.query, patch));
   return {
-    dryRun: parseDryRun(state.query.getAll('dryRun'), optionsKind),
-    fieldValidation: parseFieldValidation(state.query, optionsKind),
-    fieldManager: fieldManagerOf(state, optionsKind),
+    dryRun: state.query.getAll('dryRun').includes('All'),
+    fieldValidation: fieldValidationOf(state.query.get('fieldValidation') ?? ''),
+    fieldManager: fieldManagerOf(state),
   };
 }
 
@@ -124,28 +104,32 @@ export function readListOptions(query: URLSearchParams): ParsedListOptions {
   return opts;
 }
 
-/** kube-apiserver's ValidateListOptions for a list (or deletecollection) */
-export function validateListOptions(opts: ParsedListOptions): void {
-  const errs: string[] = [];
+/** kube-apiserver's ValidateListOptions (list, deletecollection; with `watch`, a watch's rules) */
+export function validateListOptions(opts: ParsedListOptions, watchListEnabled: boolean): void {
+  if (opts.watch) {
+    validateWatchOptions(opts, watchListEnabled);
+    return;
+  }
+  const errs: FieldError[] = [];
   const match = opts.resourceVersionMatch;
   if (match) {
     if (!opts.resourceVersion) {
-      errs.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
+      errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
     }
     if (opts.continue) {
-      errs.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+      errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
     }
     if (match !== 'Exact' && match !== 'NotOlderThan') {
-      errs.push(notSupported('resourceVersionMatch', quote(match), ['Exact', 'NotOlderThan', '']));
+      errs.push(fieldErrors.notSupported('resourceVersionMatch', match, ['Exact', 'NotOlderThan', '']));
     }
     if (match === 'Exact' && opts.resourceVersion === '0') {
-      errs.push(forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+      errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
     }
   }
   if (opts.sendInitialEvents !== undefined) {
-    errs.push(forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
+    errs.push(fieldErrors.forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list'));
   }
-  if (errs.length > 0) throw invalidOptions('ListOptions', errs);
+  throwIfInvalid('ListOptions', errs);
   // the storage layer's rule: a continue token fixes the version itself
   if (opts.continue && opts.resourceVersion && opts.resourceVersion !== '0') {
     throw errors.badRequest('specifying resource version is not allowed when using continue');
@@ -154,32 +138,33 @@ export function validateListOptions(opts: ParsedListOptions): void {
 
 /** kube-apiserver's ValidateListOptions for a watch */
 export function validateWatchOptions(opts: ParsedListOptions, watchListEnabled: boolean): void {
-  const errs: string[] = [];
+  const errs: FieldError[] = [];
   const match = opts.resourceVersionMatch;
   if (opts.sendInitialEvents !== undefined) {
     if (match !== 'NotOlderThan') {
-      errs.push(forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
+      errs.push(fieldErrors.forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
     }
     if (!watchListEnabled) {
-      errs.push(forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled'));
+      errs.push(fieldErrors.forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled'));
     }
   }
   if (match) {
     if (opts.sendInitialEvents === undefined) {
-      errs.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
+      errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
     }
     if (match !== 'NotOlderThan') {
-      errs.push(notSupported('resourceVersionMatch', quote(match), ['NotOlderThan']));
+      errs.push(fieldErrors.notSupported('resourceVersionMatch', match, ['NotOlderThan']));
     }
     if (opts.continue) {
-      errs.push(forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
+      errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'));
     }
   }
-  if (errs.length > 0) throw invalidOptions('ListOptions', errs);
+  throwIfInvalid('ListOptions', errs);
 }
 
 /** A name in the path (or `fieldSelector=metadata.name=x`) narrows a list or watch to one
- *  object; a field selector naming another object contradicts it. */
+ *  object; a field selector naming another object contradicts it. A name that cannot be a
+ *  storage key (`..`) still selects by name, so it matches nothing rather than everything. */
 export function applyNameToListOptions(opts: ParsedListOptions, name: string, nameFromPath: boolean): void {
   if (!name) return;
   if (nameFromPath && opts.fieldSelector && opts.fieldSelector.trim() !== '') {
@@ -187,9 +172,13 @@ export function applyNameToListOptions(opts: ParsedListOptions, name: string, na
       throw errors.badRequest("fieldSelector metadata.name doesn't match requested name");
     }
   }
-  if (!isPathSegmentName(name)) return;
-  opts.name = name;
-  if (!opts.fieldSelector) opts.fieldSelector = `metadata.name=${name}`;
+  if (!opts.fieldSelector || opts.fieldSelector.trim() === '') opts.fieldSelector = `metadata.name=${escapeFieldValue(name)}`;
+  if (isPathSegmentName(name)) opts.name = name;
+}
+
+/** fields.EscapeValue: the characters a field selector value cannot carry bare */
+function escapeFieldValue(v: string): string {
+  return v.replace(/[\\,=]/g, (c) => `\\${c}`);
 }
 
 /** the ListRequestOptions part handed to the registry */
@@ -251,17 +240,15 @@ export function readDeleteOptions(query: URLSearchParams, body: Record<string, u
     policy = optionalStringParam(query, 'propagationPolicy');
     orphan = optionalBoolParam(query, 'orphanDependents');
   }
-  const errs: string[] = [];
+  const errs: FieldError[] = [];
   if (orphan !== undefined && policy !== undefined) {
-    errs.push(`propagationPolicy: Invalid value: ${quote(policy)}: orphanDependents and deletionPropagation cannot be both set`);
+    errs.push(fieldErrors.invalid('propagationPolicy', policy, 'orphanDependents and deletionPropagation cannot be both set'));
   }
   if (policy !== undefined && !(PROPAGATION_POLICIES as readonly string[]).includes(policy)) {
-    errs.push(notSupported('propagationPolicy', quote(policy), [...PROPAGATION_POLICIES, 'nil']));
+    errs.push(fieldErrors.notSupported('propagationPolicy', policy, [...PROPAGATION_POLICIES, 'nil']));
   }
-  if (dryRunValues.some((v) => v !== '' && v !== 'All')) {
-    errs.push(notSupported('dryRun', JSON.stringify(dryRunValues), ['All']));
-  }
-  if (errs.length > 0) throw invalidOptions('DeleteOptions', errs);
+  errs.push(...validateDryRun(dryRunValues));
+  throwIfInvalid('DeleteOptions', errs);
   const out: ParsedDeleteOptions = { dryRun: dryRunValues.includes('All') };
   if (grace !== undefined) out.gracePeriodSeconds = grace;
   if (policy !== undefined) out.propagationPolicy = policy as DeleteRequestOptions['propagationPolicy'];

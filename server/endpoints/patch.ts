@@ -2,7 +2,7 @@
 // object, so a concurrent write makes it apply again to the newer object.
 
 import type { KubeObject } from '../../storage/interface.js';
-import { errors, invalidOptions } from '../http/status.js';
+import { errors } from '../http/status.js';
 import { writeObject } from '../http/response.js';
 import { header } from '../http/types.js';
 import { ensureNamespace, readBody } from './decode.js';
@@ -25,16 +25,8 @@ export async function servePatch(scope: Scope): Promise<void> {
   }
   const media = negotiateFor(scope);
   const body = await readBody(scope.state, scope.config.maxRequestBodyBytes);
-  const opts = parseWriteOptions(scope.state, 'PatchOptions');
+  const opts = parseWriteOptions(scope.state, 'PatchOptions', { isApply: applier.isApply });
   const force = scope.state.query.get('force');
-  const fieldErrors: string[] = [];
-  if (applier.isApply && !scope.state.query.get('fieldManager')) {
-    fieldErrors.push('fieldManager: Required value: is required for apply patch');
-  }
-  if (!applier.isApply && force !== null) {
-    fieldErrors.push('force: Forbidden: may not be specified for non-apply patch');
-  }
-  if (fieldErrors.length > 0) throw invalidOptions('PatchOptions', fieldErrors);
   const tableOptions = tableOptionsFor(scope, media);
   const patch = parsePatchAsKube(applier, contentType, body, opts.fieldValidation);
 

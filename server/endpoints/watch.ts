@@ -89,10 +89,11 @@ function drained(res: HttpResponse, stopped: Promise<'stop'>): Promise<'drain' |
 }
 
 export async function serveWatch(scope: Scope): Promise<void> {
-  const media = negotiateFor(scope, true);
+  // kube-apiserver validates the options before it negotiates the response
   const opts = readListOptions(scope.state.query);
   opts.watch = true;
   validateWatchOptions(opts, scope.config.watchListEnabled);
+  const media = negotiateFor(scope, true);
   applyNameToListOptions(opts, scope.name, scope.info.verbViaPathPrefix && scope.info.parts.length >= 2);
   const tableOptions = tableOptionsFor(scope, media);
 

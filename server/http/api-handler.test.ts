@@ -287,8 +287,9 @@ describe('create, read, update, patch, delete', () => {
 
   test('dryRun takes only All', async () => {
     const bad = await client.http1({ method: 'POST', path: '/api/v1/namespaces/default/configmaps?dryRun=Maybe', body: cm('dry') });
-    assert.equal(bad.status, 400);
-    assert.equal(bad.json().message, 'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["Maybe"]: supported values: "All"');
+    assert.equal(bad.status, 422);
+    assert.equal(bad.json().reason, 'Invalid');
+    assert.equal(bad.json().message, 'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"Maybe"}: supported values: "All"');
     const ok = await client.http1({ method: 'POST', path: '/api/v1/namespaces/default/configmaps?dryRun=All', body: cm('dry') });
     assert.equal(ok.status, 201);
     assert.equal(configmaps.contexts.at(-1)?.dryRun, true);
@@ -305,7 +306,7 @@ describe('create, read, update, patch, delete', () => {
     assert.equal(configmaps.contexts.at(-1)?.fieldManager, 'kubectl');
     assert.equal(configmaps.contexts.at(-1)?.fieldValidation, 'Strict');
     const bad = await client.http1({ method: 'POST', path: '/api/v1/namespaces/default/configmaps?fieldValidation=Loose', body: cm('x') });
-    assert.equal(bad.status, 400);
+    assert.equal(bad.status, 422);
   });
 
   test('duplicate fields warn by default and fail with fieldValidation=Strict', async () => {
@@ -415,7 +416,7 @@ describe('create, read, update, patch, delete', () => {
     assert.equal(after.status, 404);
 
     const badPolicy = await client.http1({ method: 'DELETE', path: '/api/v1/namespaces/default/configmaps/fin?propagationPolicy=Sometimes' });
-    assert.equal(badPolicy.status, 400);
+    assert.equal(badPolicy.status, 422);
   });
 
   test('deletecollection removes what the selector matches', async () => {
@@ -445,20 +446,20 @@ describe('create, read, update, patch, delete', () => {
 });
 
 describe('list', () => {
-  test('parameter combinations the spec forbids are 400', async () => {
+  test('forbidden parameter combinations are 422 Invalid; parameters that do not parse are 400', async () => {
     const noRv = await client.http1({ path: '/api/v1/namespaces/default/configmaps?resourceVersionMatch=NotOlderThan' });
-    assert.equal(noRv.status, 400);
+    assert.equal(noRv.status, 422);
     assert.equal(
       noRv.json().message,
       'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
     );
     const exactZero = await client.http1({ path: '/api/v1/namespaces/default/configmaps?resourceVersion=0&resourceVersionMatch=Exact' });
-    assert.equal(exactZero.status, 400);
+    assert.equal(exactZero.status, 422);
     const withContinue = await client.http1({ path: '/api/v1/namespaces/default/configmaps?resourceVersion=5&continue=abc&limit=1' });
     assert.equal(withContinue.status, 400);
     assert.equal(withContinue.json().message, 'specifying resource version is not allowed when using continue');
     const initialEvents = await client.http1({ path: '/api/v1/namespaces/default/configmaps?sendInitialEvents=true' });
-    assert.equal(initialEvents.status, 400);
+    assert.equal(initialEvents.status, 422);
     const badLimit = await client.http1({ path: '/api/v1/namespaces/default/configmaps?limit=ten' });
     assert.equal(badLimit.status, 400);
   });
@@ -667,7 +668,7 @@ describe('watch', () => {
 
   test('streaming lists: sendInitialEvents needs resourceVersionMatch=NotOlderThan; ends with a bookmark', async () => {
     const bad = await client.http1({ path: '/api/v1/namespaces/w6/configmaps?watch=true&sendInitialEvents=true' });
-    assert.equal(bad.status, 400);
+    assert.equal(bad.status, 422);
     assert.match(bad.json<{ message: string }>().message, /sendInitialEvents requires setting resourceVersionMatch to NotOlderThan/);
     await client.http1({ method: 'POST', path: '/api/v1/namespaces/w6/configmaps', body: cm('s1') });
     const w = watchHttp1(

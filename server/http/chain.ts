@@ -22,6 +22,7 @@ import { withRequestMetrics } from '../metrics/filter.js';
 import { alwaysAllow, type Authorizer } from './authz.js';
 import type { Authenticator } from './authn.js';
 import { nonResourceInfo } from './request-info.js';
+import { parseRequestTarget } from './request-target.js';
 import { errors } from './status.js';
 import type { Filter, Handler, HttpRequest, HttpResponse, RequestState } from './types.js';
 
@@ -87,24 +88,12 @@ export function buildHandlerChain(api: Handler, opts: ChainOptions): Handler {
   return filters.reduceRight<Handler>((next, filter) => filter(next), api);
 }
 
-function decodePath(rawPath: string): string {
-  return rawPath
-    .split('/')
-    .map((seg) => decodeURIComponent(seg))
-    .join('/');
-}
-
-/** The per-request state for a raw request, or undefined when its URL cannot be parsed. */
+/** The per-request state for a raw request, or undefined when its target cannot be parsed. */
 export function newRequestState(req: HttpRequest, res: HttpResponse): RequestState | undefined {
   const method = (req.method ?? 'GET').toUpperCase();
-  let url: URL;
-  let path: string;
-  try {
-    url = new URL(req.url ?? '/', 'http://kapi.invalid');
-    path = decodePath(url.pathname);
-  } catch {
-    return undefined;
-  }
+  const target = parseRequestTarget(req.url ?? '/');
+  if (!target) return undefined;
+  const { path, query } = target;
   const abort = new AbortController();
   res.once('close', () => abort.abort());
   return {
@@ -112,7 +101,7 @@ export function newRequestState(req: HttpRequest, res: HttpResponse): RequestSta
     res,
     method,
     path,
-    query: url.searchParams,
+    query,
     info: nonResourceInfo(method, path),
     warnings: [],
     signal: abort.signal,

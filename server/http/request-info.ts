@@ -75,7 +75,7 @@ export function isPathSegmentName(name: string): boolean {
 }
 
 /**
- * Parses a request. `path` must already be percent-decoded per segment. Throws a plain Error
+ * Parses a request. `path` is percent-decoded and not resolved: `.` and `..` are names. Throws a plain Error
  * for a `/watch` or `/proxy` prefix with nothing after it (kube-apiserver answers those 404).
  */
 export function parseRequestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {

@@ -3,6 +3,7 @@
 // (kind, apiVersion, metadata, status, message, reason, details, code).
 
 import { StorageError } from '../../storage/errors.js';
+import { goQuote } from './go-quote.js';
 
 export type StatusReason =
   | 'BadRequest'
@@ -132,19 +133,19 @@ function qualified(ref: ResourceRef): string {
 export const errors = {
   badRequest: (message: string) => new StatusError(400, 'BadRequest', message),
   notFound: (ref: ResourceRef) =>
-    new StatusError(404, 'NotFound', `${qualified(ref)} "${ref.name ?? ''}" not found`, {
+    new StatusError(404, 'NotFound', `${qualified(ref)} ${goQuote(ref.name ?? '')} not found`, {
       name: ref.name,
       group: ref.group,
       kind: ref.resource,
     }),
   alreadyExists: (ref: ResourceRef) =>
-    new StatusError(409, 'AlreadyExists', `${qualified(ref)} "${ref.name ?? ''}" already exists`, {
+    new StatusError(409, 'AlreadyExists', `${qualified(ref)} ${goQuote(ref.name ?? '')} already exists`, {
       name: ref.name,
       group: ref.group,
       kind: ref.resource,
     }),
   conflict: (ref: ResourceRef, why: string) =>
-    new StatusError(409, 'Conflict', `Operation cannot be fulfilled on ${qualified(ref)} "${ref.name ?? ''}": ${why}`, {
+    new StatusError(409, 'Conflict', `Operation cannot be fulfilled on ${qualified(ref)} ${goQuote(ref.name ?? '')}: ${why}`, {
       name: ref.name,
       group: ref.group,
       kind: ref.resource,
@@ -156,7 +157,7 @@ export const errors = {
     return new StatusError(422, 'Invalid', msg, { name, group, kind, causes });
   },
   forbidden: (ref: ResourceRef, why: string) =>
-    new StatusError(403, 'Forbidden', `${qualified(ref)} "${ref.name ?? ''}" is forbidden: ${why}`, {
+    new StatusError(403, 'Forbidden', `${qualified(ref)} ${goQuote(ref.name ?? '')} is forbidden: ${why}`, {
       name: ref.name,
       group: ref.group,
       kind: ref.resource,
@@ -233,14 +234,6 @@ export function statusFromStorageError(err: StorageError, ref: ResourceRef): Sta
     case 'Unavailable':
       return errors.unavailable(err.message);
   }
-}
-
-/** A Status for a field-level validation failure of request options (`ListOptions`,
- *  `CreateOptions`, ...), formatted as kube-apiserver formats `field.ErrorList`. The spec asks
- *  for 400 here (kube-apiserver itself answers 422); the message is kube-apiserver's. */
-export function invalidOptions(kind: string, fieldErrors: string[]): StatusError {
-  const list = fieldErrors.length > 1 ? `[${fieldErrors.join(', ')}]` : fieldErrors[0];
-  return new StatusError(400, 'BadRequest', `${kind}.meta.k8s.io "" is invalid: ${list}`);
 }
 
 /** Any thrown value as the Status a client sees: StatusErrors as they are, storage errors

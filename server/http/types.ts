@@ -42,7 +42,7 @@ export interface RequestState {
   readonly res: HttpResponse;
   /** upper case */
   readonly method: string;
-  /** the URL path, percent-decoded per segment */
+  /** the URL path as sent, percent-decoded, never resolved (Go's URL.Path) */
   readonly path: string;
   readonly query: URLSearchParams;
   /** parsed by the request-info filter; a non-resource placeholder until then */

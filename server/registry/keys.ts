@@ -5,6 +5,7 @@
 
 import type { ResourceInfo } from '../apis/types.js';
 import { errors } from '../http/status.js';
+import { goQuote } from './validation/field-error.js';
 import { isValidPathSegmentName } from './validation/names.js';
 
 /** the group/resource whose storage a resource uses */
@@ -28,11 +29,11 @@ export class KeyScheme {
   /** the key of one object; 400 for names that cannot be a path segment */
   objectKey(namespace: string, name: string): string {
     const msgs = isValidPathSegmentName(name);
-    if (msgs.length) throw errors.badRequest(`Name parameter invalid: "${name}": ${msgs.join(';')}`);
+    if (msgs.length) throw errors.badRequest(`Name parameter invalid: ${goQuote(name)}: ${msgs.join(';')}`);
     if (!this.namespaced) return `${this.prefix}/${name}`;
     if (!namespace) throw errors.badRequest('Namespace parameter required.');
     const nsMsgs = isValidPathSegmentName(namespace);
-    if (nsMsgs.length) throw errors.badRequest(`Namespace parameter invalid: "${namespace}": ${nsMsgs.join(';')}`);
+    if (nsMsgs.length) throw errors.badRequest(`Namespace parameter invalid: ${goQuote(namespace)}: ${nsMsgs.join(';')}`);
     return `${this.prefix}/${namespace}/${name}`;
   }
 

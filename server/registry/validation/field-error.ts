@@ -3,6 +3,7 @@
 // Status message joins `<field>: <body>` of every error.
 
 import { errors, StatusError, type StatusCause } from '../../http/status.js';
+import { goQuote } from '../../http/go-quote.js';
 
 export type FieldErrorType =
   | 'FieldValueNotFound'
@@ -43,46 +44,7 @@ export interface FieldError {
   detail?: string;
 }
 
-/** Go's strconv.Quote for the characters API values actually contain. */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const code = ch.codePointAt(0) ?? 0;
-    switch (ch) {
-      case '"':
-        out += '\\"';
-        break;
-      case '\\':
-        out += '\\\\';
-        break;
-      case '\n':
-        out += '\\n';
-        break;
-      case '\r':
-        out += '\\r';
-        break;
-      case '\t':
-        out += '\\t';
-        break;
-      case '\x07':
-        out += '\\a';
-        break;
-      case '\b':
-        out += '\\b';
-        break;
-      case '\f':
-        out += '\\f';
-        break;
-      case '\v':
-        out += '\\v';
-        break;
-      default:
-        if (code < 0x20 || code === 0x7f) out += '\\x' + code.toString(16).padStart(2, '0');
-        else out += ch;
-    }
-  }
-  return out + '"';
-}
+export { goQuote, isGoPrintable } from '../../http/go-quote.js';
 
 function isRendered(v: unknown): v is RenderedValue {
   return typeof v === 'object' && v !== null && 'rendered' in v && typeof (v as RenderedValue).rendered === 'string';

@@ -3,7 +3,7 @@
 // managedFields; and the immutability rules of an update.
 
 import type { ObjectMeta } from '../../../storage/interface.js';
-import { child, fieldErrors, index, type FieldError } from './field-error.js';
+import { child, fieldErrors, index, isGoPrintable, type FieldError } from './field-error.js';
 import { isQualifiedName, isValidLabelValue, nameIsDNSLabel, type NameValidator } from './names.js';
 
 export const totalAnnotationSizeLimitBytes = 256 * 1024;
@@ -123,16 +123,13 @@ export function validateFinalizers(finalizers: string[] | undefined, path: strin
   return out;
 }
 
-function isPrintable(ch: string): boolean {
-  return /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(ch);
-}
-
 export function validateFieldManager(manager: string, path: string): FieldError[] {
   const out: FieldError[] = [];
-  if (manager.length > fieldManagerMaxLength) out.push(fieldErrors.tooLong(path, fieldManagerMaxLength));
+  // the limit counts UTF-8 bytes, as Go's len does
+  if (Buffer.byteLength(manager, 'utf8') > fieldManagerMaxLength) out.push(fieldErrors.tooLong(path, fieldManagerMaxLength));
   let pos = 0;
   for (const ch of manager) {
-    if (!isPrintable(ch)) {
+    if (!isGoPrintable(ch)) {
       const cp = ch.codePointAt(0) ?? 0;
       const hex = 'U+' + cp.toString(16).toUpperCase().padStart(4, '0');
       out.push(fieldErrors.invalid(path, manager, `invalid character ${hex} (at position ${pos})`));
