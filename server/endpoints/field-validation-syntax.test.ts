@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { errors, StatusError } from '../http/status.js';
+import { MAX_NESTING_DEPTH } from '../limits/decode-limits.js';
 import { checkStrategicPatchSyntax, decodeObjectAsKube, goJsonSyntaxError, parsePatchAsKube, quoteChar, summarizeBody } from './field-validation-syntax.js';
 import type { PatchApplier } from './patch/types.js';
 import type { Scope } from './scope.js';
@@ -36,8 +37,10 @@ test("Go's scanner texts", () => {
     ['apiVersion: v1', "invalid character 'a' looking for beginning of value"],
   ];
   for (const [input, message] of cases) assert.equal(syntax(input), message, String(input));
-  assert.equal(syntax(`${'['.repeat(10001)}${']'.repeat(10001)}`), "invalid character '[' exceeded max depth");
-  assert.equal(syntax(`${'['.repeat(10000)}${']'.repeat(10000)}`), undefined);
+  // Go's words at our depth limit (MAX_NESTING_DEPTH) rather than Go's 10000
+  const over = MAX_NESTING_DEPTH + 1;
+  assert.equal(syntax(`${'['.repeat(over)}${']'.repeat(over)}`), "invalid character '[' exceeded max depth");
+  assert.equal(syntax(`${'['.repeat(MAX_NESTING_DEPTH)}${']'.repeat(MAX_NESTING_DEPTH)}`), undefined);
 });
 
 test('quoteChar follows strconv.Quote for a byte read as a rune', () => {

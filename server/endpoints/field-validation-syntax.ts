@@ -4,6 +4,7 @@
 // hex otherwise).
 
 import type { KubeObject } from '../../storage/interface.js';
+import { MAX_NESTING_DEPTH } from '../limits/decode-limits.js';
 import type { MediaFormat } from '../http/negotiation.js';
 import { errors, StatusError } from '../http/status.js';
 import type { RequestContext } from '../registry/rest.js';
@@ -12,8 +13,6 @@ import { JSON_PATCH_TYPE, MERGE_PATCH_TYPE, STRATEGIC_MERGE_PATCH_TYPE } from '.
 import type { PatchApplier } from './patch/types.js';
 import type { Scope } from './scope.js';
 
-/** Go's scanner refuses to nest deeper */
-const MAX_NESTING_DEPTH = 10000;
 
 const isSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;

@@ -9,6 +9,7 @@
 // kube-apiserver turns that error into one warning per line (`line 7: key "a" already set in map`).
 
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Node } from 'yaml';
+import { MAX_NESTING_DEPTH, yamlTooDeep } from '../limits/decode-limits.js';
 import { goQuote } from '../registry/validation/field-error.js';
 
 export const YAML_ERRORS_PREFIX = 'yaml: unmarshal errors:\n';
@@ -26,6 +27,8 @@ function keyIdentity(key: unknown): string {
 
 /** go-yaml's strict decoding error for `text` (its first document), or undefined */
 export function yamlDuplicateKeysError(text: string): string | undefined {
+  // the parser recurses per level: too deep a text is the decoder's error, not this one's
+  if (yamlTooDeep(text, MAX_NESTING_DEPTH)) return undefined;
   const lines = new LineCounter();
   let docs;
   try {
@@ -40,7 +43,7 @@ export function yamlDuplicateKeysError(text: string): string | undefined {
   const lineOf = (offset: number): number => lines.linePos(offset).line;
 
   const visit = (node: unknown, depth: number): void => {
-    if (depth > 10000 || node === null || node === undefined || isAlias(node)) return;
+    if (depth > MAX_NESTING_DEPTH || node === null || node === undefined || isAlias(node)) return;
     if (isSeq(node)) {
       for (const item of node.items) visit(item, depth + 1);
       return;

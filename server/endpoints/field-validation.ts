@@ -13,6 +13,7 @@ import type { KubeObject } from '../../storage/interface.js';
 import type { GroupVersionKind } from '../apis/types.js';
 import { decodeYaml, type MediaFormat } from '../http/negotiation.js';
 import { errors, StatusError } from '../http/status.js';
+import { MAX_NESTING_DEPTH } from '../limits/decode-limits.js';
 import type { RequestContext } from '../registry/rest.js';
 import { goQuote } from '../registry/validation/field-error.js';
 import { scanJson } from './duplicate-fields.js';
@@ -27,9 +28,6 @@ import type { Json } from './patch/json-patch.js';
 import type { Scope } from './scope.js';
 
 export type FieldValidation = RequestContext['fieldValidation'];
-
-/** Go's JSON scanner refuses deeper nesting ("exceeded max depth") */
-export const MAX_NESTING_DEPTH = 10000;
 
 export interface FieldValidationRequest {
   /** the kind the endpoint decodes bodies into */

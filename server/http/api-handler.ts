@@ -11,6 +11,7 @@ import type { EndpointConfig } from '../endpoints/scope.js';
 import type { TableConvertor } from '../endpoints/table.js';
 import { builtinTableConvertor } from '../endpoints/table-columns/index.js';
 import type { Auditor } from '../audit/config.js';
+import { MAX_REQUEST_BODY_BYTES } from '../limits/decode-limits.js';
 import type { Authenticator } from './authn.js';
 import type { Authorizer } from './authz.js';
 import { buildHandlerChain, toRequestListener, type ServingFilterOptions } from './chain.js';
@@ -82,7 +83,7 @@ export interface ApiHandlerOptions {
   auditor?: Auditor;
 }
 
-export const DEFAULT_MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
+export const DEFAULT_MAX_REQUEST_BODY_BYTES = MAX_REQUEST_BODY_BYTES;
 export const DEFAULT_MIN_REQUEST_TIMEOUT_SECONDS = 1800;
 
 export function defaultTableConvertorFor(resource: RESTResource): TableConvertor {

@@ -3,6 +3,7 @@
 // a request body is decoded.
 
 import { parseAllDocuments } from 'yaml';
+import { jsonTooDeep, MAX_NESTING_DEPTH, valueTooDeep, yamlTooDeep, type TooDeep } from '../limits/decode-limits.js';
 import { decodeProtobufBody, UnsupportedProtobufKind } from '../protobuf/http.js';
 import { errors, StatusError } from './status.js';
 
@@ -240,26 +241,41 @@ export function decodeBody(body: Buffer, format: MediaFormat): unknown {
       throw errors.badRequest(`error decoding protobuf body: ${(err as Error).message}`);
     }
   }
-  const text = body.toString('utf8');
   if (format === 'json') {
+    const tooDeep = jsonTooDeep(body);
+    if (tooDeep) throw errors.badRequest(`error decoding JSON body: ${jsonDepthMessage(tooDeep)}`);
     try {
-      return JSON.parse(text);
+      return JSON.parse(body.toString('utf8'));
     } catch (err) {
       throw errors.badRequest(`error decoding JSON body: ${(err as Error).message}`);
     }
   }
-  return decodeYaml(text);
+  return decodeYaml(body.toString('utf8'));
 }
 
+/** Go's scanner's words for JSON nested too deep */
+export function jsonDepthMessage(tooDeep: TooDeep): string {
+  return `invalid character '${tooDeep.char}' exceeded max depth`;
+}
+
+/** sigs.k8s.io/yaml's words for YAML nested too deep (with our limit) */
+export const YAML_TOO_DEEP = `yaml: exceeded max depth of ${MAX_NESTING_DEPTH}`;
+
+/** Decodes the first document of a YAML text. Its depth is checked before the parser runs
+ *  (the parser recurses per level) and again after aliases were expanded. */
 export function decodeYaml(text: string): unknown {
+  if (yamlTooDeep(text, MAX_NESTING_DEPTH)) throw errors.badRequest(`error converting YAML to JSON: ${YAML_TOO_DEEP}`);
+  let value: unknown;
   try {
     const docs = parseAllDocuments(text, { uniqueKeys: false });
     const list = Array.isArray(docs) ? docs : [docs];
     const first = list.find((d) => d.contents !== null) ?? list[0];
     if (!first) return null;
     if (first.errors.length > 0) throw first.errors[0];
-    return first.toJS({ maxAliasCount: MAX_YAML_ALIASES });
+    value = first.toJS({ maxAliasCount: MAX_YAML_ALIASES });
   } catch (err) {
     throw errors.badRequest(`error converting YAML to JSON: ${(err as Error).message}`);
   }
+  if (valueTooDeep(value)) throw errors.badRequest(`error converting YAML to JSON: ${YAML_TOO_DEEP}`);
+  return value;
 }

@@ -19,6 +19,7 @@
 // absent; zero times are absent (Go prints null).
 
 import type { GroupVersionKind } from '../apis/types.js';
+import { jsonTooDeep, MAX_NESTING_DEPTH } from '../limits/decode-limits.js';
 import { loadProtoCatalog, type FieldDescriptor, type MessageDescriptor, type ProtoCatalog } from './descriptor.js';
 import { formatDuration, formatMicroTime, formatTime, parseDuration, parseTimestamp } from './times.js';
 import {
@@ -407,6 +408,8 @@ function decodeEmbedded(raw: Buffer): unknown {
   if (raw.length >= PROTOBUF_MAGIC.length && raw.subarray(0, PROTOBUF_MAGIC.length).equals(PROTOBUF_MAGIC)) {
     return decodeObject(raw).object;
   }
+  // the JSON nests inside the messages already open
+  if (jsonTooDeep(raw, MAX_NESTING_DEPTH - messageNesting)) throw new ProtobufError(`exceeded max depth of ${MAX_NESTING_DEPTH}`);
   try {
     return JSON.parse(raw.toString('utf8')) as unknown;
   } catch {
@@ -467,7 +470,21 @@ function zeroOf(type: string): unknown {
   }
 }
 
+/** how many messages deep the decoder is now: decoding is synchronous and recursive, and a
+ *  recursive message type (JSONSchemaProps) or nested envelopes could otherwise nest without end */
+let messageNesting = 0;
+
 function decodeBody(desc: MessageDescriptor, bytes: Buffer): JsonObject {
+  if (messageNesting >= MAX_NESTING_DEPTH) throw new ProtobufError(`exceeded max depth of ${MAX_NESTING_DEPTH}`);
+  messageNesting++;
+  try {
+    return decodeFields(desc, bytes);
+  } finally {
+    messageNesting--;
+  }
+}
+
+function decodeFields(desc: MessageDescriptor, bytes: Buffer): JsonObject {
   const wire = readFields(bytes);
   const out: JsonObject = {};
   for (const field of desc.fields) {

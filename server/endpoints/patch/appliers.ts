@@ -2,6 +2,7 @@
 // the request's version; the result must stay an object of the same kind.
 
 import type { KubeObject } from '../../../storage/interface.js';
+import { jsonTooDeep, MAX_JSON_PATCH_OPERATIONS } from '../../limits/decode-limits.js';
 import { errors, StatusError } from '../../http/status.js';
 import { apiVersionOf } from '../scope.js';
 import { applyJsonPatch, decodeJsonPatch, JsonPatchError, type Json, type JsonPatchOperation } from './json-patch.js';
@@ -13,10 +14,10 @@ export const MERGE_PATCH_TYPE = 'application/merge-patch+json';
 export const STRATEGIC_MERGE_PATCH_TYPE = 'application/strategic-merge-patch+json';
 export const APPLY_PATCH_TYPE = 'application/apply-patch+yaml';
 
-/** most operations one JSON patch may carry */
-export const MAX_JSON_PATCH_OPERATIONS = 10000;
 
 function parseJson(body: Buffer): Json {
+  // the caller words it as kube does (Go's scanner stops at its depth limit)
+  if (jsonTooDeep(body)) throw errors.badRequest('invalid JSON patch');
   try {
     return JSON.parse(body.toString('utf8')) as Json;
   } catch {

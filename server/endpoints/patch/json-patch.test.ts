@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyJsonPatch, decodeJsonPatch, JsonPatchError, type Json } from './json-patch.js';
+import { applyJsonPatch, decodeJsonPatch, jsonEqual, JsonPatchError, type Json, type JsonPatchOperation } from './json-patch.js';
 
 function apply(doc: Json, patch: unknown): Json {
   return applyJsonPatch(doc, decodeJsonPatch(patch));
@@ -116,4 +116,65 @@ test('malformed patches', () => {
 
 test('pointer escapes ~0 and ~1', () => {
   assert.deepEqual(apply({ 'a/b': 1, 'c~d': 2 }, [{ op: 'remove', path: '/a~1b' }, { op: 'remove', path: '/c~0d' }]), {});
+});
+
+const annotationDoublings = (copies: number): JsonPatchOperation[] =>
+  decodeJsonPatch([
+    { op: 'add', path: '/metadata/annotations', value: { a: 'x'.repeat(1000) } },
+    ...Array.from({ length: copies }, (_, i) => ({ op: 'copy', from: '/metadata/annotations', path: `/metadata/annotations/a${i}` })),
+  ]);
+
+test('copies that double the document 30 times stop at the copy budget', () => {
+  const doc = { kind: 'ConfigMap', metadata: { name: 'base' } };
+  assert.throws(() => applyJsonPatch(doc, annotationDoublings(30)), (err: Error) => {
+    assert.ok(err instanceof JsonPatchError);
+    assert.match(err.message, /^Unable to complete the copy, the accumulated size increase of copy exceeds the limit 3145728$/);
+    return true;
+  });
+  assert.deepEqual(doc, { kind: 'ConfigMap', metadata: { name: 'base' } });
+});
+
+test('copies within the budget apply, and the budget counts compact JSON bytes', () => {
+  const patched = applyJsonPatch({ metadata: {} }, annotationDoublings(3)) as { metadata: { annotations: Record<string, unknown> } };
+  assert.equal(Object.keys(patched.metadata.annotations).length, 4);
+  // {"a":"xxx..."} is 1008 bytes: the first copy fits a budget of 1008, not 1007
+  assert.doesNotThrow(() => applyJsonPatch({ metadata: {} }, annotationDoublings(1), { maxCopyBytes: 1008, maxDepth: 100 }));
+  assert.throws(() => applyJsonPatch({ metadata: {} }, annotationDoublings(1), { maxCopyBytes: 1007, maxDepth: 100 }), JsonPatchError);
+  // Go escapes <, > and & in strings: each is six bytes there
+  const ops = decodeJsonPatch([{ op: 'copy', from: '/s', path: '/t' }]);
+  assert.doesNotThrow(() => applyJsonPatch({ s: '<' }, ops, { maxCopyBytes: 8, maxDepth: 10 }));
+  assert.throws(() => applyJsonPatch({ s: '<' }, ops, { maxCopyBytes: 7, maxDepth: 10 }), JsonPatchError);
+});
+
+test('copies are deep: changing the copy leaves the source alone', () => {
+  const patched = applyJsonPatch(
+    { a: { b: [1, { c: 2 }] } },
+    decodeJsonPatch([
+      { op: 'copy', from: '/a', path: '/z' },
+      { op: 'replace', path: '/z/b/1/c', value: 3 },
+    ]),
+  );
+  assert.deepEqual(patched, { a: { b: [1, { c: 2 }] }, z: { b: [1, { c: 3 }] } });
+});
+
+test('a result nested past the depth limit is refused; deep values compare without recursion', () => {
+  let deep: Json = 1;
+  for (let i = 0; i < 50; i++) deep = [deep];
+  const ops = decodeJsonPatch([
+    { op: 'add', path: '/a', value: deep },
+    { op: 'copy', from: '/a', path: '/a/0/0' },
+  ]);
+  // {} holds 50 levels, and the copy lands two levels into them
+  assert.throws(() => applyJsonPatch({}, ops, { maxCopyBytes: 1 << 20, maxDepth: 52 }), /exceeded max depth of 52/);
+  assert.doesNotThrow(() => applyJsonPatch({}, ops, { maxCopyBytes: 1 << 20, maxDepth: 200 }));
+  let veryDeep: Json = 1;
+  for (let i = 0; i < 100_000; i++) veryDeep = [veryDeep];
+  assert.equal(jsonEqual(veryDeep, veryDeep), true);
+});
+
+test('a "__proto__" member is data, never the prototype', () => {
+  const doc = JSON.parse('{"__proto__":{"x":1}}') as Json;
+  const patched = applyJsonPatch(doc, decodeJsonPatch(JSON.parse('[{"op":"copy","from":"/__proto__","path":"/y"},{"op":"add","path":"/__proto__/z","value":2}]'))) as Record<string, unknown>;
+  assert.equal(Object.getPrototypeOf(patched), Object.prototype);
+  assert.equal(JSON.stringify(patched), '{"__proto__":{"x":1,"z":2},"y":{"x":1}}');
 });

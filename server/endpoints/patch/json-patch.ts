@@ -1,6 +1,13 @@
 // JSON Patch (RFC 6902) with the behaviour of the library kube-apiserver uses
 // (evanphx/json-patch v4): negative array indices count from the end, `replace` of a missing
 // object member adds it, `test` of a missing member against null passes.
+//
+// Bounded as kube-apiserver bounds it: the `copy` operations of one patch may add at most
+// MAX_JSON_PATCH_COPY_BYTES (as compact JSON), so a few operations cannot double a document
+// into gigabytes. Nothing here recurses (copies and comparisons keep their own stacks), so a
+// document made deep by the operations is safe to build, and is refused once at the end.
+
+import { MAX_JSON_PATCH_COPY_BYTES, MAX_NESTING_DEPTH, valueTooDeep } from '../../limits/decode-limits.js';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -132,7 +139,7 @@ function arrayRemove(a: Json[], key: string): Json {
 
 function containerAdd(c: Container, key: string, value: Json): void {
   if (Array.isArray(c)) arrayAdd(c, key, value);
-  else c[key] = value;
+  else setMember(c, key, value);
 }
 
 function containerRemove(c: Container, key: string): Json {
@@ -158,27 +165,127 @@ function pathOf(op: JsonPatchOperation, kind: string, field: 'path' | 'from'): s
 
 /** deep equality of JSON values (null and absent are alike, as in the reference library) */
 export function jsonEqual(a: Json | undefined, b: Json | undefined): boolean {
-  if (a === undefined || a === null) return b === undefined || b === null;
-  if (b === undefined || b === null) return false;
-  if (Array.isArray(a)) {
-    return Array.isArray(b) && a.length === b.length && a.every((v, i) => jsonEqual(v, b[i]));
+  const pairs: [Json | undefined, Json | undefined][] = [[a, b]];
+  while (pairs.length > 0) {
+    const [x, y] = pairs.pop() as [Json | undefined, Json | undefined];
+    if (x === undefined || x === null) {
+      if (y === undefined || y === null) continue;
+      return false;
+    }
+    if (y === undefined || y === null) return false;
+    if (Array.isArray(x)) {
+      if (!Array.isArray(y) || x.length !== y.length) return false;
+      for (let i = 0; i < x.length; i++) pairs.push([x[i], y[i]]);
+      continue;
+    }
+    if (typeof x === 'object') {
+      if (typeof y !== 'object' || Array.isArray(y)) return false;
+      const keys = Object.keys(x);
+      if (keys.length !== Object.keys(y).length) return false;
+      for (const k of keys) {
+        if (!Object.prototype.hasOwnProperty.call(y, k)) return false;
+        pairs.push([x[k], y[k]]);
+      }
+      continue;
+    }
+    if (x !== y) return false;
   }
-  if (typeof a === 'object') {
-    if (typeof b !== 'object' || Array.isArray(b)) return false;
-    const ka = Object.keys(a);
-    if (ka.length !== Object.keys(b).length) return false;
-    return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && jsonEqual(a[k], b[k]));
+  return true;
+}
+
+/** sets a member without ever touching the prototype (a `__proto__` member is plain data) */
+function setMember(o: { [key: string]: Json }, key: string, value: Json): void {
+  if (key === '__proto__') Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true });
+  else o[key] = value;
+}
+
+const NO_BUDGET = Number.POSITIVE_INFINITY;
+
+/** Go's encoding of one string, in bytes: `<`, `>`, `&`, U+2028 and U+2029 are escaped there too */
+function encodedStringBytes(s: string): number {
+  let bytes = Buffer.byteLength(JSON.stringify(s));
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x3c || c === 0x3e || c === 0x26) bytes += 5;
+    else if (c === 0x2028 || c === 0x2029) bytes += 3;
   }
-  return a === b;
+  return bytes;
+}
+
+function scalarBytes(v: Json): number {
+  if (v === null) return 4;
+  if (typeof v === 'string') return encodedStringBytes(v);
+  return String(v).length;
+}
+
+/**
+ * A deep copy of `v` and its size as compact JSON. Stops (returning undefined) as soon as the
+ * size passes `budget`, so a copy refused for its size costs no more than the budget.
+ */
+function copyWithin(v: Json, budget: number): { copy: Json; bytes: number } | undefined {
+  if (v === null || typeof v !== 'object') {
+    const bytes = scalarBytes(v);
+    return bytes > budget ? undefined : { copy: v, bytes };
+  }
+  let bytes = 0;
+  const copyOf = (src: Json[] | { [key: string]: Json }): Json[] | { [key: string]: Json } => (Array.isArray(src) ? [] : {});
+  const root = copyOf(v);
+  const work: [Json[] | { [key: string]: Json }, Json[] | { [key: string]: Json }][] = [[v, root]];
+  while (work.length > 0) {
+    const [src, dst] = work.pop() as [Json[] | { [key: string]: Json }, Json[] | { [key: string]: Json }];
+    if (Array.isArray(src)) {
+      const out = dst as Json[];
+      bytes += 2 + Math.max(src.length - 1, 0);
+      for (const item of src) {
+        if (item !== null && typeof item === 'object') {
+          const child = copyOf(item);
+          out.push(child);
+          work.push([item, child]);
+        } else {
+          bytes += scalarBytes(item);
+          out.push(item);
+        }
+      }
+    } else {
+      const out = dst as { [key: string]: Json };
+      const keys = Object.keys(src);
+      bytes += 2 + Math.max(keys.length - 1, 0);
+      for (const k of keys) {
+        const item = src[k];
+        bytes += encodedStringBytes(k) + 1;
+        if (item !== null && typeof item === 'object') {
+          const child = copyOf(item);
+          setMember(out, k, child);
+          work.push([item, child]);
+        } else {
+          bytes += scalarBytes(item);
+          setMember(out, k, item);
+        }
+      }
+    }
+    if (bytes > budget) return undefined;
+  }
+  return { copy: root, bytes };
 }
 
 function clone<T extends Json>(v: T): T {
-  return structuredClone(v);
+  return (copyWithin(v, NO_BUDGET) as { copy: Json }).copy as T;
 }
 
-/** Applies the operations to a copy of `doc`; throws JsonPatchError when one does not apply. */
-export function applyJsonPatch(doc: Json, ops: readonly JsonPatchOperation[]): Json {
+export interface JsonPatchLimits {
+  /** the most bytes all `copy` operations together may add */
+  maxCopyBytes: number;
+  /** the deepest the patched document may nest */
+  maxDepth: number;
+}
+
+const DEFAULT_LIMITS: JsonPatchLimits = { maxCopyBytes: MAX_JSON_PATCH_COPY_BYTES, maxDepth: MAX_NESTING_DEPTH };
+
+/** Applies the operations to a copy of `doc`; throws JsonPatchError when one does not apply,
+ *  when the copies pass the copy budget, or when the result nests deeper than allowed. */
+export function applyJsonPatch(doc: Json, ops: readonly JsonPatchOperation[], limits: JsonPatchLimits = DEFAULT_LIMITS): Json {
   let root = clone(doc);
+  let copiedBytes = 0;
   for (const op of ops) {
     const kind = typeof op.op === 'string' ? op.op : 'unknown';
     const value = op.hasValue ? (op.value ?? null) : null;
@@ -213,7 +320,7 @@ export function applyJsonPatch(doc: Json, ops: readonly JsonPatchOperation[]): J
           if (idx < 0) idx += arr.length;
           arr[idx] = clone(value);
         } else {
-          found.parent[found.key] = clone(value);
+          setMember(found.parent, found.key, clone(value));
         }
         break;
       }
@@ -240,7 +347,12 @@ export function applyJsonPatch(doc: Json, ops: readonly JsonPatchOperation[]): J
         const path = pathOf(op, 'copy', 'path');
         const dst = findParent(root, path);
         if (!dst) throw new JsonPatchError(`copy operation does not apply: doc is missing destination path: ${path}: missing value`);
-        wrap('error while adding value during copy', () => containerAdd(dst.parent, dst.key, clone(copied)));
+        const result = copyWithin(copied, limits.maxCopyBytes - copiedBytes);
+        if (!result) {
+          throw new JsonPatchError(`Unable to complete the copy, the accumulated size increase of copy exceeds the limit ${limits.maxCopyBytes}`);
+        }
+        copiedBytes += result.bytes;
+        wrap('error while adding value during copy', () => containerAdd(dst.parent, dst.key, result.copy));
         break;
       }
       case 'test': {
@@ -262,6 +374,7 @@ export function applyJsonPatch(doc: Json, ops: readonly JsonPatchOperation[]): J
         throw new JsonPatchError(`Unexpected kind: ${kind}`);
     }
   }
+  if (valueTooDeep(root, limits.maxDepth)) throw new JsonPatchError(`the patched document exceeded max depth of ${limits.maxDepth}`);
   return root;
 }
 
