@@ -5,7 +5,7 @@
 //
 // KAPI_FUZZ_SECONDS (default 60) sets the fuzzing time, KAPI_FUZZ_SEED replays a run,
 // KAPI_FUZZ_CASE=n[,m...] replays single cases of that seed, KAPI_FUZZ_SKIP=kind[,kind]
-// leaves out input kinds (prefixes such as 'patch.json' or 'review.yaml') in a local run.
+// leaves out input kinds (parts of a case's kind such as 'patch.json.copy' or 'yaml.deep') in a local run.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';

@@ -4,7 +4,7 @@
 
 import type { Prng } from './prng.js';
 
-const HOSTILE_SEGMENTS = ['.', '..', '%2e', '%2e%2e', '%2E%2E', '.%2e', '%2e.', '..%2f', '%2f', '%2F', '\\', '..\\', '%5c', '', '%00', '%', '%zz', ';', '..;', '*', '~', ' ', '%20', '?', '#'];
+const HOSTILE_SEGMENTS = ['.', '..', '%2e', '%2e%2e', '%2E%2E', '.%2e', '%2e.', '..%2f', '%2f', '%2F', '\\', '..\\', '%5c', '', '%00', '%', '%zz', ';', '..;', '*', '~', '%20', '?', '#'];
 
 export function hostileSegment(rng: Prng): string {
   switch (rng.int(0, 5)) {

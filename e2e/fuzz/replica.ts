@@ -123,10 +123,16 @@ export function processAlive(pid: number): boolean {
   }
 }
 
+/** the lines of a log tail that say why a process died (fatal errors, stack overflows) */
+function lastWords(log: string): string {
+  const lines = log.split('\n').filter((l) => /FATAL|out of memory|Maximum call stack|RangeError|TypeError|Error:|Aborted|Segmentation/.test(l));
+  return lines.length ? lines.slice(-5).join(' | ') : `no fatal error logged; tail: ${log.slice(-500)}`;
+}
+
 /** problems with the replica's health: not alive, /readyz, a normal GET; empty when it is well */
 export async function healthProblems(replica: FuzzReplica): Promise<string[]> {
   const { kapi, targets } = replica;
-  if (!processAlive(kapi.pid)) return [`replica process ${kapi.pid} is gone; log tail:\n${kapi.logs().slice(-3000)}`];
+  if (!processAlive(kapi.pid)) return [`replica process ${kapi.pid} is gone: ${lastWords(kapi.logs())}`];
   const problems: string[] = [];
   try {
     const ready = await kapi.http.get('/readyz', { timeoutMs: 20_000 });
