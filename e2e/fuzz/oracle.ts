@@ -30,6 +30,7 @@ const REASONS_BY_CODE: ReadonlyMap<number, readonly string[]> = new Map([
  */
 function kubeParity(req: FuzzRequest, status: number, text: string): boolean {
   if (status === 500 && /InternalError/.test(text) && /without impersonating a user/.test(text)) return true;
+  if (status === 500 && req.method === 'PATCH' && /failed to create typed patch object \(/.test(text)) return true;
   if (status === 500 && req.method === 'PATCH' && /^\{"kind":"Status","apiVersion":"v1","metadata":\{\},"status":"Failure","message":"[^]*","code":500\}\s*$/.test(text)) return true;
   if (status === 504 && /"reason":\s*"ResourceVersionTooLarge"/.test(text)) return true;
   if (status === 400 && text === '400 Bad Request' && /%(?![0-9a-fA-F]{2})/.test(req.path.split('?')[0]!)) return true;
