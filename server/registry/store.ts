@@ -426,7 +426,7 @@ export class GenericStore implements RESTResource {
 
   private async createOnce(ctx: RequestContext, obj: KubeObject, generate: boolean): Promise<KubeObject> {
     const c = this.strategyContext(ctx);
-    const rvSet = obj.metadata.resourceVersion;
+    const rvSet = nonZeroResourceVersion(obj.metadata.resourceVersion);
     this.fillNewObjectMeta(obj, c.now);
     if (generate) obj.metadata.name = generateName(obj.metadata.generateName ?? '');
     delete obj.metadata.resourceVersion;
@@ -824,4 +824,15 @@ export function mapWatch(w: Watch, fn: (e: WatchEvent) => WatchEvent): Watch {
       for await (const e of w) yield fn(e);
     },
   };
+}
+
+/**
+ * kube's etcd3 store refuses a create only when the object's resourceVersion parses as a
+ * non-zero uint64 (its versioner's ParseUint); one that does not parse is dropped like any
+ * other and the create goes on.
+ */
+function nonZeroResourceVersion(rv: string | undefined): boolean {
+  if (rv === undefined || !/^\d+$/.test(rv)) return false;
+  const n = BigInt(rv);
+  return n !== 0n && n < 2n ** 64n;
 }

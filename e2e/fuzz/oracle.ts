@@ -1,0 +1,89 @@
+// Judges one answer: a 4xx must be kube's Status with the reason kube gives for that code, a
+// 2xx is fine unless the input is one kube always refuses, and anything else (5xx, 3xx, a
+// dropped connection, no answer) is a failure.
+
+import { parse as parseYaml } from 'yaml';
+import { isTransportError, type FuzzOutcome, type FuzzRequest } from './request.js';
+
+/** the reasons kube-apiserver gives with each 4xx code (metav1.StatusReason) */
+const REASONS_BY_CODE: ReadonlyMap<number, readonly string[]> = new Map([
+  [400, ['BadRequest']],
+  [401, ['Unauthorized']],
+  [403, ['Forbidden']],
+  [404, ['NotFound']],
+  [405, ['MethodNotAllowed']],
+  [406, ['NotAcceptable']],
+  [409, ['Conflict', 'AlreadyExists']],
+  [410, ['Expired', 'Gone']],
+  [413, ['RequestEntityTooLarge']],
+  [415, ['UnsupportedMediaType']],
+  [422, ['Invalid']],
+  [429, ['TooManyRequests']],
+]);
+
+/**
+ * 5xx and bare answers kube-apiserver itself gives for client input, which kapi gives the same
+ * way on purpose: the impersonation filter's InternalError for groups, uid or extra without a
+ * user; the plain errors (500, no reason) of the patch appliers and server-side apply; the 504
+ * for a resourceVersion newer than etcd's; Go's bare "400 Bad Request" for a path with a
+ * malformed percent escape.
+ */
+function kubeParity(req: FuzzRequest, status: number, text: string): boolean {
+  if (status === 500 && /InternalError/.test(text) && /without impersonating a user/.test(text)) return true;
+  if (status === 500 && req.method === 'PATCH' && /failed to create typed patch object \(/.test(text)) return true;
+  if (status === 500 && req.method === 'PATCH' && /^\{"kind":"Status","apiVersion":"v1","metadata":\{\},"status":"Failure","message":"[^]*","code":500\}\s*$/.test(text)) return true;
+  if (status === 504 && /"reason":\s*"ResourceVersionTooLarge"/.test(text)) return true;
+  if (status === 400 && text === '400 Bad Request' && /%(?![0-9a-fA-F]{2})/.test(req.path.split('?')[0]!)) return true;
+  return false;
+}
+
+const PROTOBUF_MAGIC = Buffer.from('k8s\0');
+
+export interface Verdict {
+  ok: boolean;
+  /** why not, short enough to group failures by (no object names or numbers from the input) */
+  problem?: string;
+  /** the status line and the start of the body, for the report */
+  answer: string;
+}
+
+export function judge(req: FuzzRequest, outcome: FuzzOutcome): Verdict {
+  if (isTransportError(outcome)) return { ok: false, problem: `no answer: ${outcome.error.replace(/\d+/g, 'N')}`, answer: outcome.error };
+  const { status, body, headers } = outcome;
+  const answer = `${status} ${body.subarray(0, 600).toString('utf8')}`;
+  // the client itself would not send it: nothing reached the server
+  if (status === 0) return { ok: true, answer };
+  if (status >= 200 && status < 300) {
+    return req.mustFail ? { ok: false, problem: `accepted input kube refuses (${status})`, answer } : { ok: true, answer };
+  }
+  if (kubeParity(req, status, body.toString('latin1'))) return { ok: true, answer };
+  if (status >= 500) return { ok: false, problem: `server error ${status}`, answer };
+  if (status < 400) return { ok: false, problem: `unexpected ${status}`, answer };
+  const reasons = REASONS_BY_CODE.get(status);
+  if (!reasons) return { ok: false, problem: `4xx code kube does not give here: ${status}`, answer };
+  // a HEAD answer has no body to judge
+  if (outcome.truncated || req.method === 'HEAD') return { ok: true, answer };
+  const contentType = String(headers['content-type'] ?? '');
+  if (contentType.startsWith('application/vnd.kubernetes.protobuf')) {
+    if (!body.subarray(0, 4).equals(PROTOBUF_MAGIC)) return { ok: false, problem: `${status} protobuf body without the k8s envelope`, answer };
+    const text = body.toString('latin1');
+    if (!text.includes('Status') || !reasons.some((r) => text.includes(r))) {
+      return { ok: false, problem: `${status} protobuf Status without reason ${reasons.join('/')}`, answer };
+    }
+    return { ok: true, answer };
+  }
+  let parsed: unknown;
+  try {
+    parsed = contentType.startsWith('application/yaml') ? parseYaml(body.toString('utf8')) : JSON.parse(body.toString('utf8'));
+  } catch {
+    return { ok: false, problem: `${status} body is not a Status (content-type ${contentType || 'none'})`, answer };
+  }
+  const s = parsed as { kind?: unknown; apiVersion?: unknown; status?: unknown; code?: unknown; reason?: unknown };
+  if (s.kind !== 'Status' || s.apiVersion !== 'v1') return { ok: false, problem: `${status} body is not a v1 Status`, answer };
+  if (s.status !== 'Failure') return { ok: false, problem: `${status} Status.status is not Failure`, answer };
+  if (s.code !== status) return { ok: false, problem: `${status} Status.code differs from the HTTP code`, answer };
+  if (typeof s.reason !== 'string' || !reasons.includes(s.reason)) {
+    return { ok: false, problem: `${status} with reason ${JSON.stringify(s.reason)} (kube: ${reasons.join('/')})`, answer };
+  }
+  return { ok: true, answer };
+}
