@@ -41,7 +41,9 @@ const PRINTABLE_LIMIT = 2048;
 
 /** the request as text: method, path, headers and the body (base64 when not printable) */
 export function describeRequest(req: FuzzRequest): string {
-  const lines = [`[${req.kind}] ${req.protocol} as ${req.caller}: ${req.method} ${req.path}`];
+  // the replay line rebuilds the request; the report only has to name it
+  const path = req.path.length > 400 ? `${req.path.slice(0, 400)}... (${req.path.length} chars)` : req.path;
+  const lines = [`[${req.kind}] ${req.protocol} as ${req.caller}: ${req.method} ${path}`];
   const headers = Object.entries(req.headers);
   if (headers.length > 12) lines.push(`  (${headers.length} headers; the first 12:)`);
   for (const [k, v] of headers.slice(0, 12)) {
