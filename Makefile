@@ -47,7 +47,7 @@ cluster-status:
 test: build
 	@scripts/run-tests.sh
 
-# extra options for the benchmark, e.g. make bench BENCH_ARGS='--pods 2000 --watchers 200'
+# extra options for the benchmark, e.g. make bench BENCH_ARGS='--only create,get --quick'
 BENCH_ARGS ?=
 bench: build
 	@node dist/bench/run.js $(BENCH_ARGS)
