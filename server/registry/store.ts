@@ -387,7 +387,7 @@ export class GenericStore implements RESTResource {
   async create(ctx: RequestContext, body: KubeObject): Promise<KubeObject> {
     this.requireVerb('create');
     const c = this.strategyContext(ctx);
-    let obj = this.toStorage(body);
+    let obj = ctx.bodyHandedOver ? this.toStorageOwned(body) : this.toStorage(body);
     if (!obj.metadata || typeof obj.metadata !== 'object') obj.metadata = {};
     this.ensureNamespace(obj, ctx.namespace);
     this.strategy.applyDefaults(obj, c);
@@ -402,7 +402,8 @@ export class GenericStore implements RESTResource {
     let last: unknown;
     for (let i = 0; i < attempts; i++) {
       try {
-        return await this.createOnce(ctx, clone(obj), generate);
+        // each attempt at a generated name starts from the same object
+        return await this.createOnce(ctx, generate ? clone(obj) : obj, generate);
       } catch (e) {
         last = e;
         if (!(generate && e instanceof StatusError && e.reason === 'AlreadyExists')) throw e;
