@@ -51,7 +51,7 @@ test: build
 check: deps
 	@scripts/check.sh
 
-# extra options for the benchmark, e.g. make bench BENCH_ARGS='--pods 2000 --watchers 200'
+# extra options for the benchmark, e.g. make bench BENCH_ARGS='--only create,get --quick'
 BENCH_ARGS ?=
 bench: build
 	@node dist/bench/run.js $(BENCH_ARGS)

@@ -1,585 +1,524 @@
-// kapi's first benchmark: every figure beside raw etcd measured in the same run, on the same
-// machine, against the same etcd member (the machine is shared and noisy, so only the ratios
-// mean something).
+// kapi's benchmark: the scenarios of the performance issue, each beside raw etcd measured in
+// the same run against the same etcd member (the machine is shared and noisy, so only the
+// ratios, and kapi's CPU time per operation, mean something).
 //
-//   create  N objects with C concurrent clients  | etcd: txn create_revision==0 -> put, same bytes
-//   get     N single-object GETs                 | etcd: range of one key
-//   list    consistent LIST of P pods (rv unset) | etcd: linearizable range of the prefix (paged)
-//   watch   one write -> all W watch streams     | etcd: W watchers multiplexed on our client
+//   create        ConfigMaps (2271 B), 64 concurrent     | etcd: txn create_revision==0 -> put, same bytes
+//   create-serial ConfigMaps, 1 at a time                | the same, 1 at a time
+//   get           by name, 64 concurrent                 | etcd: range of one key
+//   update        PUT with resourceVersion, 16 concurrent, one object each
+//                                                        | etcd: txn mod_revision==last -> put
+//   pods          create Pods (2463 B), 64 concurrent    | etcd: txn create, the bytes kapi stored
+//                 and the memory per cached Pod (RSS and heap, before and after)
+//   list          consistent, resourceVersion=0, limit=500 pages | etcd: range of the prefix (paged)
+//   proto         get and consistent list with Accept: application/vnd.kubernetes.protobuf
+//   watch         W watches, R changes/s for S s, HTTP/1.1 and HTTP/2 | etcd: W watchers on one client
 //
-// Beside the latencies, the CPU time kapi's and etcd's processes used per operation (from
-// /proc): far less sensitive to a busy machine than latencies, so it shows what a change to
-// kapi's code costs or saves even when the latencies are noise.
+// kapi runs as the issue's comparison ran it: a system:masters bearer token, RBAC, default
+// admission without ServiceAccount, no endpoint reconciler, the bench's own etcd.
 //
-// Usage: node dist/bench/run.js [--objects 2000] [--concurrency 32] [--gets 2000]
-//          [--pods 10000] [--list-repeats 5] [--watchers 1000] [--watch-events 10]
-//          [--watch-transport h1|h2] [--out bench/results.md] [--keep-going]
+// Usage: node dist/bench/run.js [--only create,get,...] [--quick] [--objects N] [--serial N]
+//          [--gets N] [--updates N] [--pods N] [--list-repeats R] [--watchers W] [--watch-rate R]
+//          [--watch-seconds S] [--watch-transport h1,h2] [--cpu-prof DIR] [--out FILE|-]
 
-import { readFileSync, writeFileSync } from 'node:fs';
-import http2 from 'node:http2';
-import https from 'node:https';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createEtcdClient } from '../storage/etcd/client.js';
-import { prefixEnd, type EtcdClient, type EtcdWatcher } from '../storage/etcd/types.js';
-import { KubeHttpClient, repoRoot, startEtcd, startKapi, type EtcdProcess, type KapiProcess } from '../e2e/harness.js';
 import { spawnSync } from 'node:child_process';
+import { createEtcdClient } from '../storage/etcd/client.js';
+import { prefixEnd, type EtcdClient } from '../storage/etcd/types.js';
+import { repoRoot, startEtcd, startKapi, type EtcdProcess, type KapiProcess } from '../e2e/harness.js';
+import { TokenClient } from './client.js';
+import { configMapBody, configMapUpdateBody, objectName, podBody, replicaSetBody, type Owner } from './bodies.js';
+import {
+  median,
+  percentile,
+  runPerWriter,
+  resultsTable,
+  rssBytes,
+  runConcurrent,
+  throughput,
+  withCpu,
+  type CpuUse,
+  type Result,
+  type Run,
+} from './measure.js';
+import { DeliveryLog, openKapiWatches, seqOf, writeAtRate } from './watch-load.js';
 
 // ---- options ---------------------------------------------------------------------------
 
+const SCENARIOS = ['create', 'create-serial', 'get', 'update', 'pods', 'list', 'proto', 'watch'] as const;
+type Scenario = (typeof SCENARIOS)[number];
+
 interface Options {
+  only: Set<Scenario>;
   objects: number;
-  concurrency: number;
+  serial: number;
   gets: number;
+  updates: number;
   pods: number;
   listRepeats: number;
   watchers: number;
-  watchEvents: number;
-  watchTransport: 'h1' | 'h2';
+  watchRate: number;
+  watchSeconds: number;
+  watchTransports: ('h1' | 'h2')[];
+  cpuProfDir?: string;
   out: string;
 }
 
+const USAGE =
+  'node dist/bench/run.js [--only ' + SCENARIOS.join(',') + '] [--quick]\n' +
+  '  [--objects N] [--serial N] [--gets N] [--updates N] [--pods N] [--list-repeats R]\n' +
+  '  [--watchers W] [--watch-rate R] [--watch-seconds S] [--watch-transport h1,h2]\n' +
+  '  [--cpu-prof DIR] [--out FILE|-]';
+
 function parseArgs(argv: string[]): Options {
   const o: Options = {
-    objects: 2000,
-    concurrency: 32,
-    gets: 2000,
+    only: new Set(SCENARIOS),
+    objects: 5000,
+    serial: 1000,
+    gets: 10000,
+    updates: 5000,
     pods: 10000,
     listRepeats: 5,
     watchers: 1000,
-    watchEvents: 10,
-    watchTransport: 'h1',
+    watchRate: 50,
+    watchSeconds: 20,
+    watchTransports: ['h1', 'h2'],
     out: path.join(repoRoot, 'bench', 'results.md'),
   };
   const ints: Record<string, keyof Options> = {
     '--objects': 'objects',
-    '--concurrency': 'concurrency',
+    '--serial': 'serial',
     '--gets': 'gets',
+    '--updates': 'updates',
     '--pods': 'pods',
     '--list-repeats': 'listRepeats',
     '--watchers': 'watchers',
-    '--watch-events': 'watchEvents',
+    '--watch-rate': 'watchRate',
+    '--watch-seconds': 'watchSeconds',
   };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i]!.split('=', 2) as [string, string | undefined];
     const value = () => inline ?? argv[++i] ?? '';
     if (flag === '--help' || flag === '-h') {
-      console.log(
-        'node dist/bench/run.js [--objects N] [--concurrency C] [--gets N] [--pods N] [--list-repeats R]\n' +
-          '  [--watchers W] [--watch-events E] [--watch-transport h1|h2] [--out FILE]',
-      );
+      console.log(USAGE);
       process.exit(0);
     } else if (flag in ints) {
       const n = Number(value());
       if (!Number.isInteger(n) || n <= 0) throw new Error(`${flag} needs a positive integer`);
       (o as unknown as Record<string, number>)[ints[flag]!] = n;
+    } else if (flag === '--quick') {
+      // a before/after comparison in a minute or two
+      Object.assign(o, { objects: 2000, serial: 300, gets: 4000, updates: 2000, pods: 3000, listRepeats: 3, watchers: 200, watchSeconds: 5 });
+    } else if (flag === '--only') {
+      const names = value().split(',').filter(Boolean);
+      for (const n of names) if (!(SCENARIOS as readonly string[]).includes(n)) throw new Error(`unknown scenario ${n}; known: ${SCENARIOS.join(',')}`);
+      o.only = new Set(names as Scenario[]);
     } else if (flag === '--watch-transport') {
-      const v = value();
-      if (v !== 'h1' && v !== 'h2') throw new Error('--watch-transport is h1 or h2');
-      o.watchTransport = v;
+      const list = value().split(',');
+      for (const t of list) if (t !== 'h1' && t !== 'h2') throw new Error('--watch-transport is h1, h2 or h1,h2');
+      o.watchTransports = list as ('h1' | 'h2')[];
+    } else if (flag === '--cpu-prof') {
+      o.cpuProfDir = path.resolve(value());
     } else if (flag === '--out') {
-      o.out = path.resolve(value());
+      const v = value();
+      o.out = v === '-' ? '-' : path.resolve(v);
     } else {
-      throw new Error(`unknown flag ${flag}`);
+      throw new Error(`unknown flag ${flag}\n${USAGE}`);
     }
   }
   return o;
 }
 
-// ---- measuring -------------------------------------------------------------------------
+// ---- the run's shared state ---------------------------------------------------------------
 
-interface Run {
-  /** per-operation latencies, ms */
-  latencies: number[];
-  /** wall time of the whole run, ms */
-  wallMs: number;
-  errors: number;
-  firstError?: string;
-}
+const NS = 'bench';
+const POD_NS = 'bench-pods';
+const WATCH_NS = 'bench-watch';
+const RAW = '/bench-raw';
+const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 
-/** runs fn(0..n-1) with `concurrency` workers; records each call's latency */
-async function runConcurrent(n: number, concurrency: number, fn: (i: number) => Promise<void>): Promise<Run> {
-  const latencies: number[] = [];
-  let next = 0;
-  let errors = 0;
-  let firstError: string | undefined;
-  const start = performance.now();
-  const worker = async () => {
-    for (;;) {
-      const i = next++;
-      if (i >= n) return;
-      const t0 = performance.now();
-      try {
-        await fn(i);
-        latencies.push(performance.now() - t0);
-      } catch (err) {
-        errors++;
-        firstError ??= (err as Error).message;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker));
-  return { latencies, wallMs: performance.now() - start, errors, firstError };
-}
-
-function percentile(values: number[], p: number): number {
-  if (!values.length) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-const median = (values: number[]) => percentile(values, 50);
-
-interface Row {
-  operation: string;
-  unit: string;
-  kapi: number;
-  etcd: number;
-  /** true: bigger is better (throughput); the ratio is then etcd/kapi "times slower" */
-  higherIsBetter: boolean;
-}
-
-const rows: Row[] = [];
-const notes: string[] = [];
-
-// ---- CPU time ----------------------------------------------------------------------------
-
-const CLOCK_TICKS_PER_SECOND = (() => {
-  const r = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' });
-  const n = Number((r.stdout ?? '').trim());
-  return Number.isInteger(n) && n > 0 ? n : 100;
-})();
-
-/** user+system CPU time a process has used, ms; undefined where /proc cannot tell */
-function cpuMs(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // after "pid (comm) ": state is field 3, utime 14, stime 15
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return Number.isFinite(ticks) ? (ticks * 1000) / CLOCK_TICKS_PER_SECOND : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-interface CpuRow {
-  operation: string;
-  /** kapi's CPU ms per operation, and etcd's while serving kapi */
-  kapiMs: number;
-  etcdForKapiMs: number;
-  /** etcd's CPU ms per operation of the raw side (the bench's own client not counted) */
-  etcdRawMs: number;
-}
-
-const cpuRows: CpuRow[] = [];
-const pids = { kapi: 0, etcd: 0 };
-
-interface CpuUse {
-  kapi: number;
-  etcd: number;
-}
-
-/** runs fn and reports the CPU time kapi and etcd used meanwhile */
-async function withCpu<T>(fn: () => Promise<T>): Promise<[T, CpuUse]> {
-  const k0 = cpuMs(pids.kapi);
-  const e0 = cpuMs(pids.etcd);
-  const result = await fn();
-  const k1 = cpuMs(pids.kapi);
-  const e1 = cpuMs(pids.etcd);
-  const delta = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? NaN : b - a);
-  return [result, { kapi: delta(k0, k1), etcd: delta(e0, e1) }];
-}
-
-function addCpu(operation: string, ops: number, kapiSide: CpuUse, rawSide: CpuUse): void {
-  cpuRows.push({ operation, kapiMs: kapiSide.kapi / ops, etcdForKapiMs: kapiSide.etcd / ops, etcdRawMs: rawSide.etcd / ops });
-}
-
-function cpuTable(): string {
-  const head = ['operation', 'kapi CPU ms/op', 'etcd CPU ms/op (for kapi)', 'etcd CPU ms/op (raw)'];
-  const body = cpuRows.map((r) => [r.operation, fmt(r.kapiMs), fmt(r.etcdForKapiMs), fmt(r.etcdRawMs)]);
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-  return [line(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...body.map(line)].join('\n');
-}
-
-function addRuns(name: string, kapi: Run, etcd: Run): void {
-  for (const [label, run] of [['kapi', kapi], ['etcd', etcd]] as const) {
-    if (run.errors) notes.push(`${name}: ${run.errors} ${label} errors (first: ${run.firstError})`);
-  }
-  const tput = (r: Run) => (r.latencies.length / r.wallMs) * 1000;
-  rows.push({ operation: `${name} throughput`, unit: 'ops/s', kapi: tput(kapi), etcd: tput(etcd), higherIsBetter: true });
-  rows.push({ operation: `${name} latency p50`, unit: 'ms', kapi: median(kapi.latencies), etcd: median(etcd.latencies), higherIsBetter: false });
-  rows.push({ operation: `${name} latency p99`, unit: 'ms', kapi: percentile(kapi.latencies, 99), etcd: percentile(etcd.latencies, 99), higherIsBetter: false });
-}
-
-function fmt(n: number): string {
-  if (!Number.isFinite(n)) return 'n/a';
-  if (n >= 100) return n.toFixed(0);
-  if (n >= 10) return n.toFixed(1);
-  return n.toFixed(2);
-}
-
-/** how many times slower kapi is than raw etcd (1.0 = as fast) */
-function slowdown(r: Row): number {
-  return r.higherIsBetter ? r.etcd / r.kapi : r.kapi / r.etcd;
-}
-
-function table(): string {
-  const head = ['operation', 'unit', 'kapi', 'raw etcd', 'kapi slower by'];
-  const body = rows.map((r) => [r.operation, r.unit, fmt(r.kapi), fmt(r.etcd), `${fmt(slowdown(r))}x`]);
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-  return [line(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...body.map(line)].join('\n');
+interface Bench {
+  o: Options;
+  kapi: KapiProcess;
+  client: TokenClient;
+  token: string;
+  ca: Buffer;
+  etcd: EtcdClient;
+  pids: { kapi: number; etcd: number };
+  results: Result[];
+  notes: string[];
+  /** ConfigMaps cm-000000.. that exist in kapi, and their raw copies */
+  configMaps: number;
+  /** Pods that exist in kapi (and under the raw prefix) */
+  pods: number;
 }
 
 const log = (msg: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}`);
 
-// ---- the benchmark ---------------------------------------------------------------------
+function noteErrors(b: Bench, name: string, runs: Record<string, Run>): void {
+  for (const [side, run] of Object.entries(runs)) {
+    if (run.errors) b.notes.push(`${name}: ${run.errors} ${side} errors (first: ${run.firstError})`);
+  }
+}
 
-const NS = 'bench';
-const LIST_NS = 'bench-list';
-const WATCH_NS = 'bench-watch';
-const RAW = '/bench-raw';
-
-function configMap(name: string, i: number): object {
+/** a throughput scenario's line of the table */
+function throughputResult(name: string, ops: number, kapi: Run, kapiCpu: CpuUse, raw: Run | undefined): Result {
   return {
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    metadata: { name, labels: { app: 'bench', shard: String(i % 16) } },
-    data: { index: String(i), payload: 'x'.repeat(256) },
+    scenario: name,
+    unit: 'ops/s',
+    higherIsBetter: true,
+    kapi: throughput(kapi),
+    raw: raw && throughput(raw),
+    kapiP50: median(kapi.latencies),
+    kapiP99: percentile(kapi.latencies, 99),
+    rawP50: raw && median(raw.latencies),
+    rawP99: raw && percentile(raw.latencies, 99),
+    kapiCpuMsPerOp: kapiCpu.kapiMs / ops,
+    etcdCpuMsPerOp: kapiCpu.etcdMs / ops,
+    kapiCores: kapiCpu.kapiMs / kapiCpu.wallMs,
   };
 }
 
-function pod(name: string, i: number): object {
+/** a latency scenario's line (lists): the median time per operation */
+function timeResult(name: string, ops: number, kapi: Run, kapiCpu: CpuUse, raw: Run | undefined): Result {
   return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, labels: { app: 'bench-list', shard: String(i % 16) } },
-    spec: {
-      containers: [
-        {
-          name: 'app',
-          image: 'registry.example/app:1.0',
-          ports: [{ containerPort: 8080 }],
-          env: [{ name: 'INDEX', value: String(i) }],
-          resources: { requests: { cpu: '10m', memory: '16Mi' } },
-        },
-      ],
-    },
+    scenario: name,
+    unit: 'ms',
+    higherIsBetter: false,
+    kapi: median(kapi.latencies),
+    raw: raw && median(raw.latencies),
+    kapiP50: median(kapi.latencies),
+    kapiP99: percentile(kapi.latencies, 99),
+    rawP50: raw && median(raw.latencies),
+    rawP99: raw && percentile(raw.latencies, 99),
+    kapiCpuMsPerOp: kapiCpu.kapiMs / ops,
+    etcdCpuMsPerOp: kapiCpu.etcdMs / ops,
+    kapiCores: kapiCpu.kapiMs / kapiCpu.wallMs,
   };
 }
 
-async function expectStatus(p: Promise<{ status: number; body: string }>, want: number): Promise<void> {
-  const res = await p;
-  if (res.status !== want) throw new Error(`HTTP ${res.status} (want ${want}): ${res.body.slice(0, 300)}`);
+const rawCreate = (etcd: EtcdClient) => async (key: Buffer, value: Buffer) => {
+  const r = await etcd.txn({
+    compare: [{ key, target: 'CREATE', result: 'EQUAL', value: 0 }],
+    success: [{ put: { key, value } }],
+    failure: [],
+  });
+  if (!r.succeeded) throw new Error(`raw create of ${key.toString()} found the key`);
+};
+
+async function storedUnder(etcd: EtcdClient, prefix: string) {
+  return (await etcd.rangeAll({ key: Buffer.from(prefix), rangeEnd: prefixEnd(Buffer.from(prefix)) })).kvs;
 }
 
-/** copies the values kapi stored under `from` to `to` (same bytes), for the raw etcd side */
-async function copyPrefix(etcd: EtcdClient, from: string, to: string, concurrency: number): Promise<number> {
-  const all = await etcd.rangeAll({ key: Buffer.from(from), rangeEnd: prefixEnd(Buffer.from(from)) });
-  await runConcurrent(all.kvs.length, concurrency, async (i) => {
-    const kv = all.kvs[i]!;
-    await etcd.put(Buffer.from(to + kv.key.toString().slice(from.length)), kv.value);
-  });
-  return all.kvs.length;
+const rawKeyOf = (key: Buffer, tag: string) => Buffer.from(`${RAW}/${tag}${key.toString().slice('/registry'.length)}`);
+
+// ---- scenarios ----------------------------------------------------------------------------
+
+const cmBase = `/api/v1/namespaces/${NS}/configmaps`;
+
+/** creates ConfigMaps [from, to) through kapi; the measured run when `name` is given */
+async function createConfigMaps(b: Bench, from: number, to: number, concurrency: number): Promise<[Run, CpuUse]> {
+  const bodies = Array.from({ length: to - from }, (_, i) => configMapBody(objectName('cm', from + i), from + i));
+  const result = await withCpu(b.pids, () => runConcurrent(bodies.length, concurrency, (i) => b.client.expect(201, 'POST', cmBase, { body: bodies[i] }).then(() => {})));
+  b.configMaps = Math.max(b.configMaps, to);
+  return result;
 }
 
-async function benchCreateAndGet(o: Options, client: KubeHttpClient, etcd: EtcdClient): Promise<void> {
-  await expectStatus(client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }), 201);
-  const base = `/api/v1/namespaces/${NS}/configmaps`;
+/** the raw side of a create scenario: the bytes kapi stored for [from, to), under a raw prefix */
+async function rawCreates(b: Bench, tag: string, from: number, to: number, concurrency: number): Promise<[Run, CpuUse]> {
+  const stored = await storedUnder(b.etcd, `/registry/configmaps/${NS}/cm-`);
+  const wanted = new Set(Array.from({ length: to - from }, (_, i) => `/registry/configmaps/${NS}/${objectName('cm', from + i)}`));
+  const kvs = stored.filter((kv) => wanted.has(kv.key.toString()));
+  if (kvs.length !== to - from) b.notes.push(`${tag}: kapi stored ${kvs.length} of ${to - from} configmaps`);
+  const create = rawCreate(b.etcd);
+  return withCpu(b.pids, () => runConcurrent(kvs.length, concurrency, (i) => create(rawKeyOf(kvs[i]!.key, tag), kvs[i]!.value)));
+}
 
-  log(`create: warm-up`);
-  await runConcurrent(200, o.concurrency, (i) => expectStatus(client.post(base, configMap(`warm-${i}`, i)), 201));
+async function ensureConfigMaps(b: Bench, n: number): Promise<void> {
+  if (b.configMaps >= n) return;
+  log(`setting up ${n - b.configMaps} configmaps (not measured)`);
+  await createConfigMaps(b, b.configMaps, n, 64);
+}
 
-  log(`create: kapi, ${o.objects} configmaps, concurrency ${o.concurrency}`);
-  const [kapiCreate, kapiCreateCpu] = await withCpu(() =>
-    runConcurrent(o.objects, o.concurrency, (i) => expectStatus(client.post(base, configMap(`cm-${i}`, i)), 201)),
+async function benchCreate(b: Bench): Promise<void> {
+  const { o } = b;
+  log('create: warm-up');
+  await runConcurrent(200, 64, (i) => b.client.expect(201, 'POST', cmBase, { body: configMapBody(objectName('warm', i), i) }).then(() => {}));
+  const create = rawCreate(b.etcd);
+  await runConcurrent(200, 64, (i) => create(Buffer.from(`${RAW}/warm/${i}`), configMapBody(objectName('warm', i), i)));
+  if (o.only.has('create')) {
+    log(`create: ${o.objects} configmaps, 64 concurrent`);
+    const from = b.configMaps;
+    const [kapi, cpu] = await createConfigMaps(b, from, from + o.objects, 64);
+    const [raw] = await rawCreates(b, 'create', from, from + o.objects, 64);
+    noteErrors(b, 'create', { kapi, raw });
+    b.results.push(throughputResult('create ConfigMap, 64 concurrent', o.objects, kapi, cpu, raw));
+  }
+  if (o.only.has('create-serial')) {
+    log(`create: ${o.serial} configmaps, 1 at a time`);
+    const from = b.configMaps;
+    const [kapi, cpu] = await createConfigMaps(b, from, from + o.serial, 1);
+    const [raw] = await rawCreates(b, 'serial', from, from + o.serial, 1);
+    noteErrors(b, 'create-serial', { kapi, raw });
+    b.results.push(throughputResult('create ConfigMap, 1 at a time', o.serial, kapi, cpu, raw));
+  }
+}
+
+async function benchGet(b: Bench, accept: string, label: string): Promise<void> {
+  const { o } = b;
+  await ensureConfigMaps(b, Math.min(o.objects, 2000));
+  const n = Math.min(b.configMaps, 2000);
+  const name = (i: number) => objectName('cm', (i * 7919) % n);
+  log(`get: ${o.gets} GETs (${accept}), 64 concurrent`);
+  const [kapi, cpu] = await withCpu(b.pids, () =>
+    runConcurrent(o.gets, 64, (i) => b.client.expect(200, 'GET', `${cmBase}/${name(i)}`, { accept }).then(() => {})),
   );
-
-  // the raw side writes exactly the bytes kapi stored
-  const stored = await etcd.rangeAll({
-    key: Buffer.from(`/registry/configmaps/${NS}/cm-`),
-    rangeEnd: prefixEnd(Buffer.from(`/registry/configmaps/${NS}/cm-`)),
-  });
-  if (stored.kvs.length !== o.objects) notes.push(`create: kapi stored ${stored.kvs.length} of ${o.objects} configmaps`);
-  const values = stored.kvs.map((kv) => ({ key: Buffer.from(`${RAW}${kv.key.toString().slice('/registry'.length)}`), value: kv.value }));
-  const rawCreate = (key: Buffer, value: Buffer) =>
-    etcd
-      .txn({
-        compare: [{ key, target: 'CREATE', result: 'EQUAL', value: 0 }],
-        success: [{ put: { key, value } }],
-        failure: [],
-      })
-      .then((r) => {
-        if (!r.succeeded) throw new Error(`raw create of ${key.toString()} found the key`);
-      });
-  log('create: etcd warm-up');
-  await runConcurrent(200, o.concurrency, (i) => rawCreate(Buffer.from(`${RAW}/warm/${i}`), values[i % values.length]!.value));
-  log(`create: raw etcd, ${values.length} txn puts, concurrency ${o.concurrency}`);
-  const [etcdCreate, etcdCreateCpu] = await withCpu(() =>
-    runConcurrent(values.length, o.concurrency, (i) => rawCreate(values[i]!.key, values[i]!.value)),
-  );
-  addRuns('create', kapiCreate, etcdCreate);
-  addCpu('create', o.objects, kapiCreateCpu, etcdCreateCpu);
-
-  log(`get: kapi, ${o.gets} GETs, concurrency ${o.concurrency}`);
-  const [kapiGet, kapiGetCpu] = await withCpu(() =>
-    runConcurrent(o.gets, o.concurrency, (i) => expectStatus(client.get(`${base}/cm-${(i * 7919) % o.objects}`), 200)),
-  );
-  log(`get: raw etcd, ${o.gets} ranges, concurrency ${o.concurrency}`);
-  const [etcdGet, etcdGetCpu] = await withCpu(() =>
-    runConcurrent(o.gets, o.concurrency, async (i) => {
-      const r = await etcd.range({ key: values[(i * 7919) % values.length]!.key });
+  const [raw] = await withCpu(b.pids, () =>
+    runConcurrent(o.gets, 64, async (i) => {
+      const r = await b.etcd.range({ key: Buffer.from(`/registry/configmaps/${NS}/${name(i)}`) });
       if (r.kvs.length !== 1) throw new Error('raw get found nothing');
     }),
   );
-  addRuns('get', kapiGet, etcdGet);
-  addCpu('get', o.gets, kapiGetCpu, etcdGetCpu);
+  noteErrors(b, label, { kapi, raw });
+  b.results.push(throughputResult(label, o.gets, kapi, cpu, raw));
 }
 
-async function benchList(o: Options, client: KubeHttpClient, etcd: EtcdClient): Promise<void> {
-  await expectStatus(client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: LIST_NS } }), 201);
-  const base = `/api/v1/namespaces/${LIST_NS}/pods`;
-  log(`list: creating ${o.pods} pods through kapi`);
-  const created = await runConcurrent(o.pods, o.concurrency, (i) => expectStatus(client.post(base, pod(`pod-${i}`, i)), 201));
-  if (created.errors) notes.push(`list: ${created.errors} pod creates failed (first: ${created.firstError})`);
-  const rawPrefix = `${RAW}/pods/${LIST_NS}/`;
-  const copied = await copyPrefix(etcd, `/registry/pods/${LIST_NS}/`, rawPrefix, o.concurrency);
-  log(`list: ${copied} pods stored; ${o.listRepeats} lists each`);
-
-  // one checked list first (not timed): the consistent list has every pod
-  const check = await client.get(base, { timeoutMs: 120000 });
-  const items = (JSON.parse(check.body) as { items: unknown[] }).items.length;
-  if (items !== copied) notes.push(`list: kapi returned ${items} pods, etcd holds ${copied}`);
-  const bytes = Buffer.byteLength(check.body);
-  notes.push(`list: ${items} pods, ${(bytes / 1024 / 1024).toFixed(1)} MiB of JSON per kapi list`);
-
-  const [kapiList, kapiListCpu] = await withCpu(() =>
-    runConcurrent(o.listRepeats, 1, () => expectStatus(client.get(base, { timeoutMs: 120000 }), 200)),
-  );
-  const [kapiCached, kapiCachedCpu] = await withCpu(() =>
-    runConcurrent(o.listRepeats, 1, () => expectStatus(client.get(`${base}?resourceVersion=0`, { timeoutMs: 120000 }), 200)),
-  );
-  const [etcdList, etcdListCpu] = await withCpu(() =>
-    runConcurrent(o.listRepeats, 1, async () => {
-      const r = await etcd.rangeAll({ key: Buffer.from(rawPrefix), rangeEnd: prefixEnd(Buffer.from(rawPrefix)) });
-      if (r.kvs.length !== copied) throw new Error(`raw list got ${r.kvs.length}`);
+async function benchUpdate(b: Bench): Promise<void> {
+  const { o } = b;
+  const WRITERS = 16;
+  await ensureConfigMaps(b, WRITERS);
+  const perWriter = Math.ceil(o.updates / WRITERS);
+  const rvs: string[] = [];
+  for (let w = 0; w < WRITERS; w++) {
+    const got = JSON.parse((await b.client.expect(200, 'GET', `${cmBase}/${objectName('cm', w)}`)).toString()) as { metadata: { resourceVersion: string } };
+    rvs.push(got.metadata.resourceVersion);
+  }
+  const RV = /"resourceVersion":"(\d+)"/;
+  log(`update: ${perWriter * WRITERS} PUTs, ${WRITERS} writers with one object each`);
+  const [kapi, cpu] = await withCpu(b.pids, () =>
+    runPerWriter(WRITERS, perWriter, async (w, i) => {
+      const name = objectName('cm', w);
+      const body = await b.client.expect(200, 'PUT', `${cmBase}/${name}`, { body: configMapUpdateBody(name, i, rvs[w]!) });
+      rvs[w] = RV.exec(body.toString())![1]!;
     }),
   );
-  addCpu(`consistent list of ${copied} pods`, o.listRepeats, kapiListCpu, etcdListCpu);
-  addCpu(`list rv=0 of ${copied} pods`, o.listRepeats, kapiCachedCpu, etcdListCpu);
-  rows.push({
-    operation: `consistent list of ${copied} pods (median)`,
-    unit: 'ms',
-    kapi: median(kapiList.latencies),
-    etcd: median(etcdList.latencies),
-    higherIsBetter: false,
-  });
-  rows.push({
-    operation: `list rv=0 (watch cache) of ${copied} pods`,
-    unit: 'ms',
-    kapi: median(kapiCached.latencies),
-    etcd: median(etcdList.latencies),
-    higherIsBetter: false,
-  });
-  for (const [n, r] of [['kapi consistent list', kapiList], ['kapi rv=0 list', kapiCached], ['etcd list', etcdList]] as const) {
-    if (r.errors) notes.push(`${n}: ${r.errors} errors (first: ${r.firstError})`);
-  }
-}
-
-// -- watch fan-out --
-
-/** counts, per marker seq, the watchers that have seen it; resolves when all have */
-class ArrivalTracker {
-  private readonly times = new Map<number, number[]>();
-  private readonly waiters = new Map<number, () => void>();
-  constructor(private readonly expected: number) {}
-
-  arrived(seq: number): void {
-    const list = this.times.get(seq);
-    if (!list) return;
-    list.push(performance.now());
-    if (list.length === this.expected) this.waiters.get(seq)?.();
-  }
-
-  /** starts counting `seq`; the promise resolves with the arrival times (or what came in time) */
-  expect(seq: number, timeoutMs: number): Promise<{ times: number[]; complete: boolean }> {
-    this.times.set(seq, []);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve({ times: this.times.get(seq)!, complete: false }), timeoutMs);
-      this.waiters.set(seq, () => {
-        clearTimeout(timer);
-        resolve({ times: this.times.get(seq)!, complete: true });
+  const keys = Array.from({ length: WRITERS }, (_, w) => Buffer.from(`${RAW}/update/${w}`));
+  const revs: number[] = [];
+  for (const key of keys) revs.push((await b.etcd.put(key, configMapUpdateBody('raw', 0, '1'))).header.revision);
+  const [raw] = await withCpu(b.pids, () =>
+    runPerWriter(WRITERS, perWriter, async (w, i) => {
+      const key = keys[w]!;
+      const r = await b.etcd.txn({
+        compare: [{ key, target: 'MOD', result: 'EQUAL', value: revs[w]! }],
+        success: [{ put: { key, value: configMapUpdateBody('raw', i, String(revs[w])) } }],
+        failure: [],
       });
-    });
-  }
-}
-
-/** feeds newline-delimited watch output; reports each `"seq":"<n>"` marker once per event */
-function lineScanner(onMarker: (seq: number) => void): (chunk: string) => void {
-  const marker = /"seq":"(\d+)"/;
-  let partial = '';
-  return (chunk) => {
-    const text = partial + chunk;
-    let from = 0;
-    let nl: number;
-    while ((nl = text.indexOf('\n', from)) >= 0) {
-      const m = marker.exec(text.slice(from, nl));
-      if (m) onMarker(Number(m[1]));
-      from = nl + 1;
-    }
-    partial = text.slice(from);
-  };
-}
-
-interface Closer {
-  close(): void;
-}
-
-/** Opens `count` kapi watches over HTTP/1.1 (one connection each) or HTTP/2 (100 streams per session). */
-async function openKapiWatchers(kapi: KapiProcess, o: Options, watchPath: string, onMarker: (seq: number) => void): Promise<Closer> {
-  const creds = kapi.http.creds;
-  const ready: Promise<void>[] = [];
-  if (o.watchTransport === 'h2') {
-    const sessions: http2.ClientHttp2Session[] = [];
-    for (let i = 0; i < o.watchers; i++) {
-      if (i % 100 === 0) {
-        const s = http2.connect(kapi.url, { ca: creds.ca, cert: creds.cert, key: creds.key });
-        s.on('error', () => {});
-        sessions.push(s);
-      }
-      const req = sessions.at(-1)!.request({ ':method': 'GET', ':path': watchPath, accept: 'application/json' });
-      req.setEncoding('utf8');
-      req.on('data', lineScanner(onMarker));
-      ready.push(
-        new Promise((resolve, reject) => {
-          req.on('response', (h) => (h[':status'] === 200 ? resolve() : reject(new Error(`watch answered ${h[':status']}`))));
-          req.on('error', reject);
-        }),
-      );
-    }
-    await Promise.all(ready);
-    return { close: () => sessions.forEach((s) => s.destroy()) };
-  }
-  const agent = new https.Agent({ keepAlive: true, maxSockets: Infinity, ca: creds.ca, cert: creds.cert, key: creds.key });
-  const url = new URL(kapi.url);
-  for (let i = 0; i < o.watchers; i++) {
-    const req = https.request({ agent, hostname: url.hostname, port: url.port, path: watchPath, headers: { accept: 'application/json' } });
-    ready.push(
-      new Promise((resolve, reject) => {
-        req.on('response', (res) => {
-          if (res.statusCode !== 200) return reject(new Error(`watch answered ${res.statusCode}`));
-          res.setEncoding('utf8');
-          res.on('data', lineScanner(onMarker));
-          res.on('error', () => {});
-          resolve();
-        });
-        req.on('error', reject);
-      }),
-    );
-    req.end();
-  }
-  await Promise.all(ready);
-  return { close: () => agent.destroy() };
-}
-
-async function benchWatch(o: Options, kapi: KapiProcess, client: KubeHttpClient, etcd: EtcdClient): Promise<void> {
-  await expectStatus(client.post('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: WATCH_NS } }), 201);
-  const base = `/api/v1/namespaces/${WATCH_NS}/configmaps`;
-  const created = await client.post(base, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'beacon' }, data: { seq: '0' } });
-  if (created.status !== 201) throw new Error(`beacon: ${created.status} ${created.body}`);
-  const key = Buffer.from(`/registry/configmaps/${WATCH_NS}/beacon`);
-  const stored = (await etcd.range({ key })).kvs[0];
-  if (!stored) throw new Error('beacon not in etcd');
-  let storedObj: { data?: Record<string, string> } | undefined;
-  try {
-    storedObj = JSON.parse(stored.value.toString()) as { data?: Record<string, string> };
-  } catch {
-    storedObj = undefined;
-  }
-  const valueFor = (seq: number) =>
-    Buffer.from(JSON.stringify({ ...(storedObj ?? created), data: { ...(storedObj?.data ?? {}), seq: String(seq) } }));
-  // Each event is one direct etcd put (as another replica would write it), so both sides
-  // measure the same thing: etcd's notification plus the fan-out. If kapi does not store
-  // JSON, kapi's events are written through kapi instead (noted).
-  const kapiWrite = storedObj
-    ? async (seq: number) => void (await etcd.put(key, valueFor(seq)))
-    : async (seq: number) => expectStatus(client.patch(`${base}/beacon`, { data: { seq: String(seq) } }), 200);
-  if (!storedObj) notes.push('watch: kapi does not store JSON in etcd; kapi events were written through kapi PATCH');
-
-  const measure = async (name: string, tracker: ArrivalTracker, write: (seq: number) => Promise<void>) => {
-    const lastMs: number[] = [];
-    const p50Ms: number[] = [];
-    for (let seq = 1; seq <= o.watchEvents; seq++) {
-      const arrival = tracker.expect(seq, 60000);
-      const t0 = performance.now();
-      await write(seq);
-      const { times, complete } = await arrival;
-      if (!complete) notes.push(`${name}: event ${seq} reached ${times.length} of ${o.watchers} watchers within 60 s`);
-      const rel = times.map((t) => t - t0);
-      lastMs.push(Math.max(...rel));
-      p50Ms.push(median(rel));
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    return { last: median(lastMs), p50: median(p50Ms) };
-  };
-
-  log(`watch: opening ${o.watchers} kapi watches (${o.watchTransport})`);
-  const rv = (JSON.parse((await client.get(base)).body) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
-  const kapiTracker = new ArrivalTracker(o.watchers);
-  const kapiWatchers = await openKapiWatchers(kapi, o, `${base}?watch=1&resourceVersion=${rv}`, (seq) => kapiTracker.arrived(seq));
-  log('watch: measuring kapi fan-out');
-  const [kapiResult, kapiWatchCpu] = await withCpu(() => measure('kapi watch', kapiTracker, kapiWrite));
-  kapiWatchers.close();
-
-  log(`watch: opening ${o.watchers} etcd watchers on one client`);
-  const rawKey = Buffer.from(`${RAW}/watch/beacon`);
-  const etcdTracker = new ArrivalTracker(o.watchers);
-  const marker = /"seq":"(\d+)"/;
-  const watchers: EtcdWatcher[] = [];
-  for (let i = 0; i < o.watchers; i++) {
-    watchers.push(
-      etcd.watch({ key: rawKey }, (msg) => {
-        if (msg.kind !== 'events') return;
-        for (const ev of msg.events) {
-          const m = marker.exec(ev.kv.value.toString());
-          if (m) etcdTracker.arrived(Number(m[1]));
-        }
-      }),
-    );
-  }
-  // etcd registers watchers asynchronously and a watcher sees only writes after it is
-  // registered: probe until one write reaches every watcher
-  let registered = false;
-  for (let probe = 1_000_000; probe < 1_000_300 && !registered; probe++) {
-    const arrival = etcdTracker.expect(probe, 1000);
-    await etcd.put(rawKey, valueFor(probe));
-    registered = (await arrival).complete;
-  }
-  if (!registered) notes.push('etcd watch: not every watcher was registered after 300 probes');
-  log('watch: measuring etcd fan-out');
-  const [etcdResult, etcdWatchCpu] = await withCpu(() =>
-    measure('etcd watch', etcdTracker, async (seq) => void (await etcd.put(rawKey, valueFor(seq)))),
+      if (!r.succeeded) throw new Error('raw update lost its compare');
+      revs[w] = r.header.revision;
+    }),
   );
-  addCpu(`one change to ${o.watchers} watchers`, o.watchEvents, kapiWatchCpu, etcdWatchCpu);
-  for (const w of watchers) w.cancel();
+  noteErrors(b, 'update', { kapi, raw });
+  b.results.push(throughputResult(`update (PUT with resourceVersion), ${WRITERS} concurrent`, perWriter * WRITERS, kapi, cpu, raw));
+}
 
-  rows.push({
-    operation: `watch fan-out to ${o.watchers}: last watcher`,
-    unit: 'ms',
-    kapi: kapiResult.last,
-    etcd: etcdResult.last,
-    higherIsBetter: false,
+/** kapi's RSS and V8 heap in use (from its /metrics), bytes */
+async function kapiMemory(b: Bench): Promise<{ rss: number; heap: number }> {
+  await new Promise((r) => setTimeout(r, 2000));
+  const metrics = (await b.client.expect(200, 'GET', '/metrics')).toString();
+  const heap = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(metrics);
+  return { rss: rssBytes(b.pids.kapi), heap: heap ? Number(heap[1]) : NaN };
+}
+
+async function benchPods(b: Bench): Promise<void> {
+  const { o } = b;
+  const base = `/api/v1/namespaces/${POD_NS}/pods`;
+  const rs = JSON.parse(
+    (await b.client.expect(201, 'POST', `/apis/apps/v1/namespaces/${POD_NS}/replicasets`, { body: replicaSetBody('bench-app-7d4b9c8f6d') })).toString(),
+  ) as { metadata: { name: string; uid: string } };
+  const owner: Owner = { name: rs.metadata.name, uid: rs.metadata.uid };
+  const bodies = Array.from({ length: o.pods }, (_, i) => podBody(objectName('pod', i), i, owner));
+  const before = await kapiMemory(b);
+  log(`pods: creating ${o.pods} pods, 64 concurrent`);
+  const [kapi, cpu] = await withCpu(b.pids, () => runConcurrent(o.pods, 64, (i) => b.client.expect(201, 'POST', base, { body: bodies[i] }).then(() => {})));
+  b.pods = o.pods - kapi.errors;
+  const after = await kapiMemory(b);
+  const stored = await storedUnder(b.etcd, `/registry/pods/${POD_NS}/`);
+  log(`pods: raw etcd, ${stored.length} txn creates of the stored bytes`);
+  const create = rawCreate(b.etcd);
+  const [raw] = await withCpu(b.pids, () => runConcurrent(stored.length, 64, (i) => create(rawKeyOf(stored[i]!.key, 'pods'), stored[i]!.value)));
+  noteErrors(b, 'pods', { kapi, raw });
+  if (o.only.has('pods')) {
+    b.results.push(throughputResult(`create ${o.pods} Pods, 64 concurrent`, o.pods, kapi, cpu, raw));
+    const per = (a: number, z: number) => (z - a) / 1024 / stored.length;
+    b.results.push({ scenario: 'memory per cached Pod: RSS', unit: 'KiB', higherIsBetter: false, kapi: per(before.rss, after.rss) });
+    b.results.push({ scenario: 'memory per cached Pod: V8 heap in use', unit: 'KiB', higherIsBetter: false, kapi: per(before.heap, after.heap) });
+    b.notes.push(`pods: ${stored.length} stored, ${(stored.reduce((s, kv) => s + kv.value.length, 0) / stored.length).toFixed(0)} B each in etcd`);
+  }
+}
+
+async function ensurePods(b: Bench): Promise<void> {
+  if (b.pods === 0) await benchPods(b);
+}
+
+/** all pages of a limit=500 list; returns the number of items */
+async function pagedList(b: Bench, base: string, accept: string): Promise<void> {
+  let next = '';
+  do {
+    const body = await b.client.expect(200, 'GET', `${base}?limit=500${next ? `&continue=${encodeURIComponent(next)}` : ''}`, { accept, timeoutMs: 120000 });
+    next = (JSON.parse(body.toString()) as { metadata: { continue?: string } }).metadata.continue ?? '';
+  } while (next);
+}
+
+async function rawPagedRange(etcd: EtcdClient, prefix: string): Promise<number> {
+  const end = prefixEnd(Buffer.from(prefix));
+  let key = Buffer.from(prefix);
+  let revision = 0;
+  let count = 0;
+  for (;;) {
+    const r = await etcd.range({ key, rangeEnd: end, limit: 500, revision });
+    revision = r.header.revision;
+    count += r.kvs.length;
+    if (!r.more || !r.kvs.length) return count;
+    key = Buffer.concat([r.kvs.at(-1)!.key, Buffer.from([0])]);
+  }
+}
+
+async function benchList(b: Bench, accept: string, kinds: ('consistent' | 'rv0' | 'pages')[]): Promise<void> {
+  const { o } = b;
+  await ensurePods(b);
+  const base = `/api/v1/namespaces/${POD_NS}/pods`;
+  const rawPrefix = `${RAW}/pods/pods/${POD_NS}/`;
+  const check = await b.client.expect(200, 'GET', base, { timeoutMs: 120000 });
+  const items = (JSON.parse(check.toString()) as { items: unknown[] }).items.length;
+  if (items !== b.pods) b.notes.push(`list: kapi returned ${items} pods, ${b.pods} were created`);
+  if (accept === 'application/json') b.notes.push(`list: ${items} pods, ${(check.length / 1024 / 1024).toFixed(1)} MiB of JSON per list`);
+  const once = (fn: () => Promise<unknown>) => withCpu(b.pids, () => runConcurrent(o.listRepeats, 1, () => fn().then(() => {})));
+  const rawAll = () =>
+    once(async () => {
+      const n = (await storedUnder(b.etcd, rawPrefix)).length;
+      if (n !== b.pods) throw new Error(`raw list got ${n}`);
+    });
+  const suffix = accept === PROTOBUF ? ' (protobuf)' : '';
+  if (kinds.includes('consistent')) {
+    log(`list: consistent${suffix}, ${o.listRepeats} times`);
+    const [kapi, cpu] = await once(() => b.client.expect(200, 'GET', base, { accept, timeoutMs: 120000 }));
+    const [raw] = await rawAll();
+    noteErrors(b, 'list', { kapi, raw });
+    b.results.push(timeResult(`list ${items} Pods, consistent${suffix}`, o.listRepeats, kapi, cpu, raw));
+  }
+  if (kinds.includes('rv0')) {
+    log(`list: resourceVersion=0${suffix}, ${o.listRepeats} times`);
+    const [kapi, cpu] = await once(() => b.client.expect(200, 'GET', `${base}?resourceVersion=0`, { accept, timeoutMs: 120000 }));
+    const [raw] = await once(async () => {
+      const r = await b.etcd.rangeAll({ key: Buffer.from(rawPrefix), rangeEnd: prefixEnd(Buffer.from(rawPrefix)), serializable: true });
+      if (r.kvs.length !== b.pods) throw new Error(`raw list got ${r.kvs.length}`);
+    });
+    noteErrors(b, 'list rv=0', { kapi, raw });
+    b.results.push(timeResult(`list ${items} Pods, resourceVersion=0${suffix}`, o.listRepeats, kapi, cpu, raw));
+  }
+  if (kinds.includes('pages')) {
+    log(`list: limit=500 pages${suffix}, ${o.listRepeats} times`);
+    const [kapi, cpu] = await once(() => pagedList(b, base, accept));
+    const [raw] = await once(async () => {
+      const n = await rawPagedRange(b.etcd, rawPrefix);
+      if (n !== b.pods) throw new Error(`raw paged list got ${n}`);
+    });
+    noteErrors(b, 'list pages', { kapi, raw });
+    b.results.push(timeResult(`list ${items} Pods, limit=500 pages${suffix}`, o.listRepeats, kapi, cpu, raw));
+  }
+}
+
+async function benchWatch(b: Bench, transport: 'h1' | 'h2'): Promise<void> {
+  const { o } = b;
+  const base = `/api/v1/namespaces/${WATCH_NS}/configmaps`;
+  const beaconName = `beacon-${transport}`;
+  const created = JSON.parse(
+    (await b.client.expect(201, 'POST', base, { body: Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: beaconName }, data: { seq: '0' } })) })).toString(),
+  ) as { metadata: { resourceVersion: string } };
+  const key = Buffer.from(`/registry/configmaps/${WATCH_NS}/${beaconName}`);
+  const stored = JSON.parse((await b.etcd.range({ key })).kvs[0]!.value.toString()) as { data?: Record<string, string> };
+  // each change is a direct etcd put (as another replica would write it), so both sides
+  // measure the same thing: etcd's notification plus the fan-out
+  const valueFor = (seq: number) => Buffer.from(JSON.stringify({ ...stored, data: { ...stored.data, seq: String(seq) } }));
+
+  log(`watch (${transport}): opening ${o.watchers} kapi watches`);
+  const kapiLog = new DeliveryLog();
+  const watches = await openKapiWatches({ url: b.kapi.url, ca: b.ca, token: b.token }, transport, o.watchers, `${base}?watch=1&fieldSelector=metadata.name%3D${beaconName}&resourceVersion=${created.metadata.resourceVersion}`, (s) => kapiLog.arrived(s));
+  log(`watch (${transport}): ${o.watchRate} changes/s for ${o.watchSeconds} s`);
+  const [events, cpu] = await withCpu(b.pids, async () => {
+    const n = await writeAtRate(o.watchRate, o.watchSeconds, kapiLog, async (seq) => void (await b.etcd.put(key, valueFor(seq))));
+    await settle(kapiLog, n * o.watchers);
+    return n;
   });
-  rows.push({
-    operation: `watch fan-out to ${o.watchers}: median watcher`,
+  watches.close();
+
+  const rawKey = Buffer.from(`${RAW}/watch/${beaconName}`);
+  const probeLog = new DeliveryLog();
+  const measuredLog = new DeliveryLog();
+  let current = probeLog;
+  const rawWatchers = Array.from({ length: o.watchers }, () =>
+    b.etcd.watch({ key: rawKey }, (msg) => {
+      if (msg.kind !== 'events') return;
+      for (const ev of msg.events) {
+        const seq = seqOf(ev.kv.value.toString());
+        if (seq !== undefined) current.arrived(seq);
+      }
+    }),
+  );
+  // etcd registers watchers asynchronously and a watcher sees only later writes: probe until
+  // one write reaches every watcher
+  for (let probe = 1; probe <= 300; probe++) {
+    const seq = 1_000_000 + probe;
+    const before = probeLog.delivered;
+    probeLog.written(seq, performance.now());
+    await b.etcd.put(rawKey, valueFor(seq));
+    await new Promise((r) => setTimeout(r, 100));
+    if (probeLog.delivered - before >= o.watchers) break;
+  }
+  current = measuredLog;
+  const rawEvents = await writeAtRate(o.watchRate, o.watchSeconds, measuredLog, async (seq) => void (await b.etcd.put(rawKey, valueFor(seq))));
+  await settle(measuredLog, rawEvents * o.watchers);
+  for (const w of rawWatchers) w.cancel();
+
+  const expected = events * o.watchers;
+  const delivered = (l: DeliveryLog, n: number) => (100 * l.delivered) / n;
+  b.results.push({
+    scenario: `${o.watchers} watches, ${o.watchRate} changes/s for ${o.watchSeconds} s (${transport}): delivered`,
+    unit: '%',
+    higherIsBetter: true,
+    kapi: delivered(kapiLog, expected),
+    raw: delivered(measuredLog, rawEvents * o.watchers),
+  });
+  b.results.push({
+    scenario: `${o.watchers} watches, ${o.watchRate} changes/s for ${o.watchSeconds} s (${transport}): latency`,
     unit: 'ms',
-    kapi: kapiResult.p50,
-    etcd: etcdResult.p50,
     higherIsBetter: false,
+    kapi: percentile(kapiLog.latencies, 99),
+    raw: percentile(measuredLog.latencies, 99),
+    kapiP50: median(kapiLog.latencies),
+    kapiP99: percentile(kapiLog.latencies, 99),
+    rawP50: median(measuredLog.latencies),
+    rawP99: percentile(measuredLog.latencies, 99),
+    kapiCpuMsPerOp: cpu.kapiMs / events,
+    etcdCpuMsPerOp: cpu.etcdMs / events,
+    kapiCores: cpu.kapiMs / cpu.wallMs,
   });
 }
+
+/** waits until `expected` deliveries arrived, or 10 s without progress */
+async function settle(l: DeliveryLog, expected: number): Promise<void> {
+  let last = -1;
+  let still = 0;
+  while (l.delivered < expected && still < 100) {
+    await new Promise((r) => setTimeout(r, 100));
+    still = l.delivered === last ? still + 1 : 0;
+    last = l.delivered;
+  }
+}
+
+// ---- main ---------------------------------------------------------------------------------
 
 function versionOf(cmd: string, args: string[]): string {
   const r = spawnSync(cmd, args, { encoding: 'utf8' });
@@ -588,30 +527,54 @@ function versionOf(cmd: string, args: string[]): string {
 
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'kapi-bench-'));
+  const token = `bench-${Math.random().toString(36).slice(2)}`;
+  const tokenFile = path.join(tmp, 'tokens.csv');
+  writeFileSync(tokenFile, `${token},bench-admin,bench-admin-uid,"system:masters"\n`);
   let etcdProc: EtcdProcess | undefined;
   let kapi: KapiProcess | undefined;
   let etcd: EtcdClient | undefined;
-  let client: KubeHttpClient | undefined;
+  let client: TokenClient | undefined;
   const stopAll = async () => {
     client?.close();
     etcd?.close();
     await kapi?.stop().catch(() => {});
     await etcdProc?.stop().catch(() => {});
+    rmSync(tmp, { recursive: true, force: true });
   };
   process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
   try {
-    log('starting etcd and kapi (embedded etcd off: kapi uses the bench etcd)');
+    log(`starting etcd and kapi (scenarios: ${[...o.only].join(',')})`);
     etcdProc = await startEtcd({ extraArgs: ['--quota-backend-bytes', String(8 * 1024 * 1024 * 1024)] });
-    kapi = await startKapi({ etcdServers: etcdProc.endpoint });
+    kapi = await startKapi({
+      etcdServers: etcdProc.endpoint,
+      nodeArgs: o.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', o.cpuProfDir] : [],
+      extraArgs: [
+        '--token-auth-file', tokenFile,
+        '--authorization-mode', 'RBAC',
+        '--disable-admission-plugins', 'ServiceAccount',
+        '--endpoint-reconciler-type', 'none',
+      ],
+    });
     etcd = createEtcdClient({ endpoints: [etcdProc.endpoint] });
-    client = new KubeHttpClient(kapi.http.creds, { maxSockets: o.concurrency });
-    pids.kapi = kapi.pid;
-    pids.etcd = etcdProc.pid;
+    const ca = kapi.http.creds.ca;
+    client = new TokenClient(kapi.url, ca, token, 64);
+    const b: Bench = { o, kapi, client, token, ca, etcd, pids: { kapi: kapi.pid, etcd: etcdProc.pid }, results: [], notes: [], configMaps: 0, pods: 0 };
+    for (const ns of [NS, POD_NS, WATCH_NS]) {
+      await client.expect(201, 'POST', '/api/v1/namespaces', { body: Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } })) });
+    }
 
     const started = Date.now();
-    await benchCreateAndGet(o, client, etcd);
-    await benchList(o, client, etcd);
-    await benchWatch(o, kapi, client, etcd);
+    if (o.only.has('create') || o.only.has('create-serial')) await benchCreate(b);
+    if (o.only.has('get')) await benchGet(b, 'application/json', 'get ConfigMap by name, 64 concurrent');
+    if (o.only.has('update')) await benchUpdate(b);
+    if (o.only.has('pods')) await benchPods(b);
+    if (o.only.has('list')) await benchList(b, 'application/json', ['consistent', 'rv0', 'pages']);
+    if (o.only.has('proto')) {
+      await benchGet(b, PROTOBUF, 'get ConfigMap by name, 64 concurrent (protobuf)');
+      await benchList(b, PROTOBUF, ['consistent', 'rv0']);
+    }
+    if (o.only.has('watch')) for (const t of o.watchTransports) await benchWatch(b, t);
 
     const env = [
       `date: ${new Date().toISOString()}`,
@@ -620,36 +583,33 @@ async function main(): Promise<void> {
         .map((l) => l.toFixed(1))
         .join(' ')}`,
       `node ${process.version}; ${versionOf('etcd', ['--version'])}`,
-      `parameters: objects=${o.objects} concurrency=${o.concurrency} gets=${o.gets} pods=${o.pods} list-repeats=${o.listRepeats} ` +
-        `watchers=${o.watchers} watch-events=${o.watchEvents} watch-transport=${o.watchTransport}`,
+      `kapi: ${process.env.KAPI_BIN ?? 'bin/kapi'}`,
+      `parameters: ${process.argv.slice(2).join(' ') || '(defaults)'}`,
       `duration: ${((Date.now() - started) / 1000).toFixed(0)} s`,
     ];
-    const t = table();
-    const ct = cpuTable();
+    const t = resultsTable(b.results);
+    console.log(env.map((e) => `- ${e}`).join('\n'));
     console.log(t);
-    console.log(ct);
-    for (const n of notes) console.log(`note: ${n}`);
-    const md = [
-      '# kapi benchmark',
-      '',
-      'Produced by `node dist/bench/run.js` (`make bench`). kapi and raw etcd measured in the same run',
-      'against the same etcd member; "kapi slower by" is kapi latency / etcd latency, or etcd',
-      'throughput / kapi throughput. Raw etcd uses kapi\'s own etcd client (storage/etcd/client.ts)',
-      'with the bytes kapi stored. Watch events are direct etcd puts seen by both sides.',
-      '',
-      ...env.map((e) => `- ${e}`),
-      '',
-      t,
-      '',
-      'CPU time per operation (user+system, from /proc), kapi\'s and etcd\'s processes. Less sensitive',
-      'to a busy machine than the latencies above: it is what each operation costs, not how long it waits.',
-      '',
-      ct,
-      '',
-      ...(notes.length ? ['Notes:', '', ...notes.map((n) => `- ${n}`), ''] : []),
-    ].join('\n');
-    writeFileSync(o.out, md);
-    log(`wrote ${o.out}`);
+    for (const n of b.notes) console.log(`note: ${n}`);
+    if (o.out !== '-') {
+      const md = [
+        '# kapi benchmark',
+        '',
+        'Produced by `node dist/bench/run.js` (`make bench`). kapi and raw etcd are measured in the same',
+        "run against the same etcd member. Raw etcd uses kapi's own etcd client (storage/etcd/client.ts)",
+        'with the bytes kapi stored; watch changes are direct etcd puts seen by both sides. "kapi / raw"',
+        'is kapi\'s figure over raw etcd\'s. CPU time per operation (user+system, from /proc) is what each',
+        'operation costs; a busy machine disturbs it far less than the latencies.',
+        '',
+        ...env.map((e) => `- ${e}`),
+        '',
+        t,
+        '',
+        ...(b.notes.length ? ['Notes:', '', ...b.notes.map((n) => `- ${n}`), ''] : []),
+      ].join('\n');
+      writeFileSync(o.out, md);
+      log(`wrote ${o.out}`);
+    }
   } finally {
     await stopAll();
   }

@@ -127,6 +127,8 @@ export interface StartKapiOptions {
   /** e.g. '1h'; default: kapi's own default */
   etcdCompactionInterval?: string;
   extraArgs?: string[];
+  /** node's own flags before kapi's script, e.g. ['--cpu-prof', '--cpu-prof-dir', dir] */
+  nodeArgs?: string[];
   /** how long to wait for /readyz 200; default 90 s (embedded etcd start, cache sync) */
   readyTimeoutMs?: number;
 }
@@ -166,6 +168,7 @@ export async function startKapi(opts: StartKapiOptions = {}): Promise<KapiProces
   const dataDir = opts.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'kapi-e2e-'));
   const port = opts.port ?? (await freePort());
   const args = [
+    ...(opts.nodeArgs ?? []),
     kapiBin(),
     '--data-dir', dataDir,
     '--secure-port', String(port),

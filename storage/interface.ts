@@ -133,13 +133,15 @@ export interface DeleteOptions {
 }
 
 export interface Storage {
-  /** fails with KeyExists. Returns the stored object with resourceVersion set. */
+  /** fails with KeyExists. Returns the stored object with resourceVersion set, as an object
+   *  of its own that the caller may change (nothing else holds it). */
   create(key: string, obj: KubeObject, opts?: CreateOptions): Promise<KubeObject>;
   /** fails with KeyNotFound unless ignoreNotFound (then resolves null). */
   get(key: string, opts?: GetOptions): Promise<KubeObject | null>;
   getList(key: string, opts: ListOptions): Promise<ListResult>;
   /** read-modify-write with optimistic concurrency; retries on conflict unless the
-   *  preconditions pin a resourceVersion (then ResourceVersionConflict). */
+   *  preconditions pin a resourceVersion (then ResourceVersionConflict). Returns an object
+   *  the caller may change (at most it shares parts of what tryUpdate returned). */
   guaranteedUpdate(
     key: string,
     tryUpdate: UpdateFunction,

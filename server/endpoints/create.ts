@@ -25,6 +25,7 @@ export async function serveCreate(scope: Scope): Promise<void> {
     fieldManager: opts.fieldManager,
     fieldValidation: opts.fieldValidation,
   });
+  ctx.bodyHandedOver = true;
   const created = await scope.resource.create(ctx, obj);
   const status = created as { kind?: unknown; code?: unknown };
   if (status.kind === 'Status' && !status.code) status.code = 201;

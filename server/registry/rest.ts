@@ -33,6 +33,9 @@ export interface RequestContext {
   name?: string;
   /** admission, run by the registry at kube-apiserver's points in the write path */
   admission?: AdmissionHooks;
+  /** set when the object given to `create` is a freshly decoded request body that the caller
+   *  never looks at again: the registry then works on it rather than on a deep copy */
+  bodyHandedOver?: boolean;
 }
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE';

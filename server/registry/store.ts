@@ -11,7 +11,7 @@ import type { ResourceInfo } from '../apis/types.js';
 import { errors, statusFromStorageError, StatusError } from '../http/status.js';
 import type { FieldSet } from '../selectors/fields.js';
 import { fieldLabelConverterFor } from '../selectors/field-sets.js';
-import { convertObject, requestKindOf, storageKindOf, type GroupVersionKind } from './conversion/index.js';
+import { convertForReading, convertObject, requestKindOf, storageKindOf, type GroupVersionKind } from './conversion/index.js';
 import { beforeDelete, gcFinalizers, markAsDeleting } from './deletion.js';
 import { KeyScheme, keyPrefixFor } from './keys.js';
 import { checkNamespaceAcceptsCreate, type NamespaceLookup } from './namespace-lifecycle.js';
@@ -135,9 +135,19 @@ export class GenericStore implements RESTResource {
     return convertObject(obj, this.storageKind, this.requestKind, true);
   }
 
+  /** fromStorage for a reader that changes nothing in the object it gets (nor in `obj`) */
+  private fromStorageForReading(obj: KubeObject): KubeObject {
+    return convertForReading(obj, this.storageKind, this.requestKind);
+  }
+
   /** a request object in the storage version */
   toStorage(obj: KubeObject): KubeObject {
     return convertObject(obj, this.requestKind, this.storageKind);
+  }
+
+  /** toStorage of an object the caller hands over and uses no more: no deep copy */
+  private toStorageOwned(obj: KubeObject): KubeObject {
+    return convertObject(obj, this.requestKind, this.storageKind, true);
   }
 
   protected ref(name?: string) {
@@ -163,7 +173,8 @@ export class GenericStore implements RESTResource {
   protected recordManagedFields(ctx: RequestContext, current: KubeObject | null, obj: KubeObject): void {
     if (ctx.managedFieldsRecorded) return;
     const fm = fieldManagers().for(this.info, this.subresource ?? '');
-    const entries = fm.update(current ? this.fromStorage(current) : null, this.fromStorage(obj), ctx.fieldManager ?? '');
+    // the field manager only reads both objects
+    const entries = fm.update(current ? this.fromStorageForReading(current) : null, this.fromStorageForReading(obj), ctx.fieldManager ?? '');
     if (entries) obj.metadata.managedFields = entries as unknown as NonNullable<KubeObject['metadata']['managedFields']>;
     else delete obj.metadata.managedFields;
   }
@@ -198,6 +209,7 @@ export class GenericStore implements RESTResource {
     throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
 
+  /** mutating admission of `obj`, which the caller hands over (it uses the result instead) */
   protected async admit(
     ctx: RequestContext,
     operation: AdmissionOperation,
@@ -212,12 +224,13 @@ export class GenericStore implements RESTResource {
       subresource: this.subresource,
       namespace: ctx.namespace,
       name: obj.metadata.name ?? '',
-      object: this.fromStorage(obj),
+      object: this.fromStorageRead(obj),
       oldObject: old ? this.fromStorage(old) : null,
       dryRun: ctx.dryRun,
       user: ctx.user,
     });
-    return this.toStorage(out);
+    // the chain's result is this write's alone
+    return this.toStorageOwned(out);
   }
 
   protected async validateAdmission(
@@ -374,7 +387,7 @@ export class GenericStore implements RESTResource {
   async create(ctx: RequestContext, body: KubeObject): Promise<KubeObject> {
     this.requireVerb('create');
     const c = this.strategyContext(ctx);
-    let obj = this.toStorage(body);
+    let obj = ctx.bodyHandedOver ? this.toStorageOwned(body) : this.toStorage(body);
     if (!obj.metadata || typeof obj.metadata !== 'object') obj.metadata = {};
     this.ensureNamespace(obj, ctx.namespace);
     this.strategy.applyDefaults(obj, c);
@@ -389,7 +402,8 @@ export class GenericStore implements RESTResource {
     let last: unknown;
     for (let i = 0; i < attempts; i++) {
       try {
-        return await this.createOnce(ctx, clone(obj), generate);
+        // each attempt at a generated name starts from the same object
+        return await this.createOnce(ctx, generate ? clone(obj) : obj, generate);
       } catch (e) {
         last = e;
         if (!(generate && e instanceof StatusError && e.reason === 'AlreadyExists')) throw e;
@@ -447,7 +461,8 @@ export class GenericStore implements RESTResource {
       throw this.mapError(e, name);
     }
     await finish?.(true);
-    return this.fromStorage(stored);
+    // storage hands back a fresh object
+    return this.fromStorageRead(stored);
   }
 
   private async createError(_e: unknown, key: string, name: string, generated: boolean): Promise<StatusError> {
@@ -511,7 +526,8 @@ export class GenericStore implements RESTResource {
           { allowCreate, dryRun: ctx.dryRun, ttlSeconds: this.strategy.ttlSeconds },
         );
         await finish?.(true);
-        return { object: this.fromStorage(stored), created };
+        // storage hands back a fresh object
+        return { object: this.fromStorageRead(stored), created };
       } catch (e) {
         await finish?.(false);
         if (e instanceof EmptiedFinalizers) {

@@ -41,6 +41,14 @@ const converters = new Map<string, ShapeConverter>([
 /** shape fixes every object of a kind gets on the way out, whatever the version */
 const outputNormalizers = new Map<string, ShapeConverter>([['/v1/Event', normalizeCoreEvent]]);
 
+/** `obj` as `to` for a reader that changes nothing in it. Between kinds of one shape only the
+ *  top level and metadata are new objects (the rest is shared with `obj`, which stays as it
+ *  was); a conversion that rewrites the shape works on a copy. */
+export function convertForReading(obj: KubeObject, from: GroupVersionKind, to: GroupVersionKind): KubeObject {
+  const sameShape = gvkString(from) === gvkString(to) || !converters.has(`${gvkString(from)} -> ${gvkString(to)}`);
+  return convertObject(obj, from, to, sameShape && !outputNormalizers.has(gvkString(to)));
+}
+
 /** Returns a copy of `obj` (in `from`) converted to `to`, with kind/apiVersion set and kube's
  *  field order. With `owned`, the caller hands `obj` over (a freshly decoded object nobody
  *  else holds): it is converted without a deep copy and must not be used afterwards. */

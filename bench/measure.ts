@@ -1,0 +1,160 @@
+// Timing, CPU accounting and the results table of the benchmark.
+
+import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+
+export interface Run {
+  /** per-operation latencies, ms */
+  latencies: number[];
+  /** wall time of the whole run, ms */
+  wallMs: number;
+  errors: number;
+  firstError?: string;
+}
+
+/** runs fn(0..n-1) with `concurrency` workers; records each call's latency */
+export async function runConcurrent(n: number, concurrency: number, fn: (i: number) => Promise<void>): Promise<Run> {
+  const latencies: number[] = [];
+  let next = 0;
+  let errors = 0;
+  let firstError: string | undefined;
+  const start = performance.now();
+  const worker = async () => {
+    for (;;) {
+      const i = next++;
+      if (i >= n) return;
+      const t0 = performance.now();
+      try {
+        await fn(i);
+        latencies.push(performance.now() - t0);
+      } catch (err) {
+        errors++;
+        firstError ??= (err as Error).message;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker));
+  return { latencies, wallMs: performance.now() - start, errors, firstError };
+}
+
+/** `writers` sequential loops of `each` calls, fn(writer, call); one Run over all calls */
+export async function runPerWriter(writers: number, each: number, fn: (writer: number, call: number) => Promise<void>): Promise<Run> {
+  const start = performance.now();
+  const runs = await Promise.all(Array.from({ length: writers }, (_, w) => runConcurrent(each, 1, (k) => fn(w, w * each + k))));
+  return {
+    latencies: runs.flatMap((r) => r.latencies),
+    wallMs: performance.now() - start,
+    errors: runs.reduce((n, r) => n + r.errors, 0),
+    firstError: runs.find((r) => r.firstError)?.firstError,
+  };
+}
+
+export function percentile(values: number[], p: number): number {
+  if (!values.length) return NaN;
+  const sorted = Float64Array.from(values).sort();
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+export const median = (values: number[]): number => percentile(values, 50);
+export const throughput = (r: Run): number => (r.latencies.length / r.wallMs) * 1000;
+
+const CLOCK_TICKS_PER_SECOND = (() => {
+  const r = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' });
+  const n = Number((r.stdout ?? '').trim());
+  return Number.isInteger(n) && n > 0 ? n : 100;
+})();
+
+/** user+system CPU time a process has used, ms; NaN where /proc cannot tell */
+export function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // after "pid (comm) ": state is field 3, utime 14, stime 15
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return NaN;
+  }
+}
+
+/** resident set size of a process, bytes */
+export function rssBytes(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+export interface CpuUse {
+  kapiMs: number;
+  etcdMs: number;
+  wallMs: number;
+}
+
+/** runs fn and reports the CPU time kapi and etcd used meanwhile */
+export async function withCpu<T>(pids: { kapi: number; etcd: number }, fn: () => Promise<T>): Promise<[T, CpuUse]> {
+  const k0 = cpuMs(pids.kapi);
+  const e0 = cpuMs(pids.etcd);
+  const t0 = performance.now();
+  const result = await fn();
+  const wallMs = performance.now() - t0;
+  return [result, { kapiMs: cpuMs(pids.kapi) - k0, etcdMs: cpuMs(pids.etcd) - e0, wallMs }];
+}
+
+/** one line of the results: a scenario measured through kapi and, where it has one, raw etcd */
+export interface Result {
+  scenario: string;
+  unit: string;
+  /** true: bigger is better (throughput) */
+  higherIsBetter: boolean;
+  kapi: number;
+  raw?: number;
+  kapiP50?: number;
+  kapiP99?: number;
+  rawP50?: number;
+  rawP99?: number;
+  /** kapi's CPU per operation, and etcd's while serving kapi */
+  kapiCpuMsPerOp?: number;
+  etcdCpuMsPerOp?: number;
+  /** kapi CPU time / wall time while the scenario ran */
+  kapiCores?: number;
+}
+
+export function fmt(n: number | undefined): string {
+  if (n === undefined || !Number.isFinite(n)) return '—';
+  if (n >= 100) return n.toFixed(0);
+  if (n >= 10) return n.toFixed(1);
+  if (n >= 1) return n.toFixed(2);
+  return n.toFixed(3);
+}
+
+/** kapi's figure as a multiple of raw etcd's, oriented so that 1.0 is "as good as raw etcd" */
+function ofRaw(r: Result): string {
+  if (r.raw === undefined) return '—';
+  return `${fmt(r.higherIsBetter ? r.kapi / r.raw : r.kapi / r.raw)}x`;
+}
+
+export function markdownTable(head: string[], body: string[][]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  return [line(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...body.map(line)].join('\n');
+}
+
+export function resultsTable(results: Result[]): string {
+  const head = ['scenario', 'unit', 'kapi', 'raw etcd', 'kapi / raw', 'kapi p50/p99 ms', 'raw p50/p99 ms', 'kapi CPU ms/op', 'etcd CPU ms/op', 'kapi cores'];
+  const pair = (a?: number, b?: number) => (a === undefined ? '—' : `${fmt(a)} / ${fmt(b)}`);
+  const body = results.map((r) => [
+    r.scenario,
+    r.unit,
+    fmt(r.kapi),
+    fmt(r.raw),
+    ofRaw(r),
+    pair(r.kapiP50, r.kapiP99),
+    pair(r.rawP50, r.rawP99),
+    fmt(r.kapiCpuMsPerOp),
+    fmt(r.etcdCpuMsPerOp),
+    fmt(r.kapiCores),
+  ]);
+  return markdownTable(head, body);
+}
