@@ -85,7 +85,7 @@ function parseArgs(argv: string[]): Options {
     watchRate: 50,
     watchSeconds: 20,
     watchTransports: ['h1', 'h2'],
-    out: path.join(repoRoot, 'bench', 'results.md'),
+    out: path.join(repoRoot, 'bench', 'last-run.md'),
   };
   const ints: Record<string, keyof Options> = {
     '--objects': 'objects',
