@@ -149,14 +149,15 @@ async function waitHealthy(services: string[], what: string): Promise<void> {
   }, 180_000, 500);
 }
 
-async function etcdctl(service: string, args: string[]): Promise<string> {
-  return docker(['exec', await container(service), 'etcdctl', `--endpoints=${etcdMembers.map((m) => `http://${m}:2379`).join(',')}`, ...args]);
+/** etcdctl in `service`'s container, against `members` (a stopped one would fail the command) */
+async function etcdctl(service: string, members: string[], args: string[]): Promise<string> {
+  return docker(['exec', await container(service), 'etcdctl', `--endpoints=${members.map((m) => `http://${m}:2379`).join(',')}`, ...args]);
 }
 
-/** the etcd member that leads, asked of `via` */
-async function etcdLeader(via: string): Promise<string> {
+/** the etcd member that leads, as `members` see it */
+async function etcdLeader(members: string[]): Promise<string> {
   // member IDs are 64-bit: keep them as strings
-  const text = (await etcdctl(via, ['endpoint', 'status', '-w', 'json'])).replace(/:\s*(\d{16,})/g, ':"$1"');
+  const text = (await etcdctl(members[0]!, members, ['endpoint', 'status', '-w', 'json'])).replace(/:\s*(\d{16,})/g, ':"$1"');
   const status = JSON.parse(text) as { Endpoint: string; Status: { header: { member_id: string }; leader: string } }[];
   const leader = status.find((s) => s.Status.header.member_id === s.Status.leader);
   assert.ok(leader, `an etcd leader: ${text}`);
@@ -325,21 +326,22 @@ describe(`docker-compose deployment (project ${project})`, () => {
   });
 
   it('the etcd leader SIGKILLed and restarted under load: 0 failed requests', async (t) => {
-    const leader = await etcdLeader('etcd1');
-    const other = etcdMembers.find((m) => m !== leader)!;
+    const leader = await etcdLeader(etcdMembers);
+    const others = etcdMembers.filter((m) => m !== leader);
     t.diagnostic(`etcd leader: ${leader}`);
     await underLoad(t, 'etcd', async () => {
       const id = await container(leader);
       await docker(['kill', '-s', 'KILL', id]);
       await waitFor('a new etcd leader', async () => {
-        const l = await etcdLeader(other).catch(() => undefined);
+        const l = await etcdLeader(others).catch(() => undefined);
         return l !== undefined && l !== leader;
       }, 60_000, 500);
       await sleep(3000);
       await docker(['start', id]);
       await waitFor(`${leader} healthy again`, async () => (await run('docker', ['exec', id, 'etcdctl', 'endpoint', 'health'])).code === 0, 60_000, 500);
     });
-    assert.match(await etcdctl(other, ['endpoint', 'health']), /is healthy/);
+    const healthy = await etcdctl(others[0]!, etcdMembers, ['endpoint', 'health']);
+    for (const m of etcdMembers) assert.match(healthy, new RegExp(`http://${m}:2379 is healthy`));
   });
 
   it('data and PKI survive down and up', async () => {
