@@ -168,25 +168,34 @@ async function etcdLeader(members: string[]): Promise<string> {
 
 interface LoadResult {
   requests: number;
+  /** requests that got no successful answer, the retries below included */
   failed: number;
   retried: number;
+  /** writes answered with an error that leaves their outcome open (below), then settled */
+  unsettled: number;
   failures: string[];
 }
 
 /**
- * Workers that create, read and delete ConfigMaps through the load balancer until stopped. A
- * request is retried as client-go retries it: on a connection error before any answer (a
- * create or delete whose retry meets 409 AlreadyExists or 404 NotFound had gone through), and
- * on 429 or a 5xx with Retry-After. A request fails when it gets no 2xx answer that way.
+ * Workers that create, read and delete ConfigMaps through the load balancer until stopped.
+ * A request is retried as client-go retries it: on a connection error before any answer, and
+ * on 429 or a 5xx with Retry-After. A write answered 503 without Retry-After (kapi's answer
+ * when etcd dropped the connection while the write was in flight: etcd may or may not have
+ * applied it, and kapi never repeats such a write itself) is settled as its caller must
+ * settle it: sent again, where 409 AlreadyExists for a create or 404 NotFound for a delete
+ * means the first one went through. Those are counted in `unsettled`; a request fails when
+ * none of this gets it a successful answer.
  */
 function startLoad(client: KubeHttpClient, ns: string, tag: string, workers = 4): { stop(): Promise<LoadResult> } {
-  const result: LoadResult = { requests: 0, failed: 0, retried: 0, failures: [] };
+  const result: LoadResult = { requests: 0, failed: 0, retried: 0, unsettled: 0, failures: [] };
   let stopping = false;
   const base = `/api/v1/namespaces/${ns}/configmaps`;
 
-  const attempt = async (what: string, send: () => Promise<HttpResponse>, doneOnRetry: number): Promise<void> => {
+  /** `doneOnRepeat`: for a write, the status a repeat gets when the first one was applied */
+  const attempt = async (what: string, send: () => Promise<HttpResponse>, doneOnRepeat?: number): Promise<void> => {
     result.requests++;
     let last = '';
+    let repeated = false;
     for (let i = 0; i < 10; i++) {
       if (i > 0) result.retried++;
       let res: HttpResponse;
@@ -195,15 +204,23 @@ function startLoad(client: KubeHttpClient, ns: string, tag: string, workers = 4)
       } catch (err) {
         last = (err as Error).message;
         if (/no answer in time/.test(last)) break;
+        repeated = true;
         await sleep(200);
         continue;
       }
       if (res.status >= 200 && res.status < 300) return;
-      if (i > 0 && res.status === doneOnRetry) return;
+      if (repeated && doneOnRepeat !== undefined && res.status === doneOnRepeat) return;
       const retryAfter = Number(res.headers['retry-after'] ?? NaN);
       last = `${res.status} ${res.body.slice(0, 200)}`;
       if (res.status === 429 || (res.status >= 500 && Number.isFinite(retryAfter))) {
         await sleep(Math.min(Number.isFinite(retryAfter) ? retryAfter * 1000 : 1000, 1000));
+        continue;
+      }
+      if (res.status === 503 && doneOnRepeat !== undefined) {
+        result.unsettled++;
+        result.failures.push(`${what} (settled by repeating it): ${last}`);
+        repeated = true;
+        await sleep(200);
         continue;
       }
       break;
@@ -217,7 +234,7 @@ function startLoad(client: KubeHttpClient, ns: string, tag: string, workers = 4)
       const name = `${tag}-${w}-${seq}`;
       const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { seq: String(seq) } };
       await attempt(`create ${name}`, () => client.request('POST', base, { body, timeoutMs: 20_000 }), 409);
-      await attempt(`get ${name}`, () => client.request('GET', `${base}/${name}`, { timeoutMs: 20_000 }), 0);
+      await attempt(`get ${name}`, () => client.request('GET', `${base}/${name}`, { timeoutMs: 20_000 }));
       await attempt(`delete ${name}`, () => client.request('DELETE', `${base}/${name}`, { timeoutMs: 20_000 }), 404);
     }
   };
@@ -291,16 +308,20 @@ describe(`docker-compose deployment (project ${project})`, () => {
     assert.equal(await kubectlOk(['get', 'configmap', 'kept', '-n', ns, '-o', 'jsonpath={.data.k}'], { kubeconfig }), 'v');
   });
 
-  const underLoad = async (t: { diagnostic(m: string): void }, tag: string, fault: () => Promise<void>): Promise<void> => {
+  /** runs `fault` under load; `unsettledWrites`: whether writes may be answered 503 (above) */
+  const underLoad = async (t: { diagnostic(m: string): void }, tag: string, fault: () => Promise<void>, unsettledWrites = false): Promise<LoadResult> => {
     const load = startLoad(client, ns, tag);
     // some traffic before the fault, so that it lands on busy replicas and connections
     await sleep(2000);
     await fault();
     await sleep(3000);
     const r = await load.stop();
-    t.diagnostic(`${tag}: ${r.requests} requests, ${r.failed} failed, ${r.retried} retries`);
+    t.diagnostic(`${tag}: ${r.requests} requests, ${r.failed} failed, ${r.retried} retries, ${r.unsettled} writes answered 503 and settled`);
+    for (const f of r.failures) t.diagnostic(`  ${f}`);
     assert.ok(r.requests > 0, 'the load ran');
     assert.equal(r.failed, 0, `failed requests:\n${r.failures.join('\n')}`);
+    if (!unsettledWrites) assert.equal(r.unsettled, 0, `writes answered 503:\n${r.failures.join('\n')}`);
+    return r;
   };
 
   it('a replica SIGKILLed and restarted under load: 0 failed requests', async (t) => {
@@ -339,7 +360,7 @@ describe(`docker-compose deployment (project ${project})`, () => {
       await sleep(3000);
       await docker(['start', id]);
       await waitFor(`${leader} healthy again`, async () => (await run('docker', ['exec', id, 'etcdctl', 'endpoint', 'health'])).code === 0, 60_000, 500);
-    });
+    }, true);
     const healthy = await etcdctl(others[0]!, etcdMembers, ['endpoint', 'health']);
     for (const m of etcdMembers) assert.match(healthy, new RegExp(`http://${m}:2379 is healthy`));
   });
