@@ -361,8 +361,10 @@ describe(`docker-compose deployment (project ${project})`, () => {
       await docker(['start', id]);
       await waitFor(`${leader} healthy again`, async () => (await run('docker', ['exec', id, 'etcdctl', 'endpoint', 'health'])).code === 0, 60_000, 500);
     }, true);
-    const healthy = await etcdctl(others[0]!, etcdMembers, ['endpoint', 'health']);
-    for (const m of etcdMembers) assert.match(healthy, new RegExp(`http://${m}:2379 is healthy`));
+    // etcdctl 3.4 reports health on stderr
+    const health = await run('docker', ['exec', await container(others[0]!), 'etcdctl', `--endpoints=${etcdMembers.map((m) => `http://${m}:2379`).join(',')}`, 'endpoint', 'health']);
+    assert.equal(health.code, 0, health.stderr);
+    for (const m of etcdMembers) assert.match(health.stdout + health.stderr, new RegExp(`http://${m}:2379 is healthy`));
   });
 
   it('data and PKI survive down and up', async () => {
