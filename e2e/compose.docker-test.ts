@@ -211,7 +211,7 @@ function startLoad(client: KubeHttpClient, ns: string, tag: string, workers = 4)
       if (res.status >= 200 && res.status < 300) return;
       if (repeated && doneOnRepeat !== undefined && res.status === doneOnRepeat) return;
       const retryAfter = Number(res.headers['retry-after'] ?? NaN);
-      last = `${res.status} ${res.body.slice(0, 200)}`;
+      last = `${res.status} ${res.body.slice(0, 200).trim()}`;
       if (res.status === 429 || (res.status >= 500 && Number.isFinite(retryAfter))) {
         await sleep(Math.min(Number.isFinite(retryAfter) ? retryAfter * 1000 : 1000, 1000));
         continue;
@@ -329,6 +329,8 @@ describe(`docker-compose deployment (project ${project})`, () => {
       const id = await container('kapi2');
       await docker(['kill', '-s', 'KILL', id]);
       assert.match(await health('kapi2'), /^exited\//);
+      // long enough for haproxy's checks (inter 1s, fall 2) to take it out: the load meets
+      // both the dead server still in the pool and the pool without it
       await sleep(5000);
       await docker(['start', id]);
       await waitHealthy(['kapi2'], 'kapi2 healthy again');
