@@ -65,7 +65,7 @@ stop_engine() {
 start_engine() {
   if engine_up; then return 0; fi
   mkdir -p "$state"
-  local pid
+  local pid child
   if pid=$(recorded_pid); then
     log "dockerd (PID $pid) is starting"
   else
@@ -80,7 +80,15 @@ start_engine() {
     echo "$pid" >"$pidfile"
   fi
   for _ in $(seq 1 120); do
-    if engine_up; then log "dockerd (PID $pid) is up"; return 0; fi
+    if engine_up; then
+      # through sudo, $! is sudo's PID: record its child, dockerd itself
+      if [ "$(cat "/proc/$pid/comm" 2>/dev/null)" != dockerd ]; then
+        child=$(ps -o pid= --ppid "$pid" | tr -d ' ' | head -n 1)
+        if [ -n "$child" ]; then pid=$child; echo "$pid" >"$pidfile"; fi
+      fi
+      log "dockerd (PID $pid) is up"
+      return 0
+    fi
     if [ ! -d "/proc/$pid" ]; then break; fi
     sleep 0.5
   done
