@@ -10,7 +10,7 @@ CLUSTER_DIR ?= ./cluster
 REPLICAS ?= 3
 ETCD_MEMBERS ?= 3
 
-.PHONY: all deps build run test check bench clean help cluster cluster-down cluster-status
+.PHONY: all deps docker-deps build run test check test-docker docker-images docker-engine-stop bench clean help cluster cluster-down cluster-status
 
 all: build
 
@@ -20,12 +20,19 @@ help:
 	@echo "make check  types, import boundaries between layers, generated files current"
 	@echo "make cluster        start 3 etcd members, 3 kapi replicas and haproxy on 127.0.0.1 in CLUSTER_DIR (./cluster)"
 	@echo "make cluster-down   stop them (by recorded PID); make cluster-status lists them"
+	@echo "make test-docker    deploy/docker-compose.yml end to end on a Docker engine (faults under load, down/up, down -v)"
+	@echo "make docker-images  start dockerd if none runs; build stand-ins for base images that cannot be pulled"
+	@echo "make docker-engine-stop  stop the dockerd that make docker-images started (by its recorded PID)"
 	@echo "make bench  run the benchmarks (kapi beside raw etcd)"
 	@echo "make build  compile TypeScript to dist/"
 	@echo "make clean  remove dist/, data/ and test leftovers"
 
 deps:
 	@scripts/install-deps.sh
+
+# docker.io, docker-compose and debootstrap: needed by the targets below only
+docker-deps:
+	@scripts/install-deps.sh --docker
 
 build: deps
 	@npm run --silent build
@@ -50,6 +57,17 @@ test: build
 
 check: deps
 	@scripts/check.sh
+
+# the engine, and the base images deploy/ names (pulled, or built locally when no registry answers)
+docker-images: docker-deps
+	@scripts/docker-images.sh up
+
+docker-engine-stop:
+	@scripts/docker-images.sh stop-engine
+
+# runs docker-images itself; stops the dockerd it started, removes the compose project it made
+test-docker: build docker-deps
+	@scripts/test-docker.sh
 
 # extra options for the benchmark, e.g. make bench BENCH_ARGS='--only create,get --quick'
 BENCH_ARGS ?=
