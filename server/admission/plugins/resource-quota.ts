@@ -299,6 +299,9 @@ export function resourceQuotaPlugin(resolver: ResourceResolver, signal: AbortSig
     async validate(attrs) {
       const evaluator = evaluatorFor(attrs.resource.group, attrs.resource.resource);
       if (!evaluator.handles(attrs)) return;
+      // most namespaces have no quota: learn that without queueing behind the namespace's
+      // other writes (the lane serializes charges, and the lookup may wait for a revision probe)
+      if (limited.length === 0 && (await accessor.quotas(attrs.namespace)).length === 0) return;
       await inLane(attrs.namespace, () => evaluate(attrs, evaluator));
     },
   };
