@@ -30,7 +30,8 @@ function desiredObject(gv: LocalGroupVersion): KubeObject {
     apiVersion: `${APIREGISTRATION_GROUP}/v1`,
     kind: 'APIService',
     metadata: { name: apiServiceName(gv.group, gv.version), labels: { [AUTOMANAGED_LABEL]: gv.managed } },
-    spec: { group: gv.group, version: gv.version, groupPriorityMinimum: gv.groupPriorityMinimum, versionPriority: gv.versionPriority },
+    // the core group's APIService has no group field at all (omitempty in kube's type)
+    spec: { ...(gv.group ? { group: gv.group } : {}), version: gv.version, groupPriorityMinimum: gv.groupPriorityMinimum, versionPriority: gv.versionPriority },
   } as KubeObject;
 }
 
