@@ -24,7 +24,7 @@ const LAYERS = [
   ['server/registry', 'server/fieldmanager', 'server/allocators', 'server/encryption'],
   ['server/authn', 'server/authz', 'server/admission', 'server/crd', 'server/audit', 'server/flowcontrol', 'server/controllers', 'server/metrics'],
   ['server/endpoints'],
-  ['server/http', 'server/nonresource'],
+  ['server/http', 'server/nonresource', 'server/aggregator'],
   ['server/config', 'server/cli'],
   ['server/app', 'server/main'],
 ];

@@ -10,6 +10,7 @@
 // embedded etcd stops.
 
 import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { KapiConfig } from './config/flags.js';
@@ -23,7 +24,8 @@ import type { Storage } from '../storage/interface.js';
 import { createEtcd3Store } from '../storage/etcd3/store.js';
 import { startCompactor } from '../storage/etcd3/compactor.js';
 import { createCacheFeed } from '../storage/cacher/index.js';
-import { loadCatalog, RuntimeConfigError } from './apis/catalog.js';
+import { knownGroupVersions, loadCatalog, RuntimeConfigError, type Catalog } from './apis/catalog.js';
+import { startAggregator, type LocalGroupVersion, type ProxyClientCertificate } from './aggregator/index.js';
 import { parseWatchCacheSizes, watchCacheEnabled } from './config/watch-cache-sizes.js';
 import { loadSchemas } from './apis/schema.js';
 import { OpenAPIService } from './apis/openapi.js';
@@ -111,6 +113,35 @@ async function waitForEtcd(client: EtcdClient, endpoints: string[], timeoutMs: n
     if (Date.now() > deadline) throw new Error(`etcd at ${endpoints.join(',')} did not answer within ${timeoutMs / 1000}s: ${lastError}`);
     await sleep(250);
   }
+}
+
+/** --proxy-client-cert-file and --proxy-client-key-file, both or neither */
+function proxyClientCertificateFrom(values: KapiConfig['values']): ProxyClientCertificate | undefined {
+  const certFile = values.get('proxy-client-cert-file') as string;
+  const keyFile = values.get('proxy-client-key-file') as string;
+  if (!certFile && !keyFile) return undefined;
+  if (!certFile || !keyFile) throw new Error('--proxy-client-cert-file and --proxy-client-key-file must be given together');
+  return { cert: readFileSync(path.resolve(certFile)), key: readFileSync(path.resolve(keyFile)) };
+}
+
+/** the local APIServices kube registers: built-in group versions with kube's priorities,
+ *  CRD group versions with the CRD registration controller's 1000/100 */
+function localGroupVersions(catalog: Catalog, customResources: { group: string; version: string }[]): LocalGroupVersion[] {
+  const priorities = new Map(knownGroupVersions().map((g) => [`${g.group}/${g.version}`, g]));
+  const out: LocalGroupVersion[] = [];
+  const seen = new Set<string>();
+  for (const gv of catalog.groupVersions()) {
+    const meta = priorities.get(`${gv.group}/${gv.version}`);
+    seen.add(`${gv.group}/${gv.version}`);
+    out.push({ group: gv.group, version: gv.version, groupPriorityMinimum: meta?.groupPriority ?? 1000, versionPriority: meta?.versionPriority ?? 100, managed: 'onstart' });
+  }
+  for (const r of customResources) {
+    const key = `${r.group}/${r.version}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ group: r.group, version: r.version, groupPriorityMinimum: 1000, versionPriority: 100, managed: 'true' });
+  }
+  return out;
 }
 
 export async function startApp(config: KapiConfig): Promise<App> {
@@ -273,10 +304,21 @@ export async function startApp(config: KapiConfig): Promise<App> {
     const crdStop = new AbortController();
     started.push({ name: 'custom resources', stop: () => crdStop.abort() });
     let crdInformerSynced = false;
-    void customResources.start(crdStop.signal).then(() => {
+    const crdsListed = customResources.start(crdStop.signal).then(() => {
       crdInformerSynced = true;
     });
     const apiResolver = customResources.resolver();
+    // the aggregation layer: APIServices followed here, their group versions proxied
+    const aggregator = startAggregator({
+      resolver: apiResolver,
+      identity,
+      log: log.named('aggregator'),
+      proxyClientCertificate: proxyClientCertificateFrom(config.values),
+      localGroupVersions: () => localGroupVersions(catalog, customResources.resources()),
+      onLocalChange: (listener) => customResources.onChange(listener),
+      localSynced: crdsListed,
+    });
+    started.push({ name: 'aggregator', stop: () => aggregator.stop() });
     // /metrics: requests to served resources, in-flight watermarks, object counts
     const metricsRun = startMetrics({
       resources: catalog.resources(),
@@ -419,6 +461,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
     const sendRetryAfter = config.values.get('shutdown-send-retry-after') === true;
     const watchGraceMs = config.values.get('shutdown-watch-termination-grace-period') as number;
     let rejectingNewRequests = false;
+    const discoveryCatalog = aggregator.discoveryCatalog(customResources.catalog(catalog));
     const handler = createApiHandler({
       serving: {
         requestTimeoutMs,
@@ -430,9 +473,17 @@ export async function startApp(config: KapiConfig): Promise<App> {
         onPostTimeoutError: (err) => log.v(1).info('post-timeout activity failed', { error: err instanceof Error ? err.message : String(err) }),
       },
       resolver: apiResolver,
-      discovery: createDiscoveryHandler({ catalog: customResources.catalog(catalog), serverAddress: hostPort(advertiseAddress), generation: () => customResources.generation }),
+      discovery: aggregator.withDiscovery(
+        createDiscoveryHandler({ catalog: discoveryCatalog, serverAddress: hostPort(advertiseAddress), generation: () => customResources.generation + aggregator.generation }),
+        () => discoveryCatalog,
+        () => customResources.generation,
+      ),
+      delegateFor: (path) => aggregator.handlerFor(path),
       tableConvertorFor: (r) => customResources.tableConvertorFor(r) ?? defaultTableConvertorFor(r),
-      openapi: withCustomResourceOpenAPI(createOpenAPIHandler(openapi), () => customResources.servedCRDs(), () => customResources.generation),
+      openapi: aggregator.withOpenAPI(
+        withCustomResourceOpenAPI(createOpenAPIHandler(openapi), () => customResources.servedCRDs(), () => customResources.generation),
+        () => customResources.generation,
+      ),
       patchTypes: new Map([...strategicPatchTypes(), ...applyPatchTypes()]),
       nonResource,
       authenticator: authn.authenticator,

@@ -185,9 +185,17 @@ interface APIResourceDiscovery {
   subresources?: APISubresourceDiscovery[];
 }
 
-interface APIGroupDiscovery {
+/** one version of a group in the aggregated document; `Stale` when an aggregated server's
+ *  last answer is all there is */
+export interface APIVersionDiscovery {
+  version: string;
+  resources?: unknown[];
+  freshness: 'Current' | 'Stale';
+}
+
+export interface APIGroupDiscovery {
   metadata: { name?: string; creationTimestamp: null };
-  versions: { version: string; resources?: APIResourceDiscovery[]; freshness: 'Current' }[];
+  versions: APIVersionDiscovery[];
 }
 
 /** kube's installer fills responseKind's group and version only for storages that name a
@@ -260,7 +268,11 @@ export function aggregatedDiscovery(catalog: DiscoveryCatalog, root: 'api' | 'ap
 }
 
 function buildAggregatedDiscovery(catalog: DiscoveryCatalog, root: 'api' | 'apis', version: AggregatedVersion): DiscoveryResponse {
-  const items = aggregatedItems(catalog, root);
+  return aggregatedDiscoveryOf(aggregatedItems(catalog, root), version);
+}
+
+/** the aggregated document of these items, with kube's ETag */
+export function aggregatedDiscoveryOf(items: APIGroupDiscovery[], version: AggregatedVersion): DiscoveryResponse {
   const hash = createHash('sha512').update(JSON.stringify({ metadata: {}, items })).digest('hex').toUpperCase();
   const body = jsonBody({ kind: AGGREGATED_KIND, apiVersion: `${AGGREGATED_GROUP}/${version}`, metadata: {}, items });
   return Object.freeze({

@@ -161,9 +161,9 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
   spec(G_FEATURES, 'feature-gates', 'mapStringBool', {}, 'key=value pairs that describe feature gates for alpha/experimental features.'),
 
   // Traffic / aggregation
-  spec(G_TRAFFIC, 'enable-aggregator-routing', 'bool', false, 'Route aggregator requests to endpoint IPs rather than cluster IPs.' + LATER),
-  spec(G_TRAFFIC, 'proxy-client-cert-file', 'string', '', 'Client certificate used to prove the identity of the aggregator.' + LATER),
-  spec(G_TRAFFIC, 'proxy-client-key-file', 'string', '', 'Private key for --proxy-client-cert-file.' + LATER),
+  spec(G_TRAFFIC, 'enable-aggregator-routing', 'bool', false, 'Route aggregator requests to endpoint IPs rather than cluster IPs. kapi has no Service network, so it always routes to a ready endpoint of the Service (EndpointSlices); false is taken as true.'),
+  spec(G_TRAFFIC, 'proxy-client-cert-file', 'string', '', 'Client certificate used to prove the identity of the aggregator or kube-apiserver when it must call out during a request (aggregated API servers).'),
+  spec(G_TRAFFIC, 'proxy-client-key-file', 'string', '', 'Private key for --proxy-client-cert-file.'),
   spec(G_TRAFFIC, 'egress-selector-config-file', 'string', '', 'File with the apiserver egress selector configuration.' + LATER),
 
   // Misc (kubelet client)

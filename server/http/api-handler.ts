@@ -48,6 +48,9 @@ export type NonResourceHandler = (req: NonResourceRequest) => RawResponse | unde
 
 export interface ApiHandlerOptions {
   resolver: ResourceResolver;
+  /** requests another server answers (aggregated APIs): a handler for such a path, after
+   *  authentication and authorization, before anything local */
+  delegateFor?: (path: string) => Handler | undefined;
   /** /api, /apis, /api/<v>, /apis/<g>, /apis/<g>/<v> */
   discovery?: NonResourceHandler;
   /** /openapi/v2, /openapi/v3, /openapi/v3/... */
@@ -132,6 +135,11 @@ export function createRouter(opts: ApiHandlerOptions): Handler {
   );
 
   return async (state) => {
+    const delegate = opts.delegateFor?.(state.path);
+    if (delegate) {
+      await delegate(state);
+      return;
+    }
     if (state.info.isResourceRequest) {
       await resources(state);
       return;

@@ -151,6 +151,22 @@ function baseStrategyFor(info: ResourceInfo, deps: { serviceIPAllocator?: Servic
       return hpaStrategy();
     case 'certificates.k8s.io/certificatesigningrequests':
       return csrStrategy();
+    case 'apiregistration.k8s.io/apiservices':
+      // kube's ValidateAPIService: any path segment, as long as it is `<version>.<group>`
+      // (so the core group's APIService is `v1.`)
+      return defineStrategy({
+        namespaced: false,
+        validateName: nameIsPathSegment,
+        validateSpec: (obj) => {
+          const spec = ((obj as { spec?: { group?: string; version?: string } }).spec ?? {}) as { group?: string; version?: string };
+          const required = `${spec.version ?? ''}.${spec.group ?? ''}`;
+          const name = obj.metadata.name ?? '';
+          return name === required || name === '' ? [] : [{ type: 'FieldValueInvalid', field: 'metadata.name', badValue: name, detail: `must be \`spec.version+"."+spec.group\`: ${JSON.stringify(required)}` }];
+        },
+        hasStatusSubresource: true,
+        tracksGeneration: generationTracked.has(key),
+        allowCreateOnUpdate: createOnUpdate.has(key),
+      });
     default:
       return defineStrategy({
         namespaced: info.namespaced,
