@@ -9,6 +9,7 @@ import { protobufBody } from '../protobuf/http.js';
 import { goParseBool } from './query.js';
 import { toStatusError, type ResourceRef, type StatusError } from './status.js';
 import { header, type HttpResponse, type RequestState } from './types.js';
+import { unreadResponseBudget } from './unread-budget.js';
 
 const gzip = promisify(gzipCallback);
 
@@ -92,7 +93,67 @@ export async function writeBody(
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
   res.writeHead(code);
   if (state.method === 'HEAD') res.end();
-  else res.end(buf);
+  else await sendBody(res, buf);
+}
+
+/** bodies are handed to the socket this much at a time, as the client takes them */
+export const WRITE_CHUNK_BYTES = 64 * 1024;
+
+/**
+ * Writes a body and resolves once the client has taken all of it (or the response is gone):
+ * the request counts as in flight, holds its seat and stays under its deadline until then. A
+ * large body goes out chunk by chunk as the socket drains, so node never queues more than a
+ * chunk of it (TLS would otherwise hold an encrypted copy of the whole body), and it is booked
+ * in the replica's budget for unread responses while it waits.
+ */
+async function sendBody(res: HttpResponse, body: Buffer): Promise<void> {
+  const done = responseDone(res);
+  if (body.length <= WRITE_CHUNK_BYTES) {
+    res.end(body);
+    await done;
+    return;
+  }
+  const booking = unreadResponseBudget().book(body.length, () => {
+    res.destroy();
+  });
+  try {
+    for (let offset = 0; offset < body.length; offset += WRITE_CHUNK_BYTES) {
+      if (responseFinished(res)) return;
+      const chunk = body.subarray(offset, offset + WRITE_CHUNK_BYTES);
+      if (!res.write(chunk) && !(await drainedOrGone(res, done))) return;
+      booking.progressed();
+    }
+    res.end();
+    await done;
+  } finally {
+    booking.release();
+  }
+}
+
+/** resolves once the response is fully written or closed */
+function responseDone(res: HttpResponse): Promise<void> {
+  if (res.writableFinished || res.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const settle = (): void => {
+      res.off('finish', settle);
+      res.off('close', settle);
+      resolve();
+    };
+    res.once('finish', settle);
+    res.once('close', settle);
+  });
+}
+
+/** true once the socket wants more, false when the response ended first */
+function drainedOrGone(res: HttpResponse, done: Promise<void>): Promise<boolean> {
+  return new Promise((resolve) => {
+    const onDrain = (): void => resolve(true);
+    res.once('drain', onDrain);
+    void done.then(() => {
+      res.off('drain', onDrain);
+      resolve(false);
+    });
+  });
 }
 
 /** Encodes an object in the negotiated media type and writes it. */
