@@ -93,37 +93,33 @@ export async function writeBody(
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
   res.writeHead(code);
   if (state.method === 'HEAD') res.end();
-  else await sendBody(res, buf);
+  else await sendBody(state, buf);
 }
 
-/** bodies are handed to the socket this much at a time, as the client takes them */
-export const WRITE_CHUNK_BYTES = 64 * 1024;
+/** bodies from this size on are booked in the replica's budget for unread responses */
+export const BOOKED_BODY_BYTES = 64 * 1024;
 
 /**
  * Writes a body and resolves once the client has taken all of it (or the response is gone):
  * the request counts as in flight, holds its seat and stays under its deadline until then. A
- * large body goes out chunk by chunk as the socket drains, so node never queues more than a
- * chunk of it (TLS would otherwise hold an encrypted copy of the whole body), and it is booked
- * in the replica's budget for unread responses while it waits.
+ * large body is booked in the replica's budget for unread responses while it waits; over
+ * HTTP/1.1 it counts twice, since TLS holds an encrypted copy of what the socket has not taken
+ * (HTTP/2 encrypts only what the client's flow-control window lets out).
  */
-async function sendBody(res: HttpResponse, body: Buffer): Promise<void> {
+async function sendBody(state: RequestState, body: Buffer): Promise<void> {
+  const res = state.res;
   const done = responseDone(res);
-  if (body.length <= WRITE_CHUNK_BYTES) {
+  if (body.length < BOOKED_BODY_BYTES) {
     res.end(body);
     await done;
     return;
   }
-  const booking = unreadResponseBudget().book(body.length, () => {
+  const held = state.req.httpVersion.startsWith('1.') ? 2 * body.length : body.length;
+  const booking = unreadResponseBudget().book(held, () => {
     res.destroy();
   });
   try {
-    for (let offset = 0; offset < body.length; offset += WRITE_CHUNK_BYTES) {
-      if (responseFinished(res)) return;
-      const chunk = body.subarray(offset, offset + WRITE_CHUNK_BYTES);
-      if (!res.write(chunk) && !(await drainedOrGone(res, done))) return;
-      booking.progressed();
-    }
-    res.end();
+    res.end(body);
     await done;
   } finally {
     booking.release();
@@ -141,18 +137,6 @@ function responseDone(res: HttpResponse): Promise<void> {
     };
     res.once('finish', settle);
     res.once('close', settle);
-  });
-}
-
-/** true once the socket wants more, false when the response ended first */
-function drainedOrGone(res: HttpResponse, done: Promise<void>): Promise<boolean> {
-  return new Promise((resolve) => {
-    const onDrain = (): void => resolve(true);
-    res.once('drain', onDrain);
-    void done.then(() => {
-      res.off('drain', onDrain);
-      resolve(false);
-    });
   });
 }
 

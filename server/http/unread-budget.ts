@@ -1,10 +1,10 @@
 // The replica-wide bound on memory held for clients that do not take their responses. A
 // response body is encoded whole before it is written; until the client has taken it, its
-// bytes stay in this process. Each body larger than one write chunk is booked here while it is
-// being written. When the booked bytes exceed the budget, the response whose client has gone
-// longest without taking a chunk is cut (its HTTP/1.1 connection destroyed, its HTTP/2 stream
-// reset), as kube-apiserver ends a watcher whose buffer is full: a client that reads keeps
-// moving its mark forward, so the ones cut are those that stopped reading.
+// bytes stay in this process. Each large body is booked here until its response is written.
+// When the booked bytes exceed the budget, the response that has waited longest for its client
+// is cut (its HTTP/1.1 connection destroyed, its HTTP/2 stream reset), as kube-apiserver ends a
+// watcher whose buffer is full: a client that reads takes its body and leaves the books, so
+// those still booked longest are the ones that stopped reading.
 //
 // Together with the request timeout (which cuts every non-long-running response not taken by
 // its deadline) and the in-flight limits (a response holds its seat until it is written), this
@@ -13,8 +13,6 @@
 
 /** one body being written */
 export interface BookedBody {
-  /** the client took a chunk: it is reading */
-  progressed(): void;
   /** the body is written, or its response is gone */
   release(): void;
 }
@@ -32,7 +30,7 @@ export interface UnreadResponseBudget {
 
 interface Entry {
   bytes: number;
-  lastProgress: number;
+  bookedAt: number;
   cut: () => void;
 }
 
@@ -46,11 +44,11 @@ export function createUnreadResponseBudget(limitBytes: number, now: () => number
     booked -= entry.bytes;
   };
 
-  /** cuts the most stalled responses until the booked bytes fit (one body always stays) */
+  /** cuts the longest-waiting responses until the booked bytes fit (one body always stays) */
   const makeRoom = (): void => {
     while (booked > limitBytes && entries.size > 1) {
       let stalest: Entry | undefined;
-      for (const e of entries) if (!stalest || e.lastProgress < stalest.lastProgress) stalest = e;
+      for (const e of entries) if (!stalest || e.bookedAt < stalest.bookedAt) stalest = e;
       release(stalest!);
       cutCount++;
       stalest!.cut();
@@ -59,16 +57,11 @@ export function createUnreadResponseBudget(limitBytes: number, now: () => number
 
   return {
     book(bytes, cut) {
-      const entry: Entry = { bytes, lastProgress: now(), cut };
+      const entry: Entry = { bytes, bookedAt: now(), cut };
       entries.add(entry);
       booked += bytes;
       makeRoom();
-      return {
-        progressed: () => {
-          entry.lastProgress = now();
-        },
-        release: () => release(entry),
-      };
+      return { release: () => release(entry) };
     },
     get booked() {
       return booked;
