@@ -40,6 +40,7 @@ import { namespaceLookupFrom } from './registry/namespace-lifecycle.js';
 import { applyPatchTypes } from './endpoints/patch/apply.js';
 import { strategicPatchTypes } from './endpoints/patch/strategic-applier.js';
 import { createSecureServer } from './http/server.js';
+import { setUnreadResponseBudget } from './http/unread-budget.js';
 import { servingTlsOptions } from './http/serving-options.js';
 import { createRequestTracker } from './http/filters/in-flight.js';
 import { logCheck, namedCheck, pingCheck, shutdownCheck, type HealthCheck } from './http/health.js';
@@ -456,6 +457,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
     // --- HTTPS ------------------------------------------------------------------------
     const endWatches = new AbortController();
     const requestTimeoutMs = config.values.get('request-timeout') as number;
+    setUnreadResponseBudget((config.values.get('max-unread-response-mib') as number) * 1024 * 1024);
     // graceful shutdown waits for these; --shutdown-send-retry-after answers 429 meanwhile
     const tracker = createRequestTracker();
     const sendRetryAfter = config.values.get('shutdown-send-retry-after') === true;

@@ -1,5 +1,5 @@
 // kapi's command line. Names, defaults and meanings are kube-apiserver's so that harnesses
-// written for kube-apiserver start kapi unchanged; `--data-dir` and `--tls-san` are kapi's
+// written for kube-apiserver start kapi unchanged; `--data-dir`, `--tls-san` and `--max-unread-response-mib` are kapi's
 // own. Flags that a later part of kapi will honour are parsed and validated now (a harness
 // passing them must not fail) and kept in `KapiConfig` for that part to read.
 
@@ -216,6 +216,7 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
   // kapi's own
   spec(G_KAPI, 'data-dir', 'string', './data', 'kapi: directory for the embedded etcd member (<data-dir>/etcd), the generated PKI (<data-dir>/pki) and admin.kubeconfig.'),
   spec(G_KAPI, 'tls-san', 'stringArray', [], 'kapi: extra DNS name or IP for the generated serving certificate (e.g. a load balancer\'s). Repeatable or comma separated.'),
+  spec(G_KAPI, 'max-unread-response-mib', 'int', 256, 'kapi: MiB of response bodies this replica holds for clients that have not taken them; past it, the response whose client has gone longest without reading is cut.'),
   spec(G_KAPI, 'help', 'bool', false, 'help for kapi', { shorthand: 'h' }),
   spec(G_KAPI, 'version', 'bool', false, 'Print version information and quit.'),
 ];
@@ -306,6 +307,7 @@ function validateServingFlags(values: ReadonlyMap<string, FlagValue>): void {
   }
   const cors = validateCorsAllowedOrigins(list(values, 'cors-allowed-origins'));
   if (cors.length > 0) throw new FlagError(cors.join(', '));
+  if (num(values, 'max-unread-response-mib') < 1) throw new FlagError('--max-unread-response-mib must be at least 1');
   if (num(values, 'http2-max-streams-per-connection') < 0) throw new FlagError('--http2-max-streams-per-connection can not be negative');
   try {
     tlsMinVersion(str(values, 'tls-min-version'));

@@ -9,6 +9,7 @@ import { protobufBody } from '../protobuf/http.js';
 import { goParseBool } from './query.js';
 import { toStatusError, type ResourceRef, type StatusError } from './status.js';
 import { header, type HttpResponse, type RequestState } from './types.js';
+import { unreadResponseBudget } from './unread-budget.js';
 
 const gzip = promisify(gzipCallback);
 
@@ -92,7 +93,51 @@ export async function writeBody(
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
   res.writeHead(code);
   if (state.method === 'HEAD') res.end();
-  else res.end(buf);
+  else await sendBody(state, buf);
+}
+
+/** bodies from this size on are booked in the replica's budget for unread responses */
+export const BOOKED_BODY_BYTES = 64 * 1024;
+
+/**
+ * Writes a body and resolves once the client has taken all of it (or the response is gone):
+ * the request counts as in flight, holds its seat and stays under its deadline until then. A
+ * large body is booked in the replica's budget for unread responses while it waits; over
+ * HTTP/1.1 it counts twice, since TLS holds an encrypted copy of what the socket has not taken
+ * (HTTP/2 encrypts only what the client's flow-control window lets out).
+ */
+async function sendBody(state: RequestState, body: Buffer): Promise<void> {
+  const res = state.res;
+  const done = responseDone(res);
+  if (body.length < BOOKED_BODY_BYTES) {
+    res.end(body);
+    await done;
+    return;
+  }
+  const held = state.req.httpVersion.startsWith('1.') ? 2 * body.length : body.length;
+  const booking = unreadResponseBudget().book(held, () => {
+    res.destroy();
+  });
+  try {
+    res.end(body);
+    await done;
+  } finally {
+    booking.release();
+  }
+}
+
+/** resolves once the response is fully written or closed */
+function responseDone(res: HttpResponse): Promise<void> {
+  if (res.writableFinished || res.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const settle = (): void => {
+      res.off('finish', settle);
+      res.off('close', settle);
+      resolve();
+    };
+    res.once('finish', settle);
+    res.once('close', settle);
+  });
 }
 
 /** Encodes an object in the negotiated media type and writes it. */

@@ -4,6 +4,7 @@
 import { createSecureServer as createHttp2SecureServer, type Http2SecureServer } from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
 import { createSecureContext, type SecureContext, type TLSSocket } from 'node:tls';
+import { answerHttp1ClientError, HTTP1_MAX_HEADER_BYTES, HTTP2_MAX_FRAME_BYTES, HTTP2_MAX_HEADER_LIST_BYTES, HTTP2_MAX_HEADER_PAIRS } from './header-limits.js';
 import { sniMatcher, type NodeTlsVersion } from './tls-options.js';
 import type { HttpRequest, HttpResponse } from './types.js';
 
@@ -86,11 +87,19 @@ export function createSecureServer(opts: SecureServerOptions): SecureServer {
       ...(pickContext
         ? { SNICallback: (name: string, cb: (err: Error | null, ctx?: SecureContext) => void) => cb(null, pickContext(name)) }
         : {}),
-      settings: { maxConcurrentStreams: opts.maxConcurrentStreams ?? 1000 },
+      settings: {
+        maxConcurrentStreams: opts.maxConcurrentStreams ?? 1000,
+        maxHeaderListSize: HTTP2_MAX_HEADER_LIST_BYTES,
+        maxFrameSize: HTTP2_MAX_FRAME_BYTES,
+      },
+      maxHeaderListPairs: HTTP2_MAX_HEADER_PAIRS,
       maxSessionMemory: opts.maxSessionMemoryMiB ?? 256,
     },
     handler as unknown as Parameters<typeof createHttp2SecureServer>[1],
   );
+  // the HTTP/1.1 side reads these from the server object
+  Object.assign(server, { maxHeaderSize: HTTP1_MAX_HEADER_BYTES, maxHeadersCount: 0 });
+  server.on('clientError', answerHttp1ClientError);
   const sockets = new Set<TLSSocket>();
   server.on('secureConnection', (socket: TLSSocket) => {
     sockets.add(socket);

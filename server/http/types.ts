@@ -22,6 +22,8 @@ export interface HttpResponse {
   statusCode: number;
   readonly headersSent: boolean;
   readonly writableEnded: boolean;
+  /** everything written has been handed to the socket */
+  readonly writableFinished: boolean;
   readonly destroyed?: boolean;
   setHeader(name: string, value: string | number | readonly string[]): unknown;
   getHeader(name: string): string | number | string[] | undefined;

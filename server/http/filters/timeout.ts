@@ -1,8 +1,10 @@
 // --request-timeout for non-long-running requests, as kube-apiserver's WithRequestDeadline and
 // WithTimeoutForNonLongRunningRequests together: the deadline is the flag's value from the
 // moment the request arrived, shortened (never lengthened) by a positive `?timeout=` Go
-// duration; a malformed one is a 400. When the deadline passes first the client gets a 504
-// and the work behind the request is aborted; whatever it writes afterwards goes nowhere.
+// duration; a malformed one is a 400. The deadline covers writing the response too (writers
+// resolve once the client has taken the body). When it passes first the client gets a 504, or,
+// once the answer has begun, its connection or stream is cut; the work behind the request is
+// aborted and whatever it writes afterwards goes nowhere.
 
 import { parseDuration } from '../../config/duration.js';
 import { writeStatusError } from '../response.js';
@@ -92,8 +94,10 @@ export function withRequestTimeout(opts: RequestTimeoutOptions): Filter {
     abort.abort();
     if (!res.headersSent) {
       writeTimeout(res, headersBefore);
-    } else if (!res.writableEnded) {
-      // the answer had begun: it cannot become a 504 any more, so the stream is cut
+    } else if (!res.writableFinished) {
+      // the answer had begun (or the client has not taken all of it): it cannot become a 504
+      // any more, so the connection (HTTP/1.1) or the stream (HTTP/2) is cut, which also
+      // frees what was queued for it
       res.destroy();
     }
   };
