@@ -61,8 +61,8 @@ export async function sendToBackend(
       method,
       path: backend.url.pathname + backend.url.search,
       headers,
+      // the connection is ours (dialled with the backend's TLS and timeout), not an agent's
       createConnection: () => socket,
-      agent: false,
     });
     const onAbort = (): void => {
       req.destroy();
