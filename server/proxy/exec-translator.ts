@@ -91,6 +91,23 @@ export async function translateToSpdy(req: TranslateRequest, backend: Backend, o
   let stdin: SpdyStream | undefined;
   let resize: SpdyStream | undefined;
   let clientGone = false;
+  // what the client sends before the kubelet's streams exist waits here (the socket is
+  // paused once it holds more than the high-water mark)
+  let early: Buffer[] | undefined = [];
+  let earlyBytes = 0;
+  const deliver = (data: Buffer): void => {
+    const channel = data[0];
+    const payload = data.subarray(1);
+    if (channel === CHANNEL_CLOSE) {
+      if (payload[0] === CHANNEL_STDIN) stdin?.end();
+      return;
+    }
+    const target = channel === CHANNEL_STDIN ? stdin : channel === CHANNEL_RESIZE ? resize : undefined;
+    if (target && !target.write(payload)) {
+      ws.pause();
+      spdy?.socket.once('drain', () => ws.resume());
+    }
+  };
   let closeResolve!: () => void;
   const closed = new Promise<void>((r) => (closeResolve = r));
   const ws = new WebSocketConnection(
@@ -98,17 +115,10 @@ export async function translateToSpdy(req: TranslateRequest, backend: Backend, o
     {
       onMessage: (opcode, data) => {
         if (opcode !== OPCODE_BINARY || data.length === 0) return;
-        const channel = data[0];
-        const payload = data.subarray(1);
-        if (channel === CHANNEL_CLOSE) {
-          if (payload[0] === CHANNEL_STDIN) stdin?.end();
-          return;
-        }
-        const target = channel === CHANNEL_STDIN ? stdin : channel === CHANNEL_RESIZE ? resize : undefined;
-        if (target && !target.write(payload)) {
-          ws.pause();
-          spdy?.socket.once('drain', () => ws.resume());
-        }
+        if (!early) return deliver(data);
+        early.push(data);
+        earlyBytes += data.length;
+        if (earlyBytes > STREAM_HIGH_WATER_BYTES) ws.pause();
       },
       onClose: () => {
         clientGone = true;
@@ -167,6 +177,10 @@ export async function translateToSpdy(req: TranslateRequest, backend: Backend, o
     if (opts.stdout) outputs.push(relay(open(STREAM_TYPE_STDOUT), CHANNEL_STDOUT));
     if (opts.stderr && !opts.tty) outputs.push(relay(open(STREAM_TYPE_STDERR), CHANNEL_STDERR));
     if (opts.tty) resize = open(STREAM_TYPE_RESIZE);
+    const waiting = early;
+    early = undefined;
+    for (const data of waiting) deliver(data);
+    ws.resume();
     const errorText = new Promise<string>((resolve) => {
       const chunks: Buffer[] = [];
       let total = 0;

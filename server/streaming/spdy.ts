@@ -201,6 +201,8 @@ export class SpdyConnection {
       const head = opts.head;
       queueMicrotask(() => this.receive(head));
     }
+    // a socket paused while its HTTP head was read stays paused under a new listener
+    socket.resume();
   }
 
   get isClosed(): boolean {
