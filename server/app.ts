@@ -41,6 +41,7 @@ import { applyPatchTypes } from './endpoints/patch/apply.js';
 import { strategicPatchTypes } from './endpoints/patch/strategic-applier.js';
 import { createSecureServer } from './http/server.js';
 import { setUnreadResponseBudget } from './http/unread-budget.js';
+import { createKubeletConnect } from './proxy/index.js';
 import { servingTlsOptions } from './http/serving-options.js';
 import { createRequestTracker } from './http/filters/in-flight.js';
 import { logCheck, namedCheck, pingCheck, shutdownCheck, type HealthCheck } from './http/health.js';
@@ -520,6 +521,16 @@ export async function startApp(config: KapiConfig): Promise<App> {
       maxInFlight,
       auditor,
       admissionFor: (state) => admission.hooksFor(admissionRequestOf(state)),
+      connect: createKubeletConnect(
+        {
+          clientCertificate: config.values.get('kubelet-client-certificate') as string,
+          clientKey: config.values.get('kubelet-client-key') as string,
+          certificateAuthority: config.values.get('kubelet-certificate-authority') as string,
+          preferredAddressTypes: config.values.get('kubelet-preferred-address-types') as string[],
+          timeoutMs: config.values.get('kubelet-timeout') as number,
+        },
+        apiResolver,
+      ),
     });
     const server = createSecureServer({
       cert: pki.servingCertPem,

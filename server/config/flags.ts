@@ -167,11 +167,11 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
   spec(G_TRAFFIC, 'egress-selector-config-file', 'string', '', 'File with the apiserver egress selector configuration.' + LATER),
 
   // Misc (kubelet client)
-  spec(G_MISC, 'kubelet-client-certificate', 'string', '', 'Path to a client cert file for TLS to kubelets.' + LATER),
-  spec(G_MISC, 'kubelet-client-key', 'string', '', 'Path to a client key file for TLS to kubelets.' + LATER),
-  spec(G_MISC, 'kubelet-certificate-authority', 'string', '', 'Path to a cert file for the certificate authority of kubelets.' + LATER),
-  spec(G_MISC, 'kubelet-preferred-address-types', 'stringSlice', ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'], 'Preferred NodeAddressTypes for kubelet connections.' + LATER),
-  spec(G_MISC, 'kubelet-timeout', 'duration', 5000, 'Timeout for kubelet operations.' + LATER),
+  spec(G_MISC, 'kubelet-client-certificate', 'string', '', 'Path to a client cert file for TLS to kubelets (pod logs, exec, attach, port-forward, nodes/proxy).'),
+  spec(G_MISC, 'kubelet-client-key', 'string', '', 'Path to a client key file for TLS to kubelets.'),
+  spec(G_MISC, 'kubelet-certificate-authority', 'string', '', 'Path to a cert file for the certificate authority of kubelets. Without it the kubelet\'s serving certificate is not verified.'),
+  spec(G_MISC, 'kubelet-preferred-address-types', 'stringSlice', ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'], 'Preferred NodeAddressTypes for kubelet connections.'),
+  spec(G_MISC, 'kubelet-timeout', 'duration', 5000, 'Timeout for kubelet operations (connecting to a kubelet).'),
 
   // Auditing
   spec(G_AUDIT, 'audit-policy-file', 'string', '', 'Path to the file that defines the audit policy configuration.'),

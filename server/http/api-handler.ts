@@ -21,7 +21,7 @@ import type { PanicReporter } from './filters/panic-recovery.js';
 import { createHealthHandler, type HealthOptions } from './health.js';
 import { writeBody, writeStatusError } from './response.js';
 import { errors } from './status.js';
-import { header, type Handler, type HttpRequest, type HttpResponse, type RequestState } from './types.js';
+import { header, type Handler, type HttpRequest, type HttpResponse, type RequestState, type UpgradeSocket } from './types.js';
 import { defaultVersionInfo, serveVersion, type VersionInfo } from './version.js';
 
 /** what a non-resource provider (discovery, OpenAPI) is told about a request */
@@ -84,6 +84,9 @@ export interface ApiHandlerOptions {
   maxInFlight?: MaxInFlightOptions;
   /** audit policy and backends (--audit-*); absent: nothing is audited */
   auditor?: Auditor;
+  /** the connect subresources (pod log, exec, attach, port-forward, the proxies): true when
+   *  it served the request */
+  connect?: (state: RequestState) => Promise<boolean>;
 }
 
 export const DEFAULT_MAX_REQUEST_BODY_BYTES = MAX_REQUEST_BODY_BYTES;
@@ -141,6 +144,7 @@ export function createRouter(opts: ApiHandlerOptions): Handler {
       return;
     }
     if (state.info.isResourceRequest) {
+      if (opts.connect && (await opts.connect(state))) return;
       await resources(state);
       return;
     }
@@ -169,7 +173,7 @@ export function createRouter(opts: ApiHandlerOptions): Handler {
 }
 
 /** The request listener for createSecureServer: the full chain around the router. */
-export function createApiHandler(opts: ApiHandlerOptions): (req: HttpRequest, res: HttpResponse) => void {
+export function createApiHandler(opts: ApiHandlerOptions): (req: HttpRequest, res: HttpResponse, upgrade?: UpgradeSocket) => void {
   const chain = buildHandlerChain(createRouter(opts), {
     authenticator: opts.authenticator,
     anonymous: opts.anonymous,

@@ -24,7 +24,7 @@ import type { Authenticator } from './authn.js';
 import { nonResourceInfo } from './request-info.js';
 import { parseRequestTarget } from './request-target.js';
 import { errors } from './status.js';
-import type { Filter, Handler, HttpRequest, HttpResponse, RequestState } from './types.js';
+import type { Filter, Handler, HttpRequest, HttpResponse, RequestState, UpgradeSocket } from './types.js';
 
 export interface ChainOptions {
   authenticator: Authenticator;
@@ -89,7 +89,7 @@ export function buildHandlerChain(api: Handler, opts: ChainOptions): Handler {
 }
 
 /** The per-request state for a raw request, or undefined when its target cannot be parsed. */
-export function newRequestState(req: HttpRequest, res: HttpResponse): RequestState | undefined {
+export function newRequestState(req: HttpRequest, res: HttpResponse, upgrade?: UpgradeSocket): RequestState | undefined {
   const method = (req.method ?? 'GET').toUpperCase();
   const target = parseRequestTarget(req.url ?? '/');
   if (!target) return undefined;
@@ -107,13 +107,14 @@ export function newRequestState(req: HttpRequest, res: HttpResponse): RequestSta
     signal: abort.signal,
     auditId: '',
     receivedAt: Date.now(),
+    upgrade,
   };
 }
 
 /** Adapts a chain to node's `request` event (HTTP/1.1 and HTTP/2 compat alike). */
-export function toRequestListener(handler: Handler, onPanic?: PanicReporter): (req: HttpRequest, res: HttpResponse) => void {
-  return (req, res) => {
-    const state = newRequestState(req, res);
+export function toRequestListener(handler: Handler, onPanic?: PanicReporter): (req: HttpRequest, res: HttpResponse, upgrade?: UpgradeSocket) => void {
+  return (req, res, upgrade) => {
+    const state = newRequestState(req, res, upgrade);
     if (!state) {
       res.statusCode = 400;
       res.setHeader('Content-Type', 'text/plain; charset=utf-8');

@@ -6,14 +6,17 @@ import type { AddressInfo, Socket } from 'node:net';
 import { createSecureContext, type SecureContext, type TLSSocket } from 'node:tls';
 import { answerHttp1ClientError, HTTP1_MAX_HEADER_BYTES, HTTP2_MAX_FRAME_BYTES, HTTP2_MAX_HEADER_LIST_BYTES, HTTP2_MAX_HEADER_PAIRS } from './header-limits.js';
 import { sniMatcher, type NodeTlsVersion } from './tls-options.js';
-import type { HttpRequest, HttpResponse } from './types.js';
+import { ServerResponse, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { HttpRequest, HttpResponse, UpgradeSocket } from './types.js';
 
 export interface SecureServerOptions {
   cert: string | Buffer;
   key: string | Buffer;
   /** CAs whose client certificates the TLS layer accepts (client CA, front-proxy CA, ...) */
   clientCA?: string | Buffer | (string | Buffer)[];
-  handler: (req: HttpRequest, res: HttpResponse) => void;
+  /** with `upgrade` for an HTTP/1.1 request asking to switch protocols */
+  handler: (req: HttpRequest, res: HttpResponse, upgrade?: UpgradeSocket) => void;
   /** streams per HTTP/2 connection (client-go multiplexes every watch over one) */
   maxConcurrentStreams?: number;
   /** MiB of buffered data an HTTP/2 session may hold before refusing new streams */
@@ -110,6 +113,17 @@ export function createSecureServer(opts: SecureServerOptions): SecureServer {
   server.on('connection', (socket: Socket) => {
     rawSockets.add(socket);
     socket.once('close', () => rawSockets.delete(socket));
+  });
+  // Upgrade requests (exec, attach, port-forward, WebSockets through the proxies) go through
+  // the same chain; until a handler takes the socket over, an ordinary response is written on
+  // it, and the connection ends with that response.
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    const res = new ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket as Parameters<ServerResponse['assignSocket']>[0]);
+    res.once('finish', () => socket.end());
+    opts.handler(req, res, { socket, head });
   });
   // a client that fails the handshake must not take anything down
   server.on('tlsClientError', () => {});

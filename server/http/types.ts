@@ -3,6 +3,7 @@
 // works the same over both protocols.
 
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { UserInfo } from '../registry/rest.js';
 import type { RequestInfo } from './request-info.js';
 
@@ -59,6 +60,15 @@ export interface RequestState {
   auditId: string;
   /** Date.now() when the request arrived */
   readonly receivedAt: number;
+  /** an HTTP/1.1 request with `Connection: Upgrade`: its socket, for a handler that switches
+   *  protocols (until then the response goes out on it as usual) */
+  readonly upgrade?: UpgradeSocket;
+}
+
+export interface UpgradeSocket {
+  readonly socket: Duplex;
+  /** bytes the HTTP parser read past the request head */
+  readonly head: Buffer;
 }
 
 export type Handler = (state: RequestState) => Promise<void>;
