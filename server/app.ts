@@ -283,6 +283,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
       resolver: registry,
       storageFor,
       countPollPeriodMs: config.values.get('etcd-count-metric-poll-period') as number,
+      featureGates: config.featureGates.states(),
     });
     started.push({ name: 'metrics', stop: () => metricsRun.stop() });
     // RBAC's and Node's caches, and the default RBAC policy (every start, every replica)
@@ -334,6 +335,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
       identity,
     }, { rootCaPem: pki.servingCaPem, garbageCollector: config.values.get('enable-garbage-collector') !== false,
       endpointReconciler: config.values.get('endpoint-reconciler-type') as 'lease' | 'master-count' | 'none',
+      apiServerIdentity: config.featureGates.enabled('APIServerIdentity'),
     });
     started.push({ name: 'controllers', stop: () => controllers.stop() });
     let bootstrapped = false;
@@ -404,7 +406,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
         // custom resources too: webhooks and policies match them, params may be custom objects
         resolver: apiResolver,
         signal: admissionStop.signal,
-        featureGates: config.featureGates,
+        featureGates: config.featureGates.toRecord(),
         log: (level, message, fields) => admissionLog[level](message, fields as Parameters<typeof admissionLog.info>[1]),
         authorizer: authz.reviews,
         flag: (name) => config.values.get(name),
@@ -425,11 +427,14 @@ export async function startApp(config: KapiConfig): Promise<App> {
         corsAllowedOrigins: config.values.get('cors-allowed-origins') as string[],
         hstsDirectives: config.values.get('strict-transport-security-directives') as string[],
         goawayChance: config.values.get('goaway-chance') as number,
+        responseCompression: config.featureGates.enabled('APIResponseCompression'),
+        authorizeWithSelectors: config.featureGates.enabled('AuthorizeWithSelectors'),
         rejectingNewRequests: sendRetryAfter ? () => rejectingNewRequests : undefined,
         tracker,
         onPostTimeoutError: (err) => log.v(1).info('post-timeout activity failed', { error: err instanceof Error ? err.message : String(err) }),
       },
       resolver: apiResolver,
+      watchListEnabled: config.featureGates.enabled('WatchList'),
       discovery: createDiscoveryHandler({ catalog: customResources.catalog(catalog), serverAddress: hostPort(advertiseAddress), generation: () => customResources.generation }),
       tableConvertorFor: (r) => customResources.tableConvertorFor(r) ?? defaultTableConvertorFor(r),
       openapi: withCustomResourceOpenAPI(createOpenAPIHandler(openapi), () => customResources.servedCRDs(), () => customResources.generation),

@@ -81,7 +81,7 @@ export async function writeBody(
   if (res.headersSent || res.writableEnded || res.destroyed) return;
   let buf = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   const headers: Record<string, string> = { 'Content-Type': contentType, ...(opts.headers ?? {}) };
-  if ((opts.compress ?? true) && buf.length >= GZIP_THRESHOLD_BYTES && acceptsGzip(state)) {
+  if ((opts.compress ?? state.compressResponses ?? true) && buf.length >= GZIP_THRESHOLD_BYTES && acceptsGzip(state)) {
     buf = await gzip(buf, { level: GZIP_LEVEL });
     headers['Content-Encoding'] = 'gzip';
     headers['Vary'] = 'Accept-Encoding';

@@ -57,6 +57,8 @@ export interface RequestState {
   auditId: string;
   /** Date.now() when the request arrived */
   readonly receivedAt: number;
+  /** false when the APIResponseCompression gate is off: no gzip whatever the client accepts */
+  compressResponses?: boolean;
 }
 
 export type Handler = (state: RequestState) => Promise<void>;
