@@ -220,6 +220,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
       prefix: config.etcd.prefix,
       leaseReuseDurationSeconds: config.values.get('lease-reuse-duration-seconds') as number,
       transformers: encryption?.transformers,
+      storageFormat: config.featureGates.enabled('CBORServingAndStorage') ? 'cbor' : 'json',
     });
     started.push({ name: 'etcd3 store', stop: () => store.close() });
     const compactor = startCompactor(etcd, {
@@ -428,6 +429,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
         hstsDirectives: config.values.get('strict-transport-security-directives') as string[],
         goawayChance: config.values.get('goaway-chance') as number,
         responseCompression: config.featureGates.enabled('APIResponseCompression'),
+        cbor: config.featureGates.enabled('CBORServingAndStorage'),
         authorizeWithSelectors: config.featureGates.enabled('AuthorizeWithSelectors'),
         rejectingNewRequests: sendRetryAfter ? () => rejectingNewRequests : undefined,
         tracker,

@@ -96,7 +96,7 @@ function encodedKey(key: string): Buffer {
   return Buffer.from(w.result());
 }
 
-function write(w: Writer, value: unknown): void {
+function write(w: Writer, value: unknown, sortKeys = true): void {
   if (value === null || value === undefined) {
     w.bytes(NULL);
   } else if (typeof value === 'boolean') {
@@ -115,15 +115,15 @@ function write(w: Writer, value: unknown): void {
     }
   } else if (Array.isArray(value)) {
     w.head(4, value.length);
-    for (const item of value) write(w, item);
+    for (const item of value) write(w, item, sortKeys);
   } else if (typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
     const keyed = entries.map(([k, v]) => ({ key: encodedKey(k), value: v }));
-    keyed.sort((a, b) => Buffer.compare(a.key, b.key));
+    if (sortKeys) keyed.sort((a, b) => Buffer.compare(a.key, b.key));
     w.head(5, keyed.length);
     for (const e of keyed) {
       w.bytes(e.key);
-      write(w, e.value);
+      write(w, e.value, sortKeys);
     }
   } else {
     throw new Error(`cbor: unsupported type: ${typeof value}`);
@@ -139,5 +139,15 @@ export function encodeCbor(value: unknown): Buffer {
   const w = new Writer();
   w.bytes(SELF_DESCRIBED_TAG);
   write(w, value);
+  return w.result();
+}
+
+/** `value` as one self-described CBOR data item whose maps keep their members' order: what
+ *  kapi stores, because objects are read back in the field order they were written in (kube
+ *  re-orders by its Go types on decode; kapi has no types to do that with) */
+export function encodeCborKeepingOrder(value: unknown): Buffer {
+  const w = new Writer();
+  w.bytes(SELF_DESCRIBED_TAG);
+  write(w, value, false);
   return w.result();
 }

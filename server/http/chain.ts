@@ -53,6 +53,8 @@ export interface ServingFilterOptions {
   goawayChance?: number;
   /** the AuthorizeWithSelectors gate (default on): selectors reach the authorizers */
   authorizeWithSelectors?: boolean;
+  /** the CBORServingAndStorage gate (default off) */
+  cbor?: boolean;
   /** the APIResponseCompression gate (default on) */
   responseCompression?: boolean;
   /** --shutdown-send-retry-after: true once shutdown refuses new requests with 429 */
@@ -74,6 +76,7 @@ export function buildHandlerChain(api: Handler, opts: ChainOptions): Handler {
     withHSTS(serving.hstsDirectives ?? []),
     withCacheControl(),
     ...(serving.responseCompression === false ? [withoutResponseCompression] : []),
+    ...(serving.cbor === true ? [withCbor] : []),
     withProbabilisticGoaway(serving.goawayChance ?? 0),
     ...(serving.tracker ? [serving.tracker.filter] : []),
     withRequestTimeout({ requestTimeoutMs: serving.requestTimeoutMs ?? 60_000, onPostTimeoutError: serving.onPostTimeoutError }),
@@ -95,6 +98,11 @@ export function buildHandlerChain(api: Handler, opts: ChainOptions): Handler {
 
 const withoutResponseCompression: Filter = (next) => (state) => {
   state.compressResponses = false;
+  return next(state);
+};
+
+const withCbor: Filter = (next) => (state) => {
+  state.cbor = true;
   return next(state);
 };
 

@@ -59,6 +59,8 @@ export interface RequestState {
   readonly receivedAt: number;
   /** false when the APIResponseCompression gate is off: no gzip whatever the client accepts */
   compressResponses?: boolean;
+  /** true when the CBORServingAndStorage gate is on: CBOR bodies are read and written */
+  cbor?: boolean;
 }
 
 export type Handler = (state: RequestState) => Promise<void>;
