@@ -52,6 +52,8 @@ export interface HttpResponse {
   status: number;
   headers: IncomingHttpHeaders;
   body: string;
+  /** the body as sent (binary media types: protobuf, CBOR) */
+  bytes?: Buffer;
 }
 
 /** JSON.parse of a response body with a message that shows the body when it is not JSON */
@@ -137,7 +139,7 @@ export class KubeHttpClient {
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('error', reject);
         res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8'), bytes: Buffer.concat(chunks) }),
         );
       });
       req.end(payload);

@@ -253,6 +253,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
       prefix: config.etcd.prefix,
       leaseReuseDurationSeconds: config.values.get('lease-reuse-duration-seconds') as number,
       transformers: encryption?.transformers,
+      storageFormat: config.featureGates.enabled('CBORServingAndStorage') ? 'cbor' : 'json',
     });
     started.push({ name: 'etcd3 store', stop: () => store.close() });
     const compactor = startCompactor(etcd, {
@@ -327,6 +328,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
       resolver: registry,
       storageFor,
       countPollPeriodMs: config.values.get('etcd-count-metric-poll-period') as number,
+      featureGates: config.featureGates.states(),
     });
     started.push({ name: 'metrics', stop: () => metricsRun.stop() });
     // RBAC's and Node's caches, and the default RBAC policy (every start, every replica)
@@ -378,6 +380,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
       identity,
     }, { rootCaPem: pki.servingCaPem, garbageCollector: config.values.get('enable-garbage-collector') !== false,
       endpointReconciler: config.values.get('endpoint-reconciler-type') as 'lease' | 'master-count' | 'none',
+      apiServerIdentity: config.featureGates.enabled('APIServerIdentity'),
     });
     started.push({ name: 'controllers', stop: () => controllers.stop() });
     let bootstrapped = false;
@@ -448,7 +451,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
         // custom resources too: webhooks and policies match them, params may be custom objects
         resolver: apiResolver,
         signal: admissionStop.signal,
-        featureGates: config.featureGates,
+        featureGates: config.featureGates.toRecord(),
         log: (level, message, fields) => admissionLog[level](message, fields as Parameters<typeof admissionLog.info>[1]),
         authorizer: authz.reviews,
         flag: (name) => config.values.get(name),
@@ -471,11 +474,15 @@ export async function startApp(config: KapiConfig): Promise<App> {
         corsAllowedOrigins: config.values.get('cors-allowed-origins') as string[],
         hstsDirectives: config.values.get('strict-transport-security-directives') as string[],
         goawayChance: config.values.get('goaway-chance') as number,
+        responseCompression: config.featureGates.enabled('APIResponseCompression'),
+        cbor: config.featureGates.enabled('CBORServingAndStorage'),
+        authorizeWithSelectors: config.featureGates.enabled('AuthorizeWithSelectors'),
         rejectingNewRequests: sendRetryAfter ? () => rejectingNewRequests : undefined,
         tracker,
         onPostTimeoutError: (err) => log.v(1).info('post-timeout activity failed', { error: err instanceof Error ? err.message : String(err) }),
       },
       resolver: apiResolver,
+      watchListEnabled: config.featureGates.enabled('WatchList'),
       discovery: aggregator.withDiscovery(
         createDiscoveryHandler({ catalog: discoveryCatalog, serverAddress: hostPort(advertiseAddress), generation: () => customResources.generation + aggregator.generation }),
         () => discoveryCatalog,

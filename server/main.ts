@@ -47,6 +47,7 @@ async function main(argv: string[]): Promise<void> {
   const config = outcome.config;
   setVerbosity(config.verbosity);
   logFlags(config);
+  for (const warning of config.featureGateWarnings) log.warn(warning);
 
   let app: App | undefined;
   let signals = 0;

@@ -61,11 +61,14 @@ test('lists: commas split, the first use replaces the default, later uses append
   assert.deepEqual(sa.values.get('service-account-key-file'), ['a.pem', 'b,c.pem']);
 });
 
-test('maps: runtime-config and feature-gates merge across uses', () => {
-  const c = parse('--runtime-config=api/all=true,batch/v1=false', '--runtime-config', 'api/alpha', '--feature-gates=A=true,B=false', '--feature-gates=C=true');
+test('maps: runtime-config merges across uses; feature-gates add up and are checked', () => {
+  const c = parse('--runtime-config=api/all=true,batch/v1=false', '--runtime-config', 'api/alpha', '--feature-gates=WatchList=false,CBORServingAndStorage=true', '--feature-gates=APIResponseCompression=false');
   assert.deepEqual(c.runtimeConfig, { 'api/all': 'true', 'batch/v1': 'false', 'api/alpha': 'true' });
-  assert.deepEqual(c.featureGates, { A: true, B: false, C: true });
-  assert.throws(() => parse('--feature-gates=A=yes'), /invalid argument "A=yes" for "--feature-gates" flag/);
+  assert.equal(c.featureGates.enabled('WatchList'), false);
+  assert.equal(c.featureGates.enabled('CBORServingAndStorage'), true);
+  assert.equal(c.featureGates.enabled('APIResponseCompression'), false);
+  assert.throws(() => parse('--feature-gates=WatchList=yes'), { message: 'invalid value of WatchList=yes, err: strconv.ParseBool: parsing "yes": invalid syntax' });
+  assert.throws(() => parse('--feature-gates=NoSuchGate=true'), { message: 'unrecognized feature gate: NoSuchGate' });
 });
 
 test('durations use Go syntax', () => {

@@ -11,6 +11,7 @@ import { getCiphers } from 'node:tls';
 import { validateCorsAllowedOrigins } from '../http/filters/cors.js';
 import { validateGoawayChance } from '../http/filters/goaway.js';
 import { parseNamedCertKey, tlsCipherSuites, tlsMinVersion } from '../http/tls-options.js';
+import { FeatureGateError, FeatureGates, type ParsedFeatureGates } from '../features/gates.js';
 
 export { FlagError } from './flagset.js';
 
@@ -158,7 +159,7 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
   spec(G_API, 'runtime-config', 'mapStringString', {}, 'key=value pairs that enable or disable built-in APIs: <group>/<version>, api/all, api/ga, api/beta, api/alpha.'),
 
   // Feature gates
-  spec(G_FEATURES, 'feature-gates', 'mapStringBool', {}, 'key=value pairs that describe feature gates for alpha/experimental features.'),
+  spec(G_FEATURES, 'feature-gates', 'stringSlice', [], 'Comma-separated list of component:key=value pairs that describe feature gates for alpha/experimental features of different components. If the component is not specified, defaults to "kube". This flag can be repeatedly invoked. Known gates: kube-apiserver 1.33\'s.', { typeText: 'colonSeparatedMultimapStringString' }),
 
   // Traffic / aggregation
   spec(G_TRAFFIC, 'enable-aggregator-routing', 'bool', false, 'Route aggregator requests to endpoint IPs rather than cluster IPs. kapi has no Service network, so it always routes to a ready endpoint of the Service (EndpointSlices); false is taken as true.'),
@@ -261,7 +262,10 @@ export interface KapiConfig {
   /** parsed --service-node-port-range */
   serviceNodePortRange: PortRange;
   runtimeConfig: Record<string, string>;
-  featureGates: Record<string, boolean>;
+  /** --feature-gates over kube-apiserver 1.33's gates and defaults */
+  featureGates: FeatureGates;
+  /** kube's start-up warnings for deprecated and GA gates that were set */
+  featureGateWarnings: readonly string[];
   livezGracePeriodMs: number;
   shutdownDelayMs: number;
   verbosity: number;
@@ -398,6 +402,14 @@ export function parseKapiFlags(argv: readonly string[], cwd = process.cwd()): Pa
     throw new FlagError(`--service-node-port-range: ${(err as Error).message}`);
   }
 
+  let featureGates: ParsedFeatureGates;
+  try {
+    featureGates = FeatureGates.parse(list(values, 'feature-gates'));
+  } catch (err) {
+    if (err instanceof FeatureGateError) throw new FlagError(err.message);
+    throw err;
+  }
+
   const dataDir = path.resolve(cwd, str(values, 'data-dir'));
   const certDirFlag = str(values, 'cert-dir');
   const certDir = certDirFlag === '' ? path.join(dataDir, 'pki') : path.resolve(cwd, certDirFlag);
@@ -430,7 +442,8 @@ export function parseKapiFlags(argv: readonly string[], cwd = process.cwd()): Pa
     kubernetesServiceIP,
     serviceNodePortRange,
     runtimeConfig: values.get('runtime-config') as Record<string, string>,
-    featureGates: values.get('feature-gates') as Record<string, boolean>,
+    featureGates: featureGates.gates,
+    featureGateWarnings: featureGates.warnings,
     livezGracePeriodMs: num(values, 'livez-grace-period'),
     shutdownDelayMs: num(values, 'shutdown-delay-duration'),
     verbosity: num(values, 'v'),

@@ -45,6 +45,8 @@ export interface ControllerOptions {
    *  (default) and `master-count` both run the lease reconciler (kapi's replicas know each
    *  other through their keys, so no count is needed) */
   endpointReconciler?: 'lease' | 'master-count' | 'none';
+  /** the APIServerIdentity gate (default on): the replica's identity Lease and its collector */
+  apiServerIdentity?: boolean;
 }
 
 export function startControllers(deps: ControllerDeps, opts: ControllerOptions = {}): RunningControllers {
@@ -58,8 +60,7 @@ export function startControllers(deps: ControllerDeps, opts: ControllerOptions =
     ...(opts.endpointReconciler === 'none' ? [] : [masterEndpointsController(deps)]),
     namespaceController(deps),
     ...(opts.garbageCollector === false ? [] : [garbageCollectorController(deps)]),
-    identityLeaseController(deps),
-    identityLeaseGarbageCollector(deps),
+    ...(opts.apiServerIdentity === false ? [] : [identityLeaseController(deps), identityLeaseGarbageCollector(deps)]),
     rbacAggregationController(deps),
     serviceAccountsController(deps),
     resourceQuotaController(deps),

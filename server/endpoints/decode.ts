@@ -45,13 +45,15 @@ export function decodeObject(scope: Scope, body: Buffer, format: MediaFormat): K
     errors.badRequest(
       `the object provided is unrecognized (must be of type ${expected.kind}): couldn't get version/kind; json parse error: ${why} (${summarize(body)})`,
     );
-  if (body.length === 0) throw unrecognized('unexpected end of JSON input');
+  if (body.length === 0 && format !== 'cbor') throw unrecognized('unexpected end of JSON input');
   let value: unknown;
   try {
     value = decodeBody(body, format);
   } catch (err) {
     // a protobuf body of a kind without a protobuf form
     if (err instanceof StatusError && err.code === 415) throw err;
+    // CBOR's messages are its decoder's own
+    if (err instanceof StatusError && format === 'cbor') throw err;
     throw unrecognized((err as Error).message);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
@@ -99,7 +101,7 @@ export function decodeLoose(body: Buffer, format: MediaFormat): unknown {
 
 /** the body's format from its Content-Type (415 for unknown ones) */
 export function bodyFormat(state: RequestState): MediaFormat {
-  return negotiateInput(header(state.req, 'content-type'));
+  return negotiateInput(header(state.req, 'content-type'), state.cbor === true);
 }
 
 /** The namespace rule of kube-apiserver's EnsureObjectNamespaceMatchesRequestNamespace. */

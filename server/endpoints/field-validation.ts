@@ -22,7 +22,7 @@ import { countMembers, jsonShape, parseKeepingDuplicates } from './field-validat
 import { plans, type Plan } from './field-validation-plan.js';
 import { summarizeBody } from './field-validation-syntax.js';
 import { warningsOf, yamlDuplicateKeysError } from './field-validation-yaml.js';
-import { APPLY_PATCH_TYPE, JSON_PATCH_TYPE, MERGE_PATCH_TYPE, STRATEGIC_MERGE_PATCH_TYPE } from './patch/appliers.js';
+import { APPLY_CBOR_PATCH_TYPE, APPLY_PATCH_TYPE, JSON_PATCH_TYPE, MERGE_PATCH_TYPE, STRATEGIC_MERGE_PATCH_TYPE } from './patch/appliers.js';
 import { goFormat } from './patch/strategic-go.js';
 import type { Json } from './patch/json-patch.js';
 import type { Scope } from './scope.js';
@@ -82,6 +82,7 @@ function replaceContent(obj: KubeObject, decoded: Record<string, unknown>): void
  * unknown fields from `obj`. Protobuf bodies have neither unknown nor duplicate fields.
  */
 export function validateBodyFields(req: FieldValidationRequest, obj: KubeObject, body: Buffer, format: MediaFormat): void {
+  if (format === 'cbor') return validateCborBodyFields(req, obj);
   if (format !== 'json' && format !== 'yaml') return;
   const text = body.toString('utf8');
   const refuse = (why: string) => cannotBeHandled(req.kind, why);
@@ -130,6 +131,19 @@ export function validateBodyFields(req: FieldValidationRequest, obj: KubeObject,
 }
 
 const TYPE_AND_META = ['kind', 'apiVersion', 'metadata'];
+
+/** CBOR bodies never repeat a key (the decoder refuses them): only unknown fields and types
+ *  are left to check, on the decoded object itself */
+function validateCborBodyFields(req: FieldValidationRequest, obj: KubeObject): void {
+  const plan = planFor(req.kind);
+  if (!plan) return;
+  const target = obj as unknown as Record<string, unknown>;
+  const root: Record<string, unknown> = { ...target };
+  const result = decodeAs(plan, root, { dialect: 'json', order: 'document' });
+  if (result.error !== undefined) throw cannotBeHandled(req.kind, result.error);
+  report(req, result.strict, (why) => cannotBeHandled(req.kind, why));
+  for (const k of Object.keys(target)) if (!Object.hasOwn(root, k) && !TYPE_AND_META.includes(k)) delete target[k];
+}
 
 // ---- PATCH -------------------------------------------------------------------------------
 
@@ -233,7 +247,7 @@ function parseOrUndefined(text: string): unknown {
 
 /** 400 for a patch document nested deeper than Go's decoder goes */
 export function checkPatchDepth(patchType: string, body: Buffer): void {
-  if (patchType === APPLY_PATCH_TYPE) return;
+  if (patchType === APPLY_PATCH_TYPE || patchType === APPLY_CBOR_PATCH_TYPE) return;
   let scan;
   try {
     scan = scanJson(body.toString('utf8'), MAX_NESTING_DEPTH);
@@ -251,7 +265,7 @@ export function checkPatchDepth(patchType: string, body: Buffer): void {
  * Apply patches are left to server-side apply.
  */
 export function validatePatchedFields(req: PatchFieldValidationRequest, patched: KubeObject): KubeObject {
-  if (req.patchType === APPLY_PATCH_TYPE) return patched;
+  if (req.patchType === APPLY_PATCH_TYPE || req.patchType === APPLY_CBOR_PATCH_TYPE) return patched;
   const plan = planFor(req.kind);
   if (!plan) return patched;
   const strategic = req.patchType === STRATEGIC_MERGE_PATCH_TYPE;

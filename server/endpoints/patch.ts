@@ -13,14 +13,16 @@ import { isNamespaceResource, negotiateFor, requestContext, type Scope } from '.
 import { tableOptionsFor, transformResult } from './transform.js';
 import { checkName } from './update.js';
 import type { PatchTarget } from './patch/types.js';
+import { APPLY_CBOR_PATCH_TYPE } from './patch/appliers.js';
 
 export async function servePatch(scope: Scope): Promise<void> {
   // the content type first: kube-apiserver refuses an unknown patch type before anything else
   const contentType = (header(scope.state.req, 'content-type') ?? '').split(';')[0].trim().toLowerCase();
-  const applier = scope.config.patchTypes.get(contentType);
+  const served = (type: string) => type !== APPLY_CBOR_PATCH_TYPE || scope.state.cbor === true;
+  const applier = served(contentType) ? scope.config.patchTypes.get(contentType) : undefined;
   if (!applier) {
     throw errors.unsupportedMediaType(
-      `the body of the request was in an unknown format - accepted media types include: ${[...scope.config.patchTypes.keys()].join(', ')}`,
+      `the body of the request was in an unknown format - accepted media types include: ${[...scope.config.patchTypes.keys()].filter(served).join(', ')}`,
     );
   }
   const media = negotiateFor(scope);

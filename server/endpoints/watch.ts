@@ -4,6 +4,7 @@
 
 import type { Watch, WatchEvent } from '../../storage/interface.js';
 import { encodeJson } from '../http/encode.js';
+import { encodeCbor } from '../cbor/index.js';
 import { protobufWatchFrame } from '../protobuf/http.js';
 import type { OutputMediaType } from '../http/negotiation.js';
 import { beginStream, responseFinished } from '../http/response.js';
@@ -48,6 +49,8 @@ export class WatchEventEncoder {
     const object = this.embedded(event);
     // objects without kind (bookmarks) are of the endpoint's kind
     if (this.media.format === 'protobuf') return protobufWatchFrame(event.type, object, this.scope.kind);
+    // one self-described data item per event: application/cbor-seq
+    if (this.media.format === 'cbor') return encodeCbor({ type: event.type, object });
     return encodeJson({ type: event.type, object });
   }
 

@@ -51,6 +51,12 @@ export interface ServingFilterOptions {
   hstsDirectives?: readonly string[];
   /** --goaway-chance */
   goawayChance?: number;
+  /** the AuthorizeWithSelectors gate (default on): selectors reach the authorizers */
+  authorizeWithSelectors?: boolean;
+  /** the CBORServingAndStorage gate (default off) */
+  cbor?: boolean;
+  /** the APIResponseCompression gate (default on) */
+  responseCompression?: boolean;
   /** --shutdown-send-retry-after: true once shutdown refuses new requests with 429 */
   rejectingNewRequests?: () => boolean;
   /** counts requests in flight and open watches for graceful shutdown */
@@ -69,6 +75,8 @@ export function buildHandlerChain(api: Handler, opts: ChainOptions): Handler {
     ...(serving.rejectingNewRequests ? [withShutdownRetryAfter(serving.rejectingNewRequests)] : []),
     withHSTS(serving.hstsDirectives ?? []),
     withCacheControl(),
+    ...(serving.responseCompression === false ? [withoutResponseCompression] : []),
+    ...(serving.cbor === true ? [withCbor] : []),
     withProbabilisticGoaway(serving.goawayChance ?? 0),
     ...(serving.tracker ? [serving.tracker.filter] : []),
     withRequestTimeout({ requestTimeoutMs: serving.requestTimeoutMs ?? 60_000, onPostTimeoutError: serving.onPostTimeoutError }),
@@ -82,11 +90,21 @@ export function buildHandlerChain(api: Handler, opts: ChainOptions): Handler {
     withAudit(opts.auditor),
     withImpersonation(opts.authorizer ?? alwaysAllow),
     withMaxInFlight(opts.maxInFlight),
-    withAuthorizationAudit(instrumentAuthorizer(opts.authorizer ?? alwaysAllow), opts.auditor, withAuthorization),
+    withAuthorizationAudit(instrumentAuthorizer(opts.authorizer ?? alwaysAllow), opts.auditor, (a) => withAuthorization(a, serving.authorizeWithSelectors !== false)),
     withRequestMetrics(),
   ];
   return filters.reduceRight<Handler>((next, filter) => filter(next), api);
 }
+
+const withoutResponseCompression: Filter = (next) => (state) => {
+  state.compressResponses = false;
+  return next(state);
+};
+
+const withCbor: Filter = (next) => (state) => {
+  state.cbor = true;
+  return next(state);
+};
 
 /** The per-request state for a raw request, or undefined when its target cannot be parsed. */
 export function newRequestState(req: HttpRequest, res: HttpResponse, upgrade?: UpgradeSocket): RequestState | undefined {

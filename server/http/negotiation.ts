@@ -5,13 +5,17 @@
 import { parseAllDocuments } from 'yaml';
 import { jsonTooDeep, MAX_NESTING_DEPTH, valueTooDeep, yamlTooDeep, type TooDeep } from '../limits/decode-limits.js';
 import { decodeProtobufBody, UnsupportedProtobufKind } from '../protobuf/http.js';
+import { CborDecodeError, decodeCbor } from '../cbor/index.js';
 import { errors, StatusError } from './status.js';
 
 export const JSON_MEDIA_TYPE = 'application/json';
 export const YAML_MEDIA_TYPE = 'application/yaml';
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
+export const CBOR_MEDIA_TYPE = 'application/cbor';
+/** the watch stream of CBOR: RFC 8742's sequence of data items */
+export const CBOR_SEQUENCE_MEDIA_TYPE = 'application/cbor-seq';
 
-export type MediaFormat = 'json' | 'yaml' | 'protobuf';
+export type MediaFormat = 'json' | 'yaml' | 'protobuf' | 'cbor';
 
 /** the media types this server can write, in preference order (the first is the default) */
 const SERVED: { type: string; subtype: string; format: MediaFormat; stream: boolean }[] = [
@@ -19,12 +23,15 @@ const SERVED: { type: string; subtype: string; format: MediaFormat; stream: bool
   { type: 'application', subtype: 'yaml', format: 'yaml', stream: false },
   // built-in kinds only (EndpointRestrictions.protobuf)
   { type: 'application', subtype: 'vnd.kubernetes.protobuf', format: 'protobuf', stream: true },
+  // only with the CBORServingAndStorage gate (EndpointRestrictions.cbor)
+  { type: 'application', subtype: 'cbor', format: 'cbor', stream: true },
 ];
 
 const CONTENT_TYPES: Record<MediaFormat, string> = {
   json: JSON_MEDIA_TYPE,
   yaml: YAML_MEDIA_TYPE,
   protobuf: PROTOBUF_MEDIA_TYPE,
+  cbor: CBOR_MEDIA_TYPE,
 };
 
 export interface AcceptClause {
@@ -96,6 +103,8 @@ export interface EndpointRestrictions {
   allowsConversion(convert: Conversion, format: MediaFormat): boolean;
   /** the endpoint's objects have a protobuf form (built-in kinds; not custom resources) */
   protobuf?: boolean;
+  /** CBOR is served (the CBORServingAndStorage gate) */
+  cbor?: boolean;
 }
 
 /** an endpoint that serves only the plain object (no Table, no metadata-only forms) */
@@ -110,9 +119,10 @@ export function isMetaGroupVersion(c: Conversion): boolean {
 
 /** Table needs a convertor (and has no protobuf form); the metadata-only forms work for every
  *  object */
-export function resourceRestrictions(tableSupported: boolean, protobuf = false): EndpointRestrictions {
+export function resourceRestrictions(tableSupported: boolean, protobuf = false, cbor = false): EndpointRestrictions {
   return {
     protobuf,
+    cbor,
     allowsConversion(convert, format) {
       if (!isMetaGroupVersion(convert)) return false;
       switch (convert.kind) {
@@ -129,13 +139,17 @@ export function resourceRestrictions(tableSupported: boolean, protobuf = false):
 }
 
 function servedBy(restrictions: EndpointRestrictions) {
-  return SERVED.filter((s) => s.format !== 'protobuf' || restrictions.protobuf === true);
+  return SERVED.filter((s) => (s.format !== 'protobuf' || restrictions.protobuf === true) && (s.format !== 'cbor' || restrictions.cbor === true));
+}
+
+function streamMediaType(format: MediaFormat, mediaType: string): string {
+  return format === 'cbor' ? CBOR_SEQUENCE_MEDIA_TYPE : `${mediaType};stream=watch`;
 }
 
 function notAcceptable(stream: boolean, restrictions: EndpointRestrictions): StatusError {
   const served = servedBy(restrictions);
   const list = stream
-    ? served.filter((s) => s.stream).map((s) => `${s.type}/${s.subtype};stream=watch`)
+    ? served.filter((s) => s.stream).map((s) => streamMediaType(s.format, `${s.type}/${s.subtype}`))
     : served.map((s) => `${s.type}/${s.subtype}`);
   return errors.notAcceptable(`only the following media types are accepted: ${list.join(', ')}`);
 }
@@ -157,7 +171,8 @@ export function negotiateOutput(
     for (const served of servedHere) {
       const matches =
         (clause.type === served.type && (clause.subtype === served.subtype || clause.subtype === '*')) ||
-        (clause.type === '*' && clause.subtype === '*');
+        (clause.type === '*' && clause.subtype === '*') ||
+        (stream && served.format === 'cbor' && clause.type === 'application' && clause.subtype === 'cbor-seq');
       if (!matches) continue;
       const chosen = acceptClauseOptions(clause, served.format, restrictions, stream);
       if (!chosen) continue;
@@ -177,7 +192,7 @@ function acceptClauseOptions(
   const out: OutputMediaType = {
     format,
     // kube-apiserver marks non-JSON watch streams (JSON watches say plain application/json)
-    contentType: stream && format === 'protobuf' ? `${PROTOBUF_MEDIA_TYPE};stream=watch` : CONTENT_TYPES[format],
+    contentType: stream && format === 'protobuf' ? `${PROTOBUF_MEDIA_TYPE};stream=watch` : stream && format === 'cbor' ? CBOR_SEQUENCE_MEDIA_TYPE : CONTENT_TYPES[format],
     pretty: false,
   };
   let convert: Conversion | undefined;
@@ -213,16 +228,29 @@ function acceptClauseOptions(
   return out;
 }
 
-/** the format of a request body from its Content-Type (JSON when absent) */
-export function negotiateInput(contentType: string | undefined): MediaFormat {
+/** the format of a request body from its Content-Type (JSON when absent); `cbor` says
+ *  whether the CBORServingAndStorage gate is on */
+export function negotiateInput(contentType: string | undefined, cbor = false): MediaFormat {
   if (!contentType || contentType.trim() === '') return 'json';
   const base = contentType.split(';')[0].trim().toLowerCase();
   if (base === JSON_MEDIA_TYPE) return 'json';
   if (base === YAML_MEDIA_TYPE) return 'yaml';
   if (base === PROTOBUF_MEDIA_TYPE) return 'protobuf';
+  if (cbor && base === CBOR_MEDIA_TYPE) return 'cbor';
+  const accepted = SERVED.filter((s) => cbor || s.format !== 'cbor');
   throw errors.unsupportedMediaType(
-    `the body of the request was in an unknown format - accepted media types include: ${SERVED.map((s) => `${s.type}/${s.subtype}`).join(', ')}`,
+    `the body of the request was in an unknown format - accepted media types include: ${accepted.map((s) => `${s.type}/${s.subtype}`).join(', ')}`,
   );
+}
+
+/** kube's CBOR decoder reads the kind first; a malformed body fails there */
+export function decodeCborBody(body: Buffer): unknown {
+  try {
+    return decodeCbor(body);
+  } catch (err) {
+    if (err instanceof CborDecodeError) throw errors.badRequest(`unable to determine group/version/kind: ${err.message}`);
+    throw err;
+  }
 }
 
 /** aliases a YAML body may expand (bounds alias bombs) */
@@ -231,6 +259,7 @@ const MAX_YAML_ALIASES = 100;
 /** Decodes a body to a JSON value. Malformed input is a 400 that names the problem; a
  *  protobuf body of a kind without a protobuf form (a custom resource) is a 415. */
 export function decodeBody(body: Buffer, format: MediaFormat): unknown {
+  if (format === 'cbor') return decodeCborBody(body);
   if (format === 'protobuf') {
     try {
       return decodeProtobufBody(body);

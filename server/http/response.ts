@@ -6,6 +6,7 @@ import { gzip as gzipCallback } from 'node:zlib';
 import { encodeJson, encodeYaml } from './encode.js';
 import { JSON_MEDIA_TYPE, negotiateOutput, statusRestrictions, type OutputMediaType } from './negotiation.js';
 import { protobufBody } from '../protobuf/http.js';
+import { encodeCbor } from '../cbor/index.js';
 import { goParseBool } from './query.js';
 import { toStatusError, type ResourceRef, type StatusError } from './status.js';
 import { header, type HttpResponse, type RequestState } from './types.js';
@@ -82,7 +83,7 @@ export async function writeBody(
   if (res.headersSent || res.writableEnded || res.destroyed) return;
   let buf = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   const headers: Record<string, string> = { 'Content-Type': contentType, ...(opts.headers ?? {}) };
-  if ((opts.compress ?? true) && buf.length >= GZIP_THRESHOLD_BYTES && acceptsGzip(state)) {
+  if ((opts.compress ?? state.compressResponses ?? true) && buf.length >= GZIP_THRESHOLD_BYTES && acceptsGzip(state)) {
     buf = await gzip(buf, { level: GZIP_LEVEL });
     headers['Content-Encoding'] = 'gzip';
     headers['Vary'] = 'Accept-Encoding';
@@ -157,6 +158,10 @@ export async function writeObject(
     // an object without a protobuf form (client-go decodes by the response Content-Type)
     media = { format: 'json', contentType: JSON_MEDIA_TYPE, pretty: false };
   }
+  if (media.format === 'cbor') {
+    await writeBody(state, code, encodeCbor(obj), media.contentType, opts);
+    return;
+  }
   const body = media.format === 'yaml' ? encodeYaml(obj) : encodeJson(obj, wantsPretty(state, media));
   await writeBody(state, code, body, media.contentType, opts);
 }
@@ -175,7 +180,7 @@ export async function writeError(state: RequestState, err: unknown, ref?: Resour
 export async function writeStatusError(state: RequestState, status: StatusError): Promise<void> {
   let media: OutputMediaType;
   try {
-    media = negotiateOutput(header(state.req, 'accept'), statusRestrictions);
+    media = negotiateOutput(header(state.req, 'accept'), state.cbor ? { ...statusRestrictions, cbor: true } : statusRestrictions);
   } catch (negotiationError) {
     await writeRawJson(state, 406, toStatusError(negotiationError).toStatus());
     return;

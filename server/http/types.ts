@@ -60,6 +60,10 @@ export interface RequestState {
   auditId: string;
   /** Date.now() when the request arrived */
   readonly receivedAt: number;
+  /** false when the APIResponseCompression gate is off: no gzip whatever the client accepts */
+  compressResponses?: boolean;
+  /** true when the CBORServingAndStorage gate is on: CBOR bodies are read and written */
+  cbor?: boolean;
   /** an HTTP/1.1 request with `Connection: Upgrade`: its socket, for a handler that switches
    *  protocols (until then the response goes out on it as usual) */
   readonly upgrade?: UpgradeSocket;

@@ -116,3 +116,10 @@ export function valueDepth(value: unknown): number {
 }
 
 export { yamlTooDeep } from './yaml-depth.js';
+
+/** kube's CBOR decoder: the deepest nesting, and the most array elements and map pairs one
+ *  data item may have (its DecOptions; lower than JSON's because CBOR declares lengths up
+ *  front, so a small body could otherwise ask for huge allocations) */
+export const MAX_CBOR_NESTING_DEPTH = 64;
+export const MAX_CBOR_ARRAY_ELEMENTS = 1024;
+export const MAX_CBOR_MAP_PAIRS = 1024;

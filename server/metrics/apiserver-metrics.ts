@@ -21,6 +21,7 @@ const SIZE_LABELS = ['verb', 'group', 'version', 'resource', 'subresource', 'sco
 
 const stable = (help: string) => `[STABLE] ${help}`;
 const alpha = (help: string) => `[ALPHA] ${help}`;
+const beta = (help: string) => `[BETA] ${help}`;
 
 /** in-flight requests by kind, reported as the highest count seen in each period */
 export class InflightWatermark {
@@ -176,6 +177,19 @@ export class ApiserverMetrics {
     registers: [this.registry],
   });
 
+  readonly featureEnabled = new Gauge({
+    name: 'kubernetes_feature_enabled',
+    help: beta('This metric records the data about the stage and enablement of a k8s feature.'),
+    labelNames: ['name', 'stage'] as const,
+    registers: [this.registry],
+  });
+  readonly requestedDeprecatedApis = new Gauge({
+    name: 'apiserver_requested_deprecated_apis',
+    help: stable('Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.'),
+    labelNames: ['group', 'version', 'resource', 'subresource', 'removed_release'] as const,
+    registers: [this.registry],
+  });
+
   readonly healthcheck = new Gauge({
     name: 'kubernetes_healthcheck',
     help: stable('This metric records the result of a single healthcheck.'),
@@ -245,6 +259,11 @@ export class ApiserverMetrics {
       count.inc();
       size.observe(bytes);
     };
+  }
+
+  /** one series per gate; kube's GA stage is the empty string */
+  recordFeatureGates(gates: readonly { name: string; stage: string; enabled: boolean }[]): void {
+    for (const g of gates) this.featureEnabled.set({ name: g.name, stage: g.stage === 'GA' ? '' : g.stage }, g.enabled ? 1 : 0);
   }
 
   /** kube's healthz handlers record each check they run */

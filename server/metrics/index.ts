@@ -44,6 +44,8 @@ export interface MetricsOptions {
   storageFor: (keyPrefix: string) => Storage;
   /** --etcd-count-metric-poll-period in ms; <= 0 disables apiserver_storage_objects */
   countPollPeriodMs: number;
+  /** every feature gate with its stage and value (kubernetes_feature_enabled) */
+  featureGates: readonly { name: string; stage: string; enabled: boolean }[];
   metrics?: ApiserverMetrics;
 }
 
@@ -57,6 +59,7 @@ export function startMetrics(opts: MetricsOptions): MetricsRun {
   const metrics = opts.metrics ?? defaultMetrics();
   metrics.isServed = (group, version, resource, subresource) => opts.resolver.lookup(group, version, resource, subresource || undefined) !== undefined;
   metrics.startWatermarks();
+  metrics.recordFeatureGates(opts.featureGates);
   const counted = new Map<string, CountedResource>();
   for (const r of stored(opts.resources)) {
     const label = groupResourceLabel(r.group, r.resource);

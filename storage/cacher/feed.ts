@@ -31,6 +31,7 @@ import { prefixEnd } from '../etcd/types.js';
 import type { StoredEntry } from './entry.js';
 import { readStored, type TransformerLookup } from '../value/transformer.js';
 import { ResourceCache, type ResourceCacheLimits } from './resource-cache.js';
+import { storedText } from '../etcd3/codec.js';
 
 /** the key (under the prefix) of the progress marker; no resource lives there */
 export const PROGRESS_MARKER_KEY = '/kapi/progress-marker';
@@ -407,7 +408,7 @@ export class WatchFeed {
 
   private entryOf(kv: KeyValue): StoredEntry {
     if (this.transformers) return this.decryptedEntryOf(kv, this.transformers);
-    return { key: this.relativeKey(kv.key), data: kv.value.toString('utf8'), modRevision: kv.modRevision };
+    return { key: this.relativeKey(kv.key), data: storedText(kv.value), modRevision: kv.modRevision };
   }
 
   /** an entry read through its key's transformer; one that cannot be read keeps the error
@@ -416,7 +417,7 @@ export class WatchFeed {
     const key = this.relativeKey(kv.key);
     const read = (): string => {
       const t = transformers.forKey(key);
-      return t ? readStored(t, kv.value, kv.key.toString('utf8'), key).data.toString('utf8') : kv.value.toString('utf8');
+      return storedText(t ? readStored(t, kv.value, kv.key.toString('utf8'), key).data : kv.value);
     };
     try {
       return { key, data: read(), modRevision: kv.modRevision };

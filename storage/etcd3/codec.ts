@@ -5,6 +5,18 @@
 
 import type { KubeObject, ObjectMeta } from '../interface.js';
 import { StorageError } from '../errors.js';
+import { decodeCbor, encodeCborKeepingOrder, startsWithSelfDescribedTag } from '../../server/cbor/index.js';
+
+/** the JSON text of a stored value, JSON or CBOR (the CBORServingAndStorage gate writes CBOR;
+ *  whatever the gate, both are read) */
+export function storedText(value: Buffer): string {
+  if (!startsWithSelfDescribedTag(value)) return value.toString('utf8');
+  try {
+    return JSON.stringify(decodeCbor(value));
+  } catch (err) {
+    return `invalid CBOR: ${(err as Error).message}`;
+  }
+}
 
 /** ObjectMeta fields that come after resourceVersion, in kube-apiserver's order */
 const FIELDS_AFTER_RESOURCE_VERSION = new Set([
@@ -19,14 +31,11 @@ const FIELDS_AFTER_RESOURCE_VERSION = new Set([
   'managedFields',
 ]);
 
-export function encodeObject(obj: KubeObject): Buffer {
+export function encodeObject(obj: KubeObject, format: 'json' | 'cbor' = 'json'): Buffer {
   const meta = obj.metadata;
-  if (meta && 'resourceVersion' in meta) {
-    const { resourceVersion: _dropped, ...rest } = meta;
-    // spreading keeps `metadata` at its position among the object's keys
-    return Buffer.from(JSON.stringify({ ...obj, metadata: rest }));
-  }
-  return Buffer.from(JSON.stringify(obj));
+  // spreading keeps `metadata` at its position among the object's keys
+  const stored = meta && 'resourceVersion' in meta ? { ...obj, metadata: (({ resourceVersion: _dropped, ...rest }) => rest)(meta) } : obj;
+  return format === 'cbor' ? encodeCborKeepingOrder(stored) : Buffer.from(JSON.stringify(stored));
 }
 
 /** `meta` with resourceVersion set to `rv` at its ObjectMeta position (a new object) */
@@ -54,7 +63,7 @@ export function setResourceVersion(obj: KubeObject, revision: number): KubeObjec
 export function decodeObject(value: Buffer, revision: number, key: string): KubeObject {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(value.toString('utf8'));
+    parsed = JSON.parse(storedText(value));
   } catch (err) {
     throw new StorageError('InvalidObject', key, `stored object at ${key} is not valid JSON: ${(err as Error).message}`);
   }

@@ -43,6 +43,8 @@ export interface Etcd3StoreOptions {
   transformers?: TransformerLookup;
   /** --lease-reuse-duration-seconds: how long one lease serves writes with a TTL */
   leaseReuseDurationSeconds?: number;
+  /** how objects are written (CBOR with the CBORServingAndStorage gate); both are read */
+  storageFormat?: 'json' | 'cbor';
 }
 
 const DEFAULT_PAGE_SIZE = 1000;
@@ -227,7 +229,7 @@ class Etcd3Store implements Storage {
 
   async create(key: string, obj: KubeObject, opts: CreateOptions = {}): Promise<KubeObject> {
     const etcdKey = this.etcdKey(key);
-    const plain = encodeObject(obj);
+    const plain = encodeObject(obj, this.opts.storageFormat);
     if (opts.dryRun) {
       const res = await this.etcd(key, () => this.client.range({ key: Buffer.from(etcdKey), countOnly: true }));
       if (res.count > 0) throw new StorageError('KeyExists', key, `key already exists: ${key}`);
@@ -425,7 +427,7 @@ class Etcd3Store implements Storage {
       if (!cur && !opts.allowCreate) throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
       checkPreconditions(key, opts.preconditions, cur?.obj ?? null);
       const updated = await tryUpdate(cur ? cur.obj : null);
-      const plain = encodeObject(updated);
+      const plain = encodeObject(updated, this.opts.storageFormat);
       // a value read through an old provider or key is written again even when unchanged
       if (cur && !cur.plain.stale && plain.equals(cur.plain.data)) {
         // nothing changed: no write, the resourceVersion stays (as kube-apiserver does)

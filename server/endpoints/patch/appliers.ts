@@ -13,6 +13,8 @@ export const JSON_PATCH_TYPE = 'application/json-patch+json';
 export const MERGE_PATCH_TYPE = 'application/merge-patch+json';
 export const STRATEGIC_MERGE_PATCH_TYPE = 'application/strategic-merge-patch+json';
 export const APPLY_PATCH_TYPE = 'application/apply-patch+yaml';
+/** server-side apply with a CBOR configuration (only with the CBORServingAndStorage gate) */
+export const APPLY_CBOR_PATCH_TYPE = 'application/apply-patch+cbor';
 
 
 function parseJson(body: Buffer): Json {

@@ -10,8 +10,9 @@ import { fieldManagers, type FieldManagers } from '../../fieldmanager/field-mana
 import type { JsonMap } from '../../fieldmanager/value.js';
 import { errors, StatusError } from '../../http/status.js';
 import { decodeYaml } from '../../http/negotiation.js';
+import { CborDecodeError, decodeCbor } from '../../cbor/index.js';
 import { warningsOf, yamlDuplicateKeysError } from '../field-validation-yaml.js';
-import { APPLY_PATCH_TYPE } from './appliers.js';
+import { APPLY_CBOR_PATCH_TYPE, APPLY_PATCH_TYPE } from './appliers.js';
 import type { PatchApplier } from './types.js';
 
 interface ParsedApply {
@@ -43,11 +44,28 @@ function parseApply(body: Buffer): ParsedApply {
   return { config: doc as JsonMap, text };
 }
 
-export function createApplyPatchApplier(managers: FieldManagers = fieldManagers()): PatchApplier {
+/** A CBOR configuration: the decoder refuses repeated keys outright, so no text is kept for
+ *  the duplicate-field check. kube words the failure as for YAML. */
+function parseCborApply(body: Buffer): ParsedApply {
+  let doc: unknown;
+  try {
+    doc = decodeCbor(body);
+  } catch (err) {
+    if (err instanceof CborDecodeError) throw errors.badRequest(`error decoding YAML: ${err.message}`);
+    throw err;
+  }
+  if (doc === null) return { config: {}, text: '' };
+  if (typeof doc !== 'object' || Array.isArray(doc)) {
+    throw errors.badRequest(`error decoding YAML: cbor: cannot unmarshal ${goTypeOf(doc)} into Go value of type map[string]interface {}`);
+  }
+  return { config: doc as JsonMap, text: '' };
+}
+
+export function createApplyPatchApplier(managers: FieldManagers = fieldManagers(), format: 'yaml' | 'cbor' = 'yaml'): PatchApplier {
   return {
     createsMissing: true,
     isApply: true,
-    parse: parseApply,
+    parse: format === 'cbor' ? parseCborApply : parseApply,
     apply(current, parsed, target) {
       const { config, text } = parsed as ParsedApply;
       const fm = managers.for(target.resource.info, target.resource.subresource ?? '');
@@ -55,7 +73,7 @@ export function createApplyPatchApplier(managers: FieldManagers = fieldManagers(
       const result = fm.apply(current, structuredClone(config), target.fieldManager, target.force);
       target.ctx.managedFieldsRecorded = true;
       const fieldValidation = target.ctx.fieldValidation;
-      if (fieldValidation === 'Strict' || fieldValidation === 'Warn') {
+      if (text !== '' && (fieldValidation === 'Strict' || fieldValidation === 'Warn')) {
         const strict = yamlDuplicateKeysError(text);
         if (strict !== undefined) {
           if (fieldValidation === 'Strict') throw new StatusError(400, 'BadRequest', `error strict decoding YAML: ${strict}`);
@@ -69,5 +87,8 @@ export function createApplyPatchApplier(managers: FieldManagers = fieldManagers(
 
 /** the PATCH types this module adds, for the API handler's `patchTypes` */
 export function applyPatchTypes(managers?: FieldManagers): Map<string, PatchApplier> {
-  return new Map([[APPLY_PATCH_TYPE, createApplyPatchApplier(managers)]]);
+  return new Map([
+    [APPLY_PATCH_TYPE, createApplyPatchApplier(managers)],
+    [APPLY_CBOR_PATCH_TYPE, createApplyPatchApplier(managers, 'cbor')],
+  ]);
 }

@@ -5,7 +5,9 @@ import { writeStatusError } from '../response.js';
 import type { Filter, RequestState } from '../types.js';
 import { anonymousUser } from '../authn.js';
 
-export function attributesOf(state: RequestState): AuthorizationAttributes {
+/** `withSelectors` false (the AuthorizeWithSelectors gate off): authorizers never see the
+ *  request's label and field selectors */
+export function attributesOf(state: RequestState, withSelectors = true): AuthorizationAttributes {
   const info = state.info;
   return {
     user: state.user ?? anonymousUser(),
@@ -18,14 +20,14 @@ export function attributesOf(state: RequestState): AuthorizationAttributes {
     subresource: info.subresource,
     namespace: info.namespace,
     name: info.name,
-    fieldSelector: info.fieldSelector,
-    labelSelector: info.labelSelector,
+    fieldSelector: withSelectors ? info.fieldSelector : undefined,
+    labelSelector: withSelectors ? info.labelSelector : undefined,
   };
 }
 
-export function withAuthorization(authorizer: Authorizer): Filter {
+export function withAuthorization(authorizer: Authorizer, withSelectors = true): Filter {
   return (next) => async (state) => {
-    const attrs = attributesOf(state);
+    const attrs = attributesOf(state, withSelectors);
     const result = await authorizer.authorize(attrs);
     if (result.decision !== 'allow') {
       await writeStatusError(state, forbidden(attrs, result.reason));
