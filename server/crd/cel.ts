@@ -2,12 +2,10 @@
 // at the rule's node) and, for transition rules, `oldSelf` (the stored value at the same place,
 // on updates only). A failing rule is an Invalid error at its field with the rule's message.
 
-import { Environment } from '@marcbachmann/cel-js';
-import { routeMatchesToRe2, toCelValue, withRe2Matches } from '../authn/jwt/cel.js';
+import type { Environment } from '@marcbachmann/cel-js';
 import { withBudget } from '../cel/budget.js';
-import { registerFormatLibrary } from '../cel/format-library.js';
-import { registerKubernetesLibraries } from '../cel/k8s-library.js';
-import { registerNetworkLibraries } from '../cel/network-library.js';
+import { celEnvironment } from '../cel/environment.js';
+import { routeMatchesToRe2, toCelValue } from '../cel/re2.js';
 import { fieldErrors, type FieldError } from '../registry/validation/field-error.js';
 import type { JSONSchemaProps } from './schema.js';
 
@@ -19,9 +17,7 @@ function compile(rule: string): ReturnType<Environment['parse']> | Error {
   if (!p) {
     try {
       // user regexes run on RE2 (no catastrophic backtracking), with Kubernetes' libraries
-      env ??= registerFormatLibrary(
-        registerNetworkLibraries(registerKubernetesLibraries(withRe2Matches(new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false })))),
-      )
+      env ??= celEnvironment()
         .registerVariable('self', 'dyn')
         .registerVariable('oldSelf', 'dyn');
       p = env.parse(routeMatchesToRe2(rule));

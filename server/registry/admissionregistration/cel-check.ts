@@ -67,7 +67,7 @@ function celIssue(expr: string, offset: number, message: string): string {
 
 /** why the expression does not compile, in kube's words where we know them; undefined: it compiles */
 export function celCompileError(expression: string, want: ResultType, decls: Declarations): string | undefined {
-  const program = compile(expression, want);
+  const program = compile(expression, want, 'new');
   if (program.compileError) {
     const reason = program.compileError.replace(/^compilation error: /, '');
     // kube reports a wrong result type without the "compilation failed" prefix
