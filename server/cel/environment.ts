@@ -24,12 +24,14 @@ export interface EnvironmentOptions {
   age?: ExpressionAge;
   /** declares the `authorizer` variable (admission policies and webhook match conditions) */
   authorizer?: boolean;
+  /** false only where a typed check has already enforced it on the same expressions */
+  homogeneousAggregateLiterals?: boolean;
 }
 
 /** a fresh base environment; the caller registers its variables on it */
 export function celEnvironment(opts: EnvironmentOptions = {}): Environment {
   // homogeneous aggregate literals: `[1, 'a']` does not compile, as in every kube version
-  let env = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: true });
+  let env = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: opts.homogeneousAggregateLiterals ?? true });
   env = withRe2Matches(env);
   env = registerKubernetesLibraries(env);
   env = registerNetworkLibraries(env);

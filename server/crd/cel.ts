@@ -5,36 +5,72 @@
 import type { Environment } from '@marcbachmann/cel-js';
 import { withBudget } from '../cel/budget.js';
 import { celEnvironment } from '../cel/environment.js';
-import { routeMatchesToRe2, toCelValue } from '../cel/re2.js';
+import { celGoIssue } from '../cel/issues.js';
+import { routeMatchesToRe2 } from '../cel/re2.js';
+import { celValue, registerSchemaTypes } from './cel-types.js';
 import { fieldErrors, type FieldError } from '../registry/validation/field-error.js';
 import type { JSONSchemaProps } from './schema.js';
 
-let env: Environment | undefined;
+// Rules run in an environment where `self` and `oldSelf` are dyn, over values converted by the
+// schema (cel-types.ts): the typed check at write time has already refused what does not fit,
+// and one runtime program per rule text serves every schema node that carries it.
+let runtimeEnv: Environment | undefined;
 const programs = new Map<string, ReturnType<Environment['parse']> | Error>();
 
 function compile(rule: string): ReturnType<Environment['parse']> | Error {
   let p = programs.get(rule);
   if (!p) {
     try {
-      // user regexes run on RE2 (no catastrophic backtracking), with Kubernetes' libraries
-      env ??= celEnvironment()
+      // literals were checked homogeneous by the typed check; here every field is dyn
+      runtimeEnv ??= celEnvironment({ age: 'stored', homogeneousAggregateLiterals: false })
         .registerVariable('self', 'dyn')
         .registerVariable('oldSelf', 'dyn');
-      p = env.parse(routeMatchesToRe2(rule));
+      p = runtimeEnv.parse(routeMatchesToRe2(rule));
       const check = p.check() as { valid: boolean; error?: Error };
       if (!check.valid) p = check.error ?? new Error('type check failed');
     } catch (err) {
       p = err as Error;
     }
+    if (programs.size > 5000) programs.clear();
     programs.set(rule, p);
   }
   return p;
 }
 
-/** the compile error of a rule, or undefined (the CRD's validation asks) */
-export function ruleCompileError(rule: string): string | undefined {
-  const p = compile(rule);
-  return p instanceof Error ? `compilation failed: ${p.message.split('\n')[0]}` : undefined;
+let typedBase: Environment | undefined;
+const typedEnvs = { root: new WeakMap<JSONSchemaProps, Environment | Error>(), node: new WeakMap<JSONSchemaProps, Environment | Error>() };
+
+/** the environment where `self` and `oldSelf` have the node's type; the root is an object with
+ *  apiVersion, kind and metadata whatever its schema says */
+function typedEnvironment(schema: JSONSchemaProps, root: boolean): Environment | Error {
+  const cache = root ? typedEnvs.root : typedEnvs.node;
+  let env = cache.get(schema);
+  if (env) return env;
+  try {
+    typedBase ??= celEnvironment({ age: 'new' });
+    const e = typedBase.clone();
+    const selfType = registerSchemaTypes(e, root ? { ...schema, 'x-kubernetes-embedded-resource': true } : schema, 'Object');
+    env = e.registerVariable('self', selfType).registerVariable('oldSelf', selfType);
+  } catch (err) {
+    env = err as Error;
+  }
+  cache.set(schema, env);
+  return env;
+}
+
+/** the compile error of a rule at a schema node, in cel-go's words, or undefined (the CRD's
+ *  validation asks) */
+export function ruleCompileError(rule: string, schema: JSONSchemaProps, root = false): string | undefined {
+  const env = typedEnvironment(schema, root);
+  if (env instanceof Error) return `compilation failed: ${env.message}`;
+  const routed = routeMatchesToRe2(rule);
+  try {
+    const check = env.parse(routed).check() as { valid: boolean; error?: Error };
+    if (!check.valid && check.error) return `compilation failed: ${celGoIssue(rule, check.error)}`;
+  } catch (err) {
+    return `compilation failed: ${celGoIssue(rule, err as Error)}`;
+  }
+  return undefined;
 }
 
 const childPath = (path: string, name: string): string => (path ? `${path}.${name}` : name);
@@ -68,7 +104,7 @@ function walk(v: unknown, old: unknown, s: JSONSchemaProps | undefined, path: st
     let ok: unknown;
     try {
       // a runtime budget per rule, so that a hostile rule cannot hold the replica
-      ok = withBudget(() => p({ self: toCelValue(v), oldSelf: transition ? toCelValue(old) : null }));
+      ok = withBudget(() => p({ self: celValue(v, s), oldSelf: transition ? celValue(old, s) : null }));
     } catch (err) {
       errs.push(fieldErrors.invalid(field, typeName(s, v), `${r.message ?? `failed rule: ${r.rule}`}`));
       void err;
