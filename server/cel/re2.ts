@@ -5,7 +5,7 @@
 import type { Environment } from '@marcbachmann/cel-js';
 import { RE2JS } from 're2js';
 
-const RE2_MATCHES = 'kapiRe2Matches';
+export const RE2_MATCHES = 'kapiRe2Matches';
 const regexCache = new Map<string, RE2JS>();
 
 function re2Matches(s: string, pattern: string): boolean {

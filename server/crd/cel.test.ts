@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ruleCompileError, validateRules } from './cel.js';
+import { ruleCompileError, ruleCost, ruleCostErrors, validateRules } from './cel.js';
 import type { JSONSchemaProps } from './schema.js';
 import { errorString } from '../registry/validation/field-error.js';
 
@@ -110,4 +110,34 @@ test('durations, timestamps, maps, sets and escaped property names', () => {
     ['timeout', 'at', 'escaped', 'labels', 'tags', 'ratio'],
   );
   assert.match(ruleCompileError("self.timeout == 'x'", s) ?? '', /found no matching overload for '_==_' applied to '\(google.protobuf.Duration, string\)'/);
+});
+
+test('the static cost estimate: per rule and for the schema, with kube\'s messages', () => {
+  const nested = (maxItems?: number): JSONSchemaProps => ({
+    type: 'object',
+    properties: {
+      list: {
+        type: 'array',
+        ...(maxItems === undefined ? {} : { maxItems }),
+        items: { type: 'string', ...(maxItems === undefined ? {} : { maxLength: 10 }) },
+        'x-kubernetes-validations': [{ rule: 'self.all(a, self.all(b, a.startsWith(b)))' }],
+      },
+    },
+  });
+  assert.deepEqual(ruleCostErrors(nested(), 'spec.versions[0].schema.openAPIV3Schema').map(errorString), [
+    "spec.versions[0].schema.openAPIV3Schema.properties[list].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)",
+    'spec.versions[0].schema.openAPIV3Schema.properties[list].x-kubernetes-validations[0].rule: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema',
+    "spec.versions[0].schema.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)",
+  ]);
+  assert.deepEqual(ruleCostErrors(nested(100), 'x'), []);
+  // one pass over an unbounded list of integers fits
+  const once: JSONSchemaProps = { type: 'array', items: { type: 'integer' }, 'x-kubernetes-validations': [{ rule: 'self.all(x, x > 0)' }] };
+  assert.deepEqual(ruleCostErrors(once, 'x'), []);
+  const cost = ruleCost('self.all(x, x > 0)', once)!;
+  assert.ok(cost > 1_000_000 && cost < 10_000_000, String(cost));
+  // a rule on the items of an unbounded list runs once per item: the cardinality multiplies it
+  const perItem: JSONSchemaProps = { type: 'array', items: { type: 'string', 'x-kubernetes-validations': [{ rule: "self.matches('^[a-z]+$')" }] } };
+  assert.match(ruleCostErrors(perItem, 'x').map(errorString)[0] ?? '', /estimated rule cost exceeds budget by factor of more than 100x/);
+  const bounded: JSONSchemaProps = { ...perItem, maxItems: 10, items: { ...perItem.items!, maxLength: 64 } };
+  assert.deepEqual(ruleCostErrors(bounded, 'x'), []);
 });

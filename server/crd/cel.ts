@@ -5,6 +5,7 @@
 import type { Environment } from '@marcbachmann/cel-js';
 import { withBudget } from '../cel/budget.js';
 import { celEnvironment } from '../cel/environment.js';
+import { costExceedsMessage, estimateCost, maxSize } from '../cel/cost.js';
 import { celGoIssue } from '../cel/issues.js';
 import { routeMatchesToRe2 } from '../cel/re2.js';
 import { celValue, registerSchemaTypes } from './cel-types.js';
@@ -127,4 +128,54 @@ function walk(v: unknown, old: unknown, s: JSONSchemaProps | undefined, path: st
     // old items are matched by position only for atomic lists; for others transition rules below lists are skipped
     v.forEach((item, i) => walk(item, undefined, s.items, `${path}[${i}]`, update, errs));
   }
+}
+
+/** kube's limits on the static estimate: per rule, and for all the rules of one schema */
+export const RULE_COST_LIMIT = 10_000_000;
+export const SCHEMA_COST_LIMIT = 100_000_000;
+
+/** the estimated worst-case cost of one evaluation of a rule at a node (undefined: it does not compile) */
+export function ruleCost(rule: string, schema: JSONSchemaProps, root = false): number | undefined {
+  const env = typedEnvironment(schema, root);
+  if (env instanceof Error) return undefined;
+  try {
+    const p = env.parse(routeMatchesToRe2(rule));
+    if (!(p.check() as { valid: boolean }).valid) return undefined;
+    return estimateCost(p.ast, { self: schema, oldSelf: schema });
+  } catch {
+    return undefined;
+  }
+}
+
+/** The cost errors of a version's schema, as kube reports them: a rule whose estimate times the
+ *  number of times it can run (the sizes of the lists and maps above it) is over the per-rule
+ *  limit; the sum over all rules is over the schema's limit. */
+export function ruleCostErrors(schema: JSONSchemaProps, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const costs: { path: string; cost: number }[] = [];
+  const visit = (s: JSONSchemaProps, p: string, cardinality: number, root: boolean): void => {
+    (s['x-kubernetes-validations'] ?? []).forEach((r, i) => {
+      if (typeof r.rule !== 'string') return;
+      const once = ruleCost(r.rule, s, root);
+      if (once === undefined) return;
+      const cost = Math.min(Number.MAX_SAFE_INTEGER, once * cardinality);
+      const rulePath = `${p}.x-kubernetes-validations[${i}].rule`;
+      if (cost > RULE_COST_LIMIT) errs.push(fieldErrors.forbidden(rulePath, costExceedsMessage('estimated rule cost', cost, RULE_COST_LIMIT)));
+      costs.push({ path: rulePath, cost });
+    });
+    const times = (n: number) => Math.min(Number.MAX_SAFE_INTEGER, cardinality * n);
+    for (const [name, ps] of Object.entries(s.properties ?? {})) visit(ps, `${p}.properties[${name}]`, cardinality, false);
+    if (s.additionalProperties && typeof s.additionalProperties === 'object') visit(s.additionalProperties as JSONSchemaProps, `${p}.additionalProperties`, times(maxSize(s)), false);
+    if (s.items) visit(s.items, `${p}.items`, times(maxSize(s)), false);
+  };
+  visit(schema, path, 1, true);
+  const total = costs.reduce((a, c) => Math.min(Number.MAX_SAFE_INTEGER, a + c.cost), 0);
+  if (total > SCHEMA_COST_LIMIT) {
+    // kube names the rules that weigh most, then the total
+    for (const c of [...costs].sort((a, b) => b.cost - a.cost).slice(0, 4)) {
+      errs.push(fieldErrors.forbidden(c.path, 'contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema'));
+    }
+    errs.push(fieldErrors.forbidden(path, costExceedsMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', total, SCHEMA_COST_LIMIT)));
+  }
+  return errs;
 }

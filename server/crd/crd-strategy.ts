@@ -10,7 +10,7 @@ import { isDNS1035Label, isDNS1123Subdomain } from '../registry/validation/names
 import { validateObjectMeta, validateObjectMetaUpdate } from '../registry/validation/object-meta.js';
 import { nameIsDNSSubdomain } from '../registry/validation/names.js';
 import type { CRDSpec, CRDStatus } from './definition.js';
-import { ruleCompileError } from './cel.js';
+import { ruleCompileError, ruleCostErrors } from './cel.js';
 import { validateConversion } from './conversion/validation.js';
 import { patternCompiles, validateValue, type JSONSchemaProps } from './schema.js';
 
@@ -149,7 +149,12 @@ export function validateCRD(obj: KubeObject): FieldError[] {
       }
       const schema = v.schema?.openAPIV3Schema;
       if (!schema) errs.push(fieldErrors.required(`${p}.schema.openAPIV3Schema`, 'schemas are required'));
-      else validateStructural(schema, `${p}.schema.openAPIV3Schema`, true, errs);
+      else {
+        const before = errs.length;
+        validateStructural(schema, `${p}.schema.openAPIV3Schema`, true, errs);
+        // costs are estimated once the rules compile
+        if (errs.length === before) errs.push(...ruleCostErrors(schema, `${p}.schema.openAPIV3Schema`));
+      }
       const scale = v.subresources?.scale;
       if (scale) {
         if (!scale.specReplicasPath) errs.push(fieldErrors.required(`${p}.subresources.scale.specReplicasPath`, ''));
