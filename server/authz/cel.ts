@@ -1,13 +1,16 @@
 // CEL match conditions of webhook authorizers: boolean expressions over `request`, the v1
 // SubjectAccessReview spec of the request being authorized (user, groups, uid, extra,
-// resourceAttributes, nonResourceAttributes). `matches` runs on RE2.
+// resourceAttributes, nonResourceAttributes, with fieldSelector and labelSelector). `matches`
+// runs on RE2.
 
-import { Environment } from '@marcbachmann/cel-js';
-import { re2Environment, routeMatchesToRe2, toCelValue } from '../authn/jwt/cel.js';
+import type { Environment } from '@marcbachmann/cel-js';
+import { celEnvironment } from '../cel/environment.js';
+import { routeMatchesToRe2, toCelValue } from '../cel/re2.js';
 
 let env: Environment | undefined;
 function environment(): Environment {
-  env ??= re2Environment('request');
+  // kube's base environment: with the authorizer library's selectors (AuthorizeWithSelectors)
+  env ??= celEnvironment().registerVariable('request', 'map');
   return env;
 }
 

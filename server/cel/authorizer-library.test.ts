@@ -4,7 +4,7 @@ import { Environment } from '@marcbachmann/cel-js';
 import { AuthorizationPending, AuthorizerSession, AuthorizerValue, evaluateWithAuthorizer, registerAuthorizerLibrary } from './authorizer-library.js';
 import type { AccessReviewRequest } from '../registry/virtual/reviews.js';
 
-const env = registerAuthorizerLibrary(new Environment());
+const env = registerAuthorizerLibrary(new Environment(), { declareVariable: true });
 
 test('a check asks the authorizer once, between attempts, with the attributes built by the calls', async () => {
   const asked: AccessReviewRequest[] = [];
@@ -60,4 +60,25 @@ test('authorizer.requestResource checks the request own resource', async () => {
   };
   assert.equal(await evaluateWithAuthorizer(session, run, (r) => r === undefined), true);
   assert.deepEqual(asked[0]?.resourceAttributes, { verb: 'delete', group: 'apps', version: '*', resource: 'deployments', namespace: 'ns', name: 'web' });
+});
+
+test('fieldSelector and labelSelector reach the authorizer as raw selectors', async () => {
+  const asked: AccessReviewRequest[] = [];
+  const session = new AuthorizerSession({
+    authorize: async (req) => {
+      asked.push(req);
+      return { allowed: true };
+    },
+  });
+  const authorizer = new AuthorizerValue(session, { username: 'u', groups: [] });
+  const p = env.parse('authorizer.group("").resource("pods").fieldSelector("spec.nodeName=n1").labelSelector("app=x").check("list").allowed()');
+  assert.equal(await evaluateWithAuthorizer(session, () => { try { return p({ authorizer }); } catch (e) { if (e instanceof AuthorizationPending) return undefined; throw e; } }, (r) => r === undefined), true);
+  assert.deepEqual(asked[0]!.resourceAttributes, {
+    verb: 'list',
+    group: '',
+    version: '*',
+    resource: 'pods',
+    fieldSelector: { rawSelector: 'spec.nodeName=n1' },
+    labelSelector: { rawSelector: 'app=x' },
+  });
 });

@@ -1,6 +1,8 @@
 // Kubernetes' CEL authorizer library: `authorizer.group(g).resource(r).namespace(ns).name(n)
 // .subresource(s).check(verb)`, `authorizer.path(p).check(verb)`, `authorizer.serviceAccount(ns,
-// name)`, and on the decision `allowed()`, `reason()`, `errored()`, `error()`.
+// name)`, and on the decision `allowed()`, `reason()`, `errored()`, `error()`. With
+// AuthorizeWithSelectors (beta, on by default since 1.32), a resource check also takes
+// `fieldSelector(s)` and `labelSelector(s)`, passed to the authorizer as raw selectors.
 //
 // Authorization is asynchronous and cel-js evaluation here is synchronous (it runs under a
 // budget, server/cel/budget.ts), so a check whose answer is not known yet throws
@@ -104,11 +106,13 @@ export class ResourceCheckValue {
     readonly subresource = '',
     readonly namespace = '',
     readonly name = '',
+    readonly fieldSelector = '',
+    readonly labelSelector = '',
   ) {}
 
-  with(field: 'subresource' | 'namespace' | 'name', value: string): ResourceCheckValue {
-    const n = { subresource: this.subresource, namespace: this.namespace, name: this.name, [field]: value };
-    return new ResourceCheckValue(this.authz, this.group, this.resource, n.subresource, n.namespace, n.name);
+  with(field: 'subresource' | 'namespace' | 'name' | 'fieldSelector' | 'labelSelector', value: string): ResourceCheckValue {
+    const n = { subresource: this.subresource, namespace: this.namespace, name: this.name, fieldSelector: this.fieldSelector, labelSelector: this.labelSelector, [field]: value };
+    return new ResourceCheckValue(this.authz, this.group, this.resource, n.subresource, n.namespace, n.name, n.fieldSelector, n.labelSelector);
   }
 }
 
@@ -121,6 +125,8 @@ function resourceCheck(c: ResourceCheckValue, verb: string): DecisionValue {
   if (c.subresource) resourceAttributes['subresource'] = c.subresource;
   if (c.namespace) resourceAttributes['namespace'] = c.namespace;
   if (c.name) resourceAttributes['name'] = c.name;
+  if (c.fieldSelector) resourceAttributes['fieldSelector'] = { rawSelector: c.fieldSelector };
+  if (c.labelSelector) resourceAttributes['labelSelector'] = { rawSelector: c.labelSelector };
   return new DecisionValue(c.authz.session.decide({ user: c.authz.user, resourceAttributes }));
 }
 
@@ -135,15 +141,15 @@ function serviceAccount(a: AuthorizerValue, namespace: string, name: string): Au
   });
 }
 
-/** declares the `authorizer` variable and its functions */
-export function registerAuthorizerLibrary(env: Environment): Environment {
+/** declares the library's types and functions, and the `authorizer` variable when asked */
+export function registerAuthorizerLibrary(env: Environment, opts: { declareVariable: boolean }): Environment {
+  if (opts.declareVariable) env.registerType('Authorizer', AuthorizerValue).registerVariable('authorizer', 'Authorizer');
+  else env.registerType('Authorizer', AuthorizerValue);
   return env
-    .registerType('Authorizer', AuthorizerValue)
     .registerType('PathCheck', PathCheckValue)
     .registerType('GroupCheck', GroupCheckValue)
     .registerType('ResourceCheck', ResourceCheckValue)
     .registerType('Decision', DecisionValue)
-    .registerVariable('authorizer', 'Authorizer')
     .registerFunction('Authorizer.path(string): PathCheck', (a: AuthorizerValue, p: string) => new PathCheckValue(a, p))
     .registerFunction('Authorizer.group(string): GroupCheck', (a: AuthorizerValue, g: string) => new GroupCheckValue(a, g))
     .registerFunction('Authorizer.serviceAccount(string, string): Authorizer', serviceAccount)
@@ -151,6 +157,8 @@ export function registerAuthorizerLibrary(env: Environment): Environment {
     .registerFunction('ResourceCheck.subresource(string): ResourceCheck', (c: ResourceCheckValue, s: string) => c.with('subresource', s))
     .registerFunction('ResourceCheck.namespace(string): ResourceCheck', (c: ResourceCheckValue, s: string) => c.with('namespace', s))
     .registerFunction('ResourceCheck.name(string): ResourceCheck', (c: ResourceCheckValue, s: string) => c.with('name', s))
+    .registerFunction('ResourceCheck.fieldSelector(string): ResourceCheck', (c: ResourceCheckValue, s: string) => c.with('fieldSelector', s))
+    .registerFunction('ResourceCheck.labelSelector(string): ResourceCheck', (c: ResourceCheckValue, s: string) => c.with('labelSelector', s))
     .registerFunction('ResourceCheck.check(string): Decision', resourceCheck)
     .registerFunction('PathCheck.check(string): Decision', pathCheck)
     .registerFunction('Decision.allowed(): bool', (d: DecisionValue) => d.d.allowed)

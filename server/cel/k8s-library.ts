@@ -2,7 +2,8 @@
 // (admission policies use them; authentication and authorization expressions could):
 //   regex:    string.find(re), string.findAll(re[, n])            (RE2, via re2js)
 //   strings:  string.replace(old, new[, n]), string.charAt(i)     (the rest is in cel-js)
-//   lists:    list.isSorted(), sum(), min(), max(), indexOf(x), lastIndexOf(x)
+//   lists:    list.isSorted(), sum() (int, uint, double, duration), min() and max() (any
+//             comparable element), indexOf(x), lastIndexOf(x)
 //   quantity: quantity(s), isQuantity(s), q.isInteger(), asInteger(), asApproximateFloat(),
 //             sign(), compareTo(q), isGreaterThan(q), isLessThan(q), add(q|int), sub(q|int)
 // Errors are thrown with the messages kube's libraries give, where they have one.
@@ -10,6 +11,7 @@
 import type { Environment } from '@marcbachmann/cel-js';
 import { RE2JS } from 're2js';
 import { compareQuantities, isWholeQuantity, parseQuantity, quantitySign, quantityValue, type Quantity } from '../registry/quantity.js';
+import { durationFromNanos, durationNanos, isDuration, isUint, toUint, type CelDuration } from './values.js';
 import { parses } from './parses.js';
 
 const regexCache = new Map<string, RE2JS>();
@@ -71,7 +73,19 @@ function compare(a: unknown, b: unknown): number {
     return (a as Comparable) < (b as Comparable) ? -1 : (a as Comparable) > (b as Comparable) ? 1 : 0;
   }
   if (a instanceof QuantityValue && b instanceof QuantityValue) return compareQuantities(a.q, b.q);
+  if (isDuration(a) && isDuration(b)) return sign(durationNanos(a) - durationNanos(b));
+  if (a instanceof Date && b instanceof Date) return sign(a.getTime() - b.getTime());
+  if (a instanceof Uint8Array && b instanceof Uint8Array) return compareBytes(a, b);
+  if (isUint(a) && isUint(b)) return compare(a.valueOf(), b.valueOf());
   throw new Error('no such overload');
+}
+
+const sign = (n: number | bigint): number => (n < 0 ? -1 : n > 0 ? 1 : 0);
+
+
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return sign(a[i]! - b[i]!);
+  return sign(a.length - b.length);
 }
 
 function equal(a: unknown, b: unknown): boolean {
@@ -88,12 +102,17 @@ function extreme(list: unknown[], sign: number, name: string): unknown {
   return list.reduce((best, x) => (compare(x, best) * sign > 0 ? x : best));
 }
 
+/** a sum of a list whose element type is only known at run time (a list of dyn) */
 function sum(list: unknown[]): unknown {
   if (list.length === 0) return 0n;
   if (list.every((x) => typeof x === 'bigint')) return (list as bigint[]).reduce((a, b) => a + b, 0n);
   if (list.every((x) => typeof x === 'number')) return (list as number[]).reduce((a, b) => a + b, 0);
+  if (list.every(isDuration)) return sumDurations(list);
+  if (list.every(isUint)) return toUint(list.reduce((a: bigint, b) => a + b.valueOf(), 0n));
   throw new Error('no such overload');
 }
+
+const sumDurations = (list: CelDuration[]): CelDuration => durationFromNanos(list.reduce((a, d) => a + durationNanos(d), 0n));
 
 // ---- quantity ----
 
@@ -147,15 +166,20 @@ export function registerKubernetesLibraries(env: Environment): Environment {
     .registerFunction('string.replace(string, string, int): string', (s: string, a: string, b: string, n: bigint) => replace(s, a, b, n))
     .registerFunction('string.charAt(int): string', charAt)
     .registerFunction('list.isSorted(): bool', (l: unknown[]) => l.every((x, i) => i === 0 || compare(l[i - 1], x) <= 0))
-    .registerFunction('list.sum(): dyn', sum)
-    .registerFunction('list.min(): dyn', (l: unknown[]) => extreme(l, -1, 'min'))
-    .registerFunction('list.max(): dyn', (l: unknown[]) => extreme(l, 1, 'max'))
+    .registerFunction('list<int>.sum(): int', (l: bigint[]) => l.reduce((a, b) => a + b, 0n))
+    .registerFunction('list<uint>.sum(): uint', (l: { valueOf(): bigint }[]) => toUint(l.reduce((a: bigint, b) => a + b.valueOf(), 0n)))
+    .registerFunction('list<double>.sum(): double', (l: number[]) => l.reduce((a, b) => a + b, 0))
+    .registerFunction('list<google.protobuf.Duration>.sum(): google.protobuf.Duration', sumDurations)
+    .registerFunction('list<dyn>.sum(): dyn', sum)
+    .registerFunction('list<A>.min(): A', (l: unknown[]) => extreme(l, -1, 'min'))
+    .registerFunction('list<A>.max(): A', (l: unknown[]) => extreme(l, 1, 'max'))
     .registerFunction('list.indexOf(dyn): int', (l: unknown[], x: unknown) => BigInt(l.findIndex((y) => equal(y, x))))
     .registerFunction('list.lastIndexOf(dyn): int', (l: unknown[], x: unknown) => {
       for (let i = l.length - 1; i >= 0; i--) if (equal(l[i], x)) return BigInt(i);
       return -1n;
     })
     .registerType('Quantity', QuantityValue)
+    .registerOperator('Quantity == Quantity', (a: QuantityValue, b: QuantityValue) => compareQuantities(a.q, b.q) === 0)
     .registerFunction('quantity(string): Quantity', toQuantity)
     .registerFunction('isQuantity(string): bool', (s: string) => parses(() => parseQuantity(s)))
     .registerFunction('Quantity.isInteger(): bool', (v: QuantityValue) => parses(() => asInteger(v)))

@@ -187,6 +187,10 @@ export function registerNetworkLibraries(env: Environment): Environment {
     .registerType('net.IP', IPValue)
     .registerType('net.CIDR', CIDRValue)
     .registerType('net.URL', URLValue)
+    // equality is by value, as kube's types define it
+    .registerOperator('net.IP == net.IP', (a: IPValue, b: IPValue) => a.toString() === b.toString())
+    .registerOperator('net.CIDR == net.CIDR', (a: CIDRValue, b: CIDRValue) => a.toString() === b.toString())
+    .registerOperator('net.URL == net.URL', (a: URLValue, b: URLValue) => (a.url?.href ?? a.path) === (b.url?.href ?? b.path))
     .registerFunction('ip(string): net.IP', toIP)
     .registerFunction('isIP(string): bool', (s: string) => parses(() => toIP(s)))
     .registerFunction('string(net.IP): string', (ip: IPValue) => ip.toString())

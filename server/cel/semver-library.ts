@@ -62,10 +62,10 @@ export function compareSemver(a: SemverValue, b: SemverValue): number {
   return comparePre(a.pre, b.pre);
 }
 
-
 export function registerSemverLibrary(env: Environment): Environment {
   return env
     .registerType('Semver', SemverValue)
+    .registerOperator('Semver == Semver', (a: SemverValue, b: SemverValue) => compareSemver(a, b) === 0)
     .registerFunction('semver(string): Semver', (s: string) => toSemver(s))
     .registerFunction('semver(string, bool): Semver', (s: string, n: boolean) => toSemver(s, n))
     .registerFunction('isSemver(string): bool', (s: string) => parses(() => toSemver(s)))

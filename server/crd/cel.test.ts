@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ruleCompileError, validateRules } from './cel.js';
+import { ruleCompileError, ruleCost, ruleCostErrors, validateRules } from './cel.js';
 import type { JSONSchemaProps } from './schema.js';
 import { errorString } from '../registry/validation/field-error.js';
 
@@ -39,8 +39,9 @@ test('transition rules run on updates only, against the old value', () => {
 });
 
 test('a rule that does not compile is reported', () => {
-  assert.match(ruleCompileError('self.+') ?? '', /^compilation failed: /);
-  assert.equal(ruleCompileError('self.a == 1'), undefined);
+  const obj: JSONSchemaProps = { type: 'object', properties: { a: { type: 'integer' } } };
+  assert.match(ruleCompileError('self.+', obj) ?? '', /^compilation failed: /);
+  assert.equal(ruleCompileError('self.a == 1', obj), undefined);
 });
 
 test('matches runs on RE2 (no catastrophic backtracking); a runaway rule is cut by the budget', () => {
@@ -55,8 +56,88 @@ test('matches runs on RE2 (no catastrophic backtracking); a runaway rule is cut 
   assert.deepEqual(validateRules({ word: `${'a'.repeat(40)}b` }, undefined, s, '', false).map(errorString), ['word: Invalid value: "string": only a']);
   assert.deepEqual(validateRules({ word: 'aaaa' }, undefined, s, '', false), []);
   // Kubernetes' own libraries are there too
-  assert.equal(ruleCompileError("quantity('1Gi').isGreaterThan(quantity('1Mi')) && isIP('10.0.0.1')"), undefined);
+  assert.equal(ruleCompileError("quantity('1Gi').isGreaterThan(quantity('1Mi')) && isIP('10.0.0.1')", s), undefined);
   // 200^3 iterations: far over the budget, refused instead of holding the replica
   const errs = validateRules({ list: Array.from({ length: 200 }, (_, i) => i) }, undefined, s, '', false).map(errorString);
   assert.deepEqual(errs, ['list: Invalid value: "array": too slow']);
+});
+
+test('rules are type-checked against the schema: a missing field is refused in cel-go\'s words', () => {
+  const s: JSONSchemaProps = { type: 'object', properties: { replicas: { type: 'integer' }, name: { type: 'string' } } };
+  assert.equal(ruleCompileError('self.nosuch > 0', s), "compilation failed: ERROR: <input>:1:5: undefined field 'nosuch'\n | self.nosuch > 0\n | ....^");
+  assert.equal(
+    ruleCompileError('self.replicas + self.name == 1', s),
+    "compilation failed: ERROR: <input>:1:1: found no matching overload for '_+_' applied to '(int, string)'\n | self.replicas + self.name == 1\n | ^",
+  );
+  assert.match(ruleCompileError("[1, 'a'].size() > 0", s) ?? '', /expected type 'int' but found 'string'/);
+  assert.match(ruleCompileError('nosuch', s) ?? '', /undeclared reference to 'nosuch'/);
+  // the root always has apiVersion, kind and metadata.name
+  assert.equal(ruleCompileError("self.metadata.name != '' && self.kind == 'X'", s, true), undefined);
+  // int-or-string and preserve-unknown-fields are dyn: anything goes
+  const dyn: JSONSchemaProps = { type: 'object', properties: { port: { 'x-kubernetes-int-or-string': true }, free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } };
+  assert.equal(ruleCompileError('self.port == 80 || self.free.anything == 1', dyn), undefined);
+});
+
+test('durations, timestamps, maps, sets and escaped property names', () => {
+  const s: JSONSchemaProps = {
+    type: 'object',
+    properties: {
+      timeout: { type: 'string', format: 'duration' },
+      at: { type: 'string', format: 'date-time' },
+      'foo-bar': { type: 'string' },
+      'a.b/c': { type: 'integer' },
+      if: { type: 'boolean' },
+      x__y: { type: 'integer' },
+      labels: { type: 'object', additionalProperties: { type: 'string' } },
+      tags: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } },
+      ratio: { type: 'number' },
+    },
+    'x-kubernetes-validations': [
+      { rule: "self.timeout <= duration('1h')", message: 'timeout' },
+      { rule: "self.at > timestamp('2020-01-01T00:00:00Z')", message: 'at' },
+      { rule: "self.foo__dash__bar == 'x' && self.a__dot__b__slash__c == 1 && self.__if__ && self.x__underscores__y == 2", message: 'escaped' },
+      { rule: "self.labels.all(k, v, k.startsWith('a') && v != '')", message: 'labels' },
+      { rule: "sets.contains(self.tags, ['a'])", message: 'tags' },
+      { rule: 'self.ratio * 2.0 > 1.0', message: 'ratio' },
+    ],
+  };
+  for (const r of s['x-kubernetes-validations']!) assert.equal(ruleCompileError(r.rule, s), undefined, r.rule);
+  const good = { timeout: '30m', at: '2024-05-01T00:00:00Z', 'foo-bar': 'x', 'a.b/c': 1, if: true, x__y: 2, labels: { ab: 'c' }, tags: ['b', 'a'], ratio: 1 };
+  assert.deepEqual(validateRules(good, undefined, s, '', false), []);
+  const bad = { timeout: '2h', at: '2019-05-01T00:00:00Z', 'foo-bar': 'y', 'a.b/c': 1, if: true, x__y: 2, labels: { b: 'c' }, tags: ['b'], ratio: 0.25 };
+  assert.deepEqual(
+    validateRules(bad, undefined, s, '', false).map((e) => e.detail),
+    ['timeout', 'at', 'escaped', 'labels', 'tags', 'ratio'],
+  );
+  assert.match(ruleCompileError("self.timeout == 'x'", s) ?? '', /found no matching overload for '_==_' applied to '\(google.protobuf.Duration, string\)'/);
+});
+
+test('the static cost estimate: per rule and for the schema, with kube\'s messages', () => {
+  const nested = (maxItems?: number): JSONSchemaProps => ({
+    type: 'object',
+    properties: {
+      list: {
+        type: 'array',
+        ...(maxItems === undefined ? {} : { maxItems }),
+        items: { type: 'string', ...(maxItems === undefined ? {} : { maxLength: 10 }) },
+        'x-kubernetes-validations': [{ rule: 'self.all(a, self.all(b, a.startsWith(b)))' }],
+      },
+    },
+  });
+  assert.deepEqual(ruleCostErrors(nested(), 'spec.versions[0].schema.openAPIV3Schema').map(errorString), [
+    "spec.versions[0].schema.openAPIV3Schema.properties[list].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)",
+    'spec.versions[0].schema.openAPIV3Schema.properties[list].x-kubernetes-validations[0].rule: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema',
+    "spec.versions[0].schema.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)",
+  ]);
+  assert.deepEqual(ruleCostErrors(nested(100), 'x'), []);
+  // one pass over an unbounded list of integers fits
+  const once: JSONSchemaProps = { type: 'array', items: { type: 'integer' }, 'x-kubernetes-validations': [{ rule: 'self.all(x, x > 0)' }] };
+  assert.deepEqual(ruleCostErrors(once, 'x'), []);
+  const cost = ruleCost('self.all(x, x > 0)', once)!;
+  assert.ok(cost > 1_000_000 && cost < 10_000_000, String(cost));
+  // a rule on the items of an unbounded list runs once per item: the cardinality multiplies it
+  const perItem: JSONSchemaProps = { type: 'array', items: { type: 'string', 'x-kubernetes-validations': [{ rule: "self.matches('^[a-z]+$')" }] } };
+  assert.match(ruleCostErrors(perItem, 'x').map(errorString)[0] ?? '', /estimated rule cost exceeds budget by factor of more than 100x/);
+  const bounded: JSONSchemaProps = { ...perItem, maxItems: 10, items: { ...perItem.items!, maxLength: 64 } };
+  assert.deepEqual(ruleCostErrors(bounded, 'x'), []);
 });

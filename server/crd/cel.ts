@@ -2,43 +2,76 @@
 // at the rule's node) and, for transition rules, `oldSelf` (the stored value at the same place,
 // on updates only). A failing rule is an Invalid error at its field with the rule's message.
 
-import { Environment } from '@marcbachmann/cel-js';
-import { routeMatchesToRe2, toCelValue, withRe2Matches } from '../authn/jwt/cel.js';
+import type { Environment } from '@marcbachmann/cel-js';
 import { withBudget } from '../cel/budget.js';
-import { registerFormatLibrary } from '../cel/format-library.js';
-import { registerKubernetesLibraries } from '../cel/k8s-library.js';
-import { registerNetworkLibraries } from '../cel/network-library.js';
+import { celEnvironment } from '../cel/environment.js';
+import { costExceedsMessage, estimateCost, maxSize } from '../cel/cost.js';
+import { celGoIssue } from '../cel/issues.js';
+import { routeMatchesToRe2 } from '../cel/re2.js';
+import { celValue, registerSchemaTypes } from './cel-types.js';
 import { fieldErrors, type FieldError } from '../registry/validation/field-error.js';
 import type { JSONSchemaProps } from './schema.js';
 
-let env: Environment | undefined;
+// Rules run in an environment where `self` and `oldSelf` are dyn, over values converted by the
+// schema (cel-types.ts): the typed check at write time has already refused what does not fit,
+// and one runtime program per rule text serves every schema node that carries it.
+let runtimeEnv: Environment | undefined;
 const programs = new Map<string, ReturnType<Environment['parse']> | Error>();
 
 function compile(rule: string): ReturnType<Environment['parse']> | Error {
   let p = programs.get(rule);
   if (!p) {
     try {
-      // user regexes run on RE2 (no catastrophic backtracking), with Kubernetes' libraries
-      env ??= registerFormatLibrary(
-        registerNetworkLibraries(registerKubernetesLibraries(withRe2Matches(new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false })))),
-      )
+      // literals were checked homogeneous by the typed check; here every field is dyn
+      runtimeEnv ??= celEnvironment({ age: 'stored', homogeneousAggregateLiterals: false })
         .registerVariable('self', 'dyn')
         .registerVariable('oldSelf', 'dyn');
-      p = env.parse(routeMatchesToRe2(rule));
+      p = runtimeEnv.parse(routeMatchesToRe2(rule));
       const check = p.check() as { valid: boolean; error?: Error };
       if (!check.valid) p = check.error ?? new Error('type check failed');
     } catch (err) {
       p = err as Error;
     }
+    if (programs.size > 5000) programs.clear();
     programs.set(rule, p);
   }
   return p;
 }
 
-/** the compile error of a rule, or undefined (the CRD's validation asks) */
-export function ruleCompileError(rule: string): string | undefined {
-  const p = compile(rule);
-  return p instanceof Error ? `compilation failed: ${p.message.split('\n')[0]}` : undefined;
+let typedBase: Environment | undefined;
+const typedEnvs = { root: new WeakMap<JSONSchemaProps, Environment | Error>(), node: new WeakMap<JSONSchemaProps, Environment | Error>() };
+
+/** the environment where `self` and `oldSelf` have the node's type; the root is an object with
+ *  apiVersion, kind and metadata whatever its schema says */
+function typedEnvironment(schema: JSONSchemaProps, root: boolean): Environment | Error {
+  const cache = root ? typedEnvs.root : typedEnvs.node;
+  let env = cache.get(schema);
+  if (env) return env;
+  try {
+    typedBase ??= celEnvironment({ age: 'new' });
+    const e = typedBase.clone();
+    const selfType = registerSchemaTypes(e, root ? { ...schema, 'x-kubernetes-embedded-resource': true } : schema, 'Object');
+    env = e.registerVariable('self', selfType).registerVariable('oldSelf', selfType);
+  } catch (err) {
+    env = err as Error;
+  }
+  cache.set(schema, env);
+  return env;
+}
+
+/** the compile error of a rule at a schema node, in cel-go's words, or undefined (the CRD's
+ *  validation asks) */
+export function ruleCompileError(rule: string, schema: JSONSchemaProps, root = false): string | undefined {
+  const env = typedEnvironment(schema, root);
+  if (env instanceof Error) return `compilation failed: ${env.message}`;
+  const routed = routeMatchesToRe2(rule);
+  try {
+    const check = env.parse(routed).check() as { valid: boolean; error?: Error };
+    if (!check.valid && check.error) return `compilation failed: ${celGoIssue(rule, check.error)}`;
+  } catch (err) {
+    return `compilation failed: ${celGoIssue(rule, err as Error)}`;
+  }
+  return undefined;
 }
 
 const childPath = (path: string, name: string): string => (path ? `${path}.${name}` : name);
@@ -72,7 +105,7 @@ function walk(v: unknown, old: unknown, s: JSONSchemaProps | undefined, path: st
     let ok: unknown;
     try {
       // a runtime budget per rule, so that a hostile rule cannot hold the replica
-      ok = withBudget(() => p({ self: toCelValue(v), oldSelf: transition ? toCelValue(old) : null }));
+      ok = withBudget(() => p({ self: celValue(v, s), oldSelf: transition ? celValue(old, s) : null }));
     } catch (err) {
       errs.push(fieldErrors.invalid(field, typeName(s, v), `${r.message ?? `failed rule: ${r.rule}`}`));
       void err;
@@ -95,4 +128,54 @@ function walk(v: unknown, old: unknown, s: JSONSchemaProps | undefined, path: st
     // old items are matched by position only for atomic lists; for others transition rules below lists are skipped
     v.forEach((item, i) => walk(item, undefined, s.items, `${path}[${i}]`, update, errs));
   }
+}
+
+/** kube's limits on the static estimate: per rule, and for all the rules of one schema */
+export const RULE_COST_LIMIT = 10_000_000;
+export const SCHEMA_COST_LIMIT = 100_000_000;
+
+/** the estimated worst-case cost of one evaluation of a rule at a node (undefined: it does not compile) */
+export function ruleCost(rule: string, schema: JSONSchemaProps, root = false): number | undefined {
+  const env = typedEnvironment(schema, root);
+  if (env instanceof Error) return undefined;
+  try {
+    const p = env.parse(routeMatchesToRe2(rule));
+    if (!(p.check() as { valid: boolean }).valid) return undefined;
+    return estimateCost(p.ast, { self: schema, oldSelf: schema });
+  } catch {
+    return undefined;
+  }
+}
+
+/** The cost errors of a version's schema, as kube reports them: a rule whose estimate times the
+ *  number of times it can run (the sizes of the lists and maps above it) is over the per-rule
+ *  limit; the sum over all rules is over the schema's limit. */
+export function ruleCostErrors(schema: JSONSchemaProps, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const costs: { path: string; cost: number }[] = [];
+  const visit = (s: JSONSchemaProps, p: string, cardinality: number, root: boolean): void => {
+    (s['x-kubernetes-validations'] ?? []).forEach((r, i) => {
+      if (typeof r.rule !== 'string') return;
+      const once = ruleCost(r.rule, s, root);
+      if (once === undefined) return;
+      const cost = Math.min(Number.MAX_SAFE_INTEGER, once * cardinality);
+      const rulePath = `${p}.x-kubernetes-validations[${i}].rule`;
+      if (cost > RULE_COST_LIMIT) errs.push(fieldErrors.forbidden(rulePath, costExceedsMessage('estimated rule cost', cost, RULE_COST_LIMIT)));
+      costs.push({ path: rulePath, cost });
+    });
+    const times = (n: number) => Math.min(Number.MAX_SAFE_INTEGER, cardinality * n);
+    for (const [name, ps] of Object.entries(s.properties ?? {})) visit(ps, `${p}.properties[${name}]`, cardinality, false);
+    if (s.additionalProperties && typeof s.additionalProperties === 'object') visit(s.additionalProperties as JSONSchemaProps, `${p}.additionalProperties`, times(maxSize(s)), false);
+    if (s.items) visit(s.items, `${p}.items`, times(maxSize(s)), false);
+  };
+  visit(schema, path, 1, true);
+  const total = costs.reduce((a, c) => Math.min(Number.MAX_SAFE_INTEGER, a + c.cost), 0);
+  if (total > SCHEMA_COST_LIMIT) {
+    // kube names the rules that weigh most, then the total
+    for (const c of [...costs].sort((a, b) => b.cost - a.cost).slice(0, 4)) {
+      errs.push(fieldErrors.forbidden(c.path, 'contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema'));
+    }
+    errs.push(fieldErrors.forbidden(path, costExceedsMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', total, SCHEMA_COST_LIMIT)));
+  }
+  return errs;
 }

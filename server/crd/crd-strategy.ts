@@ -10,7 +10,7 @@ import { isDNS1035Label, isDNS1123Subdomain } from '../registry/validation/names
 import { validateObjectMeta, validateObjectMetaUpdate } from '../registry/validation/object-meta.js';
 import { nameIsDNSSubdomain } from '../registry/validation/names.js';
 import type { CRDSpec, CRDStatus } from './definition.js';
-import { ruleCompileError } from './cel.js';
+import { ruleCompileError, ruleCostErrors } from './cel.js';
 import { validateConversion } from './conversion/validation.js';
 import { patternCompiles, validateValue, type JSONSchemaProps } from './schema.js';
 
@@ -48,6 +48,17 @@ function dns1035(path: string, v: unknown, errs: FieldError[]): void {
 const schemaTypes = new Set(['object', 'array', 'string', 'integer', 'number', 'boolean']);
 
 /** the structural-schema rules kube checks of a v1 CRD's schemas (the common ones) */
+/** a rule as Go's %#v prints kube's internal ValidationRule (the value of its compile errors) */
+function renderValidationRule(r: NonNullable<JSONSchemaProps['x-kubernetes-validations']>[number]): { rendered: string } {
+  const q = (v: string | undefined) => JSON.stringify(v ?? '');
+  // a set reason is a pointer: Go prints its address, which no client can rely on
+  const reason = r.reason === undefined ? '(*apiextensions.FieldValueErrorReason)(nil)' : '(*apiextensions.FieldValueErrorReason)(0xc000000000)';
+  const optionalOldSelf = (r as { optionalOldSelf?: boolean }).optionalOldSelf === undefined ? '(*bool)(nil)' : '(*bool)(0xc000000000)';
+  return {
+    rendered: `apiextensions.ValidationRule{Rule:${q(r.rule)}, Message:${q(r.message)}, MessageExpression:${q(r.messageExpression)}, Reason:${reason}, FieldPath:${q(r.fieldPath)}, OptionalOldSelf:${optionalOldSelf}}`,
+  };
+}
+
 function validateStructural(s: JSONSchemaProps, path: string, root: boolean, errs: FieldError[], objPath: string | undefined = ''): void {
   if (typeof s !== 'object' || s === null) return;
   const preserve = s['x-kubernetes-preserve-unknown-fields'] === true;
@@ -60,8 +71,8 @@ function validateStructural(s: JSONSchemaProps, path: string, root: boolean, err
     errs.push(fieldErrors.forbidden(`${path}.additionalProperties`, 'additionalProperties and properties are mutual exclusive'));
   }
   (s['x-kubernetes-validations'] ?? []).forEach((r, i) => {
-    const problem = typeof r.rule === 'string' ? ruleCompileError(r.rule) : 'rule is required';
-    if (problem) errs.push(fieldErrors.invalid(`${path}.x-kubernetes-validations[${i}].rule`, r.rule, problem));
+    const problem = typeof r.rule === 'string' ? ruleCompileError(r.rule, s, root) : 'rule is required';
+    if (problem) errs.push(fieldErrors.invalid(`${path}.x-kubernetes-validations[${i}].rule`, renderValidationRule(r), problem));
   });
   if (s.pattern !== undefined && !patternCompiles(s.pattern)) errs.push(fieldErrors.invalid(`${path}.pattern`, s.pattern, 'must be a valid regular expression'));
   const listType = s['x-kubernetes-list-type'];
@@ -138,7 +149,12 @@ export function validateCRD(obj: KubeObject): FieldError[] {
       }
       const schema = v.schema?.openAPIV3Schema;
       if (!schema) errs.push(fieldErrors.required(`${p}.schema.openAPIV3Schema`, 'schemas are required'));
-      else validateStructural(schema, `${p}.schema.openAPIV3Schema`, true, errs);
+      else {
+        const before = errs.length;
+        validateStructural(schema, `${p}.schema.openAPIV3Schema`, true, errs);
+        // costs are estimated once the rules compile
+        if (errs.length === before) errs.push(...ruleCostErrors(schema, `${p}.schema.openAPIV3Schema`));
+      }
       const scale = v.subresources?.scale;
       if (scale) {
         if (!scale.specReplicasPath) errs.push(fieldErrors.required(`${p}.subresources.scale.specReplicasPath`, ''));

@@ -1,28 +1,28 @@
 // CEL as ValidatingAdmissionPolicy expressions see it: the variables `object`, `oldObject`,
 // `request`, `params`, `namespaceObject` and `variables` (the policy's named variables, each
-// evaluated on first use), `authorizer`, `matches` on RE2, Kubernetes' regex/strings/lists/
-// quantity/ip/cidr/url/format/semver libraries (server/cel/), and a runtime budget per expression
-// (server/cel/budget.ts) so that no expression can hold the replica.
+// evaluated on first use), `authorizer`, over kube's base environment (server/cel/environment.ts:
+// expressions being written get compatibility version 1.32's libraries, stored ones 1.33's), and
+// a runtime budget per expression (server/cel/budget.ts) so that no expression can hold the
+// replica.
 
 import type { Environment } from '@marcbachmann/cel-js';
-import { re2Environment, routeMatchesToRe2, toCelValue } from '../../authn/jwt/cel.js';
-import { AuthorizationPending, AuthorizerSession, AuthorizerValue, evaluateWithAuthorizer, registerAuthorizerLibrary } from '../../cel/authorizer-library.js';
+import { AuthorizationPending, AuthorizerSession, AuthorizerValue, evaluateWithAuthorizer } from '../../cel/authorizer-library.js';
 import { CelBudgetExceededError, withBudget } from '../../cel/budget.js';
-import { registerKubernetesLibraries } from '../../cel/k8s-library.js';
-import { registerFormatLibrary } from '../../cel/format-library.js';
-import { registerNetworkLibraries } from '../../cel/network-library.js';
-import { registerSemverLibrary } from '../../cel/semver-library.js';
+import { celEnvironment, type ExpressionAge } from '../../cel/environment.js';
+import { routeMatchesToRe2, toCelValue } from '../../cel/re2.js';
 
-let env: Environment | undefined;
-function environment(): Environment {
-  env ??= registerAuthorizerLibrary(
-    registerSemverLibrary(registerFormatLibrary(registerNetworkLibraries(registerKubernetesLibraries(re2Environment('request'))))),
-  )
+const environments = new Map<ExpressionAge, Environment>();
+function environment(age: ExpressionAge): Environment {
+  let env = environments.get(age);
+  if (env) return env;
+  env = celEnvironment({ age, authorizer: true })
+    .registerVariable('request', 'map')
     .registerVariable('object', 'dyn')
     .registerVariable('oldObject', 'dyn')
     .registerVariable('params', 'dyn')
     .registerVariable('namespaceObject', 'dyn')
     .registerVariable('variables', 'map');
+  environments.set(age, env);
   return env;
 }
 
@@ -55,11 +55,12 @@ type Parsed = ReturnType<Environment['parse']>;
 const describe = (v: unknown): string => (v === null ? 'null_type' : typeof v === 'bigint' ? 'int' : typeof v);
 
 /** Compiles an expression; `want` is the result type the field requires (checked when the
- *  checker knows it statically, and again at run time). Never throws. */
-export function compile(expression: string, want: 'bool' | 'string' | 'string-or-null' | 'any'): Program {
+ *  checker knows it statically, and again at run time); `age`: 'new' when it is being written.
+ *  Never throws. */
+export function compile(expression: string, want: 'bool' | 'string' | 'string-or-null' | 'any', age: ExpressionAge = 'stored'): Program {
   let program: Parsed;
   try {
-    program = environment().parse(routeMatchesToRe2(expression));
+    program = environment(age).parse(routeMatchesToRe2(expression));
     const check = program.check() as { valid: boolean; error?: Error; type?: string };
     if (!check.valid) throw check.error ?? new Error('type check failed');
     const t = check.type;

@@ -3,16 +3,17 @@
 // All true: the webhook is called; any false: skipped; an error: skipped under failurePolicy
 // Ignore, the request refused under Fail.
 
-import { Environment } from '@marcbachmann/cel-js';
-import { re2Environment, routeMatchesToRe2, toCelValue } from '../../authn/jwt/cel.js';
-import { AuthorizationPending, AuthorizerValue, evaluateWithAuthorizer, registerAuthorizerLibrary, type AuthorizerSession } from '../../cel/authorizer-library.js';
+import type { Environment } from '@marcbachmann/cel-js';
+import { AuthorizationPending, AuthorizerValue, evaluateWithAuthorizer, type AuthorizerSession } from '../../cel/authorizer-library.js';
+import { celEnvironment } from '../../cel/environment.js';
+import { routeMatchesToRe2, toCelValue } from '../../cel/re2.js';
 import type { UserInfo } from '../../registry/rest.js';
 import { withBudget } from '../../cel/budget.js';
 import type { MatchConditionSpec } from './types.js';
 
 let env: Environment | undefined;
 function environment(): Environment {
-  env ??= registerAuthorizerLibrary(re2Environment('request').registerVariable('object', 'dyn').registerVariable('oldObject', 'dyn'));
+  env ??= celEnvironment({ authorizer: true }).registerVariable('request', 'map').registerVariable('object', 'dyn').registerVariable('oldObject', 'dyn');
   return env;
 }
 

@@ -8,6 +8,7 @@
 // `variables.<name>` selections of names not declared (before it, for a variable).
 
 import { compile } from '../../admission/policy/cel.js';
+import { celIssue } from '../../cel/issues.js';
 import { fieldErrors, type FieldError } from '../validation/field-error.js';
 
 export type ResultType = 'bool' | 'string' | 'string-or-null' | 'any';
@@ -55,19 +56,9 @@ function unknownVariable(expr: string, declared: readonly string[]): { name: str
   return undefined;
 }
 
-/** cel-go's rendering of one issue: position, message and the source line with a caret */
-function celIssue(expr: string, offset: number, message: string): string {
-  const before = expr.slice(0, offset);
-  const line = before.split('\n').length;
-  const lineStart = before.lastIndexOf('\n') + 1;
-  const col = offset - lineStart + 1;
-  const source = expr.split('\n')[line - 1] ?? '';
-  return `ERROR: <input>:${line}:${col}: ${message}\n | ${source}\n | ${'.'.repeat(col - 1)}^`;
-}
-
 /** why the expression does not compile, in kube's words where we know them; undefined: it compiles */
 export function celCompileError(expression: string, want: ResultType, decls: Declarations): string | undefined {
-  const program = compile(expression, want);
+  const program = compile(expression, want, 'new');
   if (program.compileError) {
     const reason = program.compileError.replace(/^compilation error: /, '');
     // kube reports a wrong result type without the "compilation failed" prefix

@@ -1,0 +1,91 @@
+// x-kubernetes-validations with kubectl 1.33 against a kapi process on etcd: rules are
+// type-checked against the schema and their cost estimated when the CRD is written (a rule
+// naming a missing field, or one whose estimate is over budget, is refused with kube's 422
+// text); rules over durations, sets, maps and escaped property names judge custom resources.
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { kubectl, kubectlOk, startEtcd, startKapi, type EtcdProcess, type KapiProcess } from './harness.js';
+
+function crd(plural: string, spec: string, rules: string): string {
+  const indent = (s: string, n: number) => s.trim().split('\n').map((l) => ' '.repeat(n) + l).join('\n');
+  return `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: ${plural}.cel.example.com
+spec:
+  group: cel.example.com
+  scope: Namespaced
+  names: { plural: ${plural}, singular: ${plural.slice(0, -1)}, kind: ${plural[0]!.toUpperCase()}${plural.slice(1, -1)} }
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+${indent(spec, 14)}
+            x-kubernetes-validations:
+${indent(rules, 12)}
+`;
+}
+
+describe('CRD validation rules: typed, costed, and run (kubectl 1.33)', () => {
+  let etcd: EtcdProcess;
+  let kapi: KapiProcess;
+  const on = () => ({ kubeconfig: kapi.kubeconfig });
+
+  before(async () => {
+    etcd = await startEtcd();
+    kapi = await startKapi({ etcdServers: etcd.endpoint });
+  });
+  after(async () => {
+    await kapi?.stop();
+    await etcd?.stop();
+  });
+
+  it('a rule naming a missing field is refused at create with cel-go\'s message', async () => {
+    const r = await kubectl(['create', '-f', '-'], { ...on(), input: crd('missings', 'replicas: { type: integer }', '- rule: self.nosuch > 0') });
+    assert.notEqual(r.code, 0);
+    assert.match(
+      r.stderr,
+      /The CustomResourceDefinition "missings.cel.example.com" is invalid: spec.versions\[0\].schema.openAPIV3Schema.properties\[spec\].x-kubernetes-validations\[0\].rule: Invalid value: apiextensions.ValidationRule\{Rule:"self.nosuch > 0", Message:"", MessageExpression:"", Reason:\(\*apiextensions.FieldValueErrorReason\)\(nil\), FieldPath:"", OptionalOldSelf:\(\*bool\)\(nil\)\}: compilation failed: ERROR: <input>:1:5: undefined field 'nosuch'/,
+    );
+  });
+
+  it('a rule over budget is refused at create with kube\'s factor', async () => {
+    const r = await kubectl(['create', '-f', '-'], {
+      ...on(),
+      input: crd('costlies', 'names: { type: array, items: { type: string } }', '- rule: self.names.all(a, self.names.all(b, a.startsWith(b)))'),
+    });
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /x-kubernetes-validations\[0\].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x \(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared\)/);
+    assert.match(r.stderr, /spec.versions\[0\].schema.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget/);
+  });
+
+  it('rules on durations, sets, maps and escaped property names judge custom resources', async () => {
+    const spec = `timeout: { type: string, format: duration }
+tags: { type: array, maxItems: 10, x-kubernetes-list-type: set, items: { type: string, maxLength: 20 } }
+limits: { type: object, maxProperties: 10, additionalProperties: { type: integer } }
+max-surge: { type: integer }`;
+    const rules = `- rule: "self.timeout <= duration('1h')"
+  message: timeout at most an hour
+- rule: "sets.contains(self.tags, ['a'])"
+  message: tags must contain a
+- rule: "self.limits.all(k, v, v <= 10 && k != 'x')"
+  message: limits at most 10
+- rule: "self.max__dash__surge < 5"
+  message: max-surge below 5`;
+    await kubectlOk(['create', '-f', '-'], { ...on(), input: crd('widgets', spec, rules) });
+    await kubectlOk(['wait', '--for', 'condition=established', '--timeout=30s', 'crd/widgets.cel.example.com'], on());
+    const cr = (name: string, s: string) => `apiVersion: cel.example.com/v1\nkind: Widget\nmetadata: { name: ${name}, namespace: default }\nspec: ${s}\n`;
+    await kubectlOk(['create', '-f', '-'], { ...on(), input: cr('good', "{ timeout: 30m, tags: [b, a], limits: { cpu: 2 }, max-surge: 1 }") });
+    const bad = await kubectl(['create', '-f', '-'], { ...on(), input: cr('bad', "{ timeout: 2h, tags: [b], limits: { cpu: 20 }, max-surge: 9 }") });
+    assert.notEqual(bad.code, 0);
+    for (const m of ['timeout at most an hour', 'tags must contain a', 'limits at most 10', 'max-surge below 5']) assert.match(bad.stderr, new RegExp(`spec: Invalid value: "object": ${m}`));
+  });
+});

@@ -1,0 +1,53 @@
+// Compile errors in cel-go's words and layout, as kube-apiserver returns them:
+//   ERROR: <input>:1:5: undefined field 'nosuch'
+//    | self.nosuch > 0
+//    | ....^
+// cel-js reports its own codes and source ranges; the common ones are translated here.
+
+/** one issue at a 0-based offset of the expression */
+export function celIssue(expr: string, offset: number, message: string): string {
+  const before = expr.slice(0, offset);
+  const line = before.split('\n').length;
+  const lineStart = before.lastIndexOf('\n') + 1;
+  const col = offset - lineStart + 1;
+  const source = expr.split('\n')[line - 1] ?? '';
+  return `ERROR: <input>:${line}:${col}: ${message}\n | ${source}\n | ${'.'.repeat(col - 1)}^`;
+}
+
+interface CelJsError {
+  code?: string;
+  summary?: string;
+  message: string;
+  range?: { start: number; end: number };
+}
+
+const OPERATOR_NAMES: Record<string, string> = {
+  '+': '_+_', '-': '_-_', '*': '_*_', '/': '_/_', '%': '_%_', '<': '_<_', '<=': '_<=_', '>': '_>_', '>=': '_>=_',
+  '==': '_==_', '!=': '_!=_', in: '@in',
+};
+
+/** a cel-js compile error as cel-go would word it, at the same place */
+export function celGoIssue(expr: string, err: Error): string {
+  const e = err as CelJsError;
+  const summary = e.summary ?? e.message.split('\n')[0] ?? '';
+  const start = e.range?.start ?? 0;
+  let m: RegExpExecArray | null;
+  switch (e.code) {
+    case 'no_such_key':
+      // cel-go points at the dot of the selection
+      return celIssue(expr, Math.max(0, start - 1), `undefined field '${summary.replace(/^No such key: /, '')}'`);
+    case 'unknown_variable':
+      return celIssue(expr, start, `undeclared reference to '${summary.replace(/^Unknown variable: /, '')}' (in container '')`);
+    case 'heterogeneous_list_element':
+    case 'heterogeneous_map_key':
+    case 'heterogeneous_map_value':
+      return celIssue(expr, start, summary.replace(/^.*?(expected type)/, '$1'));
+    case 'no_such_overload':
+      if ((m = /^no such overload: (\S+) (\S+) (\S+)$/.exec(summary)) && OPERATOR_NAMES[m[2]!]) {
+        return celIssue(expr, start, `found no matching overload for '${OPERATOR_NAMES[m[2]!]}' applied to '(${m[1]}, ${m[3]})'`);
+      }
+      return celIssue(expr, start, summary);
+    default:
+      return celIssue(expr, start, summary);
+  }
+}
