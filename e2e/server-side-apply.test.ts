@@ -215,7 +215,7 @@ data: {keep: "1", drop: "2"}
   it('raw HTTP: fieldManager is required, managedFields may not be applied, conflicts list causes', async () => {
     const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'raw' }, data: { a: '1' } };
     let res = await kapi.http.patch(cmPath('raw'), body, 'application/apply-patch+yaml');
-    assert.equal(res.status, 400);
+    assert.equal(res.status, 422);
     assert.equal(jsonOf(res).message, 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
 
     res = await kapi.http.patch(`${cmPath('raw')}?fieldManager=one`, { ...body, metadata: { name: 'raw', managedFields: [] } }, 'application/apply-patch+yaml');

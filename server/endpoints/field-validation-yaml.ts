@@ -32,7 +32,7 @@ export function yamlDuplicateKeysError(text: string): string | undefined {
   const lines = new LineCounter();
   let docs;
   try {
-    docs = parseAllDocuments(text, { lineCounter: lines, uniqueKeys: false });
+    docs = parseAllDocuments(text, { lineCounter: lines, uniqueKeys: false, prettyErrors: false });
   } catch {
     return undefined;
   }

@@ -293,18 +293,46 @@ export const YAML_TOO_DEEP = `yaml: exceeded max depth of ${MAX_NESTING_DEPTH}`;
 /** Decodes the first document of a YAML text. Its depth is checked before the parser runs
  *  (the parser recurses per level) and again after aliases were expanded. */
 export function decodeYaml(text: string): unknown {
+  const json = asJson(text);
+  if (json.parsed) return json.value;
   if (yamlTooDeep(text, MAX_NESTING_DEPTH)) throw errors.badRequest(`error converting YAML to JSON: ${YAML_TOO_DEEP}`);
   let value: unknown;
   try {
-    const docs = parseAllDocuments(text, { uniqueKeys: false });
+    // prettyErrors would give every error the text around it: one scan of the text per error,
+    // and a hostile body makes an error per key (seconds of CPU for a few hundred KB)
+    const docs = parseAllDocuments(text, { uniqueKeys: false, prettyErrors: false });
     const list = Array.isArray(docs) ? docs : [docs];
     const first = list.find((d) => d.contents !== null) ?? list[0];
     if (!first) return null;
-    if (first.errors.length > 0) throw first.errors[0];
+    const firstError = first.errors[0];
+    if (firstError) throw new Error(`yaml: line ${lineAt(text, firstError.pos[0])}: ${firstError.message}`);
     value = first.toJS({ maxAliasCount: MAX_YAML_ALIASES });
   } catch (err) {
     throw errors.badRequest(`error converting YAML to JSON: ${(err as Error).message}`);
   }
   if (valueTooDeep(value)) throw errors.badRequest(`error converting YAML to JSON: ${YAML_TOO_DEEP}`);
   return value;
+}
+
+/** the 1-based line of a text offset */
+function lineAt(text: string, offset: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) line++;
+  return line;
+}
+
+/**
+ * YAML bodies are most often JSON (kubectl sends server-side apply patches that way), and JSON
+ * is YAML: JSON.parse reads them many times faster than the YAML parser, with the same result.
+ */
+function asJson(text: string): { parsed: true; value: unknown } | { parsed: false } {
+  const start = text.search(/\S/);
+  if (start < 0 || (text[start] !== '{' && text[start] !== '[')) return { parsed: false };
+  const bytes = Buffer.from(text, 'utf8');
+  if (jsonTooDeep(bytes)) return { parsed: false };
+  try {
+    return { parsed: true, value: JSON.parse(text) };
+  } catch {
+    return { parsed: false };
+  }
 }

@@ -11,7 +11,6 @@
 // The per-request record lives in a WeakMap keyed by the request state.
 
 import { gunzipSync } from 'node:zlib';
-import { parse as parseYaml } from 'yaml';
 import { randomUUID } from 'node:crypto';
 import type { Auditor } from '../../audit/config.js';
 import {
@@ -27,6 +26,7 @@ import { levelAtLeast, type PolicyAttributes, type RequestAuditConfig, type Stag
 import type { UserInfo } from '../../registry/rest.js';
 import { decodeProtobufBody } from '../../protobuf/http.js';
 import { writeBody } from '../response.js';
+import { decodeBody } from '../negotiation.js';
 import type { Authorizer } from '../authz.js';
 import { isLongRunning } from './long-running.js';
 import { header, type Filter, type HttpRequest, type HttpResponse, type RequestState } from '../types.js';
@@ -103,8 +103,9 @@ class ResponseTap {
 /** a body as JSON-shaped data (protobuf bodies of built-in kinds included) */
 function decodeText(buf: Buffer, contentType: string): unknown {
   if (contentType.includes('protobuf')) return decodeProtobufBody(buf);
-  if (contentType.includes('json')) return JSON.parse(buf.toString('utf8'));
-  if (contentType.includes('yaml')) return parseYaml(buf.toString('utf8'));
+  // the decoders the endpoints use: bounded in depth and aliases, linear in time
+  if (contentType.includes('json')) return decodeBody(buf, 'json');
+  if (contentType.includes('yaml')) return decodeBody(buf, 'yaml');
   return undefined;
 }
 
