@@ -171,6 +171,13 @@ describe('issue 8: hostile input must never take a replica down or reach another
     });
   }
 
+  it('an unknown HTTP method is 405 MethodNotAllowed with a Status, not a bare parser error', async () => {
+    const t = ready().targets;
+    const res = await send({ caller: 'admin', method: 'FOO', path: `/api/v1/namespaces/${t.namespace}/configmaps/${t.target}` });
+    assertStatus(res, 405, 'MethodNotAllowed', 'FOO');
+    await assertWell();
+  });
+
   it('20 clients that never read a 10 MB list leave memory bounded and are cut at --request-timeout', { timeout: 5 * 60_000 }, async () => {
     const r = ready();
     const bulk = `${r.targets.namespace}-bulk`;

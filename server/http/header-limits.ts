@@ -30,6 +30,25 @@ function goClientErrorResponse(status: string): string {
 }
 
 /**
+ * Node's parser knows only the registered methods; Go accepts any token, and kube-apiserver
+ * then finds no route for it: 405 MethodNotAllowed. The request cannot be read further, so
+ * the connection closes after the answer.
+ */
+function methodNotAllowedResponse(): string {
+  const body = JSON.stringify({
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: 'the server does not allow this method on the requested resource',
+    reason: 'MethodNotAllowed',
+    details: {},
+    code: 405,
+  });
+  return `HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+}
+
+/**
  * The HTTP/1.1 server's `clientError` listener: a head over the limit gets Go's 431, any other
  * unparseable request Go's 400; the connection then closes, as in Go.
  */
@@ -37,6 +56,10 @@ export function answerHttp1ClientError(err: Error & { code?: string }, socket: D
   // a client that went away, or one too slow to send its head: Go just closes
   if (!socket.writable || err.code === 'ECONNRESET' || err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     socket.destroy();
+    return;
+  }
+  if (err.code === 'HPE_INVALID_METHOD') {
+    socket.end(methodNotAllowedResponse());
     return;
   }
   const status = err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
