@@ -33,8 +33,26 @@ function kubeParity(req: FuzzRequest, status: number, text: string): boolean {
   if (status === 500 && req.method === 'PATCH' && /failed to create typed patch object \(/.test(text)) return true;
   if (status === 500 && req.method === 'PATCH' && /^\{"kind":"Status","apiVersion":"v1","metadata":\{\},"status":"Failure","message":"[^]*","code":500\}\s*$/.test(text)) return true;
   if (status === 504 && /"reason":\s*"ResourceVersionTooLarge"/.test(text)) return true;
+  // a client's own ?timeout= that runs out is kube's 504 Timeout too
+  if (status === 504 && /[?&]timeout=/.test(req.path) && /"reason":\s*"Timeout"/.test(text)) return true;
+  // the protobuf form of the strategic merge patch's plain errors (a Status without a reason)
+  if (status === 500 && req.method === 'PATCH' && text.startsWith('k8s\0') && text.includes('Failure') && !text.includes('InternalError')) return true;
   if (status === 400 && text === '400 Bad Request' && /%(?![0-9a-fA-F]{2})/.test(req.path.split('?')[0]!)) return true;
   return false;
+}
+
+/** the most bytes one header field (name, value, 32 of overhead) may take in node's HPACK decoder */
+const NODE_HPACK_MAX_FIELD_BYTES = 65536;
+
+/**
+ * Node's HTTP/2 server (nghttp2) ends the session with COMPRESSION_ERROR when one header field
+ * (`:path` included) is 64 KiB or more, where Go would take it (within 1 MiB in all); kapi
+ * cannot change that from JavaScript, and README lists it among the departures.
+ */
+function beyondNodeHpackFieldLimit(req: FuzzRequest, error: string): boolean {
+  if (req.protocol !== 'h2' || !/error code 9\b/.test(error)) return false;
+  const fields: Array<[string, string]> = [[':path', req.path], ...Object.entries(req.headers)];
+  return fields.some(([name, value]) => Buffer.byteLength(name) + Buffer.byteLength(value) + 32 >= NODE_HPACK_MAX_FIELD_BYTES);
 }
 
 const PROTOBUF_MAGIC = Buffer.from('k8s\0');
@@ -48,7 +66,10 @@ export interface Verdict {
 }
 
 export function judge(req: FuzzRequest, outcome: FuzzOutcome): Verdict {
-  if (isTransportError(outcome)) return { ok: false, problem: `no answer: ${outcome.error.replace(/\d+/g, 'N')}`, answer: outcome.error };
+  if (isTransportError(outcome)) {
+    if (beyondNodeHpackFieldLimit(req, outcome.error)) return { ok: true, answer: outcome.error };
+    return { ok: false, problem: `no answer: ${outcome.error.replace(/\d+/g, 'N')}`, answer: outcome.error };
+  }
   const { status, body, headers } = outcome;
   const answer = `${status} ${body.subarray(0, 600).toString('utf8')}`;
   // the client itself would not send it: nothing reached the server
