@@ -46,6 +46,17 @@ function callsTable(calls: CallStats[], perReplica: boolean): string {
   return table(head, rows, new Set([first + 2, first + 3, first + 4, first + 5, first + 6]));
 }
 
+/** per verb: calls summed over resources, p99 the worst resource's (an upper bound) — a
+ *  line per verb and resource would be too many to tell apart */
+function byVerb(values: Record<string, number>, combine: (a: number, b: number) => number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [call, v] of Object.entries(values)) {
+    const verb = call.slice(0, call.indexOf(' '));
+    out[verb] = out[verb] === undefined ? v : combine(out[verb]!, v);
+  }
+  return out;
+}
+
 function seriesOf(timeline: TimePoint[], pick: (t: TimePoint) => Record<string, number>): ChartSeries[] {
   const names = [...new Set(timeline.flatMap((t) => Object.keys(pick(t))))].sort();
   return names.map((name) => ({ name, points: timeline.map((t) => [t.second, pick(t)[name] ?? 0] as [number, number]) }));
@@ -54,8 +65,8 @@ function seriesOf(timeline: TimePoint[], pick: (t: TimePoint) => Record<string, 
 export function renderHtmlReport(r: LoadResult): string {
   const timeline = r.timeline;
   const charts = [
-    lineChart('Throughput per call kind', 'seconds into the run', 'calls / s', seriesOf(timeline, (t) => t.calls)),
-    lineChart('p99 latency per call kind', 'seconds into the run', 'ms', seriesOf(timeline, (t) => t.p99Ms).map((s) => ({ ...s, points: s.points.filter((p, i) => p[1] > 0 || timeline[i]!.calls[s.name]) }))),
+    lineChart('Throughput per verb', 'seconds into the run', 'calls / s', seriesOf(timeline, (t) => byVerb(t.calls, (a, b) => a + b))),
+    lineChart('p99 latency per verb (its slowest resource)', 'seconds into the run', 'ms', seriesOf(timeline, (t) => byVerb(t.p99Ms, Math.max)).map((s) => ({ ...s, points: s.points.filter((p) => p[1] > 0) }))),
   ];
   if (r.replicas.toldApart) {
     charts.push(lineChart('Throughput per replica', 'seconds into the run', 'calls / s', seriesOf(timeline, (t) => Object.fromEntries(Object.entries(t.byReplica).map(([k, v]) => [k || '(no header)', v])))));

@@ -33,8 +33,10 @@ export function lineChart(title: string, xLabel: string, yLabel: string, series:
   const head = `<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 ${width} ${height}" role="img" aria-label="${escapeHtml(title)}"><text x="${m.left}" y="18" class="title">${escapeHtml(title)}</text>`;
   if (all.length === 0) return `${head}<text x="${width / 2}" y="${height / 2}" text-anchor="middle">no data</text></svg>`;
   const xMax = Math.max(1, ...all.map((p) => p[0]));
-  const yStep = niceStep(Math.max(...all.map((p) => p[1]), 1e-9), 4);
-  const yMax = Math.ceil(Math.max(...all.map((p) => p[1]), 1e-9) / yStep) * yStep;
+  // an all-zero series (no errors) still gets a readable 0..1 axis
+  const yTop = Math.max(...all.map((p) => p[1])) || 1;
+  const yStep = niceStep(yTop, 4);
+  const yMax = Math.ceil(yTop / yStep) * yStep;
   const xStep = niceStep(xMax, 8);
   const px = (x: number): number => m.left + ((width - m.left - m.right) * x) / xMax;
   const py = (y: number): number => height - m.bottom - ((height - m.top - m.bottom) * y) / yMax;

@@ -10,6 +10,7 @@ header h1{font-size:18px;margin:0}
 #state{font-size:13px;opacity:.9}
 #state.failed{color:#ffb4b4}
 main{display:grid;grid-template-columns:repeat(auto-fit,minmax(460px,1fr));gap:14px;padding:14px}
+section.wide{grid-column:1/-1}
 section{background:#fff;border:1px solid #d8dde3;border-radius:6px;padding:10px 14px;overflow:auto}
 h2{font-size:15px;margin:2px 0 8px}
 table{border-collapse:collapse;width:100%;font-size:13px}
@@ -118,7 +119,7 @@ export const STATUS_PAGE_HTML = `<!DOCTYPE html>
 <body>
 <header><h1>kapi status</h1><span id="answered"></span><span id="state">loading</span></header>
 <main>
-<section><h2>Replicas (identity Leases)</h2><table id="replicas"><thead><tr><th>lease</th><th>host</th><th>state</th><th>version</th><th>renewed</th><th>holder</th></tr></thead><tbody></tbody></table></section>
+<section class="wide"><h2>Replicas (identity Leases)</h2><table id="replicas"><thead><tr><th>lease</th><th>host</th><th>state</th><th>version</th><th>renewed</th><th>holder</th></tr></thead><tbody></tbody></table></section>
 <section><h2>Requests (this replica)</h2><div class="kv" id="requests"></div>
 <div class="legend" id="legend"></div><h2>requests / s</h2><canvas id="rate"></canvas><h2>in flight</h2><canvas id="inflight"></canvas></section>
 <section><h2>Watch cache (this replica)</h2><div class="kv" id="cache-summary"></div>
