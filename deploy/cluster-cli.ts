@@ -126,6 +126,8 @@ async function run(p: Parsed): Promise<number> {
       console.log(`cluster up in ${((Date.now() - started) / 1000).toFixed(1)}s: ${c.etcd.length} etcd members, ${c.replicas.length} kapi replicas, haproxy`);
       printStatus(c);
       console.log(`try:   kubectl --kubeconfig ${rel(c.state.kubeconfig)} get ns`);
+      console.log(`status: ${c.state.lbURL}/status (any replica; admins and system:monitoring), in a browser through`);
+      console.log(`        kubectl --kubeconfig ${rel(c.state.kubeconfig)} proxy --port 8001, then http://127.0.0.1:8001/status`);
       console.log(`stop:  make cluster-down${p.dir === './cluster' ? '' : ` CLUSTER_DIR=${p.dir}`}   (logs in ${rel(path.join(c.state.dir, 'logs'))}/)`);
       return 0;
     }

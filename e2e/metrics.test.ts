@@ -3,7 +3,8 @@
 // request counters with kube-apiserver's labels (LIST vs GET, APPLY, WATCH, scope, code),
 // the long-running gauge of an open watch, watch events by kind, the object count of ConfigMaps from the watch
 // cache, etcd request latencies and process metrics; a user in system:monitoring may read
-// the metrics, another user gets 403; /metrics/slis lists the health checks' results.
+// the metrics (and kapi's /status), another user gets 403; /metrics/slis lists the health
+// checks' results.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -157,6 +158,17 @@ describe('metrics: /metrics and /metrics/slis with kubectl 1.33', () => {
     const raw = await kapi.http.get('/metrics');
     assert.equal(raw.status, 200);
     assert.match(String(raw.headers['content-type']), /^text\/plain; version=0\.0\.4/);
+  });
+
+  it('/status is authorized like /metrics: system:monitoring reads it, another user gets 403 naming /status', async () => {
+    const mon = path.join(dir, 'mon.kubeconfig');
+    const status = JSON.parse(await kubectlOk(['get', '--raw', '/status?format=json'], { kubeconfig: mon })) as { kind: string; replicas: unknown[] };
+    assert.equal(status.kind, 'KapiStatus');
+    assert.equal(status.replicas.length, 1);
+    assert.match(await kubectlOk(['get', '--raw', '/status'], { kubeconfig: mon }), /^<!DOCTYPE html>/);
+    const denied = await kubectl(['get', '--raw', '/status'], { kubeconfig: path.join(dir, 'nobody.kubeconfig') });
+    assert.notEqual(denied.code, 0);
+    assert.match(denied.stderr, /cannot get path "\/status"/);
   });
 
   it('/metrics/slis lists each health check by endpoint', async () => {

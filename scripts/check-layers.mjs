@@ -25,7 +25,7 @@ const LAYERS = [
   ['server/authn', 'server/authz', 'server/admission', 'server/crd', 'server/audit', 'server/flowcontrol', 'server/controllers', 'server/metrics'],
   ['server/endpoints'],
   ['server/http', 'server/nonresource', 'server/aggregator', 'server/proxy'],
-  ['server/config', 'server/cli'],
+  ['server/config', 'server/load', 'server/cli'],
   ['server/app', 'server/main'],
 ];
 

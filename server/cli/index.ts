@@ -1,12 +1,16 @@
 // kapi's subcommands (`kapi <name> ...`); anything else on the command line is the server's flags.
 
 import { CERTS_SUMMARY, runCerts } from './certs.js';
+import { LOAD_SUMMARY, runLoad } from '../load/command.js';
 
 type Runner = (argv: readonly string[]) => Promise<number>;
 
-const SUBCOMMANDS: ReadonlyMap<string, Runner> = new Map([['certs', runCerts]]);
+const SUBCOMMANDS: ReadonlyMap<string, Runner> = new Map([
+  ['certs', runCerts],
+  ['load', runLoad],
+]);
 
-const SUBCOMMANDS_USAGE = [`  kapi ${CERTS_SUMMARY}`, "  (run 'kapi <subcommand> --help' for its flags)"];
+const SUBCOMMANDS_USAGE = [`  kapi ${CERTS_SUMMARY}`, `  kapi ${LOAD_SUMMARY}`, "  (run 'kapi <subcommand> --help' for its flags)"];
 
 /** The server's --help text with the subcommands listed under its usage line. */
 export function withSubcommandsHelp(help: string): string {

@@ -31,6 +31,19 @@ export interface FlowControllerOptions {
   maxQueueWaitMs?: number;
 }
 
+export interface PriorityLevelStatus {
+  name: string;
+  exempt: boolean;
+  /** no FlowSchema leads here any more; kept until its requests are done */
+  draining: boolean;
+  /** absent for exempt levels, which neither limit nor queue */
+  concurrencyLimit?: number;
+  executing?: number;
+  waiting?: number;
+  /** requests waiting in each queue; empty for a Reject level */
+  queueLengths?: number[];
+}
+
 interface Level {
   config: PriorityLevelConfig;
   queues?: QueueSet;
@@ -136,6 +149,17 @@ export class FlowController {
     this.forgetDrained();
     if (outcome.reason !== 'cancelled') this.dropped.record(classification.priorityLevel);
     return { admitted: false, classification, reason: outcome.reason, retryAfterSeconds: this.dropped.retryAfter(classification.priorityLevel) };
+  }
+
+  /** every priority level now, draining ones too (the status page) */
+  levelsStatus(): PriorityLevelStatus[] {
+    const out: PriorityLevelStatus[] = [];
+    for (const [draining, levels] of [[false, this.levels], [true, this.draining]] as const) {
+      for (const [name, l] of levels) {
+        out.push({ name, exempt: l.config.exempt, draining, ...(l.queues ? { ...l.queues.stats, queueLengths: l.queues.queueLengths() } : {}) });
+      }
+    }
+    return out;
   }
 
   levelStats(name: string): QueueSetStats | undefined {

@@ -12,7 +12,7 @@ import { FLOWCONTROL_GROUP, FLOWCONTROL_VERSION } from './bootstrap.js';
 import { FlowController, type FlowControllerOptions } from './controller.js';
 import { ensureBootstrapConfiguration } from './ensure.js';
 
-export { FlowController, type Admission, type Classification } from './controller.js';
+export { FlowController, type Admission, type Classification, type PriorityLevelStatus } from './controller.js';
 export type { RequestDigest } from './classifier.js';
 
 const statusFieldManager = 'api-priority-and-fairness-config-consumer-v1';

@@ -58,6 +58,10 @@ export class QueueSet {
     return { concurrencyLimit: this.concurrencyLimit, executing: this.executing, waiting: this.waiting() };
   }
 
+  queueLengths(): number[] {
+    return this.queues.map((q) => q.length);
+  }
+
   get idle(): boolean {
     return this.executing === 0 && this.waiting() === 0;
   }

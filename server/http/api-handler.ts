@@ -14,7 +14,7 @@ import type { Auditor } from '../audit/config.js';
 import { MAX_REQUEST_BODY_BYTES } from '../limits/decode-limits.js';
 import type { Authenticator } from './authn.js';
 import type { Authorizer } from './authz.js';
-import { buildHandlerChain, toRequestListener, type ServingFilterOptions } from './chain.js';
+import { buildHandlerChain, toRequestListener, type ChainOptions, type ServingFilterOptions } from './chain.js';
 import type { MaxInFlightOptions } from './filters/max-in-flight.js';
 import type { AnonymousOptions } from './filters/authentication.js';
 import type { PanicReporter } from './filters/panic-recovery.js';
@@ -87,6 +87,10 @@ export interface ApiHandlerOptions {
   /** the connect subresources (pod log, exec, attach, port-forward, the proxies): true when
    *  it served the request */
   connect?: (state: RequestState) => Promise<boolean>;
+  /** non-resource paths authorized as another one (kapi's /status as /metrics) */
+  authorizationAliases?: ChainOptions['authorizationAliases'];
+  /** --replica-response-header: the name every response carries */
+  replicaName?: string;
 }
 
 export const DEFAULT_MAX_REQUEST_BODY_BYTES = MAX_REQUEST_BODY_BYTES;
@@ -183,6 +187,8 @@ export function createApiHandler(opts: ApiHandlerOptions): (req: HttpRequest, re
     maxInFlight: opts.maxInFlight,
     serving: opts.serving,
     auditor: opts.auditor,
+    authorizationAliases: opts.authorizationAliases,
+    replicaName: opts.replicaName,
   });
   return toRequestListener(chain, opts.onPanic);
 }

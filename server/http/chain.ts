@@ -5,7 +5,8 @@
 import { withAudit, withAuditCapture, withAuditInit, withAuthorizationAudit } from './filters/audit.js';
 import type { Auditor } from '../audit/config.js';
 import { withAuthentication, type AnonymousOptions } from './filters/authentication.js';
-import { withAuthorization } from './filters/authorization.js';
+import { withAuthorization, type AuthorizationAliases } from './filters/authorization.js';
+import { withReplicaHeader } from './filters/replica-header.js';
 import { withCacheControl } from './filters/cache-control.js';
 import { withCORS } from './filters/cors.js';
 import { withProbabilisticGoaway } from './filters/goaway.js';
@@ -40,6 +41,10 @@ export interface ChainOptions {
   serving?: ServingFilterOptions;
   /** audit policy and backends (--audit-*); absent: nothing is audited */
   auditor?: Auditor;
+  /** non-resource paths authorized as another one (kapi's /status as /metrics) */
+  authorizationAliases?: AuthorizationAliases;
+  /** --replica-response-header: the name every response carries; absent: no header, no filter */
+  replicaName?: string;
 }
 
 export interface ServingFilterOptions {
@@ -70,6 +75,7 @@ export function buildHandlerChain(api: Handler, opts: ChainOptions): Handler {
   // listed outermost first, applied innermost first
   const filters: Filter[] = [
     withAuditInit(),
+    ...(opts.replicaName !== undefined ? [withReplicaHeader(opts.replicaName)] : []),
     withPanicRecovery(opts.onPanic),
     withRequestInfo(),
     ...(serving.rejectingNewRequests ? [withShutdownRetryAfter(serving.rejectingNewRequests)] : []),
@@ -90,7 +96,7 @@ export function buildHandlerChain(api: Handler, opts: ChainOptions): Handler {
     withAudit(opts.auditor),
     withImpersonation(opts.authorizer ?? alwaysAllow),
     withMaxInFlight(opts.maxInFlight),
-    withAuthorizationAudit(instrumentAuthorizer(opts.authorizer ?? alwaysAllow), opts.auditor, (a) => withAuthorization(a, serving.authorizeWithSelectors !== false)),
+    withAuthorizationAudit(instrumentAuthorizer(opts.authorizer ?? alwaysAllow), opts.auditor, (a) => withAuthorization(a, serving.authorizeWithSelectors !== false, opts.authorizationAliases)),
     withRequestMetrics(),
   ];
   return filters.reduceRight<Handler>((next, filter) => filter(next), api);

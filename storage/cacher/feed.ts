@@ -52,6 +52,16 @@ export interface WatchFeedOptions {
   transformers?: TransformerLookup;
 }
 
+export interface ResourceCacheStats {
+  /** the resource's key prefix below the etcd prefix, e.g. `/pods/` */
+  prefix: string;
+  objects: number;
+  /** the oldest revision a watch can still start from in this cache */
+  historyStartRevision: number;
+  watchers: number;
+  bookmarksSent: number;
+}
+
 export const FEED_DEFAULTS = {
   historyWindowMs: 5 * 60_000,
   maxHistoryEvents: 10_000,
@@ -138,6 +148,17 @@ export class WatchFeed {
   /** how far this replica has seen: every change up to this revision has been applied */
   get revision(): number {
     return Math.max(this.lastEventRevision, this.trustedProgressRevision);
+  }
+
+  /** what each resource cache holds and serves now; computed only when asked */
+  cacheStats(): ResourceCacheStats[] {
+    return [...this.caches.values()].map((c) => ({
+      prefix: c.prefix,
+      objects: c.size,
+      historyStartRevision: c.historyStartRevision,
+      watchers: c.watcherCount,
+      bookmarksSent: c.bookmarksSent,
+    }));
   }
 
   /** the cache for one resource prefix (e.g. `/pods/`); created on first use */

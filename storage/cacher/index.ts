@@ -8,7 +8,7 @@ import { WatchFeed, type WatchFeedOptions } from './feed.js';
 
 export { shouldDelegateList, parseResourceVersion, expiredWatch } from './cacher.js';
 export { INITIAL_EVENTS_END_ANNOTATION } from './watcher.js';
-export { WatchFeed, FEED_DEFAULTS, type WatchFeedOptions } from './feed.js';
+export { WatchFeed, FEED_DEFAULTS, type WatchFeedOptions, type ResourceCacheStats } from './feed.js';
 export { CACHER_DEFAULTS, type CacherTiming } from './cacher.js';
 
 export interface CacheFeedOptions extends WatchFeedOptions {

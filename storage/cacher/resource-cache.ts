@@ -25,6 +25,8 @@ export class ResourceCache {
   /** single-key watchers by key */
   private readonly byKey = new Map<string, Set<CacheWatcher>>();
   private warnedUndecodable = false;
+  /** BOOKMARK events queued for watchers so far (the status page shows it) */
+  private bookmarks = 0;
 
   constructor(
     /** the resource's key prefix, ending with '/' */
@@ -124,10 +126,14 @@ export class ResourceCache {
     return this.watchers.size;
   }
 
+  get bookmarksSent(): number {
+    return this.bookmarks;
+  }
+
   /** a BOOKMARK at `revision` to every watcher that asked for bookmarks and is behind it */
   bookmark(revision: number): void {
     for (const w of this.watchers) {
-      if (w.allowBookmarks && w.open && revision > w.lastRevision) w.pushBookmark(revision);
+      if (w.allowBookmarks && w.open && revision > w.lastRevision && w.pushBookmark(revision)) this.bookmarks++;
     }
   }
 

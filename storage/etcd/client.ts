@@ -18,11 +18,13 @@ import {
   type WirePutResponse,
   type WireRangeResponse,
   type WireResponseOp,
+  type WireStatusResponse,
 } from './proto.js';
 import type {
   Compare,
   EtcdClient,
   EtcdClientOptions,
+  EndpointStatus,
   LeaseGrant,
   Member,
   MemberStatus,
@@ -209,7 +211,28 @@ class Client implements EtcdClient {
   }
 
   async status(): Promise<MemberStatus> {
-    const res = await this.pool.call(rpcs.status, {}, true);
+    return memberStatus(await this.pool.call(rpcs.status, {}, true));
+  }
+
+  async endpointStatuses(timeoutMs: number): Promise<EndpointStatus[]> {
+    return Promise.all(
+      this.pool.endpoints.map(async ({ url }): Promise<EndpointStatus> => {
+        try {
+          return { endpoint: url, status: memberStatus(await this.pool.callAt(url, rpcs.status, {}, timeoutMs)) };
+        } catch (err) {
+          return { endpoint: url, error: (err as Error).message };
+        }
+      }),
+    );
+  }
+
+  close(): void {
+    this.watches.close();
+    this.pool.close();
+  }
+}
+
+function memberStatus(res: WireStatusResponse): MemberStatus {
     return {
       header: header(res.header),
       version: res.version,
@@ -218,12 +241,6 @@ class Client implements EtcdClient {
       raftIndex: num(res.raftIndex),
       raftTerm: num(res.raftTerm),
     };
-  }
-
-  close(): void {
-    this.watches.close();
-    this.pool.close();
-  }
 }
 
 function keepAliveOnce(client: grpc.Client, id: number, timeoutMs: number): Promise<number> {

@@ -146,6 +146,14 @@ export class EndpointPool {
     }
   }
 
+  /** one call at the endpoint with this URL, no failover: how that one member is doing */
+  async callAt<Res>(url: string, rpc: Rpc<Res>, req: object, timeoutMs: number): Promise<Res> {
+    const ep = this.endpoints.find((e) => e.url === url);
+    if (!ep) throw new Error(`${url} is not one of this client's endpoints`);
+    if (!(await this.connect(ep, timeoutMs))) throw new EtcdError(grpc.status.UNAVAILABLE, `no connection to etcd at ${url}`, url, true);
+    return this.callOnce(ep, rpc, req);
+  }
+
   private callOnce<Res>(ep: Endpoint, rpc: Rpc<Res>, req: object): Promise<Res> {
     return new Promise((resolve, reject) => {
       ep.client.makeUnaryRequest(

@@ -136,6 +136,13 @@ export interface MemberStatus {
   raftTerm: number;
 }
 
+/** one endpoint's own answer to Status, or why it gave none */
+export interface EndpointStatus {
+  endpoint: string;
+  status?: MemberStatus;
+  error?: string;
+}
+
 export interface EtcdClient {
   range(req: RangeRequest): Promise<RangeResponse>;
   /** range over a prefix in pages of `pageSize`, all at one revision (no 4 MiB failures) */
@@ -152,6 +159,9 @@ export interface EtcdClient {
   leaseKeepAliveOnce(id: number): Promise<number>;
   memberList(): Promise<Member[]>;
   status(): Promise<MemberStatus>;
+  /** every endpoint asked on its own, without failover (only clients that know their
+   *  endpoints have it) */
+  endpointStatuses?(timeoutMs: number): Promise<EndpointStatus[]>;
   close(): void;
 }
 

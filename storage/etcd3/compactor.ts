@@ -117,3 +117,14 @@ export async function compactNow(client: EtcdClient, prefix: string): Promise<nu
   }
   return header.revision;
 }
+
+/** A revision etcd has been compacted to at least (0: no compaction yet). A winning round
+ *  writes the current revision into the compact key and compacts to a revision it saw in the
+ *  round before, which is never older than the key's previous value. */
+export async function lastCompactedRevision(client: EtcdClient, prefix: string): Promise<number> {
+  const key = compactKey(prefix);
+  const now = (await client.range({ key })).kvs[0];
+  if (!now || now.version < 2) return 0;
+  const before = (await client.range({ key, revision: now.modRevision - 1 })).kvs[0];
+  return before ? Number(before.value.toString()) : 0;
+}

@@ -5,15 +5,19 @@ import { writeStatusError } from '../response.js';
 import type { Filter, RequestState } from '../types.js';
 import { anonymousUser } from '../authn.js';
 
+/** Non-resource paths authorized as another path: kapi's own endpoints that should be open to
+ *  whoever may read an existing kube one, without a role kube does not have. */
+export type AuthorizationAliases = ReadonlyMap<string, string>;
+
 /** `withSelectors` false (the AuthorizeWithSelectors gate off): authorizers never see the
  *  request's label and field selectors */
-export function attributesOf(state: RequestState, withSelectors = true): AuthorizationAttributes {
+export function attributesOf(state: RequestState, withSelectors = true, aliases?: AuthorizationAliases): AuthorizationAttributes {
   const info = state.info;
   return {
     user: state.user ?? anonymousUser(),
     verb: info.verb,
     isResourceRequest: info.isResourceRequest,
-    path: state.path,
+    path: (!info.isResourceRequest && aliases?.get(state.path)) || state.path,
     apiGroup: info.apiGroup,
     apiVersion: info.apiVersion,
     resource: info.resource,
@@ -25,12 +29,13 @@ export function attributesOf(state: RequestState, withSelectors = true): Authori
   };
 }
 
-export function withAuthorization(authorizer: Authorizer, withSelectors = true): Filter {
+export function withAuthorization(authorizer: Authorizer, withSelectors = true, aliases?: AuthorizationAliases): Filter {
   return (next) => async (state) => {
-    const attrs = attributesOf(state, withSelectors);
+    const attrs = attributesOf(state, withSelectors, aliases);
     const result = await authorizer.authorize(attrs);
     if (result.decision !== 'allow') {
-      await writeStatusError(state, forbidden(attrs, result.reason));
+      // the 403 names the path the client asked for, not its alias
+      await writeStatusError(state, forbidden({ ...attrs, path: state.path }, result.reason));
       return;
     }
     await next(state);
