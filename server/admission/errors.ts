@@ -1,7 +1,7 @@
 // The errors admission gives clients, with kube-apiserver's codes and messages: a plugin's
 // refusal (`pods "x" is forbidden: ...`), a webhook's denial and a failed webhook call.
 
-import { errors, StatusError, type StatusReason } from '../http/status.js';
+import { errors, StatusError, type StatusReason } from '../machinery/status.js';
 import type { AdmissionAttributes } from '../registry/rest.js';
 
 /** 403 `<resource>[.<group>] "<name>" is forbidden: <why>` about the object being admitted */

@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../storage/interface.js';
 import { startEtcd, type EtcdProcess } from '../../storage/testing/etcd-server.js';
-import { StatusError } from '../http/status.js';
+import { StatusError } from '../machinery/status.js';
 import { ipAddressKeyPrefix } from './cluster-ip.js';
 import { nodePortKeyPrefix } from './node-port.js';
 import { ctx, ensureNamespace, service, startReplica, type Replica } from './testing.js';

@@ -11,7 +11,7 @@
 // All state is in etcd (IPAddress objects, node port keys): replicas share nothing else.
 
 import type { KubeObject, Storage } from '../../storage/interface.js';
-import { errors } from '../http/status.js';
+import { errors } from '../machinery/status.js';
 import { createLogger } from '../log.js';
 import {
   ClusterIPNone,

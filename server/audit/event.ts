@@ -3,7 +3,7 @@
 // read the same as kube-apiserver's.
 
 import { isIP } from 'node:net';
-import type { UserInfo } from '../registry/rest.js';
+import type { UserInfo } from '../machinery/user.js';
 import type { Level, Stage } from './policy.js';
 
 export interface ObjectReference {

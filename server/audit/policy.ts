@@ -3,7 +3,7 @@
 
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import type { UserInfo } from '../registry/rest.js';
+import type { UserInfo } from '../machinery/user.js';
 
 export const LEVELS = ['None', 'Metadata', 'Request', 'RequestResponse'] as const;
 export type Level = (typeof LEVELS)[number];

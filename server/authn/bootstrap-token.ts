@@ -6,7 +6,7 @@
 
 import { timingSafeEqual } from 'node:crypto';
 import type { KubeObject } from '../../storage/interface.js';
-import type { UserInfo } from '../registry/rest.js';
+import type { UserInfo } from '../machinery/user.js';
 import type { ObjectLookup } from './object-lookup.js';
 import type { PlainTokenAuthenticator } from './token.js';
 

@@ -16,7 +16,7 @@ import { AUTHENTICATED_GROUP, unionAuthenticator, withAuthenticatedGroup, type A
 import { createX509Authenticator, parseCertificates } from '../http/authn-x509.js';
 import type { AnonymousOptions } from '../http/filters/authentication.js';
 import type { FlagValue } from '../config/flagset.js';
-import type { UserInfo } from '../registry/rest.js';
+import type { UserInfo } from '../machinery/user.js';
 import type { ServiceAccountTokenOptions } from '../registry/core/serviceaccount-token.js';
 import { createLogger } from '../log.js';
 import { createBearerAuthenticator } from './bearer.js';

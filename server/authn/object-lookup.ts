@@ -3,7 +3,7 @@
 // have the object yet (a token for an account created a moment ago must still work).
 
 import type { KubeObject } from '../../storage/interface.js';
-import { StatusError } from '../http/status.js';
+import { StatusError } from '../machinery/status.js';
 import type { RequestContext, ResourceResolver } from '../registry/rest.js';
 
 /** core/v1 objects by plural resource name; null when absent */

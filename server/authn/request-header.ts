@@ -6,7 +6,7 @@
 import type { X509Certificate } from 'node:crypto';
 import type { Authenticator } from '../http/authn.js';
 import { parseCertificates, verifyClientChain } from '../http/authn-x509.js';
-import type { UserInfo } from '../registry/rest.js';
+import type { UserInfo } from '../machinery/user.js';
 import { distinctHeaders } from '../http/filters/impersonation.js';
 
 export interface RequestHeaderOptions {

@@ -2,7 +2,7 @@
 // (kube-apiserver does not reload it either).
 
 import { readFileSync } from 'node:fs';
-import type { UserInfo } from '../registry/rest.js';
+import type { UserInfo } from '../machinery/user.js';
 import type { PlainTokenAuthenticator } from './token.js';
 import { parseCsv } from './csv.js';
 

@@ -7,7 +7,7 @@
 // Methods that do not issue audience-bound tokens (static, bootstrap, OIDC) are
 // "audience agnostic": they answer only when the requested audiences include an API audience.
 
-import type { UserInfo } from '../registry/rest.js';
+import type { UserInfo } from '../machinery/user.js';
 
 export interface TokenAuthResult {
   user: UserInfo;

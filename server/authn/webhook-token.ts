@@ -19,7 +19,7 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import { loadWebhookTarget } from '../authz/webhook.js';
-import type { UserInfo } from '../registry/rest.js';
+import type { UserInfo } from '../machinery/user.js';
 import type { TokenAuthenticator, TokenAuthResult } from './token.js';
 
 export const TOKEN_REVIEW_VERSIONS = ['v1', 'v1beta1'] as const;

@@ -12,7 +12,7 @@ import { startInformer, type Informer } from './informer.js';
 import { nodeRules } from './bootstrap-policy.js';
 import { rulesAllow } from './rbac/rules.js';
 import { NODE_USER_PREFIX, NODES_GROUP } from './rbac/subjects.js';
-import type { UserInfo } from '../registry/rest.js';
+import type { UserInfo } from '../machinery/user.js';
 
 export function nodeNameOf(user: UserInfo): string | undefined {
   if (!user.groups.includes(NODES_GROUP) || !user.username.startsWith(NODE_USER_PREFIX)) return undefined;

@@ -11,7 +11,7 @@
 // Answers are kept for the whole request, so each question is asked once.
 
 import type { Environment } from '@marcbachmann/cel-js';
-import type { UserInfo } from '../registry/rest.js';
+import type { UserInfo } from '../machinery/user.js';
 import type { AccessDecision, AccessReviewRequest, ReviewAuthorizer } from '../registry/virtual/reviews.js';
 
 export class AuthorizationPending extends Error {

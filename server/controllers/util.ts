@@ -1,8 +1,7 @@
 // Small helpers every controller uses: the request context of an in-process client, the
 // error predicates client-go offers (IsNotFound, IsConflict, ...), abortable sleeping.
 
-import { isStorageError } from '../../storage/errors.js';
-import { StatusError } from '../http/status.js';
+export { isAlreadyExists, isConflict, isMethodNotSupported, isNotFound } from '../machinery/status.js';
 import type { RequestContext } from '../registry/rest.js';
 
 /** kube-controller-manager and kube-apiserver's own loopback client both act as cluster admins */
@@ -20,27 +19,6 @@ export function internalContext(
     warnings: [],
     signal,
   };
-}
-
-function statusOf(err: unknown): { code: number; reason: string } | undefined {
-  if (err instanceof StatusError) return { code: err.code, reason: err.reason };
-  return undefined;
-}
-
-export function isNotFound(err: unknown): boolean {
-  return statusOf(err)?.code === 404 || isStorageError(err, 'KeyNotFound');
-}
-
-export function isAlreadyExists(err: unknown): boolean {
-  return statusOf(err)?.reason === 'AlreadyExists' || isStorageError(err, 'KeyExists');
-}
-
-export function isConflict(err: unknown): boolean {
-  return statusOf(err)?.reason === 'Conflict' || isStorageError(err, 'ResourceVersionConflict');
-}
-
-export function isMethodNotSupported(err: unknown): boolean {
-  return statusOf(err)?.code === 405;
 }
 
 export function errorMessage(err: unknown): string {

@@ -9,7 +9,7 @@ import type { KubeObject, Storage, Watch } from '../../storage/interface.js';
 import type { Catalog } from '../apis/catalog.js';
 import type { ResourceInfo } from '../apis/types.js';
 import type { TableConvertor } from '../endpoints/table.js';
-import { errors } from '../http/status.js';
+import { errors } from '../machinery/status.js';
 import { selectableFieldsFor } from '../selectors/field-sets.js';
 import { keyPrefixFor } from '../registry/keys.js';
 import type { NamespaceLookup } from '../registry/namespace-lifecycle.js';

@@ -3,7 +3,7 @@
 // controller deletes its custom resources and then lets it go.
 
 import type { KubeObject } from '../../storage/interface.js';
-import { errors } from '../http/status.js';
+import { errors } from '../machinery/status.js';
 import { clone } from '../registry/object.js';
 import type { DeleteRequestOptions, ListObject, ListRequestOptions, RequestContext, RESTResource } from '../registry/rest.js';
 import { CLEANUP_FINALIZER } from './crd-strategy.js';

@@ -3,7 +3,7 @@
 
 import type { KubeObject, Watch } from '../../storage/interface.js';
 import type { ResourceInfo } from '../apis/types.js';
-import { errors } from '../http/status.js';
+import { errors } from '../machinery/status.js';
 import { fieldManagers } from '../fieldmanager/field-managers.js';
 import { clone } from '../registry/object.js';
 import type { GenericStore } from '../registry/store.js';

@@ -3,7 +3,7 @@
 // change outside metadata (and status, with the status subresource).
 
 import type { KubeObject } from '../../storage/interface.js';
-import { errors } from '../http/status.js';
+import { errors } from '../machinery/status.js';
 import { clone, jsonEqual } from '../registry/object.js';
 import { defineStrategy, keepOldStatus, type ResourceStrategy, type StrategyContext } from '../registry/strategy.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../registry/validation/object-meta.js';

@@ -3,7 +3,7 @@
 
 import type { KubeObject } from '../../storage/interface.js';
 import { decodeBody, negotiateInput, type MediaFormat } from '../http/negotiation.js';
-import { errors, StatusError } from '../http/status.js';
+import { errors, StatusError } from '../machinery/status.js';
 import { header, type RequestState } from '../http/types.js';
 import { apiVersionOf, type Scope } from './scope.js';
 

@@ -2,7 +2,7 @@
 
 import type { KubeObject } from '../../storage/interface.js';
 import { writeObject } from '../http/response.js';
-import { errors, successStatus } from '../http/status.js';
+import { errors, successStatus } from '../machinery/status.js';
 import type { AuthorizationAttributes } from '../http/authz.js';
 import { anonymousUser } from '../http/authn.js';
 import { bodyFormat, decodeLoose, readBody } from './decode.js';

@@ -4,7 +4,7 @@
 import type { Verb } from '../apis/types.js';
 import type { RESTResource, ResourceResolver } from '../registry/rest.js';
 import { StorageError } from '../../storage/errors.js';
-import { errors, StatusError } from '../http/status.js';
+import { errors, StatusError } from '../machinery/status.js';
 import { writeError, writeStatusError } from '../http/response.js';
 import type { RequestState } from '../http/types.js';
 import { serveCreate } from './create.js';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { errors, StatusError } from '../http/status.js';
+import { errors, StatusError } from '../machinery/status.js';
 import { MAX_NESTING_DEPTH } from '../limits/decode-limits.js';
 import { checkStrategicPatchSyntax, decodeObjectAsKube, goJsonSyntaxError, parsePatchAsKube, quoteChar, summarizeBody } from './field-validation-syntax.js';
 import type { PatchApplier } from './patch/types.js';

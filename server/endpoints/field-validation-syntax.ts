@@ -6,7 +6,7 @@
 import type { KubeObject } from '../../storage/interface.js';
 import { MAX_NESTING_DEPTH } from '../limits/decode-limits.js';
 import type { MediaFormat } from '../http/negotiation.js';
-import { errors, StatusError } from '../http/status.js';
+import { errors, StatusError } from '../machinery/status.js';
 import type { RequestContext } from '../registry/rest.js';
 import { decodeObject } from './decode.js';
 import { JSON_PATCH_TYPE, MERGE_PATCH_TYPE, STRATEGIC_MERGE_PATCH_TYPE } from './patch/appliers.js';

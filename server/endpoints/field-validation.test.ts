@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../storage/interface.js';
 import type { SchemaNode, SchemaRegistry } from '../apis/schema.js';
-import { StatusError } from '../http/status.js';
+import { StatusError } from '../machinery/status.js';
 import { decodeAs } from './field-validation-decode.js';
 import { PlanCompiler } from './field-validation-plan.js';
 import { quantityError } from './field-validation-quantity.js';

@@ -12,7 +12,7 @@
 import type { KubeObject } from '../../storage/interface.js';
 import type { GroupVersionKind } from '../apis/types.js';
 import { decodeYaml, type MediaFormat } from '../http/negotiation.js';
-import { errors, StatusError } from '../http/status.js';
+import { errors, StatusError } from '../machinery/status.js';
 import { MAX_NESTING_DEPTH } from '../limits/decode-limits.js';
 import type { RequestContext } from '../registry/rest.js';
 import { goQuote } from '../registry/validation/field-error.js';

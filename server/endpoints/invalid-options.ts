@@ -2,7 +2,7 @@
 // meta.k8s.io (CreateOptions, ListOptions, ...), as kube-apiserver answers: client-go's
 // IsInvalid() depends on the reason and code, and each cause names the offending parameter.
 
-import { StatusError } from '../http/status.js';
+import { StatusError } from '../machinery/status.js';
 import { errorString, toCauses, type FieldError } from '../registry/validation/field-error.js';
 
 export type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions' | 'ListOptions';

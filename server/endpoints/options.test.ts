@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { StatusError } from '../http/status.js';
+import { StatusError } from '../machinery/status.js';
 import { invalidOptions } from './invalid-options.js';
 import { readDeleteOptions, readListOptions, validateListOptions, validateWatchOptions, validateWriteOptions } from './options.js';
 

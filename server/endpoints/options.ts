@@ -6,7 +6,7 @@ import { fieldErrors, isGoPrintable, type FieldError } from '../registry/validat
 import { fieldManagerMaxLength, validateFieldManager } from '../registry/validation/object-meta.js';
 import { exactFieldMatch, isPathSegmentName } from '../http/request-info.js';
 import { optionalBoolParam, optionalIntParam, optionalStringParam, parseBoolParam } from '../http/query.js';
-import { errors } from '../http/status.js';
+import { errors } from '../machinery/status.js';
 import { header, type RequestState } from '../http/types.js';
 import { throwIfInvalid } from './invalid-options.js';
 

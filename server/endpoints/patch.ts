@@ -2,7 +2,7 @@
 // object, so a concurrent write makes it apply again to the newer object.
 
 import type { KubeObject } from '../../storage/interface.js';
-import { errors } from '../http/status.js';
+import { errors } from '../machinery/status.js';
 import { writeObject } from '../http/response.js';
 import { header } from '../http/types.js';
 import { ensureNamespace, readBody } from './decode.js';

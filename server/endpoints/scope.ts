@@ -5,7 +5,7 @@ import type { GroupVersionKind } from '../apis/types.js';
 import type { Authorizer } from '../http/authz.js';
 import type { AdmissionHooks, RESTResource, RequestContext } from '../registry/rest.js';
 import type { RequestInfo } from '../http/request-info.js';
-import type { ResourceRef } from '../http/status.js';
+import type { ResourceRef } from '../machinery/status.js';
 import { header, type RequestState } from '../http/types.js';
 import { negotiateOutput, resourceRestrictions, type OutputMediaType } from '../http/negotiation.js';
 import { anonymousUser } from '../http/authn.js';

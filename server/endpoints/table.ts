@@ -3,7 +3,7 @@
 
 import type { KubeObject, ObjectMeta } from '../../storage/interface.js';
 import type { ListObject } from '../registry/rest.js';
-import { errors } from '../http/status.js';
+import { errors } from '../machinery/status.js';
 
 export interface TableColumnDefinition {
   name: string;

@@ -1,7 +1,7 @@
 // PUT of a whole object: replaces it (or creates it where the resource allows that).
 
 import type { KubeObject } from '../../storage/interface.js';
-import { errors } from '../http/status.js';
+import { errors } from '../machinery/status.js';
 import { writeObject } from '../http/response.js';
 import { bodyFormat, ensureNamespace, readBody } from './decode.js';
 import { fieldValidationFor, validateBodyFields } from './field-validation.js';

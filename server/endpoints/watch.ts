@@ -8,7 +8,7 @@ import { encodeCbor } from '../cbor/index.js';
 import { protobufWatchFrame } from '../protobuf/http.js';
 import type { OutputMediaType } from '../http/negotiation.js';
 import { beginStream, responseFinished } from '../http/response.js';
-import { toStatusError } from '../http/status.js';
+import { toStatusError } from '../machinery/status.js';
 import type { HttpResponse } from '../http/types.js';
 import { applyNameToListOptions, readListOptions, validateWatchOptions, watchRequestOptions } from './options.js';
 import { negotiateFor, requestContext, type Scope } from './scope.js';

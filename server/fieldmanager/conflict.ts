@@ -3,7 +3,7 @@
 //   Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using apps/v1: .spec.replicas
 // with one `FieldManagerConflict` cause per field.
 
-import { StatusError } from '../http/status.js';
+import { StatusError } from '../machinery/status.js';
 import { goQuote } from '../registry/validation/field-error.js';
 import { parseManagerId } from './managed.js';
 import { pathString, type Path } from './path.js';

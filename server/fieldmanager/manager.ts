@@ -11,7 +11,7 @@
 // fields of metadata are never owned.
 
 import type { KubeObject } from '../../storage/interface.js';
-import { errors, StatusError } from '../http/status.js';
+import { errors, StatusError } from '../machinery/status.js';
 import { rfc3339 } from '../registry/object.js';
 import { ApplyConflicts, conflictError, type Conflict } from './conflict.js';
 import type { GoShape } from './go-shape.js';

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { KubeObject } from '../../storage/interface.js';
 import type { SchemaNode, SchemaRegistry } from '../apis/schema.js';
 import type { ResourceInfo } from '../apis/types.js';
-import { StatusError } from '../http/status.js';
+import { StatusError } from '../machinery/status.js';
 import { FieldManagers } from './field-managers.js';
 import type { ManagedFieldsEntry } from './managed.js';
 import { TypeModel } from './schema.js';

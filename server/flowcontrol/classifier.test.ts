@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { nonResourceInfo, parseRequestInfo } from '../http/request-info.js';
-import type { UserInfo } from '../registry/rest.js';
+import type { UserInfo } from '../machinery/user.js';
 import { mandatoryFlowSchemas, mandatoryPriorityLevels, suggestedFlowSchemas, suggestedPriorityLevels } from './bootstrap.js';
 import { FlowController } from './controller.js';
 import { matchesFlowSchema, sortFlowSchemas } from './classifier.js';

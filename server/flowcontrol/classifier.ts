@@ -1,7 +1,7 @@
 // Picks the FlowSchema of a request: the first, by matchingPrecedence then name, whose rules
 // match the user and the request; and the flow distinguisher of ByUser / ByNamespace schemas.
 
-import type { UserInfo } from '../registry/rest.js';
+import type { UserInfo } from '../machinery/user.js';
 import type { RequestInfo } from '../http/request-info.js';
 import type { FlowSchemaConfig, NonResourceRule, PolicyRule, ResourceRule, Subject } from './config.js';
 

@@ -3,7 +3,8 @@
 // served from what main supplies.
 
 import type { IncomingHttpHeaders } from 'node:http';
-import type { RESTResource, ResourceResolver, UserInfo } from '../registry/rest.js';
+import type { RESTResource, ResourceResolver } from '../registry/rest.js';
+import type { UserInfo } from '../machinery/user.js';
 import { createResourceHandler } from '../endpoints/dispatch.js';
 import { builtinPatchTypes } from '../endpoints/patch/appliers.js';
 import type { PatchApplier } from '../endpoints/patch/types.js';
@@ -20,7 +21,7 @@ import type { AnonymousOptions } from './filters/authentication.js';
 import type { PanicReporter } from './filters/panic-recovery.js';
 import { createHealthHandler, type HealthOptions } from './health.js';
 import { writeBody, writeStatusError } from './response.js';
-import { errors } from './status.js';
+import { errors } from '../machinery/status.js';
 import { header, type Handler, type HttpRequest, type HttpResponse, type RequestState, type UpgradeSocket } from './types.js';
 import { defaultVersionInfo, serveVersion, type VersionInfo } from './version.js';
 

@@ -3,7 +3,7 @@
 // authenticator's CAs; the TLS server may trust more CAs (e.g. a front proxy's) than this.
 
 import { X509Certificate } from 'node:crypto';
-import type { UserInfo } from '../registry/rest.js';
+import type { UserInfo } from '../machinery/user.js';
 import type { Authenticator } from './authn.js';
 
 const CLIENT_AUTH_EKU = '1.3.6.1.5.5.7.3.2';

@@ -4,7 +4,7 @@
 
 import type { IncomingHttpHeaders } from 'node:http';
 import type { X509Certificate } from 'node:crypto';
-import type { UserInfo } from '../registry/rest.js';
+import type { UserInfo } from '../machinery/user.js';
 
 export interface AuthenticationRequest {
   readonly headers: IncomingHttpHeaders;

@@ -1,8 +1,8 @@
 // Authorization: may this user do this. Authorizers answer allow, deny or no opinion; the
 // chain forbids anything not allowed. RBAC and friends plug in here later.
 
-import type { UserInfo } from '../registry/rest.js';
-import { StatusError } from './status.js';
+import type { UserInfo } from '../machinery/user.js';
+import { StatusError } from '../machinery/status.js';
 
 export interface AuthorizationAttributes {
   user: UserInfo;

@@ -24,7 +24,7 @@ import { alwaysAllow, type Authorizer } from './authz.js';
 import type { Authenticator } from './authn.js';
 import { nonResourceInfo } from './request-info.js';
 import { parseRequestTarget } from './request-target.js';
-import { errors } from './status.js';
+import { errors } from '../machinery/status.js';
 import type { Filter, Handler, HttpRequest, HttpResponse, RequestState, UpgradeSocket } from './types.js';
 
 export interface ChainOptions {

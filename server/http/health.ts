@@ -2,7 +2,7 @@
 // `?exclude=<name>` skips one, `/<endpoint>/<name>` runs one. Failures are 500 and never say
 // why (the endpoints are public); the reason goes to the log.
 
-import { errors } from './status.js';
+import { errors } from '../machinery/status.js';
 import { writeBody, writeStatusError } from './response.js';
 import type { RequestState } from './types.js';
 

@@ -1,7 +1,7 @@
 // Query parameters read the way kube-apiserver's parameter codec reads them: the first value
 // wins, booleans are true unless absent, "0" or "false", integers fail with Go's message.
 
-import { errors } from './status.js';
+import { errors } from '../machinery/status.js';
 
 /** absent, `0` and `false` (any case) are false; anything else, even an empty value, is true */
 export function parseBoolParam(query: URLSearchParams, name: string): boolean {

@@ -8,7 +8,7 @@ import { JSON_MEDIA_TYPE, negotiateOutput, statusRestrictions, type OutputMediaT
 import { protobufBody } from '../protobuf/http.js';
 import { encodeCbor } from '../cbor/index.js';
 import { goParseBool } from './query.js';
-import { toStatusError, type ResourceRef, type StatusError } from './status.js';
+import { toStatusError, type ResourceRef, type StatusError } from '../machinery/status.js';
 import { header, type HttpResponse, type RequestState } from './types.js';
 import { unreadResponseBudget } from './unread-budget.js';
 

@@ -4,7 +4,7 @@
 
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { UserInfo } from '../registry/rest.js';
+import type { UserInfo } from '../machinery/user.js';
 import type { RequestInfo } from './request-info.js';
 
 /** what the handlers read from a request (IncomingMessage and Http2ServerRequest both fit) */

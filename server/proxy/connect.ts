@@ -9,7 +9,7 @@
 
 import type { Duplex } from 'node:stream';
 import { StorageError } from '../../storage/errors.js';
-import { errors, StatusError, toStatusError } from '../http/status.js';
+import { errors, StatusError, toStatusError } from '../machinery/status.js';
 import { writeError } from '../http/response.js';
 import { header, type RequestState, type UpgradeSocket } from '../http/types.js';
 import type { RequestContext, ResourceResolver } from '../registry/rest.js';

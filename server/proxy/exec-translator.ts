@@ -12,7 +12,7 @@ import { handshakeResponse, WebSocketConnection, OPCODE_BINARY } from '../stream
 import { STREAM_HIGH_WATER_BYTES } from '../limits/stream-limits.js';
 import type { Backend } from './kubelet-client.js';
 import { openUpgrade } from './upgrade.js';
-import { StatusError } from '../http/status.js';
+import { StatusError } from '../machinery/status.js';
 import {
   CHANNEL_CLOSE, CHANNEL_ERROR, CHANNEL_RESIZE, CHANNEL_STDERR, CHANNEL_STDIN, CHANNEL_STDOUT, CHANNEL_V5, SPDY_REMOTE_COMMAND_PROTOCOLS,
   STREAM_TYPE_ERROR, STREAM_TYPE_RESIZE, STREAM_TYPE_STDERR, STREAM_TYPE_STDIN, STREAM_TYPE_STDOUT,

@@ -4,7 +4,7 @@
 // hop-by-hop headers and kapi's own credentials left out, the answer passed back).
 
 import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
-import { StatusError, errors } from '../http/status.js';
+import { StatusError, errors } from '../machinery/status.js';
 import { beginStream } from '../http/response.js';
 import type { RequestState } from '../http/types.js';
 import { dialBackend } from './dial.js';

@@ -6,7 +6,7 @@
 import { isIP } from 'node:net';
 import type { KubeObject } from '../../storage/interface.js';
 import type { RequestContext, ResourceResolver } from '../registry/rest.js';
-import { errors } from '../http/status.js';
+import { errors } from '../machinery/status.js';
 import { type Backend, type KubeletClient, joinHostPort } from './kubelet-client.js';
 
 /** the transport for pods, services and node ports other than the kubelet's (kube: no verification) */

@@ -2,7 +2,7 @@
 // PodAttachOptions, PodPortForwardOptions) read as kube's parameter codec reads them, and
 // PodLogOptions validated as kube validates them.
 
-import { errors } from '../http/status.js';
+import { errors } from '../machinery/status.js';
 import { optionalIntParam } from '../http/query.js';
 import { fieldErrors, invalidError, type FieldError } from '../registry/validation/field-error.js';
 

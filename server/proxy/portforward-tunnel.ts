@@ -9,7 +9,7 @@ import type { Duplex } from 'node:stream';
 import { handshakeResponse, OPCODE_BINARY, WebSocketConnection } from '../streaming/websocket.js';
 import { headValue } from '../streaming/response-head.js';
 import { STREAM_HIGH_WATER_BYTES } from '../limits/stream-limits.js';
-import { StatusError } from '../http/status.js';
+import { StatusError } from '../machinery/status.js';
 import type { Backend } from './kubelet-client.js';
 import { KUBERNETES_PROTOCOL_SUFFIX, SPDY_TUNNELING_PREFIX } from './channels.js';
 import { openUpgrade, splice } from './upgrade.js';

@@ -4,7 +4,7 @@
 
 import type { KubeObject, Watch } from '../../storage/interface.js';
 import type { ResourceInfo } from '../apis/types.js';
-import { errors } from '../http/status.js';
+import { errors } from '../machinery/status.js';
 import type { DeleteRequestOptions, ListObject, RequestContext, RESTResource } from './rest.js';
 
 export abstract class CreateOnlyResource implements RESTResource {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../storage/interface.js';
-import { StatusError } from '../http/status.js';
+import { StatusError } from '../machinery/status.js';
 import { beforeDelete, gcFinalizers, markAsDeleting } from './deletion.js';
 import { podStrategy } from './core/pods.js';
 import { configMapStrategy } from './core/config.js';

@@ -4,7 +4,7 @@
 // finalizers as being deleted.
 
 import type { KubeObject } from '../../storage/interface.js';
-import { errors } from '../http/status.js';
+import { errors } from '../machinery/status.js';
 import { rfc3339 } from './object.js';
 import type { DeleteRequestOptions } from './rest.js';
 import type { GarbageCollectionPolicy, ResourceStrategy } from './strategy.js';

@@ -4,7 +4,7 @@
 // so do the two Event APIs (events.k8s.io stores core Events, as kube-apiserver does).
 
 import type { ResourceInfo } from '../apis/types.js';
-import { errors } from '../http/status.js';
+import { errors } from '../machinery/status.js';
 import { goQuote } from './validation/field-error.js';
 import { isValidPathSegmentName } from './validation/names.js';
 

@@ -3,7 +3,7 @@
 
 import type { KubeObject, Storage } from '../../storage/interface.js';
 import { isStorageError } from '../../storage/errors.js';
-import { errors, StatusError } from '../http/status.js';
+import { errors, StatusError } from '../machinery/status.js';
 import { stringAt } from './strategy.js';
 
 export const namespaceTerminatingCause = 'NamespaceTerminating';

@@ -2,7 +2,7 @@
 // checking the field labels against what the requested kind supports.
 
 import type { KubeObject, SelectionPredicate } from '../../storage/interface.js';
-import { errors } from '../http/status.js';
+import { errors } from '../machinery/status.js';
 import { FieldSelector, parseFieldSelectorOrBadRequest, type FieldSet } from '../selectors/fields.js';
 import type { FieldLabelConverter } from '../selectors/field-sets.js';
 import { LabelSelector, parseLabelSelectorOrBadRequest, SelectorError } from '../selectors/labels.js';

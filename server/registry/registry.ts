@@ -4,7 +4,7 @@
 // Storage (one per key prefix, so main can put one cacher in front of each).
 
 import type { Storage } from '../../storage/interface.js';
-import { errors } from '../http/status.js';
+import { errors } from '../machinery/status.js';
 import type { ResourceInfo } from '../apis/types.js';
 import { selectableFieldsFor } from '../selectors/field-sets.js';
 import { deploymentStrategy, daemonSetStrategy, replicaSetStrategy, statefulSetStrategy, workloadStatusStrategy } from './apps/workloads.js';

@@ -4,13 +4,7 @@
 
 import type { KubeObject, Preconditions, Watch } from '../../storage/interface.js';
 import type { ResourceInfo } from '../apis/types.js';
-
-export interface UserInfo {
-  username: string;
-  uid?: string;
-  groups: string[];
-  extra?: Record<string, string[]>;
-}
+import type { UserInfo } from '../machinery/user.js';
 
 export interface RequestContext {
   user: UserInfo;

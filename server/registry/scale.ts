@@ -7,7 +7,7 @@
 import type { KubeObject, Watch } from '../../storage/interface.js';
 import type { ResourceInfo } from '../apis/types.js';
 import { fieldManagers } from '../fieldmanager/field-managers.js';
-import { errors } from '../http/status.js';
+import { errors } from '../machinery/status.js';
 import { labelSelectorFromObject, LabelSelector, SelectorError } from '../selectors/labels.js';
 import { apiVersionOf, asObject, clone, isObject } from './object.js';
 import type { GenericStore } from './store.js';

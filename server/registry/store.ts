@@ -8,7 +8,7 @@ import { isStorageError, StorageError } from '../../storage/errors.js';
 import { fieldManagers } from '../fieldmanager/field-managers.js';
 import { keepManagedFieldsTimes } from '../fieldmanager/timestamps.js';
 import type { ResourceInfo } from '../apis/types.js';
-import { errors, statusFromStorageError, StatusError } from '../http/status.js';
+import { errors, statusFromStorageError, StatusError } from '../machinery/status.js';
 import type { FieldSet } from '../selectors/fields.js';
 import { fieldLabelConverterFor } from '../selectors/field-sets.js';
 import { convertForReading, convertObject, requestKindOf, storageKindOf, type GroupVersionKind } from './conversion/index.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { escapeFieldValue, parseFieldSelector, parseFieldSelectorOrBadRequest, FieldSelector } from './fields.js';
 import { fieldLabelConverterFor, selectableFieldsFor } from './field-sets.js';
 import { SelectorError } from './labels.js';
-import { StatusError } from '../http/status.js';
+import { StatusError } from '../machinery/status.js';
 
 function message(fn: () => unknown): string {
   try {

@@ -8,7 +8,7 @@ import {
   SelectorError,
   validateLabelSelectorObject,
 } from './labels.js';
-import { StatusError } from '../http/status.js';
+import { StatusError } from '../machinery/status.js';
 
 function parseError(s: string): string {
   try {

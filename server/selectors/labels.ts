@@ -3,7 +3,7 @@
 // structured `metav1.LabelSelector` (matchLabels / matchExpressions). Error texts are
 // kube-apiserver's, so a client sees the same 400 message.
 
-import { errors, type StatusError } from '../http/status.js';
+import { errors, type StatusError } from '../machinery/status.js';
 import { errorString, fieldErrors, type FieldError } from '../registry/validation/field-error.js';
 import { isQualifiedName, isValidLabelValue } from '../registry/validation/names.js';
 

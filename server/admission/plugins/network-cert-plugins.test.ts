@@ -7,7 +7,7 @@ import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import { webcrypto } from 'node:crypto';
 import type { KubeObject } from '../../../storage/interface.js';
-import { StatusError } from '../../http/status.js';
+import { StatusError } from '../../machinery/status.js';
 import { ctx, startRegistry, type RegistryHarness } from '../../registry/testing/harness.js';
 import type { AccessReviewRequest, ReviewAuthorizer } from '../../registry/virtual/reviews.js';
 import { certificateApproval, certificateSigning, certificateSubjectRestriction, clusterTrustBundleAttest } from './certificates.js';

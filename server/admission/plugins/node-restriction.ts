@@ -13,9 +13,10 @@
 // deletes), where kube's mutating pass sees the same fields.
 
 import type { KubeObject } from '../../../storage/interface.js';
-import { errors } from '../../http/status.js';
+import { errors } from '../../machinery/status.js';
 import { asArray, asObject, isObject, semanticEqual, type JsonObject } from '../../registry/object.js';
-import type { AdmissionAttributes, UserInfo } from '../../registry/rest.js';
+import type { AdmissionAttributes } from '../../registry/rest.js';
+import type { UserInfo } from '../../machinery/user.js';
 import type { AdmissionDeps, AdmissionPlugin, AdmissionPluginFactory } from '../plugin.js';
 import { forbidden, getObject, referencesSecrets } from './pod-plugins-common.js';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { setMaxListeners } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import type { KubeObject } from '../../../storage/interface.js';
-import { StatusError } from '../../http/status.js';
+import { StatusError } from '../../machinery/status.js';
 import { silentLogger } from '../../controllers/types.js';
 import { runResourceQuotaController, syncQuota } from '../../controllers/resource-quota.js';
 import { ctx, startRegistry, type RegistryHarness } from '../../registry/testing/harness.js';

@@ -19,7 +19,7 @@
 import type { KubeObject } from '../../../storage/interface.js';
 import { startInformer, type Informer } from '../../authz/informer.js';
 import { internalContext, isNotFound } from '../../controllers/util.js';
-import { errors, StatusError } from '../../http/status.js';
+import { errors, StatusError } from '../../machinery/status.js';
 import { createLogger } from '../../log.js';
 import { asArray, asObject, clone, isObject } from '../../registry/object.js';
 import type { AdmissionAttributes, ResourceResolver } from '../../registry/rest.js';

@@ -3,7 +3,7 @@
 // through the registry as kube-apiserver's loopback client, and picking a default class.
 
 import type { KubeObject } from '../../../storage/interface.js';
-import { errors, type StatusError } from '../../http/status.js';
+import { errors, type StatusError } from '../../machinery/status.js';
 import { internalContext } from '../../controllers/util.js';
 import type { AdmissionAttributes, ResourceResolver } from '../../registry/rest.js';
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { KubeObject } from '../../../storage/interface.js';
 import { ctx, startRegistry, type RegistryHarness } from '../../registry/testing/harness.js';
-import { StatusError } from '../../http/status.js';
+import { StatusError } from '../../machinery/status.js';
 import { defaultStorageClass } from './default-storage-class.js';
 import { persistentVolumeClaimResize } from './persistent-volume-claim-resize.js';
 import { storageObjectInUseProtection } from './storage-object-in-use-protection.js';

@@ -2,7 +2,8 @@
 // plugin built over a registry with default deps.
 
 import type { KubeObject } from '../../../storage/interface.js';
-import type { AdmissionAttributes, AdmissionOperation, ResourceResolver, UserInfo } from '../../registry/rest.js';
+import type { AdmissionAttributes, AdmissionOperation, ResourceResolver } from '../../registry/rest.js';
+import type { UserInfo } from '../../machinery/user.js';
 import type { ReviewAuthorizer } from '../../registry/virtual/reviews.js';
 import type { AdmissionDeps, AdmissionPlugin, AdmissionPluginFactory, AdmissionRequestContext } from '../plugin.js';
 

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../../storage/interface.js';
 import type { ResourceInfo } from '../../apis/types.js';
-import { StatusError } from '../../http/status.js';
+import { StatusError } from '../../machinery/status.js';
 import type { AdmissionAttributes, RESTResource, ResourceResolver } from '../../registry/rest.js';
 import type { AdmissionRequestContext } from '../plugin.js';
 import { podSecurityFactory } from './plugin.js';

@@ -7,7 +7,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { KubeObject } from '../../../storage/interface.js';
-import { StatusError, type StatusReason } from '../../http/status.js';
+import { StatusError, type StatusReason } from '../../machinery/status.js';
 import type { AdmissionAttributes } from '../../registry/rest.js';
 import { labelSelectorFromObject, type LabelSelector } from '../../selectors/labels.js';
 import { AuthorizerSession, AuthorizerValue } from '../../cel/authorizer-library.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { KubeObject } from '../../../storage/interface.js';
-import { StatusError } from '../../http/status.js';
+import { StatusError } from '../../machinery/status.js';
 import type { AdmissionAttributes } from '../../registry/rest.js';
 import { admin, ctx, startRegistry, type RegistryHarness } from '../../registry/testing/harness.js';
 import type { AdmissionRequestContext } from '../plugin.js';

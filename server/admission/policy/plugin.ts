@@ -7,7 +7,7 @@
 import type { KubeObject } from '../../../storage/interface.js';
 import { startInformer, type Informer } from '../../authz/informer.js';
 import { internalContext, isNotFound } from '../../controllers/util.js';
-import { StatusError } from '../../http/status.js';
+import { StatusError } from '../../machinery/status.js';
 import type { Logger, LogFields } from '../../log.js';
 import type { AdmissionAttributes, ResourceResolver, RESTResource } from '../../registry/rest.js';
 import type { LabelSelector } from '../../selectors/labels.js';

@@ -8,7 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { KubeObject } from '../../../storage/interface.js';
 import type { RESTResource, ResourceResolver } from '../../registry/rest.js';
-import { StatusError } from '../../http/status.js';
+import { StatusError } from '../../machinery/status.js';
 import { WebhookCallError } from '../errors.js';
 import { postReview, resolveTarget } from './client.js';
 

@@ -6,7 +6,7 @@ import type { KubeObject } from '../../../storage/interface.js';
 import type { AdmissionAttributes, ResourceResolver } from '../../registry/rest.js';
 import { internalContext } from '../../controllers/util.js';
 import { labelSelectorFromObject, type LabelSelectorObject } from '../../selectors/labels.js';
-import { errors, StatusError } from '../../http/status.js';
+import { errors, StatusError } from '../../machinery/status.js';
 import { dryRunUnsupported, webhookDenied, WebhookCallError } from '../errors.js';
 import { ruleMatches, targetOf } from './rules.js';
 import { evaluateMatchConditions } from './match-conditions.js';

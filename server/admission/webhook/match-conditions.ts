@@ -7,7 +7,7 @@ import type { Environment } from '@marcbachmann/cel-js';
 import { AuthorizationPending, AuthorizerValue, evaluateWithAuthorizer, type AuthorizerSession } from '../../cel/authorizer-library.js';
 import { celEnvironment } from '../../cel/environment.js';
 import { routeMatchesToRe2, toCelValue } from '../../cel/re2.js';
-import type { UserInfo } from '../../registry/rest.js';
+import type { UserInfo } from '../../machinery/user.js';
 import { withBudget } from '../../cel/budget.js';
 import type { MatchConditionSpec } from './types.js';
 

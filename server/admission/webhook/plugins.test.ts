@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { KubeObject, Watch, WatchEvent } from '../../../storage/interface.js';
 import type { ResourceInfo } from '../../apis/types.js';
 import type { AdmissionAttributes, ListObject, RESTResource, ResourceResolver } from '../../registry/rest.js';
-import { StatusError } from '../../http/status.js';
+import { StatusError } from '../../machinery/status.js';
 import type { AdmissionDeps, AdmissionPlugin, AdmissionRequestContext } from '../plugin.js';
 import { mutatingWebhookFactory, validatingWebhookFactory } from './plugins.js';
 import type { WebhookSpec } from './types.js';

@@ -5,7 +5,7 @@
 // again when a token names a key id not yet seen.
 
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
-import type { UserInfo } from '../../registry/rest.js';
+import type { UserInfo } from '../../machinery/user.js';
 import type { PlainTokenAuthenticator } from '../token.js';
 import { compileExpression, stringList, type CompiledExpression } from './cel.js';
 import type { JWTAuthenticatorConfig } from './config.js';

@@ -9,7 +9,7 @@
 
 import { compactVerify, decodeProtectedHeader } from 'jose';
 import type { KubeObject } from '../../../storage/interface.js';
-import type { UserInfo } from '../../registry/rest.js';
+import type { UserInfo } from '../../machinery/user.js';
 import type { ObjectLookup } from '../object-lookup.js';
 import type { TokenAuthenticator } from '../token.js';
 import type { VerificationKey } from './keys.js';

@@ -3,7 +3,7 @@
 // (`RBAC: clusterrole.rbac.authorization.k8s.io "x" not found`). RBAC never denies.
 
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../../http/authz.js';
-import type { UserInfo } from '../../registry/rest.js';
+import type { UserInfo } from '../../machinery/user.js';
 import { ruleAllows } from './rules.js';
 import { aggregateMessage, type RuleResolver } from './resolver.js';
 import type { PolicyRule } from './types.js';

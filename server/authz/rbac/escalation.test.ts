@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Authorizer } from '../../http/authz.js';
-import { StatusError } from '../../http/status.js';
+import { StatusError } from '../../machinery/status.js';
 import { createRbacAuthorizer } from './authorizer.js';
 import { checkBindingWrite, checkRoleWrite, confirmNoEscalation } from './escalation.js';
 import { RuleResolver } from './resolver.js';

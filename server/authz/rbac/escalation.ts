@@ -4,8 +4,8 @@
 // the binding's scope, unless the writer may `bind` that role. system:masters bypasses both.
 
 import type { Authorizer } from '../../http/authz.js';
-import { errors, type StatusError } from '../../http/status.js';
-import type { UserInfo } from '../../registry/rest.js';
+import { errors, type StatusError } from '../../machinery/status.js';
+import type { UserInfo } from '../../machinery/user.js';
 import { compactRules, compactString, covers, goQuotedList } from './rules.js';
 import { aggregateMessage, type RuleResolver } from './resolver.js';
 import { SYSTEM_PRIVILEGED_GROUP } from './subjects.js';

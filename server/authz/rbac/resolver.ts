@@ -7,7 +7,7 @@
 import { SERVICE_ACCOUNT_PREFIX } from './subjects.js';
 import type { RbacStore } from './store.js';
 import type { BindingLike, PolicyRule, RoleRef, Subject } from './types.js';
-import type { UserInfo } from '../../registry/rest.js';
+import type { UserInfo } from '../../machinery/user.js';
 
 export type RuleVisitor = (source: string | undefined, rule: PolicyRule | undefined, err: Error | undefined) => boolean;
 

@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../../storage/interface.js';
 import type { ResourceResolver } from '../../registry/rest.js';
-import { StatusError } from '../../http/status.js';
+import { StatusError } from '../../machinery/status.js';
 import { acceptConverted, conversionReview, convertedObjectsOf, reviewVersionFor, WebhookConverter } from './webhook.js';
 import { validateConversion } from './validation.js';
 

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { KubeObject } from '../../../storage/interface.js';
 import type { ResourceResolver } from '../../registry/rest.js';
-import { StatusError, type StatusReason } from '../../http/status.js';
+import { StatusError, type StatusReason } from '../../machinery/status.js';
 import { WebhookCallError } from '../../admission/errors.js';
 import { postReview, resolveTarget } from '../../admission/webhook/client.js';
 import type { WebhookClientConfig } from '../../admission/webhook/types.js';

@@ -8,7 +8,7 @@
 
 import { fieldManagers, type FieldManagers } from '../../fieldmanager/field-managers.js';
 import type { JsonMap } from '../../fieldmanager/value.js';
-import { errors, StatusError } from '../../http/status.js';
+import { errors, StatusError } from '../../machinery/status.js';
 import { decodeYaml } from '../../http/negotiation.js';
 import { CborDecodeError, decodeCbor } from '../../cbor/index.js';
 import { warningsOf, yamlDuplicateKeysError } from '../field-validation-yaml.js';

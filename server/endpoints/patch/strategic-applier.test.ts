@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../../storage/interface.js';
 import type { GroupVersionKind, ResourceInfo } from '../../apis/types.js';
-import { StatusError } from '../../http/status.js';
+import { StatusError } from '../../machinery/status.js';
 import type { RequestContext } from '../../registry/rest.js';
 import { MemoryResource, resourceInfo } from '../testing/memory-resource.js';
 import { STRATEGIC_MERGE_PATCH_TYPE } from './appliers.js';

@@ -7,7 +7,7 @@
 
 import type { KubeObject } from '../../../storage/interface.js';
 import { loadSchemas, type SchemaRegistry } from '../../apis/schema.js';
-import { errors, StatusError } from '../../http/status.js';
+import { errors, StatusError } from '../../machinery/status.js';
 import { duplicateFields } from '../duplicate-fields.js';
 import { apiVersionOf } from '../scope.js';
 import { APPLY_PATCH_TYPE, JSON_PATCH_TYPE, MERGE_PATCH_TYPE, STRATEGIC_MERGE_PATCH_TYPE } from './appliers.js';

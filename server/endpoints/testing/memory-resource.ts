@@ -15,7 +15,7 @@ import type {
   ResourceResolver,
   WatchRequestOptions,
 } from '../../registry/rest.js';
-import { errors } from '../../http/status.js';
+import { errors } from '../../machinery/status.js';
 import { exactFieldMatch } from '../../http/request-info.js';
 import { parseLabelSelectorOrBadRequest } from '../../selectors/labels.js';
 

@@ -6,7 +6,7 @@ import { parsePolicy, policyEvaluator } from '../../audit/policy.js';
 import { readBody } from '../../endpoints/decode.js';
 import type { Authorizer } from '../authz.js';
 import { writeBody, writeStatusError } from '../response.js';
-import { errors } from '../status.js';
+import { errors } from '../../machinery/status.js';
 import { serveFilters, type FilterServer } from '../testing/filter-server.js';
 import { TestClient } from '../testing/client.js';
 import type { Filter, Handler } from '../types.js';

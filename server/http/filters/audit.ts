@@ -23,7 +23,7 @@ import {
   type ResponseStatus,
 } from '../../audit/event.js';
 import { levelAtLeast, type PolicyAttributes, type RequestAuditConfig, type Stage } from '../../audit/policy.js';
-import type { UserInfo } from '../../registry/rest.js';
+import type { UserInfo } from '../../machinery/user.js';
 import { decodeProtobufBody } from '../../protobuf/http.js';
 import { writeBody } from '../response.js';
 import { decodeBody } from '../negotiation.js';

@@ -4,7 +4,7 @@
 import type { TLSSocket } from 'node:tls';
 import { X509Certificate } from 'node:crypto';
 import { anonymousUser, type AuthenticationRequest, type Authenticator } from '../authn.js';
-import { errors } from '../status.js';
+import { errors } from '../../machinery/status.js';
 import { writeStatusError } from '../response.js';
 import type { Filter, HttpRequest } from '../types.js';
 

@@ -8,9 +8,9 @@
 import { forbidden, type AuthorizationAttributes, type Authorizer } from '../authz.js';
 import { AUTHENTICATED_GROUP, ANONYMOUS_USER, UNAUTHENTICATED_GROUP } from '../authn.js';
 import { writeStatusError } from '../response.js';
-import { errors } from '../status.js';
+import { errors } from '../../machinery/status.js';
 import type { Filter, HttpRequest } from '../types.js';
-import type { UserInfo } from '../../registry/rest.js';
+import type { UserInfo } from '../../machinery/user.js';
 import { serviceAccountGroups, splitServiceAccountUsername } from '../../authn/serviceaccount/claims.js';
 
 export const IMPERSONATE_USER = 'impersonate-user';

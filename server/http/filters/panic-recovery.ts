@@ -1,7 +1,7 @@
 // Anything a handler throws becomes a 500 Status (or, once the response has started, a reset
 // of that one stream); the process keeps serving.
 
-import { errors, StatusError } from '../status.js';
+import { errors, StatusError } from '../../machinery/status.js';
 import { writeStatusError } from '../response.js';
 import type { Filter, RequestState } from '../types.js';
 

@@ -1,7 +1,7 @@
 // Parses what the request is about before anything else looks at it.
 
 import { parseRequestInfo } from '../request-info.js';
-import { errors } from '../status.js';
+import { errors } from '../../machinery/status.js';
 import { writeStatusError } from '../response.js';
 import type { Filter } from '../types.js';
 

@@ -8,7 +8,7 @@
 
 import { parseDuration } from '../../config/duration.js';
 import { writeStatusError } from '../response.js';
-import { errors } from '../status.js';
+import { errors } from '../../machinery/status.js';
 import type { Filter, HttpResponse, RequestState } from '../types.js';
 import { isLongRunning } from './long-running.js';
 

@@ -3,7 +3,7 @@
 // Binding's annotations into the pod, and marks the pod PodScheduled=True.
 
 import type { KubeObject } from '../../../storage/interface.js';
-import { errors } from '../../http/status.js';
+import { errors } from '../../machinery/status.js';
 import { asArray, asObject, clone, ensureObject, isObject, orderObject, rfc3339 } from '../object.js';
 import type { RequestContext } from '../rest.js';
 import { CreateOnlyResource } from '../create-only.js';

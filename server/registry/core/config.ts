@@ -2,7 +2,7 @@
 // their required keys, base64 of Secret data, and stringData folded into data.
 
 import type { KubeObject } from '../../../storage/interface.js';
-import { errors } from '../../http/status.js';
+import { errors } from '../../machinery/status.js';
 import { asObject, isObject, reorder, semanticEqual } from '../object.js';
 import { defineStrategy, type ResourceStrategy } from '../strategy.js';
 import { fieldErrors, type FieldError } from '../validation/field-error.js';

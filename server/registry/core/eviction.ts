@@ -5,7 +5,7 @@
 
 import type { KubeObject, Storage } from '../../../storage/interface.js';
 import { isStorageError } from '../../../storage/errors.js';
-import { errors, StatusError } from '../../http/status.js';
+import { errors, StatusError } from '../../machinery/status.js';
 import { labelSelectorFromObject, SelectorError, type LabelSelectorObject } from '../../selectors/labels.js';
 import { asArray, asObject, clone, ensureObject, isObject, orderObject, rfc3339 } from '../object.js';
 import type { DeleteRequestOptions, RequestContext } from '../rest.js';

@@ -4,7 +4,7 @@
 // namespace leaves storage once spec.finalizers and metadata.finalizers are both empty.
 
 import type { KubeObject } from '../../../storage/interface.js';
-import { errors } from '../../http/status.js';
+import { errors } from '../../machinery/status.js';
 import { asArray, clone, ensureObject, isObject, orderObject, rfc3339 } from '../object.js';
 import type { DeleteRequestOptions, RequestContext } from '../rest.js';
 import { GenericStore } from '../store.js';

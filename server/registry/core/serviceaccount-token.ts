@@ -7,7 +7,7 @@ import type { KubeObject } from '../../../storage/interface.js';
 import type { ResourceInfo } from '../../apis/types.js';
 import type { TokenIssuer } from '../../authn/serviceaccount/issuer.js';
 import { EXPIRATION_EXTENSION_SECONDS, WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS } from '../../authn/serviceaccount/claims.js';
-import { errors } from '../../http/status.js';
+import { errors } from '../../machinery/status.js';
 import { asObject, isObject, rfc3339 } from '../object.js';
 import type { RequestContext } from '../rest.js';
 import { CreateOnlyResource } from '../create-only.js';

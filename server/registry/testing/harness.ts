@@ -8,9 +8,10 @@ import { createEtcd3Store } from '../../../storage/etcd3/store.js';
 import type { Storage } from '../../../storage/interface.js';
 import { startEtcd, type EtcdProcess } from '../../../storage/testing/etcd-server.js';
 import { loadCatalog } from '../../apis/catalog.js';
-import { StatusError } from '../../http/status.js';
+import { StatusError } from '../../machinery/status.js';
 import { createRegistry, type Registry, type RegistryOptions } from '../registry.js';
-import type { RequestContext, RESTResource, UserInfo } from '../rest.js';
+import type { RequestContext, RESTResource } from '../rest.js';
+import type { UserInfo } from '../../machinery/user.js';
 
 export const admin: UserInfo = { username: 'admin', uid: 'admin-uid', groups: ['system:masters', 'system:authenticated'] };
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { KubeObject } from '../../../storage/interface.js';
 import { loadCatalog } from '../../apis/catalog.js';
 import type { ResourceInfo } from '../../apis/types.js';
-import type { StatusCause } from '../../http/status.js';
+import type { StatusCause } from '../../machinery/status.js';
 import { convertObject, requestKindOf, storageKindOf } from '../conversion/index.js';
 import { clone, orderObject } from '../object.js';
 import { strategyFor } from '../registry.js';

@@ -5,9 +5,10 @@
 
 import type { KubeObject } from '../../../storage/interface.js';
 import type { ResourceInfo } from '../../apis/types.js';
-import { errors } from '../../http/status.js';
+import { errors } from '../../machinery/status.js';
 import { apiVersionOf, asObject, clone, isObject, orderObject, rfc3339 } from '../object.js';
-import type { RequestContext, RESTResource, UserInfo } from '../rest.js';
+import type { RequestContext, RESTResource } from '../rest.js';
+import type { UserInfo } from '../../machinery/user.js';
 import { CreateOnlyResource } from '../create-only.js';
 import { fieldErrors, invalidError, type FieldError } from '../validation/field-error.js';
 

@@ -2,7 +2,7 @@
 // and reason kube-apiserver uses. Field order matters: real clients' tests compare bytes
 // (kind, apiVersion, metadata, status, message, reason, details, code).
 
-import { StorageError } from '../../storage/errors.js';
+import { StorageError, isStorageError } from '../../storage/errors.js';
 import { goQuote } from './go-quote.js';
 
 export type StatusReason =
@@ -251,4 +251,27 @@ export function successStatus(details: StatusDetails, code?: number): Record<str
   s.details = orderDetails(details);
   if (code) s.code = code;
   return s;
+}
+
+// The predicates client-go offers (IsNotFound, IsConflict, ...), true for the Status errors of
+// the API and for the storage errors they are made from.
+
+function statusOf(err: unknown): { code: number; reason: string } | undefined {
+  return err instanceof StatusError ? { code: err.code, reason: err.reason } : undefined;
+}
+
+export function isNotFound(err: unknown): boolean {
+  return statusOf(err)?.code === 404 || isStorageError(err, 'KeyNotFound');
+}
+
+export function isAlreadyExists(err: unknown): boolean {
+  return statusOf(err)?.reason === 'AlreadyExists' || isStorageError(err, 'KeyExists');
+}
+
+export function isConflict(err: unknown): boolean {
+  return statusOf(err)?.reason === 'Conflict' || isStorageError(err, 'ResourceVersionConflict');
+}
+
+export function isMethodNotSupported(err: unknown): boolean {
+  return statusOf(err)?.code === 405;
 }
