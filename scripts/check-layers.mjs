@@ -20,7 +20,7 @@ const LAYERS = [
   ['storage/etcd', 'storage/value'],
   ['storage/etcd3'],
   ['storage/cacher', 'storage/testing'],
-  ['server/apis', 'server/protobuf', 'server/selectors', 'server/cel', 'server/pki', 'server/kubeconfig', 'server/etcd-embedded', 'server/streaming'],
+  ['server/apis', 'server/request', 'server/protobuf', 'server/selectors', 'server/cel', 'server/pki', 'server/kubeconfig', 'server/etcd-embedded', 'server/streaming'],
   ['server/registry', 'server/fieldmanager', 'server/allocators', 'server/encryption'],
   ['server/authn', 'server/authz', 'server/admission', 'server/crd', 'server/audit', 'server/flowcontrol', 'server/controllers', 'server/metrics'],
   ['server/endpoints'],

@@ -40,7 +40,7 @@ import { namespaceLookupFrom } from './registry/namespace-lifecycle.js';
 import { applyPatchTypes } from './endpoints/patch/apply.js';
 import { strategicPatchTypes } from './endpoints/patch/strategic-applier.js';
 import { createSecureServer } from './http/server.js';
-import { setUnreadResponseBudget } from './http/unread-budget.js';
+import { setUnreadResponseBudget } from './request/unread-budget.js';
 import { createKubeletConnect } from './proxy/index.js';
 import { servingTlsOptions } from './http/serving-options.js';
 import { createRequestTracker } from './http/filters/in-flight.js';

@@ -3,7 +3,7 @@
 // embedded etcd is still stopped by its exit hook and watchdog).
 
 import { FlagError, parseKapiFlags, FLAG_SPECS, type KapiConfig } from './config/flags.js';
-import { formatDuration } from './config/duration.js';
+import { formatDuration } from './machinery/duration.js';
 import type { FlagValue } from './config/flagset.js';
 import { log, setVerbosity } from './log.js';
 import { startApp, type App } from './app.js';

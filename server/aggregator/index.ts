@@ -5,7 +5,7 @@
 
 import type { DiscoveryCatalog } from '../apis/discovery.js';
 import type { NonResourceHandler } from '../http/api-handler.js';
-import type { Handler } from '../http/types.js';
+import type { Handler } from '../request/types.js';
 import type { Logger } from '../log.js';
 import type { ResourceResolver } from '../registry/rest.js';
 import { startAPIServiceIndex, type APIServiceIndex } from './api-services.js';

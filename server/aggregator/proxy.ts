@@ -10,7 +10,7 @@ import https from 'node:https';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Logger } from '../log.js';
 import type { ResourceResolver } from '../registry/rest.js';
-import type { RequestState } from '../http/types.js';
+import type { RequestState } from '../request/types.js';
 import { isAvailable, type APIServiceView } from './api-services.js';
 import { authProxyHeaders, describeNetworkError, type BackendAgents } from './backend-client.js';
 import { authority, resolveServiceEndpoint } from './service-endpoint.js';

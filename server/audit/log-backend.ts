@@ -10,7 +10,7 @@ import { open, readdir, rename, unlink, type FileHandle } from 'node:fs/promises
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
-import { encodeJson } from '../http/encode.js';
+import { encodeJson } from '../request/encode.js';
 import type { AuditBackend, AuditLogger } from './backend.js';
 
 export interface LogBackendOptions {

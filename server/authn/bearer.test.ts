@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { bearerToken, createBearerAuthenticator } from './bearer.js';
 import { audienceAgnostic, TokenAuthenticationError, unionTokenAuthenticator, type TokenAuthenticator } from './token.js';
-import { unionAuthenticator, withAuthenticatedGroup, type AuthenticationRequest } from '../http/authn.js';
+import { unionAuthenticator, withAuthenticatedGroup, type AuthenticationRequest } from './authenticator.js';
 
 const req = (authorization?: string): AuthenticationRequest => ({
   headers: authorization === undefined ? {} : { authorization },

@@ -1,7 +1,7 @@
 // `Authorization: Bearer <token>`: a present bearer token that no method accepts is a 401
 // (kube-apiserver's "invalid bearer token"), never a fall-back to anonymous.
 
-import type { Authenticator } from '../http/authn.js';
+import type { Authenticator } from './authenticator.js';
 import type { TokenAuthenticator } from './token.js';
 
 /** the token of an `Authorization: Bearer` header; undefined when there is none */

@@ -12,8 +12,8 @@
 // endpoints only (/livez, /readyz, /healthz), so load balancer probes keep working.
 
 import { readFileSync, unwatchFile, watchFile } from 'node:fs';
-import { AUTHENTICATED_GROUP, unionAuthenticator, withAuthenticatedGroup, type Authenticator } from '../http/authn.js';
-import { createX509Authenticator, parseCertificates } from '../http/authn-x509.js';
+import { AUTHENTICATED_GROUP, unionAuthenticator, withAuthenticatedGroup, type Authenticator } from './authenticator.js';
+import { createX509Authenticator, parseCertificates } from './x509.js';
 import type { AnonymousOptions } from '../http/filters/authentication.js';
 import type { FlagValue } from '../config/flagset.js';
 import type { UserInfo } from '../machinery/user.js';

@@ -4,8 +4,8 @@
 // whose Common Name is listed. Without such a certificate this method stays silent.
 
 import type { X509Certificate } from 'node:crypto';
-import type { Authenticator } from '../http/authn.js';
-import { parseCertificates, verifyClientChain } from '../http/authn-x509.js';
+import type { Authenticator } from './authenticator.js';
+import { parseCertificates, verifyClientChain } from './x509.js';
 import type { UserInfo } from '../machinery/user.js';
 import { distinctHeaders } from '../http/filters/impersonation.js';
 

@@ -6,7 +6,7 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { aggregate } from '../authn/jwt/config.js';
-import { formatDuration, parseDuration } from '../config/duration.js';
+import { formatDuration, parseDuration } from '../machinery/duration.js';
 import { fieldErrors, type FieldError } from '../registry/validation/field-error.js';
 import { isDNS1123Subdomain } from '../registry/validation/names.js';
 import { compileMatchCondition } from './cel.js';

@@ -8,7 +8,7 @@
 
 import { unwatchFile, watchFile } from 'node:fs';
 import type { FlagValue } from '../config/flagset.js';
-import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../http/authz.js';
+import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from './authorizer.js';
 import type { AccessDecision, AccessReviewRequest, ReviewAuthorizer, RulesResolver, RulesReview } from '../registry/virtual/reviews.js';
 import type { ResourceResolver } from '../registry/rest.js';
 import type { UserInfo } from '../machinery/user.js';

@@ -5,7 +5,7 @@
 // The relationships come from watch-fed copies of Pods and PersistentVolumeClaims.
 
 import type { KubeObject } from '../../storage/interface.js';
-import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../http/authz.js';
+import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from './authorizer.js';
 import type { ResourceResolver } from '../registry/rest.js';
 import type { Logger } from '../log.js';
 import { startInformer, type Informer } from './informer.js';

@@ -9,7 +9,7 @@ import https from 'node:https';
 import http from 'node:http';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../http/authz.js';
+import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from './authorizer.js';
 import { compileMatchCondition, type MatchCondition } from './cel.js';
 
 export interface WebhookOptions {

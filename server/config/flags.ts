@@ -5,7 +5,7 @@
 
 import path from 'node:path';
 import { FlagError, formatFlagHelp, parseFlagSet, type FlagSpec, type FlagValue } from './flagset.js';
-import { firstAddress, isIP, parseCidr, type Cidr } from './cidr.js';
+import { firstAddress, isIP, parseCidr, type Cidr } from '../allocators/cidr.js';
 import { parsePortRange, type PortRange } from '../allocators/port-range.js';
 import { getCiphers } from 'node:tls';
 import { validateCorsAllowedOrigins } from '../http/filters/cors.js';

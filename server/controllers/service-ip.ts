@@ -2,7 +2,7 @@
 // range, as kube-apiserver reserves it (network address + 1).
 
 import net from 'node:net';
-import { firstAddress, parseCidr } from '../config/cidr.js';
+import { firstAddress, parseCidr } from '../allocators/cidr.js';
 
 export interface ServiceIP {
   ip: string;

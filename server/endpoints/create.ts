@@ -1,6 +1,6 @@
 // POST of a new object to a collection (or to a named subresource: binding, eviction, token).
 
-import { writeObject } from '../http/response.js';
+import { writeObject } from '../request/response.js';
 import { bodyFormat, ensureNamespace, readBody, wipeSystemFields } from './decode.js';
 import { fieldValidationFor, validateBodyFields } from './field-validation.js';
 import { decodeObjectAsKube } from './field-validation-syntax.js';

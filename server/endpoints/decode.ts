@@ -2,9 +2,9 @@
 // kind and version the endpoint serves.
 
 import type { KubeObject } from '../../storage/interface.js';
-import { decodeBody, negotiateInput, type MediaFormat } from '../http/negotiation.js';
+import { decodeBody, negotiateInput, type MediaFormat } from '../request/negotiation.js';
 import { errors, StatusError } from '../machinery/status.js';
-import { header, type RequestState } from '../http/types.js';
+import { header, type RequestState } from '../request/types.js';
 import { apiVersionOf, type Scope } from './scope.js';
 
 /** Reads the whole body; 413 past `limit` bytes. */

@@ -1,10 +1,10 @@
 // DELETE of one object. Finalizers or graceful deletion may keep it for a while.
 
 import type { KubeObject } from '../../storage/interface.js';
-import { writeObject } from '../http/response.js';
+import { writeObject } from '../request/response.js';
 import { errors, successStatus } from '../machinery/status.js';
-import type { AuthorizationAttributes } from '../http/authz.js';
-import { anonymousUser } from '../http/authn.js';
+import type { AuthorizationAttributes } from '../authz/authorizer.js';
+import { anonymousUser } from '../authn/authenticator.js';
 import { bodyFormat, decodeLoose, readBody } from './decode.js';
 import { readDeleteOptions, type ParsedDeleteOptions } from './options.js';
 import { negotiateFor, requestContext, type Scope } from './scope.js';

@@ -1,6 +1,6 @@
 // DELETE of a collection: every object the selectors match.
 
-import { writeObject } from '../http/response.js';
+import { writeObject } from '../request/response.js';
 import { deleteOptionsOf } from './delete.js';
 import { listRequestOptions, readListOptions, validateListOptions } from './options.js';
 import { negotiateFor, requestContext, type Scope } from './scope.js';

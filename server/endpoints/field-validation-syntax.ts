@@ -5,7 +5,7 @@
 
 import type { KubeObject } from '../../storage/interface.js';
 import { MAX_NESTING_DEPTH } from '../limits/decode-limits.js';
-import type { MediaFormat } from '../http/negotiation.js';
+import type { MediaFormat } from '../request/negotiation.js';
 import { errors, StatusError } from '../machinery/status.js';
 import type { RequestContext } from '../registry/rest.js';
 import { decodeObject } from './decode.js';

@@ -11,7 +11,7 @@
 
 import type { KubeObject } from '../../storage/interface.js';
 import type { GroupVersionKind } from '../apis/types.js';
-import { decodeYaml, type MediaFormat } from '../http/negotiation.js';
+import { decodeYaml, type MediaFormat } from '../request/negotiation.js';
 import { errors, StatusError } from '../machinery/status.js';
 import { MAX_NESTING_DEPTH } from '../limits/decode-limits.js';
 import type { RequestContext } from '../registry/rest.js';
@@ -24,7 +24,7 @@ import { summarizeBody } from './field-validation-syntax.js';
 import { warningsOf, yamlDuplicateKeysError } from './field-validation-yaml.js';
 import { APPLY_CBOR_PATCH_TYPE, APPLY_PATCH_TYPE, JSON_PATCH_TYPE, MERGE_PATCH_TYPE, STRATEGIC_MERGE_PATCH_TYPE } from './patch/appliers.js';
 import { goFormat } from './patch/strategic-go.js';
-import type { Json } from './patch/json-patch.js';
+import type { Json } from '../machinery/json-patch.js';
 import type { Scope } from './scope.js';
 
 export type FieldValidation = RequestContext['fieldValidation'];

@@ -1,6 +1,6 @@
 // GET of one object (or one subresource of it).
 
-import { writeObject } from '../http/response.js';
+import { writeObject } from '../request/response.js';
 import { negotiateFor, requestContext, type Scope } from './scope.js';
 import { tableOptionsFor, transformResult } from './transform.js';
 

@@ -1,6 +1,6 @@
 // GET of a collection: a (possibly chunked) list at a resource version.
 
-import { writeObject } from '../http/response.js';
+import { writeObject } from '../request/response.js';
 import { applyNameToListOptions, listRequestOptions, readListOptions, validateListOptions } from './options.js';
 import { negotiateFor, requestContext, type Scope } from './scope.js';
 import { tableOptionsFor, transformResult } from './transform.js';

@@ -4,10 +4,10 @@
 import type { DeleteRequestOptions, ListRequestOptions, RequestContext, WatchRequestOptions } from '../registry/rest.js';
 import { fieldErrors, isGoPrintable, type FieldError } from '../registry/validation/field-error.js';
 import { fieldManagerMaxLength, validateFieldManager } from '../registry/validation/object-meta.js';
-import { exactFieldMatch, isPathSegmentName } from '../http/request-info.js';
-import { optionalBoolParam, optionalIntParam, optionalStringParam, parseBoolParam } from '../http/query.js';
+import { exactFieldMatch, isPathSegmentName } from '../request/request-info.js';
+import { optionalBoolParam, optionalIntParam, optionalStringParam, parseBoolParam } from '../request/query.js';
 import { errors } from '../machinery/status.js';
-import { header, type RequestState } from '../http/types.js';
+import { header, type RequestState } from '../request/types.js';
 import { throwIfInvalid } from './invalid-options.js';
 
 /** `dryRun` takes `All`; the empty value (`?dryRun`) means no dry run */

@@ -3,8 +3,8 @@
 
 import type { KubeObject } from '../../storage/interface.js';
 import { errors } from '../machinery/status.js';
-import { writeObject } from '../http/response.js';
-import { header } from '../http/types.js';
+import { writeObject } from '../request/response.js';
+import { header } from '../request/types.js';
 import { ensureNamespace, readBody } from './decode.js';
 import { checkPatchDepth, fieldValidationFor, validatePatchedFields } from './field-validation.js';
 import { checkStrategicPatchSyntax, parsePatchAsKube } from './field-validation-syntax.js';

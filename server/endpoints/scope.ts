@@ -2,13 +2,13 @@
 // the path, the kind bodies must carry, and the request context handed to the registry.
 
 import type { GroupVersionKind } from '../apis/types.js';
-import type { Authorizer } from '../http/authz.js';
+import type { Authorizer } from '../authz/authorizer.js';
 import type { AdmissionHooks, RESTResource, RequestContext } from '../registry/rest.js';
-import type { RequestInfo } from '../http/request-info.js';
+import type { RequestInfo } from '../request/request-info.js';
 import type { ResourceRef } from '../machinery/status.js';
-import { header, type RequestState } from '../http/types.js';
-import { negotiateOutput, resourceRestrictions, type OutputMediaType } from '../http/negotiation.js';
-import { anonymousUser } from '../http/authn.js';
+import { header, type RequestState } from '../request/types.js';
+import { negotiateOutput, resourceRestrictions, type OutputMediaType } from '../request/negotiation.js';
+import { anonymousUser } from '../authn/authenticator.js';
 import { servesProtobuf } from '../protobuf/http.js';
 import type { TableConvertor } from './table.js';
 import type { PatchApplier } from './patch/types.js';

@@ -2,7 +2,7 @@
 
 import type { KubeObject } from '../../storage/interface.js';
 import type { ListObject } from '../registry/rest.js';
-import type { OutputMediaType } from '../http/negotiation.js';
+import type { OutputMediaType } from '../request/negotiation.js';
 import { errors, StatusError } from '../machinery/status.js';
 import type { Scope } from './scope.js';
 import { isList, parseTableOptions, partialObjectMetadata, partialObjectMetadataList, toTable, type TableOptions } from './table.js';

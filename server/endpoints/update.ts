@@ -2,7 +2,7 @@
 
 import type { KubeObject } from '../../storage/interface.js';
 import { errors } from '../machinery/status.js';
-import { writeObject } from '../http/response.js';
+import { writeObject } from '../request/response.js';
 import { bodyFormat, ensureNamespace, readBody } from './decode.js';
 import { fieldValidationFor, validateBodyFields } from './field-validation.js';
 import { decodeObjectAsKube } from './field-validation-syntax.js';

@@ -3,13 +3,13 @@
 // passes, or when the storage watch ends.
 
 import type { Watch, WatchEvent } from '../../storage/interface.js';
-import { encodeJson } from '../http/encode.js';
+import { encodeJson } from '../request/encode.js';
 import { encodeCbor } from '../cbor/index.js';
 import { protobufWatchFrame } from '../protobuf/http.js';
-import type { OutputMediaType } from '../http/negotiation.js';
-import { beginStream, responseFinished } from '../http/response.js';
+import type { OutputMediaType } from '../request/negotiation.js';
+import { beginStream, responseFinished } from '../request/response.js';
 import { toStatusError } from '../machinery/status.js';
-import type { HttpResponse } from '../http/types.js';
+import type { HttpResponse } from '../request/types.js';
 import { applyNameToListOptions, readListOptions, validateWatchOptions, watchRequestOptions } from './options.js';
 import { negotiateFor, requestContext, type Scope } from './scope.js';
 import { partialObjectMetadata, toTable, type TableOptions } from './table.js';

@@ -2,7 +2,7 @@
 // set items and map-list keys), Go's JSON text for path elements, and Go's %v-style rendering
 // for messages. Numbers are one kind here; an integral number is Go's int64, any other a float64.
 
-import { goEscape } from '../http/encode.js';
+import { goEscape } from '../request/encode.js';
 import { goQuote } from '../registry/validation/field-error.js';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };

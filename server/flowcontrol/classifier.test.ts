@@ -2,7 +2,7 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { nonResourceInfo, parseRequestInfo } from '../http/request-info.js';
+import { nonResourceInfo, parseRequestInfo } from '../request/request-info.js';
 import type { UserInfo } from '../machinery/user.js';
 import { mandatoryFlowSchemas, mandatoryPriorityLevels, suggestedFlowSchemas, suggestedPriorityLevels } from './bootstrap.js';
 import { FlowController } from './controller.js';

@@ -2,7 +2,7 @@
 // match the user and the request; and the flow distinguisher of ByUser / ByNamespace schemas.
 
 import type { UserInfo } from '../machinery/user.js';
-import type { RequestInfo } from '../http/request-info.js';
+import type { RequestInfo } from '../request/request-info.js';
 import type { FlowSchemaConfig, NonResourceRule, PolicyRule, ResourceRule, Subject } from './config.js';
 
 export interface RequestDigest {

@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../storage/interface.js';
-import { parseRequestInfo } from '../http/request-info.js';
+import { parseRequestInfo } from '../request/request-info.js';
 import { mandatoryFlowSchemas, mandatoryPriorityLevels, suggestedFlowSchemas, suggestedPriorityLevels } from './bootstrap.js';
 import { FlowController, type Admission } from './controller.js';
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import type { KubeObject } from '../../storage/interface.js';
 import { startHarness, type Harness } from '../controllers/testing/harness.js';
 import { internalContext } from '../controllers/util.js';
-import { parseRequestInfo } from '../http/request-info.js';
+import { parseRequestInfo } from '../request/request-info.js';
 import { createLogger } from '../log.js';
 import { AUTOUPDATE_SPEC_ANNOTATION, mandatoryFlowSchemas, mandatoryPriorityLevels, suggestedFlowSchemas, suggestedPriorityLevels } from './bootstrap.js';
 import { ensureBootstrapConfiguration } from './ensure.js';

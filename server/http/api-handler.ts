@@ -13,16 +13,16 @@ import type { TableConvertor } from '../endpoints/table.js';
 import { builtinTableConvertor } from '../endpoints/table-columns/index.js';
 import type { Auditor } from '../audit/config.js';
 import { MAX_REQUEST_BODY_BYTES } from '../limits/decode-limits.js';
-import type { Authenticator } from './authn.js';
-import type { Authorizer } from './authz.js';
+import type { Authenticator } from '../authn/authenticator.js';
+import type { Authorizer } from '../authz/authorizer.js';
 import { buildHandlerChain, toRequestListener, type ChainOptions, type ServingFilterOptions } from './chain.js';
 import type { MaxInFlightOptions } from './filters/max-in-flight.js';
 import type { AnonymousOptions } from './filters/authentication.js';
 import type { PanicReporter } from './filters/panic-recovery.js';
 import { createHealthHandler, type HealthOptions } from './health.js';
-import { writeBody, writeStatusError } from './response.js';
+import { writeBody, writeStatusError } from '../request/response.js';
 import { errors } from '../machinery/status.js';
-import { header, type Handler, type HttpRequest, type HttpResponse, type RequestState, type UpgradeSocket } from './types.js';
+import { header, type Handler, type HttpRequest, type HttpResponse, type RequestState, type UpgradeSocket } from '../request/types.js';
 import { defaultVersionInfo, serveVersion, type VersionInfo } from './version.js';
 
 /** what a non-resource provider (discovery, OpenAPI) is told about a request */

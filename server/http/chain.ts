@@ -20,12 +20,12 @@ import { withPanicRecovery, type PanicReporter } from './filters/panic-recovery.
 import { withRequestInfo } from './filters/request-info.js';
 import { instrumentAuthenticator, instrumentAuthorizer } from '../metrics/auth.js';
 import { withRequestMetrics } from '../metrics/filter.js';
-import { alwaysAllow, type Authorizer } from './authz.js';
-import type { Authenticator } from './authn.js';
-import { nonResourceInfo } from './request-info.js';
+import { alwaysAllow, type Authorizer } from '../authz/authorizer.js';
+import type { Authenticator } from '../authn/authenticator.js';
+import { nonResourceInfo } from '../request/request-info.js';
 import { parseRequestTarget } from './request-target.js';
 import { errors } from '../machinery/status.js';
-import type { Filter, Handler, HttpRequest, HttpResponse, RequestState, UpgradeSocket } from './types.js';
+import type { Filter, Handler, HttpRequest, HttpResponse, RequestState, UpgradeSocket } from '../request/types.js';
 
 export interface ChainOptions {
   authenticator: Authenticator;

@@ -3,8 +3,8 @@
 // why (the endpoints are public); the reason goes to the log.
 
 import { errors } from '../machinery/status.js';
-import { writeBody, writeStatusError } from './response.js';
-import type { RequestState } from './types.js';
+import { writeBody, writeStatusError } from '../request/response.js';
+import type { RequestState } from '../request/types.js';
 
 export interface HealthCheck {
   readonly name: string;

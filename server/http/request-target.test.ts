@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseRequestInfo } from './request-info.js';
+import { parseRequestInfo } from '../request/request-info.js';
 import { parseRequestTarget, percentDecode } from './request-target.js';
 
 function infoOf(method: string, raw: string) {

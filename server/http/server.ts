@@ -8,7 +8,7 @@ import { answerHttp1ClientError, HTTP1_MAX_HEADER_BYTES, HTTP2_MAX_FRAME_BYTES, 
 import { sniMatcher, type NodeTlsVersion } from './tls-options.js';
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { HttpRequest, HttpResponse, UpgradeSocket } from './types.js';
+import type { HttpRequest, HttpResponse, UpgradeSocket } from '../request/types.js';
 
 export interface SecureServerOptions {
   cert: string | Buffer;

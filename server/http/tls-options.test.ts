@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, getCiphers, type TLSSocket } from 'node:tls';
-import { writeRawJson } from './response.js';
+import { writeRawJson } from '../request/response.js';
 import { serveFilters, type FilterServer } from './testing/filter-server.js';
 import { certificateNames, parseNamedCertKey, sniMatcher, tlsCipherSuites, tlsMinVersion } from './tls-options.js';
 

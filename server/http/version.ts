@@ -1,7 +1,7 @@
 // /version: kube-apiserver's version.Info, fields in its order.
 
-import { writeRawJson } from './response.js';
-import type { RequestState } from './types.js';
+import { writeRawJson } from '../request/response.js';
+import type { RequestState } from '../request/types.js';
 
 export interface VersionInfo {
   major: string;

@@ -4,9 +4,9 @@ import { ApiserverMetrics, InflightWatermark } from './apiserver-metrics.js';
 import { createMetricsHandler } from './handler.js';
 import { observeHealthChecks } from './health.js';
 import { instrumentAuthenticator, instrumentAuthorizer } from './auth.js';
-import { AuthenticationFailure } from '../http/authn.js';
-import type { AuthenticationRequest } from '../http/authn.js';
-import type { AuthorizationAttributes } from '../http/authz.js';
+import { AuthenticationFailure } from '../authn/authenticator.js';
+import type { AuthenticationRequest } from '../authn/authenticator.js';
+import type { AuthorizationAttributes } from '../authz/authorizer.js';
 
 const authnRequest = (path: string): AuthenticationRequest => ({ headers: {}, path, peerCertificates: [], peerVerified: false });
 

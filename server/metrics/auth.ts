@@ -2,8 +2,8 @@
 // authorization_attempts_total / _duration_seconds, recorded by wrapping the authenticator and
 // the authorizer the chain's filters call (one call per request each).
 
-import { ANONYMOUS_USER, type Authenticator } from '../http/authn.js';
-import type { Authorizer } from '../http/authz.js';
+import { ANONYMOUS_USER, type Authenticator } from '../authn/authenticator.js';
+import type { Authorizer } from '../authz/authorizer.js';
 import type { AnonymousOptions } from '../http/filters/authentication.js';
 import { defaultMetrics, type ApiserverMetrics } from './apiserver-metrics.js';
 import { compressUsername } from './request-labels.js';

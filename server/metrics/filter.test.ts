@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseRequestInfo, nonResourceInfo } from '../http/request-info.js';
-import type { HttpRequest, HttpResponse, RequestState } from '../http/types.js';
+import { parseRequestInfo, nonResourceInfo } from '../request/request-info.js';
+import type { HttpRequest, HttpResponse, RequestState } from '../request/types.js';
 import { ApiserverMetrics } from './apiserver-metrics.js';
 import { recordDroppedRequest, withRequestMetrics } from './filter.js';
 

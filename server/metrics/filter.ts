@@ -8,8 +8,8 @@
 // aggregated discovery (/api, /apis: subresource = the path). Other non-resource paths count
 // only toward the in-flight gauges. Nothing here awaits or builds strings beyond label values.
 
-import type { Filter, RequestState } from '../http/types.js';
-import { header } from '../http/types.js';
+import type { Filter, RequestState } from '../request/types.js';
+import { header } from '../request/types.js';
 import { defaultMetrics, type ApiserverMetrics } from './apiserver-metrics.js';
 import { dryRunLabel, isLongRunning, isReadOnly, metricsScope, reportedVerb } from './request-labels.js';
 

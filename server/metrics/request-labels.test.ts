@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseRequestInfo, nonResourceInfo } from '../http/request-info.js';
+import { parseRequestInfo, nonResourceInfo } from '../request/request-info.js';
 import { compressUsername, dryRunLabel, isLongRunning, isReadOnly, metricsScope, reportedVerb } from './request-labels.js';
 
 /** verb and scope labels of a request, as the metrics filter computes them */

@@ -2,7 +2,7 @@
 // friends): the verb as the metrics see it (LIST vs GET, WATCH, APPLY, CONNECT, "other"), the
 // scope, and the dry_run value. Pure functions of the request, cheap enough for every request.
 
-import type { RequestInfo } from '../http/request-info.js';
+import type { RequestInfo } from '../request/request-info.js';
 
 export const APPLY_PATCH_CONTENT_TYPE = 'application/apply-patch+yaml';
 

@@ -3,6 +3,7 @@
 // and their protobuf forms (Timestamp{seconds, nanos}; Duration{duration: nanoseconds}).
 
 import { ProtobufError } from './wire.js';
+import { formatGoDuration } from '../machinery/duration.js';
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
 
@@ -85,29 +86,5 @@ export function parseDuration(text: string): bigint {
   return negative ? -total : total;
 }
 
-function fractionText(value: bigint, digits: number): string {
-  // value < 10^digits; trailing zeros dropped, as Go's fmtFrac does
-  const text = value.toString().padStart(digits, '0').replace(/0+$/, '');
-  return text === '' ? '' : `.${text}`;
-}
-
 /** Go's time.Duration.String() */
-export function formatDuration(nanos: bigint): string {
-  if (nanos === 0n) return '0s';
-  const negative = nanos < 0n;
-  const u = negative ? -nanos : nanos;
-  let text: string;
-  if (u < 1000_000_000n) {
-    if (u < 1000n) text = `${u}ns`;
-    else if (u < 1000_000n) text = `${u / 1000n}${fractionText(u % 1000n, 3)}µs`;
-    else text = `${u / 1000_000n}${fractionText(u % 1000_000n, 6)}ms`;
-  } else {
-    const totalSeconds = u / 1000_000_000n;
-    const secondsText = `${totalSeconds % 60n}${fractionText(u % 1000_000_000n, 9)}s`;
-    const minutes = totalSeconds / 60n;
-    if (minutes === 0n) text = secondsText;
-    else if (minutes < 60n) text = `${minutes}m${secondsText}`;
-    else text = `${minutes / 60n}h${minutes % 60n}m${secondsText}`;
-  }
-  return negative ? `-${text}` : text;
-}
+export const formatDuration = formatGoDuration;

@@ -10,8 +10,8 @@
 import type { Duplex } from 'node:stream';
 import { StorageError } from '../../storage/errors.js';
 import { errors, StatusError, toStatusError } from '../machinery/status.js';
-import { writeError } from '../http/response.js';
-import { header, type RequestState, type UpgradeSocket } from '../http/types.js';
+import { writeError } from '../request/response.js';
+import { header, type RequestState, type UpgradeSocket } from '../request/types.js';
 import type { RequestContext, ResourceResolver } from '../registry/rest.js';
 import { isWebSocketRequest, offeredProtocols } from '../streaming/websocket.js';
 import { CHANNEL_V5 } from './channels.js';

@@ -5,8 +5,8 @@
 
 import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { StatusError, errors } from '../machinery/status.js';
-import { beginStream } from '../http/response.js';
-import type { RequestState } from '../http/types.js';
+import { beginStream } from '../request/response.js';
+import type { RequestState } from '../request/types.js';
 import { dialBackend } from './dial.js';
 import type { Backend } from './kubelet-client.js';
 

@@ -2,7 +2,7 @@
 
 import { readFileSync } from 'node:fs';
 import type { ResourceResolver } from '../registry/rest.js';
-import type { RequestState } from '../http/types.js';
+import type { RequestState } from '../request/types.js';
 import { createConnectHandler } from './connect.js';
 import { DEFAULT_PREFERRED_ADDRESS_TYPES, KubeletClient } from './kubelet-client.js';
 

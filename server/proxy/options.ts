@@ -3,7 +3,7 @@
 // PodLogOptions validated as kube validates them.
 
 import { errors } from '../machinery/status.js';
-import { optionalIntParam } from '../http/query.js';
+import { optionalIntParam } from '../request/query.js';
 import { fieldErrors, invalidError, type FieldError } from '../registry/validation/field-error.js';
 
 /** kube's Convert_Slice_string_To_bool: present means true unless it is "0" or "false" */

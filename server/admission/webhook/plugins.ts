@@ -5,7 +5,7 @@
 
 import type { KubeObject } from '../../../storage/interface.js';
 import type { AdmissionAttributes } from '../../registry/rest.js';
-import { applyJsonPatch, decodeJsonPatch, jsonEqual, type Json } from '../../endpoints/patch/json-patch.js';
+import { applyJsonPatch, decodeJsonPatch, jsonEqual, type Json } from '../../machinery/json-patch.js';
 import { errors, StatusError } from '../../machinery/status.js';
 import type { AdmissionDeps, AdmissionPlugin, AdmissionPluginFactory, AdmissionRequestContext } from '../plugin.js';
 import { webhookCallFailed, WebhookCallError } from '../errors.js';

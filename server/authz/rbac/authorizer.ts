@@ -2,7 +2,7 @@
 // binding), otherwise has no opinion, with the resolution errors as the reason
 // (`RBAC: clusterrole.rbac.authorization.k8s.io "x" not found`). RBAC never denies.
 
-import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../../http/authz.js';
+import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../authorizer.js';
 import type { UserInfo } from '../../machinery/user.js';
 import { ruleAllows } from './rules.js';
 import { aggregateMessage, type RuleResolver } from './resolver.js';

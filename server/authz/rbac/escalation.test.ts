@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Authorizer } from '../../http/authz.js';
+import type { Authorizer } from '../authorizer.js';
 import { StatusError } from '../../machinery/status.js';
 import { createRbacAuthorizer } from './authorizer.js';
 import { checkBindingWrite, checkRoleWrite, confirmNoEscalation } from './escalation.js';

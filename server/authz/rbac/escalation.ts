@@ -3,7 +3,7 @@
 // may `escalate` roles; a binding may only bind a role whose permissions the writer holds at
 // the binding's scope, unless the writer may `bind` that role. system:masters bypasses both.
 
-import type { Authorizer } from '../../http/authz.js';
+import type { Authorizer } from '../authorizer.js';
 import { errors, type StatusError } from '../../machinery/status.js';
 import type { UserInfo } from '../../machinery/user.js';
 import { compactRules, compactString, covers, goQuotedList } from './rules.js';

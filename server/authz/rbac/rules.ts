@@ -3,7 +3,7 @@
 // with a trailing `*`), and whether one set of rules covers another (escalation checks),
 // with the compact text kube uses to list what is missing.
 
-import type { AuthorizationAttributes } from '../../http/authz.js';
+import type { AuthorizationAttributes } from '../authorizer.js';
 import type { PolicyRule } from './types.js';
 
 const ALL = '*';

@@ -5,7 +5,7 @@ import type { KubeObject } from '../../../storage/interface.js';
 import { jsonTooDeep, MAX_JSON_PATCH_OPERATIONS } from '../../limits/decode-limits.js';
 import { errors, StatusError } from '../../machinery/status.js';
 import { apiVersionOf } from '../scope.js';
-import { applyJsonPatch, decodeJsonPatch, JsonPatchError, type Json, type JsonPatchOperation } from './json-patch.js';
+import { applyJsonPatch, decodeJsonPatch, JsonPatchError, type Json, type JsonPatchOperation } from '../../machinery/json-patch.js';
 import { applyMergePatch, MergePatchError } from './merge-patch.js';
 import type { PatchApplier, PatchTarget } from './types.js';
 

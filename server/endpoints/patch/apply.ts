@@ -9,7 +9,7 @@
 import { fieldManagers, type FieldManagers } from '../../fieldmanager/field-managers.js';
 import type { JsonMap } from '../../fieldmanager/value.js';
 import { errors, StatusError } from '../../machinery/status.js';
-import { decodeYaml } from '../../http/negotiation.js';
+import { decodeYaml } from '../../request/negotiation.js';
 import { CborDecodeError, decodeCbor } from '../../cbor/index.js';
 import { warningsOf, yamlDuplicateKeysError } from '../field-validation-yaml.js';
 import { APPLY_CBOR_PATCH_TYPE, APPLY_PATCH_TYPE } from './appliers.js';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Json } from './json-patch.js';
+import type { Json } from '../../machinery/json-patch.js';
 import { applyMergePatch, MergePatchError } from './merge-patch.js';
 
 // The examples of RFC 7386 appendix A (original, patch, result), except the ones whose patch

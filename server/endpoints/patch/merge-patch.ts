@@ -2,7 +2,7 @@
 // delete, objects merge recursively, anything else replaces; nulls inside added values are
 // dropped.
 
-import type { Json } from './json-patch.js';
+import type { Json } from '../../machinery/json-patch.js';
 
 function isObject(v: Json | undefined): v is { [key: string]: Json } {
   return v !== null && v !== undefined && typeof v === 'object' && !Array.isArray(v);

@@ -11,7 +11,7 @@ import { errors, StatusError } from '../../machinery/status.js';
 import { duplicateFields } from '../duplicate-fields.js';
 import { apiVersionOf } from '../scope.js';
 import { APPLY_PATCH_TYPE, JSON_PATCH_TYPE, MERGE_PATCH_TYPE, STRATEGIC_MERGE_PATCH_TYPE } from './appliers.js';
-import type { Json } from './json-patch.js';
+import type { Json } from '../../machinery/json-patch.js';
 import { applyStrategicMergePatch } from './strategic-merge.js';
 import { StrategicMergePatchError } from './strategic-errors.js';
 import { goFormat, goTypeOf, isObject, type JsonObject } from './strategic-go.js';

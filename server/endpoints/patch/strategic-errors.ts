@@ -2,7 +2,7 @@
 // malformed-patch errors are 400, lists of lists and retainKeys mismatches 422, and everything
 // else reaches the client as a plain error (500 without a reason) carrying the message.
 
-import type { Json } from './json-patch.js';
+import type { Json } from '../../machinery/json-patch.js';
 import { goFormat, goFormatString, goTypeName, goTypeOf, type GoType, type JsonObject } from './strategic-go.js';
 
 export type StrategicErrorClass = 'BadRequest' | 'Unprocessable' | 'Internal';

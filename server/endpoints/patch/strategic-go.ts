@@ -3,7 +3,7 @@
 // elements and merge keys with Go's `==` on interface values, and prints values with `%v` in
 // its error messages. These helpers give the same answers for our JSON values.
 
-import type { Json } from './json-patch.js';
+import type { Json } from '../../machinery/json-patch.js';
 
 export type JsonObject = { [key: string]: Json };
 

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadSchemas } from '../../apis/schema.js';
-import type { Json } from './json-patch.js';
+import type { Json } from '../../machinery/json-patch.js';
 import { applyStrategicMergePatch, StrategicMergePatchError } from './strategic-merge.js';
 import type { JsonObject } from './strategic-go.js';
 import { patchSchemaOf, unknownPatchSchema, type PatchSchema } from './strategic-schema.js';

@@ -14,7 +14,7 @@
 //
 // Both inputs are modified; callers pass copies.
 
-import type { Json } from './json-patch.js';
+import type { Json } from '../../machinery/json-patch.js';
 import { smpErrors } from './strategic-errors.js';
 import { goTypeOf, goEqual, hasKey, isObject, type GoType, type JsonObject } from './strategic-go.js';
 import { findByMergeKey, normalizeOrder, partitionByPresence, type ItemIdentity } from './strategic-order.js';

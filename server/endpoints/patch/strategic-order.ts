@@ -6,7 +6,7 @@
 // the order list, so the result depends on the sorting algorithm: Go's sort.SliceStable
 // (insertion sort over blocks of 20, then in-place symmetric merges) is reproduced step for step.
 
-import type { Json } from './json-patch.js';
+import type { Json } from '../../machinery/json-patch.js';
 import { smpErrors } from './strategic-errors.js';
 import { goEqual, hasKey, isObject } from './strategic-go.js';
 

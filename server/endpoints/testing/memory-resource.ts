@@ -16,7 +16,7 @@ import type {
   WatchRequestOptions,
 } from '../../registry/rest.js';
 import { errors } from '../../machinery/status.js';
-import { exactFieldMatch } from '../../http/request-info.js';
+import { exactFieldMatch } from '../../request/request-info.js';
 import { parseLabelSelectorOrBadRequest } from '../../selectors/labels.js';
 
 export function resourceInfo(partial: Partial<ResourceInfo> & Pick<ResourceInfo, 'resource' | 'kind'>): ResourceInfo {

@@ -25,11 +25,11 @@ import {
 import { levelAtLeast, type PolicyAttributes, type RequestAuditConfig, type Stage } from '../../audit/policy.js';
 import type { UserInfo } from '../../machinery/user.js';
 import { decodeProtobufBody } from '../../protobuf/http.js';
-import { writeBody } from '../response.js';
-import { decodeBody } from '../negotiation.js';
-import type { Authorizer } from '../authz.js';
+import { writeBody } from '../../request/response.js';
+import { decodeBody } from '../../request/negotiation.js';
+import type { Authorizer } from '../../authz/authorizer.js';
 import { isLongRunning } from './long-running.js';
-import { header, type Filter, type HttpRequest, type HttpResponse, type RequestState } from '../types.js';
+import { header, type Filter, type HttpRequest, type HttpResponse, type RequestState } from '../../request/types.js';
 
 export function withAuditInit(): Filter {
   return (next) => async (state) => {

@@ -3,10 +3,10 @@
 
 import type { TLSSocket } from 'node:tls';
 import { X509Certificate } from 'node:crypto';
-import { anonymousUser, type AuthenticationRequest, type Authenticator } from '../authn.js';
+import { anonymousUser, type AuthenticationRequest, type Authenticator } from '../../authn/authenticator.js';
 import { errors } from '../../machinery/status.js';
-import { writeStatusError } from '../response.js';
-import type { Filter, HttpRequest } from '../types.js';
+import { writeStatusError } from '../../request/response.js';
+import type { Filter, HttpRequest } from '../../request/types.js';
 
 export interface AnonymousOptions {
   enabled: boolean;

@@ -1,9 +1,9 @@
 // Asks the authorizer about the request; anything not allowed is 403.
 
-import { forbidden, type AuthorizationAttributes, type Authorizer } from '../authz.js';
-import { writeStatusError } from '../response.js';
-import type { Filter, RequestState } from '../types.js';
-import { anonymousUser } from '../authn.js';
+import { forbidden, type AuthorizationAttributes, type Authorizer } from '../../authz/authorizer.js';
+import { writeStatusError } from '../../request/response.js';
+import type { Filter, RequestState } from '../../request/types.js';
+import { anonymousUser } from '../../authn/authenticator.js';
 
 /** Non-resource paths authorized as another path: kapi's own endpoints that should be open to
  *  whoever may read an existing kube one, without a role kube does not have. */

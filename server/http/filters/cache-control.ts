@@ -1,6 +1,6 @@
 // Responses are never cacheable by shared caches unless a handler says otherwise.
 
-import type { Filter } from '../types.js';
+import type { Filter } from '../../request/types.js';
 
 export function withCacheControl(): Filter {
   return (next) => async (state) => {

@@ -3,7 +3,7 @@
 // gracefully once the response is out (node sends GOAWAY, streams in flight complete), which
 // is what Go's HTTP/2 server does for kube-apiserver's `Connection: close`.
 
-import type { RequestState } from '../types.js';
+import type { RequestState } from '../../request/types.js';
 
 interface Http2SessionLike {
   readonly closed: boolean;

@@ -4,7 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { serveFilters, type FilterServer } from '../testing/filter-server.js';
-import { writeRawJson } from '../response.js';
+import { writeRawJson } from '../../request/response.js';
 import { validateCorsAllowedOrigins, withCORS } from './cors.js';
 
 describe('validateCorsAllowedOrigins', () => {

@@ -3,8 +3,8 @@
 // before authentication (browsers send preflights without credentials). Other requests pass
 // through untouched. Patterns are regular expressions that must pin the host's start and end.
 
-import type { Filter } from '../types.js';
-import { header } from '../types.js';
+import type { Filter } from '../../request/types.js';
+import { header } from '../../request/types.js';
 
 const ALLOWED_METHODS = ['POST', 'GET', 'OPTIONS', 'PUT', 'DELETE', 'PATCH'].join(', ');
 const ALLOWED_HEADERS = ['Content-Type', 'Content-Length', 'Accept-Encoding', 'X-CSRF-Token', 'Authorization', 'X-Requested-With', 'If-Modified-Since'].join(', ');

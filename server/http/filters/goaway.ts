@@ -2,7 +2,7 @@
 // client's connection is closed gracefully (GOAWAY) so that clients behind a load balancer
 // reconnect and spread over the replicas instead of sticking to one for ever.
 
-import type { Filter } from '../types.js';
+import type { Filter } from '../../request/types.js';
 import { http2SessionOf } from './connection.js';
 import { isLongRunning } from './long-running.js';
 

@@ -1,7 +1,7 @@
 // --strict-transport-security-directives: the Strict-Transport-Security header on every
 // response (unless a handler set its own), the directives joined by "; ".
 
-import type { Filter } from '../types.js';
+import type { Filter } from '../../request/types.js';
 
 export function withHSTS(directives: readonly string[]): Filter {
   const value = directives.filter((d) => d !== '').join('; ');

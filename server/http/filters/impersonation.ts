@@ -5,11 +5,11 @@
 // the resource name, so RBAC's resourceNames can restrict what may be impersonated. A single
 // denial is a 403 naming that check; the request then runs as the impersonated user.
 
-import { forbidden, type AuthorizationAttributes, type Authorizer } from '../authz.js';
-import { AUTHENTICATED_GROUP, ANONYMOUS_USER, UNAUTHENTICATED_GROUP } from '../authn.js';
-import { writeStatusError } from '../response.js';
+import { forbidden, type AuthorizationAttributes, type Authorizer } from '../../authz/authorizer.js';
+import { AUTHENTICATED_GROUP, ANONYMOUS_USER, UNAUTHENTICATED_GROUP } from '../../authn/authenticator.js';
+import { writeStatusError } from '../../request/response.js';
 import { errors } from '../../machinery/status.js';
-import type { Filter, HttpRequest } from '../types.js';
+import type { Filter, HttpRequest } from '../../request/types.js';
 import type { UserInfo } from '../../machinery/user.js';
 import { serviceAccountGroups, splitServiceAccountUsername } from '../../authn/serviceaccount/claims.js';
 

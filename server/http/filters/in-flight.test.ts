@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:https';
 import { serveFilters, type FilterServer } from '../testing/filter-server.js';
-import { beginStream, writeRawJson } from '../response.js';
+import { beginStream, writeRawJson } from '../../request/response.js';
 import { createRequestTracker } from './in-flight.js';
 
 describe('createRequestTracker', () => {

@@ -3,7 +3,7 @@
 // within --shutdown-watch-termination-grace-period). A request counts until its response closes.
 // Each watch gets a signal of its own, so shutdown can end the watches one after another.
 
-import type { Filter, HttpResponse, RequestState } from '../types.js';
+import type { Filter, HttpResponse, RequestState } from '../../request/types.js';
 import { isLongRunning } from './long-running.js';
 
 export interface RequestTracker {

@@ -2,7 +2,7 @@
 // attach/exec/log/portforward/proxy by subresource, and the profiler's streams. Long-running
 // requests are exempt from the request timeout and from the in-flight accounting of shutdown.
 
-import type { RequestInfo } from '../request-info.js';
+import type { RequestInfo } from '../../request/request-info.js';
 
 const LONG_RUNNING_VERBS = new Set(['watch', 'proxy']);
 const LONG_RUNNING_SUBRESOURCES = new Set(['attach', 'exec', 'proxy', 'log', 'portforward']);

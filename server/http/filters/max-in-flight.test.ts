@@ -11,7 +11,7 @@ import { mandatoryFlowSchemas, mandatoryPriorityLevels } from '../../flowcontrol
 import { FlowController } from '../../flowcontrol/controller.js';
 import { serveFilters, type FilterServer } from '../testing/filter-server.js';
 import type { TestResponse } from '../testing/client.js';
-import type { Filter, Handler } from '../types.js';
+import type { Filter, Handler } from '../../request/types.js';
 import { withMaxInFlight } from './max-in-flight.js';
 
 /** stands in for authentication: the user and groups come from test headers */

@@ -11,7 +11,7 @@
 // gets a seat, which it gives back as the watch begins.
 
 import type { FlowController } from '../../flowcontrol/controller.js';
-import type { Filter, RequestState } from '../types.js';
+import type { Filter, RequestState } from '../../request/types.js';
 import { recordDroppedRequest } from '../../metrics/filter.js';
 import { isLongRunning } from './long-running.js';
 

@@ -2,8 +2,8 @@
 // of that one stream); the process keeps serving.
 
 import { errors, StatusError } from '../../machinery/status.js';
-import { writeStatusError } from '../response.js';
-import type { Filter, RequestState } from '../types.js';
+import { writeStatusError } from '../../request/response.js';
+import type { Filter, RequestState } from '../../request/types.js';
 
 export type PanicReporter = (err: unknown, state: RequestState) => void;
 

@@ -2,7 +2,7 @@
 // 401s included), so a client behind a load balancer can attribute each answer. The filter is
 // left out of the chain when the flag is off.
 
-import type { Filter } from '../types.js';
+import type { Filter } from '../../request/types.js';
 
 export const REPLICA_HEADER = 'Kapi-Replica';
 

@@ -1,9 +1,9 @@
 // Parses what the request is about before anything else looks at it.
 
-import { parseRequestInfo } from '../request-info.js';
+import { parseRequestInfo } from '../../request/request-info.js';
 import { errors } from '../../machinery/status.js';
-import { writeStatusError } from '../response.js';
-import type { Filter } from '../types.js';
+import { writeStatusError } from '../../request/response.js';
+import type { Filter } from '../../request/types.js';
 
 export function withRequestInfo(): Filter {
   return (next) => async (state) => {

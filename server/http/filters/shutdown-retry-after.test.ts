@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { serveFilters, type FilterServer } from '../testing/filter-server.js';
 import { TestClient } from '../testing/client.js';
-import { writeRawJson } from '../response.js';
+import { writeRawJson } from '../../request/response.js';
 import { withShutdownRetryAfter } from './shutdown-retry-after.js';
 
 describe('withShutdownRetryAfter', () => {

@@ -4,8 +4,8 @@
 // so clients retry elsewhere instead of meeting a closed port. Health and metrics endpoints,
 // and kube-apiserver's own loopback clients, are still served.
 
-import type { Filter, RequestState } from '../types.js';
-import { header } from '../types.js';
+import type { Filter, RequestState } from '../../request/types.js';
+import { header } from '../../request/types.js';
 import { closeConnectionAfterResponse } from './connection.js';
 
 const EXEMPT_PREFIXES = ['/readyz', '/livez', '/healthz', '/metrics'];

@@ -6,11 +6,11 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { serveFilters, type FilterServer } from '../testing/filter-server.js';
 import { TestClient } from '../testing/client.js';
-import { writeRawJson } from '../response.js';
-import type { Handler, RequestState } from '../types.js';
+import { writeRawJson } from '../../request/response.js';
+import type { Handler, RequestState } from '../../request/types.js';
 import { effectiveTimeoutMs, timeoutBody, withRequestTimeout } from './timeout.js';
 import { isLongRunning } from './long-running.js';
-import { parseRequestInfo } from '../request-info.js';
+import { parseRequestInfo } from '../../request/request-info.js';
 
 describe('effectiveTimeoutMs', () => {
   const q = (s: string) => new URLSearchParams(s);

@@ -6,10 +6,10 @@
 // once the answer has begun, its connection or stream is cut; the work behind the request is
 // aborted and whatever it writes afterwards goes nowhere.
 
-import { parseDuration } from '../../config/duration.js';
-import { writeStatusError } from '../response.js';
+import { parseDuration } from '../../machinery/duration.js';
+import { writeStatusError } from '../../request/response.js';
 import { errors } from '../../machinery/status.js';
-import type { Filter, HttpResponse, RequestState } from '../types.js';
+import type { Filter, HttpResponse, RequestState } from '../../request/types.js';
 import { isLongRunning } from './long-running.js';
 
 export interface RequestTimeoutOptions {

@@ -4,7 +4,7 @@
 import { toRequestListener } from '../chain.js';
 import { withRequestInfo } from '../filters/request-info.js';
 import { createSecureServer, type SecureServer, type SecureServerOptions } from '../server.js';
-import type { Filter, Handler } from '../types.js';
+import type { Filter, Handler } from '../../request/types.js';
 import { createTestPKI, type TestPKI } from './pki.js';
 import { TestClient } from './client.js';
 

@@ -7,7 +7,7 @@
 // into gigabytes. Nothing here recurses (copies and comparisons keep their own stacks), so a
 // document made deep by the operations is safe to build, and is refused once at the end.
 
-import { MAX_JSON_PATCH_COPY_BYTES, MAX_NESTING_DEPTH, valueTooDeep } from '../../limits/decode-limits.js';
+import { MAX_JSON_PATCH_COPY_BYTES, MAX_NESTING_DEPTH, valueTooDeep } from '../limits/decode-limits.js';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 

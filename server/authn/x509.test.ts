@@ -1,9 +1,9 @@
 import { after, before, describe, test, mock } from 'node:test';
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
-import type { AuthenticationRequest } from './authn.js';
-import { createX509Authenticator } from './authn-x509.js';
-import { createTestPKI, type TestPKI } from './testing/pki.js';
+import type { AuthenticationRequest } from './authenticator.js';
+import { createX509Authenticator } from './x509.js';
+import { createTestPKI, type TestPKI } from '../http/testing/pki.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 

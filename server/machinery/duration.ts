@@ -2,7 +2,6 @@
 // "1h0m0s", "1.5h", "300ms", "-2s", a bare "0". We keep durations as milliseconds (a JS
 // number; nanosecond inputs become fractions) because every timer API in Node takes ms.
 
-import { formatDuration as formatNanos } from '../protobuf/times.js';
 
 const UNIT_MS: Record<string, number> = {
   ns: 1e-6,
@@ -61,5 +60,32 @@ export function parseDuration(input: string): number {
 export function formatDuration(ms: number): string {
   // whole nanoseconds, as Go holds them, so that fractional parts carry no float noise
   const nanos = BigInt(Math.round(Math.abs(ms) * 1e6));
-  return ms < 0 && nanos !== 0n ? '-' + formatNanos(nanos) : formatNanos(nanos);
+  return ms < 0 && nanos !== 0n ? '-' + formatGoDuration(nanos) : formatGoDuration(nanos);
+}
+
+function fractionText(value: bigint, digits: number): string {
+  // value < 10^digits; trailing zeros dropped, as Go's fmtFrac does
+  const text = value.toString().padStart(digits, '0').replace(/0+$/, '');
+  return text === '' ? '' : `.${text}`;
+}
+
+/** Go's time.Duration.String() */
+export function formatGoDuration(nanos: bigint): string {
+  if (nanos === 0n) return '0s';
+  const negative = nanos < 0n;
+  const u = negative ? -nanos : nanos;
+  let text: string;
+  if (u < 1000_000_000n) {
+    if (u < 1000n) text = `${u}ns`;
+    else if (u < 1000_000n) text = `${u / 1000n}${fractionText(u % 1000n, 3)}µs`;
+    else text = `${u / 1000_000n}${fractionText(u % 1000_000n, 6)}ms`;
+  } else {
+    const totalSeconds = u / 1000_000_000n;
+    const secondsText = `${totalSeconds % 60n}${fractionText(u % 1000_000_000n, 9)}s`;
+    const minutes = totalSeconds / 60n;
+    if (minutes === 0n) text = secondsText;
+    else if (minutes < 60n) text = `${minutes}m${secondsText}`;
+    else text = `${minutes / 60n}h${minutes % 60n}m${secondsText}`;
+  }
+  return negative ? `-${text}` : text;
 }

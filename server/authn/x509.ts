@@ -4,7 +4,7 @@
 
 import { X509Certificate } from 'node:crypto';
 import type { UserInfo } from '../machinery/user.js';
-import type { Authenticator } from './authn.js';
+import type { Authenticator } from './authenticator.js';
 
 const CLIENT_AUTH_EKU = '1.3.6.1.5.5.7.3.2';
 const ANY_EKU = '2.5.29.37.0';

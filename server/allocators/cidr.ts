@@ -2,7 +2,7 @@
 // `kubernetes` Service's ClusterIP and goes into the serving certificate.
 
 import net from 'node:net';
-import { bigIntToIp, ipToBigInt, type IPFamily } from '../allocators/ip.js';
+import { bigIntToIp, ipToBigInt, type IPFamily } from './ip.js';
 
 export interface Cidr {
   /** the network address, canonical text form */
