@@ -48,13 +48,20 @@ export const everything: SelectionPredicate = { isEverything: true, matches: () 
 
 export type ResourceVersionMatch = 'Exact' | 'NotOlderThan';
 
-export interface GetOptions {
+/** A request's work stops when its signal aborts (the client went away, or its deadline
+ *  passed): waits end, reads are abandoned, retries are not made. A write already sent to
+ *  etcd is left to finish, since it may have been applied. */
+export interface Cancellable {
+  signal?: AbortSignal;
+}
+
+export interface GetOptions extends Cancellable {
   /** '' or undefined: most recent (consistent). '0': any. otherwise: not older than. */
   resourceVersion?: string;
   ignoreNotFound?: boolean;
 }
 
-export interface ListOptions {
+export interface ListOptions extends Cancellable {
   /** true for a collection prefix, false for exactly one key (single-object list/watch). */
   recursive: boolean;
   resourceVersion?: string;
@@ -73,7 +80,7 @@ export interface ListResult {
   remainingItemCount?: number;
 }
 
-export interface WatchOptions {
+export interface WatchOptions extends Cancellable {
   recursive: boolean;
   /** undefined or '': initial state at a consistent read, then changes. '0': initial state
    *  at any revision. otherwise: changes after that revision, no initial state. */
@@ -108,13 +115,13 @@ export type UpdateFunction = (current: KubeObject | null) => KubeObject | Promis
 
 /** Objects written with a TTL get an etcd lease: etcd deletes them by itself (a plain
  *  DELETE event for every watcher) once the TTL has passed. Events use it (--event-ttl). */
-export interface CreateOptions {
+export interface CreateOptions extends Cancellable {
   dryRun?: boolean;
   /** keep the object at least this many seconds, then let etcd delete it; 0 or unset: forever */
   ttlSeconds?: number;
 }
 
-export interface UpdateOptions {
+export interface UpdateOptions extends Cancellable {
   preconditions?: Preconditions;
   /** create the object when the key is absent (PUT to a missing name, apply). The update
    *  function is then called with null. */
@@ -125,7 +132,7 @@ export interface UpdateOptions {
   ttlSeconds?: number;
 }
 
-export interface DeleteOptions {
+export interface DeleteOptions extends Cancellable {
   preconditions?: Preconditions;
   /** called with the current object before deletion; may throw to abort */
   validateDeletion?: (current: KubeObject) => void | Promise<void>;

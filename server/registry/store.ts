@@ -262,7 +262,7 @@ export class GenericStore implements RESTResource {
     const key = this.keys.objectKey(ctx.namespace, name);
     let obj: KubeObject | null;
     try {
-      obj = await this.storage.get(key, { resourceVersion: opts.resourceVersion });
+      obj = await this.storage.get(key, { resourceVersion: opts.resourceVersion, signal: ctx.signal });
     } catch (e) {
       throw this.mapError(e, name);
     }
@@ -325,6 +325,7 @@ export class GenericStore implements RESTResource {
     const s = this.selection(ctx, opts);
     try {
       const res = await this.storage.getList(s.key, {
+        signal: ctx.signal,
         recursive: s.recursive,
         resourceVersion: opts.resourceVersion,
         resourceVersionMatch: rvMatch(opts.resourceVersionMatch),
@@ -344,6 +345,7 @@ export class GenericStore implements RESTResource {
     let w: Watch;
     try {
       w = await this.storage.watch(s.key, {
+        signal: ctx.signal,
         recursive: s.recursive,
         resourceVersion: opts.resourceVersion,
         sendInitialEvents: opts.sendInitialEvents,
@@ -454,7 +456,7 @@ export class GenericStore implements RESTResource {
       await this.validateAdmission(ctx, 'CREATE', obj, null, name);
       if (rvSet) throw errors.internal('resourceVersion should not be set on objects to be created');
       key = this.keys.objectKey(obj.metadata.namespace ?? '', name);
-      stored = await this.storage.create(key, orderObject(obj), { dryRun: ctx.dryRun, ttlSeconds: this.strategy.ttlSeconds });
+      stored = await this.storage.create(key, orderObject(obj), { dryRun: ctx.dryRun, ttlSeconds: this.strategy.ttlSeconds, signal: ctx.signal });
     } catch (e) {
       await finish?.(false);
       if (key && isStorageError(e, 'KeyExists')) throw await this.createError(e, key, name, generate);
@@ -523,7 +525,7 @@ export class GenericStore implements RESTResource {
             finish = r.finish;
             return r.object;
           },
-          { allowCreate, dryRun: ctx.dryRun, ttlSeconds: this.strategy.ttlSeconds },
+          { allowCreate, dryRun: ctx.dryRun, ttlSeconds: this.strategy.ttlSeconds, signal: ctx.signal },
         );
         await finish?.(true);
         // storage hands back a fresh object
@@ -544,7 +546,7 @@ export class GenericStore implements RESTResource {
    *  between (the caller retries the whole update) */
   private async deleteEmptied(ctx: RequestContext, key: string, name: string, e: EmptiedFinalizers): Promise<KubeObject | undefined> {
     try {
-      const deleted = await this.storage.delete(key, { preconditions: { resourceVersion: e.resourceVersion }, dryRun: ctx.dryRun });
+      const deleted = await this.storage.delete(key, { preconditions: { resourceVersion: e.resourceVersion }, dryRun: ctx.dryRun, signal: ctx.signal });
       await this.strategy.afterDelete?.(deleted, this.strategyContext(ctx));
     } catch (err) {
       if (isStorageError(err, 'ResourceVersionConflict')) return undefined;
@@ -711,6 +713,7 @@ export class GenericStore implements RESTResource {
         preconditions: preconditions.uid !== undefined || preconditions.resourceVersion !== undefined ? preconditions : undefined,
         validateDeletion: (obj) => this.validateAdmission(ctx, 'DELETE', null, obj, name),
         dryRun: ctx.dryRun,
+        signal: ctx.signal,
       });
     } catch (e) {
       if (isStorageError(e, 'KeyNotFound') && ignoreNotFound && lastExisting) {
@@ -767,7 +770,7 @@ export class GenericStore implements RESTResource {
           lastExisting = obj;
           return orderObject(obj);
         },
-        { preconditions, dryRun: ctx.dryRun },
+        { preconditions, dryRun: ctx.dryRun, signal: ctx.signal },
       );
     } catch (e) {
       if (e instanceof DeleteNow) return { kind: 'deleteNow', lastExisting };

@@ -108,9 +108,10 @@ export class Cacher implements Storage {
   // ---- reads from the cache ----
 
   async get(key: string, opts: GetOptions = {}): Promise<KubeObject | null> {
+    opts.signal?.throwIfAborted();
     const rv = parseResourceVersion(opts.resourceVersion, key);
     if (!this.feed.synced || !this.covers(key)) return this.store.get(key, opts);
-    await this.waitFor(rv, key);
+    await this.waitFor(rv, key, opts.signal);
     const entry = this.cache.get(key);
     if (!entry) {
       if (opts.ignoreNotFound) return null;
@@ -120,9 +121,10 @@ export class Cacher implements Storage {
   }
 
   async getList(key: string, opts: ListOptions): Promise<ListResult> {
+    opts.signal?.throwIfAborted();
     const rv = parseResourceVersion(opts.resourceVersion, key);
     if (!this.feed.synced || !this.covers(key) || shouldDelegateList(opts)) return this.store.getList(key, opts);
-    await this.waitFor(rv, key);
+    await this.waitFor(rv, key, opts.signal);
     // from here on synchronous: the entries and the revision belong together
     const revision = this.feed.revision;
     const prefix = opts.recursive ? normalizePrefix(key) : key;
@@ -146,6 +148,7 @@ export class Cacher implements Storage {
   // ---- watches ----
 
   async watch(key: string, opts: WatchOptions): Promise<Watch> {
+    opts.signal?.throwIfAborted();
     const rv = parseResourceVersion(opts.resourceVersion, key);
     if (!this.covers(key)) return this.store.watch(key, opts);
     await this.whenSynced(key);
@@ -154,7 +157,7 @@ export class Cacher implements Storage {
     const wantsInitialState = opts.sendInitialEvents ?? (rv === undefined || rv === 0);
 
     if (wantsInitialState) {
-      await this.waitFor(rv, key);
+      await this.waitFor(rv, key, opts.signal);
       // synchronous from here: the snapshot and the registration see the same revision
       const revision = this.feed.revision;
       const entries = this.cache.snapshot(watchKey, opts.recursive);
@@ -166,7 +169,7 @@ export class Cacher implements Storage {
 
     if (rv === undefined || rv === 0) {
       // sendInitialEvents=false: changes from now on (unset: from a consistent "now")
-      if (rv === undefined) await this.waitFor(undefined, key);
+      if (rv === undefined) await this.waitFor(undefined, key, opts.signal);
       const w = new CacheWatcher({ ...base, startRevision: this.feed.revision });
       this.cache.addWatcher(w);
       return w;
@@ -239,11 +242,11 @@ export class Cacher implements Storage {
   }
 
   /** waits as the resourceVersion asks: unset -> consistent, 0 -> not at all, N -> not older than N */
-  private async waitFor(rv: number | undefined, key: string): Promise<void> {
+  private async waitFor(rv: number | undefined, key: string, signal?: AbortSignal): Promise<void> {
     if (rv === 0) return;
     if (rv === undefined) {
       const current = await this.store.currentResourceVersion();
-      if (await this.feed.waitForRevision(current, this.timing.consistentReadTimeoutMs)) return;
+      if (await this.feed.waitForRevision(current, this.timing.consistentReadTimeoutMs, signal)) return;
       throw new StorageError(
         'TooManyRequests',
         key,
@@ -251,7 +254,7 @@ export class Cacher implements Storage {
         { retryAfterSeconds: 1 },
       );
     }
-    if (await this.feed.waitForRevision(rv, this.timing.tooLargeRvWaitMs)) return;
+    if (await this.feed.waitForRevision(rv, this.timing.tooLargeRvWaitMs, signal)) return;
     throw new StorageError(
       'TooLargeResourceVersion',
       key,

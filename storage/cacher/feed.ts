@@ -189,21 +189,42 @@ export class WatchFeed {
   }
 
   /** resolves true once the feed has seen `target`, false when `timeoutMs` passed first */
-  waitForRevision(target: number, timeoutMs: number): Promise<boolean> {
+  /** true once the feed has reached `target`; false after `timeoutMs` or when closed; rejects
+   *  with the signal's reason when the caller stops waiting (nothing of the wait remains) */
+  waitForRevision(target: number, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
     if (this.revision >= target) return Promise.resolve(true);
     if (this.closed) return Promise.resolve(false);
-    return new Promise((resolve) => {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+      const forget = (): void => {
+        clearTimeout(waiter.timer);
+        signal?.removeEventListener('abort', abandon);
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+      };
+      const abandon = (): void => {
+        forget();
+        reject(signal?.reason);
+      };
       const waiter: RevisionWaiter = {
         target,
-        resolve,
+        resolve: (reached) => {
+          signal?.removeEventListener('abort', abandon);
+          resolve(reached);
+        },
         timer: setTimeout(() => {
-          this.waiters = this.waiters.filter((w) => w !== waiter);
+          forget();
           resolve(false);
         }, timeoutMs),
       };
+      signal?.addEventListener('abort', abandon, { once: true });
       this.waiters.push(waiter);
       this.scheduleMarkerCheck(this.eventMessages);
     });
+  }
+
+  /** reads waiting for a revision the feed has not reached (for tests and /status) */
+  get pendingWaits(): number {
+    return this.waiters.length;
   }
 
   close(): void {

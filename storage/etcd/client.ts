@@ -112,7 +112,7 @@ class Client implements EtcdClient {
   }
 
   async range(req: RangeRequest): Promise<RangeResponse> {
-    return rangeResponse(await this.pool.call(rpcs.range, rangeWire(req), true));
+    return rangeResponse(await this.pool.call(rpcs.range, rangeWire(req), true, req.signal));
   }
 
   async rangeAll(req: RangeRequest & { pageSize?: number }): Promise<RangeResponse> {
@@ -126,6 +126,7 @@ class Client implements EtcdClient {
     const kvs = first.kvs;
     let more = first.more;
     while (more && kvs.length > 0 && (total === 0 || kvs.length < total)) {
+      base.signal?.throwIfAborted();
       const last = kvs[kvs.length - 1]!.key;
       const page = await this.range({
         ...base,

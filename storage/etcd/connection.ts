@@ -92,13 +92,16 @@ export class EndpointPool {
     if (this.active === ep) this.activeIndex = (this.activeIndex + 1) % this.endpoints.length;
   }
 
-  async call<Res>(rpc: Rpc<Res>, req: object, idempotent: boolean): Promise<Res> {
+  /** `signal` abandons the call: only reads should pass one (a write cut short may still have
+   *  been applied, and the caller could not tell) */
+  async call<Res>(rpc: Rpc<Res>, req: object, idempotent: boolean, signal?: AbortSignal): Promise<Res> {
     const n = this.endpoints.length;
     // time allowed for finding a connected endpoint, over all attempts of this call
     const connectDeadline = Date.now() + CONNECT_TIMEOUT_MS;
     let failuresAfterSend = 0;
     for (let attempt = 0; ; attempt++) {
       if (this.closed) throw new EtcdError(grpc.status.CANCELLED, 'etcd client closed', '');
+      signal?.throwIfAborted();
       const ep = this.active;
       const remaining = Math.max(0, connectDeadline - Date.now());
       if (!(await this.connect(ep, n > 1 ? Math.min(remaining, PER_ENDPOINT_CONNECT_MS) : remaining))) {
@@ -109,8 +112,9 @@ export class EndpointPool {
         continue;
       }
       try {
-        return await this.callOnce(ep, rpc, req);
+        return await this.callOnce(ep, rpc, req, signal);
       } catch (raw) {
+        signal?.throwIfAborted();
         const err = fromGrpcError(raw, ep.url);
         if (this.closed || !isEndpointFailure(err)) throw err;
         this.failed(ep);
@@ -154,9 +158,9 @@ export class EndpointPool {
     return this.callOnce(ep, rpc, req);
   }
 
-  private callOnce<Res>(ep: Endpoint, rpc: Rpc<Res>, req: object): Promise<Res> {
+  private callOnce<Res>(ep: Endpoint, rpc: Rpc<Res>, req: object, signal?: AbortSignal): Promise<Res> {
     return new Promise((resolve, reject) => {
-      ep.client.makeUnaryRequest(
+      const call = ep.client.makeUnaryRequest(
         rpc.path,
         rpc.serialize,
         rpc.deserialize,
@@ -164,10 +168,13 @@ export class EndpointPool {
         new grpc.Metadata(),
         { deadline: Date.now() + this.requestTimeoutMs },
         (err, res) => {
+          signal?.removeEventListener('abort', cancel);
           if (err || res === undefined) reject(err ?? new Error('empty response'));
           else resolve(res);
         },
       );
+      const cancel = (): void => call.cancel();
+      signal?.addEventListener('abort', cancel, { once: true });
     });
   }
 

@@ -29,6 +29,8 @@ export interface RangeRequest {
   countOnly?: boolean;
   /** serializable (local member) instead of linearizable read */
   serializable?: boolean;
+  /** abandons the read (the gRPC call is cancelled) when the caller no longer wants it */
+  signal?: AbortSignal;
 }
 
 export interface RangeResponse {

@@ -176,8 +176,8 @@ class Etcd3Store implements Storage {
     }
   }
 
-  private async readCurrent(key: string, etcdKey: string): Promise<Current | null> {
-    const res = await this.etcd(key, () => this.client.range({ key: Buffer.from(etcdKey) }));
+  private async readCurrent(key: string, etcdKey: string, signal?: AbortSignal): Promise<Current | null> {
+    const res = await this.etcd(key, () => this.client.range({ key: Buffer.from(etcdKey), signal }));
     return this.current(key, res.kvs[0]);
   }
 
@@ -215,12 +215,13 @@ class Etcd3Store implements Storage {
 
   /** Waits (bounded) until etcd's revision reaches `minimum`; TooLargeResourceVersion if it
    *  does not. `revision` is the revision a read already saw; the caller reads again. */
-  private async awaitRevision(key: string, minimum: number, revision: number): Promise<void> {
+  private async awaitRevision(key: string, minimum: number, revision: number, signal?: AbortSignal): Promise<void> {
     if (minimum <= revision) return;
     const deadline = Date.now() + this.tooLargeWaitMs;
     let current = revision;
     while (Date.now() < deadline) {
       await sleep(TOO_LARGE_RECHECK_MS);
+      signal?.throwIfAborted();
       current = await this.currentResourceVersion();
       if (current >= minimum) return;
     }
@@ -251,10 +252,10 @@ class Etcd3Store implements Storage {
   async get(key: string, opts: GetOptions = {}): Promise<KubeObject | null> {
     const etcdKey = this.etcdKey(key);
     const minimum = parseResourceVersion(opts.resourceVersion, key);
-    const read = () => this.etcd(key, () => this.client.range({ key: Buffer.from(etcdKey), serializable: opts.resourceVersion === '0' }));
+    const read = () => this.etcd(key, () => this.client.range({ key: Buffer.from(etcdKey), serializable: opts.resourceVersion === '0', signal: opts.signal }));
     let res = await read();
     if (res.header.revision < minimum) {
-      await this.awaitRevision(key, minimum, res.header.revision);
+      await this.awaitRevision(key, minimum, res.header.revision, opts.signal);
       res = await read();
     }
     const kv = res.kvs[0];
@@ -299,7 +300,7 @@ class Etcd3Store implements Storage {
         : await this.listOne(key, keyPrefix, readRevision, serializable, opts);
       if (Number(list.resourceVersion) >= minimum) return list;
       // not older than `minimum`: wait for etcd to get there, then read again
-      await this.awaitRevision(key, minimum, Number(list.resourceVersion));
+      await this.awaitRevision(key, minimum, Number(list.resourceVersion), opts.signal);
       return opts.recursive
         ? await this.listRange(key, keyPrefix, startKey, readRevision, limit, serializable, opts)
         : await this.listOne(key, keyPrefix, readRevision, serializable, opts);
@@ -310,7 +311,7 @@ class Etcd3Store implements Storage {
       } catch (err) {
         if (!isFutureRevisionError(err)) throw err;
         // an exact read of a revision etcd has not reached yet: wait a little for it
-        await this.awaitRevision(key, readRevision, await this.currentResourceVersion());
+        await this.awaitRevision(key, readRevision, await this.currentResourceVersion(), opts.signal);
         return await read();
       }
     } catch (err) {
@@ -334,7 +335,7 @@ class Etcd3Store implements Storage {
     opts: ListOptions,
   ): Promise<ListResult> {
     const res = await this.etcd(key, () =>
-      this.client.range({ key: Buffer.from(etcdKey), revision: readRevision || undefined, serializable }),
+      this.client.range({ key: Buffer.from(etcdKey), revision: readRevision || undefined, serializable, signal: opts.signal }),
     );
     const items = res.kvs.map((kv) => this.decodeKv(kv, key)).filter((o) => opts.predicate.matches(o));
     return { items, resourceVersion: String(readRevision || res.header.revision), continue: '' };
@@ -354,7 +355,7 @@ class Etcd3Store implements Storage {
     if (limit === 0) {
       // everything, read in pages at one revision
       const res = await this.etcd(key, () =>
-        this.client.rangeAll({ key: Buffer.from(startKey), rangeEnd, revision: readRevision || undefined, serializable, pageSize: this.pageSize }),
+        this.client.rangeAll({ key: Buffer.from(startKey), rangeEnd, revision: readRevision || undefined, serializable, pageSize: this.pageSize, signal: opts.signal }),
       );
       for (const kv of res.kvs) {
         const obj = this.decodeKv(kv, kv.key.toString());
@@ -372,7 +373,7 @@ class Etcd3Store implements Storage {
     let remaining = 0;
     for (;;) {
       const page: RangeResponse = await this.etcd(key, () =>
-        this.client.range({ key: from, rangeEnd, limit: pageLimit, revision: revision || undefined, serializable }),
+        this.client.range({ key: from, rangeEnd, limit: pageLimit, revision: revision || undefined, serializable, signal: opts.signal }),
       );
       if (revision === 0) revision = page.header.revision;
       hasMore = page.more;
@@ -422,8 +423,10 @@ class Etcd3Store implements Storage {
   async guaranteedUpdate(key: string, tryUpdate: UpdateFunction, opts: UpdateOptions = {}): Promise<KubeObject> {
     const etcdKey = this.etcdKey(key);
     const k = Buffer.from(etcdKey);
-    let cur = await this.readCurrent(key, etcdKey);
+    let cur = await this.readCurrent(key, etcdKey, opts.signal);
     for (;;) {
+      // a retry after a lost race is new work: not for a request that has gone
+      opts.signal?.throwIfAborted();
       if (!cur && !opts.allowCreate) throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
       checkPreconditions(key, opts.preconditions, cur?.obj ?? null);
       const updated = await tryUpdate(cur ? cur.obj : null);
@@ -456,8 +459,9 @@ class Etcd3Store implements Storage {
   async delete(key: string, opts: DeleteOptions = {}): Promise<KubeObject> {
     const etcdKey = this.etcdKey(key);
     const k = Buffer.from(etcdKey);
-    let cur = await this.readCurrent(key, etcdKey);
+    let cur = await this.readCurrent(key, etcdKey, opts.signal);
     for (;;) {
+      opts.signal?.throwIfAborted();
       if (!cur) throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
       checkPreconditions(key, opts.preconditions, cur.obj);
       await opts.validateDeletion?.(cur.obj);
@@ -491,7 +495,7 @@ class Etcd3Store implements Storage {
     let initial: KeyValue[] = [];
     let after: number;
     if (initialEvents) {
-      if (rv > 0) await this.awaitRevision(key, rv, await this.currentResourceVersion());
+      if (rv > 0) await this.awaitRevision(key, rv, await this.currentResourceVersion(), opts.signal);
       const list = await this.etcd(key, () =>
         this.client.rangeAll({ key: k, rangeEnd, pageSize: this.pageSize, serializable: opts.resourceVersion === '0' }),
       );
