@@ -1,8 +1,9 @@
 // Clients that stop reading, and large request heads, against a real kapi (real etcd):
 //  - a list whose client never reads counts as in flight until the request timeout cuts it,
 //    while the replica goes on serving /readyz and ordinary reads;
-//  - many such clients: the responses waiting longest are cut to keep within
-//    --max-unread-response-mib (the RSS check is not met yet: see the todo);
+//  - many such clients: a JSON list streams, so each holds only what is in flight to its
+//    socket; a list built whole (protobuf) reserves its size in --max-unread-response-mib
+//    first, and the responses waiting longest are cut to keep within it;
 //  - request heads up to Go's limits are accepted over HTTP/1.1 and HTTP/2 (a 900 KB header,
 //    200 fields), a 2 MB one is refused (Go's 431 over HTTP/1.1; over HTTP/2 the connection
 //    ends, where Go answers 431), and the python client's
@@ -33,7 +34,7 @@ interface StalledClient {
   collect(): Promise<Buffer>;
 }
 
-function stalledClient(kapi: KapiProcess, path: string): Promise<StalledClient> {
+function stalledClient(kapi: KapiProcess, path: string, accept = 'application/json'): Promise<StalledClient> {
   const creds = loadKubeconfig(kapi.kubeconfig);
   return new Promise((resolve, reject) => {
     const socket = tls.connect({ host: '127.0.0.1', port: kapi.port, ALPNProtocols: ['http/1.1'], ca: creds.ca, cert: creds.cert, key: creds.key, servername: 'localhost' });
@@ -52,7 +53,7 @@ function stalledClient(kapi: KapiProcess, path: string): Promise<StalledClient> 
     });
     socket.on('error', () => {});
     socket.once('secureConnect', () => {
-      socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\n\r\n`);
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: ${accept}\r\n\r\n`);
       resolve({
         collect: () => {
           socket.on('data', (c: Buffer) => received.push(c));
@@ -65,11 +66,13 @@ function stalledClient(kapi: KapiProcess, path: string): Promise<StalledClient> 
   });
 }
 
-/** true when `raw` holds a complete HTTP/1.1 response with a Content-Length body */
+/** true when `raw` holds a complete HTTP/1.1 response (a Content-Length or a chunked body) */
 function completeResponse(raw: Buffer): boolean {
   const end = raw.indexOf('\r\n\r\n');
   if (end < 0) return false;
-  const length = /\r\ncontent-length: *(\d+)/i.exec(raw.subarray(0, end).toString('latin1'));
+  const head = raw.subarray(0, end).toString('latin1');
+  if (/\r\ntransfer-encoding: *chunked/i.test(head)) return raw.subarray(-7).toString('latin1') === '\r\n0\r\n\r\n';
+  const length = /\r\ncontent-length: *(\d+)/i.exec(head);
   return length !== null && raw.length - end - 4 >= Number(length[1]);
 }
 
@@ -132,9 +135,10 @@ describe('clients that stop reading, and large request heads', { timeout: 600_00
     for (const raw of received) assert.ok(!completeResponse(raw), `a stalled client got its whole response (${raw.length} bytes)`);
   });
 
-  it('many clients that do not read cost no more than the unread-response budget', { todo: 'the peak RSS also holds the garbage of twenty list encodings, which this bound does not cover' }, async () => {
-    // warm up: the list encoded a few times, so the baseline includes what one list costs
-    for (let i = 0; i < 3; i++) assert.equal((await kapi.http.request('GET', listPath)).status, 200);
+  /** twenty clients ask for the list as `accept` and never read; the replica's growth in RSS */
+  async function twentyStalledClients(accept: string): Promise<number> {
+    // warm up: the list written a few times, so the baseline includes what one list costs
+    for (let i = 0; i < 3; i++) assert.equal((await kapi.http.request('GET', listPath, { accept })).status, 200);
     const baseline = rssBytes(kapi.pid);
     let peak = baseline;
     const sampler = setInterval(() => {
@@ -142,19 +146,34 @@ describe('clients that stop reading, and large request heads', { timeout: 600_00
     }, 50);
     try {
       const clients: StalledClient[] = [];
-      for (let i = 0; i < 20; i++) clients.push(await stalledClient(kapi, listPath));
+      for (let i = 0; i < 20; i++) clients.push(await stalledClient(kapi, listPath, accept));
       await waitFor('no list in flight', async () => (await inflightReadOnly(kapi)) <= 1, 60_000);
       const received = await Promise.all(clients.map((c) => c.collect()));
       for (const raw of received) assert.ok(!completeResponse(raw), 'a stalled client got its whole response');
     } finally {
       clearInterval(sampler);
     }
-    const bodies = (20 * OBJECTS * OBJECT_BYTES) / MiB;
-    const grown = (peak - baseline) / MiB;
-    // the budget, plus the list being encoded (a string and its bytes) and one body over it
-    const allowed = BUDGET_MIB + (3 * OBJECTS * OBJECT_BYTES) / MiB + 32;
-    assert.ok(grown < allowed, `RSS grew by ${grown.toFixed(0)} MiB with ${bodies.toFixed(0)} MiB of unread bodies (allowed ${allowed.toFixed(0)} MiB)`);
     assert.equal((await kapi.http.request('GET', '/readyz')).status, 200);
+    return (peak - baseline) / MiB;
+  }
+
+  it('many clients that do not read a JSON list cost what their streams hold, not their lists', async () => {
+    const bodies = (20 * OBJECTS * OBJECT_BYTES) / MiB;
+    const grown = await twentyStalledClients('application/json');
+    // each streamed list holds at most a text chunk, its bytes and the slice queued for TLS
+    // (STREAMED_RESPONSE_HELD_BYTES, 0.5 MiB); the rest is the allocator's slack
+    const allowed = 20 * 0.5 + 32;
+    assert.ok(grown < allowed, `RSS grew by ${grown.toFixed(0)} MiB with ${bodies.toFixed(0)} MiB of unread bodies (allowed ${allowed.toFixed(0)} MiB)`);
+  });
+
+  it('many clients that do not read a protobuf list cost no more than the response budget', async () => {
+    const bodies = (20 * OBJECTS * OBJECT_BYTES) / MiB;
+    const grown = await twentyStalledClients('application/vnd.kubernetes.protobuf');
+    // lists built whole reserve their size first, so live response bytes stay within the
+    // budget plus one list (a reservation larger than the budget is admitted alone); the
+    // garbage collector's slack over the builds already done adds up to another budget
+    const allowed = 2 * BUDGET_MIB + (4 * OBJECTS * OBJECT_BYTES) / MiB + 32;
+    assert.ok(grown < allowed, `RSS grew by ${grown.toFixed(0)} MiB with ${bodies.toFixed(0)} MiB of unread bodies (allowed ${allowed.toFixed(0)} MiB)`);
   });
 
   it('accepts request heads up to Go\'s limits over HTTP/1.1 and answers Go\'s 431 beyond them', async () => {

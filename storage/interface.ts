@@ -80,6 +80,31 @@ export interface ListResult {
   remainingItemCount?: number;
 }
 
+/** An object as storage holds it: the JSON text without `metadata.resourceVersion`, and the
+ *  revision it was written at (which is its resourceVersion). */
+export interface StoredObjectText {
+  readonly key: string;
+  readonly data: string;
+  readonly modRevision: number;
+  /** set when the stored value cannot be read (encryption at rest); decoding then fails */
+  readonly error?: string;
+}
+
+/** A list as the stored texts of its objects, for readers that can write text as it is. */
+export interface StoredList {
+  readonly items: readonly StoredObjectText[];
+  /** the objects the selection decoded to match, by position in `items` (undefined where it
+   *  did not need to); each is fresh and may be handed over */
+  readonly decoded: ReadonlyArray<KubeObject | undefined>;
+  /** the revision the list was read at */
+  readonly resourceVersion: string;
+  /** '' when there is nothing more */
+  readonly continue: string;
+  readonly remainingItemCount?: number;
+  /** a fresh object of one item, as getList hands it out */
+  decode(item: StoredObjectText): KubeObject;
+}
+
 export interface WatchOptions extends Cancellable {
   recursive: boolean;
   /** undefined or '': initial state at a consistent read, then changes. '0': initial state
@@ -146,6 +171,10 @@ export interface Storage {
   /** fails with KeyNotFound unless ignoreNotFound (then resolves null). */
   get(key: string, opts?: GetOptions): Promise<KubeObject | null>;
   getList(key: string, opts: ListOptions): Promise<ListResult>;
+  /** the list getList would answer, as stored texts; undefined when this storage cannot answer
+   *  it from texts it holds (the caller then uses getList). Optional: a storage that changes
+   *  objects on the way out (defaulting on read) must not offer it. */
+  getStoredList?(key: string, opts: ListOptions): Promise<StoredList | undefined>;
   /** read-modify-write with optimistic concurrency; retries on conflict unless the
    *  preconditions pin a resourceVersion (then ResourceVersionConflict). Returns an object
    *  the caller may change (at most it shares parts of what tryUpdate returned). */

@@ -1,9 +1,22 @@
 // GET of a collection: a (possibly chunked) list at a resource version.
+//
+// A list in the storage version as compact JSON is written from the stored texts of its
+// items, as the client takes it (nothing is built whole). Every other form (another version,
+// protobuf, YAML, CBOR, Table, pretty JSON) is built whole; it first reserves its estimated
+// size in the replica's response budget, and waits, or is refused with a 429, when the budget
+// is spent.
 
-import { writeObject } from '../request/response.js';
+import { wantsPretty, writeObject } from '../request/response.js';
+import { writeTextBody } from '../request/stream-body.js';
+import { unreadResponseBudget } from '../request/unread-budget.js';
+import type { OutputMediaType } from '../request/negotiation.js';
 import { applyNameToListOptions, listRequestOptions, readListOptions, validateListOptions } from './options.js';
 import { negotiateFor, requestContext, type Scope } from './scope.js';
 import { tableOptionsFor, transformResult } from './transform.js';
+
+/** what building a list whole costs per byte of its items' stored text: the decoded objects,
+ *  the encoded text and its bytes (measured near 4 for ConfigMaps and Pods) */
+export const BUILT_LIST_BYTES_PER_STORED_BYTE = 4;
 
 export async function serveList(scope: Scope): Promise<void> {
   // kube-apiserver validates the options before it negotiates the response
@@ -13,6 +26,27 @@ export async function serveList(scope: Scope): Promise<void> {
   // a list has no name in its path; one from a metadata.name field selector narrows it
   applyNameToListOptions(opts, scope.name, false);
   const tableOptions = tableOptionsFor(scope, media);
-  const list = await scope.resource.list(requestContext(scope), listRequestOptions(opts));
-  await writeObject(scope.state, 200, transformResult(scope, media, list, tableOptions), media);
+  const ctx = requestContext(scope);
+  if (!scope.resource.openList) {
+    const list = await scope.resource.list(ctx, listRequestOptions(opts));
+    await writeObject(scope.state, 200, transformResult(scope, media, list, tableOptions), media);
+    return;
+  }
+  const prepared = await scope.resource.openList(ctx, listRequestOptions(opts));
+  const text = isCompactJson(scope, media) ? prepared.jsonText() : undefined;
+  if (text) {
+    await writeTextBody(scope.state, 200, text, media.contentType);
+    return;
+  }
+  const producing = await unreadResponseBudget().reserve(prepared.storedBytes * BUILT_LIST_BYTES_PER_STORED_BYTE, scope.state.signal);
+  try {
+    await writeObject(scope.state, 200, transformResult(scope, media, prepared.toObject(), tableOptions), media, { producing });
+  } finally {
+    producing.release();
+  }
+}
+
+/** the list itself as compact JSON: what the stored texts can be edited into */
+function isCompactJson(scope: Scope, media: OutputMediaType): boolean {
+  return media.format === 'json' && !media.convert && !wantsPretty(scope.state, media);
 }

@@ -103,6 +103,19 @@ export interface ListObject {
   items: KubeObject[];
 }
 
+/** A list read from storage, before it is written: as an object, or as JSON text edited from
+ *  the stored texts. */
+export interface PreparedList {
+  /** the size of the stored texts of its items, what producing a response from it is
+   *  estimated by */
+  readonly storedBytes: number;
+  /** the list with every item decoded and converted */
+  toObject(): ListObject;
+  /** the compact JSON of toObject() (Go's escapes, no trailing newline) in pieces, header
+   *  first; undefined when it cannot be had without decoding the items */
+  jsonText(): Iterable<string> | undefined;
+}
+
 /** One resource (or subresource) as the endpoints see it. Objects going in and out are in
  *  the request's group version (`info.version`); conversion is the registry's business. */
 export interface RESTResource {
@@ -111,6 +124,8 @@ export interface RESTResource {
   readonly subresource?: string;
   get(ctx: RequestContext, name: string, opts: GetRequestOptions): Promise<KubeObject>;
   list(ctx: RequestContext, opts: ListRequestOptions): Promise<ListObject>;
+  /** list() before it is built, for writers that can use the stored texts */
+  openList?(ctx: RequestContext, opts: ListRequestOptions): Promise<PreparedList>;
   watch(ctx: RequestContext, opts: WatchRequestOptions): Promise<Watch>;
   create(ctx: RequestContext, obj: KubeObject): Promise<KubeObject>;
   /** PUT and PATCH. `created` is true when the object did not exist (PUT with create-on-update). */

@@ -3,7 +3,7 @@
 // shares (metadata, preconditions, generation, finalizers, graceful deletion, dry run,
 // conversion, selectors); the strategy owns what is particular to a kind.
 
-import type { KubeObject, ListResult, ResourceVersionMatch, Storage, Watch, WatchEvent } from '../../storage/interface.js';
+import type { KubeObject, ListOptions, ListResult, ResourceVersionMatch, Storage, StoredList, Watch, WatchEvent } from '../../storage/interface.js';
 import { isStorageError, StorageError } from '../../storage/errors.js';
 import { fieldManagers } from '../fieldmanager/field-managers.js';
 import { keepManagedFieldsTimes } from '../fieldmanager/timestamps.js';
@@ -11,7 +11,9 @@ import type { ResourceInfo } from '../apis/types.js';
 import { errors, statusFromStorageError, StatusError } from '../machinery/status.js';
 import type { FieldSet } from '../selectors/fields.js';
 import { fieldLabelConverterFor } from '../selectors/field-sets.js';
-import { convertForReading, convertObject, requestKindOf, storageKindOf, type GroupVersionKind } from './conversion/index.js';
+import { convertForReading, convertObject, readsAsStored, requestKindOf, storageKindOf, type GroupVersionKind } from './conversion/index.js';
+import { goEscape } from '../machinery/go-json.js';
+import { ListItemTexts } from './item-text.js';
 import { beforeDelete, gcFinalizers, markAsDeleting } from './deletion.js';
 import { KeyScheme, keyPrefixFor } from './keys.js';
 import { checkNamespaceAcceptsCreate, type NamespaceLookup } from './namespace-lifecycle.js';
@@ -23,6 +25,7 @@ import type {
   GetRequestOptions,
   ListObject,
   ListRequestOptions,
+  PreparedList,
   ObjectTransform,
   RequestContext,
   RESTResource,
@@ -62,6 +65,16 @@ const maxGeneratedNameLength = 63 - nameSuffixLength;
 const maxNameGenerationAttempts = 8;
 /** page size when deleteCollection lists without a limit */
 const deleteCollectionPageSize = 10000;
+
+/** a list's JSON in pieces: the envelope opened for its items, the items, the close */
+function* listTextPieces(envelopeJson: string, items: PreparedListItems, text: (item: PreparedListItems[number]) => string): Generator<string> {
+  // the envelope's last member is `metadata`, an object: its text ends with two braces
+  yield envelopeJson.slice(0, -1) + ',"items":[';
+  for (let i = 0; i < items.length; i++) yield i === 0 ? text(items[i]!) : ',' + text(items[i]!);
+  yield ']}';
+}
+
+type PreparedListItems = StoredList['items'];
 
 export function generateName(base: string): string {
   const prefix = base.length > maxGeneratedNameLength ? base.slice(0, maxGeneratedNameLength) : base;
@@ -114,6 +127,7 @@ export class GenericStore implements RESTResource {
     this.garbageCollection = cfg.garbageCollection ?? true;
     this.deleteCollectionWorkers = cfg.deleteCollectionWorkers ?? 1;
     this.keys = new KeyScheme(keyPrefixFor(cfg.info), cfg.strategy.namespaced);
+    this.itemTexts = readsAsStored(this.storageKind, this.requestKind) ? new ListItemTexts((obj) => this.listItem(obj)) : undefined;
   }
 
   /** the finalizers a delete leaves for the garbage collector (none when it is disabled) */
@@ -303,6 +317,11 @@ export class GenericStore implements RESTResource {
   }
 
   protected toListObject(res: ListResult): ListObject {
+    return { ...this.listEnvelope(res), items: res.items.map((o) => this.listItem(o)) };
+  }
+
+  /** the list without its items, members in the order kube writes them */
+  private listEnvelope(res: Omit<ListResult, 'items'>): Omit<ListObject, 'items'> {
     const metadata: ListObject['metadata'] = { resourceVersion: res.resourceVersion };
     if (res.continue) metadata.continue = res.continue;
     if (res.remainingItemCount !== undefined && res.remainingItemCount !== null) metadata.remainingItemCount = res.remainingItemCount;
@@ -310,13 +329,31 @@ export class GenericStore implements RESTResource {
       kind: this.info.listKind,
       apiVersion: this.info.group ? `${this.info.group}/${this.info.version}` : this.info.version,
       metadata,
-      // kube-apiserver's typed lists carry no kind/apiVersion on their items
-      items: res.items.map((o) => {
-        const item = this.fromStorageRead(o);
-        delete item.kind;
-        delete item.apiVersion;
-        return item;
-      }),
+    };
+  }
+
+  /** an item of a list, from an object read just now: kube-apiserver's typed lists carry no
+   *  kind/apiVersion on their items */
+  private listItem(obj: KubeObject): KubeObject {
+    const item = this.fromStorageRead(obj);
+    delete item.kind;
+    delete item.apiVersion;
+    return item;
+  }
+
+  /** the list items' texts edited from the stored ones; undefined when the request's
+   *  version is not the storage version (items are converted, not edited) */
+  private readonly itemTexts: ListItemTexts | undefined;
+
+  private listOptions(ctx: RequestContext, opts: ListRequestOptions, s: ReturnType<GenericStore['selection']>): ListOptions {
+    return {
+      signal: ctx.signal,
+      recursive: s.recursive,
+      resourceVersion: opts.resourceVersion,
+      resourceVersionMatch: rvMatch(opts.resourceVersionMatch),
+      limit: opts.limit,
+      continue: opts.continue,
+      predicate: s.predicate,
     };
   }
 
@@ -324,19 +361,51 @@ export class GenericStore implements RESTResource {
     this.requireVerb('list');
     const s = this.selection(ctx, opts);
     try {
-      const res = await this.storage.getList(s.key, {
-        signal: ctx.signal,
-        recursive: s.recursive,
-        resourceVersion: opts.resourceVersion,
-        resourceVersionMatch: rvMatch(opts.resourceVersionMatch),
-        limit: opts.limit,
-        continue: opts.continue,
-        predicate: s.predicate,
-      });
-      return this.toListObject(res);
+      return this.toListObject(await this.storage.getList(s.key, this.listOptions(ctx, opts, s)));
     } catch (e) {
       throw this.mapError(e);
     }
+  }
+
+  async openList(ctx: RequestContext, opts: ListRequestOptions): Promise<PreparedList> {
+    this.requireVerb('list');
+    const s = this.selection(ctx, opts);
+    const listOpts = this.listOptions(ctx, opts, s);
+    let stored: StoredList | undefined;
+    try {
+      stored = await this.storage.getStoredList?.(s.key, listOpts);
+      if (!stored) {
+        const list = this.toListObject(await this.storage.getList(s.key, listOpts));
+        return { storedBytes: 0, toObject: () => list, jsonText: () => undefined };
+      }
+    } catch (e) {
+      throw this.mapError(e);
+    }
+    return this.preparedList(stored);
+  }
+
+  private preparedList(stored: StoredList): PreparedList {
+    let storedBytes = 0;
+    for (const item of stored.items) storedBytes += item.data.length;
+    const envelope = this.listEnvelope(stored);
+    const texts = this.itemTexts;
+    return {
+      storedBytes,
+      toObject: () => ({
+        ...envelope,
+        items: stored.items.map((item, i) => this.listItem(stored.decoded[i] ?? stored.decode(item))),
+      }),
+      jsonText: () => {
+        if (!texts) return undefined;
+        try {
+          if (!texts.prepare(stored.items, stored.decode)) return undefined;
+        } catch {
+          // an item that does not decode: the decoded path reports it as it always has
+          return undefined;
+        }
+        return listTextPieces(goEscape(JSON.stringify(envelope)), stored.items, (item) => texts.text(item, stored.decode));
+      },
+    };
   }
 
   async watch(ctx: RequestContext, opts: WatchRequestOptions): Promise<Watch> {

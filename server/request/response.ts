@@ -10,7 +10,7 @@ import { encodeCbor } from '../cbor/index.js';
 import { goParseBool } from './query.js';
 import { toStatusError, type ResourceRef, type StatusError } from '../machinery/status.js';
 import { header, type HttpResponse, type RequestState } from './types.js';
-import { unreadResponseBudget } from './unread-budget.js';
+import { unreadResponseBudget, type BookedBody } from './unread-budget.js';
 
 const gzip = promisify(gzipCallback);
 
@@ -53,7 +53,7 @@ function headerSafe(state: RequestState, value: string): string {
   return Buffer.from(value, 'utf8').toString('latin1');
 }
 
-function applyWarnings(state: RequestState): void {
+export function applyWarnings(state: RequestState): void {
   if (state.warnings.length === 0 || state.res.headersSent) return;
   const seen = new Set<string>();
   const values: string[] = [];
@@ -69,6 +69,9 @@ export interface WriteOptions {
   /** compress bodies over the threshold when the client accepts gzip (default true) */
   compress?: boolean;
   headers?: Record<string, string>;
+  /** what producing the body booked: released once the body is encoded (it is then booked
+   *  as held while the client takes it) */
+  producing?: BookedBody;
 }
 
 /** Writes a complete body. HEAD requests get the headers only. */
@@ -80,7 +83,10 @@ export async function writeBody(
   opts: WriteOptions = {},
 ): Promise<void> {
   const res = state.res;
-  if (res.headersSent || res.writableEnded || res.destroyed) return;
+  if (res.headersSent || res.writableEnded || res.destroyed) {
+    opts.producing?.release();
+    return;
+  }
   let buf = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   const headers: Record<string, string> = { 'Content-Type': contentType, ...(opts.headers ?? {}) };
   if ((opts.compress ?? state.compressResponses ?? true) && buf.length >= GZIP_THRESHOLD_BYTES && acceptsGzip(state)) {
@@ -88,6 +94,7 @@ export async function writeBody(
     headers['Content-Encoding'] = 'gzip';
     headers['Vary'] = 'Accept-Encoding';
   }
+  opts.producing?.release();
   if (res.headersSent || res.writableEnded || res.destroyed) return;
   headers['Content-Length'] = String(buf.length);
   applyWarnings(state);
@@ -128,7 +135,7 @@ async function sendBody(state: RequestState, body: Buffer): Promise<void> {
 }
 
 /** resolves once the response is fully written or closed */
-function responseDone(res: HttpResponse): Promise<void> {
+export function responseDone(res: HttpResponse): Promise<void> {
   if (res.writableFinished || res.destroyed) return Promise.resolve();
   return new Promise((resolve) => {
     const settle = (): void => {

@@ -11,6 +11,8 @@ import type {
   ListOptions,
   ListResult,
   Storage,
+  StoredList,
+  StoredObjectText,
   UpdateFunction,
   UpdateOptions,
   Watch,
@@ -19,7 +21,7 @@ import type {
 } from '../interface.js';
 import { StorageError, isStorageError } from '../errors.js';
 import { encodeContinue } from '../etcd3/continue.js';
-import { decodeEntry } from './entry.js';
+import { decodeEntry, type StoredEntry } from './entry.js';
 import type { WatchFeed } from './feed.js';
 import { initialEvents, replayedEvents, type ResourceCache } from './resource-cache.js';
 import { CacheWatcher } from './watcher.js';
@@ -121,28 +123,59 @@ export class Cacher implements Storage {
   }
 
   async getList(key: string, opts: ListOptions): Promise<ListResult> {
+    const stored = await this.getStoredList(key, opts);
+    if (!stored) return this.store.getList(key, opts);
+    const result: ListResult = {
+      items: stored.items.map((e, i) => stored.decoded[i] ?? stored.decode(e)),
+      resourceVersion: stored.resourceVersion,
+      continue: stored.continue,
+    };
+    if (stored.remainingItemCount !== undefined) result.remainingItemCount = stored.remainingItemCount;
+    return result;
+  }
+
+  /** the list from the cache's texts: nothing is decoded unless the predicate must see it */
+  async getStoredList(key: string, opts: ListOptions): Promise<StoredList | undefined> {
     opts.signal?.throwIfAborted();
     const rv = parseResourceVersion(opts.resourceVersion, key);
-    if (!this.feed.synced || !this.covers(key) || shouldDelegateList(opts)) return this.store.getList(key, opts);
+    if (!this.feed.synced || !this.covers(key) || shouldDelegateList(opts)) return undefined;
     await this.waitFor(rv, key, opts.signal);
     // from here on synchronous: the entries and the revision belong together
     const revision = this.feed.revision;
     const prefix = opts.recursive ? normalizePrefix(key) : key;
     const entries = this.cache.snapshot(prefix, opts.recursive);
     const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
-    const items: KubeObject[] = [];
+    const everything = opts.predicate.isEverything;
+    const items: StoredEntry[] = [];
+    const decoded: Array<KubeObject | undefined> = [];
     let i = 0;
     for (; i < entries.length && items.length < limit; i++) {
-      const obj = decodeEntry(entries[i]!);
-      if (opts.predicate.matches(obj)) items.push(obj);
+      const entry = entries[i]!;
+      if (everything) {
+        items.push(entry);
+        decoded.push(undefined);
+        continue;
+      }
+      const obj = decodeEntry(entry);
+      if (!opts.predicate.matches(obj)) continue;
+      items.push(entry);
+      decoded.push(obj);
     }
-    const result: ListResult = { items, resourceVersion: String(revision), continue: '' };
+    let next = '';
+    let remainingItemCount: number | undefined;
     if (i < entries.length && opts.recursive) {
       // the next page is read by the store at this same revision
-      result.continue = encodeContinue(entries[i]!.key, prefix, revision);
-      if (opts.predicate.isEverything) result.remainingItemCount = entries.length - i;
+      next = encodeContinue(entries[i]!.key, prefix, revision);
+      if (everything) remainingItemCount = entries.length - i;
     }
-    return result;
+    return {
+      items,
+      decoded,
+      resourceVersion: String(revision),
+      continue: next,
+      ...(remainingItemCount === undefined ? {} : { remainingItemCount }),
+      decode: (item: StoredObjectText) => decodeEntry(item as StoredEntry),
+    };
   }
 
   // ---- watches ----

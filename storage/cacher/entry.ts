@@ -3,11 +3,11 @@
 // close to the size of the data in etcd. The format is the etcd3 store's (etcd3/codec.ts):
 // JSON without resourceVersion, which is put back at its ObjectMeta position on decode.
 
-import type { KubeObject } from '../interface.js';
+import type { KubeObject, StoredObjectText } from '../interface.js';
 import { StorageError } from '../errors.js';
 import { withResourceVersion } from '../etcd3/codec.js';
 
-export interface StoredEntry {
+export interface StoredEntry extends StoredObjectText {
   /** the key relative to the etcd prefix, e.g. `/pods/default/web-1` */
   readonly key: string;
   /** the stored JSON text */

@@ -41,6 +41,12 @@ const converters = new Map<string, ShapeConverter>([
 /** shape fixes every object of a kind gets on the way out, whatever the version */
 const outputNormalizers = new Map<string, ShapeConverter>([['/v1/Event', normalizeCoreEvent]]);
 
+/** is an object read as `to` its stored form in `from`, with no change beyond kind and
+ *  apiVersion and kube's field order? */
+export function readsAsStored(from: GroupVersionKind, to: GroupVersionKind): boolean {
+  return gvkString(from) === gvkString(to) && !outputNormalizers.has(gvkString(to));
+}
+
 /** `obj` as `to` for a reader that changes nothing in it. Between kinds of one shape only the
  *  top level and metadata are new objects (the rest is shared with `obj`, which stays as it
  *  was); a conversion that rewrites the shape works on a copy. */
