@@ -59,8 +59,11 @@ export function decodeHeaderBlock(block: Buffer): SpdyHeaders {
 /**
  * One zlib context used a block at a time: the output of a write plus a sync flush is
  * everything pushed before the flush's callback runs (zlib pushes before it calls back).
+ * Callers may ask for several blocks at once (a client opening its streams back to back);
+ * each waits for the one before it, or their outputs would run together.
  */
 class BlockCodec {
+  private previous: Promise<unknown> = Promise.resolve();
   private collected: Buffer[] = [];
   private total = 0;
   private limit = Number.MAX_SAFE_INTEGER;
@@ -76,6 +79,12 @@ class BlockCodec {
   }
 
   run(input: Buffer, limit: number): Promise<Buffer> {
+    const result = this.previous.then(() => this.runNow(input, limit));
+    this.previous = result.catch(() => {});
+    return result;
+  }
+
+  private runNow(input: Buffer, limit: number): Promise<Buffer> {
     this.collected = [];
     this.total = 0;
     this.limit = limit;
