@@ -68,6 +68,8 @@ class BlockCodec {
   private total = 0;
   private limit = Number.MAX_SAFE_INTEGER;
   private failure: Error | undefined;
+  /** the block in progress fails with the context: zlib never calls a flush back after an error */
+  private failCurrent: ((err: Error) => void) | undefined;
 
   constructor(private readonly z: Deflate | Inflate) {
     z.on('data', (chunk: Buffer) => {
@@ -75,7 +77,10 @@ class BlockCodec {
       // past the limit nothing more is kept: a small bomb must not become a large buffer
       if (this.total <= this.limit) this.collected.push(chunk);
     });
-    z.on('error', (err: Error) => (this.failure = new SpdyProtocolError(`header compression: ${err.message}`)));
+    z.on('error', (err: Error) => {
+      this.failure = new SpdyProtocolError(`header compression: ${err.message}`);
+      this.failCurrent?.(this.failure);
+    });
   }
 
   run(input: Buffer, limit: number): Promise<Buffer> {
@@ -90,8 +95,10 @@ class BlockCodec {
     this.limit = limit;
     return new Promise((resolve, reject) => {
       if (this.failure) return reject(this.failure);
+      this.failCurrent = reject;
       if (input.length > 0) this.z.write(input);
       this.z.flush(constants.Z_SYNC_FLUSH, () => {
+        this.failCurrent = undefined;
         if (this.failure) return reject(this.failure);
         if (this.total > limit) return reject(new SpdyProtocolError('header block too large'));
         resolve(Buffer.concat(this.collected));
