@@ -4,7 +4,8 @@
 // v4 channel protocol (error, stdin, stdout, stderr, resize streams; the exit code as a
 // NonZeroExitCode Status), /portForward over SPDY (data streams joined to 127.0.0.1:<port>)
 // and plain HTTP answers on any other path (for nodes/proxy). Commands it runs: `cat`,
-// `echo <words>`, `sh -c 'exit <n>'`; attach echoes stdin after a greeting.
+// `echo <words>`, `sh -c 'exit <n>'`, `stty size` (a TTY's first resize as `rows cols`);
+// attach echoes stdin after a greeting.
 
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
@@ -108,6 +109,19 @@ function serveRemoteCommand(socket: Duplex, head: Buffer, q: URLSearchParams, ki
       if (!stdin) return finish(0);
       stdin.on('data', (d: Buffer) => stdout?.write(d));
       stdin.once('end', () => finish(0));
+      return;
+    }
+    if (command[0] === 'stty' && command[1] === 'size') {
+      const resize = streams.get('resize');
+      if (!resize) {
+        streams.get('stderr')?.write(Buffer.from('stty: not a tty\n'));
+        return finish(1);
+      }
+      resize.once('data', (d: Buffer) => {
+        const size = JSON.parse(d.toString()) as { Width: number; Height: number };
+        stdout?.write(Buffer.from(`${size.Height} ${size.Width}\n`));
+        finish(0);
+      });
       return;
     }
     if (command[0] === 'echo') {

@@ -9,7 +9,7 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, kubectl, kubectlSpawn, startKapi, type KapiProcess, type KubectlVersion } from './harness.js';
+import { freePort, kubectl, kubectlInTerminal, kubectlSpawn, startKapi, terminalAvailable, type KapiProcess, type KubectlVersion } from './harness.js';
 import { startKubeletStandin, type KubeletStandin } from './kubelet-standin.js';
 
 const NS = 'kubelet-e2e';
@@ -104,7 +104,7 @@ describe('kubelet subresources', () => {
     web?.close();
   });
 
-  for (const version of ['1.33', '1.27'] as KubectlVersion[]) {
+  for (const version of ['1.33', '1.30', '1.27'] as KubectlVersion[]) {
     const k = (args: string[], input?: string) => kubectl(['-n', NS, ...args], { kubeconfig: kapi.kubeconfig, version, input });
 
     it(`kubectl ${version} logs: whole, --tail, --timestamps, -c, --since, -f`, async () => {
@@ -128,6 +128,12 @@ describe('kubelet subresources', () => {
       const failed = await k(['exec', 'one', '--', 'sh', '-c', 'exit 3']);
       assert.equal(failed.code, 3, failed.stderr);
       assert.match(failed.stderr, /command terminated with exit code 3/);
+    });
+
+    it(`kubectl ${version} exec -it: a terminal and its size on the resize channel`, { skip: terminalAvailable ? false : 'no script(1)' }, async () => {
+      const r = await kubectlInTerminal(['-n', NS, 'exec', '-it', 'one', '--', 'stty', 'size'], { kubeconfig: kapi.kubeconfig, version, rows: 27, cols: 91 });
+      assert.equal(r.code, 0, r.stdout + r.stderr);
+      assert.match(r.stdout, /27 91\r?\n/);
     });
 
     it(`kubectl ${version} attach -i`, async () => {
