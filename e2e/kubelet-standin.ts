@@ -13,7 +13,8 @@ import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createCA, generateKey, issueCert } from '../server/pki/x509.js';
 import { SpdyConnection, type SpdyStream } from '../server/streaming/spdy.js';
-import { freePort } from './harness.js';
+import assert from 'node:assert/strict';
+import { freePort, type KubeHttpClient } from './harness.js';
 
 export interface KubeletStandin {
   port: number;
@@ -227,4 +228,39 @@ export async function startKubeletStandin(): Promise<KubeletStandin> {
         server.close(() => resolve());
       }),
   };
+}
+
+/** a Node whose kubelet is at `address`:`port` */
+export async function registerNode(kapi: { http: KubeHttpClient }, name: string, address: string, port: number): Promise<void> {
+  const node = { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name } } };
+  const created = await kapi.http.post('/api/v1/nodes', node);
+  assert.equal(created.status, 201, created.body);
+  const status = { status: { addresses: [{ type: 'InternalIP', address }], daemonEndpoints: { kubeletEndpoint: { Port: port } } } };
+  const patched = await kapi.http.patch(`/api/v1/nodes/${name}/status`, status);
+  assert.equal(patched.status, 200, patched.body);
+}
+
+/** a Pod with these containers, bound to `node` (when given) and reported Running there */
+export async function createRunningPod(kapi: { http: KubeHttpClient }, ns: string, name: string, node: string | undefined, containers: string[], podIP?: string, containerPort?: number): Promise<void> {
+  const pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: ns, labels: { app: name } },
+    spec: {
+      ...(node ? { nodeName: node } : {}),
+      containers: containers.map((c) => ({ name: c, image: 'busybox', ...(containerPort ? { ports: [{ containerPort }] } : {}) })),
+    },
+  };
+  const created = await kapi.http.post(`/api/v1/namespaces/${ns}/pods`, pod);
+  assert.equal(created.status, 201, created.body);
+  if (!node) return;
+  const status = {
+    status: {
+      phase: 'Running',
+      ...(podIP ? { podIP, podIPs: [{ ip: podIP }] } : {}),
+      containerStatuses: containers.map((c) => ({ name: c, ready: true, restartCount: 0, image: 'busybox', imageID: '', state: { running: { startedAt: '2025-01-01T00:00:00Z' } } })),
+    },
+  };
+  const patched = await kapi.http.patch(`/api/v1/namespaces/${ns}/pods/${name}/status`, status);
+  assert.equal(patched.status, 200, patched.body);
 }

@@ -10,7 +10,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort, kubectl, kubectlInTerminal, kubectlSpawn, startKapi, terminalAvailable, type KapiProcess, type KubectlVersion } from './harness.js';
-import { startKubeletStandin, type KubeletStandin } from './kubelet-standin.js';
+import { createRunningPod, registerNode, startKubeletStandin, type KubeletStandin } from './kubelet-standin.js';
 
 const NS = 'kubelet-e2e';
 
@@ -20,39 +20,6 @@ function hostAddress(): string | undefined {
     for (const a of addrs ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
   }
   return undefined;
-}
-
-export async function registerNode(kapi: KapiProcess, name: string, address: string, port: number): Promise<void> {
-  const node = { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name } } };
-  const created = await kapi.http.post('/api/v1/nodes', node);
-  assert.equal(created.status, 201, created.body);
-  const status = { status: { addresses: [{ type: 'InternalIP', address }], daemonEndpoints: { kubeletEndpoint: { Port: port } } } };
-  const patched = await kapi.http.patch(`/api/v1/nodes/${name}/status`, status);
-  assert.equal(patched.status, 200, patched.body);
-}
-
-export async function createRunningPod(kapi: KapiProcess, ns: string, name: string, node: string | undefined, containers: string[], podIP?: string, containerPort?: number): Promise<void> {
-  const pod = {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, namespace: ns, labels: { app: name } },
-    spec: {
-      ...(node ? { nodeName: node } : {}),
-      containers: containers.map((c) => ({ name: c, image: 'busybox', ...(containerPort ? { ports: [{ containerPort }] } : {}) })),
-    },
-  };
-  const created = await kapi.http.post(`/api/v1/namespaces/${ns}/pods`, pod);
-  assert.equal(created.status, 201, created.body);
-  if (!node) return;
-  const status = {
-    status: {
-      phase: 'Running',
-      ...(podIP ? { podIP, podIPs: [{ ip: podIP }] } : {}),
-      containerStatuses: containers.map((c) => ({ name: c, ready: true, restartCount: 0, image: 'busybox', imageID: '', state: { running: { startedAt: '2025-01-01T00:00:00Z' } } })),
-    },
-  };
-  const patched = await kapi.http.patch(`/api/v1/namespaces/${ns}/pods/${name}/status`, status);
-  assert.equal(patched.status, 200, patched.body);
 }
 
 describe('kubelet subresources', () => {
@@ -167,6 +134,57 @@ describe('kubelet subresources', () => {
       }
     });
   }
+
+  it('pods/ephemeralcontainers (kubectl debug, patch) with kube\'s validation', async () => {
+    const k = (args: string[]) => kubectl(['-n', NS, ...args], { kubeconfig: kapi.kubeconfig });
+    const debug = await k(['debug', 'two', '--image=busybox', '--container=dbg', '--target=c1', '--', 'sleep', '1']);
+    assert.equal(debug.code, 0, debug.stderr);
+    const names = async (): Promise<string[]> => (JSON.parse((await k(['get', 'pod', 'two', '-o', 'json'])).stdout) as { spec: { ephemeralContainers?: { name: string }[] } }).spec.ephemeralContainers?.map((c) => c.name) ?? [];
+    assert.deepEqual(await names(), ['dbg']);
+    const duplicate = await k(['debug', 'two', '--image=busybox', '--container=c2']);
+    assert.match(duplicate.stderr, /spec\.ephemeralContainers\[1\]\.name: Duplicate value: "c2"/);
+    const patch = (ops: unknown[]) => k(['patch', 'pod', 'two', '--subresource=ephemeralcontainers', '--type=json', '-p', JSON.stringify(ops)]);
+    const ports = await patch([{ op: 'add', path: '/spec/ephemeralContainers/-', value: { name: 'p', image: 'busybox', ports: [{ containerPort: 80 }], readinessProbe: { exec: { command: ['true'] } } } }]);
+    assert.match(ports.stderr, /spec\.ephemeralContainers\[1\]\.ports: Forbidden: cannot be set for an Ephemeral Container/);
+    assert.match(ports.stderr, /spec\.ephemeralContainers\[1\]\.readinessProbe: Forbidden: cannot be set for an Ephemeral Container/);
+    const removed = await patch([{ op: 'remove', path: '/spec/ephemeralContainers/0' }]);
+    assert.match(removed.stderr, /spec\.ephemeralContainers: Forbidden: existing ephemeral containers "dbg" may not be removed/);
+    const changed = await patch([{ op: 'replace', path: '/spec/ephemeralContainers/0/image', value: 'alpine' }]);
+    assert.match(changed.stderr, /spec\.ephemeralContainers\[dbg\]: Forbidden: existing ephemeral containers "dbg" may not be changed/);
+    // what is not an ephemeral container is dropped, not refused
+    const other = await patch([{ op: 'replace', path: '/spec/containers/0/image', value: 'alpine' }, { op: 'add', path: '/metadata/labels/x', value: 'y' }, { op: 'add', path: '/spec/ephemeralContainers/-', value: { name: 'dbg2', image: 'busybox' } }]);
+    assert.equal(other.code, 0, other.stderr);
+    const pod = JSON.parse((await k(['get', 'pod', 'two', '-o', 'json'])).stdout) as { metadata: { labels: Record<string, string> }; spec: { containers: { image: string }[] } };
+    assert.equal(pod.spec.containers[0].image, 'busybox');
+    assert.equal(pod.metadata.labels.x, undefined);
+    assert.deepEqual(await names(), ['dbg', 'dbg2']);
+  });
+
+  it('pods/resize (kubectl patch --subresource=resize) with kube 1.33\'s validation', async () => {
+    const k = (args: string[]) => kubectl(['-n', NS, ...args], { kubeconfig: kapi.kubeconfig });
+    const pod = {
+      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'sized', namespace: NS },
+      spec: { containers: [{ name: 'main', image: 'busybox', resources: { requests: { cpu: '100m', memory: '64Mi' }, limits: { cpu: '200m', memory: '64Mi' } } }] },
+    };
+    assert.equal((await kapi.http.post(`/api/v1/namespaces/${NS}/pods`, pod)).status, 201);
+    const resize = (p: unknown) => k(['patch', 'pod', 'sized', '--subresource=resize', '-p', JSON.stringify(p)]);
+    const container = (resources: unknown, extra: Record<string, unknown> = {}) => ({ spec: { containers: [{ name: 'main', resources, ...extra }] } });
+    const grown = await resize(container({ limits: { cpu: '300m' } }, { image: 'alpine' }));
+    assert.equal(grown.code, 0, grown.stderr);
+    const stored = JSON.parse((await k(['get', 'pod', 'sized', '-o', 'json'])).stdout) as { metadata: { generation: number }; spec: { containers: { image: string; resources: { limits: Record<string, string> } }[] } };
+    assert.equal(stored.spec.containers[0].resources.limits.cpu, '300m');
+    assert.equal(stored.spec.containers[0].image, 'busybox', 'not a resource: dropped');
+    assert.equal(stored.metadata.generation, 2);
+    let r = await resize(container({ limits: { 'ephemeral-storage': '1Gi' } }));
+    assert.match(r.stderr, /spec: Forbidden: only cpu and memory resources are mutable/);
+    r = await resize(container({ requests: { cpu: '300m' } }));
+    assert.match(r.stderr, /spec: Invalid value: "Burstable": Pod QOS Class may not change as a result of resizing/);
+    // (a removed request comes back by defaulting from its limit; a removed limit does not)
+    r = await resize(container({ limits: { cpu: null } }));
+    assert.match(r.stderr, /spec\.containers\[0\]\.resources\.limits\[cpu\]: Forbidden: resource limits cannot be removed/);
+    r = await k(['patch', 'pod', 'two', '--subresource=resize', '-p', JSON.stringify({ spec: { containers: [{ name: 'c1', resources: { limits: { cpu: '1' } } }] } })]);
+    assert.match(r.stderr, /spec: Forbidden: Pod running on node without support for resize/);
+  });
 
   it('errors as kube answers them', async () => {
     const raw = (p: string) => kubectl(['get', '--raw', p], { kubeconfig: kapi.kubeconfig });
