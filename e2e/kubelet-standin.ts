@@ -8,7 +8,7 @@
 // attach echoes stdin after a greeting.
 
 import https from 'node:https';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createCA, generateKey, issueCert } from '../server/pki/x509.js';
@@ -18,6 +18,8 @@ import { freePort, type KubeHttpClient } from './harness.js';
 
 export interface KubeletStandin {
   port: number;
+  /** the port on the `alsoOn` address */
+  alsoPort?: number;
   /** PEMs for kapi's --kubelet-certificate-authority and --kubelet-client-certificate/-key */
   caPem: string;
   clientCertPem: string;
@@ -153,17 +155,20 @@ function servePortForward(socket: Duplex, head: Buffer): void {
   });
 }
 
-export async function startKubeletStandin(): Promise<KubeletStandin> {
+/** `alsoOn`: a second address to listen on too (at `alsoPort`), for a Node address kube proxies
+ *  to: it refuses loopback ones */
+export async function startKubeletStandin(opts: { alsoOn?: string } = {}): Promise<KubeletStandin> {
+  const host = opts.alsoOn ?? '127.0.0.1';
   const caKey = await generateKey('ecdsa');
   const ca = await createCA('kubelet-standin-ca', 1, caKey);
   const serverKey = await generateKey('ecdsa');
-  const serverCert = await issueCert(ca, { commonName: 'kubelet', sans: ['127.0.0.1', 'localhost'], usage: 'server', validDays: 1 }, serverKey);
+  const serverCert = await issueCert(ca, { commonName: 'kubelet', sans: [...new Set(['127.0.0.1', 'localhost', host])], usage: 'server', validDays: 1 }, serverKey);
   const clientKey = await generateKey('ecdsa');
   const clientCert = await issueCert(ca, { commonName: 'kube-apiserver-kubelet-client', organizations: ['kubeadm:cluster-admins'], usage: 'client', validDays: 1 }, clientKey);
   const logs = new Map<string, string[]>();
   const seen: string[] = [];
   const port = await freePort();
-  const server = https.createServer({ cert: serverCert, key: serverKey.privateKeyPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: true }, (req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     const url = new URL(req.url ?? '/', 'https://kubelet');
     seen.push(req.url ?? '');
     const m = /^\/containerLogs\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(url.pathname);
@@ -192,8 +197,8 @@ export async function startKubeletStandin(): Promise<KubeletStandin> {
     }
     res.writeHead(200, { 'Content-Type': 'text/plain' });
     res.end(`kubelet ${req.method} ${url.pathname}${url.search}\n`);
-  });
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+  };
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const url = new URL(req.url ?? '/', 'https://kubelet');
     seen.push(req.url ?? '');
     socket.on('error', () => {});
@@ -213,20 +218,35 @@ export async function startKubeletStandin(): Promise<KubeletStandin> {
       return;
     }
     refuse(socket, 400, `unsupported upgrade to ${String(req.headers.upgrade)}`);
-  });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  };
+  const listen = async (address: string, at: number): Promise<https.Server> => {
+    const server = https.createServer({ cert: serverCert, key: serverKey.privateKeyPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: true }, onRequest);
+    server.on('upgrade', onUpgrade);
+    await new Promise<void>((resolve) => server.listen(at, address, resolve));
+    return server;
+  };
+  const servers = [await listen('127.0.0.1', port)];
+  const alsoPort = opts.alsoOn ? await freePort() : undefined;
+  if (opts.alsoOn && alsoPort) servers.push(await listen(opts.alsoOn, alsoPort));
   return {
     port,
+    alsoPort,
     caPem: ca.certPem,
     clientCertPem: clientCert,
     clientKeyPem: clientKey.privateKeyPem,
     logs,
     seen,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: async () => {
+      await Promise.all(
+        servers.map(
+          (server) =>
+            new Promise<void>((resolve) => {
+              server.closeAllConnections();
+              server.close(() => resolve());
+            }),
+        ),
+      );
+    },
   };
 }
 

@@ -32,7 +32,7 @@ describe('kubelet subresources', () => {
   const host = hostAddress();
 
   before(async () => {
-    kubelet = await startKubeletStandin();
+    kubelet = await startKubeletStandin({ alsoOn: host });
     const dir = mkdtempSync(path.join(os.tmpdir(), 'kapi-kubelet-'));
     const file = (n: string, text: string): string => {
       const p = path.join(dir, n);
@@ -137,13 +137,14 @@ describe('kubelet subresources', () => {
 
   it('pods/ephemeralcontainers (kubectl debug, patch) with kube\'s validation', async () => {
     const k = (args: string[]) => kubectl(['-n', NS, ...args], { kubeconfig: kapi.kubeconfig });
-    const debug = await k(['debug', 'two', '--image=busybox', '--container=dbg', '--target=c1', '--', 'sleep', '1']);
+    await createRunningPod(kapi, NS, 'debugged', 'node-1', ['c1', 'c2']);
+    const debug = await k(['debug', 'debugged', '--image=busybox', '--container=dbg', '--target=c1', '--', 'sleep', '1']);
     assert.equal(debug.code, 0, debug.stderr);
-    const names = async (): Promise<string[]> => (JSON.parse((await k(['get', 'pod', 'two', '-o', 'json'])).stdout) as { spec: { ephemeralContainers?: { name: string }[] } }).spec.ephemeralContainers?.map((c) => c.name) ?? [];
+    const names = async (): Promise<string[]> => (JSON.parse((await k(['get', 'pod', 'debugged', '-o', 'json'])).stdout) as { spec: { ephemeralContainers?: { name: string }[] } }).spec.ephemeralContainers?.map((c) => c.name) ?? [];
     assert.deepEqual(await names(), ['dbg']);
-    const duplicate = await k(['debug', 'two', '--image=busybox', '--container=c2']);
+    const duplicate = await k(['debug', 'debugged', '--image=busybox', '--container=c2']);
     assert.match(duplicate.stderr, /spec\.ephemeralContainers\[1\]\.name: Duplicate value: "c2"/);
-    const patch = (ops: unknown[]) => k(['patch', 'pod', 'two', '--subresource=ephemeralcontainers', '--type=json', '-p', JSON.stringify(ops)]);
+    const patch = (ops: unknown[]) => k(['patch', 'pod', 'debugged', '--subresource=ephemeralcontainers', '--type=json', '-p', JSON.stringify(ops)]);
     const ports = await patch([{ op: 'add', path: '/spec/ephemeralContainers/-', value: { name: 'p', image: 'busybox', ports: [{ containerPort: 80 }], readinessProbe: { exec: { command: ['true'] } } } }]);
     assert.match(ports.stderr, /spec\.ephemeralContainers\[1\]\.ports: Forbidden: cannot be set for an Ephemeral Container/);
     assert.match(ports.stderr, /spec\.ephemeralContainers\[1\]\.readinessProbe: Forbidden: cannot be set for an Ephemeral Container/);
@@ -154,10 +155,12 @@ describe('kubelet subresources', () => {
     // what is not an ephemeral container is dropped, not refused
     const other = await patch([{ op: 'replace', path: '/spec/containers/0/image', value: 'alpine' }, { op: 'add', path: '/metadata/labels/x', value: 'y' }, { op: 'add', path: '/spec/ephemeralContainers/-', value: { name: 'dbg2', image: 'busybox' } }]);
     assert.equal(other.code, 0, other.stderr);
-    const pod = JSON.parse((await k(['get', 'pod', 'two', '-o', 'json'])).stdout) as { metadata: { labels: Record<string, string> }; spec: { containers: { image: string }[] } };
+    const pod = JSON.parse((await k(['get', 'pod', 'debugged', '-o', 'json'])).stdout) as { metadata: { labels: Record<string, string> }; spec: { containers: { image: string }[] } };
     assert.equal(pod.spec.containers[0].image, 'busybox');
     assert.equal(pod.metadata.labels.x, undefined);
     assert.deepEqual(await names(), ['dbg', 'dbg2']);
+    const log = await kubectl(['get', '--raw', `/api/v1/namespaces/${NS}/pods/debugged/log`], { kubeconfig: kapi.kubeconfig });
+    assert.match(log.stderr, /a container name must be specified for pod debugged, choose one of: \[c1 c2\] or one of the ephemeral containers: \[dbg dbg2\]/);
   });
 
   it('pods/resize (kubectl patch --subresource=resize) with kube 1.33\'s validation', async () => {
@@ -190,7 +193,7 @@ describe('kubelet subresources', () => {
     const raw = (p: string) => kubectl(['get', '--raw', p], { kubeconfig: kapi.kubeconfig });
     const base = `/api/v1/namespaces/${NS}/pods`;
     let r = await raw(`${base}/two/log`);
-    assert.match(r.stderr, /a container name must be specified for pod two, choose one of: \[c1 c2\]/);
+    assert.match(r.stderr, /a container name must be specified for pod two, choose one of: \[c1 c2\]\n/);
     r = await raw(`${base}/one/log?container=nope`);
     assert.match(r.stderr, /container nope is not valid for pod one/);
     r = await raw(`${base}/missing/log`);
@@ -210,6 +213,21 @@ describe('kubelet subresources', () => {
     assert.match(noUpgrade.body, /Upgrade request required/);
     r = await raw('/api/v1/nodes/node-1/proxy/healthz');
     assert.match(r.stderr, /address not allowed/);
+  });
+
+  // kube resolves a Node's address and refuses to proxy to anything but global unicast
+  // addresses (names for 127.0.0.1 included), so this kubelet listens on the machine's own
+  // non-loopback address
+  it('nodes/proxy to a kubelet at a non-loopback Node address', { skip: host === undefined ? 'no non-loopback address' : false }, async () => {
+    await registerNode(kapi, 'node-2', host!, kubelet.alsoPort!);
+    const r = await kubectl(['get', '--raw', '/api/v1/nodes/node-2/proxy/healthz?verbose=1'], { kubeconfig: kapi.kubeconfig });
+    assert.equal(r.stdout, 'kubelet GET /healthz?verbose=1\n', r.stderr);
+    assert.ok(kubelet.seen.includes('/healthz?verbose=1'));
+    const named = await kubectl(['get', '--raw', `/api/v1/nodes/https:node-2:${kubelet.alsoPort}/proxy/metrics`], { kubeconfig: kapi.kubeconfig });
+    assert.equal(named.stdout, 'kubelet GET /metrics\n', named.stderr);
+    await registerNode(kapi, 'node-localhost', 'localhost', kubelet.port);
+    const loop = await kubectl(['get', '--raw', '/api/v1/nodes/node-localhost/proxy/healthz'], { kubeconfig: kapi.kubeconfig });
+    assert.match(loop.stderr, /address not allowed/);
   });
 
   it('pods/proxy and services/proxy (kubectl proxy)', { skip: host === undefined ? 'no non-loopback address' : false }, async () => {
