@@ -382,6 +382,44 @@ export function kubectl(args: string[], opts: KubectlOptions): Promise<KubectlRe
   });
 }
 
+/** a word for sh, single-quoted */
+function shellWord(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** whether script(1) is there to give kubectl a terminal */
+export const terminalAvailable: boolean = onPath('script') !== undefined;
+
+/**
+ * Runs kubectl on a pseudo-terminal of `rows` x `cols` that script(1) makes, for what needs
+ * a TTY (`exec -t`). The argv is single-quoted word by word for script's shell; what the
+ * terminal shows comes back as stdout (line ends as the terminal writes them, \r\n).
+ */
+export function kubectlInTerminal(args: string[], opts: KubectlOptions & { rows: number; cols: number }): Promise<KubectlResult> {
+  const { bin, argv } = kubectlArgv(args, opts);
+  const line = `stty cols ${opts.cols} rows ${opts.rows}; exec ${[bin, ...argv].map(shellWord).join(' ')}`;
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qec', line, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'], env: kubectlEnv(opts.env) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    const timer = setTimeout(() => {
+      stderr += `\n[harness: script(1) with kubectl killed after ${opts.timeoutMs ?? 60000} ms]`;
+      if (child.pid !== undefined) for (const pid of [...descendants(child.pid), child.pid]) process.kill(pid, 'SIGKILL');
+    }, opts.timeoutMs ?? 60000);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
 /** kubectl that must succeed: returns stdout, throws with stderr otherwise */
 export async function kubectlOk(args: string[], opts: KubectlOptions): Promise<string> {
   const r = await kubectl(args, opts);

@@ -4,18 +4,22 @@
 // v4 channel protocol (error, stdin, stdout, stderr, resize streams; the exit code as a
 // NonZeroExitCode Status), /portForward over SPDY (data streams joined to 127.0.0.1:<port>)
 // and plain HTTP answers on any other path (for nodes/proxy). Commands it runs: `cat`,
-// `echo <words>`, `sh -c 'exit <n>'`; attach echoes stdin after a greeting.
+// `echo <words>`, `sh -c 'exit <n>'`, `stty size` (a TTY's first resize as `rows cols`);
+// attach echoes stdin after a greeting.
 
 import https from 'node:https';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createCA, generateKey, issueCert } from '../server/pki/x509.js';
 import { SpdyConnection, type SpdyStream } from '../server/streaming/spdy.js';
-import { freePort } from './harness.js';
+import assert from 'node:assert/strict';
+import { freePort, type KubeHttpClient } from './harness.js';
 
 export interface KubeletStandin {
   port: number;
+  /** the port on the `alsoOn` address */
+  alsoPort?: number;
   /** PEMs for kapi's --kubelet-certificate-authority and --kubelet-client-certificate/-key */
   caPem: string;
   clientCertPem: string;
@@ -110,6 +114,19 @@ function serveRemoteCommand(socket: Duplex, head: Buffer, q: URLSearchParams, ki
       stdin.once('end', () => finish(0));
       return;
     }
+    if (command[0] === 'stty' && command[1] === 'size') {
+      const resize = streams.get('resize');
+      if (!resize) {
+        streams.get('stderr')?.write(Buffer.from('stty: not a tty\n'));
+        return finish(1);
+      }
+      resize.once('data', (d: Buffer) => {
+        const size = JSON.parse(d.toString()) as { Width: number; Height: number };
+        stdout?.write(Buffer.from(`${size.Height} ${size.Width}\n`));
+        finish(0);
+      });
+      return;
+    }
     if (command[0] === 'echo') {
       stdout?.write(Buffer.from(command.slice(1).join(' ') + '\n'));
       return finish(0);
@@ -138,17 +155,20 @@ function servePortForward(socket: Duplex, head: Buffer): void {
   });
 }
 
-export async function startKubeletStandin(): Promise<KubeletStandin> {
+/** `alsoOn`: a second address to listen on too (at `alsoPort`), for a Node address kube proxies
+ *  to: it refuses loopback ones */
+export async function startKubeletStandin(opts: { alsoOn?: string } = {}): Promise<KubeletStandin> {
+  const host = opts.alsoOn ?? '127.0.0.1';
   const caKey = await generateKey('ecdsa');
   const ca = await createCA('kubelet-standin-ca', 1, caKey);
   const serverKey = await generateKey('ecdsa');
-  const serverCert = await issueCert(ca, { commonName: 'kubelet', sans: ['127.0.0.1', 'localhost'], usage: 'server', validDays: 1 }, serverKey);
+  const serverCert = await issueCert(ca, { commonName: 'kubelet', sans: [...new Set(['127.0.0.1', 'localhost', host])], usage: 'server', validDays: 1 }, serverKey);
   const clientKey = await generateKey('ecdsa');
   const clientCert = await issueCert(ca, { commonName: 'kube-apiserver-kubelet-client', organizations: ['kubeadm:cluster-admins'], usage: 'client', validDays: 1 }, clientKey);
   const logs = new Map<string, string[]>();
   const seen: string[] = [];
   const port = await freePort();
-  const server = https.createServer({ cert: serverCert, key: serverKey.privateKeyPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: true }, (req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     const url = new URL(req.url ?? '/', 'https://kubelet');
     seen.push(req.url ?? '');
     const m = /^\/containerLogs\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(url.pathname);
@@ -177,8 +197,8 @@ export async function startKubeletStandin(): Promise<KubeletStandin> {
     }
     res.writeHead(200, { 'Content-Type': 'text/plain' });
     res.end(`kubelet ${req.method} ${url.pathname}${url.search}\n`);
-  });
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+  };
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const url = new URL(req.url ?? '/', 'https://kubelet');
     seen.push(req.url ?? '');
     socket.on('error', () => {});
@@ -198,19 +218,69 @@ export async function startKubeletStandin(): Promise<KubeletStandin> {
       return;
     }
     refuse(socket, 400, `unsupported upgrade to ${String(req.headers.upgrade)}`);
-  });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  };
+  const listen = async (address: string, at: number): Promise<https.Server> => {
+    const server = https.createServer({ cert: serverCert, key: serverKey.privateKeyPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: true }, onRequest);
+    server.on('upgrade', onUpgrade);
+    await new Promise<void>((resolve) => server.listen(at, address, resolve));
+    return server;
+  };
+  const servers = [await listen('127.0.0.1', port)];
+  const alsoPort = opts.alsoOn ? await freePort() : undefined;
+  if (opts.alsoOn && alsoPort) servers.push(await listen(opts.alsoOn, alsoPort));
   return {
     port,
+    alsoPort,
     caPem: ca.certPem,
     clientCertPem: clientCert,
     clientKeyPem: clientKey.privateKeyPem,
     logs,
     seen,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: async () => {
+      await Promise.all(
+        servers.map(
+          (server) =>
+            new Promise<void>((resolve) => {
+              server.closeAllConnections();
+              server.close(() => resolve());
+            }),
+        ),
+      );
+    },
   };
+}
+
+/** a Node whose kubelet is at `address`:`port` */
+export async function registerNode(kapi: { http: KubeHttpClient }, name: string, address: string, port: number): Promise<void> {
+  const node = { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name } } };
+  const created = await kapi.http.post('/api/v1/nodes', node);
+  assert.equal(created.status, 201, created.body);
+  const status = { status: { addresses: [{ type: 'InternalIP', address }], daemonEndpoints: { kubeletEndpoint: { Port: port } } } };
+  const patched = await kapi.http.patch(`/api/v1/nodes/${name}/status`, status);
+  assert.equal(patched.status, 200, patched.body);
+}
+
+/** a Pod with these containers, bound to `node` (when given) and reported Running there */
+export async function createRunningPod(kapi: { http: KubeHttpClient }, ns: string, name: string, node: string | undefined, containers: string[], podIP?: string, containerPort?: number): Promise<void> {
+  const pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: ns, labels: { app: name } },
+    spec: {
+      ...(node ? { nodeName: node } : {}),
+      containers: containers.map((c) => ({ name: c, image: 'busybox', ...(containerPort ? { ports: [{ containerPort }] } : {}) })),
+    },
+  };
+  const created = await kapi.http.post(`/api/v1/namespaces/${ns}/pods`, pod);
+  assert.equal(created.status, 201, created.body);
+  if (!node) return;
+  const status = {
+    status: {
+      phase: 'Running',
+      ...(podIP ? { podIP, podIPs: [{ ip: podIP }] } : {}),
+      containerStatuses: containers.map((c) => ({ name: c, ready: true, restartCount: 0, image: 'busybox', imageID: '', state: { running: { startedAt: '2025-01-01T00:00:00Z' } } })),
+    },
+  };
+  const patched = await kapi.http.patch(`/api/v1/namespaces/${ns}/pods/${name}/status`, status);
+  assert.equal(patched.status, 200, patched.body);
 }

@@ -9,8 +9,8 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, kubectl, kubectlSpawn, startKapi, type KapiProcess, type KubectlVersion } from './harness.js';
-import { startKubeletStandin, type KubeletStandin } from './kubelet-standin.js';
+import { freePort, kubectl, kubectlInTerminal, kubectlSpawn, startKapi, terminalAvailable, type KapiProcess, type KubectlVersion } from './harness.js';
+import { createRunningPod, registerNode, startKubeletStandin, type KubeletStandin } from './kubelet-standin.js';
 
 const NS = 'kubelet-e2e';
 
@@ -20,39 +20,6 @@ function hostAddress(): string | undefined {
     for (const a of addrs ?? []) if (a.family === 'IPv4' && !a.internal) return a.address;
   }
   return undefined;
-}
-
-export async function registerNode(kapi: KapiProcess, name: string, address: string, port: number): Promise<void> {
-  const node = { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name } } };
-  const created = await kapi.http.post('/api/v1/nodes', node);
-  assert.equal(created.status, 201, created.body);
-  const status = { status: { addresses: [{ type: 'InternalIP', address }], daemonEndpoints: { kubeletEndpoint: { Port: port } } } };
-  const patched = await kapi.http.patch(`/api/v1/nodes/${name}/status`, status);
-  assert.equal(patched.status, 200, patched.body);
-}
-
-export async function createRunningPod(kapi: KapiProcess, ns: string, name: string, node: string | undefined, containers: string[], podIP?: string, containerPort?: number): Promise<void> {
-  const pod = {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, namespace: ns, labels: { app: name } },
-    spec: {
-      ...(node ? { nodeName: node } : {}),
-      containers: containers.map((c) => ({ name: c, image: 'busybox', ...(containerPort ? { ports: [{ containerPort }] } : {}) })),
-    },
-  };
-  const created = await kapi.http.post(`/api/v1/namespaces/${ns}/pods`, pod);
-  assert.equal(created.status, 201, created.body);
-  if (!node) return;
-  const status = {
-    status: {
-      phase: 'Running',
-      ...(podIP ? { podIP, podIPs: [{ ip: podIP }] } : {}),
-      containerStatuses: containers.map((c) => ({ name: c, ready: true, restartCount: 0, image: 'busybox', imageID: '', state: { running: { startedAt: '2025-01-01T00:00:00Z' } } })),
-    },
-  };
-  const patched = await kapi.http.patch(`/api/v1/namespaces/${ns}/pods/${name}/status`, status);
-  assert.equal(patched.status, 200, patched.body);
 }
 
 describe('kubelet subresources', () => {
@@ -65,7 +32,7 @@ describe('kubelet subresources', () => {
   const host = hostAddress();
 
   before(async () => {
-    kubelet = await startKubeletStandin();
+    kubelet = await startKubeletStandin({ alsoOn: host });
     const dir = mkdtempSync(path.join(os.tmpdir(), 'kapi-kubelet-'));
     const file = (n: string, text: string): string => {
       const p = path.join(dir, n);
@@ -104,7 +71,7 @@ describe('kubelet subresources', () => {
     web?.close();
   });
 
-  for (const version of ['1.33', '1.27'] as KubectlVersion[]) {
+  for (const version of ['1.33', '1.30', '1.27'] as KubectlVersion[]) {
     const k = (args: string[], input?: string) => kubectl(['-n', NS, ...args], { kubeconfig: kapi.kubeconfig, version, input });
 
     it(`kubectl ${version} logs: whole, --tail, --timestamps, -c, --since, -f`, async () => {
@@ -128,6 +95,12 @@ describe('kubelet subresources', () => {
       const failed = await k(['exec', 'one', '--', 'sh', '-c', 'exit 3']);
       assert.equal(failed.code, 3, failed.stderr);
       assert.match(failed.stderr, /command terminated with exit code 3/);
+    });
+
+    it(`kubectl ${version} exec -it: a terminal and its size on the resize channel`, { skip: terminalAvailable ? false : 'no script(1)' }, async () => {
+      const r = await kubectlInTerminal(['-n', NS, 'exec', '-it', 'one', '--', 'stty', 'size'], { kubeconfig: kapi.kubeconfig, version, rows: 27, cols: 91 });
+      assert.equal(r.code, 0, r.stdout + r.stderr);
+      assert.match(r.stdout, /27 91\r?\n/);
     });
 
     it(`kubectl ${version} attach -i`, async () => {
@@ -162,11 +135,65 @@ describe('kubelet subresources', () => {
     });
   }
 
+  it('pods/ephemeralcontainers (kubectl debug, patch) with kube\'s validation', async () => {
+    const k = (args: string[]) => kubectl(['-n', NS, ...args], { kubeconfig: kapi.kubeconfig });
+    await createRunningPod(kapi, NS, 'debugged', 'node-1', ['c1', 'c2']);
+    const debug = await k(['debug', 'debugged', '--image=busybox', '--container=dbg', '--target=c1', '--', 'sleep', '1']);
+    assert.equal(debug.code, 0, debug.stderr);
+    const names = async (): Promise<string[]> => (JSON.parse((await k(['get', 'pod', 'debugged', '-o', 'json'])).stdout) as { spec: { ephemeralContainers?: { name: string }[] } }).spec.ephemeralContainers?.map((c) => c.name) ?? [];
+    assert.deepEqual(await names(), ['dbg']);
+    const duplicate = await k(['debug', 'debugged', '--image=busybox', '--container=c2']);
+    assert.match(duplicate.stderr, /spec\.ephemeralContainers\[1\]\.name: Duplicate value: "c2"/);
+    const patch = (ops: unknown[]) => k(['patch', 'pod', 'debugged', '--subresource=ephemeralcontainers', '--type=json', '-p', JSON.stringify(ops)]);
+    const ports = await patch([{ op: 'add', path: '/spec/ephemeralContainers/-', value: { name: 'p', image: 'busybox', ports: [{ containerPort: 80 }], readinessProbe: { exec: { command: ['true'] } } } }]);
+    assert.match(ports.stderr, /spec\.ephemeralContainers\[1\]\.ports: Forbidden: cannot be set for an Ephemeral Container/);
+    assert.match(ports.stderr, /spec\.ephemeralContainers\[1\]\.readinessProbe: Forbidden: cannot be set for an Ephemeral Container/);
+    const removed = await patch([{ op: 'remove', path: '/spec/ephemeralContainers/0' }]);
+    assert.match(removed.stderr, /spec\.ephemeralContainers: Forbidden: existing ephemeral containers "dbg" may not be removed/);
+    const changed = await patch([{ op: 'replace', path: '/spec/ephemeralContainers/0/image', value: 'alpine' }]);
+    assert.match(changed.stderr, /spec\.ephemeralContainers\[dbg\]: Forbidden: existing ephemeral containers "dbg" may not be changed/);
+    // what is not an ephemeral container is dropped, not refused
+    const other = await patch([{ op: 'replace', path: '/spec/containers/0/image', value: 'alpine' }, { op: 'add', path: '/metadata/labels/x', value: 'y' }, { op: 'add', path: '/spec/ephemeralContainers/-', value: { name: 'dbg2', image: 'busybox' } }]);
+    assert.equal(other.code, 0, other.stderr);
+    const pod = JSON.parse((await k(['get', 'pod', 'debugged', '-o', 'json'])).stdout) as { metadata: { labels: Record<string, string> }; spec: { containers: { image: string }[] } };
+    assert.equal(pod.spec.containers[0].image, 'busybox');
+    assert.equal(pod.metadata.labels.x, undefined);
+    assert.deepEqual(await names(), ['dbg', 'dbg2']);
+    const log = await kubectl(['get', '--raw', `/api/v1/namespaces/${NS}/pods/debugged/log`], { kubeconfig: kapi.kubeconfig });
+    assert.match(log.stderr, /a container name must be specified for pod debugged, choose one of: \[c1 c2\] or one of the ephemeral containers: \[dbg dbg2\]/);
+  });
+
+  it('pods/resize (kubectl patch --subresource=resize) with kube 1.33\'s validation', async () => {
+    const k = (args: string[]) => kubectl(['-n', NS, ...args], { kubeconfig: kapi.kubeconfig });
+    const pod = {
+      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'sized', namespace: NS },
+      spec: { containers: [{ name: 'main', image: 'busybox', resources: { requests: { cpu: '100m', memory: '64Mi' }, limits: { cpu: '200m', memory: '64Mi' } } }] },
+    };
+    assert.equal((await kapi.http.post(`/api/v1/namespaces/${NS}/pods`, pod)).status, 201);
+    const resize = (p: unknown) => k(['patch', 'pod', 'sized', '--subresource=resize', '-p', JSON.stringify(p)]);
+    const container = (resources: unknown, extra: Record<string, unknown> = {}) => ({ spec: { containers: [{ name: 'main', resources, ...extra }] } });
+    const grown = await resize(container({ limits: { cpu: '300m' } }, { image: 'alpine' }));
+    assert.equal(grown.code, 0, grown.stderr);
+    const stored = JSON.parse((await k(['get', 'pod', 'sized', '-o', 'json'])).stdout) as { metadata: { generation: number }; spec: { containers: { image: string; resources: { limits: Record<string, string> } }[] } };
+    assert.equal(stored.spec.containers[0].resources.limits.cpu, '300m');
+    assert.equal(stored.spec.containers[0].image, 'busybox', 'not a resource: dropped');
+    assert.equal(stored.metadata.generation, 2);
+    let r = await resize(container({ limits: { 'ephemeral-storage': '1Gi' } }));
+    assert.match(r.stderr, /spec: Forbidden: only cpu and memory resources are mutable/);
+    r = await resize(container({ requests: { cpu: '300m' } }));
+    assert.match(r.stderr, /spec: Invalid value: "Burstable": Pod QOS Class may not change as a result of resizing/);
+    // (a removed request comes back by defaulting from its limit; a removed limit does not)
+    r = await resize(container({ limits: { cpu: null } }));
+    assert.match(r.stderr, /spec\.containers\[0\]\.resources\.limits\[cpu\]: Forbidden: resource limits cannot be removed/);
+    r = await k(['patch', 'pod', 'two', '--subresource=resize', '-p', JSON.stringify({ spec: { containers: [{ name: 'c1', resources: { limits: { cpu: '1' } } }] } })]);
+    assert.match(r.stderr, /spec: Forbidden: Pod running on node without support for resize/);
+  });
+
   it('errors as kube answers them', async () => {
     const raw = (p: string) => kubectl(['get', '--raw', p], { kubeconfig: kapi.kubeconfig });
     const base = `/api/v1/namespaces/${NS}/pods`;
     let r = await raw(`${base}/two/log`);
-    assert.match(r.stderr, /a container name must be specified for pod two, choose one of: \[c1 c2\]/);
+    assert.match(r.stderr, /a container name must be specified for pod two, choose one of: \[c1 c2\]\n/);
     r = await raw(`${base}/one/log?container=nope`);
     assert.match(r.stderr, /container nope is not valid for pod one/);
     r = await raw(`${base}/missing/log`);
@@ -186,6 +213,21 @@ describe('kubelet subresources', () => {
     assert.match(noUpgrade.body, /Upgrade request required/);
     r = await raw('/api/v1/nodes/node-1/proxy/healthz');
     assert.match(r.stderr, /address not allowed/);
+  });
+
+  // kube resolves a Node's address and refuses to proxy to anything but global unicast
+  // addresses (names for 127.0.0.1 included), so this kubelet listens on the machine's own
+  // non-loopback address
+  it('nodes/proxy to a kubelet at a non-loopback Node address', { skip: host === undefined ? 'no non-loopback address' : false }, async () => {
+    await registerNode(kapi, 'node-2', host!, kubelet.alsoPort!);
+    const r = await kubectl(['get', '--raw', '/api/v1/nodes/node-2/proxy/healthz?verbose=1'], { kubeconfig: kapi.kubeconfig });
+    assert.equal(r.stdout, 'kubelet GET /healthz?verbose=1\n', r.stderr);
+    assert.ok(kubelet.seen.includes('/healthz?verbose=1'));
+    const named = await kubectl(['get', '--raw', `/api/v1/nodes/https:node-2:${kubelet.alsoPort}/proxy/metrics`], { kubeconfig: kapi.kubeconfig });
+    assert.equal(named.stdout, 'kubelet GET /metrics\n', named.stderr);
+    await registerNode(kapi, 'node-localhost', 'localhost', kubelet.port);
+    const loop = await kubectl(['get', '--raw', '/api/v1/nodes/node-localhost/proxy/healthz'], { kubeconfig: kapi.kubeconfig });
+    assert.match(loop.stderr, /address not allowed/);
   });
 
   it('pods/proxy and services/proxy (kubectl proxy)', { skip: host === undefined ? 'no non-loopback address' : false }, async () => {

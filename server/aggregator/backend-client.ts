@@ -10,6 +10,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { BACKEND_FETCH_TIMEOUT_MS } from '../limits/backend-limits.js';
 import type { APIServiceView } from './api-services.js';
 import { authority } from './service-endpoint.js';
+import type { BackendTls } from '../proxy/kubelet-client.js';
 
 export interface ProxyClientCertificate {
   cert: Buffer;
@@ -73,14 +74,23 @@ export class BackendAgents {
       // a front serves many clients through one backend: bound what one APIService may hold
       maxSockets: 256,
       maxFreeSockets: 16,
-      rejectUnauthorized: !skipVerify,
-      ca: skipVerify ? undefined : api.caBundle,
-      servername: api.service ? `${api.service.name}.${api.service.namespace}.svc` : undefined,
-      cert: this.clientCertificate?.cert,
-      key: this.clientCertificate?.key,
+      ...this.tlsFor(api, opts),
     });
     this.agents.set(key, { fingerprint, agent });
     return agent;
+  }
+
+  /** how a connection to the APIService's backend is secured (also for upgraded requests,
+   *  which take a connection of their own rather than the agent's) */
+  tlsFor(api: APIServiceView, opts: { skipVerify?: boolean } = {}): BackendTls {
+    const skipVerify = opts.skipVerify === true || api.insecureSkipTLSVerify;
+    return {
+      rejectUnauthorized: !skipVerify,
+      ca: skipVerify || api.caBundle === undefined ? undefined : Buffer.from(api.caBundle),
+      servername: api.service ? `${api.service.name}.${api.service.namespace}.svc` : undefined,
+      cert: this.clientCertificate?.cert,
+      key: this.clientCertificate?.key,
+    };
   }
 
   /** drops the agents of APIServices that no longer exist */

@@ -14,6 +14,8 @@ import type { RequestState } from '../request/types.js';
 import { isAvailable, type APIServiceView } from './api-services.js';
 import { authProxyHeaders, describeNetworkError, type BackendAgents } from './backend-client.js';
 import { authority, resolveServiceEndpoint } from './service-endpoint.js';
+import { header } from '../http/types.js';
+import { openUpgrade, splice } from '../proxy/upgrade.js';
 
 /** the connection to the backend must be made within this (kube's proxy dialer: 30 s) */
 const CONNECT_TIMEOUT_MS = 30_000;
@@ -125,6 +127,38 @@ export interface ProxyDeps {
   log: Logger;
 }
 
+function isUpgradeRequest(state: RequestState): boolean {
+  const connection = (header(state.req, 'connection') ?? '').toLowerCase();
+  return state.upgrade !== undefined && connection.split(',').some((t) => t.trim() === 'upgrade') && (header(state.req, 'upgrade') ?? '') !== '';
+}
+
+/** an upgrade (SPDY, WebSocket) passes through as kube's UpgradeAwareHandler passes it: the
+ *  request with the front-proxy headers and the upgrade headers kept, the backend's answer
+ *  byte for byte, then the two connections joined */
+async function passUpgradeThrough(state: RequestState, api: APIServiceView, deps: ProxyDeps, host: string, port: number): Promise<void> {
+  const upgrade = state.upgrade!;
+  const headers = outgoingHeaders(state);
+  headers['Connection'] = 'Upgrade';
+  headers['Upgrade'] = header(state.req, 'upgrade') ?? '';
+  const url = new URL(`https://${authority(host, port)}`);
+  const target = targetPath(state);
+  const q = target.indexOf('?');
+  url.pathname = q >= 0 ? target.slice(0, q) : target;
+  url.search = q >= 0 ? target.slice(q) : '';
+  let opened;
+  try {
+    opened = await openUpgrade({ url, tls: deps.agents.tlsFor(api), connectTimeoutMs: CONNECT_TIMEOUT_MS }, { method: state.method, headers });
+  } catch (err) {
+    writePlainError(state, 503, err instanceof Error ? err.message : String(err));
+    return;
+  }
+  const { backend, head } = opened;
+  upgrade.socket.write(head.raw);
+  if (head.rest.length > 0) upgrade.socket.write(head.rest);
+  if (upgrade.head.length > 0) backend.write(upgrade.head);
+  await splice(backend, upgrade.socket);
+}
+
 /** serves one request for `api`'s group version from its backend */
 export async function proxyToAPIService(state: RequestState, api: APIServiceView, deps: ProxyDeps): Promise<void> {
   if (!isAvailable(api) || !api.service) {
@@ -139,6 +173,10 @@ export async function proxyToAPIService(state: RequestState, api: APIServiceView
   if (!endpoint.ok) {
     deps.log.v(1).info('no endpoint for an aggregated API', { apiservice: api.name, reason: endpoint.reason, message: endpoint.message });
     writePlainError(state, 503, 'service unavailable');
+    return;
+  }
+  if (isUpgradeRequest(state)) {
+    await passUpgradeThrough(state, api, deps, endpoint.host, endpoint.port);
     return;
   }
   const hostPort = authority(endpoint.host, endpoint.port);

@@ -39,7 +39,7 @@ interface KubeStatus {
   status?: string;
   message?: string;
   reason?: string;
-  details?: { causes?: { reason?: string; type?: string; message?: string }[] };
+  details?: { causes?: { reason?: string; message?: string }[] };
 }
 
 /** the Status kube's translator writes for what the kubelet's error stream said */
@@ -53,9 +53,12 @@ export function resultStatus(errorStream: string): Record<string, unknown> {
   }
   if (status.status === 'Success') return { metadata: {}, status: 'Success' };
   if (status.status === 'Failure' && status.reason === 'NonZeroExitCode') {
-    const cause = status.details?.causes?.find((c) => (c.reason ?? c.type) === 'ExitCode');
-    const code = cause?.message !== undefined ? Number.parseInt(cause.message, 10) : NaN;
-    if (!Number.isInteger(code) || code < 0 || code > 255) return internal('error stream protocol error: no ExitCode cause given');
+    if (!status.details) return internal('error stream protocol error: details must be set');
+    const cause = status.details.causes?.find((c) => c.reason === 'ExitCode');
+    if (!cause) return internal('error stream protocol error: no ExitCode cause given');
+    const text = cause.message ?? '';
+    const code = /^\d+$/.test(text) ? Number(text) : NaN;
+    if (!(code <= 255)) return internal(`error stream protocol error: invalid exit code value ${JSON.stringify(text)}`);
     return {
       metadata: {},
       status: 'Failure',

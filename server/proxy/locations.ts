@@ -4,6 +4,7 @@
 // Service. Failures are kube's Status errors with kube's wording.
 
 import { isIP } from 'node:net';
+import { lookup } from 'node:dns/promises';
 import type { KubeObject } from '../../storage/interface.js';
 import type { RequestContext, ResourceResolver } from '../registry/rest.js';
 import { errors } from '../machinery/status.js';
@@ -32,7 +33,12 @@ export function containerFor(pod: KubeObject, requested: string): string {
   if (requested === '') {
     if (regular.length === 1) return regular[0].name ?? '';
     if (regular.length === 0) throw errors.badRequest(`a container name must be specified for pod ${name}`);
-    throw errors.badRequest(`a container name must be specified for pod ${name}, choose one of: [${all.map((c) => c.name ?? '').join(' ')}]`);
+    const spec = (pod.spec ?? {}) as { initContainers?: { name?: string }[]; ephemeralContainers?: { name?: string }[] };
+    const names = (list: { name?: string }[] | undefined): string => (Array.isArray(list) ? list : []).map((c) => c.name ?? '').join(' ');
+    let message = `a container name must be specified for pod ${name}, choose one of: [${names(regular)}]`;
+    if (names(spec.initContainers) !== '') message += ` or one of the init containers: [${names(spec.initContainers)}]`;
+    if (names(spec.ephemeralContainers) !== '') message += ` or one of the ephemeral containers: [${names(spec.ephemeralContainers)}]`;
+    throw errors.badRequest(message);
   }
   if (!all.some((c) => c.name === requested)) throw errors.badRequest(`container ${requested} is not valid for pod ${name}`);
   return requested;
@@ -84,6 +90,9 @@ function isGlobalUnicast(ip: string): boolean {
   }
   if (family === 6) {
     const lower = ip.toLowerCase();
+    // Go reads an IPv4-mapped address as the IPv4 address it maps
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+    if (mapped) return isGlobalUnicast(mapped[1]);
     if (lower === '::' || lower === '::1') return false;
     if (/^fe[89ab]/.test(lower) || lower.startsWith('ff')) return false;
     return true;
@@ -91,18 +100,17 @@ function isGlobalUnicast(ip: string): boolean {
   return false;
 }
 
-/** Go's check in kube's isProxyableIP: loopback and link-local targets are refused */
-function isProxyableIP(ip: string): boolean {
-  const family = isIP(ip);
-  if (family === 4) {
-    const [a, b] = ip.split('.').map(Number);
-    return a !== 127 && !(a === 169 && b === 254) && !(a === 224 && b === 0);
+/** kube's isProxyableHostname for nodes: every address the name resolves to (an IP resolves to
+ *  itself) must be global unicast, so a loopback Node address is refused however it is spelled */
+async function checkProxyableHostname(hostname: string): Promise<void> {
+  let addresses: { address: string }[];
+  try {
+    addresses = isIP(hostname) ? [{ address: hostname }] : await lookup(hostname, { all: true });
+  } catch {
+    throw errors.badRequest(`lookup ${hostname}: no such host`);
   }
-  if (family === 6) {
-    const lower = ip.toLowerCase();
-    return lower !== '::1' && !/^fe[89ab]/.test(lower) && !lower.startsWith('ff01') && !lower.startsWith('ff02');
-  }
-  return true;
+  if (addresses.length === 0) throw errors.badRequest('no addresses for hostname');
+  if (addresses.some((a) => !isGlobalUnicast(a.address))) throw errors.badRequest('address not allowed');
 }
 
 function urlFor(scheme: string, host: string, port: string, path: string): URL {
@@ -137,7 +145,7 @@ export async function nodeProxyLocation(l: Lookup, kubelet: KubeletClient, id: s
   const parsed = splitSchemeNamePort(id);
   if (!parsed) throw errors.badRequest(`invalid node request ${JSON.stringify(id)}`);
   const info = await kubelet.connectionInfo(l.ctx, parsed.name);
-  if (isIP(info.hostname) && !isProxyableIP(info.hostname)) throw errors.badRequest('address not allowed');
+  await checkProxyableHostname(info.hostname);
   if (parsed.port === '' || parsed.port === info.port) return kubelet.backend(info, '/', new URLSearchParams());
   const scheme = parsed.scheme || 'http';
   return { url: urlFor(scheme, info.hostname, parsed.port, '/'), tls: scheme === 'https' ? PROXY_TLS : undefined, connectTimeoutMs: kubelet.config.timeoutMs };

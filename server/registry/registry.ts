@@ -15,6 +15,7 @@ import { configMapStrategy, secretStrategy } from './core/config.js';
 import { namespaceFinalizeStrategy, namespaceStatusStrategy, namespaceStrategy, NamespaceStore } from './core/namespaces.js';
 import { nodeStatusStrategy, nodeStrategy, replicationControllerStrategy } from './core/others.js';
 import { podStatusStrategy, podStrategy } from './core/pods.js';
+import { podEphemeralContainersStrategy, podResizeStrategy } from './core/pod-subresources.js';
 import { persistentVolumeClaimStrategy, persistentVolumeStrategy } from './core/volumes.js';
 import { PodBindingResource } from './core/binding.js';
 import { PodEvictionResource } from './core/eviction.js';
@@ -290,6 +291,10 @@ export function createRegistry(opts: RegistryOptions): Registry {
           },
           opts.serviceAccountTokens,
         );
+      } else if (sub.name === 'ephemeralcontainers' && info.group === '' && info.resource === 'pods') {
+        handler = new GenericStore({ ...common, subresource: 'ephemeralcontainers', strategy: podEphemeralContainersStrategy(strategy), verbs: readUpdate });
+      } else if (sub.name === 'resize' && info.group === '' && info.resource === 'pods') {
+        handler = new GenericStore({ ...common, subresource: 'resize', strategy: podResizeStrategy(strategy), verbs: readUpdate });
       } else if (sub.name === 'finalize' && isNamespaces) {
         handler = new GenericStore({ ...common, subresource: 'finalize', strategy: namespaceFinalizeStrategy(strategy), verbs: updateOnly });
       }

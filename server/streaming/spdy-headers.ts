@@ -59,12 +59,17 @@ export function decodeHeaderBlock(block: Buffer): SpdyHeaders {
 /**
  * One zlib context used a block at a time: the output of a write plus a sync flush is
  * everything pushed before the flush's callback runs (zlib pushes before it calls back).
+ * Callers may ask for several blocks at once (a client opening its streams back to back);
+ * each waits for the one before it, or their outputs would run together.
  */
 class BlockCodec {
+  private previous: Promise<unknown> = Promise.resolve();
   private collected: Buffer[] = [];
   private total = 0;
   private limit = Number.MAX_SAFE_INTEGER;
   private failure: Error | undefined;
+  /** the block in progress fails with the context: zlib never calls a flush back after an error */
+  private failCurrent: ((err: Error) => void) | undefined;
 
   constructor(private readonly z: Deflate | Inflate) {
     z.on('data', (chunk: Buffer) => {
@@ -72,17 +77,28 @@ class BlockCodec {
       // past the limit nothing more is kept: a small bomb must not become a large buffer
       if (this.total <= this.limit) this.collected.push(chunk);
     });
-    z.on('error', (err: Error) => (this.failure = new SpdyProtocolError(`header compression: ${err.message}`)));
+    z.on('error', (err: Error) => {
+      this.failure = new SpdyProtocolError(`header compression: ${err.message}`);
+      this.failCurrent?.(this.failure);
+    });
   }
 
   run(input: Buffer, limit: number): Promise<Buffer> {
+    const result = this.previous.then(() => this.runNow(input, limit));
+    this.previous = result.catch(() => {});
+    return result;
+  }
+
+  private runNow(input: Buffer, limit: number): Promise<Buffer> {
     this.collected = [];
     this.total = 0;
     this.limit = limit;
     return new Promise((resolve, reject) => {
       if (this.failure) return reject(this.failure);
+      this.failCurrent = reject;
       if (input.length > 0) this.z.write(input);
       this.z.flush(constants.Z_SYNC_FLUSH, () => {
+        this.failCurrent = undefined;
         if (this.failure) return reject(this.failure);
         if (this.total > limit) return reject(new SpdyProtocolError('header block too large'));
         resolve(Buffer.concat(this.collected));

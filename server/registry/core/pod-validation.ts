@@ -706,7 +706,8 @@ function validateInitContainers(
   return errs;
 }
 
-const ephemeralForbidden = ['ports', 'resources', 'lifecycle', 'livenessProbe', 'readinessProbe', 'startupProbe'];
+// in the order of kube's EphemeralContainerCommon fields, which is the order of its errors
+const ephemeralForbidden = ['ports', 'resources', 'resizePolicy', 'restartPolicy', 'livenessProbe', 'readinessProbe', 'startupProbe', 'lifecycle'];
 
 function validateEphemeralContainers(eph: unknown, spec: JsonObject, volumes: Map<string, JsonObject>, podRestartPolicy: string, path: string): FieldError[] {
   const errs: FieldError[] = [];
@@ -725,10 +726,9 @@ function validateEphemeralContainers(eph: unknown, spec: JsonObject, volumes: Ma
     if (target && !others.has(target)) errs.push(fieldErrors.notFound(`${p}.targetContainerName`, target));
     for (const f of ephemeralForbidden) {
       const v = c[f];
-      const set = Array.isArray(v) ? v.length > 0 : isObject(v) ? Object.keys(v).length > 0 : v !== undefined && v !== null;
+      const set = Array.isArray(v) ? v.length > 0 : isObject(v) ? Object.keys(v).length > 0 : v !== undefined && v !== null && v !== '';
       if (set) errs.push(fieldErrors.forbidden(`${p}.${f}`, 'cannot be set for an Ephemeral Container'));
     }
-    if (c.restartPolicy !== undefined && c.restartPolicy !== null) errs.push(fieldErrors.forbidden(`${p}.restartPolicy`, 'cannot be set for an Ephemeral Container'));
     asArray(c.volumeMounts).forEach((vm, j) => {
       for (const f of ['subPath', 'subPathExpr']) {
         if (str(asObject(vm)[f])) errs.push(fieldErrors.forbidden(`${p}.volumeMounts[${j}].${f}`, 'cannot be set for an Ephemeral Container'));
