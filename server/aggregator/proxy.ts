@@ -14,7 +14,7 @@ import type { RequestState } from '../request/types.js';
 import { isAvailable, type APIServiceView } from './api-services.js';
 import { authProxyHeaders, describeNetworkError, type BackendAgents } from './backend-client.js';
 import { authority, resolveServiceEndpoint } from './service-endpoint.js';
-import { header } from '../http/types.js';
+import { header } from '../request/types.js';
 import { openUpgrade, splice } from '../proxy/upgrade.js';
 
 /** the connection to the backend must be made within this (kube's proxy dialer: 30 s) */
