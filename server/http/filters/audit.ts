@@ -203,6 +203,8 @@ interface RequestAudit {
 }
 
 interface CaptureState {
+  /** the client's address, read on arrival: after the response its socket may be gone */
+  remoteAddress?: string;
   tap: ResponseTap;
   audit?: RequestAudit;
 }
@@ -245,7 +247,7 @@ function newEvent(state: RequestState, config: RequestAuditConfig): EventRecord 
     requestURI: state.req.url ?? state.path,
     verb: i.verb,
     user: state.user,
-    sourceIPs: sourceIPs(header(state.req, 'x-forwarded-for'), header(state.req, 'x-real-ip'), remoteAddress(state.req)),
+    sourceIPs: sourceIPs(header(state.req, 'x-forwarded-for'), header(state.req, 'x-real-ip'), captures.get(state)?.remoteAddress ?? remoteAddress(state.req)),
     userAgent: truncateUserAgent(header(state.req, 'user-agent') ?? ''),
     requestReceivedMicros: state.receivedAt * 1000,
     annotations: new Map(),
@@ -334,7 +336,7 @@ export function withAuditCapture(auditor: Auditor | undefined): Filter {
   return (next) => async (state) => {
     const tap = new ResponseTap();
     installTap(state.res, tap);
-    const capture: CaptureState = { tap };
+    const capture: CaptureState = { tap, remoteAddress: remoteAddress(state.req) };
     captures.set(state, capture);
     await next(state);
     if (capture.audit || state.user !== undefined || tap.code !== 401) return;
