@@ -31,13 +31,13 @@ elapsed=$(( $(date +%s) - start ))
 
 echo
 echo "=== summary ($((elapsed / 60))m$((elapsed % 60))s) ==="
-grep -E '^# (tests|pass|fail|cancelled|skipped|todo) ' "$log" | tail -n 6
+grep -aE '^# (tests|pass|fail|cancelled|skipped|todo) ' "$log" | tail -n 6
 # A skipped test proves nothing: a missing client or tool must fail the run, not hide it
 # (KAPI_ALLOW_SKIPS=1 lets a developer run without them on purpose).
-skipped=$(grep -E '^# skipped ' "$log" | tail -n 1 | awk '{print $3}')
+skipped=$(grep -aE '^# skipped ' "$log" | tail -n 1 | awk '{print $3}')
 if [ "${skipped:-0}" -gt 0 ] && [ "${KAPI_ALLOW_SKIPS:-0}" != 1 ]; then
   echo "--- skipped (file:line  test: reason) ---"
-  grep -E '^ *ok [0-9]+ - .* # SKIP' "$log" | sed -E 's/^ *ok [0-9]+ - /  /' | sort -u | head -n 50
+  grep -aE '^ *ok [0-9]+ - .* # SKIP' "$log" | sed -E 's/^ *ok [0-9]+ - /  /' | sort -u | head -n 50
   echo "run-tests: ${skipped} tests were skipped (a missing client or tool?); KAPI_ALLOW_SKIPS=1 accepts that"
   if [ "$rc" -eq 0 ]; then rc=1; fi
 fi
