@@ -6,7 +6,7 @@
 
 import { isCompactedError, isFutureRevisionError, isLeaseNotFoundError, isUnavailableError, EtcdError } from '../etcd/errors.js';
 import { prefixEnd, type EtcdClient, type KeyValue, type RangeResponse } from '../etcd/types.js';
-import { StorageError } from '../errors.js';
+import { StorageError, isStorageError } from '../errors.js';
 import type {
   CreateOptions,
   DeleteOptions,
@@ -50,6 +50,10 @@ export interface Etcd3StoreOptions {
 const DEFAULT_PAGE_SIZE = 1000;
 const DEFAULT_TOO_LARGE_WAIT_MS = 3000;
 const TOO_LARGE_RECHECK_MS = 100;
+/** how long a write whose answer was lost may wait for the cluster to say whether it applied
+ *  (an etcd leader election takes about a second) */
+const AMBIGUOUS_WRITE_RESOLVE_MS = 10_000;
+const AMBIGUOUS_WRITE_RECHECK_MS = 200;
 /** kube-apiserver's cap when a filtered paged list doubles its page size */
 const MAX_LIST_PAGE = 10_000;
 
@@ -176,6 +180,24 @@ class Etcd3Store implements Storage {
     }
   }
 
+  /**
+   * A write whose answer was lost (its member failed after the request left) may or may not
+   * have been applied. Once the cluster answers again (any member, a linearizable read), the
+   * key tells: what is stored now, to compare with what was sent. Undefined when the cluster
+   * stays silent; the write's error then stands.
+   */
+  private async readBack(etcdKey: string): Promise<RangeResponse | undefined> {
+    const deadline = Date.now() + AMBIGUOUS_WRITE_RESOLVE_MS;
+    for (;;) {
+      try {
+        return await this.client.range({ key: Buffer.from(etcdKey) });
+      } catch (err) {
+        if (!isUnavailableError(err) || Date.now() >= deadline) return undefined;
+        await sleep(AMBIGUOUS_WRITE_RECHECK_MS);
+      }
+    }
+  }
+
   private async readCurrent(key: string, etcdKey: string, signal?: AbortSignal): Promise<Current | null> {
     const res = await this.etcd(key, () => this.client.range({ key: Buffer.from(etcdKey), signal }));
     return this.current(key, res.kvs[0]);
@@ -238,13 +260,28 @@ class Etcd3Store implements Storage {
     }
     const data = this.sealed(etcdKey, plain);
     const k = Buffer.from(etcdKey);
-    const res = await this.withLease(key, opts.ttlSeconds, (lease) =>
-      this.client.txn({
-        compare: [{ key: k, target: 'CREATE', result: 'EQUAL', value: 0 }],
-        success: [{ put: { key: k, value: data, lease } }],
-        failure: [],
-      }),
-    );
+    const write = () =>
+      this.withLease(key, opts.ttlSeconds, (lease) =>
+        this.client.txn({
+          compare: [{ key: k, target: 'CREATE', result: 'EQUAL', value: 0 }],
+          success: [{ put: { key: k, value: data, lease } }],
+          failure: [],
+        }),
+      );
+    let res;
+    try {
+      res = await write();
+    } catch (err) {
+      if (!isStorageError(err, 'Unavailable')) throw err;
+      const now = await this.readBack(etcdKey);
+      if (!now) throw err;
+      const kv = now.kvs[0];
+      // our bytes are there: the create was applied
+      if (kv?.value.equals(data)) return decodeObject(plain, kv.modRevision, key);
+      if (kv) throw new StorageError('KeyExists', key, `key already exists: ${key}`);
+      // not applied; a create only succeeds on an absent key, so once more is safe
+      res = await write();
+    }
     if (!res.succeeded) throw new StorageError('KeyExists', key, `key already exists: ${key}`);
     return decodeObject(plain, res.header.revision, key);
   }
@@ -441,14 +478,26 @@ class Etcd3Store implements Storage {
       }
       const data = this.sealed(etcdKey, plain);
       // a write with a TTL gets a lease that starts the TTL over (kube refreshes it on update)
-      const res = await this.withLease(key, opts.ttlSeconds, (lease) =>
-        this.client.txn({
-          // a missing key has mod revision 0, so this also covers the allowCreate case
-          compare: [{ key: k, target: 'MOD', result: 'EQUAL', value: cur ? cur.kv.modRevision : 0 }],
-          success: [{ put: { key: k, value: data, lease } }],
-          failure: [{ range: { key: k } }],
-        }),
-      );
+      let res;
+      try {
+        res = await this.withLease(key, opts.ttlSeconds, (lease) =>
+          this.client.txn({
+            // a missing key has mod revision 0, so this also covers the allowCreate case
+            compare: [{ key: k, target: 'MOD', result: 'EQUAL', value: cur ? cur.kv.modRevision : 0 }],
+            success: [{ put: { key: k, value: data, lease } }],
+            failure: [{ range: { key: k } }],
+          }),
+        );
+      } catch (err) {
+        if (!isStorageError(err, 'Unavailable')) throw err;
+        const now = await this.readBack(etcdKey);
+        if (!now) throw err;
+        const kv = now.kvs[0];
+        if (kv?.value.equals(data)) return decodeObject(plain, kv.modRevision, key);
+        // not applied: as after a lost race, try again on what is there now
+        cur = this.current(key, kv);
+        continue;
+      }
       if (res.succeeded) return decodeObject(plain, res.header.revision, key);
       // someone else wrote in between: try again on what is there now
       const r = res.responses[0];
@@ -467,13 +516,24 @@ class Etcd3Store implements Storage {
       await opts.validateDeletion?.(cur.obj);
       if (opts.dryRun) return cur.obj;
       const expected = cur.kv.modRevision;
-      const res = await this.etcd(key, () =>
-        this.client.txn({
-          compare: [{ key: k, target: 'MOD', result: 'EQUAL', value: expected }],
-          success: [{ deleteRange: { key: k } }],
-          failure: [{ range: { key: k } }],
-        }),
-      );
+      let res;
+      try {
+        res = await this.etcd(key, () =>
+          this.client.txn({
+            compare: [{ key: k, target: 'MOD', result: 'EQUAL', value: expected }],
+            success: [{ deleteRange: { key: k } }],
+            failure: [{ range: { key: k } }],
+          }),
+        );
+      } catch (err) {
+        if (!isStorageError(err, 'Unavailable')) throw err;
+        const now = await this.readBack(etcdKey);
+        if (!now) throw err;
+        // gone: the delete was applied (its revision is not known; the read's is after it)
+        if (!now.kvs[0]) return setResourceVersion(cur.obj, now.header.revision);
+        cur = this.current(key, now.kvs[0]);
+        continue;
+      }
       if (res.succeeded) {
         // kube-apiserver answers with the last state at the revision of the deletion
         return setResourceVersion(cur.obj, res.header.revision);
