@@ -10,13 +10,14 @@ CLUSTER_DIR ?= ./cluster
 REPLICAS ?= 3
 ETCD_MEMBERS ?= 3
 
-.PHONY: all deps docker-deps build run test check test-docker docker-images docker-engine-stop bench clean help cluster cluster-down cluster-status
+.PHONY: all deps docker-deps build run test test-unit check test-docker docker-images docker-engine-stop bench clean help cluster cluster-down cluster-status
 
 all: build
 
 help:
 	@echo "make run    install what is missing, build, start one kapi replica with embedded etcd"
 	@echo "make test   install what is missing, build, run every test"
+	@echo "make test-unit  build, run the unit tests only (those that start no etcd, kapi or other process; seconds)"
 	@echo "make check  types, import boundaries between layers, generated files current"
 	@echo "make cluster        start 3 etcd members, 3 kapi replicas and haproxy on 127.0.0.1 in CLUSTER_DIR (./cluster)"
 	@echo "make cluster-down   stop them (by recorded PID); make cluster-status lists them"
@@ -54,6 +55,10 @@ cluster-status:
 
 test: build
 	@scripts/run-tests.sh
+
+# the tests that start no process (scripts/unit-tests.mjs tells them by what they import)
+test-unit: build
+	@scripts/run-tests.sh $$(node scripts/unit-tests.mjs)
 
 check: deps
 	@scripts/check.sh

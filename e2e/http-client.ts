@@ -70,7 +70,8 @@ export interface RequestOptions {
   body?: unknown;
   contentType?: string;
   accept?: string;
-  headers?: Record<string, string>;
+  /** a list sends the header once per value */
+  headers?: Record<string, string | string[]>;
   /** per-request deadline; the default is 30 s */
   timeoutMs?: number;
 }
@@ -109,7 +110,7 @@ export class KubeHttpClient {
 
   private open(method: string, p: string, opts: RequestOptions): { req: ClientRequest; payload?: Buffer } {
     let payload: Buffer | undefined;
-    const headers: Record<string, string> = { accept: opts.accept ?? 'application/json', ...opts.headers };
+    const headers: Record<string, string | string[]> = { accept: opts.accept ?? 'application/json', ...opts.headers };
     if (opts.body !== undefined) {
       payload =
         Buffer.isBuffer(opts.body)

@@ -163,8 +163,30 @@ describe('HTTP serving flags', () => {
   });
 
   it('a watch without timeoutSeconds ends after --min-request-timeout (1 s) to 2x that', async () => {
-    const res = await get(kapi, `/api/v1/namespaces/${ns}/configmaps?watch=true`);
-    assert.equal(res.status, 200);
+    const creds = loadKubeconfig(kapi.kubeconfig);
+    const sent = performance.now();
+    let headersAt = 0;
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = https.request({
+        host: '127.0.0.1', port: kapi.port, path: `/api/v1/namespaces/${ns}/configmaps?watch=true`,
+        ca: creds.ca, cert: creds.cert, key: creds.key, agent: false,
+      });
+      req.on('error', reject);
+      req.on('response', (res) => {
+        headersAt = performance.now();
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', reject);
+      });
+      req.end();
+    });
+    const ended = performance.now();
+    assert.equal(status, 200);
+    // kapi starts the watch's clock after the request arrives and before it answers the
+    // headers: the time since sending bounds it from above, the time since the headers from
+    // below; only the upper end gets room for a loaded machine delaying the end
+    assert.ok(ended - sent >= 1000, `ended ${Math.round(ended - sent)} ms after the request, before --min-request-timeout`);
+    assert.ok(ended - headersAt < 2000 + 500, `ended ${Math.round(ended - headersAt)} ms after the headers, past 2 x --min-request-timeout`);
   });
 
   it('CORS: a preflight from an allowed origin is answered 204 without credentials; others get no CORS headers', async () => {

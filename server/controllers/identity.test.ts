@@ -141,8 +141,8 @@ test('a stopped replica\'s identity Lease is collected once it expires, by the e
   await eventually('the lease', async () => !(await gone(name)));
   await stop();
   // two replicas run the collector; it is leader-elected, and either deletes the lease
-  run(identityLeaseGarbageCollector(h.main.deps(), { gcPeriodMs: 300, leaseDurationSeconds: 3, retryPeriodMs: 200 }));
-  run(identityLeaseGarbageCollector(r.deps(), { gcPeriodMs: 300, leaseDurationSeconds: 3, retryPeriodMs: 200 }));
+  run(identityLeaseGarbageCollector(h.main.deps(), { gcPeriodMs: 300, leaseDurationSeconds: 6, retryPeriodMs: 200 }));
+  run(identityLeaseGarbageCollector(r.deps(), { gcPeriodMs: 300, leaseDurationSeconds: 6, retryPeriodMs: 200 }));
   await eventually('the expired lease to be collected', () => gone(name));
   const gcLease = await leases().get('kapi-apiserver-identity-lease-gc');
   assert.ok([h.main.deps().identity, r.deps().identity].includes(gcLease.spec?.holderIdentity ?? ''));

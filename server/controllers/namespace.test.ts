@@ -16,7 +16,7 @@ let controllerDone: Promise<void>;
 before(async () => {
   h = await startHarness();
   await runBootstrap(h.main.deps());
-  controllerDone = namespaceController(h.main.deps(), { leaseDurationSeconds: 3, retryPeriodMs: 200 }).start(stopController.signal);
+  controllerDone = namespaceController(h.main.deps(), { leaseDurationSeconds: 6, retryPeriodMs: 200 }).start(stopController.signal);
 });
 
 after(async () => {
@@ -177,7 +177,7 @@ test('a namespace with another spec finalizer loses only ours and stays', async 
 test('only one replica leads the namespace controller; when it stops, the other finishes deletions', async () => {
   const other = h.replica();
   const stopOther = new AbortController();
-  const otherDone = namespaceController(other.deps(), { leaseDurationSeconds: 3, retryPeriodMs: 200 }).start(stopOther.signal);
+  const otherDone = namespaceController(other.deps(), { leaseDurationSeconds: 6, retryPeriodMs: 200 }).start(stopOther.signal);
   try {
     assert.equal((await readLeader(h.main.registry, 'namespace-controller'))?.holderIdentity, 'replica-1');
     stopController.abort();

@@ -81,7 +81,8 @@ export class WatchEventEncoder {
 /** the watch timeout: timeoutSeconds when given, else a random 1-2x the minimum request timeout */
 export function watchTimeoutMs(timeoutSeconds: number | undefined, minRequestTimeoutSeconds: number): number {
   if (timeoutSeconds !== undefined && timeoutSeconds !== 0) return Math.max(0, timeoutSeconds * 1000);
-  return Math.round(minRequestTimeoutSeconds * (1 + Math.random()) * 1000);
+  // floor, as Go's conversion to a Duration truncates: never the excluded 2x itself
+  return Math.floor(minRequestTimeoutSeconds * (1 + Math.random()) * 1000);
 }
 
 function drained(res: HttpResponse, stopped: Promise<'stop'>): Promise<'drain' | 'stop'> {

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createCA, generateKey, issueCert } from '../../server/pki/x509.js';
-import { freePort, startEtcd } from '../testing/etcd-server.js';
+import { startEtcd } from '../testing/etcd-server.js';
 import { createEtcdClient } from './client.js';
 import type { WatchMessage } from './types.js';
 
@@ -28,19 +28,10 @@ test('https endpoint with a private CA and client certificates', async () => {
   const certFile = file('client.crt', clientCert);
   const keyFile = file('client.key', clientKey.privateKeyPem);
 
-  const port = await freePort();
-  const url = `https://127.0.0.1:${port}`;
   const etcd = await startEtcd({
-    clientPort: port,
-    extraArgs: [
-      '--listen-client-urls', url,
-      '--advertise-client-urls', url,
-      '--cert-file', file('server.crt', serverCert),
-      '--key-file', file('server.key', serverKey.privateKeyPem),
-      '--client-cert-auth',
-      '--trusted-ca-file', caFile,
-    ],
+    tls: { caFile, certFile: file('server.crt', serverCert), keyFile: file('server.key', serverKey.privateKeyPem) },
   });
+  const url = etcd.endpoint;
   const client = createEtcdClient({ endpoints: [url], caFile, certFile, keyFile });
   const anonymous = createEtcdClient({ endpoints: [url], caFile, requestTimeoutMs: 3000 });
   try {

@@ -57,6 +57,14 @@ export interface StartEtcdOptions {
   dataDir?: string;
   clientPort?: number;
   extraArgs?: string[];
+  /** serve clients over https with this certificate, and accept only clients with a certificate from `caFile` */
+  tls?: EtcdServerTls;
+}
+
+export interface EtcdServerTls {
+  caFile: string;
+  certFile: string;
+  keyFile: string;
 }
 
 export async function startEtcd(opts: StartEtcdOptions = {}): Promise<EtcdProcess> {
@@ -64,7 +72,10 @@ export async function startEtcd(opts: StartEtcdOptions = {}): Promise<EtcdProces
   const dataDir = opts.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'kapi-etcd-'));
   const clientPort = opts.clientPort ?? (await freePort());
   const peerPort = await freePort();
-  const clientURL = `http://127.0.0.1:${clientPort}`;
+  const clientURL = `${opts.tls ? 'https' : 'http'}://127.0.0.1:${clientPort}`;
+  const tlsArgs = opts.tls
+    ? ['--cert-file', opts.tls.certFile, '--key-file', opts.tls.keyFile, '--trusted-ca-file', opts.tls.caFile, '--client-cert-auth']
+    : [];
   const peerURL = `http://127.0.0.1:${peerPort}`;
   const child = spawn(
     'etcd',
@@ -78,6 +89,7 @@ export async function startEtcd(opts: StartEtcdOptions = {}): Promise<EtcdProces
       '--initial-cluster', `default=${peerURL}`,
       '--log-level', 'error',
       '--logger', 'zap',
+      ...tlsArgs,
       ...(opts.extraArgs ?? []),
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },

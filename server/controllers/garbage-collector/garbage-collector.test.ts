@@ -15,7 +15,7 @@ let gcDone: Promise<void> = Promise.resolve();
 
 function startGC(): void {
   stopGC = new AbortController();
-  gcDone = garbageCollectorController(h.main.deps(), { leaseDurationSeconds: 3, retryPeriodMs: 200, resourceSyncPeriodMs: 1_000 }).start(stopGC.signal);
+  gcDone = garbageCollectorController(h.main.deps(), { leaseDurationSeconds: 6, retryPeriodMs: 200, resourceSyncPeriodMs: 1_000 }).start(stopGC.signal);
 }
 
 async function stopGarbageCollector(): Promise<void> {
@@ -392,7 +392,7 @@ test('another replica takes the garbage collector over when the leader stops', a
   await createNamespace(ns);
   const other = h.replica();
   const stopOther = new AbortController();
-  const otherDone = garbageCollectorController(other.deps(), { leaseDurationSeconds: 3, retryPeriodMs: 200 }).start(stopOther.signal);
+  const otherDone = garbageCollectorController(other.deps(), { leaseDurationSeconds: 6, retryPeriodMs: 200 }).start(stopOther.signal);
   try {
     await stopGarbageCollector();
     const owner = await configMap(ns, 'owner');
