@@ -123,8 +123,8 @@ async function waitForEtcd(client: EtcdClient, endpoints: string[], timeoutMs: n
 
 /** --proxy-client-cert-file and --proxy-client-key-file, both or neither */
 function proxyClientCertificateFrom(values: KapiConfig['values']): ProxyClientCertificate | undefined {
-  const certFile = values.get('proxy-client-cert-file') as string;
-  const keyFile = values.get('proxy-client-key-file') as string;
+  const certFile = values.get('proxy-client-cert-file');
+  const keyFile = values.get('proxy-client-key-file');
   if (!certFile && !keyFile) return undefined;
   if (!certFile || !keyFile) throw new Error('--proxy-client-cert-file and --proxy-client-key-file must be given together');
   return { cert: readFileSync(path.resolve(certFile)), key: readFileSync(path.resolve(keyFile)) };
@@ -167,13 +167,13 @@ export async function startApp(config: KapiConfig): Promise<App> {
   }
   let watchCacheSizes;
   try {
-    watchCacheSizes = parseWatchCacheSizes(config.values.get('watch-cache-sizes') as string[]);
+    watchCacheSizes = parseWatchCacheSizes(config.values.get('watch-cache-sizes'));
   } catch (err) {
     throw new Error(`--watch-cache-sizes: ${(err as Error).message}`);
   }
-  const defaultWatchCacheSize = config.values.get('default-watch-cache-size') as number;
+  const defaultWatchCacheSize = config.values.get('default-watch-cache-size');
   // encryption at rest: a bad --encryption-provider-config ends start-up before anything starts
-  const encryptionConfigPath = config.values.get('encryption-provider-config') as string;
+  const encryptionConfigPath = config.values.get('encryption-provider-config');
   const encryptionReload = config.values.get('encryption-provider-config-automatic-reload') === true;
   checkEncryptionFlags(encryptionConfigPath, encryptionReload);
   const encryption = encryptionConfigPath
@@ -187,7 +187,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
     : undefined;
   if (encryption) started.push({ name: 'encryption config reload', stop: () => encryption.stop() });
   // --audit-*: a bad policy file or backend flag fails start-up before anything starts
-  const auditor = auditorFromFlags(config.values, log.named('audit'));
+  const auditor = auditorFromFlags(config.rawValues, log.named('audit'));
   try {
     // the audit backends stop last, after the server's final events
     if (auditor) started.push({ name: 'audit backends', stop: () => auditor.backend.shutdown() });
@@ -207,7 +207,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
     // the registry comes later; service account and bootstrap token lookups read it then
     let registryRef: Registry | undefined;
     const authn = buildAuthentication({
-      values: config.values,
+      values: config.rawValues,
       explicitlySet: config.explicitlySet,
       resolvePath: (p) => path.resolve(p),
       clientCaPem: pki.clientCaPem,
@@ -218,7 +218,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
     });
     started.push({ name: 'authentication', stop: () => authn.close() });
     // --authorization-mode / --authorization-config: bad flags or files end start-up here too
-    const authz = buildAuthorization({ values: config.values, explicitlySet: config.explicitlySet, resolvePath: (p) => path.resolve(p) });
+    const authz = buildAuthorization({ values: config.rawValues, explicitlySet: config.explicitlySet, resolvePath: (p) => path.resolve(p) });
     started.push({ name: 'authorization', stop: () => authz.close() });
     log.info('authorization', { authorizers: authz.describe.join(',') });
 
@@ -255,7 +255,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
     // the store's etcd calls are timed for etcd_request_duration_seconds
     const store = createEtcd3Store(instrumentStoreClient(etcd, config.etcd.prefix, catalog.resources()), {
       prefix: config.etcd.prefix,
-      leaseReuseDurationSeconds: config.values.get('lease-reuse-duration-seconds') as number,
+      leaseReuseDurationSeconds: config.values.get('lease-reuse-duration-seconds'),
       transformers: encryption?.transformers,
       storageFormat: config.featureGates.enabled('CBORServingAndStorage') ? 'cbor' : 'json',
     });
@@ -286,7 +286,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
     // ClusterIPs and node ports: IPAddress objects (through the same cache as the API's) and
     // node port keys, all in etcd, so every replica allocates from one shared state
     const serviceIPAllocator = createServiceAllocator({
-      serviceClusterIPRange: config.values.get('service-cluster-ip-range') as string,
+      serviceClusterIPRange: config.values.get('service-cluster-ip-range'),
       serviceNodePortRange: config.serviceNodePortRange,
       ipAddresses: storageFor(keyPrefixFor({ group: 'networking.k8s.io', resource: 'ipaddresses' })),
       nodePorts: store,
@@ -301,9 +301,9 @@ export async function startApp(config: KapiConfig): Promise<App> {
       rulesResolver: authz.rules,
       rbacEscalation: authz.escalation,
       // whole seconds, as kube-apiserver hands the events store uint64(EventTTL.Seconds())
-      eventTTLSeconds: Math.max(0, Math.floor((config.values.get('event-ttl') as number) / 1000)),
+      eventTTLSeconds: Math.max(0, Math.floor((config.values.get('event-ttl')) / 1000)),
       garbageCollection: config.values.get('enable-garbage-collector') !== false,
-      deleteCollectionWorkers: config.values.get('delete-collection-workers') as number,
+      deleteCollectionWorkers: config.values.get('delete-collection-workers'),
     });
     registryRef = registry;
     // custom resources served from CRDs, followed on every replica; looked up after the built-ins
@@ -331,7 +331,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
       resources: catalog.resources(),
       resolver: registry,
       storageFor,
-      countPollPeriodMs: config.values.get('etcd-count-metric-poll-period') as number,
+      countPollPeriodMs: config.values.get('etcd-count-metric-poll-period'),
       featureGates: config.featureGates.states(),
     });
     started.push({ name: 'metrics', stop: () => metricsRun.stop() });
@@ -345,8 +345,8 @@ export async function startApp(config: KapiConfig): Promise<App> {
     });
     // API Priority and Fairness: the bootstrap FlowSchemas and priority levels (every replica),
     // followed by watch; off: the classic max-in-flight limits
-    const maxReadOnly = config.values.get('max-requests-inflight') as number;
-    const maxMutating = config.values.get('max-mutating-requests-inflight') as number;
+    const maxReadOnly = config.values.get('max-requests-inflight');
+    const maxMutating = config.values.get('max-mutating-requests-inflight');
     const flowControl =
       config.values.get('enable-priority-and-fairness') !== false
         ? startFlowControl({
@@ -354,7 +354,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
             log: createLogger('flowcontrol'),
             serverConcurrencyLimit: maxReadOnly + maxMutating,
             // kube: a request may wait in a queue for a quarter of its timeout
-            maxQueueWaitMs: (config.values.get('request-timeout') as number) / 4,
+            maxQueueWaitMs: (config.values.get('request-timeout')) / 4,
           })
         : undefined;
     if (flowControl) started.push({ name: 'priority and fairness', stop: () => flowControl.stop() });
@@ -378,7 +378,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
       resolver: apiResolver,
       etcd,
       prefix: config.etcd.prefix,
-      serviceClusterIPRange: config.values.get('service-cluster-ip-range') as string,
+      serviceClusterIPRange: config.values.get('service-cluster-ip-range'),
       advertiseAddress,
       securePort: config.serving.securePort,
       identity,
@@ -460,7 +460,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
 
     // --- service account issuer discovery ----------------------------------------------
     const nonResource: NonResourceHandler[] = [createMetricsHandler(), createStatusHandler(statusSources)];
-    const externalAddress = (config.values.get('external-hostname') as string) || hostPort(advertiseAddress);
+    const externalAddress = (config.values.get('external-hostname')) || hostPort(advertiseAddress);
     const discoveryOptions = {
       issuer: authn.serviceAccounts.issuers[0]!,
       jwksUri: authn.serviceAccounts.jwksUri,
@@ -480,7 +480,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
     const admissionLog = log.named('admission');
     const admission = await buildAdmissionChain({
       flags: admissionFlagsOf(config.values),
-      configFile: config.values.get('admission-control-config-file') as string,
+      configFile: config.values.get('admission-control-config-file'),
       factories: PLUGIN_FACTORIES,
       deps: {
         // custom resources too: webhooks and policies match them, params may be custom objects
@@ -489,26 +489,26 @@ export async function startApp(config: KapiConfig): Promise<App> {
         featureGates: config.featureGates.toRecord(),
         log: (level, message, fields) => admissionLog[level](message, fields as Parameters<typeof admissionLog.info>[1]),
         authorizer: authz.reviews,
-        flag: (name) => config.values.get(name),
+        flag: (name) => config.rawValues.get(name),
       },
     });
 
     // --- HTTPS ------------------------------------------------------------------------
     const endWatches = new AbortController();
-    const requestTimeoutMs = config.values.get('request-timeout') as number;
-    setUnreadResponseBudget((config.values.get('max-unread-response-mib') as number) * 1024 * 1024);
+    const requestTimeoutMs = config.values.get('request-timeout');
+    setUnreadResponseBudget((config.values.get('max-unread-response-mib')) * 1024 * 1024);
     // graceful shutdown waits for these; --shutdown-send-retry-after answers 429 meanwhile
     const tracker = createRequestTracker();
     const sendRetryAfter = config.values.get('shutdown-send-retry-after') === true;
-    const watchGraceMs = config.values.get('shutdown-watch-termination-grace-period') as number;
+    const watchGraceMs = config.values.get('shutdown-watch-termination-grace-period');
     let rejectingNewRequests = false;
     const discoveryCatalog = aggregator.discoveryCatalog(customResources.catalog(catalog));
     const handler = createApiHandler({
       serving: {
         requestTimeoutMs,
-        corsAllowedOrigins: config.values.get('cors-allowed-origins') as string[],
-        hstsDirectives: config.values.get('strict-transport-security-directives') as string[],
-        goawayChance: config.values.get('goaway-chance') as number,
+        corsAllowedOrigins: config.values.get('cors-allowed-origins'),
+        hstsDirectives: config.values.get('strict-transport-security-directives'),
+        goawayChance: config.values.get('goaway-chance'),
         responseCompression: config.featureGates.enabled('APIResponseCompression'),
         cbor: config.featureGates.enabled('CBORServingAndStorage'),
         authorizeWithSelectors: config.featureGates.enabled('AuthorizeWithSelectors'),
@@ -534,7 +534,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
       authenticator: authn.authenticator,
       anonymous: authn.anonymous,
       authorizer: authz.authorizer,
-      minRequestTimeoutSeconds: config.values.get('min-request-timeout') as number,
+      minRequestTimeoutSeconds: config.values.get('min-request-timeout'),
       shutdownSignal: endWatches.signal,
       health: {
         livez: observeHealthChecks('livez', liveChecks),
@@ -565,11 +565,11 @@ export async function startApp(config: KapiConfig): Promise<App> {
       admissionFor: (state) => admission.hooksFor(admissionRequestOf(state)),
       connect: createKubeletConnect(
         {
-          clientCertificate: config.values.get('kubelet-client-certificate') as string,
-          clientKey: config.values.get('kubelet-client-key') as string,
-          certificateAuthority: config.values.get('kubelet-certificate-authority') as string,
-          preferredAddressTypes: config.values.get('kubelet-preferred-address-types') as string[],
-          timeoutMs: config.values.get('kubelet-timeout') as number,
+          clientCertificate: config.values.get('kubelet-client-certificate'),
+          clientKey: config.values.get('kubelet-client-key'),
+          certificateAuthority: config.values.get('kubelet-certificate-authority'),
+          preferredAddressTypes: config.values.get('kubelet-preferred-address-types'),
+          timeoutMs: config.values.get('kubelet-timeout'),
         },
         apiResolver,
       ),
@@ -582,7 +582,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
       key: pki.servingKeyPem,
       clientCA: authn.clientCAs,
       handler,
-      ...servingTlsOptions(config.values, (p) => path.resolve(p)),
+      ...servingTlsOptions(config.rawValues, (p) => path.resolve(p)),
     });
     const address = await server.listen(config.serving.securePort, config.serving.bindAddress);
     // first to stop (after --shutdown-delay-duration): the listener closes, every watch ends

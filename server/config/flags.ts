@@ -3,6 +3,7 @@
 // own. Flags that a later part of kapi will honour are parsed and validated now (a harness
 // passing them must not fail) and kept in `KapiConfig` for that part to read.
 
+import type { FlagKind } from './flagset.js';
 import path from 'node:path';
 import { FlagError, formatFlagHelp, parseFlagSet, type FlagSpec, type FlagValue } from './flagset.js';
 import { firstAddress, isIP, parseCidr, type Cidr } from '../allocators/cidr.js';
@@ -32,18 +33,19 @@ const G_KAPI = 'kapi';
 /** Marks flags kapi parses but does not act on yet, so --help is honest about them. */
 const LATER = ' [accepted; not acted on yet]';
 
-function spec(
+/** a flag's spec, keeping its name and kind as literal types (for FlagName, FlagValueOf) */
+function spec<const N extends string, const K extends FlagKind>(
   group: string,
-  name: string,
-  kind: FlagSpec['kind'],
+  name: N,
+  kind: K,
   def: FlagValue,
   usage: string,
   extra: Partial<FlagSpec> = {},
-): FlagSpec {
-  return { group, name, kind, default: def, usage, ...extra };
+): FlagSpec & { name: N; kind: K } {
+  return { group, name, kind, default: def, usage, ...extra } as FlagSpec & { name: N; kind: K };
 }
 
-export const FLAG_SPECS: readonly FlagSpec[] = [
+export const FLAG_SPECS = [
   // Generic
   spec(G_GENERIC, 'advertise-address', 'string', '', 'The IP address on which to advertise the apiserver to members of the cluster. If blank, the --bind-address is used when it is not a wildcard.', { typeText: 'ip' }),
   spec(G_GENERIC, 'service-cluster-ip-range', 'string', '10.96.0.0/12', 'A CIDR (or two, comma-separated, for dual stack) from which Service cluster IPs are allocated; its first address is the kubernetes Service\'s.'),
@@ -223,8 +225,28 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
   spec(G_KAPI, 'version', 'bool', false, 'Print version information and quit.'),
 ];
 
-/** The kube-apiserver flags a later kapi component honours; their raw values, by flag name. */
-export type LaterFlagValues = ReadonlyMap<string, FlagValue>;
+type KnownFlag = (typeof FLAG_SPECS)[number];
+/** every flag kapi accepts; a misspelt name does not compile */
+export type FlagName = KnownFlag['name'];
+type ValueOfKind<K extends FlagKind> = K extends 'bool'
+  ? boolean
+  : K extends 'int' | 'float' | 'duration'
+    ? number
+    : K extends 'string'
+      ? string
+      : K extends 'stringSlice' | 'stringArray'
+        ? string[]
+        : K extends 'mapStringString'
+          ? Record<string, string>
+          : Record<string, boolean>;
+/** the value of a flag, by its kind (durations in milliseconds) */
+export type FlagValueOf<N extends FlagName> = ValueOfKind<Extract<KnownFlag, { name: N }>['kind']>;
+
+/** The flags' values, typed by name: what each component reads at start-up. */
+export interface LaterFlagValues {
+  get<N extends FlagName>(name: N): FlagValueOf<N>;
+  has(name: FlagName): boolean;
+}
 
 export interface EtcdConfig {
   /** empty: start an embedded member */
@@ -271,7 +293,10 @@ export interface KapiConfig {
   shutdownDelayMs: number;
   verbosity: number;
   /** every flag's value by name (defaults included), for the parts that read later-issue flags */
+  /** every flag's value, typed by its name (for the wiring in app.ts) */
   values: LaterFlagValues;
+  /** the same values by plain name, for the subsystems that read their own flags */
+  rawValues: ReadonlyMap<string, FlagValue>;
   /** the flags the command line set explicitly */
   explicitlySet: ReadonlySet<string>;
 }
@@ -448,7 +473,9 @@ export function parseKapiFlags(argv: readonly string[], cwd = process.cwd()): Pa
     livezGracePeriodMs: num(values, 'livez-grace-period'),
     shutdownDelayMs: num(values, 'shutdown-delay-duration'),
     verbosity: num(values, 'v'),
-    values,
+    // the map holds every spec's value, parsed by the spec's kind: what FlagValueOf says
+    values: values as unknown as LaterFlagValues,
+    rawValues: values,
     explicitlySet: set,
   };
   return { kind: 'config', config };

@@ -34,17 +34,17 @@ describe('serving flags at start-up', () => {
       '--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384',
       '--http2-max-streams-per-connection=50',
       '--goaway-chance=0.001',
-    ]).values;
+    ]).rawValues;
     assert.deepEqual(servingTlsOptions(values, (p) => p), {
       minVersion: 'TLSv1.3',
       ciphers: 'ECDHE-RSA-AES256-GCM-SHA384',
       sniCertificates: [],
       maxConcurrentStreams: 50,
     });
-    const defaults = servingTlsOptions(config([]).values, (p) => p);
+    const defaults = servingTlsOptions(config([]).rawValues, (p) => p);
     assert.equal(defaults.minVersion, 'TLSv1.2');
     assert.equal(defaults.ciphers, undefined);
     assert.equal(defaults.maxConcurrentStreams, DEFAULT_HTTP2_MAX_STREAMS);
-    assert.throws(() => servingTlsOptions(config(['--tls-sni-cert-key=/nonexistent/a.crt,/nonexistent/a.key']).values, (p) => p), /^Error: failed to load SNI cert and key: /);
+    assert.throws(() => servingTlsOptions(config(['--tls-sni-cert-key=/nonexistent/a.crt,/nonexistent/a.key']).rawValues, (p) => p), /^Error: failed to load SNI cert and key: /);
   });
 });
