@@ -3,6 +3,7 @@
 // smaller core kinds; RBAC's live with its escalation checks in rbac/strategies.ts), and what every built-in kind gets on top of its own strategy: resource
 // quantities in canonical form, and core's finalizer-name rule.
 
+import type { ResourceKey } from '../apis/generated/resource-keys.js';
 import { loadSchemas } from '../apis/schema.js';
 import type { ResourceInfo } from '../apis/types.js';
 import { storageKindOf } from './conversion/index.js';
@@ -24,7 +25,7 @@ import type { KubeObject } from '../../storage/interface.js';
 import { crdStrategy } from '../crd/crd-strategy.js';
 import { admissionRegistrationStrategies } from './admissionregistration/strategies.js';
 
-const factories: Record<string, () => ResourceStrategy> = {
+const factories: Partial<Record<ResourceKey, () => ResourceStrategy>> = {
   '/events': eventStrategy,
   '/endpoints': endpointsStrategy,
   '/serviceaccounts': serviceAccountStrategy,
@@ -46,7 +47,8 @@ const factories: Record<string, () => ResourceStrategy> = {
 
 /** the strategy of `<group>/<resource>` when one of the group folders defines it */
 export function kindStrategyFor(key: string): ResourceStrategy | undefined {
-  return factories[key]?.();
+  // custom resources and unknown keys have none
+  return factories[key as ResourceKey]?.();
 }
 
 const standardFinalizers = new Set(['kubernetes', 'orphan', 'foregroundDeletion']);
@@ -69,7 +71,7 @@ export function validateKubeFinalizerNames(obj: KubeObject): FieldError[] {
 /** kinds validated without core's ObjectMeta rules (legacy Events) */
 // (and CRDs: apiextensions validates metadata with apimachinery's rules, which take any
 // qualified finalizer name, e.g. customresourcecleanup.apiextensions.k8s.io)
-const withoutKubeObjectMeta = new Set(['/events', 'apiextensions.k8s.io/customresourcedefinitions']);
+const withoutKubeObjectMeta = new Set<ResourceKey>(['/events', 'apiextensions.k8s.io/customresourcedefinitions']);
 
 /** wraps a built-in kind's strategy: canonical quantities after defaulting, core's finalizer
  *  names in validation */
@@ -79,7 +81,7 @@ export function builtinKindStrategy(info: ResourceInfo, base: ResourceStrategy):
   const canonicalize = quantityCanonicalizerFor(schemas, storage.group, storage.version, storage.kind);
   const key = `${storage.group}/${info.resource}`;
   // custom resources (no generated schema) follow the generic metadata rules only
-  const kubeMeta = !withoutKubeObjectMeta.has(key) && schemas.schemaFor(storage.group, storage.version, storage.kind) !== undefined;
+  const kubeMeta = !withoutKubeObjectMeta.has(key as ResourceKey) && schemas.schemaFor(storage.group, storage.version, storage.kind) !== undefined;
   return {
     ...base,
     applyDefaults(obj, c) {

@@ -3,6 +3,7 @@
 // `scale` subresource, and the virtual review resources. Versions of one resource share one
 // Storage (one per key prefix, so main can put one cacher in front of each).
 
+import type { ResourceKey } from '../apis/generated/resource-keys.js';
 import type { Storage } from '../../storage/interface.js';
 import { errors } from '../machinery/status.js';
 import type { ResourceInfo } from '../apis/types.js';
@@ -66,7 +67,7 @@ export interface Registry extends ResourceResolver {
 }
 
 /** kinds whose metadata.generation counts spec changes, beyond those with a strategy here */
-const generationTracked = new Set([
+const generationTracked: ReadonlySet<string> = new Set<ResourceKey>([
   'policy/poddisruptionbudgets',
   'networking.k8s.io/networkpolicies',
   'networking.k8s.io/ingresses',
@@ -82,7 +83,7 @@ const generationTracked = new Set([
 ]);
 
 /** kinds whose names only need to be path segments (RBAC; any CSR name goes) */
-const pathSegmentNamed = new Set([
+const pathSegmentNamed: ReadonlySet<string> = new Set<ResourceKey>([
   'rbac.authorization.k8s.io/roles',
   'rbac.authorization.k8s.io/clusterroles',
   'rbac.authorization.k8s.io/rolebindings',
@@ -91,7 +92,7 @@ const pathSegmentNamed = new Set([
 ]);
 
 /** kinds a PUT to a missing name creates (kube-apiserver's AllowCreateOnUpdate) */
-const createOnUpdate = new Set([
+const createOnUpdate: ReadonlySet<string> = new Set<ResourceKey>([
   '/events',
   '/endpoints',
   '/limitranges',

@@ -3,6 +3,7 @@
 // (and renamed) per request kind; objects are then matched on the stored kind's fields.
 // Kinds without their own rule accept only metadata.name and metadata.namespace.
 
+import type { KindKey, ResourceKey } from '../apis/generated/resource-keys.js';
 import type { KubeObject } from '../../storage/interface.js';
 import { SelectorError } from './labels.js';
 import type { FieldSet } from './fields.js';
@@ -46,7 +47,7 @@ const eventsV1Renames: Record<string, string> = {
 };
 
 /** keyed by `<group>/<version>/<Kind>` of the request */
-const converters: Record<string, FieldLabelConverter> = {
+const converters: Partial<Record<KindKey, FieldLabelConverter>> = {
   '/v1/Pod': labelSet(
     [
       'metadata.name',
@@ -96,7 +97,7 @@ const converters: Record<string, FieldLabelConverter> = {
 };
 
 export function fieldLabelConverterFor(group: string, version: string, kind: string): FieldLabelConverter {
-  return converters[`${group}/${version}/${kind}`] ?? defaultConverter;
+  return converters[`${group}/${version}/${kind}` as KindKey] ?? defaultConverter;
 }
 
 // ---- the fields objects offer ----
@@ -126,7 +127,7 @@ export function objectMetaFields(o: KubeObject, namespaced: boolean): Record<str
 
 type FieldsOf = (o: KubeObject) => Record<string, string>;
 
-const specific: Record<string, FieldsOf> = {
+const specific: Partial<Record<ResourceKey, FieldsOf>> = {
   '/pods': (o) => {
     const spec = obj(o.spec);
     const status = obj(o.status);
@@ -170,6 +171,6 @@ const specific: Record<string, FieldsOf> = {
 
 /** The selectable fields of a stored object of `<group>/<resource>`. */
 export function selectableFieldsFor(group: string, resource: string, namespaced: boolean): (o: KubeObject) => FieldSet {
-  const extra = specific[`${group}/${resource}`];
+  const extra = specific[`${group}/${resource}` as ResourceKey];
   return (o) => ({ ...objectMetaFields(o, namespaced), ...(extra ? extra(o) : {}) });
 }
