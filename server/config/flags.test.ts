@@ -159,3 +159,13 @@ test('--help lists every flag with its default, grouped', () => {
   assert.equal(parseKapiFlags(['-h']).kind, 'help');
   assert.equal(parseKapiFlags(['--version']).kind, 'version');
 });
+
+test('deprecated flags carry pflag\'s notice, once per use', () => {
+  const config = parse('--apiserver-count=3', '--admission-control=AlwaysAdmit', '--apiserver-count', '2', '--event-ttl=1h');
+  assert.deepEqual(config.flagDeprecationNotices, [
+    'Flag --apiserver-count has been deprecated, apiserver-count is deprecated and will be removed in a future version.',
+    'Flag --admission-control has been deprecated, Use --enable-admission-plugins or --disable-admission-plugins instead. Will be removed in a future version.',
+    'Flag --apiserver-count has been deprecated, apiserver-count is deprecated and will be removed in a future version.',
+  ]);
+  assert.deepEqual(parse().flagDeprecationNotices, []);
+});

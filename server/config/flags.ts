@@ -64,12 +64,12 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
   spec(G_GENERIC, 'event-ttl', 'duration', 3_600_000, 'Amount of time to retain events (an etcd lease on every event write; 0: keep them).'),
   spec(G_GENERIC, 'service-node-port-range', 'string', '30000-32767', "The port range reserved for NodePort Services ('N-M', 'N+M' or 'N'), inclusive.", { typeText: 'portRange' }),
   spec(G_GENERIC, 'endpoint-reconciler-type', 'string', 'lease', 'How the kubernetes Service endpoints are reconciled (master-count, lease, none). kapi runs the lease reconciler for both lease and master-count; none leaves the Endpoints alone.'),
-  spec(G_GENERIC, 'apiserver-count', 'int', 1, 'The number of apiservers running in the cluster (deprecated).' + LATER),
+  spec(G_GENERIC, 'apiserver-count', 'int', 1, 'The number of apiservers running in the cluster (deprecated).' + LATER, { deprecated: 'apiserver-count is deprecated and will be removed in a future version.' }),
   spec(G_GENERIC, 'profiling', 'bool', true, 'Enable profiling via /debug/pprof.' + LATER),
   spec(G_GENERIC, 'enable-garbage-collector', 'bool', true, 'Enable the generic garbage collector (kapi runs it, leader-elected); false: deletes add no orphan or foregroundDeletion finalizer.'),
   spec(G_GENERIC, 'delete-collection-workers', 'int', 1, 'Number of workers spawned for DeleteCollection calls.'),
   spec(G_GENERIC, 'kubeconfig', 'string', '', 'Accepted for compatibility with harnesses; kapi does not use it.' + LATER),
-  spec(G_GENERIC, 'cloud-provider', 'string', '', 'Accepted for compatibility; kapi has no cloud provider.' + LATER),
+  spec(G_GENERIC, 'cloud-provider', 'string', '', 'Accepted for compatibility; kapi has no cloud provider.' + LATER, { deprecated: 'will be removed in a future version' }),
 
   // Etcd
   spec(G_ETCD, 'etcd-servers', 'stringSlice', [], 'List of etcd servers to connect with (scheme://ip:port), comma separated. Empty: kapi starts its own etcd member under <data-dir>/etcd.'),
@@ -88,7 +88,7 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
   spec(G_ETCD, 'storage-media-type', 'string', 'application/vnd.kubernetes.protobuf', 'The media type objects are stored in etcd with (kapi stores JSON).' + LATER),
   spec(G_ETCD, 'watch-cache', 'bool', true, 'Enable the watch caching in the apiserver.'),
   spec(G_ETCD, 'watch-cache-sizes', 'stringSlice', [], 'Watch cache size settings per resource (resource[.group]#size). As in kube 1.33 only 0 means something: that resource is served from etcd without a watch cache.'),
-  spec(G_ETCD, 'default-watch-cache-size', 'int', 100, 'Default watch cache size. 0 disables the watch cache for every resource that --watch-cache-sizes gives no non-zero size.'),
+  spec(G_ETCD, 'default-watch-cache-size', 'int', 100, 'Default watch cache size. 0 disables the watch cache for every resource that --watch-cache-sizes gives no non-zero size.', { deprecated: 'watch caches are sized automatically and this flag will be removed in a future version' }),
   spec(G_ETCD, 'encryption-provider-config', 'string', '', 'The file containing configuration for encryption providers to be used for storing secrets in etcd'),
   spec(G_ETCD, 'encryption-provider-config-automatic-reload', 'bool', false, 'Determines if the file set by --encryption-provider-config should be automatically reloaded if the disk contents change.'),
 
@@ -151,7 +151,7 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
   spec(G_ADMISSION, 'enable-admission-plugins', 'stringSlice', [], 'Admission plugins to enable in addition to the default ones (kube-apiserver\'s names; an unknown name is a start-up error). They run in kube-apiserver\'s order whatever order they are named in.'),
   spec(G_ADMISSION, 'disable-admission-plugins', 'stringSlice', [], 'Admission plugins to disable although they are on by default (a plugin both enabled and disabled is a start-up error).'),
   spec(G_ADMISSION, 'admission-control-config-file', 'string', '', 'File with an AdmissionConfiguration (apiserver.config.k8s.io/v1): per-plugin configuration, embedded or by path.'),
-  spec(G_ADMISSION, 'admission-control', 'stringSlice', [], 'Deprecated: use --enable-admission-plugins or --disable-admission-plugins. Exactly these plugins run (the default set is replaced).'),
+  spec(G_ADMISSION, 'admission-control', 'stringSlice', [], 'Deprecated: use --enable-admission-plugins or --disable-admission-plugins. Exactly these plugins run (the default set is replaced).', { deprecated: 'Use --enable-admission-plugins or --disable-admission-plugins instead. Will be removed in a future version.' }),
   spec(G_ADMISSION, 'default-not-ready-toleration-seconds', 'int', 300, 'Indicates the tolerationSeconds of the toleration for notReady:NoExecute that is added by default to every pod that does not already have such a toleration.'),
   spec(G_ADMISSION, 'default-unreachable-toleration-seconds', 'int', 300, 'Indicates the tolerationSeconds of the toleration for unreachable:NoExecute that is added by default to every pod that does not already have such a toleration.'),
 
@@ -195,7 +195,7 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
   spec(G_AUDIT, 'audit-log-truncate-max-event-size', 'int', 102400, 'Maximum size of the audit event sent to the underlying backend.' + LATER),
   spec(G_AUDIT, 'audit-webhook-config-file', 'string', '', 'Path to a kubeconfig formatted file that defines the audit webhook configuration.'),
   spec(G_AUDIT, 'audit-webhook-initial-backoff', 'duration', 10_000, 'The amount of time to wait before retrying the first failed request.'),
-  spec(G_AUDIT, 'audit-webhook-batch-initial-backoff', 'duration', 10_000, 'The amount of time to wait before retrying the first failed request. (DEPRECATED: Deprecated, use --audit-webhook-initial-backoff instead.)'),
+  spec(G_AUDIT, 'audit-webhook-batch-initial-backoff', 'duration', 10_000, 'The amount of time to wait before retrying the first failed request. (DEPRECATED: Deprecated, use --audit-webhook-initial-backoff instead.)', { deprecated: 'Deprecated, use --audit-webhook-initial-backoff instead.' }),
   spec(G_AUDIT, 'audit-webhook-mode', 'string', 'batch', 'Strategy for sending audit events. Blocking indicates sending events should block server responses. Batch causes the backend to buffer and write events asynchronously. Known modes are batch,blocking,blocking-strict.'),
   spec(G_AUDIT, 'audit-webhook-version', 'string', 'audit.k8s.io/v1', 'API group and version used for serializing audit events written to webhook.'),
   spec(G_AUDIT, 'audit-webhook-batch-buffer-size', 'int', 10000, 'The size of the buffer to store events before batching and writing. Only used in batch mode.'),
@@ -266,6 +266,8 @@ export interface KapiConfig {
   featureGates: FeatureGates;
   /** kube's start-up warnings for deprecated and GA gates that were set */
   featureGateWarnings: readonly string[];
+  /** pflag's notices for deprecated flags that were set (printed before anything else) */
+  flagDeprecationNotices: readonly string[];
   livezGracePeriodMs: number;
   shutdownDelayMs: number;
   verbosity: number;
@@ -324,7 +326,7 @@ function validateServingFlags(values: ReadonlyMap<string, FlagValue>): void {
 
 /** Parses and validates kapi's command line. `cwd` resolves relative directories. Throws FlagError. */
 export function parseKapiFlags(argv: readonly string[], cwd = process.cwd()): ParseOutcome {
-  const { values, set } = parseFlagSet(argv, FLAG_SPECS);
+  const { values, set, deprecationNotices } = parseFlagSet(argv, FLAG_SPECS);
   if (values.get('help')) return { kind: 'help', text: helpText() };
   if (values.get('version')) return { kind: 'version', text: `Kubernetes ${KUBERNETES_VERSION}` };
 
@@ -444,6 +446,7 @@ export function parseKapiFlags(argv: readonly string[], cwd = process.cwd()): Pa
     runtimeConfig: values.get('runtime-config') as Record<string, string>,
     featureGates: featureGates.gates,
     featureGateWarnings: featureGates.warnings,
+    flagDeprecationNotices: deprecationNotices,
     livezGracePeriodMs: num(values, 'livez-grace-period'),
     shutdownDelayMs: num(values, 'shutdown-delay-duration'),
     verbosity: num(values, 'v'),

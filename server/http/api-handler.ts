@@ -17,6 +17,7 @@ import type { Authorizer } from './authz.js';
 import { buildHandlerChain, toRequestListener, type ServingFilterOptions } from './chain.js';
 import type { MaxInFlightOptions } from './filters/max-in-flight.js';
 import type { AnonymousOptions } from './filters/authentication.js';
+import type { DeprecationLookup } from './filters/deprecation.js';
 import type { PanicReporter } from './filters/panic-recovery.js';
 import { createHealthHandler, type HealthOptions } from './health.js';
 import { writeBody, writeStatusError } from './response.js';
@@ -172,6 +173,15 @@ export function createRouter(opts: ApiHandlerOptions): Handler {
   };
 }
 
+/** deprecation as the served resource's info states it (catalog or CRD version) */
+function deprecationsOf(resolver: ResourceResolver): DeprecationLookup {
+  return (group, version, resource, subresource) => {
+    const info = resolver.lookup(group, version, resource, subresource || undefined)?.info;
+    if (!info?.deprecated) return undefined;
+    return { warning: info.deprecationWarning ?? '', removedRelease: info.removedRelease ?? '' };
+  };
+}
+
 /** The request listener for createSecureServer: the full chain around the router. */
 export function createApiHandler(opts: ApiHandlerOptions): (req: HttpRequest, res: HttpResponse, upgrade?: UpgradeSocket) => void {
   const chain = buildHandlerChain(createRouter(opts), {
@@ -183,6 +193,7 @@ export function createApiHandler(opts: ApiHandlerOptions): (req: HttpRequest, re
     maxInFlight: opts.maxInFlight,
     serving: opts.serving,
     auditor: opts.auditor,
+    deprecationOf: deprecationsOf(opts.resolver),
   });
   return toRequestListener(chain, opts.onPanic);
 }
