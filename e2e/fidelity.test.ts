@@ -1,0 +1,56 @@
+// Differences a client could see, each checked with the client that saw it: Table rows with
+// whole objects (kubectl --sort-by), health checks named with a slash, ...
+
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { kubectl, kubectlOk, startKapi, uniqueName, type KapiProcess, type KubectlVersion } from './harness.js';
+
+let kapi: KapiProcess;
+
+before(async () => {
+  kapi = await startKapi();
+});
+
+after(async () => {
+  await kapi?.stop();
+});
+
+function pod(name: string, namespace: string): string {
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace },
+    spec: { containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] },
+  });
+}
+
+for (const version of ['1.33', '1.27'] as KubectlVersion[]) {
+  test(`kubectl ${version} get pods --sort-by prints the pods' columns (Table rows carry kind and apiVersion)`, async () => {
+    const opts = { kubeconfig: kapi.kubeconfig, version };
+    const ns = uniqueName('sort');
+    await kubectlOk(['create', 'namespace', ns], opts);
+    for (const name of ['b-pod', 'a-pod', 'c-pod']) await kubectlOk(['create', '-f', '-'], { ...opts, input: pod(name, ns) });
+    const r = await kubectl(['get', 'pods', '-n', ns, '--sort-by=.metadata.name'], opts);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.trim().split('\n');
+    assert.match(lines[0]!, /^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE$/);
+    assert.deepEqual(lines.slice(1).map((l) => l.split(/\s+/)[0]), ['a-pod', 'b-pod', 'c-pod']);
+    for (const l of lines.slice(1)) assert.match(l, /\s0\/1\s+Pending\s+0\s+\d+s$/);
+    assert.doesNotMatch(r.stdout, /<unknown>/);
+  });
+}
+
+test('a Table with includeObject=Object: every row\'s object says its kind and apiVersion', async () => {
+  const ns = uniqueName('rows');
+  await kubectlOk(['create', 'namespace', ns], { kubeconfig: kapi.kubeconfig });
+  await kubectlOk(['create', '-f', '-'], { kubeconfig: kapi.kubeconfig, input: pod('p', ns) });
+  const res = await kapi.http.request('GET', `/api/v1/namespaces/${ns}/pods?includeObject=Object`, {
+    accept: 'application/json;as=Table;v=v1;g=meta.k8s.io',
+  });
+  assert.equal(res.status, 200);
+  const table = JSON.parse(res.body) as { rows: { object: Record<string, unknown> }[] };
+  assert.equal(table.rows.length, 1);
+  assert.equal(table.rows[0]!.object.kind, 'Pod');
+  assert.equal(table.rows[0]!.object.apiVersion, 'v1');
+  assert.deepEqual(Object.keys(table.rows[0]!.object).slice(0, 3), ['kind', 'apiVersion', 'metadata']);
+});
