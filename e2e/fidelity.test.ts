@@ -54,3 +54,30 @@ test('a Table with includeObject=Object: every row\'s object says its kind and a
   assert.equal(table.rows[0]!.object.apiVersion, 'v1');
   assert.deepEqual(Object.keys(table.rows[0]!.object).slice(0, 3), ['kind', 'apiVersion', 'metadata']);
 });
+
+function deployment(name: string, namespace: string, strategy: Record<string, unknown>): string {
+  return JSON.stringify({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: name } },
+      strategy,
+      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] } },
+    },
+  });
+}
+
+for (const version of ['1.33', '1.27'] as KubectlVersion[]) {
+  test(`kubectl ${version} apply: a strategy changed to Recreate drops rollingUpdate (x-kubernetes-patch-strategy retainKeys on a $ref)`, async () => {
+    const opts = { kubeconfig: kapi.kubeconfig, version };
+    const ns = uniqueName('retain');
+    await kubectlOk(['create', 'namespace', ns], opts);
+    await kubectlOk(['apply', '-f', '-'], { ...opts, input: deployment('d', ns, { type: 'RollingUpdate', rollingUpdate: { maxSurge: 2, maxUnavailable: 0 } }) });
+    const r = await kubectl(['apply', '-f', '-'], { ...opts, input: deployment('d', ns, { type: 'Recreate' }) });
+    assert.equal(r.code, 0, r.stderr);
+    const strategy = JSON.parse(await kubectlOk(['get', 'deployment', 'd', '-n', ns, '-o', 'jsonpath={.spec.strategy}'], opts)) as unknown;
+    assert.deepEqual(strategy, { type: 'Recreate' });
+  });
+}
