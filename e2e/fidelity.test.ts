@@ -81,3 +81,15 @@ for (const version of ['1.33', '1.27'] as KubectlVersion[]) {
     assert.deepEqual(strategy, { type: 'Recreate' });
   });
 }
+
+test('health checks whose names hold a slash answer at their own paths', async () => {
+  const opts = { kubeconfig: kapi.kubeconfig };
+  assert.equal(await kubectlOk(['get', '--raw', '/readyz/poststarthook/crd-informer-synced'], opts), 'ok');
+  assert.equal(await kubectlOk(['get', '--raw', '/livez/poststarthook/bootstrap-controller'], opts), 'ok');
+  assert.equal(await kubectlOk(['get', '--raw', '/readyz/poststarthook/rbac/bootstrap-roles'], opts), 'ok');
+  assert.equal(await kubectlOk(['get', '--raw', '/readyz/ping'], opts), 'ok');
+  const verbose = await kubectlOk(['get', '--raw', '/readyz?verbose'], opts);
+  assert.match(verbose, /^\[\+\]poststarthook\/crd-informer-synced ok$/m);
+  const missing = await kapi.http.get('/readyz/poststarthook/no-such-hook');
+  assert.equal(missing.status, 404);
+});
