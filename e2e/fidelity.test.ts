@@ -3,6 +3,9 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { kubectl, kubectlOk, startKapi, uniqueName, type KapiProcess, type KubectlVersion } from './harness.js';
 
 let kapi: KapiProcess;
@@ -92,4 +95,37 @@ test('health checks whose names hold a slash answer at their own paths', async (
   assert.match(verbose, /^\[\+\]poststarthook\/crd-informer-synced ok$/m);
   const missing = await kapi.http.get('/readyz/poststarthook/no-such-hook');
   assert.equal(missing.status, 404);
+});
+
+type Rule = { nonResourceURLs?: string[]; verbs: string[] };
+
+function grants(rules: Rule[]): string[] {
+  return rules.flatMap((r) => (r.nonResourceURLs ?? []).flatMap((u) => r.verbs.map((v) => `${v} ${u}`))).sort();
+}
+
+test('the default RBAC policy is created and reconciled under --authorization-mode=AlwaysAllow', async () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'kapi-rbac-defaults-'));
+  let own = await startKapi({ dataDir, extraArgs: ['--authorization-mode=AlwaysAllow'] });
+  try {
+    const opts = { kubeconfig: own.kubeconfig };
+    const roles = await kubectlOk(['get', 'clusterroles', '-o', 'name'], opts);
+    for (const name of ['cluster-admin', 'admin', 'edit', 'view', 'system:discovery', 'system:basic-user']) {
+      assert.match(roles, new RegExp(`^clusterrole.rbac.authorization.k8s.io/${name}$`, 'm'));
+    }
+    const bindings = await kubectlOk(['get', 'clusterrolebindings', '-o', 'name'], opts);
+    assert.match(bindings, /^clusterrolebinding.rbac.authorization.k8s.io\/system:discovery$/m);
+    assert.equal(await kubectlOk(['get', '--raw', '/readyz/poststarthook/rbac/bootstrap-roles'], opts), 'ok');
+
+    // a default role whose rules were changed gets kube's rules back at the next start
+    const before = JSON.parse(await kubectlOk(['get', 'clusterrole', 'system:discovery', '-o', 'json'], opts)) as { rules: Rule[] };
+    await kubectlOk(['patch', 'clusterrole', 'system:discovery', '--type=json', '-p', '[{"op":"replace","path":"/rules","value":[]}]'], opts);
+    await own.stop();
+    own = await startKapi({ dataDir, extraArgs: ['--authorization-mode=AlwaysAllow'] });
+    const after = JSON.parse(await kubectlOk(['get', 'clusterrole', 'system:discovery', '-o', 'json'], { kubeconfig: own.kubeconfig })) as { rules: Rule[] };
+    // kube appends what is missing one verb and URL at a time
+    assert.deepEqual(grants(after.rules), grants(before.rules));
+  } finally {
+    await own.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });

@@ -377,6 +377,10 @@ export function buildAuthorization(input: AuthorizationInputs): Authorization {
       if (usesRbac()) {
         rbacInformers = startRbacInformers(registry, log as Logger, signal);
         closers.push(() => rbacInformers?.stop());
+      }
+      // kube's rbac/bootstrap-roles hook belongs to the RBAC API, not to the authorizer: the
+      // default roles and bindings exist whenever the API is served, whatever the mode
+      if (registry.lookup('rbac.authorization.k8s.io', 'v1', 'clusterroles')) {
         rbacBootstrapped = startPolicyReconciler(registry, log as Logger, signal).done;
       }
       if (usesNode()) {
