@@ -129,3 +129,38 @@ test('the default RBAC policy is created and reconciled under --authorization-mo
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+test('flowcontrol v1 objects are stored with kube\'s defaults', async () => {
+  const opts = { kubeconfig: kapi.kubeconfig };
+  const level = uniqueName('level');
+  const exempt = uniqueName('exempt');
+  const schema = uniqueName('schema');
+  await kubectlOk(['create', '-f', '-'], {
+    ...opts,
+    input: JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'List',
+      items: [
+        { apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name: level }, spec: { type: 'Limited', limited: { limitResponse: { type: 'Queue', queuing: {} } } } },
+        { apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name: exempt }, spec: { type: 'Exempt', exempt: {} } },
+        {
+          apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+          kind: 'FlowSchema',
+          metadata: { name: schema },
+          spec: { priorityLevelConfiguration: { name: level }, rules: [{ subjects: [{ kind: 'Group', group: { name: 'nobody' } }], nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/nothing'] }] }] },
+        },
+      ],
+    }),
+  });
+  const get = async (kind: string, name: string) => (JSON.parse(await kubectlOk(['get', kind, name, '-o', 'json'], opts)) as { spec: Record<string, unknown> }).spec;
+  assert.deepEqual((await get('prioritylevelconfigurations', level)).limited, {
+    nominalConcurrencyShares: 30,
+    lendablePercent: 0,
+    limitResponse: { type: 'Queue', queuing: { queues: 64, handSize: 8, queueLengthLimit: 50 } },
+  });
+  assert.deepEqual((await get('prioritylevelconfigurations', exempt)).exempt, { nominalConcurrencyShares: 0, lendablePercent: 0 });
+  assert.equal((await get('flowschemas', schema)).matchingPrecedence, 1000);
+  // an explicit 0 of a v1 pointer stays 0
+  await kubectlOk(['patch', 'prioritylevelconfigurations', level, '--type=merge', '-p', '{"spec":{"limited":{"nominalConcurrencyShares":0}}}'], opts);
+  assert.equal(((await get('prioritylevelconfigurations', level)).limited as { nominalConcurrencyShares: number }).nominalConcurrencyShares, 0);
+});

@@ -23,6 +23,7 @@ import { isQualifiedName } from './validation/names.js';
 import type { KubeObject } from '../../storage/interface.js';
 import { crdStrategy } from '../crd/crd-strategy.js';
 import { admissionRegistrationStrategies } from './admissionregistration/strategies.js';
+import { flowControlStrategies } from './flowcontrol/strategies.js';
 
 const factories: Record<string, () => ResourceStrategy> = {
   '/events': eventStrategy,
@@ -42,6 +43,7 @@ const factories: Record<string, () => ResourceStrategy> = {
   'node.k8s.io/runtimeclasses': runtimeClassStrategy,
   'apiextensions.k8s.io/customresourcedefinitions': crdStrategy,
   ...admissionRegistrationStrategies,
+  ...flowControlStrategies,
 };
 
 /** the strategy of `<group>/<resource>` when one of the group folders defines it */
