@@ -164,3 +164,34 @@ test('flowcontrol v1 objects are stored with kube\'s defaults', async () => {
   await kubectlOk(['patch', 'prioritylevelconfigurations', level, '--type=merge', '-p', '{"spec":{"limited":{"nominalConcurrencyShares":0}}}'], opts);
   assert.equal(((await get('prioritylevelconfigurations', level)).limited as { nominalConcurrencyShares: number }).nominalConcurrencyShares, 0);
 });
+
+test('eviction: a PodDisruptionBudget with an empty selector guards every pod of its namespace', async () => {
+  const opts = { kubeconfig: kapi.kubeconfig };
+  const ns = uniqueName('evict');
+  await kubectlOk(['create', 'namespace', ns], opts);
+  // running and ready (a pending pod may always go): no kubelet here, the status says so
+  const running = JSON.stringify({ status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } });
+  for (const name of ['p1', 'p2']) {
+    await kubectlOk(['create', '-f', '-'], { ...opts, input: pod(name, ns) });
+    await kubectlOk(['patch', 'pod', name, '-n', ns, '--subresource=status', '--type=merge', '-p', running], opts);
+  }
+  await kubectlOk(['create', '-f', '-'], {
+    ...opts,
+    input: JSON.stringify({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'all', namespace: ns }, spec: { selector: {}, maxUnavailable: 0 } }),
+  });
+  // no disruption controller runs here: the status says what it would
+  await kubectlOk(['patch', 'pdb', 'all', '-n', ns, '--subresource=status', '--type=merge', '-p',
+    JSON.stringify({ status: { observedGeneration: 1, disruptionsAllowed: 0, currentHealthy: 2, desiredHealthy: 2, expectedPods: 2 } })], opts);
+  const evict = (name: string) =>
+    kapi.http.post(`/api/v1/namespaces/${ns}/pods/${name}/eviction`, { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: ns } });
+  const refused = await evict('p1');
+  assert.equal(refused.status, 429, refused.body);
+  assert.match(refused.body, /Cannot evict pod as it would violate the pod's disruption budget/);
+
+  await kubectlOk(['patch', 'pdb', 'all', '-n', ns, '--subresource=status', '--type=merge', '-p', '{"status":{"disruptionsAllowed":1}}'], opts);
+  const allowed = await evict('p2');
+  assert.equal(allowed.status, 201, allowed.body);
+  const left = JSON.parse(await kubectlOk(['get', 'pdb', 'all', '-n', ns, '-o', 'json'], opts)) as { status: { disruptionsAllowed: number; disruptedPods?: Record<string, string> } };
+  assert.equal(left.status.disruptionsAllowed, 0);
+  assert.ok(left.status.disruptedPods?.p2);
+});
