@@ -435,7 +435,7 @@ function renderSchema(node: SchemaNode, refPrefix: string, v3: boolean): Record<
   if (node.additionalProperties !== undefined) {
     out.additionalProperties = typeof node.additionalProperties === 'boolean' ? node.additionalProperties : renderSchema(node.additionalProperties, refPrefix, v3);
   }
-  addExtensions(out, node, v3);
+  addExtensions(out, node);
   return out;
 }
 
@@ -444,12 +444,12 @@ function renderSchema(node: SchemaNode, refPrefix: string, v3: boolean): Record<
 // v2 they sit beside the $ref; v3 has no siblings of $ref, so kube wraps it in allOf.
 function renderRef(node: SchemaNode, ref: string, v3: boolean): Record<string, unknown> {
   const extensions: Record<string, unknown> = {};
-  addExtensions(extensions, node, v3);
+  addExtensions(extensions, node);
   if (Object.keys(extensions).length === 0) return { $ref: ref };
   return v3 ? { allOf: [{ $ref: ref }], ...extensions } : { $ref: ref, ...extensions };
 }
 
-function addExtensions(out: Record<string, unknown>, node: SchemaNode, v3: boolean): void {
+function addExtensions(out: Record<string, unknown>, node: SchemaNode): void {
   if (node.gvk) out['x-kubernetes-group-version-kind'] = node.gvk.map(gvkExtension);
   if (node.listMapKeys) out['x-kubernetes-list-map-keys'] = [...node.listMapKeys];
   if (node.listType) out['x-kubernetes-list-type'] = node.listType;
