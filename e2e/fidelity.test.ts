@@ -3,10 +3,10 @@
 
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { kubectl, kubectlOk, startKapi, uniqueName, type KapiProcess, type KubectlVersion } from './harness.js';
+import { kubectl, kubectlOk, startKapi, uniqueName, waitFor, type KapiProcess, type KubectlVersion } from './harness.js';
 
 let kapi: KapiProcess;
 
@@ -194,4 +194,42 @@ test('eviction: a PodDisruptionBudget with an empty selector guards every pod of
   const left = JSON.parse(await kubectlOk(['get', 'pdb', 'all', '-n', ns, '-o', 'json'], opts)) as { status: { disruptionsAllowed: number; disruptedPods?: Record<string, string> } };
   assert.equal(left.status.disruptionsAllowed, 0);
   assert.ok(left.status.disruptedPods?.p2);
+});
+
+test('automatic reloads of --authentication-config and --authorization-config are counted as kube counts them', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'kapi-config-reload-'));
+  const authn = path.join(dir, 'authn.yaml');
+  const authz = path.join(dir, 'authz.yaml');
+  const authnText = 'apiVersion: apiserver.config.k8s.io/v1beta1\nkind: AuthenticationConfiguration\njwt: []\n';
+  const authzText = 'apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\nauthorizers:\n- type: RBAC\n  name: rbac\n';
+  writeFileSync(authn, authnText);
+  writeFileSync(authz, authzText);
+  const own = await startKapi({ extraArgs: ['--authentication-config', authn, '--authorization-config', authz] });
+  try {
+    const opts = { kubeconfig: own.kubeconfig };
+    const series = async (name: string) =>
+      (await kubectlOk(['get', '--raw', '/metrics'], opts)).split('\n').filter((l) => l.startsWith(`${name}{`));
+    const reloads = 'apiserver_authentication_config_controller_automatic_reloads_total';
+    const authzReloads = 'apiserver_authorization_config_controller_automatic_reloads_total';
+    // a valid change, then one that is refused (anonymous may not change)
+    writeFileSync(authn, authnText + '# changed\n');
+    writeFileSync(authz, authzText + '# changed\n');
+    await waitFor('a successful authentication reload', async () => (await series(reloads)).some((l) => l.includes('status="success"')), 30_000);
+    await waitFor('a successful authorization reload', async () => (await series(authzReloads)).some((l) => l.includes('status="success"')), 90_000);
+    writeFileSync(authn, authnText + 'anonymous:\n  enabled: true\n');
+    await waitFor('a failed authentication reload', async () => (await series(reloads)).some((l) => l.includes('status="failure"')), 30_000);
+
+    const lines = await series(reloads);
+    const hash = /apiserver_id_hash="(sha256:[0-9a-f]{64})"/.exec(lines[0]!)?.[1];
+    assert.ok(hash, lines.join('\n'));
+    assert.ok(lines.includes(`${reloads}{status="success",apiserver_id_hash="${hash}"} 1`), lines.join('\n'));
+    assert.ok(lines.includes(`${reloads}{status="failure",apiserver_id_hash="${hash}"} 1`), lines.join('\n'));
+    const stamps = await series('apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds');
+    assert.equal(stamps.length, 2);
+    for (const l of stamps) assert.ok(Number(l.split(' ').pop()) > 1.7e9, l);
+    assert.equal((await series('apiserver_authorization_config_controller_automatic_reload_last_timestamp_seconds')).length, 1);
+  } finally {
+    await own.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

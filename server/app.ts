@@ -57,7 +57,7 @@ import { createOpenAPIHandler } from './nonresource/openapi-handler.js';
 import { createLogger } from './log.js';
 import { auditorFromFlags } from './audit/config.js';
 import { checkEncryptionFlags, loadEncryption, storedResources } from './encryption/index.js';
-import { createMetricsHandler, instrumentStoreClient, observeHealthChecks, startMetrics } from './metrics/index.js';
+import { createMetricsHandler, defaultMetrics, instrumentStoreClient, observeHealthChecks, startMetrics } from './metrics/index.js';
 import { startFlowControl } from './flowcontrol/index.js';
 import type { MaxInFlightOptions } from './http/filters/max-in-flight.js';
 import { buildAdmissionChain, admissionRequestOf, admissionFlagsOf, checkAdmissionFlags } from './admission/chain.js';
@@ -211,10 +211,16 @@ export async function startApp(config: KapiConfig): Promise<App> {
       generatedServiceAccountPublicKeyPem: pki.serviceAccountPublicKeyPem,
       tlsPrivateKeyFile: config.serving.tlsPrivateKeyFile,
       lookup: lookupFromResolver(() => registryRef),
+      onConfigReload: (status) => defaultMetrics().recordConfigReload('authentication', status, identity),
     });
     started.push({ name: 'authentication', stop: () => authn.close() });
     // --authorization-mode / --authorization-config: bad flags or files end start-up here too
-    const authz = buildAuthorization({ values: config.values, explicitlySet: config.explicitlySet, resolvePath: (p) => path.resolve(p) });
+    const authz = buildAuthorization({
+      values: config.values,
+      explicitlySet: config.explicitlySet,
+      resolvePath: (p) => path.resolve(p),
+      onConfigReload: (status) => defaultMetrics().recordConfigReload('authorization', status, identity),
+    });
     started.push({ name: 'authorization', stop: () => authz.close() });
     log.info('authorization', { authorizers: authz.describe.join(',') });
 

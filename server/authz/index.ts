@@ -38,6 +38,8 @@ export interface AuthorizationInputs {
   resolvePath: (p: string) => string;
   /** how often the configuration file is checked (default 60 s; changes are seen sooner) */
   configReloadIntervalMs?: number;
+  /** told about every automatic reload of a changed configuration file (for its metrics) */
+  onConfigReload?: (status: 'success' | 'failure') => void;
 }
 
 export interface Authorization {
@@ -305,6 +307,7 @@ export function buildAuthorization(input: AuthorizationInputs): Authorization {
       loaded = loadAuthorizationConfiguration(configFile);
     } catch (err) {
       log.error('reloading the authorization configuration failed, keeping the previous one', { err: (err as Error).message });
+      input.onConfigReload?.('failure');
       return false;
     }
     if (loaded.text === configText) return false;
@@ -313,11 +316,13 @@ export function buildAuthorization(input: AuthorizationInputs): Authorization {
     const before = chain.filter((a) => a.type !== 'Webhook').map((a) => `${a.type}/${a.name}`).join(',');
     if (fixed(loaded.config) !== before) {
       log.error('reloading the authorization configuration failed, keeping the previous one', { err: 'non-webhook authorizers cannot be added, removed or renamed' });
+      input.onConfigReload?.('failure');
       return false;
     }
     const errs = validateAuthorizationConfiguration(loaded.config);
     if (errs.length) {
       log.error('reloading the authorization configuration failed, keeping the previous one', { err: aggregate(errs) });
+      input.onConfigReload?.('failure');
       return false;
     }
     let next: Named[];
@@ -325,6 +330,7 @@ export function buildAuthorization(input: AuthorizationInputs): Authorization {
       next = fromConfig(loaded.config);
     } catch (err) {
       log.error('reloading the authorization configuration failed, keeping the previous one', { err: (err as Error).message });
+      input.onConfigReload?.('failure');
       return false;
     }
     const old = chain;
@@ -332,6 +338,7 @@ export function buildAuthorization(input: AuthorizationInputs): Authorization {
     configText = loaded.text;
     for (const a of old) if (!next.includes(a)) a.close?.();
     log.info('authorization configuration reloaded', { authorizers: chain.map((a) => `${a.type}/${a.name}`).join(',') });
+    input.onConfigReload?.('success');
     return true;
   };
 

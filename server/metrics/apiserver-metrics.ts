@@ -3,6 +3,7 @@
 // One process-wide set (as kube-apiserver's legacy registry): the handler chain, the etcd
 // client wrapper and the health checks all record into defaultMetrics().
 
+import { createHash } from 'node:crypto';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { defaultVersionInfo } from '../http/version.js';
 
@@ -190,6 +191,31 @@ export class ApiserverMetrics {
     registers: [this.registry],
   });
 
+  readonly authenticationConfigReloads = new Counter({
+    name: 'apiserver_authentication_config_controller_automatic_reloads_total',
+    help: alpha('Total number of automatic reloads of authentication configuration split by status and apiserver identity.'),
+    labelNames: ['status', 'apiserver_id_hash'] as const,
+    registers: [this.registry],
+  });
+  readonly authenticationConfigReloadTimestamp = new Gauge({
+    name: 'apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds',
+    help: alpha('Timestamp of the last automatic reload of authentication configuration split by status and apiserver identity.'),
+    labelNames: ['status', 'apiserver_id_hash'] as const,
+    registers: [this.registry],
+  });
+  readonly authorizationConfigReloads = new Counter({
+    name: 'apiserver_authorization_config_controller_automatic_reloads_total',
+    help: alpha('Total number of automatic reloads of authorization configuration split by status and apiserver identity.'),
+    labelNames: ['status', 'apiserver_id_hash'] as const,
+    registers: [this.registry],
+  });
+  readonly authorizationConfigReloadTimestamp = new Gauge({
+    name: 'apiserver_authorization_config_controller_automatic_reload_last_timestamp_seconds',
+    help: alpha('Timestamp of the last automatic reload of authorization configuration split by status and apiserver identity.'),
+    labelNames: ['status', 'apiserver_id_hash'] as const,
+    registers: [this.registry],
+  });
+
   readonly healthcheck = new Gauge({
     name: 'kubernetes_healthcheck',
     help: stable('This metric records the result of a single healthcheck.'),
@@ -264,6 +290,18 @@ export class ApiserverMetrics {
   /** one series per gate; kube's GA stage is the empty string */
   recordFeatureGates(gates: readonly { name: string; stage: string; enabled: boolean }[]): void {
     for (const g of gates) this.featureEnabled.set({ name: g.name, stage: g.stage === 'GA' ? '' : g.stage }, g.enabled ? 1 : 0);
+  }
+
+  /** an automatic reload of --authentication-config or --authorization-config, by the
+   *  replica's identity as kube labels it (its sha256) */
+  recordConfigReload(config: 'authentication' | 'authorization', status: 'success' | 'failure', apiServerId: string): void {
+    const labels = { status, apiserver_id_hash: apiServerId === '' ? '' : `sha256:${createHash('sha256').update(apiServerId).digest('hex')}` };
+    const [count, timestamp] =
+      config === 'authentication'
+        ? [this.authenticationConfigReloads, this.authenticationConfigReloadTimestamp]
+        : [this.authorizationConfigReloads, this.authorizationConfigReloadTimestamp];
+    count.inc(labels);
+    timestamp.set(labels, Date.now() / 1000);
   }
 
   /** kube's healthz handlers record each check they run */
