@@ -177,8 +177,14 @@ export async function startApp(config: KapiConfig): Promise<App> {
         path: path.resolve(encryptionConfigPath),
         automaticReload: encryptionReload,
         resources: storedResources(catalog.resources()),
-        onReload: ({ hash }) => log.info('loaded a new encryption provider configuration', { path: encryptionConfigPath, hash }),
-        onReloadError: (err) => log.error('encryption provider configuration not reloaded', { error: err.message }),
+        onReload: ({ hash }) => {
+          log.info('loaded a new encryption provider configuration', { path: encryptionConfigPath, hash });
+          defaultMetrics().recordConfigReload('encryption', 'success', identity);
+        },
+        onReloadError: (err) => {
+          log.error('encryption provider configuration not reloaded', { error: err.message });
+          defaultMetrics().recordConfigReload('encryption', 'failure', identity);
+        },
       })
     : undefined;
   if (encryption) started.push({ name: 'encryption config reload', stop: () => encryption.stop() });
@@ -335,6 +341,8 @@ export async function startApp(config: KapiConfig): Promise<App> {
       storageFor,
       countPollPeriodMs: config.values.get('etcd-count-metric-poll-period') as number,
       featureGates: config.featureGates.states(),
+      showHiddenMetrics: config.values.get('show-hidden-metrics-for-version') !== '',
+      disabledMetrics: config.values.get('disabled-metrics') as string[],
     });
     started.push({ name: 'metrics', stop: () => metricsRun.stop() });
     // RBAC's and Node's caches, and the default RBAC policy (every start, every replica)

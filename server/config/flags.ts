@@ -12,6 +12,11 @@ import { validateCorsAllowedOrigins } from '../http/filters/cors.js';
 import { validateGoawayChance } from '../http/filters/goaway.js';
 import { parseNamedCertKey, tlsCipherSuites, tlsMinVersion } from '../http/tls-options.js';
 import { FeatureGateError, FeatureGates, type ParsedFeatureGates } from '../features/gates.js';
+import { showHiddenMetricsVersionError } from '../metrics/lifecycle.js';
+import { KUBERNETES_MAJOR, KUBERNETES_MINOR } from '../http/version.js';
+
+/** the release whose flags and metric lifecycle kapi follows */
+const KUBE_RELEASE = { major: Number(KUBERNETES_MAJOR), minor: Number(KUBERNETES_MINOR) };
 
 export { FlagError } from './flagset.js';
 
@@ -27,6 +32,7 @@ const G_TRAFFIC = 'Traffic';
 const G_MISC = 'Misc';
 const G_AUDIT = 'Auditing';
 const G_LOGS = 'Logs';
+const G_METRICS = 'Metrics';
 const G_KAPI = 'kapi';
 
 /** Marks flags kapi parses but does not act on yet, so --help is honest about them. */
@@ -54,6 +60,23 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
   spec(G_GENERIC, 'shutdown-delay-duration', 'duration', 0, 'How long to keep serving after SIGTERM with /readyz failing, before listeners close.'),
   spec(G_GENERIC, 'shutdown-watch-termination-grace-period', 'duration', 0, 'How long, on shutdown, open watches get to drain: they are ended one after another at max(count/grace, 200) per second and the ones still open afterwards are cut. 0: all are ended at once.'),
   spec(G_GENERIC, 'shutdown-send-retry-after', 'bool', false, 'After --shutdown-delay-duration the listener stays open until the requests in flight are done, and new requests get 429 with Retry-After and Connection: close (health endpoints are still served).'),
+  spec(G_GENERIC, 'storage-initialization-timeout', 'duration', 60_000, 'Maximum amount of time to wait for storage initialization before declaring apiserver ready.' + LATER),
+  spec(G_GENERIC, 'emulation-forward-compatible', 'bool', false, 'With --emulated-version, also serve the APIs introduced after the emulated version.' + LATER),
+  spec(G_GENERIC, 'runtime-config-emulation-forward-compatible', 'bool', false, 'With --emulated-version, allow --runtime-config to enable APIs introduced after the emulated version.' + LATER),
+  spec(G_GENERIC, 'emulated-version', 'stringSlice', [], 'The versions the components emulate (`kube=1.32` or `1.32`). kapi is kube-apiserver 1.33 only.' + LATER),
+  spec(G_GENERIC, 'contention-profiling', 'bool', false, 'Enable block profiling, if profiling is enabled.' + LATER),
+  spec(G_GENERIC, 'debug-socket-path', 'string', '', 'Serve profiling on this unix socket.' + LATER),
+  spec(G_GENERIC, 'tracing-config-file', 'string', '', 'File with the apiserver tracing configuration.' + LATER),
+  spec(G_GENERIC, 'enable-logs-handler', 'bool', false, 'Install a /logs handler for the apiserver logs.' + LATER),
+  spec(G_GENERIC, 'max-connection-bytes-per-sec', 'int', 0, 'Throttle each user connection to this number of bytes/sec (long-running requests).' + LATER),
+  spec(G_GENERIC, 'kubernetes-service-node-port', 'int', 0, 'If non-zero, the kubernetes Service is of type NodePort with this port.' + LATER),
+  spec(G_GENERIC, 'cloud-config', 'string', '', 'Accepted for compatibility; kapi has no cloud provider.' + LATER, { deprecated: 'will be removed in a future version' }),
+  spec(G_GENERIC, 'coordinated-leadership-lease-duration', 'duration', 15_000, 'The duration of the lease used for coordinated leader election.' + LATER),
+  spec(G_GENERIC, 'coordinated-leadership-renew-deadline', 'duration', 10_000, 'The deadline for renewing a coordinated leader election lease.' + LATER),
+  spec(G_GENERIC, 'coordinated-leadership-retry-period', 'duration', 2_000, 'The period for retrying to renew a coordinated leader election lease.' + LATER),
+  spec(G_GENERIC, 'peer-ca-file', 'string', '', 'CA for the serving certificates of peer apiservers (mixed-version proxy).' + LATER),
+  spec(G_GENERIC, 'peer-advertise-ip', 'string', '', 'The IP peer apiservers proxy to (mixed-version proxy).' + LATER),
+  spec(G_GENERIC, 'peer-advertise-port', 'string', '', 'The port peer apiservers proxy to (mixed-version proxy).' + LATER),
   spec(G_GENERIC, 'request-timeout', 'duration', 60_000, 'The time a handler has to finish a non-long-running request before the client gets a 504; a request\'s ?timeout= can only shorten it.'),
   spec(G_GENERIC, 'min-request-timeout', 'int', 1800, 'The minimum timeout in seconds for a watch without timeoutSeconds; the server picks a random timeout in [min, 2*min) to spread out reconnections.'),
   spec(G_GENERIC, 'max-requests-inflight', 'int', 400, 'Maximum number of non-mutating requests in flight (0: no limit); with priority and fairness, this plus --max-mutating-requests-inflight is the concurrency shared among the priority levels.'),
@@ -101,6 +124,7 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
   spec(G_SERVING, 'tls-cipher-suites', 'stringSlice', [], 'Comma-separated list of cipher suites for the server (Go names, e.g. TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256). TLS 1.3 suites are not configurable. Empty: the defaults.'),
   spec(G_SERVING, 'tls-min-version', 'string', '', 'Minimum TLS version supported. Possible values: VersionTLS10, VersionTLS11, VersionTLS12, VersionTLS13 (default VersionTLS12).'),
   spec(G_SERVING, 'tls-sni-cert-key', 'stringArray', [], 'A pair of x509 certificate and private key file paths, optionally suffixed with a list of domain patterns (fully qualified, may have a leading "*." wildcard). Without patterns the certificate\'s names are used. Exact names beat wildcards, given patterns beat certificate names. Repeatable. Example: "example.crt,example.key" or "foo.crt,foo.key:*.foo.com,foo.com".'),
+  spec(G_SERVING, 'disable-http2-serving', 'bool', false, 'Serve HTTP/1.1 only.' + LATER),
   spec(G_SERVING, 'http2-max-streams-per-connection', 'int', 0, 'The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection. 0: kapi\'s default, 1000 (kube-apiserver\'s is 100).'),
   spec(G_SERVING, 'permit-port-sharing', 'bool', false, 'Bind with SO_REUSEPORT.' + LATER),
   spec(G_SERVING, 'permit-address-sharing', 'bool', false, 'Bind with SO_REUSEADDR.' + LATER),
@@ -112,6 +136,7 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
   spec(G_AUTHN, 'enable-bootstrap-token-auth', 'bool', false, 'Allow bootstrap tokens (secrets of type bootstrap.kubernetes.io/token in kube-system) to authenticate.'),
   spec(G_AUTHN, 'service-account-key-file', 'stringArray', [], 'Files with PEM RSA/ECDSA public or private keys (or certificates) that verify ServiceAccount tokens. Repeatable. Default: --tls-private-key-file, else kapi\'s generated <cert-dir>/sa.pub.'),
   spec(G_AUTHN, 'service-account-signing-key-file', 'string', '', 'The file with the private key that signs ServiceAccount tokens (TokenRequest). Default: kapi\'s generated <cert-dir>/sa.key.'),
+  spec(G_AUTHN, 'service-account-signing-endpoint', 'string', '', 'Socket of an external JWT signer for ServiceAccount tokens.' + LATER),
   spec(G_AUTHN, 'service-account-issuer', 'stringArray', [], 'Identifier of the ServiceAccount token issuer (the first signs; all are accepted). Repeatable. Default (kapi): https://kubernetes.default.svc.cluster.local.'),
   spec(G_AUTHN, 'service-account-jwks-uri', 'string', '', 'Overrides the URI for the JSON Web Key Set in the discovery document.'),
   spec(G_AUTHN, 'service-account-lookup', 'bool', true, 'Validate that ServiceAccount tokens exist in etcd.'),
@@ -165,6 +190,7 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
   spec(G_TRAFFIC, 'enable-aggregator-routing', 'bool', false, 'Route aggregator requests to endpoint IPs rather than cluster IPs. kapi has no Service network, so it always routes to a ready endpoint of the Service (EndpointSlices); false is taken as true.'),
   spec(G_TRAFFIC, 'proxy-client-cert-file', 'string', '', 'Client certificate used to prove the identity of the aggregator or kube-apiserver when it must call out during a request (aggregated API servers).'),
   spec(G_TRAFFIC, 'proxy-client-key-file', 'string', '', 'Private key for --proxy-client-cert-file.'),
+  spec(G_TRAFFIC, 'aggregator-reject-forwarding-redirect', 'bool', true, 'Do not forward redirect responses of aggregated API servers to the client.' + LATER),
   spec(G_TRAFFIC, 'egress-selector-config-file', 'string', '', 'File with the apiserver egress selector configuration.' + LATER),
 
   // Misc (kubelet client)
@@ -173,6 +199,8 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
   spec(G_MISC, 'kubelet-certificate-authority', 'string', '', 'Path to a cert file for the certificate authority of kubelets. Without it the kubelet\'s serving certificate is not verified.'),
   spec(G_MISC, 'kubelet-preferred-address-types', 'stringSlice', ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'], 'Preferred NodeAddressTypes for kubelet connections.'),
   spec(G_MISC, 'kubelet-timeout', 'duration', 5000, 'Timeout for kubelet operations (connecting to a kubelet).'),
+  spec(G_MISC, 'kubelet-port', 'int', 10250, 'Kubelet port.' + LATER, { deprecated: 'kubelet-port is deprecated and will be removed.' }),
+  spec(G_MISC, 'kubelet-read-only-port', 'int', 10255, 'Kubelet read-only port.' + LATER, { deprecated: 'kubelet-read-only-port is deprecated and will be removed.' }),
 
   // Auditing
   spec(G_AUDIT, 'audit-policy-file', 'string', '', 'Path to the file that defines the audit policy configuration.'),
@@ -213,6 +241,16 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
   spec(G_LOGS, 'vmodule', 'string', '', 'Comma-separated list of pattern=N settings for file-filtered logging.' + LATER, { typeText: 'pattern=N,...' }),
   spec(G_LOGS, 'log-flush-frequency', 'duration', 5000, 'Maximum number of seconds between log flushes.' + LATER),
   spec(G_LOGS, 'logging-format', 'string', 'text', 'Sets the log format. Permitted formats: "text".'),
+  spec(G_LOGS, 'log-text-split-stream', 'bool', false, 'In text format, write error messages to stderr and info messages to stdout.' + LATER),
+  spec(G_LOGS, 'log-text-info-buffer-size', 'string', '0', 'In text format with split streams, how many bytes of info messages may be buffered.' + LATER),
+  spec(G_LOGS, 'log-json-split-stream', 'bool', false, 'In JSON format, write error messages to stderr and info messages to stdout.' + LATER),
+  spec(G_LOGS, 'log-json-info-buffer-size', 'string', '0', 'In JSON format with split streams, how many bytes of info messages may be buffered.' + LATER),
+
+  // Metrics
+  spec(G_METRICS, 'show-hidden-metrics-for-version', 'string', '', "The previous minor version (e.g. '1.32') for which to show hidden metrics: metrics deprecated before this release are exposed again. Only the previous minor version is allowed."),
+  spec(G_METRICS, 'disabled-metrics', 'stringSlice', [], 'Metrics (fully qualified names) that are not exposed, whatever else is set.'),
+  spec(G_METRICS, 'allow-metric-labels', 'mapStringString', {}, "The allowed values of metric labels, as '<metric>,<label>=<value>,<value>...'." + LATER),
+  spec(G_METRICS, 'allow-metric-labels-manifest', 'string', '', 'A file with the --allow-metric-labels mapping.' + LATER),
 
   // kapi's own
   spec(G_KAPI, 'data-dir', 'string', './data', 'kapi: directory for the embedded etcd member (<data-dir>/etcd), the generated PKI (<data-dir>/pki) and admin.kubeconfig.'),
@@ -304,6 +342,8 @@ function list(values: ReadonlyMap<string, FlagValue>, name: string): string[] {
 
 /** kube-apiserver's start-up checks of the HTTP serving flags (messages as it prints them) */
 function validateServingFlags(values: ReadonlyMap<string, FlagValue>): void {
+  const hiddenMetrics = showHiddenMetricsVersionError(str(values, 'show-hidden-metrics-for-version'), KUBE_RELEASE);
+  if (hiddenMetrics) throw new FlagError(hiddenMetrics);
   if (num(values, 'request-timeout') < 0) throw new FlagError('--request-timeout can not be negative value');
   if (num(values, 'min-request-timeout') < 0) throw new FlagError('--min-request-timeout can not be negative value');
   const goaway = validateGoawayChance(num(values, 'goaway-chance'));
