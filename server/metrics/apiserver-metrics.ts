@@ -245,6 +245,19 @@ export class ApiserverMetrics {
     registers: [this.registry],
   });
 
+  // kapi validates each kind one way (kube's handwritten rules), so declarative validation
+  // can neither disagree with it nor panic: both stay 0, as in a kube whose rules agree
+  readonly declarativeValidationMismatches = new Counter({
+    name: 'apiserver_validation_declarative_validation_mismatch_total',
+    help: beta('Number of times declarative validation results differed from handwritten validation results for core types.'),
+    registers: [this.registry],
+  });
+  readonly declarativeValidationPanics = new Counter({
+    name: 'apiserver_validation_declarative_validation_panic_total',
+    help: beta('Number of times declarative validation has panicked during validation.'),
+    registers: [this.registry],
+  });
+
   // the metric lifecycle's own counts (component-base's meta metrics)
   readonly registeredMetrics = new Counter({
     name: 'registered_metrics_total',

@@ -43,6 +43,8 @@ test('hidden and disabled metrics are not exposed; the meta metrics count them',
   assert.match(text, /^# HELP apiserver_request_duration_seconds \[STABLE\] /m);
   assert.match(text, /^disabled_metrics_total 2$/m);
   assert.match(text, /^hidden_metrics_total 3$/m);
+  assert.match(text, /^# HELP apiserver_validation_declarative_validation_mismatch_total \[BETA\] /m);
+  assert.match(text, /^apiserver_validation_declarative_validation_mismatch_total 0$/m);
   assert.match(text, /^registered_metrics_total\{stability_level="STABLE",deprecated_version=""\} \d+$/m);
   assert.match(text, /^# HELP registered_metrics_total \[BETA\] The count of registered metrics broken by stability level and deprecation version\.$/m);
 });
