@@ -497,6 +497,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
       },
       resolver: apiResolver,
       watchListEnabled: config.featureGates.enabled('WatchList'),
+      allowUnsafeMalformedObjectDeletion: config.featureGates.enabled('AllowUnsafeMalformedObjectDeletion'),
       discovery: aggregator.withDiscovery(
         createDiscoveryHandler({ catalog: discoveryCatalog, serverAddress: hostPort(advertiseAddress), generation: () => customResources.generation + aggregator.generation }),
         () => discoveryCatalog,

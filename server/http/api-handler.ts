@@ -75,6 +75,8 @@ export interface ApiHandlerOptions {
   admissionFor?: EndpointConfig['admissionFor'];
   /** sendInitialEvents on watch (default true) */
   watchListEnabled?: boolean;
+  /** the AllowUnsafeMalformedObjectDeletion gate (default off) */
+  allowUnsafeMalformedObjectDeletion?: boolean;
   /** abort when shutdown begins: open watches end cleanly (kube-apiserver's ShuttingDown) */
   shutdownSignal?: AbortSignal;
   onPanic?: PanicReporter;
@@ -125,6 +127,7 @@ export function createRouter(opts: ApiHandlerOptions): Handler {
     maxRequestBodyBytes: opts.maxRequestBodyBytes ?? DEFAULT_MAX_REQUEST_BODY_BYTES,
     minRequestTimeoutSeconds: opts.minRequestTimeoutSeconds ?? DEFAULT_MIN_REQUEST_TIMEOUT_SECONDS,
     watchListEnabled: opts.watchListEnabled ?? true,
+    allowUnsafeMalformedObjectDeletion: opts.allowUnsafeMalformedObjectDeletion ?? false,
     tableConvertorFor: opts.tableConvertorFor ?? defaultTableConvertorFor,
     patchTypes: new Map([...builtinPatchTypes(), ...(opts.patchTypes ?? new Map())]),
     shutdownSignal: opts.shutdownSignal,

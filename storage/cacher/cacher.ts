@@ -11,6 +11,7 @@ import type {
   ListOptions,
   ListResult,
   Storage,
+  UnreadableDeletion,
   UpdateFunction,
   UpdateOptions,
   Watch,
@@ -86,6 +87,10 @@ export class Cacher implements Storage {
 
   guaranteedUpdate(key: string, tryUpdate: UpdateFunction, opts?: UpdateOptions): Promise<KubeObject> {
     return this.store.guaranteedUpdate(key, tryUpdate, opts);
+  }
+
+  deleteUnreadable(key: string): Promise<UnreadableDeletion> {
+    return this.store.deleteUnreadable(key);
   }
 
   delete(key: string, opts?: DeleteOptions): Promise<KubeObject> {
