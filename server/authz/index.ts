@@ -23,6 +23,7 @@ import { ruleToJson } from './rbac/types.js';
 import { SYSTEM_PRIVILEGED_GROUP } from './rbac/subjects.js';
 import { startPolicyReconciler } from './reconcile.js';
 import { createWebhookAuthorizer } from './webhook.js';
+import { AbacPolicyError, createAbacAuthorizer, loadAbacPolicies } from './abac.js';
 import { aggregate } from '../authn/jwt/config.js';
 import { validateAuthorizationConfiguration } from './config.js';
 
@@ -145,7 +146,6 @@ export function validateModeFlags(values: ReadonlyMap<string, FlagValue>, explic
   if (!modes.includes('ABAC') && str(values, 'authorization-policy-file')) errs.push('cannot specify --authorization-policy-file without mode ABAC');
   if (modes.includes('Webhook') && !str(values, 'authorization-webhook-config-file')) errs.push("authorization-mode Webhook's authorization config file not passed");
   if (!modes.includes('Webhook') && str(values, 'authorization-webhook-config-file')) errs.push('cannot specify --authorization-webhook-config-file without mode Webhook');
-  if (modes.includes('ABAC')) errs.push('authorization-mode ABAC is not supported by kapi');
   return errs;
 }
 
@@ -278,6 +278,16 @@ export function buildAuthorization(input: AuthorizationInputs): Authorization {
           return rbacNamed('rbac');
         case 'Node':
           return nodeNamed;
+        case 'ABAC': {
+          let abac;
+          try {
+            abac = createAbacAuthorizer(loadAbacPolicies(input.resolvePath(str(v, 'authorization-policy-file'))));
+          } catch (err) {
+            if (err instanceof AbacPolicyError) throw new AuthorizationSetupError(err.message);
+            throw err;
+          }
+          return { type: 'ABAC', name: 'abac', authorizer: abac, rulesFor: (u, ns) => abac.rulesFor(u, ns) };
+        }
         default: {
           const wa = createWebhookAuthorizer({
             name: 'webhook',

@@ -164,9 +164,9 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
   spec(G_AUTHN, 'oidc-required-claim', 'mapStringString', {}, 'key=value pairs that must be present in the ID token.'),
 
   // Authorization
-  spec(G_AUTHZ, 'authorization-mode', 'stringSlice', ['AlwaysAllow'], 'Ordered list of authorization plugins: AlwaysAllow,AlwaysDeny,Webhook,RBAC,Node (ABAC is refused).'),
+  spec(G_AUTHZ, 'authorization-mode', 'stringSlice', ['AlwaysAllow'], 'Ordered list of authorization plugins: AlwaysAllow,AlwaysDeny,ABAC,Webhook,RBAC,Node.'),
   spec(G_AUTHZ, 'authorization-config', 'string', '', 'File with an AuthorizationConfiguration (structured authorizers); reloaded on change and every 60 s.'),
-  spec(G_AUTHZ, 'authorization-policy-file', 'string', '', 'File with the ABAC policy.' + LATER),
+  spec(G_AUTHZ, 'authorization-policy-file', 'string', '', 'File with the ABAC policy, one JSON Policy per line, used with --authorization-mode=ABAC.'),
   spec(G_AUTHZ, 'authorization-webhook-config-file', 'string', '', 'A kubeconfig file for the authorization webhook.'),
   spec(G_AUTHZ, 'authorization-webhook-cache-authorized-ttl', 'duration', 300_000, 'How long to cache allowed answers of the webhook.'),
   spec(G_AUTHZ, 'authorization-webhook-cache-unauthorized-ttl', 'duration', 30_000, 'How long to cache denied answers of the webhook.'),
