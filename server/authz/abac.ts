@@ -8,7 +8,6 @@
 // opinion), so later authorizers may still allow.
 
 import { readFileSync } from 'node:fs';
-import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../http/authz.js';
 import type { UserInfo } from '../registry/rest.js';
 import type { RulesInfo } from './rbac/authorizer.js';
 import type { PolicyRule } from './rbac/types.js';
@@ -28,6 +27,22 @@ export interface AbacPolicySpec {
 }
 
 export class AbacPolicyError extends Error {}
+
+/** what ABAC looks at in a request (a part of the HTTP layer's authorization attributes) */
+export interface AbacRequest {
+  user: UserInfo;
+  verb: string;
+  isResourceRequest: boolean;
+  path: string;
+  apiGroup: string;
+  resource: string;
+  namespace: string;
+}
+
+export interface AbacDecision {
+  decision: 'allow' | 'noOpinion';
+  reason?: string;
+}
 
 function text(v: unknown): string {
   return typeof v === 'string' ? v : '';
@@ -115,7 +130,7 @@ function subjectMatches(p: AbacPolicySpec, user: UserInfo): boolean {
   return matched;
 }
 
-function resourceMatches(p: AbacPolicySpec, a: AuthorizationAttributes): boolean {
+function resourceMatches(p: AbacPolicySpec, a: AbacRequest): boolean {
   return (
     a.isResourceRequest &&
     (p.namespace === '*' || p.namespace === a.namespace) &&
@@ -124,25 +139,26 @@ function resourceMatches(p: AbacPolicySpec, a: AuthorizationAttributes): boolean
   );
 }
 
-function nonResourceMatches(p: AbacPolicySpec, a: AuthorizationAttributes): boolean {
+function nonResourceMatches(p: AbacPolicySpec, a: AbacRequest): boolean {
   if (a.isResourceRequest) return false;
   if (p.nonResourcePath === '*' || p.nonResourcePath === a.path) return true;
   return p.nonResourcePath.endsWith('*') && a.path.startsWith(p.nonResourcePath.replace(/\*+$/, ''));
 }
 
-function allows(p: AbacPolicySpec, a: AuthorizationAttributes): boolean {
+function allows(p: AbacPolicySpec, a: AbacRequest): boolean {
   if (!subjectMatches(p, a.user)) return false;
   if (!READ_ONLY_VERBS.includes(a.verb) && p.readonly) return false;
   return resourceMatches(p, a) || nonResourceMatches(p, a);
 }
 
-export interface AbacAuthorizer extends Authorizer {
+export interface AbacAuthorizer {
+  authorize(request: AbacRequest): Promise<AbacDecision>;
   rulesFor(user: UserInfo, namespace: string): Promise<RulesInfo>;
 }
 
 export function createAbacAuthorizer(policies: readonly AbacPolicySpec[]): AbacAuthorizer {
   return {
-    async authorize(attrs): Promise<AuthorizationResult> {
+    async authorize(attrs): Promise<AbacDecision> {
       return policies.some((p) => allows(p, attrs)) ? { decision: 'allow' } : { decision: 'noOpinion', reason: 'No policy matched.' };
     },
     async rulesFor(user, namespace) {
