@@ -67,7 +67,7 @@ export const FLAG_SPECS: readonly FlagSpec[] = [
   spec(G_GENERIC, 'contention-profiling', 'bool', false, 'Enable block profiling, if profiling is enabled.' + LATER),
   spec(G_GENERIC, 'debug-socket-path', 'string', '', 'Serve profiling on this unix socket.' + LATER),
   spec(G_GENERIC, 'tracing-config-file', 'string', '', 'File with the apiserver tracing configuration.' + LATER),
-  spec(G_GENERIC, 'enable-logs-handler', 'bool', false, 'Install a /logs handler for the apiserver logs.' + LATER),
+  spec(G_GENERIC, 'enable-logs-handler', 'bool', false, 'Install a /logs handler for the apiserver logs.' + LATER, { deprecated: 'Log handler functionality is deprecated' }),
   spec(G_GENERIC, 'max-connection-bytes-per-sec', 'int', 0, 'Throttle each user connection to this number of bytes/sec (long-running requests).' + LATER),
   spec(G_GENERIC, 'kubernetes-service-node-port', 'int', 0, 'If non-zero, the kubernetes Service is of type NodePort with this port.' + LATER),
   spec(G_GENERIC, 'cloud-config', 'string', '', 'Accepted for compatibility; kapi has no cloud provider.' + LATER, { deprecated: 'will be removed in a future version' }),
