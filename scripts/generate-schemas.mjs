@@ -159,11 +159,26 @@ const ADVERTISED_STORAGE_VERSION = {
   'networking.k8s.io/servicecidrs': 'v1beta1',
 };
 
-/** Served-but-deprecated resources of the default set, with the `Warning` kube-apiserver sends. */
+/** Served resources that kube 1.33 deprecates: the API lifecycle of their kinds in k8s.io/api
+ *  v0.33 (`+k8s:prerelease-lifecycle-gen` markers, and core/v1's lifecycle.go), limited to
+ *  those deprecated in 1.33 or before. kube-apiserver's warning names the kind, the release
+ *  that deprecated it, the release that removes it and the replacement, in that order. */
 const DEPRECATIONS = {
-  '/v1/componentstatuses': 'v1 ComponentStatus is deprecated in v1.19+',
-  '/v1/endpoints': 'v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice',
+  '/v1/componentstatuses': { kind: 'ComponentStatus', deprecated: '1.19' },
+  '/v1/endpoints': { kind: 'Endpoints', deprecated: '1.33', replacement: 'discovery.k8s.io/v1 EndpointSlice' },
+  'admissionregistration.k8s.io/v1beta1/validatingadmissionpolicies': { kind: 'ValidatingAdmissionPolicy', deprecated: '1.31', removed: '1.34' },
+  'admissionregistration.k8s.io/v1beta1/validatingadmissionpolicybindings': { kind: 'ValidatingAdmissionPolicyBinding', deprecated: '1.31', removed: '1.34' },
+  'storage.k8s.io/v1alpha1/volumeattributesclasses': { kind: 'VolumeAttributesClass', deprecated: '1.32', removed: '1.35' },
+  'storagemigration.k8s.io/v1alpha1/storageversionmigrations': { kind: 'StorageVersionMigration', deprecated: '1.33', removed: '1.36' },
 };
+
+function deprecationWarning(group, version, d) {
+  const groupVersion = group === '' ? version : `${group}/${version}`;
+  let text = `${groupVersion} ${d.kind} is deprecated in v${d.deprecated}+`;
+  if (d.removed) text += `, unavailable in v${d.removed}+`;
+  if (d.replacement) text += `; use ${d.replacement}`;
+  return text;
+}
 
 /** Resources that are not persisted: discovery shows no storageVersionHash for them. */
 const NOT_STORED = new Set([
@@ -427,10 +442,11 @@ function buildCatalog() {
     const defaultVersions = [...gvs.values()].filter((g) => g.group === r.group && g.enabledByDefault);
     const preferredPool = defaultVersions.length > 0 ? defaultVersions : [...gvs.values()].filter((g) => g.group === r.group);
     r.preferredVersion = preferredPool.sort((a, b) => b.versionPriority - a.versionPriority)[0].version;
-    const warning = DEPRECATIONS[`${r.group}/${r.version}/${r.resource}`];
-    if (warning) {
+    const deprecation = DEPRECATIONS[`${r.group}/${r.version}/${r.resource}`];
+    if (deprecation) {
       r.deprecated = true;
-      r.deprecationWarning = warning;
+      r.deprecationWarning = deprecationWarning(r.group, r.version, deprecation);
+      if (deprecation.removed) r.removedRelease = deprecation.removed;
     }
   }
 

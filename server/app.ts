@@ -181,8 +181,14 @@ export async function startApp(config: KapiConfig): Promise<App> {
         path: path.resolve(encryptionConfigPath),
         automaticReload: encryptionReload,
         resources: storedResources(catalog.resources()),
-        onReload: ({ hash }) => log.info('loaded a new encryption provider configuration', { path: encryptionConfigPath, hash }),
-        onReloadError: (err) => log.error('encryption provider configuration not reloaded', { error: err.message }),
+        onReload: ({ hash }) => {
+          log.info('loaded a new encryption provider configuration', { path: encryptionConfigPath, hash });
+          defaultMetrics().recordConfigReload('encryption', 'success', identity);
+        },
+        onReloadError: (err) => {
+          log.error('encryption provider configuration not reloaded', { error: err.message });
+          defaultMetrics().recordConfigReload('encryption', 'failure', identity);
+        },
       })
     : undefined;
   if (encryption) started.push({ name: 'encryption config reload', stop: () => encryption.stop() });
@@ -215,10 +221,16 @@ export async function startApp(config: KapiConfig): Promise<App> {
       generatedServiceAccountPublicKeyPem: pki.serviceAccountPublicKeyPem,
       tlsPrivateKeyFile: config.serving.tlsPrivateKeyFile,
       lookup: lookupFromResolver(() => registryRef),
+      onConfigReload: (status) => defaultMetrics().recordConfigReload('authentication', status, identity),
     });
     started.push({ name: 'authentication', stop: () => authn.close() });
     // --authorization-mode / --authorization-config: bad flags or files end start-up here too
-    const authz = buildAuthorization({ values: config.rawValues, explicitlySet: config.explicitlySet, resolvePath: (p) => path.resolve(p) });
+    const authz = buildAuthorization({
+      values: config.rawValues,
+      explicitlySet: config.explicitlySet,
+      resolvePath: (p) => path.resolve(p),
+      onConfigReload: (status) => defaultMetrics().recordConfigReload('authorization', status, identity),
+    });
     started.push({ name: 'authorization', stop: () => authz.close() });
     log.info('authorization', { authorizers: authz.describe.join(',') });
 
@@ -333,6 +345,8 @@ export async function startApp(config: KapiConfig): Promise<App> {
       storageFor,
       countPollPeriodMs: config.values.get('etcd-count-metric-poll-period'),
       featureGates: config.featureGates.states(),
+      showHiddenMetrics: config.values.get('show-hidden-metrics-for-version') !== '',
+      disabledMetrics: config.values.get('disabled-metrics') as string[],
     });
     started.push({ name: 'metrics', stop: () => metricsRun.stop() });
     // RBAC's and Node's caches, and the default RBAC policy (every start, every replica)
@@ -518,6 +532,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
       },
       resolver: apiResolver,
       watchListEnabled: config.featureGates.enabled('WatchList'),
+      allowUnsafeMalformedObjectDeletion: config.featureGates.enabled('AllowUnsafeMalformedObjectDeletion'),
       discovery: aggregator.withDiscovery(
         createDiscoveryHandler({ catalog: discoveryCatalog, serverAddress: hostPort(advertiseAddress), generation: () => customResources.generation + aggregator.generation }),
         () => discoveryCatalog,

@@ -45,6 +45,8 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const config = outcome.config;
+  // pflag writes these to stderr as plain lines while parsing, before any log line
+  for (const notice of config.flagDeprecationNotices) process.stderr.write(notice + '\n');
   setVerbosity(config.verbosity);
   logFlags(config);
   for (const warning of config.featureGateWarnings) log.warn(warning);

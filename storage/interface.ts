@@ -164,6 +164,8 @@ export interface DeleteOptions extends Cancellable {
   dryRun?: boolean;
 }
 
+export type UnreadableDeletion = 'deleted' | 'readable' | 'absent';
+
 export interface Storage {
   /** fails with KeyExists. Returns the stored object with resourceVersion set, as an object
    *  of its own that the caller may change (nothing else holds it). */
@@ -185,6 +187,10 @@ export interface Storage {
   ): Promise<KubeObject>;
   /** removes the key; returns the last state. Fails with KeyNotFound. */
   delete(key: string, opts?: DeleteOptions): Promise<KubeObject>;
+  /** removes the key only when its stored value cannot be read (decoded, or decrypted by its
+   *  transformer): kube's unsafe deletion of corrupt objects. Read from etcd itself, not a
+   *  cache; a value that reads fine, or no value, is left alone and said so. */
+  deleteUnreadable(key: string): Promise<UnreadableDeletion>;
   watch(key: string, opts: WatchOptions): Promise<Watch>;
   /** etcd's current revision, read from the cluster (a quorum read). */
   currentResourceVersion(): Promise<number>;

@@ -6,7 +6,7 @@ import type { KubeObject } from '../../storage/interface.js';
 import type { AdmissionAttributes, AdmissionHooks } from '../registry/rest.js';
 import { enabledPluginNames, explicitlyEnabled, readAdmissionConfigFile, validateAdmissionFlags, type AdmissionFlags } from './config.js';
 import type { RequestState } from '../request/types.js';
-import { addAuditAnnotations } from '../http/filters/audit.js';
+import { addAuditAnnotations } from '../request/audit-annotations.js';
 import type { AdmissionDeps, AdmissionPlugin, AdmissionPluginFactory, AdmissionRequestContext } from './plugin.js';
 
 /** what one request hands the chain */

@@ -1,9 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { loadCatalog } from './catalog.js';
 import { etagMatches, groupTagName, OpenAPIService } from './openapi.js';
 import { loadSchemas } from './schema.js';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
 const fixedNow = new Date('2025-05-01T12:00:00Z');
 const service = new OpenAPIService(loadCatalog(), loadSchemas(), { serverVersion: 'v1.33.0', now: () => fixedNow });
@@ -224,4 +229,50 @@ test('etagMatches reads If-None-Match lists and *', () => {
   assert.ok(etagMatches('*', '"b"'));
   assert.ok(!etagMatches('"a"', '"b"'));
   assert.ok(!etagMatches(undefined, '"b"'));
+});
+
+// The reference document kapi's schemas are generated from, beside the repository (absent in
+// a checkout without it: the comparison then has nothing to compare with).
+const referenceV2 = path.join(repoRoot, '..', 'shared', 'k8s', 'openapi-v2-1.33.json');
+
+/** a schema without its `description` keywords (a property named description stays) */
+function withoutDescriptions(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutDescriptions);
+  if (!schema || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if (k === 'description') continue;
+    if (k === 'properties' && v && typeof v === 'object') {
+      out[k] = Object.fromEntries(Object.entries(v).map(([name, p]) => [name, withoutDescriptions(p)]));
+    } else {
+      out[k] = withoutDescriptions(v);
+    }
+  }
+  return out;
+}
+
+test('every v2 definition equals kube 1.33\'s but for descriptions (extensions beside $refs included)', { skip: !existsSync(referenceV2) && 'no reference document' }, () => {
+  const reference = JSON.parse(readFileSync(referenceV2, 'utf8')) as { definitions: Record<string, unknown> };
+  const ours = (parse(service.v2().body) as { definitions: Record<string, unknown> }).definitions;
+  assert.ok(Object.keys(ours).length > 500);
+  const differing: string[] = [];
+  for (const [name, def] of Object.entries(ours)) {
+    assert.ok(name in reference.definitions, `${name} is not in kube's document`);
+    try {
+      assert.deepStrictEqual(def, withoutDescriptions(reference.definitions[name]));
+    } catch {
+      differing.push(name);
+    }
+  }
+  assert.deepEqual(differing, []);
+  const strategy = (ours['io.k8s.api.apps.v1.DeploymentSpec'] as { properties: Record<string, unknown> }).properties.strategy;
+  assert.deepEqual(strategy, { $ref: '#/definitions/io.k8s.api.apps.v1.DeploymentStrategy', 'x-kubernetes-patch-strategy': 'retainKeys' });
+});
+
+test('v3 keeps a $ref property\'s extensions beside an allOf', () => {
+  const doc = parse(service.v3('apis/apps/v1')?.body) as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
+  assert.deepEqual(doc.components.schemas['io.k8s.api.apps.v1.DeploymentSpec']!.properties.strategy, {
+    allOf: [{ $ref: '#/components/schemas/io.k8s.api.apps.v1.DeploymentStrategy' }],
+    'x-kubernetes-patch-strategy': 'retainKeys',
+  });
 });

@@ -416,7 +416,7 @@ function nonResourceDocuments(catalog: Catalog): Map<string, PathItem[]> {
 const gvkExtension = (g: GroupVersionKind) => ({ group: g.group, kind: g.kind, version: g.version });
 
 function renderSchema(node: SchemaNode, refPrefix: string, v3: boolean): Record<string, unknown> {
-  if (node.ref !== undefined) return { $ref: refPrefix + node.ref };
+  if (node.ref !== undefined) return renderRef(node, refPrefix + node.ref, v3);
   const out: Record<string, unknown> = {};
   if (v3 && node.intOrString) {
     out.oneOf = [{ type: 'integer' }, { type: 'string' }];
@@ -435,8 +435,22 @@ function renderSchema(node: SchemaNode, refPrefix: string, v3: boolean): Record<
   if (node.additionalProperties !== undefined) {
     out.additionalProperties = typeof node.additionalProperties === 'boolean' ? node.additionalProperties : renderSchema(node.additionalProperties, refPrefix, v3);
   }
+  addExtensions(out, node);
+  return out;
+}
+
+// A property that is a $ref keeps its own extensions (DeploymentSpec.strategy's
+// `x-kubernetes-patch-strategy: retainKeys`): kubectl builds strategic patches from them. In
+// v2 they sit beside the $ref; v3 has no siblings of $ref, so kube wraps it in allOf.
+function renderRef(node: SchemaNode, ref: string, v3: boolean): Record<string, unknown> {
+  const extensions: Record<string, unknown> = {};
+  addExtensions(extensions, node);
+  if (Object.keys(extensions).length === 0) return { $ref: ref };
+  return v3 ? { allOf: [{ $ref: ref }], ...extensions } : { $ref: ref, ...extensions };
+}
+
+function addExtensions(out: Record<string, unknown>, node: SchemaNode): void {
   if (node.gvk) out['x-kubernetes-group-version-kind'] = node.gvk.map(gvkExtension);
-  if (node.intOrString && !v3) out['x-kubernetes-int-or-string'] = true;
   if (node.listMapKeys) out['x-kubernetes-list-map-keys'] = [...node.listMapKeys];
   if (node.listType) out['x-kubernetes-list-type'] = node.listType;
   if (node.mapType) out['x-kubernetes-map-type'] = node.mapType;
@@ -445,7 +459,6 @@ function renderSchema(node: SchemaNode, refPrefix: string, v3: boolean): Record<
   if (node.preserveUnknownFields) out['x-kubernetes-preserve-unknown-fields'] = true;
   if (node.embeddedResource) out['x-kubernetes-embedded-resource'] = true;
   if (node.unions) out['x-kubernetes-unions'] = node.unions.map((u) => ({ ...u }));
-  return out;
 }
 
 /** The v3 form of a few apimachinery types whose Go types declare several OpenAPI v3 types. */

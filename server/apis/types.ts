@@ -48,6 +48,8 @@ export interface ResourceInfo {
   deprecated?: boolean;
   /** the `Warning` header text kube-apiserver sends for requests to a deprecated resource */
   deprecationWarning?: string;
+  /** the release that no longer serves a deprecated resource (`1.34`), when one is planned */
+  removedRelease?: string;
   /** OpenAPI definition name, e.g. `io.k8s.api.apps.v1.Deployment` */
   definition: string;
 }

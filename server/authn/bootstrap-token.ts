@@ -24,7 +24,7 @@ export function parseBootstrapToken(token: string): { id: string; secret: string
 }
 
 /** a data value: base64 in `data`, or plain in `stringData` (never stored, but harmless) */
-function secretValue(secret: KubeObject, key: string): string {
+export function bootstrapSecretValue(secret: KubeObject, key: string): string {
   const data = secret.data as Record<string, unknown> | undefined;
   const v = data?.[key];
   if (typeof v === 'string') return Buffer.from(v, 'base64').toString('utf8');
@@ -39,7 +39,7 @@ function sameText(a: string, b: string): boolean {
 
 /** expired, or an expiration that does not parse (kube treats both alike) */
 export function bootstrapSecretExpired(secret: KubeObject, now: Date): boolean {
-  const exp = secretValue(secret, 'expiration');
+  const exp = bootstrapSecretValue(secret, 'expiration');
   if (exp === '') return false;
   const t = Date.parse(exp);
   if (Number.isNaN(t) || !/^\d{4}-\d{2}-\d{2}T/.test(exp)) return true;
@@ -49,7 +49,7 @@ export function bootstrapSecretExpired(secret: KubeObject, now: Date): boolean {
 /** system:bootstrappers, then the Secret's extra groups (each system:bootstrappers:...) */
 export function bootstrapGroups(secret: KubeObject): string[] {
   const groups = [BOOTSTRAPPERS_GROUP];
-  const extra = secretValue(secret, 'auth-extra-groups');
+  const extra = bootstrapSecretValue(secret, 'auth-extra-groups');
   if (extra === '') return groups;
   for (const raw of extra.split(',')) {
     const g = raw.trim();
@@ -67,10 +67,10 @@ export function createBootstrapTokenAuthenticator(lookup: ObjectLookup, now: () 
     if (!secret) return null;
     if (secret.metadata.deletionTimestamp) return null;
     if (secret.type !== BOOTSTRAP_SECRET_TYPE || !secret.data) return null;
-    if (!sameText(secretValue(secret, 'token-secret'), parsed.secret)) return null;
-    if (secretValue(secret, 'token-id') !== parsed.id) return null;
+    if (!sameText(bootstrapSecretValue(secret, 'token-secret'), parsed.secret)) return null;
+    if (bootstrapSecretValue(secret, 'token-id') !== parsed.id) return null;
     if (bootstrapSecretExpired(secret, now())) return null;
-    if (secretValue(secret, 'usage-bootstrap-authentication') !== 'true') return null;
+    if (bootstrapSecretValue(secret, 'usage-bootstrap-authentication') !== 'true') return null;
     let groups: string[];
     try {
       groups = bootstrapGroups(secret);

@@ -63,6 +63,8 @@ export interface AuthenticationInputs {
   lookup: ObjectLookup;
   /** how often the authentication configuration file is checked for changes (default 2 s) */
   configCheckIntervalMs?: number;
+  /** told about every automatic reload of a changed configuration file (for its metrics) */
+  onConfigReload?: (status: 'success' | 'failure') => void;
 }
 
 export interface ServiceAccountSetup {
@@ -245,6 +247,7 @@ export function buildAuthentication(input: AuthenticationInputs): Authentication
       loaded = { text, config: decodeAuthenticationConfiguration(text) };
     } catch (err) {
       log.error('failed to load authentication config', { error: (err as Error).message });
+      input.onConfigReload?.('failure');
       return false;
     }
     trackedText = loaded.text;
@@ -255,6 +258,7 @@ export function buildAuthentication(input: AuthenticationInputs): Authentication
     }
     if (problem) {
       log.error('failed to validate authentication config', { error: problem });
+      input.onConfigReload?.('failure');
       return false;
     }
     const next = loaded.config.jwt.map((a) => createJWTAuthenticator(a, { signingAlgorithms }));
@@ -262,6 +266,7 @@ export function buildAuthentication(input: AuthenticationInputs): Authentication
     jwtAuthenticators = next;
     old.forEach((a) => a.close());
     log.info('reloaded authentication config', { jwtAuthenticators: next.length });
+    input.onConfigReload?.('success');
     return true;
   };
   if (configFile) {

@@ -24,6 +24,7 @@ import { ruleToJson } from './rbac/types.js';
 import { SYSTEM_PRIVILEGED_GROUP } from './rbac/subjects.js';
 import { startPolicyReconciler } from './reconcile.js';
 import { createWebhookAuthorizer } from './webhook.js';
+import { AbacPolicyError, createAbacAuthorizer, loadAbacPolicies } from './abac.js';
 import { aggregate } from '../authn/jwt/config.js';
 import { validateAuthorizationConfiguration } from './config.js';
 
@@ -39,6 +40,8 @@ export interface AuthorizationInputs {
   resolvePath: (p: string) => string;
   /** how often the configuration file is checked (default 60 s; changes are seen sooner) */
   configReloadIntervalMs?: number;
+  /** told about every automatic reload of a changed configuration file (for its metrics) */
+  onConfigReload?: (status: 'success' | 'failure') => void;
 }
 
 export interface Authorization {
@@ -144,7 +147,6 @@ export function validateModeFlags(values: ReadonlyMap<string, FlagValue>, explic
   if (!modes.includes('ABAC') && str(values, 'authorization-policy-file')) errs.push('cannot specify --authorization-policy-file without mode ABAC');
   if (modes.includes('Webhook') && !str(values, 'authorization-webhook-config-file')) errs.push("authorization-mode Webhook's authorization config file not passed");
   if (!modes.includes('Webhook') && str(values, 'authorization-webhook-config-file')) errs.push('cannot specify --authorization-webhook-config-file without mode Webhook');
-  if (modes.includes('ABAC')) errs.push('authorization-mode ABAC is not supported by kapi');
   return errs;
 }
 
@@ -277,6 +279,16 @@ export function buildAuthorization(input: AuthorizationInputs): Authorization {
           return rbacNamed('rbac');
         case 'Node':
           return nodeNamed;
+        case 'ABAC': {
+          let abac;
+          try {
+            abac = createAbacAuthorizer(loadAbacPolicies(input.resolvePath(str(v, 'authorization-policy-file'))));
+          } catch (err) {
+            if (err instanceof AbacPolicyError) throw new AuthorizationSetupError(err.message);
+            throw err;
+          }
+          return { type: 'ABAC', name: 'abac', authorizer: abac, rulesFor: (u, ns) => abac.rulesFor(u, ns) };
+        }
         default: {
           const wa = createWebhookAuthorizer({
             name: 'webhook',
@@ -306,6 +318,7 @@ export function buildAuthorization(input: AuthorizationInputs): Authorization {
       loaded = loadAuthorizationConfiguration(configFile);
     } catch (err) {
       log.error('reloading the authorization configuration failed, keeping the previous one', { err: (err as Error).message });
+      input.onConfigReload?.('failure');
       return false;
     }
     if (loaded.text === configText) return false;
@@ -314,11 +327,13 @@ export function buildAuthorization(input: AuthorizationInputs): Authorization {
     const before = chain.filter((a) => a.type !== 'Webhook').map((a) => `${a.type}/${a.name}`).join(',');
     if (fixed(loaded.config) !== before) {
       log.error('reloading the authorization configuration failed, keeping the previous one', { err: 'non-webhook authorizers cannot be added, removed or renamed' });
+      input.onConfigReload?.('failure');
       return false;
     }
     const errs = validateAuthorizationConfiguration(loaded.config);
     if (errs.length) {
       log.error('reloading the authorization configuration failed, keeping the previous one', { err: aggregate(errs) });
+      input.onConfigReload?.('failure');
       return false;
     }
     let next: Named[];
@@ -326,6 +341,7 @@ export function buildAuthorization(input: AuthorizationInputs): Authorization {
       next = fromConfig(loaded.config);
     } catch (err) {
       log.error('reloading the authorization configuration failed, keeping the previous one', { err: (err as Error).message });
+      input.onConfigReload?.('failure');
       return false;
     }
     const old = chain;
@@ -333,6 +349,7 @@ export function buildAuthorization(input: AuthorizationInputs): Authorization {
     configText = loaded.text;
     for (const a of old) if (!next.includes(a)) a.close?.();
     log.info('authorization configuration reloaded', { authorizers: chain.map((a) => `${a.type}/${a.name}`).join(',') });
+    input.onConfigReload?.('success');
     return true;
   };
 
@@ -378,6 +395,10 @@ export function buildAuthorization(input: AuthorizationInputs): Authorization {
       if (usesRbac()) {
         rbacInformers = startRbacInformers(registry, log as Logger, signal);
         closers.push(() => rbacInformers?.stop());
+      }
+      // kube's rbac/bootstrap-roles hook belongs to the RBAC API, not to the authorizer: the
+      // default roles and bindings exist whenever the API is served, whatever the mode
+      if (registry.lookup('rbac.authorization.k8s.io', 'v1', 'clusterroles')) {
         rbacBootstrapped = startPolicyReconciler(registry, log as Logger, signal).done;
       }
       if (usesNode()) {

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FLAG_SPECS, FlagError, parseKapiFlags, type KapiConfig } from './flags.js';
+import { KUBE_APISERVER_1_33_FLAGS } from './kube-apiserver-flags-1.33.js';
 
 function parse(...argv: string[]): KapiConfig {
   const out = parseKapiFlags(argv, '/srv/kapi');
@@ -158,4 +159,36 @@ test('--help lists every flag with its default, grouped', () => {
   assert.match(text, /--etcd-prefix string\s+.*\(default "\/registry"\)/);
   assert.equal(parseKapiFlags(['-h']).kind, 'help');
   assert.equal(parseKapiFlags(['--version']).kind, 'version');
+});
+
+test('deprecated flags carry pflag\'s notice, once per use', () => {
+  const config = parse('--apiserver-count=3', '--admission-control=AlwaysAdmit', '--apiserver-count', '2', '--event-ttl=1h');
+  assert.deepEqual(config.flagDeprecationNotices, [
+    'Flag --apiserver-count has been deprecated, apiserver-count is deprecated and will be removed in a future version.',
+    'Flag --admission-control has been deprecated, Use --enable-admission-plugins or --disable-admission-plugins instead. Will be removed in a future version.',
+    'Flag --apiserver-count has been deprecated, apiserver-count is deprecated and will be removed in a future version.',
+  ]);
+  assert.deepEqual(parse().flagDeprecationNotices, []);
+});
+
+test('every kube-apiserver 1.33 flag is accepted; the only others are kapi\'s own', () => {
+  const ours = new Set<string>(FLAG_SPECS.map((s) => s.name));
+  assert.deepEqual(KUBE_APISERVER_1_33_FLAGS.filter((name) => !ours.has(name)), []);
+  const kube = new Set(KUBE_APISERVER_1_33_FLAGS);
+  assert.deepEqual([...ours].filter((name) => !kube.has(name)).sort(), ['data-dir', 'kubeconfig', 'max-unread-response-mib', 'replica-response-header', 'tls-san']);
+  // each one parses with a value of its kind
+  for (const spec of FLAG_SPECS) {
+    if (spec.name === 'help' || spec.name === 'version') continue;
+    if (spec.kind === 'duration') parse(`--${spec.name}=1s`);
+    else if (spec.kind === 'bool') parse(`--${spec.name}=true`);
+    else if (typeof spec.default !== 'object') parse(`--${spec.name}=${String(spec.default)}`);
+  }
+});
+
+test('--show-hidden-metrics-for-version takes the previous minor release only', () => {
+  assert.equal(parse('--show-hidden-metrics-for-version=1.32').values.get('show-hidden-metrics-for-version'), '1.32');
+  assert.throws(
+    () => parse('--show-hidden-metrics-for-version=1.31'),
+    (e: unknown) => e instanceof FlagError && e.message === "--show-hidden-metrics-for-version must be omitted or have the value '1.32'. Only the previous minor version is allowed",
+  );
 });

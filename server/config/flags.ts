@@ -13,6 +13,11 @@ import { validateCorsAllowedOrigins } from '../http/filters/cors.js';
 import { validateGoawayChance } from '../http/filters/goaway.js';
 import { parseNamedCertKey, tlsCipherSuites, tlsMinVersion } from '../http/tls-options.js';
 import { FeatureGateError, FeatureGates, type ParsedFeatureGates } from '../features/gates.js';
+import { showHiddenMetricsVersionError } from '../metrics/lifecycle.js';
+import { KUBERNETES_MAJOR, KUBERNETES_MINOR } from '../http/version.js';
+
+/** the release whose flags and metric lifecycle kapi follows */
+const KUBE_RELEASE = { major: Number(KUBERNETES_MAJOR), minor: Number(KUBERNETES_MINOR) };
 
 export { FlagError } from './flagset.js';
 
@@ -28,6 +33,7 @@ const G_TRAFFIC = 'Traffic';
 const G_MISC = 'Misc';
 const G_AUDIT = 'Auditing';
 const G_LOGS = 'Logs';
+const G_METRICS = 'Metrics';
 const G_KAPI = 'kapi';
 
 /** Marks flags kapi parses but does not act on yet, so --help is honest about them. */
@@ -56,6 +62,23 @@ export const FLAG_SPECS = [
   spec(G_GENERIC, 'shutdown-delay-duration', 'duration', 0, 'How long to keep serving after SIGTERM with /readyz failing, before listeners close.'),
   spec(G_GENERIC, 'shutdown-watch-termination-grace-period', 'duration', 0, 'How long, on shutdown, open watches get to drain: they are ended one after another at max(count/grace, 200) per second and the ones still open afterwards are cut. 0: all are ended at once.'),
   spec(G_GENERIC, 'shutdown-send-retry-after', 'bool', false, 'After --shutdown-delay-duration the listener stays open until the requests in flight are done, and new requests get 429 with Retry-After and Connection: close (health endpoints are still served).'),
+  spec(G_GENERIC, 'storage-initialization-timeout', 'duration', 60_000, 'Maximum amount of time to wait for storage initialization before declaring apiserver ready.' + LATER),
+  spec(G_GENERIC, 'emulation-forward-compatible', 'bool', false, 'With --emulated-version, also serve the APIs introduced after the emulated version.' + LATER),
+  spec(G_GENERIC, 'runtime-config-emulation-forward-compatible', 'bool', false, 'With --emulated-version, allow --runtime-config to enable APIs introduced after the emulated version.' + LATER),
+  spec(G_GENERIC, 'emulated-version', 'stringSlice', [], 'The versions the components emulate (`kube=1.32` or `1.32`). kapi is kube-apiserver 1.33 only.' + LATER),
+  spec(G_GENERIC, 'contention-profiling', 'bool', false, 'Enable block profiling, if profiling is enabled.' + LATER),
+  spec(G_GENERIC, 'debug-socket-path', 'string', '', 'Serve profiling on this unix socket.' + LATER),
+  spec(G_GENERIC, 'tracing-config-file', 'string', '', 'File with the apiserver tracing configuration.' + LATER),
+  spec(G_GENERIC, 'enable-logs-handler', 'bool', false, 'Install a /logs handler for the apiserver logs.' + LATER, { deprecated: 'Log handler functionality is deprecated' }),
+  spec(G_GENERIC, 'max-connection-bytes-per-sec', 'int', 0, 'Throttle each user connection to this number of bytes/sec (long-running requests).' + LATER),
+  spec(G_GENERIC, 'kubernetes-service-node-port', 'int', 0, 'If non-zero, the kubernetes Service is of type NodePort with this port.' + LATER),
+  spec(G_GENERIC, 'cloud-config', 'string', '', 'Accepted for compatibility; kapi has no cloud provider.' + LATER, { deprecated: 'will be removed in a future version' }),
+  spec(G_GENERIC, 'coordinated-leadership-lease-duration', 'duration', 15_000, 'The duration of the lease used for coordinated leader election.' + LATER),
+  spec(G_GENERIC, 'coordinated-leadership-renew-deadline', 'duration', 10_000, 'The deadline for renewing a coordinated leader election lease.' + LATER),
+  spec(G_GENERIC, 'coordinated-leadership-retry-period', 'duration', 2_000, 'The period for retrying to renew a coordinated leader election lease.' + LATER),
+  spec(G_GENERIC, 'peer-ca-file', 'string', '', 'CA for the serving certificates of peer apiservers (mixed-version proxy).' + LATER),
+  spec(G_GENERIC, 'peer-advertise-ip', 'string', '', 'The IP peer apiservers proxy to (mixed-version proxy).' + LATER),
+  spec(G_GENERIC, 'peer-advertise-port', 'string', '', 'The port peer apiservers proxy to (mixed-version proxy).' + LATER),
   spec(G_GENERIC, 'request-timeout', 'duration', 60_000, 'The time a handler has to finish a non-long-running request before the client gets a 504; a request\'s ?timeout= can only shorten it.'),
   spec(G_GENERIC, 'min-request-timeout', 'int', 1800, 'The minimum timeout in seconds for a watch without timeoutSeconds; the server picks a random timeout in [min, 2*min) to spread out reconnections.'),
   spec(G_GENERIC, 'max-requests-inflight', 'int', 400, 'Maximum number of non-mutating requests in flight (0: no limit); with priority and fairness, this plus --max-mutating-requests-inflight is the concurrency shared among the priority levels.'),
@@ -66,12 +89,12 @@ export const FLAG_SPECS = [
   spec(G_GENERIC, 'event-ttl', 'duration', 3_600_000, 'Amount of time to retain events (an etcd lease on every event write; 0: keep them).'),
   spec(G_GENERIC, 'service-node-port-range', 'string', '30000-32767', "The port range reserved for NodePort Services ('N-M', 'N+M' or 'N'), inclusive.", { typeText: 'portRange' }),
   spec(G_GENERIC, 'endpoint-reconciler-type', 'string', 'lease', 'How the kubernetes Service endpoints are reconciled (master-count, lease, none). kapi runs the lease reconciler for both lease and master-count; none leaves the Endpoints alone.'),
-  spec(G_GENERIC, 'apiserver-count', 'int', 1, 'The number of apiservers running in the cluster (deprecated).' + LATER),
+  spec(G_GENERIC, 'apiserver-count', 'int', 1, 'The number of apiservers running in the cluster (deprecated).' + LATER, { deprecated: 'apiserver-count is deprecated and will be removed in a future version.' }),
   spec(G_GENERIC, 'profiling', 'bool', true, 'Enable profiling via /debug/pprof.' + LATER),
   spec(G_GENERIC, 'enable-garbage-collector', 'bool', true, 'Enable the generic garbage collector (kapi runs it, leader-elected); false: deletes add no orphan or foregroundDeletion finalizer.'),
   spec(G_GENERIC, 'delete-collection-workers', 'int', 1, 'Number of workers spawned for DeleteCollection calls.'),
   spec(G_GENERIC, 'kubeconfig', 'string', '', 'Accepted for compatibility with harnesses; kapi does not use it.' + LATER),
-  spec(G_GENERIC, 'cloud-provider', 'string', '', 'Accepted for compatibility; kapi has no cloud provider.' + LATER),
+  spec(G_GENERIC, 'cloud-provider', 'string', '', 'Accepted for compatibility; kapi has no cloud provider.' + LATER, { deprecated: 'will be removed in a future version' }),
 
   // Etcd
   spec(G_ETCD, 'etcd-servers', 'stringSlice', [], 'List of etcd servers to connect with (scheme://ip:port), comma separated. Empty: kapi starts its own etcd member under <data-dir>/etcd.'),
@@ -90,7 +113,7 @@ export const FLAG_SPECS = [
   spec(G_ETCD, 'storage-media-type', 'string', 'application/vnd.kubernetes.protobuf', 'The media type objects are stored in etcd with (kapi stores JSON).' + LATER),
   spec(G_ETCD, 'watch-cache', 'bool', true, 'Enable the watch caching in the apiserver.'),
   spec(G_ETCD, 'watch-cache-sizes', 'stringSlice', [], 'Watch cache size settings per resource (resource[.group]#size). As in kube 1.33 only 0 means something: that resource is served from etcd without a watch cache.'),
-  spec(G_ETCD, 'default-watch-cache-size', 'int', 100, 'Default watch cache size. 0 disables the watch cache for every resource that --watch-cache-sizes gives no non-zero size.'),
+  spec(G_ETCD, 'default-watch-cache-size', 'int', 100, 'Default watch cache size. 0 disables the watch cache for every resource that --watch-cache-sizes gives no non-zero size.', { deprecated: 'watch caches are sized automatically and this flag will be removed in a future version' }),
   spec(G_ETCD, 'encryption-provider-config', 'string', '', 'The file containing configuration for encryption providers to be used for storing secrets in etcd'),
   spec(G_ETCD, 'encryption-provider-config-automatic-reload', 'bool', false, 'Determines if the file set by --encryption-provider-config should be automatically reloaded if the disk contents change.'),
 
@@ -103,6 +126,7 @@ export const FLAG_SPECS = [
   spec(G_SERVING, 'tls-cipher-suites', 'stringSlice', [], 'Comma-separated list of cipher suites for the server (Go names, e.g. TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256). TLS 1.3 suites are not configurable. Empty: the defaults.'),
   spec(G_SERVING, 'tls-min-version', 'string', '', 'Minimum TLS version supported. Possible values: VersionTLS10, VersionTLS11, VersionTLS12, VersionTLS13 (default VersionTLS12).'),
   spec(G_SERVING, 'tls-sni-cert-key', 'stringArray', [], 'A pair of x509 certificate and private key file paths, optionally suffixed with a list of domain patterns (fully qualified, may have a leading "*." wildcard). Without patterns the certificate\'s names are used. Exact names beat wildcards, given patterns beat certificate names. Repeatable. Example: "example.crt,example.key" or "foo.crt,foo.key:*.foo.com,foo.com".'),
+  spec(G_SERVING, 'disable-http2-serving', 'bool', false, 'Serve HTTP/1.1 only.' + LATER),
   spec(G_SERVING, 'http2-max-streams-per-connection', 'int', 0, 'The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection. 0: kapi\'s default, 1000 (kube-apiserver\'s is 100).'),
   spec(G_SERVING, 'permit-port-sharing', 'bool', false, 'Bind with SO_REUSEPORT.' + LATER),
   spec(G_SERVING, 'permit-address-sharing', 'bool', false, 'Bind with SO_REUSEADDR.' + LATER),
@@ -114,6 +138,7 @@ export const FLAG_SPECS = [
   spec(G_AUTHN, 'enable-bootstrap-token-auth', 'bool', false, 'Allow bootstrap tokens (secrets of type bootstrap.kubernetes.io/token in kube-system) to authenticate.'),
   spec(G_AUTHN, 'service-account-key-file', 'stringArray', [], 'Files with PEM RSA/ECDSA public or private keys (or certificates) that verify ServiceAccount tokens. Repeatable. Default: --tls-private-key-file, else kapi\'s generated <cert-dir>/sa.pub.'),
   spec(G_AUTHN, 'service-account-signing-key-file', 'string', '', 'The file with the private key that signs ServiceAccount tokens (TokenRequest). Default: kapi\'s generated <cert-dir>/sa.key.'),
+  spec(G_AUTHN, 'service-account-signing-endpoint', 'string', '', 'Socket of an external JWT signer for ServiceAccount tokens.' + LATER),
   spec(G_AUTHN, 'service-account-issuer', 'stringArray', [], 'Identifier of the ServiceAccount token issuer (the first signs; all are accepted). Repeatable. Default (kapi): https://kubernetes.default.svc.cluster.local.'),
   spec(G_AUTHN, 'service-account-jwks-uri', 'string', '', 'Overrides the URI for the JSON Web Key Set in the discovery document.'),
   spec(G_AUTHN, 'service-account-lookup', 'bool', true, 'Validate that ServiceAccount tokens exist in etcd.'),
@@ -141,9 +166,9 @@ export const FLAG_SPECS = [
   spec(G_AUTHN, 'oidc-required-claim', 'mapStringString', {}, 'key=value pairs that must be present in the ID token.'),
 
   // Authorization
-  spec(G_AUTHZ, 'authorization-mode', 'stringSlice', ['AlwaysAllow'], 'Ordered list of authorization plugins: AlwaysAllow,AlwaysDeny,Webhook,RBAC,Node (ABAC is refused).'),
+  spec(G_AUTHZ, 'authorization-mode', 'stringSlice', ['AlwaysAllow'], 'Ordered list of authorization plugins: AlwaysAllow,AlwaysDeny,ABAC,Webhook,RBAC,Node.'),
   spec(G_AUTHZ, 'authorization-config', 'string', '', 'File with an AuthorizationConfiguration (structured authorizers); reloaded on change and every 60 s.'),
-  spec(G_AUTHZ, 'authorization-policy-file', 'string', '', 'File with the ABAC policy.' + LATER),
+  spec(G_AUTHZ, 'authorization-policy-file', 'string', '', 'File with the ABAC policy, one JSON Policy per line, used with --authorization-mode=ABAC.'),
   spec(G_AUTHZ, 'authorization-webhook-config-file', 'string', '', 'A kubeconfig file for the authorization webhook.'),
   spec(G_AUTHZ, 'authorization-webhook-cache-authorized-ttl', 'duration', 300_000, 'How long to cache allowed answers of the webhook.'),
   spec(G_AUTHZ, 'authorization-webhook-cache-unauthorized-ttl', 'duration', 30_000, 'How long to cache denied answers of the webhook.'),
@@ -153,7 +178,7 @@ export const FLAG_SPECS = [
   spec(G_ADMISSION, 'enable-admission-plugins', 'stringSlice', [], 'Admission plugins to enable in addition to the default ones (kube-apiserver\'s names; an unknown name is a start-up error). They run in kube-apiserver\'s order whatever order they are named in.'),
   spec(G_ADMISSION, 'disable-admission-plugins', 'stringSlice', [], 'Admission plugins to disable although they are on by default (a plugin both enabled and disabled is a start-up error).'),
   spec(G_ADMISSION, 'admission-control-config-file', 'string', '', 'File with an AdmissionConfiguration (apiserver.config.k8s.io/v1): per-plugin configuration, embedded or by path.'),
-  spec(G_ADMISSION, 'admission-control', 'stringSlice', [], 'Deprecated: use --enable-admission-plugins or --disable-admission-plugins. Exactly these plugins run (the default set is replaced).'),
+  spec(G_ADMISSION, 'admission-control', 'stringSlice', [], 'Deprecated: use --enable-admission-plugins or --disable-admission-plugins. Exactly these plugins run (the default set is replaced).', { deprecated: 'Use --enable-admission-plugins or --disable-admission-plugins instead. Will be removed in a future version.' }),
   spec(G_ADMISSION, 'default-not-ready-toleration-seconds', 'int', 300, 'Indicates the tolerationSeconds of the toleration for notReady:NoExecute that is added by default to every pod that does not already have such a toleration.'),
   spec(G_ADMISSION, 'default-unreachable-toleration-seconds', 'int', 300, 'Indicates the tolerationSeconds of the toleration for unreachable:NoExecute that is added by default to every pod that does not already have such a toleration.'),
 
@@ -167,6 +192,7 @@ export const FLAG_SPECS = [
   spec(G_TRAFFIC, 'enable-aggregator-routing', 'bool', false, 'Route aggregator requests to endpoint IPs rather than cluster IPs. kapi has no Service network, so it always routes to a ready endpoint of the Service (EndpointSlices); false is taken as true.'),
   spec(G_TRAFFIC, 'proxy-client-cert-file', 'string', '', 'Client certificate used to prove the identity of the aggregator or kube-apiserver when it must call out during a request (aggregated API servers).'),
   spec(G_TRAFFIC, 'proxy-client-key-file', 'string', '', 'Private key for --proxy-client-cert-file.'),
+  spec(G_TRAFFIC, 'aggregator-reject-forwarding-redirect', 'bool', true, 'Do not forward redirect responses of aggregated API servers to the client.' + LATER),
   spec(G_TRAFFIC, 'egress-selector-config-file', 'string', '', 'File with the apiserver egress selector configuration.' + LATER),
 
   // Misc (kubelet client)
@@ -175,6 +201,8 @@ export const FLAG_SPECS = [
   spec(G_MISC, 'kubelet-certificate-authority', 'string', '', 'Path to a cert file for the certificate authority of kubelets. Without it the kubelet\'s serving certificate is not verified.'),
   spec(G_MISC, 'kubelet-preferred-address-types', 'stringSlice', ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'], 'Preferred NodeAddressTypes for kubelet connections.'),
   spec(G_MISC, 'kubelet-timeout', 'duration', 5000, 'Timeout for kubelet operations (connecting to a kubelet).'),
+  spec(G_MISC, 'kubelet-port', 'int', 10250, 'Kubelet port.' + LATER, { deprecated: 'kubelet-port is deprecated and will be removed.' }),
+  spec(G_MISC, 'kubelet-read-only-port', 'int', 10255, 'Kubelet read-only port.' + LATER, { deprecated: 'kubelet-read-only-port is deprecated and will be removed.' }),
 
   // Auditing
   spec(G_AUDIT, 'audit-policy-file', 'string', '', 'Path to the file that defines the audit policy configuration.'),
@@ -197,7 +225,7 @@ export const FLAG_SPECS = [
   spec(G_AUDIT, 'audit-log-truncate-max-event-size', 'int', 102400, 'Maximum size of the audit event sent to the underlying backend.' + LATER),
   spec(G_AUDIT, 'audit-webhook-config-file', 'string', '', 'Path to a kubeconfig formatted file that defines the audit webhook configuration.'),
   spec(G_AUDIT, 'audit-webhook-initial-backoff', 'duration', 10_000, 'The amount of time to wait before retrying the first failed request.'),
-  spec(G_AUDIT, 'audit-webhook-batch-initial-backoff', 'duration', 10_000, 'The amount of time to wait before retrying the first failed request. (DEPRECATED: Deprecated, use --audit-webhook-initial-backoff instead.)'),
+  spec(G_AUDIT, 'audit-webhook-batch-initial-backoff', 'duration', 10_000, 'The amount of time to wait before retrying the first failed request. (DEPRECATED: Deprecated, use --audit-webhook-initial-backoff instead.)', { deprecated: 'Deprecated, use --audit-webhook-initial-backoff instead.' }),
   spec(G_AUDIT, 'audit-webhook-mode', 'string', 'batch', 'Strategy for sending audit events. Blocking indicates sending events should block server responses. Batch causes the backend to buffer and write events asynchronously. Known modes are batch,blocking,blocking-strict.'),
   spec(G_AUDIT, 'audit-webhook-version', 'string', 'audit.k8s.io/v1', 'API group and version used for serializing audit events written to webhook.'),
   spec(G_AUDIT, 'audit-webhook-batch-buffer-size', 'int', 10000, 'The size of the buffer to store events before batching and writing. Only used in batch mode.'),
@@ -215,6 +243,16 @@ export const FLAG_SPECS = [
   spec(G_LOGS, 'vmodule', 'string', '', 'Comma-separated list of pattern=N settings for file-filtered logging.' + LATER, { typeText: 'pattern=N,...' }),
   spec(G_LOGS, 'log-flush-frequency', 'duration', 5000, 'Maximum number of seconds between log flushes.' + LATER),
   spec(G_LOGS, 'logging-format', 'string', 'text', 'Sets the log format. Permitted formats: "text".'),
+  spec(G_LOGS, 'log-text-split-stream', 'bool', false, 'In text format, write error messages to stderr and info messages to stdout.' + LATER),
+  spec(G_LOGS, 'log-text-info-buffer-size', 'string', '0', 'In text format with split streams, how many bytes of info messages may be buffered.' + LATER),
+  spec(G_LOGS, 'log-json-split-stream', 'bool', false, 'In JSON format, write error messages to stderr and info messages to stdout.' + LATER),
+  spec(G_LOGS, 'log-json-info-buffer-size', 'string', '0', 'In JSON format with split streams, how many bytes of info messages may be buffered.' + LATER),
+
+  // Metrics
+  spec(G_METRICS, 'show-hidden-metrics-for-version', 'string', '', "The previous minor version (e.g. '1.32') for which to show hidden metrics: metrics deprecated before this release are exposed again. Only the previous minor version is allowed."),
+  spec(G_METRICS, 'disabled-metrics', 'stringSlice', [], 'Metrics (fully qualified names) that are not exposed, whatever else is set.'),
+  spec(G_METRICS, 'allow-metric-labels', 'mapStringString', {}, "The allowed values of metric labels, as '<metric>,<label>=<value>,<value>...'." + LATER),
+  spec(G_METRICS, 'allow-metric-labels-manifest', 'string', '', 'A file with the --allow-metric-labels mapping.' + LATER),
 
   // kapi's own
   spec(G_KAPI, 'data-dir', 'string', './data', 'kapi: directory for the embedded etcd member (<data-dir>/etcd), the generated PKI (<data-dir>/pki) and admin.kubeconfig.'),
@@ -289,6 +327,8 @@ export interface KapiConfig {
   featureGates: FeatureGates;
   /** kube's start-up warnings for deprecated and GA gates that were set */
   featureGateWarnings: readonly string[];
+  /** pflag's notices for deprecated flags that were set (printed before anything else) */
+  flagDeprecationNotices: readonly string[];
   livezGracePeriodMs: number;
   shutdownDelayMs: number;
   verbosity: number;
@@ -328,6 +368,8 @@ function list(values: ReadonlyMap<string, FlagValue>, name: string): string[] {
 
 /** kube-apiserver's start-up checks of the HTTP serving flags (messages as it prints them) */
 function validateServingFlags(values: ReadonlyMap<string, FlagValue>): void {
+  const hiddenMetrics = showHiddenMetricsVersionError(str(values, 'show-hidden-metrics-for-version'), KUBE_RELEASE);
+  if (hiddenMetrics) throw new FlagError(hiddenMetrics);
   if (num(values, 'request-timeout') < 0) throw new FlagError('--request-timeout can not be negative value');
   if (num(values, 'min-request-timeout') < 0) throw new FlagError('--min-request-timeout can not be negative value');
   const goaway = validateGoawayChance(num(values, 'goaway-chance'));
@@ -350,7 +392,7 @@ function validateServingFlags(values: ReadonlyMap<string, FlagValue>): void {
 
 /** Parses and validates kapi's command line. `cwd` resolves relative directories. Throws FlagError. */
 export function parseKapiFlags(argv: readonly string[], cwd = process.cwd()): ParseOutcome {
-  const { values, set } = parseFlagSet(argv, FLAG_SPECS);
+  const { values, set, deprecationNotices } = parseFlagSet(argv, FLAG_SPECS);
   if (values.get('help')) return { kind: 'help', text: helpText() };
   if (values.get('version')) return { kind: 'version', text: `Kubernetes ${KUBERNETES_VERSION}` };
 
@@ -470,6 +512,7 @@ export function parseKapiFlags(argv: readonly string[], cwd = process.cwd()): Pa
     runtimeConfig: values.get('runtime-config') as Record<string, string>,
     featureGates: featureGates.gates,
     featureGateWarnings: featureGates.warnings,
+    flagDeprecationNotices: deprecationNotices,
     livezGracePeriodMs: num(values, 'livez-grace-period'),
     shutdownDelayMs: num(values, 'shutdown-delay-duration'),
     verbosity: num(values, 'v'),

@@ -36,6 +36,8 @@ export interface FlagSpec {
   defaultText?: string;
   /** the help's type column (pflag prints "int", "string", "ip", "strings", ...) */
   typeText?: string;
+  /** kube's deprecation notice: each use prints `Flag --<name> has been deprecated, <notice>` */
+  deprecated?: string;
 }
 
 export class FlagError extends Error {
@@ -49,6 +51,8 @@ export interface ParsedFlags {
   values: Map<string, FlagValue>;
   /** names the command line set explicitly */
   set: Set<string>;
+  /** pflag's lines for uses of deprecated flags, one per use, in command-line order */
+  deprecationNotices: string[];
 }
 
 function normalize(name: string): string {
@@ -140,13 +144,14 @@ function applyValue(spec: FlagSpec, raw: string, parsed: ParsedFlags): void {
   }
   parsed.values.set(spec.name, next);
   parsed.set.add(spec.name);
+  if (spec.deprecated !== undefined) parsed.deprecationNotices.push(`Flag --${spec.name} has been deprecated, ${spec.deprecated}`);
 }
 
 /** Parses argv (without the node and script paths). Throws FlagError. */
 export function parseFlagSet(argv: readonly string[], specs: readonly FlagSpec[], command = 'kapi'): ParsedFlags {
   const byName = new Map(specs.map((s) => [s.name, s]));
   const byShort = new Map(specs.filter((s) => s.shorthand).map((s) => [s.shorthand!, s]));
-  const parsed: ParsedFlags = { values: new Map(), set: new Set() };
+  const parsed: ParsedFlags = { values: new Map(), set: new Set(), deprecationNotices: [] };
   for (const s of specs) parsed.values.set(s.name, cloneDefault(s.default));
   const positional: string[] = [];
 

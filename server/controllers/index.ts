@@ -17,6 +17,7 @@ import { bootstrapController } from './bootstrap.js';
 import { identityLeaseController, identityLeaseGarbageCollector } from './identity.js';
 import { garbageCollectorController } from './garbage-collector/index.js';
 import { masterEndpointsController } from './master-endpoints.js';
+import { bootstrapSignerController, tokenCleanerController } from './bootstrap-tokens.js';
 import { namespaceController } from './namespace.js';
 import { rbacAggregationController } from './rbac-aggregation.js';
 import { resourceQuotaController } from './resource-quota.js';
@@ -66,6 +67,8 @@ export function startControllers(deps: ControllerDeps, opts: ControllerOptions =
     resourceQuotaController(deps),
     storageProtectionController(deps),
     systemPriorityClassesController(deps),
+    tokenCleanerController(deps),
+    bootstrapSignerController(deps),
   ];
   if (opts.rootCaPem) controllers.push(rootCAController(deps, opts.rootCaPem));
   const abort = new AbortController();

@@ -41,6 +41,7 @@ export function defaultingStorage(inner: Storage, schema: JSONSchemaProps | unde
     },
     guaranteedUpdate: (key, tryUpdate, opts) => inner.guaranteedUpdate(key, tryUpdate, opts),
     delete: (key, opts) => inner.delete(key, opts),
+    deleteUnreadable: (key) => inner.deleteUnreadable(key),
     watch: async (key, opts) => {
       const w = await inner.watch(key, opts);
       const out: Watch = {

@@ -2,6 +2,8 @@
 
 import { writeObject } from '../request/response.js';
 import { deleteOptionsOf } from './delete.js';
+import { invalidOptions } from './invalid-options.js';
+import { fieldErrors } from '../registry/validation/field-error.js';
 import { listRequestOptions, readListOptions, validateListOptions } from './options.js';
 import { negotiateFor, requestContext, type Scope } from './scope.js';
 import { tableOptionsFor, transformResult } from './transform.js';
@@ -11,8 +13,13 @@ export async function serveDeleteCollection(scope: Scope): Promise<void> {
   const listOpts = readListOptions(scope.state.query);
   validateListOptions(listOpts, scope.config.watchListEnabled);
   const opts = await deleteOptionsOf(scope);
+  if (opts.ignoreStoreReadError) {
+    throw invalidOptions('DeleteOptions', [
+      fieldErrors.invalid('ignoreStoreReadErrorWithClusterBreakingPotential', true, 'is not allowed with DELETECOLLECTION, try again after removing the option'),
+    ]);
+  }
   const tableOptions = tableOptionsFor(scope, media);
-  const { dryRun, unsafeIgnoreReadErrors: _unsafe, ...deleteOptions } = opts;
+  const { dryRun, ignoreStoreReadError: _unsafe, ...deleteOptions } = opts;
   const ctx = requestContext(scope, { dryRun });
   const list = await scope.resource.deleteCollection(ctx, deleteOptions, listRequestOptions(listOpts));
   await writeObject(scope.state, 200, transformResult(scope, media, list, tableOptions), media);

@@ -204,17 +204,37 @@ export function watchRequestOptions(opts: ParsedListOptions): WatchRequestOption
 
 export interface ParsedDeleteOptions extends DeleteRequestOptions {
   dryRun: boolean;
+  /** ignoreStoreReadErrorWithClusterBreakingPotential, read only while the
+   *  AllowUnsafeMalformedObjectDeletion gate is on */
+  ignoreStoreReadError?: boolean;
+}
+
+const IGNORE_READ_ERROR = 'ignoreStoreReadErrorWithClusterBreakingPotential';
+
+/** kube's rule: an unsafe delete of a corrupt object takes no other option */
+function validateIgnoreStoreReadError(o: ParsedDeleteOptions, dryRunValues: readonly string[]): FieldError[] {
+  if (!o.ignoreStoreReadError) return [];
+  const others: [boolean, string][] = [
+    [dryRunValues.length > 0, 'dryRun'],
+    [o.propagationPolicy !== undefined, 'propagationPolicy'],
+    [o.orphanDependents !== undefined, 'orphanDependents'],
+    [o.gracePeriodSeconds !== undefined, 'gracePeriodSeconds'],
+    [o.preconditions !== undefined, 'preconditions'],
+  ];
+  return others.filter(([set]) => set).map(([, name]) => fieldErrors.invalid(IGNORE_READ_ERROR, true, `cannot be set together with .${name}`));
 }
 
 const PROPAGATION_POLICIES = ['Foreground', 'Background', 'Orphan'] as const;
 
-/** DeleteOptions from a decoded body (when one was sent) or else the query */
-export function readDeleteOptions(query: URLSearchParams, body: Record<string, unknown> | undefined): ParsedDeleteOptions {
+/** DeleteOptions from a decoded body (when one was sent) or else the query; the unsafe
+ *  deletion option counts only with `allowUnsafeDeletion` (the gate), as kube drops it */
+export function readDeleteOptions(query: URLSearchParams, body: Record<string, unknown> | undefined, allowUnsafeDeletion = false): ParsedDeleteOptions {
   let dryRunValues: string[];
   let grace: number | undefined;
   let policy: string | undefined;
   let orphan: boolean | undefined;
   let preconditions: DeleteRequestOptions['preconditions'];
+  let ignoreReadError: boolean | undefined;
   if (body) {
     const kind = body.kind;
     if (kind !== undefined && kind !== 'DeleteOptions') {
@@ -224,6 +244,7 @@ export function readDeleteOptions(query: URLSearchParams, body: Record<string, u
     grace = optionalNumber(body.gracePeriodSeconds, 'gracePeriodSeconds');
     policy = optionalString(body.propagationPolicy, 'propagationPolicy');
     orphan = optionalBool(body.orphanDependents, 'orphanDependents');
+    ignoreReadError = optionalBool(body[IGNORE_READ_ERROR], IGNORE_READ_ERROR);
     const pre = body.preconditions;
     if (pre !== undefined && pre !== null) {
       if (typeof pre !== 'object' || Array.isArray(pre)) throw decodeError('preconditions', 'object', pre);
@@ -239,6 +260,7 @@ export function readDeleteOptions(query: URLSearchParams, body: Record<string, u
     grace = optionalIntParam(query, 'gracePeriodSeconds');
     policy = optionalStringParam(query, 'propagationPolicy');
     orphan = optionalBoolParam(query, 'orphanDependents');
+    ignoreReadError = optionalBoolParam(query, IGNORE_READ_ERROR);
   }
   const errs: FieldError[] = [];
   if (orphan !== undefined && policy !== undefined) {
@@ -248,12 +270,14 @@ export function readDeleteOptions(query: URLSearchParams, body: Record<string, u
     errs.push(fieldErrors.notSupported('propagationPolicy', policy, [...PROPAGATION_POLICIES, 'nil']));
   }
   errs.push(...validateDryRun(dryRunValues));
-  throwIfInvalid('DeleteOptions', errs);
   const out: ParsedDeleteOptions = { dryRun: dryRunValues.includes('All') };
   if (grace !== undefined) out.gracePeriodSeconds = grace;
   if (policy !== undefined) out.propagationPolicy = policy as DeleteRequestOptions['propagationPolicy'];
   if (orphan !== undefined) out.orphanDependents = orphan;
   if (preconditions) out.preconditions = preconditions;
+  if (allowUnsafeDeletion && ignoreReadError) out.ignoreStoreReadError = true;
+  errs.push(...validateIgnoreStoreReadError(out, dryRunValues));
+  throwIfInvalid('DeleteOptions', errs);
   return out;
 }
 

@@ -28,6 +28,9 @@ export interface EndpointConfig {
   shutdownSignal?: AbortSignal;
   /** asked about checks inside a request (the unsafe-delete verb); none means allowed */
   authorizer?: Authorizer;
+  /** the AllowUnsafeMalformedObjectDeletion gate: DELETE may take
+   *  ignoreStoreReadErrorWithClusterBreakingPotential */
+  allowUnsafeMalformedObjectDeletion?: boolean;
   /** the admission chain's hooks for one request (none: no admission) */
   admissionFor?: (state: RequestState) => AdmissionHooks | undefined;
 }

@@ -80,10 +80,25 @@ function hasInitialEventsEnd(meta: ObjectMeta | undefined): boolean {
   return meta?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === 'true';
 }
 
-function rowObject(obj: KubeObject, opts: TableOptions, version: string): unknown {
+/** the kind and apiVersion a row's whole object is in (the endpoint's) */
+export interface RowObjectKind {
+  apiVersion: string;
+  kind: string;
+}
+
+function rowObject(obj: KubeObject, opts: TableOptions, version: string, objectKind: RowObjectKind | undefined): unknown {
   if (opts.includeObject === 'None') return null;
-  if (opts.includeObject === 'Object' && !hasInitialEventsEnd(obj.metadata)) return obj;
+  if (opts.includeObject === 'Object' && !hasInitialEventsEnd(obj.metadata)) return withKind(obj, objectKind);
   return partialObjectMetadata(obj, version);
+}
+
+// kube encodes each row's object on its own, so it always says what it is; list items here
+// may carry no kind (a list states it once), and clients such as kubectl's --sort-by decode
+// the rows by it
+function withKind(obj: KubeObject, objectKind: RowObjectKind | undefined): KubeObject {
+  if (!objectKind || (obj.kind && obj.apiVersion)) return obj;
+  const { kind: _kind, apiVersion: _apiVersion, ...rest } = obj;
+  return { kind: objectKind.kind, apiVersion: objectKind.apiVersion, ...rest } as KubeObject;
 }
 
 /** Converts an object or a list to a Table of the given meta.k8s.io version. */
@@ -93,13 +108,14 @@ export function toTable(
   opts: TableOptions,
   version = 'v1',
   now = Date.now(),
+  objectKind?: RowObjectKind,
 ): Record<string, unknown> {
   const items = isList(source) ? source.items : [source];
   const rows = items.map((obj) => {
     const row: Record<string, unknown> = { cells: convertor.cells(obj, now) };
     const conditions = convertor.conditions?.(obj);
     if (conditions && conditions.length > 0) row.conditions = conditions;
-    row.object = rowObject(obj, opts, version);
+    row.object = rowObject(obj, opts, version, objectKind);
     return row;
   });
   const metadata = isList(source)

@@ -1,11 +1,12 @@
 // The response form a client asked for: the object itself, a Table, or metadata only.
 
 import type { KubeObject } from '../../storage/interface.js';
+import type { GroupVersionKind } from '../apis/types.js';
 import type { ListObject } from '../registry/rest.js';
 import type { OutputMediaType } from '../request/negotiation.js';
 import { errors, StatusError } from '../machinery/status.js';
 import type { Scope } from './scope.js';
-import { isList, parseTableOptions, partialObjectMetadata, partialObjectMetadataList, toTable, type TableOptions } from './table.js';
+import { isList, parseTableOptions, partialObjectMetadata, partialObjectMetadataList, toTable, type RowObjectKind, type TableOptions } from './table.js';
 
 function notAcceptable(message: string): StatusError {
   return new StatusError(406, 'NotAcceptable', message);
@@ -54,11 +55,15 @@ export function transformResult(
         const r = scope.resource.info;
         throw notAcceptable(`the resource ${r.group ? `${r.resource}.${r.group}` : r.resource} does not support being converted to a Table`);
       }
-      return toTable(result, convertor, tableOptions ?? parseTableOptions(scope.state.query), convert.version);
+      return toTable(result, convertor, tableOptions ?? parseTableOptions(scope.state.query), convert.version, Date.now(), rowObjectKind(scope.kind));
     }
     default:
       throw errors.notAcceptable('only the following media types are accepted: application/json, application/yaml');
   }
+}
+
+export function rowObjectKind(gvk: GroupVersionKind): RowObjectKind {
+  return { apiVersion: gvk.group ? `${gvk.group}/${gvk.version}` : gvk.version, kind: gvk.kind };
 }
 
 function apiTypeName(kind: string | undefined): string {

@@ -13,7 +13,7 @@ import type { HttpResponse } from '../request/types.js';
 import { applyNameToListOptions, readListOptions, validateWatchOptions, watchRequestOptions } from './options.js';
 import { negotiateFor, requestContext, type Scope } from './scope.js';
 import { partialObjectMetadata, toTable, type TableOptions } from './table.js';
-import { tableOptionsFor } from './transform.js';
+import { rowObjectKind, tableOptionsFor } from './transform.js';
 import { sharedFrame } from './watch-frames.js';
 import { defaultMetrics } from '../metrics/apiserver-metrics.js';
 
@@ -62,7 +62,7 @@ export class WatchEventEncoder {
         case 'Table': {
           const convertor = this.scope.config.tableConvertorFor(this.scope.resource);
           if (!convertor || !this.tableOptions) return event.object;
-          const table = toTable(event.object, convertor, { ...this.tableOptions, noHeaders: this.headersSent }, convert.version);
+          const table = toTable(event.object, convertor, { ...this.tableOptions, noHeaders: this.headersSent }, convert.version, Date.now(), rowObjectKind(this.scope.kind));
           this.headersSent = true;
           return table;
         }

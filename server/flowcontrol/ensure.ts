@@ -21,6 +21,8 @@ import {
   suggestedPriorityLevels,
 } from './bootstrap.js';
 
+import { defaultFlowSchema, defaultPriorityLevelConfiguration } from '../registry/flowcontrol/strategies.js';
+
 const fieldManager = 'api-priority-and-fairness-config-producer-v1';
 
 type Outcome = 'created' | 'updated' | 'unchanged';
@@ -49,7 +51,11 @@ function specEqualish(bootstrap: KubeObject, current: KubeObject): boolean {
 }
 
 /** the object to write back, or undefined when `current` is as it should be */
-export function desiredUpdate(current: KubeObject, bootstrap: KubeObject, mandatory: boolean): KubeObject | undefined {
+export function desiredUpdate(current: KubeObject, bootstrapAsGiven: KubeObject, mandatory: boolean): KubeObject | undefined {
+  // what is stored went through kube's defaults: compare with the defaulted bootstrap
+  const bootstrap = structuredClone(bootstrapAsGiven);
+  if (bootstrap.kind === 'FlowSchema') defaultFlowSchema(bootstrap);
+  else defaultPriorityLevelConfiguration(bootstrap);
   const annotation = parseBool(current.metadata.annotations?.[AUTOUPDATE_SPEC_ANNOTATION]);
   const autoUpdate = mandatory || (annotation ?? current.metadata.generation === 1);
   const fixAnnotation = annotation !== autoUpdate;

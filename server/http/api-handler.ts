@@ -18,6 +18,7 @@ import type { Authorizer } from '../authz/authorizer.js';
 import { buildHandlerChain, toRequestListener, type ChainOptions, type ServingFilterOptions } from './chain.js';
 import type { MaxInFlightOptions } from './filters/max-in-flight.js';
 import type { AnonymousOptions } from './filters/authentication.js';
+import type { DeprecationLookup } from './filters/deprecation.js';
 import type { PanicReporter } from './filters/panic-recovery.js';
 import { createHealthHandler, type HealthOptions } from './health.js';
 import { writeBody, writeStatusError } from '../request/response.js';
@@ -75,6 +76,8 @@ export interface ApiHandlerOptions {
   admissionFor?: EndpointConfig['admissionFor'];
   /** sendInitialEvents on watch (default true) */
   watchListEnabled?: boolean;
+  /** the AllowUnsafeMalformedObjectDeletion gate (default off) */
+  allowUnsafeMalformedObjectDeletion?: boolean;
   /** abort when shutdown begins: open watches end cleanly (kube-apiserver's ShuttingDown) */
   shutdownSignal?: AbortSignal;
   onPanic?: PanicReporter;
@@ -129,6 +132,7 @@ export function createRouter(opts: ApiHandlerOptions): Handler {
     maxRequestBodyBytes: opts.maxRequestBodyBytes ?? DEFAULT_MAX_REQUEST_BODY_BYTES,
     minRequestTimeoutSeconds: opts.minRequestTimeoutSeconds ?? DEFAULT_MIN_REQUEST_TIMEOUT_SECONDS,
     watchListEnabled: opts.watchListEnabled ?? true,
+    allowUnsafeMalformedObjectDeletion: opts.allowUnsafeMalformedObjectDeletion ?? false,
     tableConvertorFor: opts.tableConvertorFor ?? defaultTableConvertorFor,
     patchTypes: new Map([...builtinPatchTypes(), ...(opts.patchTypes ?? new Map())]),
     shutdownSignal: opts.shutdownSignal,
@@ -177,6 +181,15 @@ export function createRouter(opts: ApiHandlerOptions): Handler {
   };
 }
 
+/** deprecation as the served resource's info states it (catalog or CRD version) */
+function deprecationsOf(resolver: ResourceResolver): DeprecationLookup {
+  return (group, version, resource, subresource) => {
+    const info = resolver.lookup(group, version, resource, subresource || undefined)?.info;
+    if (!info?.deprecated) return undefined;
+    return { warning: info.deprecationWarning ?? '', removedRelease: info.removedRelease ?? '' };
+  };
+}
+
 /** The request listener for createSecureServer: the full chain around the router. */
 export function createApiHandler(opts: ApiHandlerOptions): (req: HttpRequest, res: HttpResponse, upgrade?: UpgradeSocket) => void {
   const chain = buildHandlerChain(createRouter(opts), {
@@ -190,6 +203,7 @@ export function createApiHandler(opts: ApiHandlerOptions): (req: HttpRequest, re
     auditor: opts.auditor,
     authorizationAliases: opts.authorizationAliases,
     replicaName: opts.replicaName,
+    deprecationOf: deprecationsOf(opts.resolver),
   });
   return toRequestListener(chain, opts.onPanic);
 }

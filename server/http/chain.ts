@@ -1,6 +1,6 @@
 // The handler chain, as kube-apiserver's DefaultBuildHandlerChain: one wrapper per concern,
 // outermost first: audit id -> panic recovery -> request info -> shutdown 429s -> HSTS ->
-// cache control -> GOAWAY -> in-flight tracking -> request timeout -> CORS -> audit capture (responses; failed authentication) -> authentication -> audit -> impersonation -> max-in-flight -> authorization -> request metrics -> the API handler.
+// cache control -> GOAWAY -> in-flight tracking -> request timeout -> CORS -> audit capture (responses; failed authentication) -> authentication -> audit -> impersonation -> max-in-flight -> authorization -> request metrics -> deprecation warnings -> the API handler.
 
 import { withAudit, withAuditCapture, withAuditInit, withAuthorizationAudit } from './filters/audit.js';
 import type { Auditor } from '../audit/config.js';
@@ -9,6 +9,7 @@ import { withAuthorization, type AuthorizationAliases } from './filters/authoriz
 import { withReplicaHeader } from './filters/replica-header.js';
 import { withCacheControl } from './filters/cache-control.js';
 import { withCORS } from './filters/cors.js';
+import { withDeprecationWarnings, type DeprecationLookup } from './filters/deprecation.js';
 import { withProbabilisticGoaway } from './filters/goaway.js';
 import { withHSTS } from './filters/hsts.js';
 import type { RequestTracker } from './filters/in-flight.js';
@@ -45,6 +46,8 @@ export interface ChainOptions {
   authorizationAliases?: AuthorizationAliases;
   /** --replica-response-header: the name every response carries; absent: no header, no filter */
   replicaName?: string;
+  /** which served resources are deprecated (warnings, audit annotations, metric) */
+  deprecationOf?: DeprecationLookup;
 }
 
 export interface ServingFilterOptions {
@@ -98,6 +101,7 @@ export function buildHandlerChain(api: Handler, opts: ChainOptions): Handler {
     withMaxInFlight(opts.maxInFlight),
     withAuthorizationAudit(instrumentAuthorizer(opts.authorizer ?? alwaysAllow), opts.auditor, (a) => withAuthorization(a, serving.authorizeWithSelectors !== false, opts.authorizationAliases)),
     withRequestMetrics(),
+    ...(opts.deprecationOf ? [withDeprecationWarnings(opts.deprecationOf)] : []),
   ];
   return filters.reduceRight<Handler>((next, filter) => filter(next), api);
 }

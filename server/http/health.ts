@@ -66,14 +66,16 @@ export function createHealthHandler(opts: HealthOptions): (state: RequestState) 
   };
 
   return async (state) => {
-    const segments = state.path.split('/').filter((s) => s !== '');
-    const endpoint = ENDPOINTS.find((e) => e === segments[0]);
-    if (!endpoint || segments.length > 2) return false;
+    const endpoint = ENDPOINTS.find((e) => state.path === `/${e}` || state.path.startsWith(`/${e}/`));
+    if (!endpoint) return false;
+    // a check's own path is the endpoint's plus its whole name, slashes included
+    // (`/readyz/poststarthook/crd-informer-synced`)
+    const name = state.path.slice(endpoint.length + 2);
     const headers = { 'X-Content-Type-Options': 'nosniff' };
     const checks = checksFor(endpoint);
 
-    if (segments.length === 2) {
-      const check = checks.find((c) => c.name === segments[1]);
+    if (name !== '') {
+      const check = checks.find((c) => c.name === name);
       if (!check) {
         await writeStatusError(state, errors.pathNotFound());
         return true;

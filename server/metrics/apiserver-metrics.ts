@@ -3,8 +3,10 @@
 // One process-wide set (as kube-apiserver's legacy registry): the handler chain, the etcd
 // client wrapper and the health checks all record into defaultMetrics().
 
+import { createHash } from 'node:crypto';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { defaultVersionInfo } from '../http/version.js';
+import { deprecatedLongAgo, lifecycleHelp, lifecycleOf, type ReleaseVersion } from './lifecycle.js';
 
 /** request latency buckets of apiserver_request_duration_seconds and etcd_request_duration_seconds */
 export const LATENCY_BUCKETS = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
@@ -19,9 +21,10 @@ const REQUEST_LABELS = ['verb', 'dry_run', 'group', 'version', 'resource', 'subr
 const LATENCY_LABELS = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
 const SIZE_LABELS = ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const;
 
-const stable = (help: string) => `[STABLE] ${help}`;
-const alpha = (help: string) => `[ALPHA] ${help}`;
-const beta = (help: string) => `[BETA] ${help}`;
+const stable = (help: string) => lifecycleHelp(help, { stability: 'STABLE' });
+const alpha = (help: string) => lifecycleHelp(help, { stability: 'ALPHA' });
+const beta = (help: string) => lifecycleHelp(help, { stability: 'BETA' });
+const deprecatedAlpha = (help: string, since: string) => lifecycleHelp(help, { stability: 'ALPHA', deprecatedVersion: since });
 
 /** in-flight requests by kind, reported as the highest count seen in each period */
 export class InflightWatermark {
@@ -190,6 +193,89 @@ export class ApiserverMetrics {
     registers: [this.registry],
   });
 
+  readonly authenticationConfigReloads = new Counter({
+    name: 'apiserver_authentication_config_controller_automatic_reloads_total',
+    help: alpha('Total number of automatic reloads of authentication configuration split by status and apiserver identity.'),
+    labelNames: ['status', 'apiserver_id_hash'] as const,
+    registers: [this.registry],
+  });
+  readonly authenticationConfigReloadTimestamp = new Gauge({
+    name: 'apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds',
+    help: alpha('Timestamp of the last automatic reload of authentication configuration split by status and apiserver identity.'),
+    labelNames: ['status', 'apiserver_id_hash'] as const,
+    registers: [this.registry],
+  });
+  readonly authorizationConfigReloads = new Counter({
+    name: 'apiserver_authorization_config_controller_automatic_reloads_total',
+    help: alpha('Total number of automatic reloads of authorization configuration split by status and apiserver identity.'),
+    labelNames: ['status', 'apiserver_id_hash'] as const,
+    registers: [this.registry],
+  });
+  readonly authorizationConfigReloadTimestamp = new Gauge({
+    name: 'apiserver_authorization_config_controller_automatic_reload_last_timestamp_seconds',
+    help: alpha('Timestamp of the last automatic reload of authorization configuration split by status and apiserver identity.'),
+    labelNames: ['status', 'apiserver_id_hash'] as const,
+    registers: [this.registry],
+  });
+
+  readonly encryptionConfigReloads = new Counter({
+    name: 'apiserver_encryption_config_controller_automatic_reloads_total',
+    help: alpha('Total number of reload successes and failures of encryption configuration split by apiserver identity.'),
+    labelNames: ['status', 'apiserver_id_hash'] as const,
+    registers: [this.registry],
+  });
+  readonly encryptionConfigReloadTimestamp = new Gauge({
+    name: 'apiserver_encryption_config_controller_automatic_reload_last_timestamp_seconds',
+    help: alpha('Timestamp of the last successful or failed automatic reload of encryption configuration split by apiserver identity.'),
+    labelNames: ['status', 'apiserver_id_hash'] as const,
+    registers: [this.registry],
+  });
+  // replaced by the status label above; hidden since 1.31 like every metric deprecated a
+  // release ago or more
+  readonly encryptionConfigReloadFailures = new Counter({
+    name: 'apiserver_encryption_config_controller_automatic_reload_failures_total',
+    help: deprecatedAlpha('Total number of failed automatic reloads of encryption configuration split by apiserver identity.', '1.30.0'),
+    labelNames: ['apiserver_id_hash'] as const,
+    registers: [this.registry],
+  });
+  readonly encryptionConfigReloadSuccesses = new Counter({
+    name: 'apiserver_encryption_config_controller_automatic_reload_success_total',
+    help: deprecatedAlpha('Total number of successful automatic reloads of encryption configuration split by apiserver identity.', '1.30.0'),
+    labelNames: ['apiserver_id_hash'] as const,
+    registers: [this.registry],
+  });
+
+  // kapi validates each kind one way (kube's handwritten rules), so declarative validation
+  // can neither disagree with it nor panic: both stay 0, as in a kube whose rules agree
+  readonly declarativeValidationMismatches = new Counter({
+    name: 'apiserver_validation_declarative_validation_mismatch_total',
+    help: beta('Number of times declarative validation results differed from handwritten validation results for core types.'),
+    registers: [this.registry],
+  });
+  readonly declarativeValidationPanics = new Counter({
+    name: 'apiserver_validation_declarative_validation_panic_total',
+    help: beta('Number of times declarative validation has panicked during validation.'),
+    registers: [this.registry],
+  });
+
+  // the metric lifecycle's own counts (component-base's meta metrics)
+  readonly registeredMetrics = new Counter({
+    name: 'registered_metrics_total',
+    help: beta('The count of registered metrics broken by stability level and deprecation version.'),
+    labelNames: ['stability_level', 'deprecated_version'] as const,
+    registers: [this.registry],
+  });
+  readonly disabledMetrics = new Counter({
+    name: 'disabled_metrics_total',
+    help: beta('The count of disabled metrics.'),
+    registers: [this.registry],
+  });
+  readonly hiddenMetrics = new Counter({
+    name: 'hidden_metrics_total',
+    help: beta('The count of hidden metrics.'),
+    registers: [this.registry],
+  });
+
   readonly healthcheck = new Gauge({
     name: 'kubernetes_healthcheck',
     help: stable('This metric records the result of a single healthcheck.'),
@@ -264,6 +350,46 @@ export class ApiserverMetrics {
   /** one series per gate; kube's GA stage is the empty string */
   recordFeatureGates(gates: readonly { name: string; stage: string; enabled: boolean }[]): void {
     for (const g of gates) this.featureEnabled.set({ name: g.name, stage: g.stage === 'GA' ? '' : g.stage }, g.enabled ? 1 : 0);
+  }
+
+  /** an automatic reload of --authentication-config, --authorization-config or
+   *  --encryption-provider-config, by the replica's identity as kube labels it (its sha256) */
+  recordConfigReload(config: 'authentication' | 'authorization' | 'encryption', status: 'success' | 'failure', apiServerId: string): void {
+    const idHash = apiServerId === '' ? '' : `sha256:${createHash('sha256').update(apiServerId).digest('hex')}`;
+    const labels = { status, apiserver_id_hash: idHash };
+    const [count, timestamp] =
+      config === 'authentication'
+        ? [this.authenticationConfigReloads, this.authenticationConfigReloadTimestamp]
+        : config === 'authorization'
+          ? [this.authorizationConfigReloads, this.authorizationConfigReloadTimestamp]
+          : [this.encryptionConfigReloads, this.encryptionConfigReloadTimestamp];
+    count.inc(labels);
+    timestamp.set(labels, Date.now() / 1000);
+    if (config === 'encryption') (status === 'success' ? this.encryptionConfigReloadSuccesses : this.encryptionConfigReloadFailures).inc({ apiserver_id_hash: idHash });
+  }
+
+  /**
+   * kube's metric lifecycle, once at start-up: metrics deprecated before `release` and those
+   * named by --disabled-metrics leave the registry (recording into them stays harmless);
+   * --show-hidden-metrics-for-version keeps the deprecated ones. Counts what it did in the
+   * meta metrics. Collectors kube does not define (process_*, nodejs_*) are left alone.
+   */
+  applyLifecycle(opts: { release?: ReleaseVersion; showHidden: boolean; disabled: readonly string[] }): void {
+    const v = defaultVersionInfo();
+    const release = opts.release ?? { major: Number(v.major), minor: Number(v.minor) };
+    const disabled = new Set(opts.disabled);
+    this.disabledMetrics.inc(disabled.size);
+    for (const metric of this.registry.getMetricsAsArray()) {
+      const { name, help } = metric as unknown as { name: string; help: string };
+      if (!/^\[(ALPHA|BETA|STABLE|INTERNAL)\] /.test(help)) continue;
+      const lifecycle = lifecycleOf(help);
+      if (disabled.has(name) || (!opts.showHidden && deprecatedLongAgo(lifecycle, release))) {
+        this.registry.removeSingleMetric(name);
+        this.hiddenMetrics.inc();
+        continue;
+      }
+      this.registeredMetrics.inc({ stability_level: lifecycle.stability, deprecated_version: lifecycle.deprecatedVersion ?? '' });
+    }
   }
 
   /** kube's healthz handlers record each check they run */

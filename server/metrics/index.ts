@@ -46,6 +46,9 @@ export interface MetricsOptions {
   countPollPeriodMs: number;
   /** every feature gate with its stage and value (kubernetes_feature_enabled) */
   featureGates: readonly { name: string; stage: string; enabled: boolean }[];
+  /** --show-hidden-metrics-for-version was given (validated), and --disabled-metrics */
+  showHiddenMetrics?: boolean;
+  disabledMetrics?: readonly string[];
   metrics?: ApiserverMetrics;
 }
 
@@ -58,6 +61,10 @@ export interface MetricsRun {
 export function startMetrics(opts: MetricsOptions): MetricsRun {
   const metrics = opts.metrics ?? defaultMetrics();
   metrics.isServed = (group, version, resource, subresource) => opts.resolver.lookup(group, version, resource, subresource || undefined) !== undefined;
+  metrics.applyLifecycle({
+    showHidden: opts.showHiddenMetrics ?? false,
+    disabled: opts.disabledMetrics ?? [],
+  });
   metrics.startWatermarks();
   metrics.recordFeatureGates(opts.featureGates);
   const counted = new Map<string, CountedResource>();

@@ -24,6 +24,7 @@ import { isQualifiedName } from './validation/names.js';
 import type { KubeObject } from '../../storage/interface.js';
 import { crdStrategy } from '../crd/crd-strategy.js';
 import { admissionRegistrationStrategies } from './admissionregistration/strategies.js';
+import { flowControlStrategies } from './flowcontrol/strategies.js';
 
 const factories: Partial<Record<ResourceKey, () => ResourceStrategy>> = {
   '/events': eventStrategy,
@@ -43,6 +44,7 @@ const factories: Partial<Record<ResourceKey, () => ResourceStrategy>> = {
   'node.k8s.io/runtimeclasses': runtimeClassStrategy,
   'apiextensions.k8s.io/customresourcedefinitions': crdStrategy,
   ...admissionRegistrationStrategies,
+  ...flowControlStrategies,
 };
 
 /** the strategy of `<group>/<resource>` when one of the group folders defines it */

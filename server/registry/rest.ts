@@ -2,7 +2,7 @@
 // registry (server/registry/: a generic store configured by one strategy per resource).
 // Endpoints decode, negotiate and stream; the registry decides what is stored.
 
-import type { KubeObject, Preconditions, Watch } from '../../storage/interface.js';
+import type { KubeObject, Preconditions, UnreadableDeletion, Watch } from '../../storage/interface.js';
 import type { ResourceInfo } from '../apis/types.js';
 import type { UserInfo } from '../machinery/user.js';
 
@@ -139,6 +139,9 @@ export interface RESTResource {
    *  latter as kube-apiserver answers; 200 with the object for finalizers). */
   delete(ctx: RequestContext, name: string, opts: DeleteRequestOptions): Promise<{ object: KubeObject; deleted: boolean }>;
   deleteCollection(ctx: RequestContext, opts: DeleteRequestOptions, list: ListRequestOptions): Promise<ListObject>;
+  /** removes the object only if its stored value cannot be read (kube's unsafe deletion of
+   *  corrupt objects); resources without storage of their own leave it out */
+  deleteUnreadable?(ctx: RequestContext, name: string): Promise<UnreadableDeletion>;
 }
 
 /** Finds the REST handler for a request's group/version/resource[/subresource]. */

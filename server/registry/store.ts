@@ -3,7 +3,7 @@
 // shares (metadata, preconditions, generation, finalizers, graceful deletion, dry run,
 // conversion, selectors); the strategy owns what is particular to a kind.
 
-import type { KubeObject, ListOptions, ListResult, ResourceVersionMatch, Storage, StoredList, Watch, WatchEvent } from '../../storage/interface.js';
+import type { KubeObject, ListOptions, ListResult, ResourceVersionMatch, Storage, StoredList, UnreadableDeletion, Watch, WatchEvent } from '../../storage/interface.js';
 import { isStorageError, StorageError } from '../../storage/errors.js';
 import { fieldManagers } from '../fieldmanager/field-managers.js';
 import { keepManagedFieldsTimes } from '../fieldmanager/timestamps.js';
@@ -737,6 +737,15 @@ export class GenericStore implements RESTResource {
     details.kind = this.info.resource;
     if (obj.metadata.uid) details.uid = obj.metadata.uid;
     return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details } as KubeObject;
+  }
+
+  async deleteUnreadable(ctx: RequestContext, name: string): Promise<UnreadableDeletion> {
+    this.requireVerb('delete');
+    try {
+      return await this.storage.deleteUnreadable(this.keys.objectKey(ctx.namespace, name));
+    } catch (e) {
+      throw this.mapError(e, name);
+    }
   }
 
   async delete(ctx: RequestContext, name: string, options: DeleteRequestOptions): Promise<{ object: KubeObject; deleted: boolean }> {

@@ -13,6 +13,7 @@ import type {
   Storage,
   StoredList,
   StoredObjectText,
+  UnreadableDeletion,
   UpdateFunction,
   UpdateOptions,
   Watch,
@@ -88,6 +89,10 @@ export class Cacher implements Storage {
 
   guaranteedUpdate(key: string, tryUpdate: UpdateFunction, opts?: UpdateOptions): Promise<KubeObject> {
     return this.store.guaranteedUpdate(key, tryUpdate, opts);
+  }
+
+  deleteUnreadable(key: string): Promise<UnreadableDeletion> {
+    return this.store.deleteUnreadable(key);
   }
 
   delete(key: string, opts?: DeleteOptions): Promise<KubeObject> {

@@ -17,6 +17,7 @@ export function revisionOnlyStore(client: EtcdClient): Storage {
     getList: refuse('getList'),
     guaranteedUpdate: refuse('guaranteedUpdate'),
     delete: refuse('delete'),
+    deleteUnreadable: refuse('deleteUnreadable'),
     watch: refuse('watch'),
     count: refuse('count'),
     ready: true,

@@ -16,6 +16,7 @@ import type {
   ListResult,
   Preconditions,
   Storage,
+  UnreadableDeletion,
   UpdateFunction,
   UpdateOptions,
   Watch,
@@ -541,6 +542,29 @@ class Etcd3Store implements Storage {
       const r = res.responses[0];
       cur = this.current(key, r && 'range' in r ? r.range.kvs[0] : undefined);
     }
+  }
+
+  async deleteUnreadable(key: string): Promise<UnreadableDeletion> {
+    const etcdKey = this.etcdKey(key);
+    const k = Buffer.from(etcdKey);
+    const res = await this.etcd(key, () => this.client.range({ key: k }));
+    const kv = res.kvs[0];
+    if (!kv) return 'absent';
+    try {
+      this.current(key, kv);
+      return 'readable';
+    } catch (err) {
+      if (!isStorageError(err, 'InvalidObject')) throw err;
+    }
+    // only the value that could not be read: a rewrite in between is someone else's object
+    const del = await this.etcd(key, () =>
+      this.client.txn({
+        compare: [{ key: k, target: 'MOD', result: 'EQUAL', value: kv.modRevision }],
+        success: [{ deleteRange: { key: k } }],
+        failure: [],
+      }),
+    );
+    return del.succeeded ? 'deleted' : this.deleteUnreadable(key);
   }
 
   async watch(key: string, opts: WatchOptions): Promise<Watch> {

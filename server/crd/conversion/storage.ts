@@ -55,6 +55,7 @@ export function convertingStorage(inner: Storage, opts: ConvertingStorageOptions
           o,
         ),
       ),
+    deleteUnreadable: (key) => inner.deleteUnreadable(key),
     delete: async (key, o) => {
       const validate = o?.validateDeletion;
       const deleted = await inner.delete(key, validate ? { ...o, validateDeletion: async (cur) => validate(await out(cur)) } : o);

@@ -27,6 +27,7 @@ import type { UserInfo } from '../../machinery/user.js';
 import { decodeProtobufBody } from '../../protobuf/http.js';
 import { writeBody } from '../../request/response.js';
 import { decodeBody } from '../../request/negotiation.js';
+import { setAuditAnnotationSink } from '../../request/audit-annotations.js';
 import type { Authorizer } from '../../authz/authorizer.js';
 import { isLongRunning } from './long-running.js';
 import { header, type Filter, type HttpRequest, type HttpResponse, type RequestState } from '../../request/types.js';
@@ -213,7 +214,7 @@ const captures = new WeakMap<RequestState, CaptureState>();
 
 /** Adds annotations (admission's) to the request's audit event; nothing when it is not
  *  audited. An existing key keeps its first value, as kube's AddAnnotation does. */
-export function addAuditAnnotations(state: RequestState, annotations: Record<string, string>): void {
+function annotate(state: RequestState, annotations: Record<string, string>): void {
   const event = captures.get(state)?.audit?.event;
   if (!event) return;
   for (const [k, v] of Object.entries(annotations)) if (!event.annotations.has(k)) event.annotations.set(k, v);
@@ -370,6 +371,7 @@ export function withAudit(auditor?: Auditor): Filter {
       requestTap: BODY_METHODS.has(state.method) ? new RequestTap(state.req) : undefined,
     };
     capture.audit = audit;
+    setAuditAnnotationSink(state, (annotations) => annotate(state, annotations));
     const tap = capture.tap;
     // below RequestResponse only a Status (the error, or a deletion's success) is of interest
     if (longRunning) tap.wantBody = false;

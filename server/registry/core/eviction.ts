@@ -137,15 +137,17 @@ export class PodEvictionResource extends CreateOnlyResource {
     return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 } as KubeObject;
   }
 
-  /** the budgets in the pod's namespace whose (non-empty) selector matches the pod */
+  /** the budgets in the pod's namespace whose selector matches the pod: policy/v1's empty
+   *  selector matches every pod, a missing one none */
   private async budgetsFor(pod: KubeObject): Promise<KubeObject[]> {
     if (!this.budgets) return [];
     const ns = pod.metadata.namespace ?? '';
     const list = await this.budgets.getList(`${this.budgetPrefix}/${ns}/`, { recursive: true, predicate: { isEverything: true, matches: () => true } });
     return list.items.filter((pdb) => {
       try {
-        const sel = labelSelectorFromObject(asObject(pdb.spec).selector as LabelSelectorObject | undefined);
-        return !sel.empty() && sel.matches(pod.metadata.labels);
+        const selector = asObject(pdb.spec).selector as LabelSelectorObject | null | undefined;
+        if (selector === undefined || selector === null) return false;
+        return labelSelectorFromObject(selector).matches(pod.metadata.labels);
       } catch (e) {
         if (e instanceof SelectorError) return false;
         throw e;
