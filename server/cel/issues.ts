@@ -14,11 +14,39 @@ export function celIssue(expr: string, offset: number, message: string): string 
   return `ERROR: <input>:${line}:${col}: ${message}\n | ${source}\n | ${'.'.repeat(col - 1)}^`;
 }
 
+interface CelJsNode {
+  op?: string;
+  start?: number;
+  end?: number;
+  args?: unknown;
+}
+
 interface CelJsError {
   code?: string;
   summary?: string;
   message: string;
   range?: { start: number; end: number };
+  node?: CelJsNode;
+}
+
+/** where cel-go places a binary operator's issue: at the operator itself */
+function operatorOffset(expr: string, node: CelJsNode | undefined, op: string): number | undefined {
+  const args = Array.isArray(node?.args) ? (node.args as CelJsNode[]) : [];
+  const left = args[0]?.end;
+  if (left === undefined) return undefined;
+  const at = expr.indexOf(op, left);
+  return at < 0 ? undefined : at;
+}
+
+/** where cel-go places a call's issue: at its '(' (the one matching the closing parenthesis) */
+function callOffset(expr: string, node: CelJsNode | undefined): number | undefined {
+  if (node?.start === undefined || node.end === undefined) return undefined;
+  let depth = 0;
+  for (let i = node.end - 1; i >= node.start; i--) {
+    if (expr[i] === ')') depth++;
+    else if (expr[i] === '(' && --depth === 0) return i;
+  }
+  return undefined;
 }
 
 const OPERATOR_NAMES: Record<string, string> = {
@@ -44,7 +72,24 @@ export function celGoIssue(expr: string, err: Error): string {
       return celIssue(expr, start, summary.replace(/^.*?(expected type)/, '$1'));
     case 'no_such_overload':
       if ((m = /^no such overload: (\S+) (\S+) (\S+)$/.exec(summary)) && OPERATOR_NAMES[m[2]!]) {
-        return celIssue(expr, start, `found no matching overload for '${OPERATOR_NAMES[m[2]!]}' applied to '(${m[1]}, ${m[3]})'`);
+        const at = operatorOffset(expr, e.node, m[2]!) ?? start;
+        return celIssue(expr, at, `found no matching overload for '${OPERATOR_NAMES[m[2]!]}' applied to '(${m[1]}, ${m[3]})'`);
+      }
+      return celIssue(expr, start, summary);
+    case 'no_matching_overload': {
+      const at = callOffset(expr, e.node) ?? start;
+      // cel-js: 'int.size()' / 'size(int, int)'; cel-go: 'size' applied to 'int.()' / '(int, int)'
+      if ((m = /^found no matching overload for '(.+)\.(\w+)\((.*)\)'$/.exec(summary))) {
+        return celIssue(expr, at, `found no matching overload for '${m[2]}' applied to '${m[1]}.(${m[3]})'`);
+      }
+      if ((m = /^found no matching overload for '(\w+)\((.*)\)'$/.exec(summary))) {
+        return celIssue(expr, at, `found no matching overload for '${m[1]}' applied to '(${m[2]})'`);
+      }
+      return celIssue(expr, at, summary);
+    }
+    case 'cannot_index_type':
+      if ((m = /^Cannot index type '(.+)'$/.exec(summary)) && e.node?.op === '.') {
+        return celIssue(expr, Math.max(0, (e.range?.start ?? start) - 1), `type '${m[1]}' does not support field selection`);
       }
       return celIssue(expr, start, summary);
     default:

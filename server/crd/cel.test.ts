@@ -67,7 +67,7 @@ test('rules are type-checked against the schema: a missing field is refused in c
   assert.equal(ruleCompileError('self.nosuch > 0', s), "compilation failed: ERROR: <input>:1:5: undefined field 'nosuch'\n | self.nosuch > 0\n | ....^");
   assert.equal(
     ruleCompileError('self.replicas + self.name == 1', s),
-    "compilation failed: ERROR: <input>:1:1: found no matching overload for '_+_' applied to '(int, string)'\n | self.replicas + self.name == 1\n | ^",
+    "compilation failed: ERROR: <input>:1:15: found no matching overload for '_+_' applied to '(int, string)'\n | self.replicas + self.name == 1\n | ..............^",
   );
   assert.match(ruleCompileError("[1, 'a'].size() > 0", s) ?? '', /expected type 'int' but found 'string'/);
   assert.match(ruleCompileError('nosuch', s) ?? '', /undeclared reference to 'nosuch'/);

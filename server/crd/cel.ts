@@ -8,7 +8,8 @@ import { celEnvironment } from '../cel/environment.js';
 import { costExceedsMessage, estimateCost, maxSize } from '../cel/cost.js';
 import { celGoIssue } from '../cel/issues.js';
 import { routeMatchesToRe2 } from '../cel/re2.js';
-import { celValue, registerSchemaTypes } from './cel-types.js';
+import { celValue } from './cel-types.js';
+import { registerSchemaTypes } from '../cel/schema-types.js';
 import { fieldErrors, type FieldError } from '../registry/validation/field-error.js';
 import type { JSONSchemaProps } from './schema.js';
 

@@ -1,0 +1,75 @@
+// The schemas of the kinds kapi serves, as ValidatingAdmissionPolicy type checking reads
+// them: the built-in kinds' OpenAPI definitions with every reference resolved in place, as
+// kube's schema resolver populates them. A definition met again below itself (a recursive
+// type) becomes a bare object, as kube's does.
+
+import { loadSchemas, type SchemaNode, type SchemaRegistry } from '../../apis/schema.js';
+import type { CelSchema } from '../../cel/schema-types.js';
+import type { ResourceResolver } from '../../registry/rest.js';
+
+export interface GroupVersionKind {
+  group: string;
+  version: string;
+  kind: string;
+}
+
+/** what type checking needs to know about the served kinds */
+export interface KindSchemas {
+  /** the kind served at a group/version/resource, or undefined when none is */
+  kindFor(group: string, version: string, resource: string): GroupVersionKind | undefined;
+  /** the schema of a kind, or undefined when kapi has none (kube's ErrSchemaNotFound) */
+  schemaFor(gvk: GroupVersionKind): CelSchema | undefined;
+}
+
+function toCelSchema(registry: SchemaRegistry, node: SchemaNode, visiting: Set<string>): CelSchema {
+  if (node.ref !== undefined) {
+    if (visiting.has(node.ref)) return { type: 'object' };
+    const target = registry.definition(node.ref);
+    if (!target) return {};
+    visiting.add(node.ref);
+    try {
+      return toCelSchema(registry, target, visiting);
+    } finally {
+      visiting.delete(node.ref);
+    }
+  }
+  const out: CelSchema = {};
+  if (node.type) out.type = node.type;
+  if (node.format && node.format !== 'int-or-string') out.format = node.format;
+  if (node.intOrString) out['x-kubernetes-int-or-string'] = true;
+  if (node.preserveUnknownFields) out['x-kubernetes-preserve-unknown-fields'] = true;
+  if (node.embeddedResource) out['x-kubernetes-embedded-resource'] = true;
+  if (node.listType) out['x-kubernetes-list-type'] = node.listType;
+  if (node.listMapKeys) out['x-kubernetes-list-map-keys'] = [...node.listMapKeys];
+  if (node.required) out.required = [...node.required];
+  if (node.properties) {
+    out.properties = {};
+    for (const [name, p] of Object.entries(node.properties)) out.properties[name] = toCelSchema(registry, p, visiting);
+  }
+  if (node.items) out.items = toCelSchema(registry, node.items, visiting);
+  if (node.additionalProperties !== undefined) {
+    out.additionalProperties = typeof node.additionalProperties === 'boolean' ? node.additionalProperties : toCelSchema(registry, node.additionalProperties, visiting);
+  }
+  return out;
+}
+
+/** the kinds of `resolver` with the built-in definitions of schemas.json */
+export function servedKindSchemas(resolver: ResourceResolver): KindSchemas {
+  const registry = loadSchemas();
+  const cache = new Map<string, CelSchema | undefined>();
+  return {
+    kindFor(group, version, resource) {
+      const info = resolver.lookup(group, version, resource)?.info;
+      return info ? { group: info.group, version: info.version, kind: info.kind } : undefined;
+    },
+    schemaFor(gvk) {
+      const key = `${gvk.group}/${gvk.version}/${gvk.kind}`;
+      if (!cache.has(key)) {
+        const name = registry.definitionNameFor(gvk.group, gvk.version, gvk.kind);
+        const def = name === undefined ? undefined : registry.definition(name);
+        cache.set(key, def && name !== undefined ? toCelSchema(registry, { ref: name }, new Set()) : undefined);
+      }
+      return cache.get(key);
+    },
+  };
+}
