@@ -1,9 +1,10 @@
 // Values of a structural schema as CRD rules see them: typed by the schema (durations,
 // timestamps, bytes, ints), property names escaped so that `self.foo__dash__bar` reads
-// `foo-bar`. The types themselves are declared by server/cel/schema-types.ts, where the rules
+// `foo-bar`, set and map lists marked so that `==` and `+` follow their list type. The types themselves are declared by server/cel/schema-types.ts, where the rules
 // are type-checked at write time.
 
 import { escapeProperty } from '../cel/escaping.js';
+import { markMapList, markSetList } from '../cel/keyed-lists.js';
 import { isMapSchema as isMap, propertiesOf, type CelSchema } from '../cel/schema-types.js';
 import { durationFromNanos } from '../cel/values.js';
 
@@ -45,7 +46,13 @@ export function celValue(v: unknown, s: CelSchema | undefined): unknown {
     return Number.isInteger(v) ? BigInt(v) : v;
   }
   if (typeof v === 'string') return s && !s['x-kubernetes-int-or-string'] ? stringValue(v, s.format) : v;
-  if (Array.isArray(v)) return v.map((x) => celValue(x, s?.items));
+  if (Array.isArray(v)) {
+    const list = v.map((x) => celValue(x, s?.items));
+    // set and map lists compare and add by their own rules (keyed-lists.ts)
+    if (s?.['x-kubernetes-list-type'] === 'set') return markSetList(list);
+    if (s?.['x-kubernetes-list-type'] === 'map') return markMapList(list, (s['x-kubernetes-list-map-keys'] ?? []).map((k) => escapeProperty(k) ?? k));
+    return list;
+  }
   if (isObj(v)) {
     const out: Record<string, unknown> = {};
     if (s && !isMap(s)) {

@@ -141,3 +141,31 @@ test('the static cost estimate: per rule and for the schema, with kube\'s messag
   const bounded: JSONSchemaProps = { ...perItem, maxItems: 10, items: { ...perItem.items!, maxLength: 64 } };
   assert.deepEqual(ruleCostErrors(bounded, 'x'), []);
 });
+
+test('set and map lists: order-free equality and union in rules; lists of objects are typed', () => {
+  const s: JSONSchemaProps = {
+    type: 'object',
+    properties: {
+      tags: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } },
+      ports: {
+        type: 'array',
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['name'],
+        items: { type: 'object', properties: { name: { type: 'string' }, port: { type: 'integer' } } },
+      },
+    },
+    'x-kubernetes-validations': [
+      { rule: 'self.tags == oldSelf.tags', message: 'tags are immutable' },
+      { rule: "oldSelf.tags + ['z'] == ['z'] + self.tags || !('z' in self.tags)", message: 'z joins the old tags' },
+      { rule: '(oldSelf.ports + self.ports).size() == self.ports.size()', message: 'ports may not be removed' },
+      { rule: 'self.ports.all(p, p.port > 0)', message: 'ports are positive' },
+    ],
+  };
+  for (const r of s['x-kubernetes-validations']!) assert.equal(ruleCompileError(r.rule, s), undefined);
+  assert.equal(ruleCompileError('self.ports.exists(p, p.nosuch == 1)', s)?.split('\n')[0], "compilation failed: ERROR: <input>:1:23: undefined field 'nosuch'");
+  const old = { tags: ['a', 'b'], ports: [{ name: 'http', port: 80 }, { name: 'x', port: 1 }] };
+  const messages = (v: unknown) => validateRules(v, old, s, '', true).map(errorString);
+  assert.deepEqual(messages({ tags: ['b', 'a'], ports: [{ name: 'x', port: 2 }, { name: 'http', port: 81 }, { name: 'y', port: 3 }] }), []);
+  assert.deepEqual(messages({ tags: ['b', 'c'], ports: old.ports }), [': Invalid value: "object": tags are immutable']);
+  assert.deepEqual(messages({ tags: ['a', 'b'], ports: [{ name: 'x', port: 1 }] }), [': Invalid value: "object": ports may not be removed']);
+});

@@ -7,6 +7,7 @@ import { withBudget } from '../cel/budget.js';
 import { celEnvironment } from '../cel/environment.js';
 import { costExceedsMessage, estimateCost, maxSize } from '../cel/cost.js';
 import { celGoIssue } from '../cel/issues.js';
+import { registerKeyedListOperators, routeOperatorsToKeyedLists } from '../cel/keyed-lists.js';
 import { routeMatchesToRe2 } from '../cel/re2.js';
 import { celValue } from './cel-types.js';
 import { registerSchemaTypes } from '../cel/schema-types.js';
@@ -24,10 +25,14 @@ function compile(rule: string): ReturnType<Environment['parse']> | Error {
   if (!p) {
     try {
       // literals were checked homogeneous by the typed check; here every field is dyn
-      runtimeEnv ??= celEnvironment({ age: 'stored', homogeneousAggregateLiterals: false })
+      runtimeEnv ??= registerKeyedListOperators(
+        celEnvironment({ age: 'stored', homogeneousAggregateLiterals: false }),
+        celEnvironment({ age: 'stored', homogeneousAggregateLiterals: false }),
+      )
         .registerVariable('self', 'dyn')
         .registerVariable('oldSelf', 'dyn');
-      p = runtimeEnv.parse(routeMatchesToRe2(rule));
+      // `==`, `!=` and `+` follow the list types of set and map lists
+      p = runtimeEnv.parse(routeOperatorsToKeyedLists(runtimeEnv.parse(routeMatchesToRe2(rule)).ast));
       const check = p.check() as { valid: boolean; error?: Error };
       if (!check.valid) p = check.error ?? new Error('type check failed');
     } catch (err) {
