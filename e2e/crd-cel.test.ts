@@ -2,7 +2,8 @@
 // type-checked against the schema and their cost estimated when the CRD is written (a rule
 // naming a missing field, or one whose estimate is over budget, is refused with kube's 422
 // text); rules over durations, sets, maps and escaped property names judge custom resources;
-// set lists compare without order and map lists merge by key.
+// set lists compare without order and map lists merge by key; a rule over the runtime
+// per-call cost limit is cut off with kube's message.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -116,5 +117,21 @@ ports:
     const removed = await patch({ ports: [{ name: 'http', port: 81 }] });
     assert.notEqual(removed.code, 0);
     assert.match(removed.stderr, /spec: Invalid value: "object": ports may not be removed/);
+  });
+  it('a rule within the static estimate but over the runtime per-call limit is cut off with kube message', async () => {
+    const spec = 'nums: { type: array, maxItems: 1000, items: { type: integer } }';
+    const rules = `- rule: "self.nums.all(a, self.nums.all(b, a != b || a == b))"
+  message: pairs`;
+    await kubectlOk(['create', '-f', '-'], { ...on(), input: crd('pairs', spec, rules) });
+    await kubectlOk(['wait', '--for', 'condition=established', '--timeout=30s', 'crd/pairs.cel.example.com'], on());
+    const cr = (name: string, n: number) =>
+      JSON.stringify({ apiVersion: 'cel.example.com/v1', kind: 'Pair', metadata: { name, namespace: 'default' }, spec: { nums: Array.from({ length: n }, (_, i) => i) } });
+    await kubectlOk(['create', '-f', '-'], { ...on(), input: cr('few', 10) });
+    const many = await kubectl(['create', '-f', '-'], { ...on(), input: cr('many', 1000) });
+    assert.notEqual(many.code, 0);
+    assert.match(
+      many.stderr,
+      /spec: Invalid value: "object": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: pairs/,
+    );
   });
 });

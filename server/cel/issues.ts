@@ -96,3 +96,23 @@ export function celGoIssue(expr: string, err: Error): string {
       return celIssue(expr, start, summary);
   }
 }
+
+/** a cel-js evaluation error as cel-go words it (the start of the message callers match on) */
+export function celGoRuntimeError(err: Error): string {
+  const e = err as CelJsError;
+  const summary = (e.summary ?? e.message).split('\n')[0] ?? '';
+  let m: RegExpExecArray | null;
+  switch (e.code) {
+    case 'no_such_overload':
+    case 'no_matching_overload':
+      return 'no such overload';
+    case 'no_such_key':
+      return summary.replace(/^No such key: /, 'no such key: ');
+    case 'index_out_of_bounds':
+      return (m = /index (-?\d+)/.exec(summary)) ? `index out of bounds: ${m[1]}` : summary;
+    case 'numeric_overflow':
+      return 'integer overflow';
+    default:
+      return summary;
+  }
+}

@@ -59,7 +59,7 @@ test('matches runs on RE2 (no catastrophic backtracking); a runaway rule is cut 
   assert.equal(ruleCompileError("quantity('1Gi').isGreaterThan(quantity('1Mi')) && isIP('10.0.0.1')", s), undefined);
   // 200^3 iterations: far over the budget, refused instead of holding the replica
   const errs = validateRules({ list: Array.from({ length: 200 }, (_, i) => i) }, undefined, s, '', false).map(errorString);
-  assert.deepEqual(errs, ['list: Invalid value: "array": too slow']);
+  assert.deepEqual(errs, [`list: Invalid value: "array": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: too slow`]);
 });
 
 test('rules are type-checked against the schema: a missing field is refused in cel-go\'s words', () => {
@@ -168,4 +168,68 @@ test('set and map lists: order-free equality and union in rules; lists of object
   assert.deepEqual(messages({ tags: ['b', 'a'], ports: [{ name: 'x', port: 2 }, { name: 'http', port: 81 }, { name: 'y', port: 3 }] }), []);
   assert.deepEqual(messages({ tags: ['b', 'c'], ports: old.ports }), [': Invalid value: "object": tags are immutable']);
   assert.deepEqual(messages({ tags: ['a', 'b'], ports: [{ name: 'x', port: 1 }] }), [': Invalid value: "object": ports may not be removed']);
+});
+
+test('runtime cost: the object budget runs out with kube message and stops the validation', () => {
+  const s: JSONSchemaProps = {
+    type: 'object',
+    properties: {
+      a: { type: 'array', items: { type: 'integer' }, 'x-kubernetes-validations': [{ rule: 'self.all(x, self.all(y, x >= 0))' }] },
+      b: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self > 0', message: 'b positive' }] },
+    },
+  };
+  const value = { a: Array.from({ length: 100 }, (_, i) => i), b: -1 };
+  // within the default budget both rules run
+  assert.deepEqual(validateRules(value, undefined, s, '', false).map(errorString), ['b: Invalid value: "integer": b positive']);
+  // 100 x 100 iterations cost more than 20000: the budget runs out on the first rule
+  assert.deepEqual(validateRules(value, undefined, s, '', false, 20_000).map(errorString), [
+    'a: Invalid value: "array": validation failed due to running out of cost budget, no further validation rules will be run',
+  ]);
+});
+
+test('runtime errors in kube words; messageExpression gives the message; optionalOldSelf runs on create', () => {
+  const s: JSONSchemaProps = {
+    type: 'object',
+    properties: {
+      port: { 'x-kubernetes-int-or-string': true, 'x-kubernetes-validations': [{ rule: 'self + 1 > 0' }] },
+      list: { type: 'array', items: { type: 'integer' }, 'x-kubernetes-validations': [{ rule: 'self[3] > 0', message: 'fourth positive' }] },
+      name: {
+        type: 'string',
+        'x-kubernetes-validations': [
+          { rule: "self.startsWith('a')", messageExpression: "'name ' + self + ' must start with a'" },
+          { rule: "self.size() < 3", message: 'short', messageExpression: "''" },
+        ],
+      },
+      tier: {
+        type: 'string',
+        'x-kubernetes-validations': [{ rule: "oldSelf.hasValue() ? self == oldSelf.value() : self != 'gold'", message: 'gold only by upgrade', optionalOldSelf: true } as never],
+      },
+    },
+  };
+  assert.deepEqual(validateRules({ port: 'http', list: [1], name: 'bcde', tier: 'gold' }, undefined, s, '', false).map(errorString), [
+    `port: Invalid value: "string": 'no such overload': call arguments did not match a supported operator, function or macro signature for rule: self + 1 > 0`,
+    'list: Invalid value: "array": index out of bounds: 3 evaluating rule: fourth positive',
+    'name: Invalid value: "string": name bcde must start with a',
+    // an empty message falls back to the rule's message
+    'name: Invalid value: "string": short',
+    'tier: Invalid value: "string": gold only by upgrade',
+  ]);
+  assert.deepEqual(validateRules({ tier: 'gold' }, { tier: 'gold' }, s, '', true).map(errorString), []);
+});
+
+test('transition rules below a map list see the old item with the same keys', () => {
+  const s: JSONSchemaProps = {
+    type: 'object',
+    properties: {
+      items: {
+        type: 'array',
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['name'],
+        items: { type: 'object', properties: { name: { type: 'string' }, v: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self >= oldSelf', message: 'v only grows' }] } } },
+      },
+    },
+  };
+  const old = { items: [{ name: 'a', v: 1 }, { name: 'b', v: 5 }] };
+  assert.deepEqual(validateRules({ items: [{ name: 'b', v: 6 }, { name: 'a', v: 1 }, { name: 'c', v: 0 }] }, old, s, '', true).map(errorString), []);
+  assert.deepEqual(validateRules({ items: [{ name: 'b', v: 4 }, { name: 'a', v: 1 }] }, old, s, '', true).map(errorString), ['items[0].v: Invalid value: "integer": v only grows']);
 });

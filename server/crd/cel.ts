@@ -3,10 +3,11 @@
 // on updates only). A failing rule is an Invalid error at its field with the rule's message.
 
 import type { Environment } from '@marcbachmann/cel-js';
-import { withBudget } from '../cel/budget.js';
+import { CelBudgetExceededError, evaluateWithCost, RUNTIME_COST_BUDGET } from '../cel/budget.js';
 import { celEnvironment } from '../cel/environment.js';
 import { costExceedsMessage, estimateCost, maxSize } from '../cel/cost.js';
-import { celGoIssue } from '../cel/issues.js';
+import { celGoIssue, celGoRuntimeError } from '../cel/issues.js';
+import { celOptional } from '../cel/values.js';
 import { registerKeyedListOperators, routeOperatorsToKeyedLists } from '../cel/keyed-lists.js';
 import { routeMatchesToRe2 } from '../cel/re2.js';
 import { celValue } from './cel-types.js';
@@ -90,50 +91,150 @@ function typeName(s: JSONSchemaProps, v: unknown): string {
   return typeof v;
 }
 
-/** Runs every rule of `schema` over `value` (and `old`, for updates), depth first. */
-export function validateRules(value: unknown, old: unknown, schema: JSONSchemaProps | undefined, path: string, update: boolean): FieldError[] {
+type ValidationRule = NonNullable<JSONSchemaProps['x-kubernetes-validations']>[number] & { optionalOldSelf?: boolean };
+
+/** what kube names a rule by in its errors: its message, else its text */
+const ruleErrorString = (r: ValidationRule): string => (r.message ? r.message.trim() : r.rule.trim());
+
+/** kube's cap on an evaluated messageExpression (celconfig.MaxEvaluatedMessageExpressionSizeBytes) */
+const MAX_MESSAGE_BYTES = 5 * 1024;
+
+/** the remaining runtime budget of one object's validation; negative once it stopped */
+interface Budget {
+  remaining: number;
+}
+
+/** Runs every rule of `schema` over `value` (and `old`, for updates), depth first, within
+ *  kube's runtime cost budget for one object: a rule over the per-call limit, or the budget
+ *  running out, stops the validation with kube's message. */
+export function validateRules(
+  value: unknown,
+  old: unknown,
+  schema: JSONSchemaProps | undefined,
+  path: string,
+  update: boolean,
+  budget = RUNTIME_COST_BUDGET,
+): FieldError[] {
   const errs: FieldError[] = [];
-  walk(value, old, schema, path, update, errs);
+  walk(value, update ? old : undefined, schema, path, errs, { remaining: budget });
   return errs;
 }
 
-function walk(v: unknown, old: unknown, s: JSONSchemaProps | undefined, path: string, update: boolean, errs: FieldError[]): void {
-  if (!s || v === undefined || v === null) return;
-  for (const r of s['x-kubernetes-validations'] ?? []) {
+const stopped = (b: Budget): boolean => b.remaining < 0;
+
+/** charges an evaluation's cost; false (and the budget spent) when it does not fit */
+function spend(b: Budget, cost: number): boolean {
+  if (cost > b.remaining) {
+    b.remaining = -1;
+    return false;
+  }
+  b.remaining -= cost;
+  return true;
+}
+
+/** kube's messageExpression result, or undefined to fall back to the rule's message; a spent
+ *  budget is an error that stops the validation */
+function messageOf(r: ValidationRule, act: Record<string, unknown>, b: Budget): { detail?: string; stop?: string } {
+  if (!r.messageExpression) return {};
+  const p = compile(r.messageExpression);
+  if (p instanceof Error) return {};
+  const run = evaluateWithCost(p, act);
+  if (!spend(b, run.cost)) return { stop: 'messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run' };
+  if (!run.ok) {
+    if (run.error instanceof CelBudgetExceededError) {
+      b.remaining = -1;
+      return { stop: `no further validation rules will be run due to call cost exceeds limit for messageExpression: ${JSON.stringify(r.messageExpression)}` };
+    }
+    return {};
+  }
+  if (typeof run.value !== 'string') return {};
+  const message = run.value.trim();
+  if (message === '' || /[\r\n]/.test(message) || Buffer.byteLength(message) > MAX_MESSAGE_BYTES) return {};
+  return { detail: message };
+}
+
+function walk(v: unknown, old: unknown, s: JSONSchemaProps | undefined, path: string, errs: FieldError[], b: Budget): void {
+  if (!s || v === undefined || v === null || stopped(b)) return;
+  const rules = (s['x-kubernetes-validations'] ?? []) as ValidationRule[];
+  if (rules.length > 0 && b.remaining === 0) {
+    errs.push(fieldErrors.invalid(path, typeName(s, v), 'validation failed due to running out of cost budget, no further validation rules will be run'));
+    b.remaining = -1;
+    return;
+  }
+  const hasOld = old !== undefined && old !== null;
+  for (const r of rules) {
     const transition = /\boldSelf\b/.test(r.rule);
-    if (transition && (!update || old === undefined || old === null)) continue;
+    const optionalOld = transition && r.optionalOldSelf === true;
+    // transition rules run only against a correlated old value, unless oldSelf is optional
+    if (transition && !hasOld && !optionalOld) continue;
     const p = compile(r.rule);
     const field = r.fieldPath ? (path ? path + (r.fieldPath.startsWith('.') ? r.fieldPath : '.' + r.fieldPath) : r.fieldPath.replace(/^\./, '')) : path;
+    const invalid = (detail: string) => errs.push(fieldErrors.invalid(path, typeName(s, v), detail));
     if (p instanceof Error) {
-      errs.push(fieldErrors.internal(field, `rule compile error: ${p.message.split('\n')[0]}`));
+      invalid(`rule compile error: ${p.message.split('\n')[0]}`);
       continue;
     }
-    let ok: unknown;
-    try {
-      // a runtime budget per rule, so that a hostile rule cannot hold the replica
-      ok = withBudget(() => p({ self: celValue(v, s), oldSelf: transition ? celValue(old, s) : null }));
-    } catch (err) {
-      errs.push(fieldErrors.invalid(field, typeName(s, v), `${r.message ?? `failed rule: ${r.rule}`}`));
-      void err;
+    const oldSelf = !transition ? null : optionalOld ? celOptional(hasOld ? celValue(old, s) : undefined) : celValue(old, s);
+    const act = { self: celValue(v, s), oldSelf };
+    const run = evaluateWithCost(p, act);
+    if (!spend(b, run.cost)) {
+      invalid('validation failed due to running out of cost budget, no further validation rules will be run');
+      return;
+    }
+    if (!run.ok) {
+      if (run.error instanceof CelBudgetExceededError) {
+        invalid(`'${run.error.message}': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleErrorString(r)}`);
+        b.remaining = -1;
+        return;
+      }
+      const message = celGoRuntimeError(run.error);
+      if (message.startsWith('no such overload')) invalid(`'${message}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleErrorString(r)}`);
+      else invalid(`${message} evaluating rule: ${ruleErrorString(r)}`);
       continue;
     }
-    if (ok !== true) {
-      const detail = r.message ?? `failed rule: ${r.rule}`;
-      if (r.reason === 'FieldValueForbidden') errs.push(fieldErrors.forbidden(field, detail));
-      else if (r.reason === 'FieldValueRequired') errs.push(fieldErrors.required(field, detail));
-      else if (r.reason === 'FieldValueDuplicate') errs.push({ type: 'FieldValueDuplicate', field, badValue: typeName(s, v), detail });
-      else errs.push(fieldErrors.invalid(field, typeName(s, v), detail));
+    if (run.value === true) continue;
+    const custom = messageOf(r, act, b);
+    if (custom.stop) {
+      errs.push(fieldErrors.invalid(field, typeName(s, v), custom.stop));
+      return;
     }
+    const detail = custom.detail ?? (r.message ? r.message.trim() : `failed rule: ${ruleErrorString(r)}`);
+    if (r.reason === 'FieldValueForbidden') errs.push(fieldErrors.forbidden(field, detail));
+    else if (r.reason === 'FieldValueRequired') errs.push(fieldErrors.required(field, detail));
+    else if (r.reason === 'FieldValueDuplicate') errs.push({ type: 'FieldValueDuplicate', field, badValue: typeName(s, v), detail });
+    else errs.push(fieldErrors.invalid(field, typeName(s, v), detail));
   }
   if (isObj(v)) {
+    // an atomic map's old value does not correlate with the new one
+    const oldMap = isObj(old) && s['x-kubernetes-map-type'] !== 'atomic' ? old : undefined;
     for (const [name, item] of Object.entries(v)) {
       const prop = s.properties?.[name] ?? (isObj(s.additionalProperties) ? (s.additionalProperties as JSONSchemaProps) : undefined);
-      walk(item, isObj(old) ? old[name] : undefined, prop, childPath(path, name), update, errs);
+      walk(item, oldMap?.[name], prop, childPath(path, name), errs, b);
+      if (stopped(b)) return;
     }
   } else if (Array.isArray(v) && s.items) {
-    // old items are matched by position only for atomic lists; for others transition rules below lists are skipped
-    v.forEach((item, i) => walk(item, undefined, s.items, `${path}[${i}]`, update, errs));
+    // only map lists correlate old items with new ones, by their keys
+    const oldItem = correlateByKeys(s, old);
+    for (let i = 0; i < v.length; i++) {
+      walk(v[i], oldItem(v[i]), s.items, `${path}[${i}]`, errs, b);
+      if (stopped(b)) return;
+    }
   }
+}
+
+function correlateByKeys(s: JSONSchemaProps, old: unknown): (item: unknown) => unknown {
+  const keys = s['x-kubernetes-list-map-keys'] ?? [];
+  if (s['x-kubernetes-list-type'] !== 'map' || keys.length === 0 || !Array.isArray(old)) return () => undefined;
+  const keyOf = (x: unknown) => (isObj(x) ? JSON.stringify(keys.map((k) => x[k] ?? null)) : undefined);
+  const byKey = new Map<string, unknown>();
+  for (const x of old) {
+    const k = keyOf(x);
+    if (k !== undefined && !byKey.has(k)) byKey.set(k, x);
+  }
+  return (item) => {
+    const k = keyOf(item);
+    return k === undefined ? undefined : byKey.get(k);
+  };
 }
 
 /** kube's limits on the static estimate: per rule, and for all the rules of one schema */

@@ -66,7 +66,7 @@ export async function evaluateMatchConditions(conditions: readonly MatchConditio
     const run = (): Outcome => {
       try {
         // bounded, so that no expression can hold the replica
-        return { ok: true, value: withBudget(() => program(vars)) };
+        return { ok: true, value: withBudget(program, vars) };
       } catch (err) {
         return { ok: false, error: (err as Error).message.split('\n')[0] ?? '', pending: err instanceof AuthorizationPending };
       }
