@@ -3,7 +3,8 @@
 // naming a missing field, or one whose estimate is over budget, is refused with kube's 422
 // text); rules over durations, sets, maps and escaped property names judge custom resources;
 // set lists compare without order and map lists merge by key; a rule over the runtime
-// per-call cost limit is cut off with kube's message.
+// per-call cost limit is cut off with kube's message; messageExpression is checked when the CRD
+// is written and gives the message; oldSelf is refused below an atomic list.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -133,5 +134,27 @@ ports:
       many.stderr,
       /spec: Invalid value: "object": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: pairs/,
     );
+  });
+  it('messageExpression is checked at create and gives the message; oldSelf is refused where values do not correlate', async () => {
+    const badMessage = await kubectl(['create', '-f', '-'], {
+      ...on(),
+      input: crd('badmessages', 'name: { type: string, maxLength: 10 }', `- rule: "self.name != ''"\n  messageExpression: "self.name.size()"`),
+    });
+    assert.notEqual(badMessage.code, 0);
+    assert.match(badMessage.stderr, /x-kubernetes-validations\[0\].messageExpression: Invalid value: apiextensions.ValidationRule\{Rule:"self.name != ''", Message:"", MessageExpression:"self.name.size\(\)".*: messageExpression must evaluate to a string/);
+    const uncorrelated = await kubectl(['create', '-f', '-'], {
+      ...on(),
+      input: crd('uncorrelateds', 'tags: { type: array, maxItems: 5, items: { type: string, maxLength: 5, x-kubernetes-validations: [{ rule: "self == oldSelf" }] } }', `- rule: "true"`),
+    });
+    assert.notEqual(uncorrelated.code, 0);
+    assert.match(uncorrelated.stderr, /properties\[tags\].items.x-kubernetes-validations\[0\].rule: Invalid value: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within spec.versions\[0\].schema.openAPIV3Schema.properties\[spec\].properties\[tags\]/);
+    await kubectlOk(['create', '-f', '-'], {
+      ...on(),
+      input: crd('messages', 'name: { type: string, maxLength: 10 }', `- rule: "self.name.startsWith('a')"\n  messageExpression: "'name ' + self.name + ' must start with a'"`),
+    });
+    await kubectlOk(['wait', '--for', 'condition=established', '--timeout=30s', 'crd/messages.cel.example.com'], on());
+    const refused = await kubectl(['create', '-f', '-'], { ...on(), input: 'apiVersion: cel.example.com/v1\nkind: Message\nmetadata: { name: m, namespace: default }\nspec: { name: bob }\n' });
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /spec: Invalid value: "object": name bob must start with a/);
   });
 });

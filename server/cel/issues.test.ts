@@ -24,3 +24,12 @@ test('the common compile errors in cel-go words, where cel-go places them', () =
   assert.equal(issue("[1, 'a']").split('\n')[0], "ERROR: <input>:1:5: expected type 'int' but found 'string'");
   assert.equal(issue('y + 1').split('\n')[0], "ERROR: <input>:1:1: undeclared reference to 'y' (in container '')");
 });
+
+test('a call of a function the environment lacks is an undeclared reference, as in cel-go', () => {
+  const r = env.check('nosuch(x)') as { valid: boolean; error?: Error };
+  assert.equal(celGoIssue('nosuch(x)', r.error!, env), "ERROR: <input>:1:7: undeclared reference to 'nosuch' (in container '')\n | nosuch(x)\n | ......^");
+  const m = env.check('x.nosuch()') as { valid: boolean; error?: Error };
+  assert.equal(celGoIssue('x.nosuch()', m.error!, env).split('\n')[0], "ERROR: <input>:1:9: undeclared reference to 'nosuch' (in container '')");
+  // a known function with the wrong arguments stays an overload issue
+  assert.match(issue('size(x, 1)'), /found no matching overload for 'size'/);
+});

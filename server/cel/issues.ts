@@ -54,8 +54,22 @@ const OPERATOR_NAMES: Record<string, string> = {
   '==': '_==_', '!=': '_!=_', in: '@in',
 };
 
+/** the environment an issue was found in, when the caller has it: the names of its functions
+ *  tell a call of an unknown function (cel-go: an undeclared reference) from a wrong overload */
+export interface IssueEnvironment {
+  getDefinitions(): { functions: readonly { name: string }[] };
+}
+
+const functionNames = new WeakMap<IssueEnvironment, Set<string>>();
+
+function declaresFunction(env: IssueEnvironment, name: string): boolean {
+  let names = functionNames.get(env);
+  if (!names) functionNames.set(env, (names = new Set(env.getDefinitions().functions.map((f) => f.name))));
+  return names.has(name);
+}
+
 /** a cel-js compile error as cel-go would word it, at the same place */
-export function celGoIssue(expr: string, err: Error): string {
+export function celGoIssue(expr: string, err: Error, env?: IssueEnvironment): string {
   const e = err as CelJsError;
   const summary = e.summary ?? e.message.split('\n')[0] ?? '';
   const start = e.range?.start ?? 0;
@@ -78,6 +92,8 @@ export function celGoIssue(expr: string, err: Error): string {
       return celIssue(expr, start, summary);
     case 'no_matching_overload': {
       const at = callOffset(expr, e.node) ?? start;
+      const called = /^found no matching overload for '(?:.+\.)?(\w+)\(/.exec(summary)?.[1];
+      if (env && called && !declaresFunction(env, called)) return celIssue(expr, at, `undeclared reference to '${called}' (in container '')`);
       // cel-js: 'int.size()' / 'size(int, int)'; cel-go: 'size' applied to 'int.()' / '(int, int)'
       if ((m = /^found no matching overload for '(.+)\.(\w+)\((.*)\)'$/.exec(summary))) {
         return celIssue(expr, at, `found no matching overload for '${m[2]}' applied to '${m[1]}.(${m[3]})'`);

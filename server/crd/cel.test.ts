@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ruleCompileError, ruleCost, ruleCostErrors, validateRules } from './cel.js';
+import { ruleCompileError, ruleCost, ruleCostErrors } from './cel-checks.js';
+import { validateRules } from './cel.js';
 import type { JSONSchemaProps } from './schema.js';
 import { errorString } from '../registry/validation/field-error.js';
 
@@ -232,4 +233,17 @@ test('transition rules below a map list see the old item with the same keys', ()
   const old = { items: [{ name: 'a', v: 1 }, { name: 'b', v: 5 }] };
   assert.deepEqual(validateRules({ items: [{ name: 'b', v: 6 }, { name: 'a', v: 1 }, { name: 'c', v: 0 }] }, old, s, '', true).map(errorString), []);
   assert.deepEqual(validateRules({ items: [{ name: 'b', v: 4 }, { name: 'a', v: 1 }] }, old, s, '', true).map(errorString), ['items[0].v: Invalid value: "integer": v only grows']);
+});
+
+test('a messageExpression is costed like its rule, with kube message', () => {
+  const s: JSONSchemaProps = {
+    type: 'object',
+    properties: { names: { type: 'array', items: { type: 'string' } } },
+    'x-kubernetes-validations': [{ rule: 'self.names.size() < 10', messageExpression: "self.names.map(a, self.names.map(b, a + b).join('')).join(',')" } as never],
+  };
+  const errs = ruleCostErrors(s, 'schema').map(errorString);
+  assert.equal(
+    errs[0],
+    'schema.x-kubernetes-validations[0].messageExpression: Forbidden: estimated messageExpression cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)',
+  );
 });

@@ -1,17 +1,18 @@
 // x-kubernetes-validations: CEL rules of a structural schema, evaluated with `self` (the value
 // at the rule's node) and, for transition rules, `oldSelf` (the stored value at the same place,
-// on updates only). A failing rule is an Invalid error at its field with the rule's message.
+// on updates only, or an optional with optionalOldSelf). A failing rule is an error at its
+// field with the rule's message (or its messageExpression's), within kube's runtime cost
+// limits. The checks when a CRD is written are in cel-checks.ts.
 
 import type { Environment } from '@marcbachmann/cel-js';
 import { CelBudgetExceededError, evaluateWithCost, RUNTIME_COST_BUDGET } from '../cel/budget.js';
 import { celEnvironment } from '../cel/environment.js';
-import { costExceedsMessage, estimateCost, maxSize } from '../cel/cost.js';
-import { celGoIssue, celGoRuntimeError } from '../cel/issues.js';
+import { celGoRuntimeError } from '../cel/issues.js';
 import { celOptional } from '../cel/values.js';
 import { registerKeyedListOperators, routeOperatorsToKeyedLists } from '../cel/keyed-lists.js';
 import { routeMatchesToRe2 } from '../cel/re2.js';
+import { usesOldSelf } from './cel-checks.js';
 import { celValue } from './cel-types.js';
-import { registerSchemaTypes } from '../cel/schema-types.js';
 import { fieldErrors, type FieldError } from '../registry/validation/field-error.js';
 import type { JSONSchemaProps } from './schema.js';
 
@@ -43,42 +44,6 @@ function compile(rule: string): ReturnType<Environment['parse']> | Error {
     programs.set(rule, p);
   }
   return p;
-}
-
-let typedBase: Environment | undefined;
-const typedEnvs = { root: new WeakMap<JSONSchemaProps, Environment | Error>(), node: new WeakMap<JSONSchemaProps, Environment | Error>() };
-
-/** the environment where `self` and `oldSelf` have the node's type; the root is an object with
- *  apiVersion, kind and metadata whatever its schema says */
-function typedEnvironment(schema: JSONSchemaProps, root: boolean): Environment | Error {
-  const cache = root ? typedEnvs.root : typedEnvs.node;
-  let env = cache.get(schema);
-  if (env) return env;
-  try {
-    typedBase ??= celEnvironment({ age: 'new' });
-    const e = typedBase.clone();
-    const selfType = registerSchemaTypes(e, root ? { ...schema, 'x-kubernetes-embedded-resource': true } : schema, 'Object');
-    env = e.registerVariable('self', selfType).registerVariable('oldSelf', selfType);
-  } catch (err) {
-    env = err as Error;
-  }
-  cache.set(schema, env);
-  return env;
-}
-
-/** the compile error of a rule at a schema node, in cel-go's words, or undefined (the CRD's
- *  validation asks) */
-export function ruleCompileError(rule: string, schema: JSONSchemaProps, root = false): string | undefined {
-  const env = typedEnvironment(schema, root);
-  if (env instanceof Error) return `compilation failed: ${env.message}`;
-  const routed = routeMatchesToRe2(rule);
-  try {
-    const check = env.parse(routed).check() as { valid: boolean; error?: Error };
-    if (!check.valid && check.error) return `compilation failed: ${celGoIssue(rule, check.error)}`;
-  } catch (err) {
-    return `compilation failed: ${celGoIssue(rule, err as Error)}`;
-  }
-  return undefined;
 }
 
 const childPath = (path: string, name: string): string => (path ? `${path}.${name}` : name);
@@ -163,7 +128,7 @@ function walk(v: unknown, old: unknown, s: JSONSchemaProps | undefined, path: st
   }
   const hasOld = old !== undefined && old !== null;
   for (const r of rules) {
-    const transition = /\boldSelf\b/.test(r.rule);
+    const transition = usesOldSelf(r.rule);
     const optionalOld = transition && r.optionalOldSelf === true;
     // transition rules run only against a correlated old value, unless oldSelf is optional
     if (transition && !hasOld && !optionalOld) continue;
@@ -235,54 +200,4 @@ function correlateByKeys(s: JSONSchemaProps, old: unknown): (item: unknown) => u
     const k = keyOf(item);
     return k === undefined ? undefined : byKey.get(k);
   };
-}
-
-/** kube's limits on the static estimate: per rule, and for all the rules of one schema */
-export const RULE_COST_LIMIT = 10_000_000;
-export const SCHEMA_COST_LIMIT = 100_000_000;
-
-/** the estimated worst-case cost of one evaluation of a rule at a node (undefined: it does not compile) */
-export function ruleCost(rule: string, schema: JSONSchemaProps, root = false): number | undefined {
-  const env = typedEnvironment(schema, root);
-  if (env instanceof Error) return undefined;
-  try {
-    const p = env.parse(routeMatchesToRe2(rule));
-    if (!(p.check() as { valid: boolean }).valid) return undefined;
-    return estimateCost(p.ast, { self: schema, oldSelf: schema });
-  } catch {
-    return undefined;
-  }
-}
-
-/** The cost errors of a version's schema, as kube reports them: a rule whose estimate times the
- *  number of times it can run (the sizes of the lists and maps above it) is over the per-rule
- *  limit; the sum over all rules is over the schema's limit. */
-export function ruleCostErrors(schema: JSONSchemaProps, path: string): FieldError[] {
-  const errs: FieldError[] = [];
-  const costs: { path: string; cost: number }[] = [];
-  const visit = (s: JSONSchemaProps, p: string, cardinality: number, root: boolean): void => {
-    (s['x-kubernetes-validations'] ?? []).forEach((r, i) => {
-      if (typeof r.rule !== 'string') return;
-      const once = ruleCost(r.rule, s, root);
-      if (once === undefined) return;
-      const cost = Math.min(Number.MAX_SAFE_INTEGER, once * cardinality);
-      const rulePath = `${p}.x-kubernetes-validations[${i}].rule`;
-      if (cost > RULE_COST_LIMIT) errs.push(fieldErrors.forbidden(rulePath, costExceedsMessage('estimated rule cost', cost, RULE_COST_LIMIT)));
-      costs.push({ path: rulePath, cost });
-    });
-    const times = (n: number) => Math.min(Number.MAX_SAFE_INTEGER, cardinality * n);
-    for (const [name, ps] of Object.entries(s.properties ?? {})) visit(ps, `${p}.properties[${name}]`, cardinality, false);
-    if (s.additionalProperties && typeof s.additionalProperties === 'object') visit(s.additionalProperties as JSONSchemaProps, `${p}.additionalProperties`, times(maxSize(s)), false);
-    if (s.items) visit(s.items, `${p}.items`, times(maxSize(s)), false);
-  };
-  visit(schema, path, 1, true);
-  const total = costs.reduce((a, c) => Math.min(Number.MAX_SAFE_INTEGER, a + c.cost), 0);
-  if (total > SCHEMA_COST_LIMIT) {
-    // kube names the rules that weigh most, then the total
-    for (const c of [...costs].sort((a, b) => b.cost - a.cost).slice(0, 4)) {
-      errs.push(fieldErrors.forbidden(c.path, 'contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema'));
-    }
-    errs.push(fieldErrors.forbidden(path, costExceedsMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', total, SCHEMA_COST_LIMIT)));
-  }
-  return errs;
 }

@@ -127,9 +127,9 @@ function parseGroupVersion(apiVersion: string | undefined): { group: string; ver
 function issueOf(env: Environment, expression: string): string | undefined {
   try {
     const check = env.parse(routeMatchesToRe2(expression)).check() as { valid: boolean; error?: Error };
-    return check.valid ? undefined : celGoIssue(expression, check.error ?? new Error('type check failed'));
+    return check.valid ? undefined : celGoIssue(expression, check.error ?? new Error('type check failed'), env);
   } catch (err) {
-    return celGoIssue(expression, err as Error);
+    return celGoIssue(expression, err as Error, env);
   }
 }
 
