@@ -193,6 +193,26 @@ describe('ValidatingAdmissionPolicy with kubectl 1.33', () => {
     await kubectlOk(['delete', 'validatingadmissionpolicy', 'typo'], kc);
   });
 
+  it('a messageExpression with string.format and strings.quote gives the Warn message', async () => {
+    await apply({
+      apiVersion: G,
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name: 'formatted' },
+      spec: {
+        matchConstraints: { resourceRules: [replicasRule] },
+        validations: [{ expression: 'object.spec.replicas <= 5', messageExpression: "'%s asks for %d replicas (%.1f%% of the limit)'.format([strings.quote(object.metadata.name), object.spec.replicas, double(object.spec.replicas) * 20.0])" }],
+      },
+    });
+    await apply({ apiVersion: G, kind: 'ValidatingAdmissionPolicyBinding', metadata: { name: 'formatted' }, spec: { policyName: 'formatted', validationActions: ['Warn'] } });
+    const warned = await waitFor('the formatted warning', async () => {
+      const r = await dryRun(deployment('fmt', free, 7));
+      return r.stderr.includes("'formatted'") ? r : undefined;
+    });
+    assert.match(warned.stderr, /Warning: Validation failed for ValidatingAdmissionPolicy 'formatted' with binding 'formatted': "fmt" asks for 7 replicas \(140\.0% of the limit\)/);
+    await kubectlOk(['delete', 'validatingadmissionpolicybinding', 'formatted'], kc);
+    await kubectlOk(['delete', 'validatingadmissionpolicy', 'formatted'], kc);
+  });
+
   it('a param ConfigMap sets the limit; a change applies to the next request; a missing one denies', async () => {
     await kubectlOk(['create', 'configmap', 'replica-limit', '-n', checked, '--from-literal=maxReplicas=2'], kc);
     await apply({

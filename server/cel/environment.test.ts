@@ -104,3 +104,12 @@ test('matches runs on RE2, the regex and strings libraries are there', () => {
   assert.equal(run('"a-b".replace("-", "_")'), 'a_b');
   assert.equal(run('"AbC".lowerAscii()'), 'abc');
 });
+
+test('homogeneous literals join as cel-go joins them: dyn goes with anything', () => {
+  assert.match(checkError("[1, 'a']") ?? '', /expected type 'int' but found 'string'/);
+  assert.match(checkError("{'a': 1, 'b': 'x'}") ?? '', /expected type 'int' but found 'string'/);
+  assert.match(checkError("[[1], ['a']]") ?? '', /expected type 'list<int>' but found 'list<string>'/);
+  assert.equal(checkError("['a', o.x, dyn(1)]"), undefined);
+  assert.equal(checkError("{'a': 1, 'b': o}"), undefined);
+  assert.deepEqual(run("['a', o]", 2n), ['a', 2n]);
+});

@@ -1,0 +1,88 @@
+// Homogeneous aggregate literals as cel-go checks them (kube enables the check in every
+// environment): the elements of a list literal, and the keys and the values of a map literal,
+// must join into one type, where dyn joins with anything — `[dyn(1), 'a']` and
+// `['a', object.x]` (object dyn) compile, `[1, 'a']` does not. cel-js's own check wants every
+// element of the first element's exact type, so its checker is wrapped once: a literal is
+// checked here first, then by cel-js without its check.
+
+import { Environment } from '@marcbachmann/cel-js';
+
+/** the parts of cel-js's checker used here (the library does not type them) */
+interface CelType {
+  unify(registry: unknown, other: CelType): CelType | null | undefined;
+}
+interface AstNode {
+  op: string;
+  args: unknown;
+  checkedType?: CelType;
+}
+interface Checker {
+  opts: { homogeneousAggregateLiterals: boolean };
+  registry: unknown;
+  check(node: AstNode, ctx: unknown): CelType;
+  formatType(t: CelType): string;
+  createError(code: string, message: string, node: AstNode): Error;
+}
+
+const PREFIX: Record<string, string> = {
+  heterogeneous_list_element: 'List elements must have the same type,',
+  heterogeneous_map_key: 'Map key uses wrong type,',
+  heterogeneous_map_value: 'Map value uses wrong type,',
+};
+
+/** cel-go's join of the element types: an error at the first element that does not join */
+function join(chk: Checker, ctx: unknown, nodes: readonly AstNode[], code: string): void {
+  let joined: CelType | undefined;
+  for (const node of nodes) {
+    const t = chk.check(node, ctx);
+    if (!joined) {
+      joined = t;
+      continue;
+    }
+    const next = joined.unify(chk.registry, t);
+    if (!next) throw chk.createError(code, `${PREFIX[code]} expected type '${chk.formatType(joined)}' but found '${chk.formatType(t)}'`, node);
+    joined = next;
+  }
+}
+
+const lenientOptions = new WeakMap<object, Checker['opts']>();
+
+let installed = false;
+
+/** wraps cel-js's checker once (idempotent) */
+export function installHomogeneousLiterals(): void {
+  if (installed) return;
+  installed = true;
+  let checker: Checker | undefined;
+  const probe = new Environment().registerFunction('list.homogeneousProbe(ast): bool', () => ({
+    typeCheck(chk: Checker) {
+      checker = chk;
+      return (chk as unknown as { getType(n: string): CelType }).getType('bool');
+    },
+    evaluate: () => true,
+  }));
+  probe.parse('[1].homogeneousProbe(x)').check();
+  const proto = checker ? (Object.getPrototypeOf(checker) as { check: Checker['check'] }) : undefined;
+  if (!proto || typeof proto.check !== 'function') throw new Error('cel literals: cannot find the type checker of @marcbachmann/cel-js');
+  const original = proto.check;
+  proto.check = function (this: Checker, node: AstNode, ctx: unknown): CelType {
+    if (node.checkedType !== undefined || !this.opts.homogeneousAggregateLiterals || (node.op !== 'list' && node.op !== 'map')) {
+      return original.call(this, node, ctx);
+    }
+    if (node.op === 'list') join(this, ctx, node.args as AstNode[], 'heterogeneous_list_element');
+    else {
+      const entries = node.args as [AstNode, AstNode][];
+      join(this, ctx, entries.map((e) => e[0]), 'heterogeneous_map_key');
+      join(this, ctx, entries.map((e) => e[1]), 'heterogeneous_map_value');
+    }
+    const opts = this.opts;
+    let lenient = lenientOptions.get(opts);
+    if (!lenient) lenientOptions.set(opts, (lenient = { ...opts, homogeneousAggregateLiterals: false }));
+    this.opts = lenient;
+    try {
+      return original.call(this, node, ctx);
+    } finally {
+      this.opts = opts;
+    }
+  };
+}
