@@ -4,6 +4,7 @@
 // kube declares it. `matches` runs on RE2.
 
 import type { Environment } from '@marcbachmann/cel-js';
+import { withBudget } from '../cel/budget.js';
 import { celEnvironment } from '../cel/environment.js';
 import { celGoIssue } from '../cel/issues.js';
 import { routeMatchesToRe2, toCelValue } from '../cel/re2.js';
@@ -38,7 +39,7 @@ function environment(): Environment {
   // kube's base environment: with the authorizer library's selectors (AuthorizeWithSelectors)
   if (!env) {
     const e = celEnvironment();
-    env = e.registerVariable('request', registerSchemaTypes(e, REQUEST, 'kubernetes.SubjectAccessReviewSpec'));
+    env = e.registerVariable('request', registerSchemaTypes(e, REQUEST, 'kubernetes.SubjectAccessReviewSpec', { escapeNames: false }));
   }
   return env;
 }
@@ -64,7 +65,8 @@ export function compileMatchCondition(expression: string): MatchCondition {
   return {
     expression,
     evaluate(request) {
-      const v = program({ request: toCelValue(request) });
+      // kube's per-call cost limit, as for every CEL expression
+      const v = withBudget(program, { request: toCelValue(request) });
       if (typeof v !== 'boolean') throw new Error(`expression '${expression}' resulted in error: no such overload`);
       return v;
     },

@@ -18,6 +18,11 @@ export const PER_CALL_LIMIT = 1_000_000;
 /** kube-apiserver's runtime budget for all the expressions of one CustomResource or one
  *  ValidatingAdmissionPolicyBinding (celconfig.RuntimeCELCostBudget) */
 export const RUNTIME_COST_BUDGET = 10_000_000;
+/** kube-apiserver's runtime budget for the match conditions of one webhook or binding
+ *  (celconfig.RuntimeCELCostBudgetMatchConditions) */
+export const MATCH_CONDITIONS_COST_BUDGET = 2_500_000;
+/** kube's message when a budget shared by several expressions is spent */
+export const OUT_OF_COST_BUDGET = 'validation failed due to running out of cost budget, no further validation rules will be run';
 /** a safety net only: the cost limit bounds the work; this bounds what the units do not see */
 export const DEFAULT_DEADLINE_MS = 10_000;
 

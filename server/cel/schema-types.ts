@@ -36,6 +36,9 @@ export interface SchemaTypeOptions {
    *  preserves unknown fields) or 'closed' (built-in kinds, as kube's resolved OpenAPI: an
    *  object type without fields) */
   emptyObject?: 'map' | 'closed';
+  /** false for kube's hand-made declarations (`request`, `namespaceObject`, `user`), whose
+   *  field names are taken as they are: `request.namespace`, not `__namespace__` */
+  escapeNames?: boolean;
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -79,7 +82,7 @@ export function registerSchemaTypes(env: Environment, schema: CelSchema, name: s
         }
         const fields: Record<string, string> = {};
         for (const [prop, ps] of Object.entries(props)) {
-          const field = escapeProperty(prop);
+          const field = opts.escapeNames === false ? prop : escapeProperty(prop);
           if (field) fields[field] = typeOf(ps, `${typeName}.${field}`);
         }
         env.registerType(typeName, { fields });

@@ -7,8 +7,9 @@
 
 import type { Environment } from '@marcbachmann/cel-js';
 import { AuthorizationPending, AuthorizerSession, AuthorizerValue, evaluateWithAuthorizer } from '../../cel/authorizer-library.js';
-import { CelBudgetExceededError, evaluateWithCost } from '../../cel/budget.js';
+import { CelBudgetExceededError, evaluateWithCost, OUT_OF_COST_BUDGET } from '../../cel/budget.js';
 import { celEnvironment, type ExpressionAge } from '../../cel/environment.js';
+import { celGoIssue } from '../../cel/issues.js';
 import { routeMatchesToRe2, toCelValue } from '../../cel/re2.js';
 
 const environments = new Map<ExpressionAge, Environment>();
@@ -42,7 +43,7 @@ export interface Activation {
 }
 
 /** kube's message when a binding's validations spend their runtime cost budget */
-export const OUT_OF_BUDGET = 'validation failed due to running out of cost budget, no further validation rules will be run';
+export const OUT_OF_BUDGET = OUT_OF_COST_BUDGET;
 
 /** `pending`: the evaluation stopped at an authorizer check not answered yet; `outOfBudget`:
  *  the activation's budget is spent, and no further expression may run */
@@ -79,7 +80,10 @@ export function compile(expression: string, want: 'bool' | 'string' | 'string-or
       }
     }
   } catch (err) {
-    const message = `compilation error: ${(err as Error).message.split('\n')[0]}`;
+    // type errors in cel-go's words and layout; a syntax error keeps the library's wording
+    const e = err as Error & { code?: string };
+    const reason = e.code && !/^must evaluate/.test(e.message) ? celGoIssue(expression, e, environment(age)) : e.message.split('\n')[0];
+    const message = `compilation error: ${reason}`;
     const failed: EvalResult = { ok: false, error: message };
     return { expression, compileError: message, evaluate: () => failed, evaluateAsync: async () => failed };
   }

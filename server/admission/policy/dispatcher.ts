@@ -12,7 +12,7 @@ import type { AdmissionAttributes } from '../../registry/rest.js';
 import { labelSelectorFromObject, type LabelSelector } from '../../selectors/labels.js';
 import { AuthorizerSession, AuthorizerValue } from '../../cel/authorizer-library.js';
 import type { ReviewAuthorizer } from '../../registry/virtual/reviews.js';
-import { RUNTIME_COST_BUDGET } from '../../cel/budget.js';
+import { MATCH_CONDITIONS_COST_BUDGET, RUNTIME_COST_BUDGET } from '../../cel/budget.js';
 import { activation, bindVariables, OUT_OF_BUDGET, type Activation } from './cel.js';
 import type { CompiledPolicy } from './compiled.js';
 import { matchesResources, type GroupVersionKind, type GroupVersionResource, type MatchEnvironment } from './matching.js';
@@ -197,8 +197,14 @@ async function validate(policy: CompiledPolicy, act: Activation): Promise<{ deci
   const onError = policy.failurePolicy === 'Fail' ? 'deny' : 'admit';
   // match conditions: any false skips the policy; errors (without a false) follow the failure policy
   const errors: string[] = [];
+  // the match conditions share kube's match-condition budget; spending it follows the failure policy
+  act.budget = { remaining: MATCH_CONDITIONS_COST_BUDGET };
   for (const mc of policy.matchConditions) {
     const r = await mc.program.evaluateAsync(act);
+    if (!r.ok && r.outOfBudget) {
+      act.budget = undefined;
+      return { decisions: onError === 'deny' ? [{ action: 'deny', index: 0, message: r.error }] : [], annotations: [] };
+    }
     if (!r.ok) errors.push(r.error);
     else if (r.value === false) return { decisions: [], annotations: [] };
   }

@@ -60,7 +60,7 @@ test('params from paramKind, request, namespaceObject, authorizer and variables 
     ],
     validations: [
       { expression: "variables.replicas <= int(params.data['max']) && variables.names.all(n, n != '')" },
-      { expression: "request.userInfo.groups.exists(g, g == 'x') && namespaceObject.metadata.labels['a'] == 'b'" },
+      { expression: "request.userInfo.groups.exists(g, g == 'x') && request.namespace != '' && namespaceObject.metadata.labels['a'] == 'b'" },
       { expression: "authorizer.group('apps').resource('deployments').check('get').allowed()" },
       { expression: "variables.replicas == 'x'" },
       { expression: 'params.spec' },

@@ -10,7 +10,7 @@ import type { Environment } from '@marcbachmann/cel-js';
 import { celEnvironment } from '../../cel/environment.js';
 import { celGoIssue } from '../../cel/issues.js';
 import { routeMatchesToRe2 } from '../../cel/re2.js';
-import { registerSchemaTypes, type CelSchema } from '../../cel/schema-types.js';
+import { registerSchemaTypes, type CelSchema, type SchemaTypeOptions } from '../../cel/schema-types.js';
 import type { GroupVersionKind, KindSchemas } from './kind-schemas.js';
 import type { PolicySpec } from './types.js';
 
@@ -147,10 +147,11 @@ function checkedType(env: Environment, expression: string): string {
 function kindEnvironment(object: CelSchema, params: CelSchema | undefined | null, spec: PolicySpec): Environment {
   const base = celEnvironment({ age: 'stored', authorizer: true });
   const declare = (env: Environment): Environment => {
-    const typed = (schema: CelSchema | undefined, name: string, opts = {}): string =>
+    const typed = (schema: CelSchema | undefined, name: string, opts: SchemaTypeOptions = {}): string =>
       schema ? registerSchemaTypes(env, schema, name, { emptyObject: 'closed', ...opts }) : 'dyn';
-    env.registerVariable('request', typed(REQUEST, 'kubernetes.AdmissionRequest'));
-    env.registerVariable('namespaceObject', typed(NAMESPACE, 'kubernetes.Namespace'));
+    // kube's hand-made declarations: field names as they are
+    env.registerVariable('request', typed(REQUEST, 'kubernetes.AdmissionRequest', { escapeNames: false }));
+    env.registerVariable('namespaceObject', typed(NAMESPACE, 'kubernetes.Namespace', { escapeNames: false }));
     const objectType = typed({ ...object, 'x-kubernetes-embedded-resource': true }, 'Object');
     env.registerVariable('object', objectType).registerVariable('oldObject', objectType);
     // without paramKind kube declares no `params`; with one whose schema is unknown, dyn

@@ -5,6 +5,7 @@
 // catastrophically. JSON integers become CEL ints, as kube-apiserver's unstructured claims do.
 
 import type { Environment } from '@marcbachmann/cel-js';
+import { withBudget } from '../../cel/budget.js';
 import { celEnvironment } from '../../cel/environment.js';
 import { celGoIssue } from '../../cel/issues.js';
 import { routeMatchesToRe2, toCelValue } from '../../cel/re2.js';
@@ -36,7 +37,7 @@ export function compileExpression(variable: CelVariable, expression: string): Co
   let env = environments.get(variable);
   if (!env) {
     env = celEnvironment();
-    env = env.registerVariable(variable, variable === 'user' ? registerSchemaTypes(env, USER_INFO, 'kubernetes.UserInfo') : 'map<string, dyn>');
+    env = env.registerVariable(variable, variable === 'user' ? registerSchemaTypes(env, USER_INFO, 'kubernetes.UserInfo', { escapeNames: false }) : 'map<string, dyn>');
     environments.set(variable, env);
   }
   const routed = routeMatchesToRe2(expression);
@@ -50,7 +51,8 @@ export function compileExpression(variable: CelVariable, expression: string): Co
   }
   return {
     expression,
-    evaluate: (value) => program({ [variable]: toCelValue(value) }),
+    // kube's per-call cost limit, as for every CEL expression
+    evaluate: (value) => withBudget(program, { [variable]: toCelValue(value) }),
   };
 }
 
