@@ -1,10 +1,12 @@
 // The schemas of the kinds kapi serves, as ValidatingAdmissionPolicy type checking reads
 // them: the built-in kinds' OpenAPI definitions with every reference resolved in place, as
-// kube's schema resolver populates them. A definition met again below itself (a recursive
-// type) becomes a bare object, as kube's does.
+// kube's schema resolver populates them (a definition met again below itself, a recursive
+// type, becomes a bare object, as kube's does); a custom resource's from its CRD's version,
+// with the full ObjectMeta its published OpenAPI document has.
 
 import { loadSchemas, type SchemaNode, type SchemaRegistry } from '../../apis/schema.js';
 import type { CelSchema } from '../../cel/schema-types.js';
+import type { KubeObject } from '../../../storage/interface.js';
 import type { ResourceResolver } from '../../registry/rest.js';
 
 export interface GroupVersionKind {
@@ -53,16 +55,38 @@ function toCelSchema(registry: SchemaRegistry, node: SchemaNode, visiting: Set<s
   return out;
 }
 
-/** the kinds of `resolver` with the built-in definitions of schemas.json */
-export function servedKindSchemas(resolver: ResourceResolver): KindSchemas {
+/** the CRD versions' schemas, when the caller follows CRDs */
+export type CustomResourceSchemas = (gvk: GroupVersionKind) => CelSchema | undefined;
+
+const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
+
+/** the schema of a custom resource kind from the CRDs (stored objects), or undefined */
+export function customResourceSchema(crds: readonly KubeObject[], gvk: GroupVersionKind): CelSchema | undefined {
+  for (const crd of crds) {
+    const spec = crd['spec'] as { group?: string; names?: { kind?: string }; versions?: { name?: string; schema?: { openAPIV3Schema?: CelSchema } }[] } | undefined;
+    if (spec?.group !== gvk.group || spec.names?.kind !== gvk.kind) continue;
+    return spec.versions?.find((v) => v.name === gvk.version)?.schema?.openAPIV3Schema;
+  }
+  return undefined;
+}
+
+/** the kinds of `resolver` with the built-in definitions of schemas.json, and the custom
+ *  resources' schemas when `custom` is given */
+export function servedKindSchemas(resolver: ResourceResolver, custom?: CustomResourceSchemas): KindSchemas {
   const registry = loadSchemas();
   const cache = new Map<string, CelSchema | undefined>();
+  let objectMeta: CelSchema | undefined;
   return {
     kindFor(group, version, resource) {
       const info = resolver.lookup(group, version, resource)?.info;
       return info ? { group: info.group, version: info.version, kind: info.kind } : undefined;
     },
     schemaFor(gvk) {
+      const crd = custom?.(gvk);
+      if (crd) {
+        objectMeta ??= toCelSchema(registry, { ref: OBJECT_META }, new Set());
+        return { ...crd, properties: { ...(crd.properties ?? {}), apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: objectMeta } };
+      }
       const key = `${gvk.group}/${gvk.version}/${gvk.kind}`;
       if (!cache.has(key)) {
         const name = registry.definitionNameFor(gvk.group, gvk.version, gvk.kind);

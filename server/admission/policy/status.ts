@@ -8,11 +8,11 @@
 // end with one write that the others see and skip.
 
 import type { KubeObject } from '../../../storage/interface.js';
-import type { Informer } from '../../authz/informer.js';
+import { startInformer, type Informer } from '../../authz/informer.js';
 import { internalContext, isNotFound } from '../../controllers/util.js';
 import type { Logger } from '../../log.js';
 import type { ResourceResolver } from '../../registry/rest.js';
-import { servedKindSchemas } from './kind-schemas.js';
+import { customResourceSchema, servedKindSchemas } from './kind-schemas.js';
 import { typeCheckPolicy } from './typechecking.js';
 import type { PolicySpec } from './types.js';
 
@@ -27,7 +27,10 @@ function needsStatus(p: KubeObject): boolean {
 export function followPolicyStatus(policies: Informer, resolver: ResourceResolver, log: Logger, signal: AbortSignal): void {
   const status = resolver.lookup('admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicies', 'status');
   if (!status) return;
-  const kinds = servedKindSchemas(resolver);
+  // custom resources are checked against their CRDs' schemas, followed here
+  const crdRest = resolver.lookup('apiextensions.k8s.io', 'v1', 'customresourcedefinitions');
+  const crds = crdRest ? startInformer(crdRest, log, signal) : undefined;
+  const kinds = servedKindSchemas(resolver, crds && ((gvk) => customResourceSchema(crds.list(), gvk)));
   const queue = new Set<string>();
   let running = false;
 
@@ -35,6 +38,7 @@ export function followPolicyStatus(policies: Informer, resolver: ResourceResolve
     if (running) return;
     running = true;
     try {
+      await crds?.synced;
       while (queue.size > 0 && !signal.aborted) {
         const name = queue.values().next().value as string;
         queue.delete(name);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { servedKindSchemas, type KindSchemas } from './kind-schemas.js';
+import { customResourceSchema, servedKindSchemas, type KindSchemas } from './kind-schemas.js';
 import { kindsToCheck, typeCheckPolicy } from './typechecking.js';
 import type { PolicySpec } from './types.js';
 
@@ -84,4 +84,29 @@ test('without paramKind there is no params; a kind without a schema is not check
   );
   const unknown: KindSchemas = { kindFor: () => ({ group: 'example.com', version: 'v1', kind: 'Widget' }), schemaFor: () => undefined };
   assert.deepEqual(typeCheckPolicy({ matchConstraints: { resourceRules: [deployments] }, validations: [{ expression: 'object.nosuch' }] }, unknown), []);
+});
+
+test('custom resources are checked against their CRD version schema, with the full ObjectMeta', () => {
+  const crd = {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'widgets.example.com' },
+    spec: {
+      group: 'example.com',
+      names: { kind: 'Widget' },
+      versions: [{ name: 'v1', schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } } }],
+    },
+  };
+  const widgets: KindSchemas = servedKindSchemas(
+    { lookup: (g, v, r) => (r === 'widgets' ? ({ info: { group: g, version: v, kind: 'Widget' } } as never) : undefined), all: () => [] },
+    (gvk) => customResourceSchema([crd], gvk),
+  );
+  const spec: PolicySpec = {
+    matchConstraints: { resourceRules: [{ apiGroups: ['example.com'], apiVersions: ['v1'], resources: ['widgets'], operations: ['CREATE'] }] },
+    validations: [{ expression: "object.spec.size < 10 && object.metadata.labels['a'] == 'b'" }, { expression: 'object.spec.colour' }],
+  };
+  assert.deepEqual(
+    typeCheckPolicy(spec, widgets).map((w) => [w.fieldRef, w.warning.split('\n')[0]]),
+    [['spec.validations[1].expression', "example.com/v1, Kind=Widget: ERROR: <input>:1:12: undefined field 'colour'"]],
+  );
 });
