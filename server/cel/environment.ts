@@ -11,7 +11,7 @@ import { Environment } from '@marcbachmann/cel-js';
 import { registerAuthorizerLibrary } from './authorizer-library.js';
 import { registerTwoVarComprehensions } from './comprehensions.js';
 import { registerFormatLibrary } from './format-library.js';
-import { installHomogeneousLiterals } from './homogeneous.js';
+import { installCompileChecks } from './compile-checks.js';
 import { registerKubernetesLibraries } from './k8s-library.js';
 import { registerNetworkLibraries } from './network-library.js';
 import { withRe2Matches } from './re2.js';
@@ -33,7 +33,7 @@ export interface EnvironmentOptions {
 /** a fresh base environment; the caller registers its variables on it */
 export function celEnvironment(opts: EnvironmentOptions = {}): Environment {
   // homogeneous aggregate literals: `[1, 'a']` does not compile, as in every kube version
-  installHomogeneousLiterals();
+  installCompileChecks();
   let env = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: opts.homogeneousAggregateLiterals ?? true });
   env = withRe2Matches(env);
   env = registerKubernetesLibraries(env);

@@ -103,6 +103,8 @@ export function celGoIssue(expr: string, err: Error, env?: IssueEnvironment): st
       }
       return celIssue(expr, at, summary);
     }
+    case 'invalid_format':
+      return celIssue(expr, (e.node?.op === 'rcall' ? callOffset(expr, e.node) : undefined) ?? start, summary);
     case 'cannot_index_type':
       if ((m = /^Cannot index type '(.+)'$/.exec(summary)) && e.node?.op === '.') {
         return celIssue(expr, Math.max(0, (e.range?.start ?? start) - 1), `type '${m[1]}' does not support field selection`);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { withBudget } from './budget.js';
 import { celEnvironment } from './environment.js';
+import { celGoIssue } from './issues.js';
 import { goFloatString } from './strings-library.js';
 
 const env = celEnvironment({ age: 'new' }).registerVariable('o', 'dyn');
@@ -57,4 +58,18 @@ test('doubles as Go prints them', () => {
   assert.equal(goFloatString(0.00001), '1e-05');
   assert.equal(goFloatString(-2.5), '-2.5');
   assert.equal(goFloatString(Number.NaN), 'NaN');
+});
+
+test('a literal format string over a list literal is checked at compile time, as cel-go does', () => {
+  const issue = (expr: string) => {
+    const c = env.parse(expr).check() as { valid: boolean; error?: Error };
+    return c.valid ? undefined : celGoIssue(expr, c.error!, env);
+  };
+  assert.equal(issue('"%d".format(["a"])'), 'ERROR: <input>:1:14: error during formatting: decimal clause can only be used on integers, was given string\n | "%d".format(["a"])\n | .............^');
+  assert.equal(issue('"%s".format(["a", "b"])')?.split('\n')[0], 'ERROR: <input>:1:12: too many arguments supplied to string.format (expected 1, got 2)');
+  assert.equal(issue('"%z".format([1])')?.split('\n')[0], 'ERROR: <input>:1:12: could not parse formatting clause: unrecognized formatting clause "z"');
+  // dyn arguments and non-literal formats are checked when they run
+  assert.equal(issue('"%d".format([o])'), undefined);
+  assert.equal(issue('o.format([1])'), undefined);
+  assert.equal(issue('"%.2f %x %s".format([1.5, dyn("ab"), dyn([1])])'), undefined);
 });

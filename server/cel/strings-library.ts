@@ -174,8 +174,9 @@ function clause(verb: string, precision: number | undefined, v: unknown): string
   }
 }
 
-/** cel-go's `<string>.format(<list>)` */
-export function formatString(format: string, args: readonly unknown[]): string {
+/** Walks a format string as cel-go does, calling `onClause` for each clause with its argument
+ *  index; returns the text with the clauses' results, and how many arguments it used. */
+function walkFormat(format: string, argCount: number, onClause: (verb: string, precision: number | undefined, index: number) => string): { text: string; used: number } {
   let out = '';
   let argIndex = 0;
   for (let i = 0; i < format.length; i++) {
@@ -189,7 +190,7 @@ export function formatString(format: string, args: readonly unknown[]): string {
       i++;
       continue;
     }
-    if (argIndex >= args.length) throw new Error(`index ${argIndex} out of range`);
+    if (argIndex >= argCount) throw new Error(`index ${argIndex} out of range`);
     if (i + 1 >= format.length) throw new Error('unexpected end of string');
     let j = i + 1;
     let precision: number | undefined;
@@ -200,16 +201,75 @@ export function formatString(format: string, args: readonly unknown[]): string {
       j += m[0].length;
     }
     const verb = format[j]!;
+    if (!'sdfebxXo'.includes(verb)) throw new Error(`could not parse formatting clause: unrecognized formatting clause "${verb}"`);
     try {
-      out += clause(verb, precision, args[argIndex]);
+      out += onClause(verb, precision, argIndex);
     } catch (err) {
-      if (err instanceof FormatError) throw new Error(`error during formatting: ${err.message}`);
+      if (err instanceof FormatError) throw new FormatClauseError(`error during formatting: ${err.message}`, argIndex);
       throw err;
     }
     argIndex++;
     i = j;
   }
-  return out;
+  return { text: out, used: argIndex };
+}
+
+/** a clause that does not fit its argument (the index of the argument) */
+export class FormatClauseError extends Error {
+  constructor(
+    message: string,
+    readonly argIndex: number,
+  ) {
+    super(message);
+  }
+}
+
+/** cel-go's `<string>.format(<list>)` */
+export function formatString(format: string, args: readonly unknown[]): string {
+  return walkFormat(format, args.length, (verb, precision, i) => clause(verb, precision, args[i])).text;
+}
+
+/** the kinds of argument each clause accepts, as cel-go's compile-time check knows them */
+const CLAUSE_KINDS: Record<string, readonly string[]> = {
+  d: ['int', 'uint'],
+  f: ['double', 'string'],
+  e: ['double', 'string'],
+  b: ['int', 'uint', 'bool'],
+  x: ['int', 'uint', 'string', 'bytes'],
+  X: ['int', 'uint', 'string', 'bytes'],
+  o: ['int', 'uint'],
+};
+const STRING_KINDS = ['list', 'map', 'int', 'uint', 'double', 'bool', 'string', 'google.protobuf.Timestamp', 'bytes', 'google.protobuf.Duration', 'type', 'null_type'];
+
+/** cel-go's compile-time check of a literal format string over a list literal whose elements
+ *  have the given types (their kinds: `list<int>` is a list); undefined when it passes */
+export function checkFormatCall(format: string, argTypes: readonly string[]): FormatClauseError | Error | undefined {
+  const kindOf = (t: string) => (t === 'null' ? 'null_type' : t.replace(/<.*$/, ''));
+  const fits = (t: string, kinds: readonly string[]) => t === 'dyn' || kinds.includes(kindOf(t));
+  try {
+    const { used } = walkFormat(format, argTypes.length, (verb, _precision, i) => {
+      const t = argTypes[i]!;
+      const kinds = verb === 's' ? STRING_KINDS : CLAUSE_KINDS[verb]!;
+      if (!fits(t, kinds)) {
+        const what: Record<string, string> = {
+          s: 'string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps',
+          d: 'decimal clause can only be used on integers',
+          f: 'fixed-point clause can only be used on doubles',
+          e: 'scientific clause can only be used on doubles',
+          b: 'only integers and bools can be formatted as binary',
+          x: 'only integers, byte buffers, and strings can be formatted as hex',
+          X: 'only integers, byte buffers, and strings can be formatted as hex',
+          o: 'octal clause can only be used on integers',
+        };
+        throw new FormatError(`${what[verb]}, was given ${kindOf(t)}`);
+      }
+      return '';
+    });
+    if (argTypes.length > used) return new Error(`too many arguments supplied to string.format (expected ${used}, got ${argTypes.length})`);
+  } catch (err) {
+    return err as Error;
+  }
+  return undefined;
 }
 
 /** cel-go's `strings.quote(<string>)`: a double-quoted CEL string literal */

@@ -1,11 +1,15 @@
-// Homogeneous aggregate literals as cel-go checks them (kube enables the check in every
-// environment): the elements of a list literal, and the keys and the values of a map literal,
-// must join into one type, where dyn joins with anything — `[dyn(1), 'a']` and
-// `['a', object.x]` (object dyn) compile, `[1, 'a']` does not. cel-js's own check wants every
-// element of the first element's exact type, so its checker is wrapped once: a literal is
-// checked here first, then by cel-js without its check.
+// Two checks cel-go makes when it compiles an expression for kube, which cel-js's checker does
+// not make the same way, added by wrapping that checker once:
+// - homogeneous aggregate literals (kube enables the check in every environment): the elements
+//   of a list literal, and the keys and the values of a map literal, must join into one type,
+//   where dyn joins with anything — `[dyn(1), 'a']` and `['a', object.x]` (object dyn)
+//   compile, `[1, 'a']` does not. cel-js's own check wants every element of the first
+//   element's exact type, so a literal is checked here first, then by cel-js without its check;
+// - `'<literal>'.format([<list literal>])` (the strings extension's validator): each clause
+//   must fit its argument's type and every argument must be used.
 
 import { Environment } from '@marcbachmann/cel-js';
+import { checkFormatCall, FormatClauseError } from './strings-library.js';
 
 /** the parts of cel-js's checker used here (the library does not type them) */
 interface CelType {
@@ -45,12 +49,24 @@ function join(chk: Checker, ctx: unknown, nodes: readonly AstNode[], code: strin
   }
 }
 
+/** the strings extension's check of a literal format string over a list literal */
+function checkFormat(chk: Checker, node: AstNode): void {
+  const [name, receiver, args] = node.args as [string, AstNode, AstNode[]];
+  if (name !== 'format' || receiver?.op !== 'value' || typeof receiver.args !== 'string' || args?.length !== 1 || args[0]!.op !== 'list') return;
+  const elements = args[0]!.args as AstNode[];
+  const problem = checkFormatCall(receiver.args, elements.map((e) => (e.checkedType ? chk.formatType(e.checkedType) : 'dyn')));
+  if (!problem) return;
+  // a clause that does not fit is reported at its argument; anything else at the call
+  const at = problem instanceof FormatClauseError ? (elements[problem.argIndex] ?? node) : node;
+  throw chk.createError('invalid_format', problem.message, at);
+}
+
 const lenientOptions = new WeakMap<object, Checker['opts']>();
 
 let installed = false;
 
 /** wraps cel-js's checker once (idempotent) */
-export function installHomogeneousLiterals(): void {
+export function installCompileChecks(): void {
   if (installed) return;
   installed = true;
   let checker: Checker | undefined;
@@ -63,9 +79,14 @@ export function installHomogeneousLiterals(): void {
   }));
   probe.parse('[1].homogeneousProbe(x)').check();
   const proto = checker ? (Object.getPrototypeOf(checker) as { check: Checker['check'] }) : undefined;
-  if (!proto || typeof proto.check !== 'function') throw new Error('cel literals: cannot find the type checker of @marcbachmann/cel-js');
+  if (!proto || typeof proto.check !== 'function') throw new Error('cel compile checks: cannot find the type checker of @marcbachmann/cel-js');
   const original = proto.check;
   proto.check = function (this: Checker, node: AstNode, ctx: unknown): CelType {
+    if (node.checkedType === undefined && node.op === 'rcall') {
+      const type = original.call(this, node, ctx);
+      checkFormat(this, node);
+      return type;
+    }
     if (node.checkedType !== undefined || !this.opts.homogeneousAggregateLiterals || (node.op !== 'list' && node.op !== 'map')) {
       return original.call(this, node, ctx);
     }
