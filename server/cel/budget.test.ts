@@ -41,6 +41,8 @@ test('comprehensions: what the body costs plus cel-go accumulator steps per iter
   assert.equal(cost('xs.exists(x, x == 1)', { xs: [1n, 2n, 3n] }), 1 + 1 + 4 + 2);
   // map builds its result: a list literal and an append per element
   assert.equal(cost('xs.map(x, x)', { xs: [1n, 2n] }), 1 + 11 + 2 * (12 + 1));
+  // a presence test costs its operand only
+  assert.equal(cost('has(xs.a)', { xs: { a: 1n } }, kube), 1);
 });
 
 test('kube library costs: regexes by input and pattern, an authorizer check 350000', () => {
