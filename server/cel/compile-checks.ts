@@ -6,7 +6,8 @@
 //   compile, `[1, 'a']` does not. cel-js's own check wants every element of the first
 //   element's exact type, so a literal is checked here first, then by cel-js without its check;
 // - `'<literal>'.format([<list literal>])` (the strings extension's validator): each clause
-//   must fit its argument's type and every argument must be used.
+//   must fit its argument's type and every argument must be used;
+// - the selection inside `has()` is type-checked like any other.
 
 import { Environment } from '@marcbachmann/cel-js';
 import { checkFormatCall, FormatClauseError } from './strings-library.js';
@@ -49,6 +50,11 @@ function join(chk: Checker, ctx: unknown, nodes: readonly AstNode[], code: strin
   }
 }
 
+const isPresenceTest = (node: AstNode): boolean => {
+  const [name, args] = node.args as [string, AstNode[]];
+  return name === 'has' && Array.isArray(args) && args.length === 1 && args[0]!.op === '.';
+};
+
 /** the strings extension's check of a literal format string over a list literal */
 function checkFormat(chk: Checker, node: AstNode): void {
   const [name, receiver, args] = node.args as [string, AstNode, AstNode[]];
@@ -82,6 +88,11 @@ export function installCompileChecks(): void {
   if (!proto || typeof proto.check !== 'function') throw new Error('cel compile checks: cannot find the type checker of @marcbachmann/cel-js');
   const original = proto.check;
   proto.check = function (this: Checker, node: AstNode, ctx: unknown): CelType {
+    if (node.checkedType === undefined && node.op === 'call' && isPresenceTest(node)) {
+      // cel-go checks the selection a presence test makes: has(self.nosuch) does not compile
+      this.check((node.args as [string, AstNode[]])[1][0]!, ctx);
+      return original.call(this, node, ctx);
+    }
     if (node.checkedType === undefined && node.op === 'rcall') {
       const type = original.call(this, node, ctx);
       checkFormat(this, node);

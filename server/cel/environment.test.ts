@@ -113,3 +113,14 @@ test('homogeneous literals join as cel-go joins them: dyn goes with anything', (
   assert.equal(checkError("{'a': 1, 'b': o}"), undefined);
   assert.deepEqual(run("['a', o]", 2n), ['a', 2n]);
 });
+
+test('has() checks its selection: a missing field of a typed object does not compile', () => {
+  const typed = celEnvironment({ age: 'new' });
+  typed.registerType('Obj', { fields: { a: 'int' } });
+  typed.registerVariable('self', 'Obj');
+  typed.registerVariable('m', 'map<string, int>');
+  assert.equal((typed.parse('has(self.a) && has(m.x)').check() as { valid: boolean }).valid, true);
+  const c = typed.parse('has(self.nosuch)').check() as { valid: boolean; error?: Error };
+  assert.equal(c.valid, false);
+  assert.match(c.error?.message ?? '', /No such key: nosuch/);
+});

@@ -74,9 +74,22 @@ test('rules are type-checked against the schema: a missing field is refused in c
   assert.match(ruleCompileError('nosuch', s) ?? '', /undeclared reference to 'nosuch'/);
   // the root always has apiVersion, kind and metadata.name
   assert.equal(ruleCompileError("self.metadata.name != '' && self.kind == 'X'", s, true), undefined);
-  // int-or-string and preserve-unknown-fields are dyn: anything goes
-  const dyn: JSONSchemaProps = { type: 'object', properties: { port: { 'x-kubernetes-int-or-string': true }, free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } };
-  assert.equal(ruleCompileError('self.port == 80 || self.free.anything == 1', dyn), undefined);
+  // int-or-string is dyn; unknown fields an object preserves are not exposed, as in kube
+  const dyn: JSONSchemaProps = {
+    type: 'object',
+    properties: {
+      port: { 'x-kubernetes-int-or-string': true },
+      free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { known: { type: 'string' } } },
+      untyped: { 'x-kubernetes-preserve-unknown-fields': true },
+      embedded: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
+    },
+  };
+  assert.equal(ruleCompileError("self.port == 80 || self.free.known == 'x' || self.embedded.kind == 'Pod' || self.embedded.metadata.name == 'p'", dyn), undefined);
+  assert.match(ruleCompileError('self.free.anything == 1', dyn) ?? '', /undefined field 'anything'/);
+  assert.match(ruleCompileError('has(self.untyped)', dyn) ?? '', /undefined field 'untyped'/);
+  assert.match(ruleCompileError('self.embedded.spec', dyn) ?? '', /undefined field 'spec'/);
+  // a root metadata declared without name and generateName is declared for it
+  assert.equal(ruleCompileError("self.metadata.name != ''", { type: 'object', properties: { metadata: { type: 'object' } } }, true), undefined);
 });
 
 test('durations, timestamps, maps, sets and escaped property names', () => {

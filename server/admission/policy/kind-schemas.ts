@@ -23,7 +23,12 @@ export interface KindSchemas {
   schemaFor(gvk: GroupVersionKind): CelSchema | undefined;
 }
 
+/** kube's OpenAPI v3 definition of a Quantity is a oneOf without a type, which its CEL types
+ *  leave out: so do kapi's (the field, and the maps and lists of quantities) */
+const QUANTITY = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
+
 function toCelSchema(registry: SchemaRegistry, node: SchemaNode, visiting: Set<string>): CelSchema {
+  if (node.ref === QUANTITY) return {};
   if (node.ref !== undefined) {
     if (visiting.has(node.ref)) return { type: 'object' };
     const target = registry.definition(node.ref);

@@ -148,7 +148,7 @@ function kindEnvironment(object: CelSchema, params: CelSchema | undefined | null
   const base = celEnvironment({ age: 'stored', authorizer: true });
   const declare = (env: Environment): Environment => {
     const typed = (schema: CelSchema | undefined, name: string, opts: SchemaTypeOptions = {}): string =>
-      schema ? registerSchemaTypes(env, schema, name, { emptyObject: 'closed', ...opts }) : 'dyn';
+      schema ? registerSchemaTypes(env, schema, name, opts) : 'dyn';
     // kube's hand-made declarations: field names as they are
     env.registerVariable('request', typed(REQUEST, 'kubernetes.AdmissionRequest', { escapeNames: false }));
     env.registerVariable('namespaceObject', typed(NAMESPACE, 'kubernetes.Namespace', { escapeNames: false }));
