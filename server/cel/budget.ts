@@ -150,6 +150,17 @@ export interface CostedProgram {
   readonly ast: unknown;
 }
 
+/** runs `fn` with no cost charged (a library's own work on behalf of an already charged step) */
+export function uncharged<T>(fn: () => T): T {
+  const outer = active;
+  active = undefined;
+  try {
+    return fn();
+  } finally {
+    active = outer;
+  }
+}
+
 export type CostedResult = { ok: true; value: unknown; cost: number } | { ok: false; error: Error; cost: number };
 
 /** Evaluates a program with its runtime cost tracked. An evaluation past the limit fails with

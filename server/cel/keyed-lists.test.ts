@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { celEnvironment } from './environment.js';
+import { evaluateWithCost } from './budget.js';
 import { markMapList, markSetList, registerKeyedListOperators, routeOperatorsToKeyedLists } from './keyed-lists.js';
 
 const base = () => celEnvironment({ age: 'stored', homogeneousAggregateLiterals: false });
@@ -53,4 +54,17 @@ test('a map list: equality by key, + replaces elements with the same key in plac
     { name: 'b', v: 2n },
     { name: 'c', v: 3n },
   ]);
+});
+
+test('the routed operators cost what the operators cost', () => {
+  const costOf = (expr: string, a: unknown) => {
+    const r = evaluateWithCost(env.parse(routeOperatorsToKeyedLists(env.parse(expr).ast)), { a, b: null });
+    assert.equal(r.ok, true);
+    return r.cost;
+  };
+  const long = 'x'.repeat(1000);
+  // a 1 + the comparison of 1000 characters (a tenth) and of ints (1)
+  assert.equal(costOf(`a == "${'x'.repeat(1000)}"`, long), 1 + 100);
+  assert.equal(costOf('a + 1 == 2', 1n), 1 + 1 + 1);
+  assert.equal(costOf('a + a', long), 1 + 1 + 200);
 });

@@ -10,6 +10,8 @@
 // own operators for everything that is not a marked list.
 
 import { Environment, serialize, type ASTNode } from '@marcbachmann/cel-js';
+import { uncharged } from './budget.js';
+import { ROUTED_ADD, ROUTED_EQUALS } from './runtime-cost.js';
 
 /** set lists have no keys; map lists have the (escaped) names of their key fields */
 const marked = new WeakMap<readonly unknown[], { keys?: readonly string[] }>();
@@ -24,8 +26,8 @@ export function markMapList<T extends unknown[]>(list: T, keys: readonly string[
   return list;
 }
 
-const EQUALS = 'kubernetesListEquals';
-const ADD = 'kubernetesListAdd';
+const EQUALS = ROUTED_EQUALS;
+const ADD = ROUTED_ADD;
 
 interface Node {
   op: string;
@@ -153,7 +155,8 @@ export function registerKeyedListOperators(env: Environment, base: Environment):
   const probe = base.clone().registerVariable('a', 'dyn').registerVariable('b', 'dyn');
   const eq = probe.parse('a == b');
   const plus = probe.parse('a + b');
-  const fallback: Fallback = { equals: (a, b) => eq({ a, b }) === true, add: (a, b) => plus({ a, b }) };
+  // the routed call is charged as the operator; the fallback's own evaluation is not charged again
+  const fallback: Fallback = { equals: (a, b) => uncharged(() => eq({ a, b })) === true, add: (a, b) => uncharged(() => plus({ a, b })) };
   return env
     .registerFunction(`${EQUALS}(dyn, dyn): bool`, makeEquals(fallback))
     .registerFunction(`${ADD}(dyn, dyn): dyn`, makeAdd(fallback));

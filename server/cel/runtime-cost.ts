@@ -44,11 +44,20 @@ function traversalCost(v: unknown): number {
 const regexCost = (input: unknown, pattern: unknown): number =>
   Math.ceil((1 + actualSize(input)) * STRING_TRAVERSAL) * Math.ceil(actualSize(pattern) * REGEX_LENGTH);
 
+/** the functions CRD rules call in place of `==` and `+` (keyed-lists.ts): costed as the
+ *  operators they stand for */
+export const ROUTED_EQUALS = 'kubernetesListEquals';
+export const ROUTED_ADD = 'kubernetesListAdd';
+
 /** the cost of a call, from its function's name, its receiver and arguments (receiver first)
  *  and its result */
 export function callCost(name: string, args: readonly unknown[], result: unknown): number {
   const [a0, a1] = args;
   switch (name) {
+    case ROUTED_EQUALS:
+      return operatorCost('==', a0, a1);
+    case ROUTED_ADD:
+      return operatorCost('+', a0, a1);
     case 'check':
       return 350_000;
     case 'fieldSelector':
