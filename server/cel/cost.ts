@@ -166,9 +166,11 @@ function estimate(node: AstNode, scope: Scope): Estimate {
       return { cost: add(l.cost, r.cost, 1, sizeOf(r)) };
     }
     default: {
-      // operators and the ternary: every operand, plus the operation
+      // operators: every operand, plus the operation; `&&`, `||` and the ternary cost only
+      // their operands, as in cel-go
       const parts = Array.isArray(a) ? (a as unknown[]).filter((x): x is AstNode => typeof x === 'object' && x !== null && 'op' in x) : [];
-      return { cost: add(1, ...parts.map((x) => estimate(x, scope).cost)) };
+      const own = node.op === '&&' || node.op === '||' || node.op === '?:' ? 0 : 1;
+      return { cost: add(own, ...parts.map((x) => estimate(x, scope).cost)) };
     }
   }
 }
