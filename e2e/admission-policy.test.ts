@@ -5,7 +5,8 @@
 // annotation (and the policy's auditAnnotations) in the audit log; a param ConfigMap sets the limit and a change to it applies to
 // the next request; a missing param with parameterNotFoundAction Deny refuses. Two replicas on
 // one etcd: a policy and binding made through one replica apply on the other, and so does the
-// binding's deletion.
+// binding's deletion. A policy whose expression names a field Deployments lack gets kube's
+// type-checking warning in its status.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -167,6 +168,49 @@ describe('ValidatingAdmissionPolicy with kubectl 1.33', () => {
     ]);
     assert.equal(event.annotations!['audited-replicas/replicas'], 'replicas: 2');
     await kubectlOk(['delete', 'validatingadmissionpolicybinding', 'audited-replicas'], kc);
+  });
+
+  it('a policy with a type error gets its warning in status.typeChecking; fixing it clears the warning', async () => {
+    await apply({
+      apiVersion: G,
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name: 'typo' },
+      spec: { matchConstraints: { resourceRules: [replicasRule] }, validations: [{ expression: 'object.spec.replicas <= 5' }, { expression: 'object.spec.replicaz <= 5' }] },
+    });
+    const statusOf = async () => JSON.parse(await kubectlOk(['get', 'validatingadmissionpolicy', 'typo', '-o', 'jsonpath={.status}'], kc)) as Record<string, unknown>;
+    const first = await waitFor('the first type check', async () => ((await statusOf())['observedGeneration'] === 1 ? statusOf() : undefined));
+    assert.deepEqual(first['typeChecking'], {
+      expressionWarnings: [
+        {
+          fieldRef: 'spec.validations[1].expression',
+          warning: "apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replicaz'\n | object.spec.replicaz <= 5\n | ...........^\n",
+        },
+      ],
+    });
+    await kubectlOk(['patch', 'validatingadmissionpolicy', 'typo', '--type=json', '-p', '[{"op":"replace","path":"/spec/validations/1/expression","value":"object.spec.replicas >= 0"}]'], kc);
+    const second = await waitFor('the second type check', async () => ((await statusOf())['observedGeneration'] === 2 ? statusOf() : undefined));
+    assert.deepEqual(second['typeChecking'], {});
+    await kubectlOk(['delete', 'validatingadmissionpolicy', 'typo'], kc);
+  });
+
+  it('a messageExpression with string.format and strings.quote gives the Warn message', async () => {
+    await apply({
+      apiVersion: G,
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name: 'formatted' },
+      spec: {
+        matchConstraints: { resourceRules: [replicasRule] },
+        validations: [{ expression: 'object.spec.replicas <= 5', messageExpression: "'%s asks for %d replicas (%.1f%% of the limit)'.format([strings.quote(object.metadata.name), object.spec.replicas, double(object.spec.replicas) * 20.0])" }],
+      },
+    });
+    await apply({ apiVersion: G, kind: 'ValidatingAdmissionPolicyBinding', metadata: { name: 'formatted' }, spec: { policyName: 'formatted', validationActions: ['Warn'] } });
+    const warned = await waitFor('the formatted warning', async () => {
+      const r = await dryRun(deployment('fmt', free, 7));
+      return r.stderr.includes("'formatted'") ? r : undefined;
+    });
+    assert.match(warned.stderr, /Warning: Validation failed for ValidatingAdmissionPolicy 'formatted' with binding 'formatted': "fmt" asks for 7 replicas \(140\.0% of the limit\)/);
+    await kubectlOk(['delete', 'validatingadmissionpolicybinding', 'formatted'], kc);
+    await kubectlOk(['delete', 'validatingadmissionpolicy', 'formatted'], kc);
   });
 
   it('a param ConfigMap sets the limit; a change applies to the next request; a missing one denies', async () => {

@@ -1,20 +1,30 @@
-// A runtime budget for CEL evaluation. cel-js has no cost accounting, and CEL's only source of
-// unbounded work is iteration (the comprehension macros all/exists/exists_one/map/filter, nested
-// over lists of any length). Every iteration of every comprehension binds its iteration
-// variable through one method of the library's iteration context; counting calls to it while
-// a budget is active bounds the work of one evaluation: each step beyond them is bounded by the
-// size of the input. A wall-clock deadline checked on the same path bounds steps that are
-// individually expensive (list concatenation inside a loop).
+// The runtime cost of CEL evaluation, tracked as cel-go tracks it for kube-apiserver
+// (runtime-cost.ts has the units): every evaluated node is charged its step's cost and every
+// comprehension iteration what cel-go's macro expansion spends on its accumulator; an
+// evaluation whose cost passes its limit is cancelled with cel-go's error. cel-js has no cost
+// tracker, so two of its methods are wrapped while a budget is active: the evaluator's `run`
+// (every node below the root goes through it) and the iteration context's `setIterValue`
+// (every iteration of every comprehension). A wall-clock deadline checked on the same path
+// also bounds what the units do not see (JavaScript's own work inside a library function).
 //
-// Evaluation is synchronous (no async functions are registered), so one module-level budget
-// is enough: `withBudget` installs it for the duration of one call.
+// Evaluation is synchronous (no async functions are registered), so one module-level tracker
+// is enough: `withCost` installs it for the duration of one call.
 
 import { Environment } from '@marcbachmann/cel-js';
+import { MACRO_COSTS, macroOf, nodeCost, type CostNode } from './runtime-cost.js';
 
 /** kube-apiserver's per-expression runtime cost limit (celconfig.PerCallLimit) */
-export const DEFAULT_ITERATION_BUDGET = 1_000_000;
-/** generous: a legitimate policy expression takes well under a millisecond */
-export const DEFAULT_DEADLINE_MS = 250;
+export const PER_CALL_LIMIT = 1_000_000;
+/** kube-apiserver's runtime budget for all the expressions of one CustomResource or one
+ *  ValidatingAdmissionPolicyBinding (celconfig.RuntimeCELCostBudget) */
+export const RUNTIME_COST_BUDGET = 10_000_000;
+/** kube-apiserver's runtime budget for the match conditions of one webhook or binding
+ *  (celconfig.RuntimeCELCostBudgetMatchConditions) */
+export const MATCH_CONDITIONS_COST_BUDGET = 2_500_000;
+/** kube's message when a budget shared by several expressions is spent */
+export const OUT_OF_COST_BUDGET = 'validation failed due to running out of cost budget, no further validation rules will be run';
+/** a safety net only: the cost limit bounds the work; this bounds what the units do not see */
+export const DEFAULT_DEADLINE_MS = 10_000;
 
 export class CelBudgetExceededError extends Error {
   constructor() {
@@ -23,43 +33,88 @@ export class CelBudgetExceededError extends Error {
   }
 }
 
-interface ActiveBudget {
-  remaining: number;
+interface Tracker {
+  cost: number;
+  limit: number;
   deadline: number;
   ticks: number;
-  /** sticky: all/exists may absorb one error, so every later iteration fails too */
+  /** sticky: all/exists may absorb one error, so every later step fails too */
   spent: boolean;
+  /** the last value of every evaluated node, for the costs that depend on operand sizes */
+  values: WeakMap<object, unknown>;
+  /** the macros being evaluated, innermost last */
+  macros: { perCall: number }[];
 }
 
-let active: ActiveBudget | undefined;
+let active: Tracker | undefined;
 
-function charge(): void {
-  const b = active;
-  if (!b) return;
-  b.remaining--;
-  // the clock is read every 256 iterations only
-  if (b.spent || b.remaining < 0 || ((++b.ticks & 255) === 0 && performance.now() > b.deadline)) {
-    b.spent = true;
+function charge(t: Tracker, units: number): void {
+  t.cost += units;
+  // the clock is read every 256 steps only
+  if (t.spent || t.cost > t.limit || ((++t.ticks & 255) === 0 && performance.now() > t.deadline)) {
+    t.spent = true;
     throw new CelBudgetExceededError();
   }
 }
 
+const valueOf = (t: Tracker) => (n: unknown) => (n && typeof n === 'object' ? t.values.get(n) : undefined);
+
+/** evaluates one node with its cost charged (the root: withCost; the others: the run hook) */
+function runCharged(t: Tracker, node: CostNode, evaluate: () => unknown): unknown {
+  const macro = macroOf(node);
+  if (macro) {
+    const costs = MACRO_COSTS[macro.name]!;
+    charge(t, costs.start);
+    // a two-variable macro sets its two variables once each per iteration
+    t.macros.push({ perCall: macro.twoVariables ? costs.perIteration / 2 : costs.perIteration });
+    try {
+      return evaluate();
+    } finally {
+      t.macros.pop();
+    }
+  }
+  const result = evaluate();
+  t.values.set(node, result);
+  charge(t, nodeCost(node, result, valueOf(t)));
+  return result;
+}
+
 let installed = false;
 
-/** hooks the counter into the library once (idempotent) */
+/** hooks the tracker into the library once (idempotent) */
 function install(): void {
   if (installed) return;
   installed = true;
-  // find the iteration context's prototype through a checked comprehension's AST
-  const env = new Environment();
-  const program = env.parse('[1].all(x, true)');
+  const env = new Environment().registerType('CostProbe', { fields: {} });
+  let evaluator: object | undefined;
+  // operator handlers receive the evaluator after their operands (not in the library's types)
+  const probe = (...args: unknown[]): boolean => {
+    evaluator = args[3] as object;
+    return true;
+  };
+  env.registerOperator('CostProbe == int', probe as (left: unknown, right: unknown) => boolean);
+  env.registerVariable('probe', 'CostProbe');
+  const program = env.parse('probe == 1 && [1].all(x, true)');
   program.check();
-  const proto = findIterationContextPrototype(program.ast as unknown);
-  if (!proto) throw new Error('cel budget: cannot find the comprehension context of @marcbachmann/cel-js');
-  const original = proto['setIterValue'] as (this: unknown, ...args: unknown[]) => unknown;
-  proto['setIterValue'] = function (this: unknown, ...args: unknown[]) {
-    charge();
-    return original.apply(this, args);
+  try {
+    program({ probe: Object.assign(Object.create(null) as object, {}) });
+  } catch {
+    // the probe value need not be accepted: the operator has run or the search below fails
+  }
+  const ctxProto = findIterationContextPrototype(program.ast as unknown);
+  const evProto = evaluator ? (Object.getPrototypeOf(evaluator) as Record<string, unknown>) : undefined;
+  if (!ctxProto || !evProto || typeof evProto['run'] !== 'function') throw new Error('cel cost: cannot find the evaluator of @marcbachmann/cel-js');
+  const setIterValue = ctxProto['setIterValue'] as (this: unknown, ...args: unknown[]) => unknown;
+  ctxProto['setIterValue'] = function (this: unknown, ...args: unknown[]) {
+    const t = active;
+    if (t) charge(t, t.macros.at(-1)?.perCall ?? MACRO_COSTS['all']!.perIteration);
+    return setIterValue.apply(this, args);
+  };
+  const run = evProto['run'] as (this: unknown, node: CostNode, ctx: unknown) => unknown;
+  evProto['run'] = function (this: unknown, node: CostNode, ctx: unknown) {
+    const t = active;
+    if (!t) return run.call(this, node, ctx);
+    return runCharged(t, node, () => run.call(this, node, ctx));
   };
 }
 
@@ -83,26 +138,61 @@ function findIterationContextPrototype(node: unknown, seen = new Set<unknown>())
   return undefined;
 }
 
-export interface BudgetOptions {
-  iterations?: number;
+export interface CostOptions {
+  /** the cost past which the evaluation is cancelled (kube's per-call limit by default) */
+  limit?: number;
   deadlineMs?: number;
 }
 
-/** runs one synchronous evaluation under a budget; throws CelBudgetExceededError when it is spent */
-export function withBudget<T>(fn: () => T, opts: BudgetOptions = {}): T {
-  install();
+/** A program as cel-js makes it: callable, with its AST. */
+export interface CostedProgram {
+  (activation: Record<string, unknown>): unknown;
+  readonly ast: unknown;
+}
+
+/** runs `fn` with no cost charged (a library's own work on behalf of an already charged step) */
+export function uncharged<T>(fn: () => T): T {
   const outer = active;
-  active = {
-    remaining: opts.iterations ?? DEFAULT_ITERATION_BUDGET,
-    deadline: performance.now() + (opts.deadlineMs ?? DEFAULT_DEADLINE_MS),
-    ticks: 0,
-    spent: false,
-  };
+  active = undefined;
   try {
-    const result = fn();
-    if (result instanceof Promise) throw new Error('cel budget: evaluation must be synchronous');
-    return result;
+    return fn();
   } finally {
     active = outer;
   }
+}
+
+export type CostedResult = { ok: true; value: unknown; cost: number } | { ok: false; error: Error; cost: number };
+
+/** Evaluates a program with its runtime cost tracked. An evaluation past the limit fails with
+ *  CelBudgetExceededError; like any failure, it still reports what it had cost. */
+export function evaluateWithCost(program: CostedProgram, activation: Record<string, unknown>, opts: CostOptions = {}): CostedResult {
+  install();
+  const outer = active;
+  const t: Tracker = {
+    cost: 0,
+    limit: opts.limit ?? PER_CALL_LIMIT,
+    deadline: performance.now() + (opts.deadlineMs ?? DEFAULT_DEADLINE_MS),
+    ticks: 0,
+    spent: false,
+    values: new WeakMap(),
+    macros: [],
+  };
+  active = t;
+  try {
+    // the root is evaluated by the library directly, not through `run`
+    const value = runCharged(t, program.ast as CostNode, () => program(activation));
+    if (value instanceof Promise) throw new Error('cel cost: evaluation must be synchronous');
+    return { ok: true, value, cost: t.cost };
+  } catch (err) {
+    return { ok: false, error: t.spent ? new CelBudgetExceededError() : (err as Error), cost: t.cost };
+  } finally {
+    active = outer;
+  }
+}
+
+/** evaluateWithCost's value; its error is thrown */
+export function withBudget(program: CostedProgram, activation: Record<string, unknown>, opts: CostOptions = {}): unknown {
+  const r = evaluateWithCost(program, activation, opts);
+  if (!r.ok) throw r.error;
+  return r.value;
 }

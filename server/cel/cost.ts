@@ -1,13 +1,15 @@
 // A static estimate of an expression's worst-case cost, in the units of cel-go's estimator as
 // kube-apiserver uses it: reading a variable or a field costs 1, a call 1 plus its arguments,
 // string operations a tenth of the string's length, a list literal 10 and a map literal 30,
-// and a comprehension its range's largest size times its body. Sizes come from the schema
+// and a comprehension its range's largest size times its body and its accumulator steps (the
+// same steps the runtime cost counts, runtime-cost.ts). Sizes come from the schema
 // (maxItems, maxProperties, maxLength); without a bound, from the largest value that fits in a
 // request (3 MiB), as kube estimates them. The walk follows cel-js's AST; it is an upper bound
 // close to cel-go's, not a copy of it.
 
 import { escapeProperty } from './escaping.js';
 import { RE2_MATCHES } from './re2.js';
+import { MACRO_COSTS } from './runtime-cost.js';
 
 /** the part of an OpenAPI schema the estimate reads */
 export interface SizedSchema {
@@ -164,9 +166,11 @@ function estimate(node: AstNode, scope: Scope): Estimate {
       return { cost: add(l.cost, r.cost, 1, sizeOf(r)) };
     }
     default: {
-      // operators and the ternary: every operand, plus the operation
+      // operators: every operand, plus the operation; `&&`, `||` and the ternary cost only
+      // their operands, as in cel-go
       const parts = Array.isArray(a) ? (a as unknown[]).filter((x): x is AstNode => typeof x === 'object' && x !== null && 'op' in x) : [];
-      return { cost: add(1, ...parts.map((x) => estimate(x, scope).cost)) };
+      const own = node.op === '&&' || node.op === '||' || node.op === '?:' ? 0 : 1;
+      return { cost: add(own, ...parts.map((x) => estimate(x, scope).cost)) };
     }
   }
 }
@@ -183,8 +187,11 @@ function comprehension(name: string, range: Estimate, args: AstNode[], scope: Sc
     inner.set(vars[0]!.args as string, range.shape?.type === 'array' ? el : { type: 'string' });
   }
   const body = args.slice(vars.length).reduce((c, x) => add(c, estimate(x, inner).cost), 0);
-  // each iteration also binds the variables and steps the accumulator
-  return { cost: add(range.cost, mul(sizeOf(range), add(body, 1))) };
+  // what cel-go's expansion of the macro spends on its accumulator, as the runtime cost counts
+  // it (map and filter also build their empty result list)
+  const steps = MACRO_COSTS[name] ?? { start: 1, perIteration: 3 };
+  const start = steps.start + (name === 'map' || name === 'filter' ? LIST_CREATE_COST : 0);
+  return { cost: add(range.cost, start, mul(sizeOf(range), add(body, steps.perIteration))) };
 }
 
 /** the estimated worst-case cost of a checked expression whose variables have these schemas */

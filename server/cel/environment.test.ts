@@ -15,7 +15,7 @@ function run(expr: string, o: unknown = null, age: ExpressionAge = 'new'): unkno
   const p = env(age).parse(routeMatchesToRe2(expr));
   const c = p.check() as { valid: boolean; error?: Error };
   if (!c.valid) throw c.error;
-  return withBudget(() => p({ o }));
+  return withBudget(p, { o });
 }
 
 function checkError(expr: string, age: ExpressionAge = 'new'): string | undefined {
@@ -48,7 +48,7 @@ test('two-variable comprehensions over lists (index, element) and maps (key, val
 test('two-variable comprehensions count against the runtime budget', () => {
   const p = env().parse('o.all(i, v, o.all(j, w, true))');
   const big = Array.from({ length: 2000 }, (_, i) => BigInt(i));
-  assert.throws(() => withBudget(() => p({ o: big }), { iterations: 100_000 }), /actual cost limit exceeded/);
+  assert.throws(() => withBudget(p, { o: big }, { limit: 100_000 }), /actual cost limit exceeded/);
 });
 
 test('lists: sum, min and max by element type, durations included', () => {
@@ -103,4 +103,24 @@ test('matches runs on RE2, the regex and strings libraries are there', () => {
   assert.equal(run('"abc".find("b.")'), 'bc');
   assert.equal(run('"a-b".replace("-", "_")'), 'a_b');
   assert.equal(run('"AbC".lowerAscii()'), 'abc');
+});
+
+test('homogeneous literals join as cel-go joins them: dyn goes with anything', () => {
+  assert.match(checkError("[1, 'a']") ?? '', /expected type 'int' but found 'string'/);
+  assert.match(checkError("{'a': 1, 'b': 'x'}") ?? '', /expected type 'int' but found 'string'/);
+  assert.match(checkError("[[1], ['a']]") ?? '', /expected type 'list<int>' but found 'list<string>'/);
+  assert.equal(checkError("['a', o.x, dyn(1)]"), undefined);
+  assert.equal(checkError("{'a': 1, 'b': o}"), undefined);
+  assert.deepEqual(run("['a', o]", 2n), ['a', 2n]);
+});
+
+test('has() checks its selection: a missing field of a typed object does not compile', () => {
+  const typed = celEnvironment({ age: 'new' });
+  typed.registerType('Obj', { fields: { a: 'int' } });
+  typed.registerVariable('self', 'Obj');
+  typed.registerVariable('m', 'map<string, int>');
+  assert.equal((typed.parse('has(self.a) && has(m.x)').check() as { valid: boolean }).valid, true);
+  const c = typed.parse('has(self.nosuch)').check() as { valid: boolean; error?: Error };
+  assert.equal(c.valid, false);
+  assert.match(c.error?.message ?? '', /No such key: nosuch/);
 });

@@ -11,11 +11,13 @@ import { Environment } from '@marcbachmann/cel-js';
 import { registerAuthorizerLibrary } from './authorizer-library.js';
 import { registerTwoVarComprehensions } from './comprehensions.js';
 import { registerFormatLibrary } from './format-library.js';
+import { installCompileChecks } from './compile-checks.js';
 import { registerKubernetesLibraries } from './k8s-library.js';
 import { registerNetworkLibraries } from './network-library.js';
 import { withRe2Matches } from './re2.js';
 import { registerSemverLibrary } from './semver-library.js';
 import { registerSetsLibrary } from './sets-library.js';
+import { registerStringsLibrary } from './strings-library.js';
 
 export type ExpressionAge = 'new' | 'stored';
 
@@ -31,12 +33,14 @@ export interface EnvironmentOptions {
 /** a fresh base environment; the caller registers its variables on it */
 export function celEnvironment(opts: EnvironmentOptions = {}): Environment {
   // homogeneous aggregate literals: `[1, 'a']` does not compile, as in every kube version
+  installCompileChecks();
   let env = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: opts.homogeneousAggregateLiterals ?? true });
   env = withRe2Matches(env);
   env = registerKubernetesLibraries(env);
   env = registerNetworkLibraries(env);
   env = registerFormatLibrary(env);
   env = registerSetsLibrary(env);
+  env = registerStringsLibrary(env);
   env = registerTwoVarComprehensions(env);
   env = registerAuthorizerLibrary(env, { declareVariable: opts.authorizer ?? false });
   if (opts.age === 'stored') env = registerSemverLibrary(env);

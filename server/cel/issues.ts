@@ -14,11 +14,39 @@ export function celIssue(expr: string, offset: number, message: string): string 
   return `ERROR: <input>:${line}:${col}: ${message}\n | ${source}\n | ${'.'.repeat(col - 1)}^`;
 }
 
+interface CelJsNode {
+  op?: string;
+  start?: number;
+  end?: number;
+  args?: unknown;
+}
+
 interface CelJsError {
   code?: string;
   summary?: string;
   message: string;
   range?: { start: number; end: number };
+  node?: CelJsNode;
+}
+
+/** where cel-go places a binary operator's issue: at the operator itself */
+function operatorOffset(expr: string, node: CelJsNode | undefined, op: string): number | undefined {
+  const args = Array.isArray(node?.args) ? (node.args as CelJsNode[]) : [];
+  const left = args[0]?.end;
+  if (left === undefined) return undefined;
+  const at = expr.indexOf(op, left);
+  return at < 0 ? undefined : at;
+}
+
+/** where cel-go places a call's issue: at its '(' (the one matching the closing parenthesis) */
+function callOffset(expr: string, node: CelJsNode | undefined): number | undefined {
+  if (node?.start === undefined || node.end === undefined) return undefined;
+  let depth = 0;
+  for (let i = node.end - 1; i >= node.start; i--) {
+    if (expr[i] === ')') depth++;
+    else if (expr[i] === '(' && --depth === 0) return i;
+  }
+  return undefined;
 }
 
 const OPERATOR_NAMES: Record<string, string> = {
@@ -26,8 +54,22 @@ const OPERATOR_NAMES: Record<string, string> = {
   '==': '_==_', '!=': '_!=_', in: '@in',
 };
 
+/** the environment an issue was found in, when the caller has it: the names of its functions
+ *  tell a call of an unknown function (cel-go: an undeclared reference) from a wrong overload */
+export interface IssueEnvironment {
+  getDefinitions(): { functions: readonly { name: string }[] };
+}
+
+const functionNames = new WeakMap<IssueEnvironment, Set<string>>();
+
+function declaresFunction(env: IssueEnvironment, name: string): boolean {
+  let names = functionNames.get(env);
+  if (!names) functionNames.set(env, (names = new Set(env.getDefinitions().functions.map((f) => f.name))));
+  return names.has(name);
+}
+
 /** a cel-js compile error as cel-go would word it, at the same place */
-export function celGoIssue(expr: string, err: Error): string {
+export function celGoIssue(expr: string, err: Error, env?: IssueEnvironment): string {
   const e = err as CelJsError;
   const summary = e.summary ?? e.message.split('\n')[0] ?? '';
   const start = e.range?.start ?? 0;
@@ -44,10 +86,51 @@ export function celGoIssue(expr: string, err: Error): string {
       return celIssue(expr, start, summary.replace(/^.*?(expected type)/, '$1'));
     case 'no_such_overload':
       if ((m = /^no such overload: (\S+) (\S+) (\S+)$/.exec(summary)) && OPERATOR_NAMES[m[2]!]) {
-        return celIssue(expr, start, `found no matching overload for '${OPERATOR_NAMES[m[2]!]}' applied to '(${m[1]}, ${m[3]})'`);
+        const at = operatorOffset(expr, e.node, m[2]!) ?? start;
+        return celIssue(expr, at, `found no matching overload for '${OPERATOR_NAMES[m[2]!]}' applied to '(${m[1]}, ${m[3]})'`);
+      }
+      return celIssue(expr, start, summary);
+    case 'no_matching_overload': {
+      const at = callOffset(expr, e.node) ?? start;
+      const called = /^found no matching overload for '(?:.+\.)?(\w+)\(/.exec(summary)?.[1];
+      if (env && called && !declaresFunction(env, called)) return celIssue(expr, at, `undeclared reference to '${called}' (in container '')`);
+      // cel-js: 'int.size()' / 'size(int, int)'; cel-go: 'size' applied to 'int.()' / '(int, int)'
+      if ((m = /^found no matching overload for '(.+)\.(\w+)\((.*)\)'$/.exec(summary))) {
+        return celIssue(expr, at, `found no matching overload for '${m[2]}' applied to '${m[1]}.(${m[3]})'`);
+      }
+      if ((m = /^found no matching overload for '(\w+)\((.*)\)'$/.exec(summary))) {
+        return celIssue(expr, at, `found no matching overload for '${m[1]}' applied to '(${m[2]})'`);
+      }
+      return celIssue(expr, at, summary);
+    }
+    case 'invalid_format':
+      return celIssue(expr, (e.node?.op === 'rcall' ? callOffset(expr, e.node) : undefined) ?? start, summary);
+    case 'cannot_index_type':
+      if ((m = /^Cannot index type '(.+)'$/.exec(summary)) && e.node?.op === '.') {
+        return celIssue(expr, Math.max(0, (e.range?.start ?? start) - 1), `type '${m[1]}' does not support field selection`);
       }
       return celIssue(expr, start, summary);
     default:
       return celIssue(expr, start, summary);
+  }
+}
+
+/** a cel-js evaluation error as cel-go words it (the start of the message callers match on) */
+export function celGoRuntimeError(err: Error): string {
+  const e = err as CelJsError;
+  const summary = (e.summary ?? e.message).split('\n')[0] ?? '';
+  let m: RegExpExecArray | null;
+  switch (e.code) {
+    case 'no_such_overload':
+    case 'no_matching_overload':
+      return 'no such overload';
+    case 'no_such_key':
+      return summary.replace(/^No such key: /, 'no such key: ');
+    case 'index_out_of_bounds':
+      return (m = /index (-?\d+)/.exec(summary)) ? `index out of bounds: ${m[1]}` : summary;
+    case 'numeric_overflow':
+      return 'integer overflow';
+    default:
+      return summary;
   }
 }

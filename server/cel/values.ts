@@ -1,7 +1,7 @@
-// cel-js's duration and uint values. The library's entry point does not export their classes,
+// cel-js's duration, uint and optional values. The library's entry point does not export their classes,
 // so they are taken from values the library makes.
 
-import { evaluate } from '@marcbachmann/cel-js';
+import { Environment, evaluate } from '@marcbachmann/cel-js';
 
 export interface CelDuration {
   readonly seconds: bigint;
@@ -54,3 +54,13 @@ export function celEquals(a: unknown, b: unknown): boolean {
   const rb = b as Record<string, unknown>;
   return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && celEquals((a as Record<string, unknown>)[k], rb[k]));
 }
+
+interface OptionalClass {
+  of(value: unknown): unknown;
+  none(): unknown;
+}
+
+const Optional = (new Environment({ enableOptionalTypes: true }).evaluate('optional.none()') as object).constructor as unknown as OptionalClass;
+
+/** a CEL optional: of the value, or none when it is undefined */
+export const celOptional = (v: unknown): unknown => (v === undefined ? Optional.none() : Optional.of(v));

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ruleCompileError, ruleCost, ruleCostErrors, validateRules } from './cel.js';
+import { ruleCompileError, ruleCost, ruleCostErrors } from './cel-checks.js';
+import { validateRules } from './cel.js';
 import type { JSONSchemaProps } from './schema.js';
 import { errorString } from '../registry/validation/field-error.js';
 
@@ -59,7 +60,7 @@ test('matches runs on RE2 (no catastrophic backtracking); a runaway rule is cut 
   assert.equal(ruleCompileError("quantity('1Gi').isGreaterThan(quantity('1Mi')) && isIP('10.0.0.1')", s), undefined);
   // 200^3 iterations: far over the budget, refused instead of holding the replica
   const errs = validateRules({ list: Array.from({ length: 200 }, (_, i) => i) }, undefined, s, '', false).map(errorString);
-  assert.deepEqual(errs, ['list: Invalid value: "array": too slow']);
+  assert.deepEqual(errs, [`list: Invalid value: "array": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: too slow`]);
 });
 
 test('rules are type-checked against the schema: a missing field is refused in cel-go\'s words', () => {
@@ -67,15 +68,28 @@ test('rules are type-checked against the schema: a missing field is refused in c
   assert.equal(ruleCompileError('self.nosuch > 0', s), "compilation failed: ERROR: <input>:1:5: undefined field 'nosuch'\n | self.nosuch > 0\n | ....^");
   assert.equal(
     ruleCompileError('self.replicas + self.name == 1', s),
-    "compilation failed: ERROR: <input>:1:1: found no matching overload for '_+_' applied to '(int, string)'\n | self.replicas + self.name == 1\n | ^",
+    "compilation failed: ERROR: <input>:1:15: found no matching overload for '_+_' applied to '(int, string)'\n | self.replicas + self.name == 1\n | ..............^",
   );
   assert.match(ruleCompileError("[1, 'a'].size() > 0", s) ?? '', /expected type 'int' but found 'string'/);
   assert.match(ruleCompileError('nosuch', s) ?? '', /undeclared reference to 'nosuch'/);
   // the root always has apiVersion, kind and metadata.name
   assert.equal(ruleCompileError("self.metadata.name != '' && self.kind == 'X'", s, true), undefined);
-  // int-or-string and preserve-unknown-fields are dyn: anything goes
-  const dyn: JSONSchemaProps = { type: 'object', properties: { port: { 'x-kubernetes-int-or-string': true }, free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } };
-  assert.equal(ruleCompileError('self.port == 80 || self.free.anything == 1', dyn), undefined);
+  // int-or-string is dyn; unknown fields an object preserves are not exposed, as in kube
+  const dyn: JSONSchemaProps = {
+    type: 'object',
+    properties: {
+      port: { 'x-kubernetes-int-or-string': true },
+      free: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { known: { type: 'string' } } },
+      untyped: { 'x-kubernetes-preserve-unknown-fields': true },
+      embedded: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
+    },
+  };
+  assert.equal(ruleCompileError("self.port == 80 || self.free.known == 'x' || self.embedded.kind == 'Pod' || self.embedded.metadata.name == 'p'", dyn), undefined);
+  assert.match(ruleCompileError('self.free.anything == 1', dyn) ?? '', /undefined field 'anything'/);
+  assert.match(ruleCompileError('has(self.untyped)', dyn) ?? '', /undefined field 'untyped'/);
+  assert.match(ruleCompileError('self.embedded.spec', dyn) ?? '', /undefined field 'spec'/);
+  // a root metadata declared without name and generateName is declared for it
+  assert.equal(ruleCompileError("self.metadata.name != ''", { type: 'object', properties: { metadata: { type: 'object' } } }, true), undefined);
 });
 
 test('durations, timestamps, maps, sets and escaped property names', () => {
@@ -140,4 +154,109 @@ test('the static cost estimate: per rule and for the schema, with kube\'s messag
   assert.match(ruleCostErrors(perItem, 'x').map(errorString)[0] ?? '', /estimated rule cost exceeds budget by factor of more than 100x/);
   const bounded: JSONSchemaProps = { ...perItem, maxItems: 10, items: { ...perItem.items!, maxLength: 64 } };
   assert.deepEqual(ruleCostErrors(bounded, 'x'), []);
+});
+
+test('set and map lists: order-free equality and union in rules; lists of objects are typed', () => {
+  const s: JSONSchemaProps = {
+    type: 'object',
+    properties: {
+      tags: { type: 'array', 'x-kubernetes-list-type': 'set', items: { type: 'string' } },
+      ports: {
+        type: 'array',
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['name'],
+        items: { type: 'object', properties: { name: { type: 'string' }, port: { type: 'integer' } } },
+      },
+    },
+    'x-kubernetes-validations': [
+      { rule: 'self.tags == oldSelf.tags', message: 'tags are immutable' },
+      { rule: "oldSelf.tags + ['z'] == ['z'] + self.tags || !('z' in self.tags)", message: 'z joins the old tags' },
+      { rule: '(oldSelf.ports + self.ports).size() == self.ports.size()', message: 'ports may not be removed' },
+      { rule: 'self.ports.all(p, p.port > 0)', message: 'ports are positive' },
+    ],
+  };
+  for (const r of s['x-kubernetes-validations']!) assert.equal(ruleCompileError(r.rule, s), undefined);
+  assert.equal(ruleCompileError('self.ports.exists(p, p.nosuch == 1)', s)?.split('\n')[0], "compilation failed: ERROR: <input>:1:23: undefined field 'nosuch'");
+  const old = { tags: ['a', 'b'], ports: [{ name: 'http', port: 80 }, { name: 'x', port: 1 }] };
+  const messages = (v: unknown) => validateRules(v, old, s, '', true).map(errorString);
+  assert.deepEqual(messages({ tags: ['b', 'a'], ports: [{ name: 'x', port: 2 }, { name: 'http', port: 81 }, { name: 'y', port: 3 }] }), []);
+  assert.deepEqual(messages({ tags: ['b', 'c'], ports: old.ports }), [': Invalid value: "object": tags are immutable']);
+  assert.deepEqual(messages({ tags: ['a', 'b'], ports: [{ name: 'x', port: 1 }] }), [': Invalid value: "object": ports may not be removed']);
+});
+
+test('runtime cost: the object budget runs out with kube message and stops the validation', () => {
+  const s: JSONSchemaProps = {
+    type: 'object',
+    properties: {
+      a: { type: 'array', items: { type: 'integer' }, 'x-kubernetes-validations': [{ rule: 'self.all(x, self.all(y, x >= 0))' }] },
+      b: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self > 0', message: 'b positive' }] },
+    },
+  };
+  const value = { a: Array.from({ length: 100 }, (_, i) => i), b: -1 };
+  // within the default budget both rules run
+  assert.deepEqual(validateRules(value, undefined, s, '', false).map(errorString), ['b: Invalid value: "integer": b positive']);
+  // 100 x 100 iterations cost more than 20000: the budget runs out on the first rule
+  assert.deepEqual(validateRules(value, undefined, s, '', false, 20_000).map(errorString), [
+    'a: Invalid value: "array": validation failed due to running out of cost budget, no further validation rules will be run',
+  ]);
+});
+
+test('runtime errors in kube words; messageExpression gives the message; optionalOldSelf runs on create', () => {
+  const s: JSONSchemaProps = {
+    type: 'object',
+    properties: {
+      port: { 'x-kubernetes-int-or-string': true, 'x-kubernetes-validations': [{ rule: 'self + 1 > 0' }] },
+      list: { type: 'array', items: { type: 'integer' }, 'x-kubernetes-validations': [{ rule: 'self[3] > 0', message: 'fourth positive' }] },
+      name: {
+        type: 'string',
+        'x-kubernetes-validations': [
+          { rule: "self.startsWith('a')", messageExpression: "'name ' + self + ' must start with a'" },
+          { rule: "self.size() < 3", message: 'short', messageExpression: "''" },
+        ],
+      },
+      tier: {
+        type: 'string',
+        'x-kubernetes-validations': [{ rule: "oldSelf.hasValue() ? self == oldSelf.value() : self != 'gold'", message: 'gold only by upgrade', optionalOldSelf: true } as never],
+      },
+    },
+  };
+  assert.deepEqual(validateRules({ port: 'http', list: [1], name: 'bcde', tier: 'gold' }, undefined, s, '', false).map(errorString), [
+    `port: Invalid value: "string": 'no such overload': call arguments did not match a supported operator, function or macro signature for rule: self + 1 > 0`,
+    'list: Invalid value: "array": index out of bounds: 3 evaluating rule: fourth positive',
+    'name: Invalid value: "string": name bcde must start with a',
+    // an empty message falls back to the rule's message
+    'name: Invalid value: "string": short',
+    'tier: Invalid value: "string": gold only by upgrade',
+  ]);
+  assert.deepEqual(validateRules({ tier: 'gold' }, { tier: 'gold' }, s, '', true).map(errorString), []);
+});
+
+test('transition rules below a map list see the old item with the same keys', () => {
+  const s: JSONSchemaProps = {
+    type: 'object',
+    properties: {
+      items: {
+        type: 'array',
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['name'],
+        items: { type: 'object', properties: { name: { type: 'string' }, v: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self >= oldSelf', message: 'v only grows' }] } } },
+      },
+    },
+  };
+  const old = { items: [{ name: 'a', v: 1 }, { name: 'b', v: 5 }] };
+  assert.deepEqual(validateRules({ items: [{ name: 'b', v: 6 }, { name: 'a', v: 1 }, { name: 'c', v: 0 }] }, old, s, '', true).map(errorString), []);
+  assert.deepEqual(validateRules({ items: [{ name: 'b', v: 4 }, { name: 'a', v: 1 }] }, old, s, '', true).map(errorString), ['items[0].v: Invalid value: "integer": v only grows']);
+});
+
+test('a messageExpression is costed like its rule, with kube message', () => {
+  const s: JSONSchemaProps = {
+    type: 'object',
+    properties: { names: { type: 'array', items: { type: 'string' } } },
+    'x-kubernetes-validations': [{ rule: 'self.names.size() < 10', messageExpression: "self.names.map(a, self.names.map(b, a + b).join('')).join(',')" } as never],
+  };
+  const errs = ruleCostErrors(s, 'schema').map(errorString);
+  assert.equal(
+    errs[0],
+    'schema.x-kubernetes-validations[0].messageExpression: Forbidden: estimated messageExpression cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)',
+  );
 });

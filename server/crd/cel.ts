@@ -1,14 +1,18 @@
 // x-kubernetes-validations: CEL rules of a structural schema, evaluated with `self` (the value
 // at the rule's node) and, for transition rules, `oldSelf` (the stored value at the same place,
-// on updates only). A failing rule is an Invalid error at its field with the rule's message.
+// on updates only, or an optional with optionalOldSelf). A failing rule is an error at its
+// field with the rule's message (or its messageExpression's), within kube's runtime cost
+// limits. The checks when a CRD is written are in cel-checks.ts.
 
 import type { Environment } from '@marcbachmann/cel-js';
-import { withBudget } from '../cel/budget.js';
+import { CelBudgetExceededError, evaluateWithCost, RUNTIME_COST_BUDGET } from '../cel/budget.js';
 import { celEnvironment } from '../cel/environment.js';
-import { costExceedsMessage, estimateCost, maxSize } from '../cel/cost.js';
-import { celGoIssue } from '../cel/issues.js';
+import { celGoRuntimeError } from '../cel/issues.js';
+import { celOptional } from '../cel/values.js';
+import { registerKeyedListOperators, routeOperatorsToKeyedLists } from '../cel/keyed-lists.js';
 import { routeMatchesToRe2 } from '../cel/re2.js';
-import { celValue, registerSchemaTypes } from './cel-types.js';
+import { usesOldSelf } from './cel-checks.js';
+import { celValue } from './cel-types.js';
 import { fieldErrors, type FieldError } from '../registry/validation/field-error.js';
 import type { JSONSchemaProps } from './schema.js';
 
@@ -23,10 +27,14 @@ function compile(rule: string): ReturnType<Environment['parse']> | Error {
   if (!p) {
     try {
       // literals were checked homogeneous by the typed check; here every field is dyn
-      runtimeEnv ??= celEnvironment({ age: 'stored', homogeneousAggregateLiterals: false })
+      runtimeEnv ??= registerKeyedListOperators(
+        celEnvironment({ age: 'stored', homogeneousAggregateLiterals: false }),
+        celEnvironment({ age: 'stored', homogeneousAggregateLiterals: false }),
+      )
         .registerVariable('self', 'dyn')
         .registerVariable('oldSelf', 'dyn');
-      p = runtimeEnv.parse(routeMatchesToRe2(rule));
+      // `==`, `!=` and `+` follow the list types of set and map lists
+      p = runtimeEnv.parse(routeOperatorsToKeyedLists(runtimeEnv.parse(routeMatchesToRe2(rule)).ast));
       const check = p.check() as { valid: boolean; error?: Error };
       if (!check.valid) p = check.error ?? new Error('type check failed');
     } catch (err) {
@@ -36,42 +44,6 @@ function compile(rule: string): ReturnType<Environment['parse']> | Error {
     programs.set(rule, p);
   }
   return p;
-}
-
-let typedBase: Environment | undefined;
-const typedEnvs = { root: new WeakMap<JSONSchemaProps, Environment | Error>(), node: new WeakMap<JSONSchemaProps, Environment | Error>() };
-
-/** the environment where `self` and `oldSelf` have the node's type; the root is an object with
- *  apiVersion, kind and metadata whatever its schema says */
-function typedEnvironment(schema: JSONSchemaProps, root: boolean): Environment | Error {
-  const cache = root ? typedEnvs.root : typedEnvs.node;
-  let env = cache.get(schema);
-  if (env) return env;
-  try {
-    typedBase ??= celEnvironment({ age: 'new' });
-    const e = typedBase.clone();
-    const selfType = registerSchemaTypes(e, root ? { ...schema, 'x-kubernetes-embedded-resource': true } : schema, 'Object');
-    env = e.registerVariable('self', selfType).registerVariable('oldSelf', selfType);
-  } catch (err) {
-    env = err as Error;
-  }
-  cache.set(schema, env);
-  return env;
-}
-
-/** the compile error of a rule at a schema node, in cel-go's words, or undefined (the CRD's
- *  validation asks) */
-export function ruleCompileError(rule: string, schema: JSONSchemaProps, root = false): string | undefined {
-  const env = typedEnvironment(schema, root);
-  if (env instanceof Error) return `compilation failed: ${env.message}`;
-  const routed = routeMatchesToRe2(rule);
-  try {
-    const check = env.parse(routed).check() as { valid: boolean; error?: Error };
-    if (!check.valid && check.error) return `compilation failed: ${celGoIssue(rule, check.error)}`;
-  } catch (err) {
-    return `compilation failed: ${celGoIssue(rule, err as Error)}`;
-  }
-  return undefined;
 }
 
 const childPath = (path: string, name: string): string => (path ? `${path}.${name}` : name);
@@ -84,98 +56,148 @@ function typeName(s: JSONSchemaProps, v: unknown): string {
   return typeof v;
 }
 
-/** Runs every rule of `schema` over `value` (and `old`, for updates), depth first. */
-export function validateRules(value: unknown, old: unknown, schema: JSONSchemaProps | undefined, path: string, update: boolean): FieldError[] {
+type ValidationRule = NonNullable<JSONSchemaProps['x-kubernetes-validations']>[number] & { optionalOldSelf?: boolean };
+
+/** what kube names a rule by in its errors: its message, else its text */
+const ruleErrorString = (r: ValidationRule): string => (r.message ? r.message.trim() : r.rule.trim());
+
+/** kube's cap on an evaluated messageExpression (celconfig.MaxEvaluatedMessageExpressionSizeBytes) */
+const MAX_MESSAGE_BYTES = 5 * 1024;
+
+/** the remaining runtime budget of one object's validation; negative once it stopped */
+interface Budget {
+  remaining: number;
+}
+
+/** Runs every rule of `schema` over `value` (and `old`, for updates), depth first, within
+ *  kube's runtime cost budget for one object: a rule over the per-call limit, or the budget
+ *  running out, stops the validation with kube's message. */
+export function validateRules(
+  value: unknown,
+  old: unknown,
+  schema: JSONSchemaProps | undefined,
+  path: string,
+  update: boolean,
+  budget = RUNTIME_COST_BUDGET,
+): FieldError[] {
   const errs: FieldError[] = [];
-  walk(value, old, schema, path, update, errs);
+  walk(value, update ? old : undefined, schema, path, errs, { remaining: budget });
   return errs;
 }
 
-function walk(v: unknown, old: unknown, s: JSONSchemaProps | undefined, path: string, update: boolean, errs: FieldError[]): void {
-  if (!s || v === undefined || v === null) return;
-  for (const r of s['x-kubernetes-validations'] ?? []) {
-    const transition = /\boldSelf\b/.test(r.rule);
-    if (transition && (!update || old === undefined || old === null)) continue;
+const stopped = (b: Budget): boolean => b.remaining < 0;
+
+/** charges an evaluation's cost; false (and the budget spent) when it does not fit */
+function spend(b: Budget, cost: number): boolean {
+  if (cost > b.remaining) {
+    b.remaining = -1;
+    return false;
+  }
+  b.remaining -= cost;
+  return true;
+}
+
+/** kube's messageExpression result, or undefined to fall back to the rule's message; a spent
+ *  budget is an error that stops the validation */
+function messageOf(r: ValidationRule, act: Record<string, unknown>, b: Budget): { detail?: string; stop?: string } {
+  if (!r.messageExpression) return {};
+  const p = compile(r.messageExpression);
+  if (p instanceof Error) return {};
+  const run = evaluateWithCost(p, act);
+  if (!spend(b, run.cost)) return { stop: 'messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run' };
+  if (!run.ok) {
+    if (run.error instanceof CelBudgetExceededError) {
+      b.remaining = -1;
+      return { stop: `no further validation rules will be run due to call cost exceeds limit for messageExpression: ${JSON.stringify(r.messageExpression)}` };
+    }
+    return {};
+  }
+  if (typeof run.value !== 'string') return {};
+  const message = run.value.trim();
+  if (message === '' || /[\r\n]/.test(message) || Buffer.byteLength(message) > MAX_MESSAGE_BYTES) return {};
+  return { detail: message };
+}
+
+function walk(v: unknown, old: unknown, s: JSONSchemaProps | undefined, path: string, errs: FieldError[], b: Budget): void {
+  if (!s || v === undefined || v === null || stopped(b)) return;
+  const rules = (s['x-kubernetes-validations'] ?? []) as ValidationRule[];
+  if (rules.length > 0 && b.remaining === 0) {
+    errs.push(fieldErrors.invalid(path, typeName(s, v), 'validation failed due to running out of cost budget, no further validation rules will be run'));
+    b.remaining = -1;
+    return;
+  }
+  const hasOld = old !== undefined && old !== null;
+  for (const r of rules) {
+    const transition = usesOldSelf(r.rule);
+    const optionalOld = transition && r.optionalOldSelf === true;
+    // transition rules run only against a correlated old value, unless oldSelf is optional
+    if (transition && !hasOld && !optionalOld) continue;
     const p = compile(r.rule);
     const field = r.fieldPath ? (path ? path + (r.fieldPath.startsWith('.') ? r.fieldPath : '.' + r.fieldPath) : r.fieldPath.replace(/^\./, '')) : path;
+    const invalid = (detail: string) => errs.push(fieldErrors.invalid(path, typeName(s, v), detail));
     if (p instanceof Error) {
-      errs.push(fieldErrors.internal(field, `rule compile error: ${p.message.split('\n')[0]}`));
+      invalid(`rule compile error: ${p.message.split('\n')[0]}`);
       continue;
     }
-    let ok: unknown;
-    try {
-      // a runtime budget per rule, so that a hostile rule cannot hold the replica
-      ok = withBudget(() => p({ self: celValue(v, s), oldSelf: transition ? celValue(old, s) : null }));
-    } catch (err) {
-      errs.push(fieldErrors.invalid(field, typeName(s, v), `${r.message ?? `failed rule: ${r.rule}`}`));
-      void err;
+    const oldSelf = !transition ? null : optionalOld ? celOptional(hasOld ? celValue(old, s) : undefined) : celValue(old, s);
+    const act = { self: celValue(v, s), oldSelf };
+    const run = evaluateWithCost(p, act);
+    if (!spend(b, run.cost)) {
+      invalid('validation failed due to running out of cost budget, no further validation rules will be run');
+      return;
+    }
+    if (!run.ok) {
+      if (run.error instanceof CelBudgetExceededError) {
+        invalid(`'${run.error.message}': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleErrorString(r)}`);
+        b.remaining = -1;
+        return;
+      }
+      const message = celGoRuntimeError(run.error);
+      if (message.startsWith('no such overload')) invalid(`'${message}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleErrorString(r)}`);
+      else invalid(`${message} evaluating rule: ${ruleErrorString(r)}`);
       continue;
     }
-    if (ok !== true) {
-      const detail = r.message ?? `failed rule: ${r.rule}`;
-      if (r.reason === 'FieldValueForbidden') errs.push(fieldErrors.forbidden(field, detail));
-      else if (r.reason === 'FieldValueRequired') errs.push(fieldErrors.required(field, detail));
-      else if (r.reason === 'FieldValueDuplicate') errs.push({ type: 'FieldValueDuplicate', field, badValue: typeName(s, v), detail });
-      else errs.push(fieldErrors.invalid(field, typeName(s, v), detail));
+    if (run.value === true) continue;
+    const custom = messageOf(r, act, b);
+    if (custom.stop) {
+      errs.push(fieldErrors.invalid(field, typeName(s, v), custom.stop));
+      return;
     }
+    const detail = custom.detail ?? (r.message ? r.message.trim() : `failed rule: ${ruleErrorString(r)}`);
+    if (r.reason === 'FieldValueForbidden') errs.push(fieldErrors.forbidden(field, detail));
+    else if (r.reason === 'FieldValueRequired') errs.push(fieldErrors.required(field, detail));
+    else if (r.reason === 'FieldValueDuplicate') errs.push({ type: 'FieldValueDuplicate', field, badValue: typeName(s, v), detail });
+    else errs.push(fieldErrors.invalid(field, typeName(s, v), detail));
   }
   if (isObj(v)) {
+    // an atomic map's old value does not correlate with the new one
+    const oldMap = isObj(old) && s['x-kubernetes-map-type'] !== 'atomic' ? old : undefined;
     for (const [name, item] of Object.entries(v)) {
       const prop = s.properties?.[name] ?? (isObj(s.additionalProperties) ? (s.additionalProperties as JSONSchemaProps) : undefined);
-      walk(item, isObj(old) ? old[name] : undefined, prop, childPath(path, name), update, errs);
+      walk(item, oldMap?.[name], prop, childPath(path, name), errs, b);
+      if (stopped(b)) return;
     }
   } else if (Array.isArray(v) && s.items) {
-    // old items are matched by position only for atomic lists; for others transition rules below lists are skipped
-    v.forEach((item, i) => walk(item, undefined, s.items, `${path}[${i}]`, update, errs));
-  }
-}
-
-/** kube's limits on the static estimate: per rule, and for all the rules of one schema */
-export const RULE_COST_LIMIT = 10_000_000;
-export const SCHEMA_COST_LIMIT = 100_000_000;
-
-/** the estimated worst-case cost of one evaluation of a rule at a node (undefined: it does not compile) */
-export function ruleCost(rule: string, schema: JSONSchemaProps, root = false): number | undefined {
-  const env = typedEnvironment(schema, root);
-  if (env instanceof Error) return undefined;
-  try {
-    const p = env.parse(routeMatchesToRe2(rule));
-    if (!(p.check() as { valid: boolean }).valid) return undefined;
-    return estimateCost(p.ast, { self: schema, oldSelf: schema });
-  } catch {
-    return undefined;
-  }
-}
-
-/** The cost errors of a version's schema, as kube reports them: a rule whose estimate times the
- *  number of times it can run (the sizes of the lists and maps above it) is over the per-rule
- *  limit; the sum over all rules is over the schema's limit. */
-export function ruleCostErrors(schema: JSONSchemaProps, path: string): FieldError[] {
-  const errs: FieldError[] = [];
-  const costs: { path: string; cost: number }[] = [];
-  const visit = (s: JSONSchemaProps, p: string, cardinality: number, root: boolean): void => {
-    (s['x-kubernetes-validations'] ?? []).forEach((r, i) => {
-      if (typeof r.rule !== 'string') return;
-      const once = ruleCost(r.rule, s, root);
-      if (once === undefined) return;
-      const cost = Math.min(Number.MAX_SAFE_INTEGER, once * cardinality);
-      const rulePath = `${p}.x-kubernetes-validations[${i}].rule`;
-      if (cost > RULE_COST_LIMIT) errs.push(fieldErrors.forbidden(rulePath, costExceedsMessage('estimated rule cost', cost, RULE_COST_LIMIT)));
-      costs.push({ path: rulePath, cost });
-    });
-    const times = (n: number) => Math.min(Number.MAX_SAFE_INTEGER, cardinality * n);
-    for (const [name, ps] of Object.entries(s.properties ?? {})) visit(ps, `${p}.properties[${name}]`, cardinality, false);
-    if (s.additionalProperties && typeof s.additionalProperties === 'object') visit(s.additionalProperties as JSONSchemaProps, `${p}.additionalProperties`, times(maxSize(s)), false);
-    if (s.items) visit(s.items, `${p}.items`, times(maxSize(s)), false);
-  };
-  visit(schema, path, 1, true);
-  const total = costs.reduce((a, c) => Math.min(Number.MAX_SAFE_INTEGER, a + c.cost), 0);
-  if (total > SCHEMA_COST_LIMIT) {
-    // kube names the rules that weigh most, then the total
-    for (const c of [...costs].sort((a, b) => b.cost - a.cost).slice(0, 4)) {
-      errs.push(fieldErrors.forbidden(c.path, 'contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema'));
+    // only map lists correlate old items with new ones, by their keys
+    const oldItem = correlateByKeys(s, old);
+    for (let i = 0; i < v.length; i++) {
+      walk(v[i], oldItem(v[i]), s.items, `${path}[${i}]`, errs, b);
+      if (stopped(b)) return;
     }
-    errs.push(fieldErrors.forbidden(path, costExceedsMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', total, SCHEMA_COST_LIMIT)));
   }
-  return errs;
+}
+
+function correlateByKeys(s: JSONSchemaProps, old: unknown): (item: unknown) => unknown {
+  const keys = s['x-kubernetes-list-map-keys'] ?? [];
+  if (s['x-kubernetes-list-type'] !== 'map' || keys.length === 0 || !Array.isArray(old)) return () => undefined;
+  const keyOf = (x: unknown) => (isObj(x) ? JSON.stringify(keys.map((k) => x[k] ?? null)) : undefined);
+  const byKey = new Map<string, unknown>();
+  for (const x of old) {
+    const k = keyOf(x);
+    if (k !== undefined && !byKey.has(k)) byKey.set(k, x);
+  }
+  return (item) => {
+    const k = keyOf(item);
+    return k === undefined ? undefined : byKey.get(k);
+  };
 }

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../storage/interface.js';
 import { errorString } from '../registry/validation/field-error.js';
-import { crdStrategy, validateCRD } from './crd-strategy.js';
+import { crdStrategy, validateCRD, validateCRDUpdate } from './crd-strategy.js';
 
 function crd(over: Record<string, unknown> = {}, versions?: unknown[]): KubeObject {
   return {
@@ -105,4 +105,47 @@ test('preserveUnknownFields: true is refused in v1', () => {
   assert.deepEqual(validateCRD(crd({ preserveUnknownFields: true })).map(errorString), [
     'spec.preserveUnknownFields: Invalid value: true: cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead',
   ]);
+});
+
+test('CEL rules at write time: result types, messageExpression, oldSelf where values correlate, optionalOldSelf', () => {
+  const rules = (spec: Record<string, unknown>) => crd({}, [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec } } } }]);
+  const at = 'spec.versions[0].schema.openAPIV3Schema.properties[spec]';
+  const spec = {
+    type: 'object',
+    properties: {
+      name: { type: 'string', maxLength: 10 },
+      tags: { type: 'array', maxItems: 5, items: { type: 'string', maxLength: 5, 'x-kubernetes-validations': [{ rule: 'self == oldSelf' }] } },
+      ports: {
+        type: 'array',
+        maxItems: 5,
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['name'],
+        items: { type: 'object', properties: { name: { type: 'string', maxLength: 5 } }, 'x-kubernetes-validations': [{ rule: 'self.name == oldSelf.name' }] },
+      },
+    },
+    'x-kubernetes-validations': [
+      { rule: 'self.name' },
+      { rule: "self.name != ''", messageExpression: 'self.name.size()' },
+      { rule: "self.name != ''", messageExpression: 'self.nosuch' },
+      { rule: "self.name != ''", optionalOldSelf: true },
+      { rule: 'oldSelf.hasValue() ? self.name == oldSelf.value().name : true', optionalOldSelf: true, messageExpression: "'name ' + self.name + ' is immutable'" },
+    ],
+  };
+  assert.deepEqual(validateCRD(rules(spec)).map(errorString), [
+    `${at}.x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule{Rule:"self.name", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: cel expression must evaluate to a bool`,
+    `${at}.x-kubernetes-validations[1].messageExpression: Invalid value: apiextensions.ValidationRule{Rule:"self.name != ''", Message:"", MessageExpression:"self.name.size()", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: messageExpression must evaluate to a string`,
+    `${at}.x-kubernetes-validations[2].messageExpression: Invalid value: apiextensions.ValidationRule{Rule:"self.name != ''", Message:"", MessageExpression:"self.nosuch", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: messageExpression compilation failed: ERROR: <input>:1:5: undefined field 'nosuch'\n | self.nosuch\n | ....^`,
+    `${at}.x-kubernetes-validations[3].optionalOldSelf: Invalid value: true: may not be set if oldSelf is not used in rule`,
+    `${at}.properties[tags].items.x-kubernetes-validations[0].rule: Invalid value: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within ${at}.properties[tags]`,
+  ]);
+});
+
+test('CEL expressions the CRD already has compile with the stored-expression libraries on update', () => {
+  const withRule = (rule: string) =>
+    crd({}, [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { v: { type: 'string', maxLength: 20 } }, 'x-kubernetes-validations': [{ rule }] } } } } }]);
+  const semverRule = "isSemver(self.v) && semver(self.v).isGreaterThan(semver('1.0.0'))";
+  // semver is a library of compatibility version 1.33: not for new expressions
+  assert.match(validateCRD(withRule(semverRule)).map(errorString).join('\n'), /compilation failed: ERROR: <input>:1:9: undeclared reference to 'isSemver' \(in container ''\)/);
+  assert.deepEqual(validateCRDUpdate(withRule(semverRule), withRule(semverRule)).map(errorString), []);
+  assert.match(validateCRDUpdate(withRule(semverRule), withRule('true')).map(errorString).join('\n'), /undeclared reference to 'isSemver'/);
 });

@@ -10,7 +10,7 @@ import { isDNS1035Label, isDNS1123Subdomain } from '../registry/validation/names
 import { validateObjectMeta, validateObjectMetaUpdate } from '../registry/validation/object-meta.js';
 import { nameIsDNSSubdomain } from '../registry/validation/names.js';
 import type { CRDSpec, CRDStatus } from './definition.js';
-import { ruleCompileError, ruleCostErrors } from './cel.js';
+import { celExpressionsOf, nodeRuleErrors, ruleCostErrors } from './cel-checks.js';
 import { validateConversion } from './conversion/validation.js';
 import { patternCompiles, validateValue, type JSONSchemaProps } from './schema.js';
 
@@ -48,18 +48,16 @@ function dns1035(path: string, v: unknown, errs: FieldError[]): void {
 const schemaTypes = new Set(['object', 'array', 'string', 'integer', 'number', 'boolean']);
 
 /** the structural-schema rules kube checks of a v1 CRD's schemas (the common ones) */
-/** a rule as Go's %#v prints kube's internal ValidationRule (the value of its compile errors) */
-function renderValidationRule(r: NonNullable<JSONSchemaProps['x-kubernetes-validations']>[number]): { rendered: string } {
-  const q = (v: string | undefined) => JSON.stringify(v ?? '');
-  // a set reason is a pointer: Go prints its address, which no client can rely on
-  const reason = r.reason === undefined ? '(*apiextensions.FieldValueErrorReason)(nil)' : '(*apiextensions.FieldValueErrorReason)(0xc000000000)';
-  const optionalOldSelf = (r as { optionalOldSelf?: boolean }).optionalOldSelf === undefined ? '(*bool)(nil)' : '(*bool)(0xc000000000)';
-  return {
-    rendered: `apiextensions.ValidationRule{Rule:${q(r.rule)}, Message:${q(r.message)}, MessageExpression:${q(r.messageExpression)}, Reason:${reason}, FieldPath:${q(r.fieldPath)}, OptionalOldSelf:${optionalOldSelf}}`,
-  };
-}
-
-function validateStructural(s: JSONSchemaProps, path: string, root: boolean, errs: FieldError[], objPath: string | undefined = ''): void {
+/** `uncorrelatable`: see nodeRuleErrors; `stored`: the CEL expressions of the CRD before an update */
+function validateStructural(
+  s: JSONSchemaProps,
+  path: string,
+  root: boolean,
+  errs: FieldError[],
+  objPath: string | undefined = '',
+  uncorrelatable: string | undefined = undefined,
+  stored: ReadonlySet<string> = new Set(),
+): void {
   if (typeof s !== 'object' || s === null) return;
   const preserve = s['x-kubernetes-preserve-unknown-fields'] === true;
   const intOrString = s['x-kubernetes-int-or-string'] === true;
@@ -70,10 +68,7 @@ function validateStructural(s: JSONSchemaProps, path: string, root: boolean, err
   if (s.properties && s.additionalProperties !== undefined && s.additionalProperties !== false) {
     errs.push(fieldErrors.forbidden(`${path}.additionalProperties`, 'additionalProperties and properties are mutual exclusive'));
   }
-  (s['x-kubernetes-validations'] ?? []).forEach((r, i) => {
-    const problem = typeof r.rule === 'string' ? ruleCompileError(r.rule, s, root) : 'rule is required';
-    if (problem) errs.push(fieldErrors.invalid(`${path}.x-kubernetes-validations[${i}].rule`, renderValidationRule(r), problem));
-  });
+  errs.push(...nodeRuleErrors(s, path, root, uncorrelatable, stored));
   if (s.pattern !== undefined && !patternCompiles(s.pattern)) errs.push(fieldErrors.invalid(`${path}.pattern`, s.pattern, 'must be a valid regular expression'));
   const listType = s['x-kubernetes-list-type'];
   if (listType !== undefined) {
@@ -94,9 +89,13 @@ function validateStructural(s: JSONSchemaProps, path: string, root: boolean, err
     }
   }
   const childObj = (name: string) => (objPath === undefined ? undefined : objPath ? `${objPath}.${name}` : name);
-  for (const [name, p] of Object.entries(s.properties ?? {})) validateStructural(p, `${path}.properties[${name}]`, false, errs, childObj(name));
-  if (isObject(s.additionalProperties)) validateStructural(s.additionalProperties as JSONSchemaProps, `${path}.additionalProperties`, false, errs, undefined);
-  if (s.items) validateStructural(s.items, `${path}.items`, false, errs, undefined);
+  // old and new values correlate through properties (unless the map is atomic), map values
+  // and map-list items by key; not through atomic lists or sets
+  const propsUncorrelatable = uncorrelatable ?? (s['x-kubernetes-map-type'] === 'atomic' ? path : undefined);
+  for (const [name, p] of Object.entries(s.properties ?? {})) validateStructural(p, `${path}.properties[${name}]`, false, errs, childObj(name), propsUncorrelatable, stored);
+  if (isObject(s.additionalProperties)) validateStructural(s.additionalProperties as JSONSchemaProps, `${path}.additionalProperties`, false, errs, undefined, uncorrelatable, stored);
+  const itemsUncorrelatable = uncorrelatable ?? (s['x-kubernetes-list-type'] === 'map' ? undefined : path);
+  if (s.items) validateStructural(s.items, `${path}.items`, false, errs, undefined, itemsUncorrelatable, stored);
   if (root && s.properties?.metadata) {
     const m = s.properties.metadata;
     const extra = Object.keys(m).filter((k) => k !== 'type' && k !== 'properties' && k !== 'description');
@@ -106,7 +105,9 @@ function validateStructural(s: JSONSchemaProps, path: string, root: boolean, err
   }
 }
 
-export function validateCRD(obj: KubeObject): FieldError[] {
+/** `stored`: on an update, the CEL expressions the CRD already has (compiled with the stored-
+ *  expression libraries) */
+export function validateCRD(obj: KubeObject, stored: ReadonlySet<string> = new Set()): FieldError[] {
   const errs: FieldError[] = [];
   const spec = asObject(obj.spec) as unknown as Partial<CRDSpec>;
   const group = typeof spec.group === 'string' ? spec.group : '';
@@ -151,9 +152,9 @@ export function validateCRD(obj: KubeObject): FieldError[] {
       if (!schema) errs.push(fieldErrors.required(`${p}.schema.openAPIV3Schema`, 'schemas are required'));
       else {
         const before = errs.length;
-        validateStructural(schema, `${p}.schema.openAPIV3Schema`, true, errs);
+        validateStructural(schema, `${p}.schema.openAPIV3Schema`, true, errs, '', undefined, stored);
         // costs are estimated once the rules compile
-        if (errs.length === before) errs.push(...ruleCostErrors(schema, `${p}.schema.openAPIV3Schema`));
+        if (errs.length === before) errs.push(...ruleCostErrors(schema, `${p}.schema.openAPIV3Schema`, stored));
       }
       const scale = v.subresources?.scale;
       if (scale) {
@@ -192,8 +193,10 @@ function validateApproval(obj: KubeObject): FieldError[] {
   return [fieldErrors.required(`metadata.annotations[${APPROVAL_ANNOTATION}]`, `protected groups must have approval annotation "${APPROVAL_ANNOTATION}", see https://github.com/kubernetes/enhancements/pull/1111`)];
 }
 
-function validateCRDUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
-  const errs = validateCRD(obj);
+export function validateCRDUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
+  const oldVersions = (asObject(old.spec) as unknown as Partial<CRDSpec>).versions;
+  const stored = celExpressionsOf(Array.isArray(oldVersions) ? oldVersions.map((v) => v.schema?.openAPIV3Schema) : []);
+  const errs = validateCRD(obj, stored);
   const scope = asObject(obj.spec).scope;
   const oldScope = asObject(old.spec).scope;
   if (scope !== oldScope) errs.push(fieldErrors.invalid('spec.scope', scope as string, 'field is immutable'));

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AuthorizerSession, AuthorizerValue } from '../../cel/authorizer-library.js';
-import { activation, bindVariables, compile } from './cel.js';
+import { activation, bindVariables, compile, OUT_OF_BUDGET } from './cel.js';
 
 const act = (object: unknown, extra: Partial<{ params: unknown; oldObject: unknown }> = {}) =>
   activation({ object, oldObject: extra.oldObject ?? null, request: { operation: 'CREATE', userInfo: { username: 'alice', groups: ['g'] } }, params: extra.params ?? null, namespaceObject: null });
@@ -86,4 +86,18 @@ test('authorizer: checks are answered between attempts, once each, in validation
   assert.match(asked[2]!, /^system:serviceaccount:ns:sa /);
   const errored = compile("authorizer.path('/broken').check('get').errored() && authorizer.path('/broken').check('get').error() == 'webhook down'", 'bool');
   assert.deepEqual(await errored.evaluateAsync(a), { ok: true, value: true });
+});
+
+test('runtime cost in cel-go units: the per-expression limit and the shared budget of a binding', () => {
+  const heavy = compile('object.items.all(a, object.items.all(b, object.items.all(c, a + b + c >= 0)))', 'bool');
+  const items = Array.from({ length: 120 }, (_, i) => i);
+  const r = heavy.evaluate(act({ items }));
+  assert.deepEqual(r, { ok: false, error: `expression '${heavy.expression}' resulted in error: operation cancelled: actual cost limit exceeded` });
+  const light = compile('object.items.all(a, a >= 0)', 'bool');
+  const shared = { ...act({ items }), budget: { remaining: 1000 } };
+  assert.deepEqual(light.evaluate(shared), { ok: true, value: true });
+  assert.ok(shared.budget.remaining < 1000 && shared.budget.remaining > 0);
+  // the second evaluation does not fit what is left
+  assert.deepEqual(light.evaluate(shared), { ok: false, error: OUT_OF_BUDGET, outOfBudget: true });
+  assert.equal(light.evaluate(shared).ok, false);
 });

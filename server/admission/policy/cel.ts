@@ -2,13 +2,14 @@
 // `request`, `params`, `namespaceObject` and `variables` (the policy's named variables, each
 // evaluated on first use), `authorizer`, over kube's base environment (server/cel/environment.ts:
 // expressions being written get compatibility version 1.32's libraries, stored ones 1.33's), and
-// a runtime budget per expression (server/cel/budget.ts) so that no expression can hold the
-// replica.
+// kube's runtime cost limits (server/cel/budget.ts): per expression, and for all the
+// expressions of one binding's validations.
 
 import type { Environment } from '@marcbachmann/cel-js';
 import { AuthorizationPending, AuthorizerSession, AuthorizerValue, evaluateWithAuthorizer } from '../../cel/authorizer-library.js';
-import { CelBudgetExceededError, withBudget } from '../../cel/budget.js';
+import { CelBudgetExceededError, evaluateWithCost, OUT_OF_COST_BUDGET } from '../../cel/budget.js';
 import { celEnvironment, type ExpressionAge } from '../../cel/environment.js';
+import { celGoIssue } from '../../cel/issues.js';
 import { routeMatchesToRe2, toCelValue } from '../../cel/re2.js';
 
 const environments = new Map<ExpressionAge, Environment>();
@@ -36,10 +37,17 @@ export interface Activation {
   variables: Record<string, unknown>;
   /** `authorizer`: checks as the requesting user, answered through the session */
   authorizer: AuthorizerValue;
+  /** kube's runtime cost budget for one binding's validations, shared by the expressions
+   *  (and the variables they read) evaluated while it is set */
+  budget?: { remaining: number };
 }
 
-/** `pending`: the evaluation stopped at an authorizer check not answered yet */
-export type EvalResult = { ok: true; value: unknown } | { ok: false; error: string; pending?: boolean };
+/** kube's message when a binding's validations spend their runtime cost budget */
+export const OUT_OF_BUDGET = OUT_OF_COST_BUDGET;
+
+/** `pending`: the evaluation stopped at an authorizer check not answered yet; `outOfBudget`:
+ *  the activation's budget is spent, and no further expression may run */
+export type EvalResult = { ok: true; value: unknown } | { ok: false; error: string; pending?: boolean; outOfBudget?: boolean };
 
 export interface Program {
   readonly expression: string;
@@ -72,7 +80,10 @@ export function compile(expression: string, want: 'bool' | 'string' | 'string-or
       }
     }
   } catch (err) {
-    const message = `compilation error: ${(err as Error).message.split('\n')[0]}`;
+    // type errors in cel-go's words and layout; a syntax error keeps the library's wording
+    const e = err as Error & { code?: string };
+    const reason = e.code && !/^must evaluate/.test(e.message) ? celGoIssue(expression, e, environment(age)) : e.message.split('\n')[0];
+    const message = `compilation error: ${reason}`;
     const failed: EvalResult = { ok: false, error: message };
     return { expression, compileError: message, evaluate: () => failed, evaluateAsync: async () => failed };
   }
@@ -82,17 +93,28 @@ export function compile(expression: string, want: 'bool' | 'string' | 'string-or
       return evaluateWithAuthorizer(activation.authorizer.session, () => this.evaluate(activation), (r) => !r.ok);
     },
     evaluate(activation) {
-      try {
-        const value = withBudget(() => program(activation as unknown as Record<string, unknown>));
-        if (want === 'bool' && typeof value !== 'boolean') {
-          return { ok: false, error: `expression '${expression}' resulted in error: no such overload: ${describe(value)} is not bool` };
+      const budget = activation.budget;
+      if (budget && budget.remaining < 0) return { ok: false, error: OUT_OF_BUDGET, outOfBudget: true };
+      const run = evaluateWithCost(program, activation as unknown as Record<string, unknown>);
+      // an attempt stopped at an unanswered authorizer check is run again: charged then
+      if (!run.ok && run.error instanceof AuthorizationPending) return { ok: false, error: run.error.message, pending: true };
+      if (budget) {
+        if (run.cost > budget.remaining) {
+          budget.remaining = -1;
+          return { ok: false, error: OUT_OF_BUDGET, outOfBudget: true };
         }
-        return { ok: true, value };
-      } catch (err) {
-        if (err instanceof AuthorizationPending) return { ok: false, error: err.message, pending: true };
-        const message = err instanceof CelBudgetExceededError ? err.message : (err as Error).message.split('\n')[0];
+        budget.remaining -= run.cost;
+      }
+      if (!run.ok) {
+        const err = run.error;
+        const message = err instanceof CelBudgetExceededError ? err.message : err.message.split('\n')[0];
         return { ok: false, error: `expression '${expression}' resulted in error: ${message}` };
       }
+      const value = run.value;
+      if (want === 'bool' && typeof value !== 'boolean') {
+        return { ok: false, error: `expression '${expression}' resulted in error: no such overload: ${describe(value)} is not bool` };
+      }
+      return { ok: true, value };
     },
   };
 }

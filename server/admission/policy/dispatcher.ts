@@ -12,7 +12,8 @@ import type { AdmissionAttributes } from '../../registry/rest.js';
 import { labelSelectorFromObject, type LabelSelector } from '../../selectors/labels.js';
 import { AuthorizerSession, AuthorizerValue } from '../../cel/authorizer-library.js';
 import type { ReviewAuthorizer } from '../../registry/virtual/reviews.js';
-import { activation, bindVariables, type Activation } from './cel.js';
+import { MATCH_CONDITIONS_COST_BUDGET, RUNTIME_COST_BUDGET } from '../../cel/budget.js';
+import { activation, bindVariables, OUT_OF_BUDGET, type Activation } from './cel.js';
 import type { CompiledPolicy } from './compiled.js';
 import { matchesResources, type GroupVersionKind, type GroupVersionResource, type MatchEnvironment } from './matching.js';
 import type { BindingObject, ParamKind, ParamRef, ValidationAction } from './types.js';
@@ -196,8 +197,14 @@ async function validate(policy: CompiledPolicy, act: Activation): Promise<{ deci
   const onError = policy.failurePolicy === 'Fail' ? 'deny' : 'admit';
   // match conditions: any false skips the policy; errors (without a false) follow the failure policy
   const errors: string[] = [];
+  // the match conditions share kube's match-condition budget; spending it follows the failure policy
+  act.budget = { remaining: MATCH_CONDITIONS_COST_BUDGET };
   for (const mc of policy.matchConditions) {
     const r = await mc.program.evaluateAsync(act);
+    if (!r.ok && r.outOfBudget) {
+      act.budget = undefined;
+      return { decisions: onError === 'deny' ? [{ action: 'deny', index: 0, message: r.error }] : [], annotations: [] };
+    }
     if (!r.ok) errors.push(r.error);
     else if (r.value === false) return { decisions: [], annotations: [] };
   }
@@ -207,16 +214,23 @@ async function validate(policy: CompiledPolicy, act: Activation): Promise<{ deci
   }
 
   const decisions: Decision[] = [];
+  // the validations (and the variables they read) share kube's runtime budget; spending it
+  // denies, whatever the failure policy
+  act.budget = { remaining: RUNTIME_COST_BUDGET };
   for (const [index, v] of policy.validations.entries()) {
-    decisions.push(await decide(v, index));
+    const d = await decide(v, index);
+    if (d.outOfBudget) return { decisions: [{ action: 'deny', index, message: OUT_OF_BUDGET }], annotations: [] };
+    decisions.push(d);
   }
-  async function decide(v: CompiledPolicy['validations'][number], index: number): Promise<Decision> {
+  act.budget = undefined;
+  async function decide(v: CompiledPolicy['validations'][number], index: number): Promise<Decision & { outOfBudget?: boolean }> {
     const r = await v.program.evaluateAsync(act);
-    if (!r.ok) return { action: onError, index, message: r.error };
+    if (!r.ok) return { action: onError, index, message: r.error, outOfBudget: r.outOfBudget };
     if (r.value === true) return { action: 'admit', index, message: '' };
     let message = '';
     if (v.messageProgram) {
       const m = await v.messageProgram.evaluateAsync(act);
+      if (!m.ok && m.outOfBudget) return { action: 'deny', index, message: OUT_OF_BUDGET, outOfBudget: true };
       if (m.ok && typeof m.value === 'string') {
         message = m.value.trim();
         if (Buffer.byteLength(message) > MAX_MESSAGE_BYTES || message.includes('\n')) message = '';

@@ -190,10 +190,21 @@ test('failurePolicy Fail turns an evaluation error into a denial', async () => {
   await deleteBinding('broken');
 });
 
-test('every policy gets status.observedGeneration and an empty typeChecking', async () => {
+test('every policy gets status.observedGeneration and its typeChecking, renewed with each generation', async () => {
   await createPolicy('status-policy', { matchConstraints: { resourceRules: [replicasRule] }, validations: [{ expression: 'true' }] });
   await eventually(async () => ((await policies().get(ctx(), 'status-policy', {}))['status'] as { observedGeneration?: number } | undefined)?.observedGeneration === 1);
   assert.deepEqual((await policies().get(ctx(), 'status-policy', {}))['status'], { observedGeneration: 1, typeChecking: {} });
-  await policies().update(ctx(), 'status-policy', (cur) => ({ ...cur!, spec: { ...(cur!['spec'] as object), validations: [{ expression: 'false' }] } }), { allowCreate: false });
+  await policies().update(ctx(), 'status-policy', (cur) => ({ ...cur!, spec: { ...(cur!['spec'] as object), validations: [{ expression: 'object.spec.nosuch' }] } }), { allowCreate: false });
   await eventually(async () => ((await policies().get(ctx(), 'status-policy', {}))['status'] as { observedGeneration?: number } | undefined)?.observedGeneration === 2);
+  assert.deepEqual(((await policies().get(ctx(), 'status-policy', {}))['status'] as { typeChecking?: unknown }).typeChecking, {
+    expressionWarnings: [
+      {
+        fieldRef: 'spec.validations[0].expression',
+        warning: "apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'nosuch'\n | object.spec.nosuch\n | ...........^\n",
+      },
+    ],
+  });
+  await policies().update(ctx(), 'status-policy', (cur) => ({ ...cur!, spec: { ...(cur!['spec'] as object), validations: [{ expression: 'object.spec.replicas > 0' }] } }), { allowCreate: false });
+  await eventually(async () => ((await policies().get(ctx(), 'status-policy', {}))['status'] as { observedGeneration?: number } | undefined)?.observedGeneration === 3);
+  assert.deepEqual(((await policies().get(ctx(), 'status-policy', {}))['status'] as { typeChecking?: unknown }).typeChecking, {});
 });

@@ -1,17 +1,20 @@
 // status.observedGeneration and status.typeChecking of ValidatingAdmissionPolicies, as kube's
-// validatingadmissionpolicy-status controller writes them. kube type-checks expressions against
-// the OpenAPI schemas of the matched kinds; kapi's expressions are checked with dynamic types,
-// so there are no expression warnings to report: typeChecking is always `{}`.
+// validatingadmissionpolicy-status controller writes them: when a policy's generation moves
+// past the observed one, its expressions are type-checked against the schemas of the kinds it
+// matches (typechecking.ts) and the warnings replace the previous ones.
 //
 // Every replica runs this off its own policy informer. The write is idempotent and made
 // through the status subresource's read-modify-write, so replicas racing on the same policy
 // end with one write that the others see and skip.
 
 import type { KubeObject } from '../../../storage/interface.js';
-import type { Informer } from '../../authz/informer.js';
+import { startInformer, type Informer } from '../../authz/informer.js';
 import { internalContext, isNotFound } from '../../controllers/util.js';
 import type { Logger } from '../../log.js';
 import type { ResourceResolver } from '../../registry/rest.js';
+import { customResourceSchema, servedKindSchemas } from './kind-schemas.js';
+import { typeCheckPolicy } from './typechecking.js';
+import type { PolicySpec } from './types.js';
 
 const FIELD_MANAGER = 'validatingadmissionpolicy-status-controller';
 
@@ -24,6 +27,10 @@ function needsStatus(p: KubeObject): boolean {
 export function followPolicyStatus(policies: Informer, resolver: ResourceResolver, log: Logger, signal: AbortSignal): void {
   const status = resolver.lookup('admissionregistration.k8s.io', 'v1', 'validatingadmissionpolicies', 'status');
   if (!status) return;
+  // custom resources are checked against their CRDs' schemas, followed here
+  const crdRest = resolver.lookup('apiextensions.k8s.io', 'v1', 'customresourcedefinitions');
+  const crds = crdRest ? startInformer(crdRest, log, signal) : undefined;
+  const kinds = servedKindSchemas(resolver, crds && ((gvk) => customResourceSchema(crds.list(), gvk)));
   const queue = new Set<string>();
   let running = false;
 
@@ -31,6 +38,7 @@ export function followPolicyStatus(policies: Informer, resolver: ResourceResolve
     if (running) return;
     running = true;
     try {
+      await crds?.synced;
       while (queue.size > 0 && !signal.aborted) {
         const name = queue.values().next().value as string;
         queue.delete(name);
@@ -44,7 +52,9 @@ export function followPolicyStatus(policies: Informer, resolver: ResourceResolve
               if (!current) throw Object.assign(new Error('gone'), { code: 404 });
               if (!needsStatus(current)) return current;
               const st = (current['status'] ?? {}) as Record<string, unknown>;
-              return { ...current, status: { ...st, observedGeneration: current.metadata.generation, typeChecking: {} } };
+              const warnings = typeCheckPolicy((current['spec'] ?? {}) as PolicySpec, kinds);
+              const typeChecking = warnings.length > 0 ? { expressionWarnings: warnings } : {};
+              return { ...current, status: { ...st, observedGeneration: current.metadata.generation, typeChecking } };
             },
             { allowCreate: false },
           );

@@ -8,7 +8,7 @@ import { AuthorizationPending, AuthorizerValue, evaluateWithAuthorizer, type Aut
 import { celEnvironment } from '../../cel/environment.js';
 import { routeMatchesToRe2, toCelValue } from '../../cel/re2.js';
 import type { UserInfo } from '../../machinery/user.js';
-import { withBudget } from '../../cel/budget.js';
+import { evaluateWithCost, MATCH_CONDITIONS_COST_BUDGET, OUT_OF_COST_BUDGET } from '../../cel/budget.js';
 import type { MatchConditionSpec } from './types.js';
 
 let env: Environment | undefined;
@@ -57,21 +57,28 @@ export async function evaluateMatchConditions(conditions: readonly MatchConditio
     authorizer: new AuthorizerValue(input.session, input.user, input.requestResource),
   };
   const errs: string[] = [];
+  // kube's runtime budget for all the conditions of one webhook (or binding)
+  let remaining = MATCH_CONDITIONS_COST_BUDGET;
   for (const c of conditions) {
     const program = compile(c.expression);
     if (program instanceof Error) {
       errs.push(`expression '${c.expression}' resulted in error: ${program.message}`);
       continue;
     }
+    let outOfBudget = false;
     const run = (): Outcome => {
-      try {
-        // bounded, so that no expression can hold the replica
-        return { ok: true, value: withBudget(() => program(vars)) };
-      } catch (err) {
-        return { ok: false, error: (err as Error).message.split('\n')[0] ?? '', pending: err instanceof AuthorizationPending };
+      // bounded by kube's per-call limit, so that no expression can hold the replica
+      const r = evaluateWithCost(program, vars);
+      if (!r.ok && r.error instanceof AuthorizationPending) return { ok: false, error: r.error.message, pending: true };
+      if (r.cost > remaining) {
+        outOfBudget = true;
+        return { ok: false, error: OUT_OF_COST_BUDGET, pending: false };
       }
+      remaining -= r.cost;
+      return r.ok ? { ok: true, value: r.value } : { ok: false, error: r.error.message.split('\n')[0] ?? '', pending: false };
     };
     const r = await evaluateWithAuthorizer(input.session, run, (o) => !o.ok);
+    if (outOfBudget) return { matches: false, error: OUT_OF_COST_BUDGET };
     if (!r.ok) {
       errs.push(`expression '${c.expression}' resulted in error: ${r.error}`);
       continue;

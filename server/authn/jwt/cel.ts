@@ -1,11 +1,15 @@
 // CEL for the authentication configuration: expressions over `claims` (the verified JWT
-// payload) or `user` (the mapped user: username, uid, groups, extra). Regular expressions run
+// payload, a map of string to dyn) or `user` (the mapped user, typed as kube declares
+// kubernetes.UserInfo: username, uid, groups, extra), over kube's base environment. Regular expressions run
 // on RE2 (re2js): `matches` is routed to it, so a configured expression cannot backtrack
 // catastrophically. JSON integers become CEL ints, as kube-apiserver's unstructured claims do.
 
 import type { Environment } from '@marcbachmann/cel-js';
+import { withBudget } from '../../cel/budget.js';
 import { celEnvironment } from '../../cel/environment.js';
+import { celGoIssue } from '../../cel/issues.js';
 import { routeMatchesToRe2, toCelValue } from '../../cel/re2.js';
+import { registerSchemaTypes, type CelSchema } from '../../cel/schema-types.js';
 
 export { routeMatchesToRe2, toCelValue };
 
@@ -16,6 +20,14 @@ export interface CompiledExpression {
   evaluate(value: Record<string, unknown>): unknown;
 }
 
+const strings: CelSchema = { type: 'array', items: { type: 'string' } };
+
+/** kube's declaration of `user` */
+const USER_INFO: CelSchema = {
+  type: 'object',
+  properties: { username: { type: 'string' }, uid: { type: 'string' }, groups: strings, extra: { type: 'object', additionalProperties: strings } },
+};
+
 const environments = new Map<CelVariable, Environment>();
 
 export class CelCompileError extends Error {}
@@ -24,7 +36,8 @@ export class CelCompileError extends Error {}
 export function compileExpression(variable: CelVariable, expression: string): CompiledExpression {
   let env = environments.get(variable);
   if (!env) {
-    env = celEnvironment().registerVariable(variable, 'map');
+    env = celEnvironment();
+    env = env.registerVariable(variable, variable === 'user' ? registerSchemaTypes(env, USER_INFO, 'kubernetes.UserInfo', { escapeNames: false }) : 'map<string, dyn>');
     environments.set(variable, env);
   }
   const routed = routeMatchesToRe2(expression);
@@ -34,11 +47,12 @@ export function compileExpression(variable: CelVariable, expression: string): Co
     const check = program.check() as { valid: boolean; error?: Error };
     if (!check.valid) throw check.error ?? new Error('type check failed');
   } catch (err) {
-    throw new CelCompileError(`compilation failed: ${(err as Error).message.split('\n')[0]}`);
+    throw new CelCompileError(`compilation failed: ${celGoIssue(expression, err as Error, env)}`);
   }
   return {
     expression,
-    evaluate: (value) => program({ [variable]: toCelValue(value) }),
+    // kube's per-call cost limit, as for every CEL expression
+    evaluate: (value) => withBudget(program, { [variable]: toCelValue(value) }),
   };
 }
 
