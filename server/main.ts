@@ -4,7 +4,7 @@
 
 import { FlagError, parseKapiFlags, FLAG_SPECS, type KapiConfig } from './config/flags.js';
 import { formatDuration } from './machinery/duration.js';
-import type { FlagValue } from './config/flagset.js';
+import type { FlagValue } from './machinery/flagset.js';
 import { log, setVerbosity } from './log.js';
 import { startApp, type App } from './app.js';
 import { isSubcommand, runSubcommand, withSubcommandsHelp } from './cli/index.js';

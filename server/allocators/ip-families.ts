@@ -3,7 +3,7 @@
 // configured families, the checks that make the rest of allocation simple, and the 422s for
 // what cannot be satisfied. Works on the stored (v1) JSON form; mutates `spec`.
 
-import { invalidError, fieldErrors, type FieldError } from '../registry/validation/field-error.js';
+import { invalidError, fieldErrors, type FieldError } from '../machinery/validation/field-error.js';
 import {
   ClusterIPNone,
   clusterIPOf,

@@ -34,7 +34,7 @@ import {
 import type { ServiceIPAllocator } from '../registry/core/services.js';
 import { clone, type JsonObject } from '../registry/object.js';
 import type { FinishFunc } from '../registry/strategy.js';
-import { fieldErrors, invalidError } from '../registry/validation/field-error.js';
+import { fieldErrors, invalidError } from '../machinery/validation/field-error.js';
 import { ClusterIPAllocator } from './cluster-ip.js';
 import { AllocationError } from './errors.js';
 import { initIPFamilyFields, unchangedPreferDualStack } from './ip-families.js';

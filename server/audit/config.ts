@@ -2,7 +2,7 @@
 // or without any backend, nothing is audited (as kube-apiserver). Every mistake is a start-up
 // error naming the flag.
 
-import type { FlagValue } from '../config/flagset.js';
+import type { FlagValue } from '../machinery/flagset.js';
 import { unionBackend, type AuditBackend, type AuditLogger } from './backend.js';
 import { createLogBackend } from './log-backend.js';
 import { loadPolicyFile, policyEvaluator, type PolicyEvaluator } from './policy.js';

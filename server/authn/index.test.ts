@@ -7,7 +7,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseFlagSet } from '../config/flagset.js';
+import { parseFlagSet } from '../machinery/flagset.js';
 import { FLAG_SPECS } from '../config/flags.js';
 import { createTestPKI, type TestPKI } from '../http/testing/pki.js';
 import { buildAuthentication, type Authentication } from './index.js';

@@ -7,8 +7,8 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { aggregate } from '../authn/jwt/config.js';
 import { formatDuration, parseDuration } from '../machinery/duration.js';
-import { fieldErrors, type FieldError } from '../registry/validation/field-error.js';
-import { isDNS1123Subdomain } from '../registry/validation/names.js';
+import { fieldErrors, type FieldError } from '../machinery/validation/field-error.js';
+import { isDNS1123Subdomain } from '../machinery/validation/names.js';
 import { compileMatchCondition } from './cel.js';
 
 export const CONFIG_GROUP = 'apiserver.config.k8s.io';

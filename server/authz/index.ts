@@ -7,7 +7,7 @@
 // once the registry exists (`start`).
 
 import { unwatchFile, watchFile } from 'node:fs';
-import type { FlagValue } from '../config/flagset.js';
+import type { FlagValue } from '../machinery/flagset.js';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from './authorizer.js';
 import type { AccessDecision, AccessReviewRequest, ReviewAuthorizer, RulesResolver, RulesReview } from '../registry/virtual/reviews.js';
 import type { ResourceResolver } from '../registry/rest.js';

@@ -10,7 +10,7 @@
 
 import type { Environment } from '@marcbachmann/cel-js';
 import { RE2JS } from 're2js';
-import { compareQuantities, isWholeQuantity, parseQuantity, quantitySign, quantityValue, type Quantity } from '../registry/quantity.js';
+import { compareQuantities, isWholeQuantity, parseQuantity, quantitySign, quantityValue, type Quantity } from '../machinery/quantity.js';
 import { durationFromNanos, durationNanos, isDuration, isUint, toUint, type CelDuration } from './values.js';
 import { parses } from './parses.js';
 

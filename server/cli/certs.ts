@@ -9,7 +9,7 @@ import path from 'node:path';
 import { ensurePki, type Pki } from '../pki/pki.js';
 import { writeKubeconfig } from '../kubeconfig/kubeconfig.js';
 import { firstAddress, parseCidr } from '../allocators/cidr.js';
-import { FlagError, formatFlagHelp, parseFlagSet, type FlagSpec } from '../config/flagset.js';
+import { FlagError, formatFlagHelp, parseFlagSet, type FlagSpec } from '../machinery/flagset.js';
 
 const G = 'certs';
 

@@ -3,9 +3,9 @@
 // own. Flags that a later part of kapi will honour are parsed and validated now (a harness
 // passing them must not fail) and kept in `KapiConfig` for that part to read.
 
-import type { FlagKind } from './flagset.js';
+import type { FlagKind } from '../machinery/flagset.js';
 import path from 'node:path';
-import { FlagError, formatFlagHelp, parseFlagSet, type FlagSpec, type FlagValue } from './flagset.js';
+import { FlagError, formatFlagHelp, parseFlagSet, type FlagSpec, type FlagValue } from '../machinery/flagset.js';
 import { firstAddress, isIP, parseCidr, type Cidr } from '../allocators/cidr.js';
 import { parsePortRange, type PortRange } from '../allocators/port-range.js';
 import { getCiphers } from 'node:tls';
@@ -19,7 +19,7 @@ import { KUBERNETES_MAJOR, KUBERNETES_MINOR } from '../http/version.js';
 /** the release whose flags and metric lifecycle kapi follows */
 const KUBE_RELEASE = { major: Number(KUBERNETES_MAJOR), minor: Number(KUBERNETES_MINOR) };
 
-export { FlagError } from './flagset.js';
+export { FlagError } from '../machinery/flagset.js';
 
 const G_GENERIC = 'Generic';
 const G_ETCD = 'Etcd';

@@ -10,7 +10,7 @@ import { costExceedsMessage, estimateCost, maxSize } from '../cel/cost.js';
 import { celGoIssue } from '../cel/issues.js';
 import { routeMatchesToRe2 } from '../cel/re2.js';
 import { registerSchemaTypes } from '../cel/schema-types.js';
-import { fieldErrors, type FieldError } from '../registry/validation/field-error.js';
+import { fieldErrors, type FieldError } from '../machinery/validation/field-error.js';
 import type { JSONSchemaProps } from './schema.js';
 
 export interface RuleContext {

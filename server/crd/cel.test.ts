@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { ruleCompileError, ruleCost, ruleCostErrors } from './cel-checks.js';
 import { validateRules } from './cel.js';
 import type { JSONSchemaProps } from './schema.js';
-import { errorString } from '../registry/validation/field-error.js';
+import { errorString } from '../machinery/validation/field-error.js';
 
 const schema: JSONSchemaProps = {
   type: 'object',

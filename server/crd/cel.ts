@@ -13,7 +13,7 @@ import { registerKeyedListOperators, routeOperatorsToKeyedLists } from '../cel/k
 import { routeMatchesToRe2 } from '../cel/re2.js';
 import { usesOldSelf } from './cel-checks.js';
 import { celValue } from './cel-types.js';
-import { fieldErrors, type FieldError } from '../registry/validation/field-error.js';
+import { fieldErrors, type FieldError } from '../machinery/validation/field-error.js';
 import type { JSONSchemaProps } from './schema.js';
 
 // Rules run in an environment where `self` and `oldSelf` are dyn, over values converted by the

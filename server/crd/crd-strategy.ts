@@ -5,10 +5,10 @@
 import type { KubeObject } from '../../storage/interface.js';
 import { asObject, isObject } from '../registry/object.js';
 import { defineStrategy, keepOldStatus, statusStrategy, type ResourceStrategy } from '../registry/strategy.js';
-import { errorBody, fieldErrors, type FieldError } from '../registry/validation/field-error.js';
-import { isDNS1035Label, isDNS1123Subdomain } from '../registry/validation/names.js';
+import { errorBody, fieldErrors, type FieldError } from '../machinery/validation/field-error.js';
+import { isDNS1035Label, isDNS1123Subdomain } from '../machinery/validation/names.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../registry/validation/object-meta.js';
-import { nameIsDNSSubdomain } from '../registry/validation/names.js';
+import { nameIsDNSSubdomain } from '../machinery/validation/names.js';
 import type { CRDSpec, CRDStatus } from './definition.js';
 import { celExpressionsOf, nodeRuleErrors, ruleCostErrors } from './cel-checks.js';
 import { validateConversion } from './conversion/validation.js';

@@ -9,7 +9,7 @@ import { clone } from '../registry/object.js';
 import type { GenericStore } from '../registry/store.js';
 import { scaleMetadata } from '../registry/scale.js';
 import type { DeleteRequestOptions, ListObject, ObjectTransform, RequestContext, RESTResource } from '../registry/rest.js';
-import { fieldErrors, invalidError } from '../registry/validation/field-error.js';
+import { fieldErrors, invalidError } from '../machinery/validation/field-error.js';
 import type { ScaleSubresource } from './definition.js';
 import { valueAtJsonPath } from './table.js';
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { applyDefaults, prune, validateCustomResource, type JSONSchemaProps } from './schema.js';
-import { errorString } from '../registry/validation/field-error.js';
+import { errorString } from '../machinery/validation/field-error.js';
 
 const schema: JSONSchemaProps = {
   type: 'object',

@@ -3,7 +3,7 @@
 import { writeObject } from '../request/response.js';
 import { deleteOptionsOf } from './delete.js';
 import { invalidOptions } from './invalid-options.js';
-import { fieldErrors } from '../registry/validation/field-error.js';
+import { fieldErrors } from '../machinery/validation/field-error.js';
 import { listRequestOptions, readListOptions, validateListOptions } from './options.js';
 import { negotiateFor, requestContext, type Scope } from './scope.js';
 import { tableOptionsFor, transformResult } from './transform.js';

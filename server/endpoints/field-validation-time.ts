@@ -2,7 +2,7 @@
 // RFC3339 with exactly six fractional digits), down to its error texts, which kube-apiserver
 // returns as they are when a body carries a malformed timestamp.
 
-import { goQuote } from '../registry/validation/field-error.js';
+import { goQuote } from '../machinery/validation/field-error.js';
 
 export const RFC3339 = '2006-01-02T15:04:05Z07:00';
 export const RFC3339_MICRO = '2006-01-02T15:04:05.000000Z07:00';

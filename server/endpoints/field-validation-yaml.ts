@@ -10,7 +10,7 @@
 
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Node } from 'yaml';
 import { MAX_NESTING_DEPTH, yamlTooDeep } from '../limits/decode-limits.js';
-import { goQuote } from '../registry/validation/field-error.js';
+import { goQuote } from '../machinery/validation/field-error.js';
 
 export const YAML_ERRORS_PREFIX = 'yaml: unmarshal errors:\n';
 

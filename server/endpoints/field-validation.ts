@@ -15,7 +15,7 @@ import { decodeYaml, type MediaFormat } from '../request/negotiation.js';
 import { errors, StatusError } from '../machinery/status.js';
 import { MAX_NESTING_DEPTH } from '../limits/decode-limits.js';
 import type { RequestContext } from '../registry/rest.js';
-import { goQuote } from '../registry/validation/field-error.js';
+import { goQuote } from '../machinery/validation/field-error.js';
 import { scanJson } from './duplicate-fields.js';
 import { decodeAs, type DecodeOptions } from './field-validation-decode.js';
 import { countMembers, jsonShape, parseKeepingDuplicates } from './field-validation-json.js';

@@ -3,7 +3,7 @@
 // IsInvalid() depends on the reason and code, and each cause names the offending parameter.
 
 import { StatusError } from '../machinery/status.js';
-import { errorString, toCauses, type FieldError } from '../registry/validation/field-error.js';
+import { errorString, toCauses, type FieldError } from '../machinery/validation/field-error.js';
 
 export type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions' | 'ListOptions';
 

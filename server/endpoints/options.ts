@@ -2,7 +2,7 @@
 // does not parse is 400 BadRequest, options that parse but are not allowed are 422 Invalid.
 
 import type { DeleteRequestOptions, ListRequestOptions, RequestContext, WatchRequestOptions } from '../registry/rest.js';
-import { fieldErrors, isGoPrintable, type FieldError } from '../registry/validation/field-error.js';
+import { fieldErrors, isGoPrintable, type FieldError } from '../machinery/validation/field-error.js';
 import { fieldManagerMaxLength, validateFieldManager } from '../registry/validation/object-meta.js';
 import { exactFieldMatch, isPathSegmentName } from '../request/request-info.js';
 import { optionalBoolParam, optionalIntParam, optionalStringParam, parseBoolParam } from '../request/query.js';

@@ -4,7 +4,7 @@
 // with one `FieldManagerConflict` cause per field.
 
 import { StatusError } from '../machinery/status.js';
-import { goQuote } from '../registry/validation/field-error.js';
+import { goQuote } from '../machinery/validation/field-error.js';
 import { parseManagerId } from './managed.js';
 import { pathString, type Path } from './path.js';
 import { compareStrings } from './value.js';

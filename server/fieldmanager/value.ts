@@ -3,7 +3,7 @@
 // for messages. Numbers are one kind here; an integral number is Go's int64, any other a float64.
 
 import { goEscape } from '../request/encode.js';
-import { goQuote } from '../registry/validation/field-error.js';
+import { goQuote } from '../machinery/validation/field-error.js';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonMap = { [key: string]: Json };

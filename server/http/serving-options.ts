@@ -4,7 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { getCiphers } from 'node:tls';
-import type { FlagValue } from '../config/flagset.js';
+import type { FlagValue } from '../machinery/flagset.js';
 import type { SecureServerOptions, SniCertificate } from './server.js';
 import { certificateNames, parseNamedCertKey, tlsCipherSuites, tlsMinVersion } from './tls-options.js';
 

@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { FlagError, formatFlagHelp, parseFlagSet, type FlagSpec, type FlagValue } from '../config/flagset.js';
+import { FlagError, formatFlagHelp, parseFlagSet, type FlagSpec, type FlagValue } from '../machinery/flagset.js';
 import type { RunContext, ScenarioResult } from './context.js';
 import { renderHtmlReport } from './html-report.js';
 import { LoadClient } from './http-client.js';

@@ -4,7 +4,7 @@
 
 import { errors } from '../machinery/status.js';
 import { optionalIntParam } from '../request/query.js';
-import { fieldErrors, invalidError, type FieldError } from '../registry/validation/field-error.js';
+import { fieldErrors, invalidError, type FieldError } from '../machinery/validation/field-error.js';
 
 /** kube's Convert_Slice_string_To_bool: present means true unless it is "0" or "false" */
 export function kubeBool(query: URLSearchParams, name: string): boolean {

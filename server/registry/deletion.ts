@@ -8,7 +8,7 @@ import { errors } from '../machinery/status.js';
 import { rfc3339 } from './object.js';
 import type { DeleteRequestOptions } from './rest.js';
 import type { GarbageCollectionPolicy, ResourceStrategy } from './strategy.js';
-import { fieldErrors, invalidError, type FieldError } from './validation/field-error.js';
+import { fieldErrors, invalidError, type FieldError } from '../machinery/validation/field-error.js';
 import { finalizerDeleteDependents, finalizerOrphanDependents } from './validation/object-meta.js';
 
 export function validateDeleteOptions(opts: DeleteRequestOptions): void {

@@ -5,8 +5,8 @@
 
 import type { ResourceInfo } from '../apis/types.js';
 import { errors } from '../machinery/status.js';
-import { goQuote } from './validation/field-error.js';
-import { isValidPathSegmentName } from './validation/names.js';
+import { goQuote } from '../machinery/validation/field-error.js';
+import { isValidPathSegmentName } from '../machinery/validation/names.js';
 
 /** the group/resource whose storage a resource uses */
 export function storageResourceOf(info: Pick<ResourceInfo, 'group' | 'resource'>): { group: string; resource: string } {

@@ -5,7 +5,7 @@
 
 import type { SchemaNode, SchemaRegistry } from '../apis/schema.js';
 import { isObject } from './object.js';
-import { canonicalQuantity } from './quantity.js';
+import { canonicalQuantity } from '../machinery/quantity.js';
 
 const quantityRef = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
 

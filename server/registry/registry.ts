@@ -27,7 +27,7 @@ import type { ResourceResolver, RESTResource } from './rest.js';
 import { ScaleStore } from './scale.js';
 import { GenericStore, type StoreVerb } from './store.js';
 import { defineStrategy, statusStrategy, type ResourceStrategy } from './strategy.js';
-import { nameIsDNSSubdomain, nameIsPathSegment } from './validation/names.js';
+import { nameIsDNSSubdomain, nameIsPathSegment } from '../machinery/validation/names.js';
 import { builtinKindStrategy, kindStrategyFor } from './kind-strategies.js';
 import { ServiceAccountTokenResource, type ServiceAccountTokenOptions } from './core/serviceaccount-token.js';
 import { virtualResourceFor, type ReviewAuthorizer, type RulesResolver, type TokenAuthenticator } from './virtual/reviews.js';

@@ -12,9 +12,9 @@ import { labelSelectorFromObject, LabelSelector, SelectorError } from '../select
 import { apiVersionOf, asObject, clone, isObject } from './object.js';
 import type { GenericStore } from './store.js';
 import type { DeleteRequestOptions, ListObject, ObjectTransform, RequestContext, RESTResource } from './rest.js';
-import { fieldErrors, invalidError, type FieldError } from './validation/field-error.js';
+import { fieldErrors, invalidError, type FieldError } from '../machinery/validation/field-error.js';
 import { validateObjectMeta } from './validation/object-meta.js';
-import { nameIsDNSSubdomain } from './validation/names.js';
+import { nameIsDNSSubdomain } from '../machinery/validation/names.js';
 
 /** the label selector string of a workload, whichever form its spec.selector takes */
 export function workloadSelector(obj: KubeObject): string {

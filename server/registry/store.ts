@@ -32,8 +32,8 @@ import type {
   WatchRequestOptions,
 } from './rest.js';
 import type { FinishFunc, ResourceStrategy, StrategyContext } from './strategy.js';
-import { fieldErrors, invalidError, type FieldError } from './validation/field-error.js';
-import { nameIsPathSegment, isDNS1123Label } from './validation/names.js';
+import { fieldErrors, invalidError, type FieldError } from '../machinery/validation/field-error.js';
+import { nameIsPathSegment, isDNS1123Label } from '../machinery/validation/names.js';
 import { validateObjectMeta } from './validation/object-meta.js';
 
 export interface GenericStoreConfig {

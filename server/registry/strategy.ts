@@ -7,8 +7,8 @@ import type { KubeObject } from '../../storage/interface.js';
 import type { ResourceInfo } from '../apis/types.js';
 import type { DeleteRequestOptions, RequestContext } from './rest.js';
 import { clone, isObject, semanticEqual, specPart, type JsonObject } from './object.js';
-import type { FieldError } from './validation/field-error.js';
-import { nameIsDNSSubdomain, type NameValidator } from './validation/names.js';
+import type { FieldError } from '../machinery/validation/field-error.js';
+import { nameIsDNSSubdomain, type NameValidator } from '../machinery/validation/names.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validation/object-meta.js';
 
 export interface StrategyContext {

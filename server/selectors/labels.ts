@@ -4,8 +4,8 @@
 // kube-apiserver's, so a client sees the same 400 message.
 
 import { errors, type StatusError } from '../machinery/status.js';
-import { errorString, fieldErrors, type FieldError } from '../registry/validation/field-error.js';
-import { isQualifiedName, isValidLabelValue } from '../registry/validation/names.js';
+import { errorString, fieldErrors, type FieldError } from '../machinery/validation/field-error.js';
+import { isQualifiedName, isValidLabelValue } from '../machinery/validation/names.js';
 
 export type LabelOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'exists' | '!' | 'gt' | 'lt';
 

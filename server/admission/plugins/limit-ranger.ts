@@ -15,7 +15,7 @@ import {
   formatQuantity,
   quantityValue,
   type Quantity,
-} from '../../registry/quantity.js';
+} from '../../machinery/quantity.js';
 import type { AdmissionAttributes } from '../../registry/rest.js';
 import { quantityOf } from '../../registry/core/resources-validation.js';
 import type { AdmissionDeps, AdmissionPlugin, AdmissionPluginFactory } from '../plugin.js';

@@ -5,7 +5,7 @@
 
 import type { KubeObject } from '../../../storage/interface.js';
 import { asObject } from '../../registry/object.js';
-import { compareQuantities, parseQuantity, type Quantity } from '../../registry/quantity.js';
+import { compareQuantities, parseQuantity, type Quantity } from '../../machinery/quantity.js';
 import type { AdmissionPlugin, AdmissionPluginFactory } from '../plugin.js';
 import { annotation, forbidden, getObject, groupResource } from './shared.js';
 

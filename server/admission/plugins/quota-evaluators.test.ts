@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KubeObject } from '../../../storage/interface.js';
-import { parseQuantity } from '../../registry/quantity.js';
+import { parseQuantity } from '../../machinery/quantity.js';
 import { addLists, countedResource, evaluatorFor, isIgnoredByQuota, prettyPrint, resourceListJson, subtractNonNegative } from './quota-evaluators.js';
 
 const now = new Date('2026-01-01T00:00:00Z');

@@ -13,7 +13,7 @@
 
 import type { KubeObject } from '../../../storage/interface.js';
 import { asArray, asObject, isObject, type JsonObject } from '../../registry/object.js';
-import { formatQuantity, parseQuantity, quantitySign, compareQuantities, type Quantity } from '../../registry/quantity.js';
+import { formatQuantity, parseQuantity, quantitySign, compareQuantities, type Quantity } from '../../machinery/quantity.js';
 import type { AdmissionAttributes } from '../../registry/rest.js';
 
 export type ResourceList = Map<string, Quantity>;

@@ -6,7 +6,7 @@
 
 import type { KubeObject } from '../../../storage/interface.js';
 import { asArray, asObject, isObject, semanticEqual, type JsonObject } from '../../registry/object.js';
-import { compareQuantities, parseQuantity } from '../../registry/quantity.js';
+import { compareQuantities, parseQuantity } from '../../machinery/quantity.js';
 import type { AdmissionAttributes } from '../../registry/rest.js';
 import type { AdmissionDeps, AdmissionPlugin, AdmissionPluginFactory } from '../plugin.js';
 import { forbidden, getObject, isCoreResource, reorderPodSpec, sortedMap } from './pod-plugins-common.js';

@@ -3,7 +3,7 @@
 // --admission-control-config-file, with kube's defaults (privileged:latest everywhere, no
 // exemptions) and validation (errors prefixed as kube-apiserver prints them at start-up).
 
-import { errorString, fieldErrors, type FieldError } from '../../registry/validation/field-error.js';
+import { errorString, fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
 import { parseLevel, parseVersion, type Policy } from './policy.js';
 
 export interface PodSecurityConfig {

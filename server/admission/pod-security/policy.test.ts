@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { errorString } from '../../registry/validation/field-error.js';
+import { errorString } from '../../machinery/validation/field-error.js';
 import { loadPodSecurityConfig } from './config.js';
 import { levelVersionString, parseVersion, policyToEvaluate, type Policy } from './policy.js';
 

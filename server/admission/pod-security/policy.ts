@@ -1,7 +1,7 @@
 // Pod Security levels and versions, and the policy a namespace's labels select
 // (pod-security.kubernetes.io/{enforce,audit,warn}[-version]) over the configured defaults.
 
-import { fieldErrors, type FieldError } from '../../registry/validation/field-error.js';
+import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
 
 export type Level = 'privileged' | 'baseline' | 'restricted';
 

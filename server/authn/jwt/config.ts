@@ -6,7 +6,7 @@
 
 import { X509Certificate } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
-import { errorString, fieldErrors, type FieldError } from '../../registry/validation/field-error.js';
+import { errorString, fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
 import { CelCompileError, compileExpression, usesClaim } from './cel.js';
 
 export interface PrefixedClaimOrExpression {

@@ -4,8 +4,8 @@
 
 import { isObject } from '../../registry/object.js';
 import { validateClientConfig } from '../../registry/admissionregistration/webhook-client.js';
-import { fieldErrors, type FieldError } from '../../registry/validation/field-error.js';
-import { isDNS1035Label } from '../../registry/validation/names.js';
+import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
+import { isDNS1035Label } from '../../machinery/validation/names.js';
 
 const SUPPORTED_REVIEW_VERSIONS = ['v1', 'v1beta1'];
 

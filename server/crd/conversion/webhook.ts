@@ -12,7 +12,7 @@ import { WebhookCallError } from '../../admission/errors.js';
 import { postReview, resolveTarget } from '../../admission/webhook/client.js';
 import type { WebhookClientConfig } from '../../admission/webhook/types.js';
 import { validateAnnotations, validateLabels } from '../../registry/validation/object-meta.js';
-import { errorString } from '../../registry/validation/field-error.js';
+import { errorString } from '../../machinery/validation/field-error.js';
 
 /** kube's conversion webhook client gives a call at most this long */
 export const CONVERSION_TIMEOUT_MS = 30_000;

@@ -9,7 +9,7 @@
 
 import { compile } from '../../admission/policy/cel.js';
 import { celIssue } from '../../cel/issues.js';
-import { fieldErrors, type FieldError } from '../validation/field-error.js';
+import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
 
 export type ResultType = 'bool' | 'string' | 'string-or-null' | 'any';
 

@@ -9,8 +9,8 @@
 import type { KubeObject } from '../../../storage/interface.js';
 import { validateLabelSelectorObject, type LabelSelectorObject } from '../../selectors/labels.js';
 import { isObject, semanticEqual, type JsonObject } from '../object.js';
-import { child, fieldErrors, goQuote, index, type FieldError, type RenderedValue } from '../validation/field-error.js';
-import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName, isValidPathSegmentName, nameIsDNSSubdomain } from '../validation/names.js';
+import { child, fieldErrors, goQuote, index, type FieldError, type RenderedValue } from '../../machinery/validation/field-error.js';
+import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName, isValidPathSegmentName, nameIsDNSSubdomain } from '../../machinery/validation/names.js';
 import { celErrors, type Declarations } from './cel-check.js';
 import { validateClientConfig } from './webhook-client.js';
 

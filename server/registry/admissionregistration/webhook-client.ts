@@ -3,8 +3,8 @@
 // fragment; a service needs a name, a namespace, a valid port and a path of DNS-subdomain
 // segments.
 
-import { child, fieldErrors, type FieldError } from '../validation/field-error.js';
-import { isDNS1123Subdomain } from '../validation/names.js';
+import { child, fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
+import { isDNS1123Subdomain } from '../../machinery/validation/names.js';
 import { isObject, type JsonObject } from '../object.js';
 import { isValidPortNum } from '../validation/values.js';
 

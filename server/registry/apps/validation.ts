@@ -13,7 +13,7 @@ import {
   validateSelectorImmutable,
 } from '../core/workload-validation.js';
 import { asObject, clone, isObject, semanticEqual, type JsonObject } from '../object.js';
-import { fieldErrors, goQuote, type FieldError } from '../validation/field-error.js';
+import { fieldErrors, goQuote, type FieldError } from '../../machinery/validation/field-error.js';
 import { validateAnnotations, validateLabels } from '../validation/object-meta.js';
 import {
   dnsLabel,

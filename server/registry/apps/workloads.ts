@@ -8,7 +8,7 @@ import { defaultPodTemplate } from '../core/pod-spec.js';
 import { defaultPersistentVolumeClaimTemplate } from '../core/volumes.js';
 import { asArray, ensureObject, isObject, reorder, semanticEqual, specPart, type JsonObject } from '../object.js';
 import { defineStrategy, statusStrategy, type ResourceStrategy, type StrategyContext } from '../strategy.js';
-import { nameIsDNSLabel } from '../validation/names.js';
+import { nameIsDNSLabel } from '../../machinery/validation/names.js';
 import { workloadNameWarnings } from '../validation/values.js';
 import {
   validateDaemonSet,

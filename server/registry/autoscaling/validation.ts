@@ -3,10 +3,10 @@
 
 import type { KubeObject } from '../../../storage/interface.js';
 import { asArray, asObject, isObject, type JsonObject } from '../object.js';
-import { formatQuantity, quantitySign } from '../quantity.js';
+import { formatQuantity, quantitySign } from '../../machinery/quantity.js';
 import { quantityOf } from '../core/resources-validation.js';
-import { fieldErrors, type FieldError } from '../validation/field-error.js';
-import { isValidPathSegmentName } from '../validation/names.js';
+import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
+import { isValidPathSegmentName } from '../../machinery/validation/names.js';
 import { validateLabelSelector } from '../core/workload-validation.js';
 import { optNum, num, str } from '../validation/values.js';
 

@@ -6,8 +6,8 @@ import type { KubeObject } from '../../../storage/interface.js';
 import { validatePodTemplateSpec } from '../core/pod-validation.js';
 import { selectorMatches, selectorMismatch, selectorOf, validateLabelSelector, validateSelectorImmutable } from '../core/workload-validation.js';
 import { asArray, asObject, clone, isObject, semanticEqual, type JsonObject } from '../object.js';
-import { fieldErrors, type FieldError } from '../validation/field-error.js';
-import { isDNS1123Label } from '../validation/names.js';
+import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
+import { isDNS1123Label } from '../../machinery/validation/names.js';
 import { fieldImmutableErrorMsg, goLabelSelector, goStringMap, nonNegative, optNum, str } from '../validation/values.js';
 import { cronScheduleError, isKnownTimeZone } from './cron.js';
 

@@ -5,8 +5,8 @@
 import type { KubeObject } from '../../../storage/interface.js';
 import { asArray, asObject, clone, ensureObject, isObject, rfc3339, type JsonObject } from '../object.js';
 import { defineStrategy, type ResourceStrategy, type StrategyContext } from '../strategy.js';
-import { fieldErrors, type FieldError } from '../validation/field-error.js';
-import { nameIsPathSegment } from '../validation/names.js';
+import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
+import { nameIsPathSegment } from '../../machinery/validation/names.js';
 import { validateObjectMetaUpdate } from '../validation/object-meta.js';
 
 const specOrder = ['request', 'signerName', 'expirationSeconds', 'usages', 'username', 'uid', 'groups', 'extra'];

@@ -4,8 +4,8 @@
 import type { KubeObject } from '../../../storage/interface.js';
 import { asObject } from '../object.js';
 import { defineStrategy, type ResourceStrategy } from '../strategy.js';
-import { fieldErrors, type FieldError } from '../validation/field-error.js';
-import { isQualifiedName } from '../validation/names.js';
+import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
+import { isQualifiedName } from '../../machinery/validation/names.js';
 import { optNum } from '../validation/values.js';
 
 const builtinStrategies = ['OldestEmulationVersion'];

@@ -8,7 +8,7 @@ import { asArray, asObject, clone, ensureObject, isObject, orderObject, rfc3339 
 import type { RequestContext } from '../rest.js';
 import { CreateOnlyResource } from '../create-only.js';
 import type { GenericStore } from '../store.js';
-import { fieldErrors, invalidError, type FieldError } from '../validation/field-error.js';
+import { fieldErrors, invalidError, type FieldError } from '../../machinery/validation/field-error.js';
 import { isStorageError } from '../../../storage/errors.js';
 
 export class PodBindingResource extends CreateOnlyResource {

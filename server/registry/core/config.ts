@@ -5,8 +5,8 @@ import type { KubeObject } from '../../../storage/interface.js';
 import { errors } from '../../machinery/status.js';
 import { asObject, isObject, reorder, semanticEqual } from '../object.js';
 import { defineStrategy, type ResourceStrategy } from '../strategy.js';
-import { fieldErrors, type FieldError } from '../validation/field-error.js';
-import { isConfigMapKey } from '../validation/names.js';
+import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
+import { isConfigMapKey } from '../../machinery/validation/names.js';
 import { validateObjectMetaUpdate } from '../validation/object-meta.js';
 
 /** total size of data (and binaryData) a ConfigMap or Secret may hold */

@@ -7,10 +7,10 @@
 import type { KubeObject } from '../../../storage/interface.js';
 import { asObject, isObject } from '../object.js';
 import { defineStrategy, type ResourceStrategy, type StrategyContext } from '../strategy.js';
-import { fieldErrors, type FieldError } from '../validation/field-error.js';
-import { isDNS1123Subdomain } from '../validation/names.js';
+import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
+import { isDNS1123Subdomain } from '../../machinery/validation/names.js';
 import { validateObjectMeta } from '../validation/object-meta.js';
-import { nameIsDNSSubdomain } from '../validation/names.js';
+import { nameIsDNSSubdomain } from '../../machinery/validation/names.js';
 import { num, qualifiedName, str } from '../validation/values.js';
 
 const reportingInstanceLengthLimit = 128;

@@ -4,10 +4,10 @@
 
 import type { KubeObject } from '../../../storage/interface.js';
 import { asArray, asObject, isObject } from '../object.js';
-import { compareQuantities, formatQuantity } from '../quantity.js';
+import { compareQuantities, formatQuantity } from '../../machinery/quantity.js';
 import { defineStrategy, type ResourceStrategy } from '../strategy.js';
-import { fieldErrors, type FieldError } from '../validation/field-error.js';
-import { isValidLabelValue } from '../validation/names.js';
+import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
+import { isValidLabelValue } from '../../machinery/validation/names.js';
 import { dnsLabel, dnsSubdomain, isValidPortNum, num, qualifiedName, str, validIP } from '../validation/values.js';
 import { defaultPodTemplate } from './pod-spec.js';
 import { validatePodTemplateSpec } from './pod-validation.js';

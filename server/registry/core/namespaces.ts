@@ -9,8 +9,8 @@ import { asArray, clone, ensureObject, isObject, orderObject, rfc3339 } from '..
 import type { DeleteRequestOptions, RequestContext } from '../rest.js';
 import { GenericStore } from '../store.js';
 import { defaultShouldDeleteDuringUpdate, defineStrategy, keepOldStatus, statusStrategy, type ResourceStrategy } from '../strategy.js';
-import { fieldErrors, type FieldError } from '../validation/field-error.js';
-import { isQualifiedName, nameIsDNSLabel } from '../validation/names.js';
+import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
+import { isQualifiedName, nameIsDNSLabel } from '../../machinery/validation/names.js';
 import { finalizerDeleteDependents, finalizerOrphanDependents, validateObjectMetaUpdate } from '../validation/object-meta.js';
 import { isStorageError } from '../../../storage/errors.js';
 

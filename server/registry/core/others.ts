@@ -9,8 +9,8 @@ import { defaultPodTemplate } from './pod-spec.js';
 import { validatePodTemplateSpec } from './pod-validation.js';
 import { defaultNodeStatus, validateNodeSpec } from './misc.js';
 import { selectorMismatch } from './workload-validation.js';
-import type { FieldError } from '../validation/field-error.js';
-import { fieldErrors } from '../validation/field-error.js';
+import type { FieldError } from '../../machinery/validation/field-error.js';
+import { fieldErrors } from '../../machinery/validation/field-error.js';
 import { nonNegative, optNum, str, workloadNameWarnings } from '../validation/values.js';
 
 const rcSpecOrder = ['replicas', 'minReadySeconds', 'selector', 'template'];

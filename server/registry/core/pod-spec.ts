@@ -3,7 +3,7 @@
 // clients commonly see; field order follows the Go structs so output reads like kube's.
 
 import { asArray, asObject, isObject, reorder, type JsonObject } from '../object.js';
-import type { FieldError } from '../validation/field-error.js';
+import type { FieldError } from '../../machinery/validation/field-error.js';
 import { validatePodSpecFull, type PodSpecValidationOptions } from './pod-validation.js';
 import { quantityOf } from './resources-validation.js';
 

@@ -8,7 +8,7 @@
 import type { KubeObject } from '../../../storage/interface.js';
 import { asArray, asObject, clone, isObject, semanticEqual, type JsonObject } from '../object.js';
 import type { ResourceStrategy } from '../strategy.js';
-import { fieldErrors, type FieldError } from '../validation/field-error.js';
+import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
 import { validateObjectMetaUpdate } from '../validation/object-meta.js';
 import { podQOSClass } from './pod-spec.js';
 import { validatePodOnly, validatePodSpecFull } from './pod-validation.js';

@@ -5,10 +5,10 @@
 
 import { asArray, asObject, isObject, type JsonObject } from '../object.js';
 import { quantityOf, validateResourceRequirements } from './resources-validation.js';
-import { quantitySign } from '../quantity.js';
-import { fieldErrors, type FieldError } from '../validation/field-error.js';
+import { quantitySign } from '../../machinery/quantity.js';
+import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
 import { validateAnnotations, validateLabels } from '../validation/object-meta.js';
-import { isConfigMapKey, isDNS1123Subdomain } from '../validation/names.js';
+import { isConfigMapKey, isDNS1123Subdomain } from '../../machinery/validation/names.js';
 import { validateLabelSelectorObject, type LabelSelectorObject } from '../../selectors/labels.js';
 import {
   dnsLabel,

@@ -6,7 +6,7 @@
 import type { KubeObject } from '../../../storage/interface.js';
 import { asArray, asObject, clone, isObject, semanticEqual } from '../object.js';
 import { defineStrategy, statusStrategy, stringAt, type ResourceStrategy } from '../strategy.js';
-import { fieldErrors, type FieldError } from '../validation/field-error.js';
+import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
 import { defaultPodOnly, defaultPodSpec, podQOSClass } from './pod-spec.js';
 import { validatePodOnly, validatePodSpecFull, validateTolerations } from './pod-validation.js';
 import { workloadNameWarnings } from '../validation/values.js';

@@ -2,8 +2,8 @@
 // lists): kube's validateResourceRequirements with its resource-name classes.
 
 import { asObject } from '../object.js';
-import { compareQuantities, formatQuantity, isWholeQuantity, parseQuantity, quantitySign, QuantityError, type Quantity } from '../quantity.js';
-import { fieldErrors, type FieldError } from '../validation/field-error.js';
+import { compareQuantities, formatQuantity, isWholeQuantity, parseQuantity, quantitySign, QuantityError, type Quantity } from '../../machinery/quantity.js';
+import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
 import { isNegativeErrorMsg, qualifiedName } from '../validation/values.js';
 
 const standardContainerResources = new Set(['cpu', 'memory', 'ephemeral-storage']);

@@ -11,7 +11,7 @@ import { errors } from '../../machinery/status.js';
 import { asObject, isObject, rfc3339 } from '../object.js';
 import type { RequestContext } from '../rest.js';
 import { CreateOnlyResource } from '../create-only.js';
-import { fieldErrors, invalidError, type FieldError } from '../validation/field-error.js';
+import { fieldErrors, invalidError, type FieldError } from '../../machinery/validation/field-error.js';
 
 export const DEFAULT_TOKEN_EXPIRATION_SECONDS = 3600;
 const MIN_EXPIRATION_SECONDS = 600;

@@ -7,8 +7,8 @@
 import type { KubeObject } from '../../../storage/interface.js';
 import { asArray, asObject, clone, ensureObject, isObject, reorder, type JsonObject } from '../object.js';
 import { defineStrategy, statusStrategy, type FinishFunc, type ResourceStrategy, type StrategyContext } from '../strategy.js';
-import { fieldErrors, type FieldError } from '../validation/field-error.js';
-import { isDNS1123Label, nameIsDNS1035Label } from '../validation/names.js';
+import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
+import { isDNS1123Label, nameIsDNS1035Label } from '../../machinery/validation/names.js';
 import { dropTypeDependentFields, nodePortOf } from './service-fields.js';
 
 /** Allocates cluster IPs and node ports. Implementations mutate the Service in place. */

@@ -5,9 +5,9 @@
 
 import type { KubeObject } from '../../../storage/interface.js';
 import { asArray, asObject, clone, ensureObject, isObject, semanticEqual, type JsonObject } from '../object.js';
-import { compareQuantities, formatQuantity, quantitySign } from '../quantity.js';
+import { compareQuantities, formatQuantity, quantitySign } from '../../machinery/quantity.js';
 import { defineStrategy, type ResourceStrategy } from '../strategy.js';
-import { fieldErrors, type FieldError } from '../validation/field-error.js';
+import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
 import { fieldImmutableErrorMsg, isNotPositiveErrorMsg, dnsSubdomain, str } from '../validation/values.js';
 import { validateLabelSelector } from './workload-validation.js';
 import { quantityOf, validateResourceQuantityValue } from './resources-validation.js';

@@ -4,7 +4,7 @@
 
 import { labelSelectorFromObject, SelectorError, validateLabelSelectorObject, type LabelSelector, type LabelSelectorObject } from '../../selectors/labels.js';
 import { asObject, isObject, semanticEqual } from '../object.js';
-import { fieldErrors, type FieldError } from '../validation/field-error.js';
+import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
 import { fieldImmutableErrorMsg, goLabelSelector, goStringMap } from '../validation/values.js';
 
 export { goLabelSelector } from '../validation/values.js';

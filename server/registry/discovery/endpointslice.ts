@@ -5,8 +5,8 @@
 import type { KubeObject } from '../../../storage/interface.js';
 import { asArray, asObject, isObject, semanticEqual, specPart } from '../object.js';
 import { defineStrategy, type ResourceStrategy } from '../strategy.js';
-import { fieldErrors, type FieldError } from '../validation/field-error.js';
-import { isDNS1123Label, isDNS1123Subdomain } from '../validation/names.js';
+import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
+import { isDNS1123Label, isDNS1123Subdomain } from '../../machinery/validation/names.js';
 import { validateLabels } from '../validation/object-meta.js';
 import { dnsLabel, dnsSubdomain, fieldImmutableErrorMsg, isIP, qualifiedName, str } from '../validation/values.js';
 

@@ -6,8 +6,8 @@
 import type { KubeObject } from '../../../storage/interface.js';
 import { asArray, asObject, isObject, type JsonObject } from '../object.js';
 import { defineStrategy, statusStrategy, type ResourceStrategy } from '../strategy.js';
-import { fieldErrors, type FieldError } from '../validation/field-error.js';
-import { isDNS1035Label, isDNS1123Subdomain, regexError } from '../validation/names.js';
+import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
+import { isDNS1035Label, isDNS1123Subdomain, regexError } from '../../machinery/validation/names.js';
 import { dnsLabel, dnsSubdomain, fieldImmutableErrorMsg, isIP, isValidPortName, isValidPortNum, num, str } from '../validation/values.js';
 
 const pathTypes = ['Exact', 'ImplementationSpecific', 'Prefix'];

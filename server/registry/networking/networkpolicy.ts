@@ -5,7 +5,7 @@ import type { KubeObject } from '../../../storage/interface.js';
 import { validateLabelSelector } from '../core/workload-validation.js';
 import { asArray, asObject, isObject, type JsonObject } from '../object.js';
 import { defineStrategy, type ResourceStrategy } from '../strategy.js';
-import { fieldErrors, type FieldError } from '../validation/field-error.js';
+import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
 import { isValidPortName, isValidPortNum, optNum, str } from '../validation/values.js';
 import { cidrError, parseCIDR } from './cidr.js';
 

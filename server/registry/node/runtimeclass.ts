@@ -6,8 +6,8 @@ import { validateTolerations } from '../core/pod-validation.js';
 import { validateResourceRequirements } from '../core/resources-validation.js';
 import { asObject, isObject } from '../object.js';
 import { defineStrategy, type ResourceStrategy } from '../strategy.js';
-import { fieldErrors, type FieldError } from '../validation/field-error.js';
-import { isDNS1123Label } from '../validation/names.js';
+import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
+import { isDNS1123Label } from '../../machinery/validation/names.js';
 import { validateLabels } from '../validation/object-meta.js';
 import { fieldImmutableErrorMsg, str } from '../validation/values.js';
 

@@ -6,7 +6,7 @@ import type { KubeObject } from '../../../storage/interface.js';
 import { validateLabelSelector } from '../core/workload-validation.js';
 import { asObject } from '../object.js';
 import { defineStrategy, statusStrategy, type ResourceStrategy } from '../strategy.js';
-import { fieldErrors, type FieldError } from '../validation/field-error.js';
+import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
 import { isNotMoreThan100Percent, validatePositiveIntOrPercent } from '../validation/values.js';
 
 const unhealthyPodEvictionPolicies = ['AlwaysAllow', 'IfHealthyBudget'];

@@ -4,7 +4,7 @@
 
 import type { KubeObject } from '../../../storage/interface.js';
 import { defineStrategy, type ResourceStrategy } from '../strategy.js';
-import { fieldErrors, type FieldError } from '../validation/field-error.js';
+import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
 import { validateObjectMetaUpdate } from '../validation/object-meta.js';
 import { fieldImmutableErrorMsg, num } from '../validation/values.js';
 

@@ -5,8 +5,8 @@
 import type { KubeObject } from '../../../storage/interface.js';
 import { asArray, asObject, semanticEqual } from '../object.js';
 import { defineStrategy, type ResourceStrategy } from '../strategy.js';
-import { fieldErrors, type FieldError } from '../validation/field-error.js';
-import { isQualifiedName } from '../validation/names.js';
+import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
+import { isQualifiedName } from '../../machinery/validation/names.js';
 import { validateObjectMetaUpdate } from '../validation/object-meta.js';
 import { fieldImmutableErrorMsg, str } from '../validation/values.js';
 

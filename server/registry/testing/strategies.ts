@@ -11,7 +11,7 @@ import { convertObject, requestKindOf, storageKindOf } from '../conversion/index
 import { clone, orderObject } from '../object.js';
 import { strategyFor } from '../registry.js';
 import type { ResourceStrategy, StrategyContext } from '../strategy.js';
-import { dedupe, toCauses } from '../validation/field-error.js';
+import { dedupe, toCauses } from '../../machinery/validation/field-error.js';
 import { admin } from './harness.js';
 
 export interface KindUnderTest {

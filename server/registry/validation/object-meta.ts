@@ -3,8 +3,8 @@
 // managedFields; and the immutability rules of an update.
 
 import type { ObjectMeta } from '../../../storage/interface.js';
-import { child, fieldErrors, index, isGoPrintable, type FieldError } from './field-error.js';
-import { isQualifiedName, isValidLabelValue, nameIsDNSLabel, type NameValidator } from './names.js';
+import { child, fieldErrors, index, isGoPrintable, type FieldError } from '../../machinery/validation/field-error.js';
+import { isQualifiedName, isValidLabelValue, nameIsDNSLabel, type NameValidator } from '../../machinery/validation/names.js';
 
 export const totalAnnotationSizeLimitBytes = 256 * 1024;
 export const fieldManagerMaxLength = 128;

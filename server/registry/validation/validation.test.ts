@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { errorBody, errorString, fieldErrors, goQuote, invalidError } from './field-error.js';
+import { errorBody, errorString, fieldErrors, goQuote, invalidError } from '../../machinery/validation/field-error.js';
 import {
   isConfigMapKey,
   isDNS1035Label,
@@ -10,7 +10,7 @@ import {
   isValidLabelValue,
   nameIsDNSSubdomain,
   nameIsPathSegment,
-} from './names.js';
+} from '../../machinery/validation/names.js';
 import { validateObjectMeta, validateObjectMetaUpdate, validateOwnerReferences } from './object-meta.js';
 
 test('field errors render as kube-apiserver renders them', () => {

@@ -3,8 +3,8 @@
 // the Go renderings (`%#v`) of the few structured values kube-apiserver puts in messages.
 
 import { asArray, asObject, isObject } from '../object.js';
-import { fieldErrors, goQuote, type FieldError, type RenderedValue } from './field-error.js';
-import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue, regexError } from './names.js';
+import { fieldErrors, goQuote, type FieldError, type RenderedValue } from '../../machinery/validation/field-error.js';
+import { isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue, regexError } from '../../machinery/validation/names.js';
 
 export const isNegativeErrorMsg = 'must be greater than or equal to 0';
 export const isNotPositiveErrorMsg = 'must be greater than zero';

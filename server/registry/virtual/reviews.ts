@@ -10,7 +10,7 @@ import { apiVersionOf, asObject, clone, isObject, orderObject, rfc3339 } from '.
 import type { RequestContext, RESTResource } from '../rest.js';
 import type { UserInfo } from '../../machinery/user.js';
 import { CreateOnlyResource } from '../create-only.js';
-import { fieldErrors, invalidError, type FieldError } from '../validation/field-error.js';
+import { fieldErrors, invalidError, type FieldError } from '../../machinery/validation/field-error.js';
 
 /** What an access review asks, in SubjectAccessReview spec terms. */
 export interface AccessReviewRequest {

@@ -2,8 +2,8 @@
 // becomes a StatusCause (`reason`, `message`, `field`) of a 422 `Invalid` Status, and the
 // Status message joins `<field>: <body>` of every error.
 
-import { errors, StatusError, type StatusCause } from '../../machinery/status.js';
-import { goQuote } from '../../machinery/go-quote.js';
+import { errors, StatusError, type StatusCause } from '../status.js';
+import { goQuote } from '../go-quote.js';
 
 export type FieldErrorType =
   | 'FieldValueNotFound'
@@ -44,7 +44,7 @@ export interface FieldError {
   detail?: string;
 }
 
-export { goQuote, isGoPrintable } from '../../machinery/go-quote.js';
+export { goQuote, isGoPrintable } from '../go-quote.js';
 
 function isRendered(v: unknown): v is RenderedValue {
   return typeof v === 'object' && v !== null && 'rendered' in v && typeof (v as RenderedValue).rendered === 'string';

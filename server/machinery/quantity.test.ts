@@ -11,7 +11,7 @@ import {
   quantitySuffixError,
   quantityValue,
 } from './quantity.js';
-import { quantityCanonicalizerFor } from './quantity-fields.js';
+import { quantityCanonicalizerFor } from '../registry/quantity-fields.js';
 import { loadSchemas } from '../apis/schema.js';
 
 test('canonical text matches apimachinery Quantity.String()', () => {

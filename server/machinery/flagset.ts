@@ -4,7 +4,7 @@
 // `-` interchangeable in names, comma lists that the first use replaces and later uses
 // extend, `--` ending the flags. No positional arguments are taken.
 
-import { parseDuration, formatDuration } from '../machinery/duration.js';
+import { parseDuration, formatDuration } from './duration.js';
 
 export type FlagKind =
   | 'string'
