@@ -22,7 +22,7 @@ import { jsonTooDeep } from '../limits/decode-limits.js';
 import { MAX_BACKEND_DISCOVERY_BYTES } from '../limits/backend-limits.js';
 import type { Logger } from '../log.js';
 import type { ResourceResolver } from '../registry/rest.js';
-import { sleep } from '../controllers/util.js';
+import { refreshLoop } from './refresh-loop.js';
 import type { APIServiceIndex, APIServiceView } from './api-services.js';
 import { AGGREGATOR_USER, authProxyHeaders, backendURL, boundedGet, type BackendAgents } from './backend-client.js';
 import { resolveServiceEndpoint } from './service-endpoint.js';
@@ -171,29 +171,7 @@ export class RemoteDiscovery {
 
   /** refreshes every REFRESH_MS and whenever the APIServices change, until `signal` aborts */
   async run(signal: AbortSignal): Promise<void> {
-    await this.index.synced;
-    let dirty = true;
-    let wake: (() => void) | undefined;
-    const unsubscribe = this.index.onChange(() => {
-      dirty = true;
-      wake?.();
-    });
-    try {
-      while (!signal.aborted) {
-        dirty = false;
-        await this.refresh(signal).catch(() => undefined);
-        if (dirty) continue;
-        const pause = new AbortController();
-        const onAbort = (): void => pause.abort();
-        signal.addEventListener('abort', onAbort, { once: true });
-        wake = onAbort;
-        await sleep(REFRESH_MS, pause.signal);
-        wake = undefined;
-        signal.removeEventListener('abort', onAbort);
-      }
-    } finally {
-      unsubscribe();
-    }
+    await refreshLoop(this.index, (sig) => this.refresh(sig), REFRESH_MS, signal);
   }
 }
 

@@ -11,7 +11,8 @@ import { jsonTooDeep } from '../limits/decode-limits.js';
 import { MAX_BACKEND_OPENAPI_BYTES, MAX_BACKEND_DISCOVERY_BYTES } from '../limits/backend-limits.js';
 import type { Logger } from '../log.js';
 import type { ResourceResolver } from '../registry/rest.js';
-import { sleep } from '../controllers/util.js';
+import { refreshLoop } from './refresh-loop.js';
+import { wantsV2Protobuf } from '../crd/openapi.js';
 import type { APIServiceIndex, APIServiceView } from './api-services.js';
 import { AGGREGATOR_USER, authProxyHeaders, backendURL, boundedGet, type BackendAgents } from './backend-client.js';
 import { resolveServiceEndpoint } from './service-endpoint.js';
@@ -128,41 +129,10 @@ export class RemoteOpenAPI {
   }
 
   async run(signal: AbortSignal): Promise<void> {
-    await this.index.synced;
-    let dirty = true;
-    let wake: (() => void) | undefined;
-    const unsubscribe = this.index.onChange(() => {
-      dirty = true;
-      wake?.();
-    });
-    try {
-      while (!signal.aborted) {
-        dirty = false;
-        await this.refresh(signal).catch(() => undefined);
-        if (dirty) continue;
-        const pause = new AbortController();
-        const onAbort = (): void => pause.abort();
-        signal.addEventListener('abort', onAbort, { once: true });
-        wake = onAbort;
-        await sleep(REFRESH_MS, pause.signal);
-        wake = undefined;
-        signal.removeEventListener('abort', onAbort);
-      }
-    } finally {
-      unsubscribe();
-    }
+    await refreshLoop(this.index, (sig) => this.refresh(sig), REFRESH_MS, signal);
   }
 }
 
-function wantsV2Protobuf(accept: string | undefined): boolean {
-  if (!accept) return false;
-  for (const clause of accept.split(',')) {
-    const range = clause.split(';')[0]!.trim().toLowerCase();
-    if (range === 'application/json' || range === '*/*' || range === 'application/*') return false;
-    if (range === V2_PROTOBUF || range === 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf') return true;
-  }
-  return false;
-}
 
 const sortedObject = (o: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 

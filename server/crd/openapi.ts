@@ -175,7 +175,8 @@ function protobufOf(doc: Record<string, unknown>, etag: string): RawResponse | u
   }
 }
 
-function wantsV2Protobuf(accept: string | undefined): boolean {
+/** does the client ask for the v2 document as protobuf? */
+export function wantsV2Protobuf(accept: string | undefined): boolean {
   if (!accept) return false;
   for (const clause of accept.split(',')) {
     const range = clause.split(';')[0]!.trim().toLowerCase();
