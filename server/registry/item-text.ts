@@ -7,7 +7,7 @@
 // slices of the text. Texts written elsewhere (another field order, whitespace, numbers or
 // escapes JSON.stringify writes differently) fail the check and keep the decoded path.
 
-import type { KubeObject, StoredObjectText } from '../../storage/interface.js';
+import { OBJECT_META_ORDER, type KubeObject, type StoredObjectText } from '../../storage/interface.js';
 import { goEscape, needsGoEscape } from '../machinery/go-json.js';
 
 /** where the edits go in one stored text */
@@ -20,24 +20,7 @@ interface TextEdits {
   readonly escape: boolean;
 }
 
-/** ObjectMeta's members in the order kube writes them */
-const META_ORDER = [
-  'name',
-  'generateName',
-  'namespace',
-  'selfLink',
-  'uid',
-  'resourceVersion',
-  'generation',
-  'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
-  'labels',
-  'annotations',
-  'ownerReferences',
-  'finalizers',
-  'managedFields',
-];
+const META_ORDER = OBJECT_META_ORDER;
 const RV_RANK = META_ORDER.indexOf('resourceVersion');
 const metaRank = new Map(META_ORDER.map((k, i) => [k, i]));
 

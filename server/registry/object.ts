@@ -3,7 +3,7 @@
 // struct order), timestamps and uids.
 
 import { randomUUID } from 'node:crypto';
-import type { KubeObject, ObjectMeta } from '../../storage/interface.js';
+import { OBJECT_META_ORDER, type KubeObject, type ObjectMeta } from '../../storage/interface.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -71,23 +71,7 @@ export function newUid(): string {
   return randomUUID();
 }
 
-const metaOrder = [
-  'name',
-  'generateName',
-  'namespace',
-  'selfLink',
-  'uid',
-  'resourceVersion',
-  'generation',
-  'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
-  'labels',
-  'annotations',
-  'ownerReferences',
-  'finalizers',
-  'managedFields',
-];
+const metaOrder = OBJECT_META_ORDER;
 
 /** Rebuilds `obj` with `order` keys first (in that order), the rest after in their order. */
 export function reorder<T extends JsonObject>(obj: T, order: readonly string[], last: readonly string[] = []): T {

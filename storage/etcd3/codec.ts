@@ -3,7 +3,7 @@
 // resourceVersion is put back where kube-apiserver's ObjectMeta has it, after `uid`, so that
 // decoded objects keep ObjectMeta's field order.
 
-import type { KubeObject, ObjectMeta } from '../interface.js';
+import { OBJECT_META_ORDER, type KubeObject, type ObjectMeta } from '../interface.js';
 import { StorageError } from '../errors.js';
 import { decodeCbor, encodeCborKeepingOrder, startsWithSelfDescribedTag } from '../../server/cbor/index.js';
 
@@ -19,17 +19,7 @@ export function storedText(value: Buffer): string {
 }
 
 /** ObjectMeta fields that come after resourceVersion, in kube-apiserver's order */
-const FIELDS_AFTER_RESOURCE_VERSION = new Set([
-  'generation',
-  'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
-  'labels',
-  'annotations',
-  'ownerReferences',
-  'finalizers',
-  'managedFields',
-]);
+const FIELDS_AFTER_RESOURCE_VERSION = new Set(OBJECT_META_ORDER.slice(OBJECT_META_ORDER.indexOf('resourceVersion') + 1));
 
 export function encodeObject(obj: KubeObject, format: 'json' | 'cbor' = 'json'): Buffer {
   const meta = obj.metadata;
