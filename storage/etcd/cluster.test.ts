@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
-import { startCluster } from '../testing/etcd-cluster.js';
+import { eventually, startCluster } from '../testing/etcd-cluster.js';
 import { createEtcdClient } from './client.js';
 import { prefixEnd, type EtcdEvent, type WatchMessage } from './types.js';
 
@@ -23,18 +23,6 @@ async function metric(endpoint: string, name: string): Promise<number> {
   return Number(line.split(' ')[1]);
 }
 
-/** retries a write that failed while the cluster elected a new leader (it may not have applied) */
-async function eventually<T>(fn: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-}
 
 test('three members: the member in use dies; calls and watches continue on the others', async () => {
   const members = await startCluster(3);

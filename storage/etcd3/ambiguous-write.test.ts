@@ -6,23 +6,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createEtcdClient } from '../etcd/client.js';
-import { startCluster } from '../testing/etcd-cluster.js';
+import { eventually, startCluster } from '../testing/etcd-cluster.js';
 import { createEtcd3Store } from './store.js';
 import type { KubeObject } from '../interface.js';
 
 const configMap = (name: string, v: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns' }, data: { v } });
 
-async function eventually<T>(fn: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-}
 
 test('creates, updates and deletes in flight when the member in use dies all resolve', { timeout: 180_000 }, async () => {
   const members = await startCluster(3);

@@ -33,3 +33,16 @@ export async function startCluster(size: number): Promise<EtcdProcess[]> {
   }
   return started;
 }
+
+/** retries `fn` while the cluster elects a leader (its first, or after a member died) */
+export async function eventually<T>(fn: () => Promise<T>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
