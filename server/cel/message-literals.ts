@@ -160,8 +160,8 @@ export function rewriteMessageLiterals(src: string): string {
     }
     if (top?.kind === 'message' && t.kind === 'ident' && (punct(tokens[i - 1], '{') || punct(tokens[i - 1], ',')) && punct(tokens[i + 1], ':')) {
       // a field name: a string key, and its value typed dyn
-      const colon = tokens[i + 1]!;
-      edits.push({ at: t.start, length: colon.end - t.start, text: `${JSON.stringify(t.text)}: dyn(` });
+      const valueStart = tokens[i + 2]?.start ?? tokens[i + 1]!.end;
+      edits.push({ at: t.start, length: valueStart - t.start, text: `${JSON.stringify(t.text)}: dyn(` });
       top.valueOpen = true;
       i++;
       continue;
