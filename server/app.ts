@@ -160,7 +160,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
   // the catalog first: a bad --runtime-config should fail before anything starts
   let catalog;
   try {
-    catalog = loadCatalog({ runtimeConfig: config.runtimeConfig });
+    catalog = loadCatalog({ runtimeConfig: config.runtimeConfig, featureEnabled: (gate) => config.featureGates.enabled(gate) });
   } catch (err) {
     if (err instanceof RuntimeConfigError) throw new Error(`--runtime-config: ${err.message}`);
     throw err;

@@ -6,6 +6,7 @@
 import type { AdmissionPluginFactory } from './plugin.js';
 import { podSecurityFactory } from './pod-security/plugin.js';
 import { validatingAdmissionPolicyFactory } from './policy/plugin.js';
+import { mutatingAdmissionPolicyFactory } from './policy/mutating/plugin.js';
 import { certificateApproval, certificateSigning, certificateSubjectRestriction, clusterTrustBundleAttest } from './plugins/certificates.js';
 import { defaultIngressClass } from './plugins/default-ingress-class.js';
 import { defaultStorageClass } from './plugins/default-storage-class.js';
@@ -25,6 +26,7 @@ import { namespaceLifecycleFactory } from './namespace-lifecycle.js';
 export const PLUGIN_FACTORIES: readonly AdmissionPluginFactory[] = [
   podSecurityFactory,
   validatingAdmissionPolicyFactory,
+  mutatingAdmissionPolicyFactory,
   defaultStorageClass,
   storageObjectInUseProtection,
   persistentVolumeClaimResize,

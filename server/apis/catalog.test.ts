@@ -187,3 +187,14 @@ test('kube-aware version ordering', () => {
   versions.sort((a, b) => compareKubeAwareVersions(b, a));
   assert.deepEqual(versions, ['v10', 'v2', 'v1', 'v11beta2', 'v10beta3', 'v3beta1', 'v12alpha1', 'v11alpha2', 'foo1', 'foo10']);
 });
+
+test('MutatingAdmissionPolicy kinds are served only with their feature gate and their group version', () => {
+  const runtimeConfig = { 'admissionregistration.k8s.io/v1alpha1': true };
+  assert.equal(loadCatalog({ runtimeConfig }).isServed('admissionregistration.k8s.io', 'v1alpha1'), false);
+  const gated = loadCatalog({ runtimeConfig, featureEnabled: (gate) => gate === 'MutatingAdmissionPolicy' });
+  assert.deepEqual(
+    gated.resourcesFor('admissionregistration.k8s.io', 'v1alpha1').map((r) => r.resource),
+    ['mutatingadmissionpolicies', 'mutatingadmissionpolicybindings'],
+  );
+  assert.equal(loadCatalog({ featureEnabled: () => true }).isServed('admissionregistration.k8s.io', 'v1alpha1'), false);
+});

@@ -46,7 +46,16 @@ export interface CatalogOptions {
   /** `--runtime-config` entries: `api/all`, `api/ga`, `api/beta`, `api/alpha`, `<group>/<version>`,
    *  `<group>/<version>/<resource>`; '' means true, as on kube-apiserver's command line */
   runtimeConfig?: Record<string, boolean | string>;
+  /** whether a feature gate is on; resources behind an alpha or beta gate are served only
+   *  with it (and their group version enabled), as kube's storage providers decide */
+  featureEnabled?: (gate: string) => boolean;
 }
+
+/** `<group>/<version>/<resource>` served only with a feature gate on */
+const GATED_RESOURCES: Readonly<Record<string, string>> = {
+  'admissionregistration.k8s.io/v1alpha1/mutatingadmissionpolicies': 'MutatingAdmissionPolicy',
+  'admissionregistration.k8s.io/v1alpha1/mutatingadmissionpolicybindings': 'MutatingAdmissionPolicy',
+};
 
 export class RuntimeConfigError extends Error {
   override name = 'RuntimeConfigError';
@@ -216,6 +225,8 @@ export function loadCatalog(opts: CatalogOptions = {}): Catalog {
   const { versionEnabled, resourceEnabled } = resolveEnablement(source.groupVersions, opts.runtimeConfig ?? {});
 
   const servedResources = source.resources.filter((r) => {
+    const gate = GATED_RESOURCES[`${gvKey(r.group, r.version)}/${r.resource}`];
+    if (gate !== undefined && !(opts.featureEnabled?.(gate) ?? false)) return false;
     const explicit = resourceEnabled.get(`${gvKey(r.group, r.version)}/${r.resource}`);
     return explicit ?? versionEnabled.get(gvKey(r.group, r.version)) ?? false;
   });

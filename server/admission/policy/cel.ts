@@ -10,20 +10,29 @@ import { AuthorizationPending, AuthorizerSession, AuthorizerValue, evaluateWithA
 import { CelBudgetExceededError, evaluateWithCost, OUT_OF_COST_BUDGET } from '../../cel/budget.js';
 import { celEnvironment, type ExpressionAge } from '../../cel/environment.js';
 import { celGoIssue } from '../../cel/issues.js';
+import { registerMessageLiterals, rewriteMessageLiterals } from '../../cel/message-literals.js';
 import { routeMatchesToRe2, toCelValue } from '../../cel/re2.js';
+import { registerJsonPatchLibrary } from './json-patch-library.js';
 
-const environments = new Map<ExpressionAge, Environment>();
-function environment(age: ExpressionAge): Environment {
-  let env = environments.get(age);
+/** 'mutating': MutatingAdmissionPolicy's environment, which adds message construction
+ *  (`JSONPatch{...}`, `Object{...}`) and `jsonpatch.escapeKey` */
+export type PolicyFlavour = 'validating' | 'mutating';
+
+const environments = new Map<string, Environment>();
+function environment(age: ExpressionAge, flavour: PolicyFlavour = 'validating'): Environment {
+  const key = `${age}/${flavour}`;
+  let env = environments.get(key);
   if (env) return env;
-  env = celEnvironment({ age, authorizer: true })
+  env = celEnvironment({ age, authorizer: true });
+  if (flavour === 'mutating') env = registerJsonPatchLibrary(registerMessageLiterals(env));
+  env = env
     .registerVariable('request', 'map')
     .registerVariable('object', 'dyn')
     .registerVariable('oldObject', 'dyn')
     .registerVariable('params', 'dyn')
     .registerVariable('namespaceObject', 'dyn')
     .registerVariable('variables', 'map');
-  environments.set(age, env);
+  environments.set(key, env);
   return env;
 }
 
@@ -65,10 +74,11 @@ const describe = (v: unknown): string => (v === null ? 'null_type' : typeof v ==
 /** Compiles an expression; `want` is the result type the field requires (checked when the
  *  checker knows it statically, and again at run time); `age`: 'new' when it is being written.
  *  Never throws. */
-export function compile(expression: string, want: 'bool' | 'string' | 'string-or-null' | 'any', age: ExpressionAge = 'stored'): Program {
+export function compile(expression: string, want: 'bool' | 'string' | 'string-or-null' | 'any', age: ExpressionAge = 'stored', flavour: PolicyFlavour = 'validating'): Program {
   let program: Parsed;
   try {
-    program = environment(age).parse(routeMatchesToRe2(expression));
+    const text = flavour === 'mutating' ? rewriteMessageLiterals(expression) : expression;
+    program = environment(age, flavour).parse(routeMatchesToRe2(text));
     const check = program.check() as { valid: boolean; error?: Error; type?: string };
     if (!check.valid) throw check.error ?? new Error('type check failed');
     const t = check.type;
@@ -82,7 +92,7 @@ export function compile(expression: string, want: 'bool' | 'string' | 'string-or
   } catch (err) {
     // type errors in cel-go's words and layout; a syntax error keeps the library's wording
     const e = err as Error & { code?: string };
-    const reason = e.code && !/^must evaluate/.test(e.message) ? celGoIssue(expression, e, environment(age)) : e.message.split('\n')[0];
+    const reason = e.code && !/^must evaluate/.test(e.message) ? celGoIssue(expression, e, environment(age, flavour)) : e.message.split('\n')[0];
     const message = `compilation error: ${reason}`;
     const failed: EvalResult = { ok: false, error: message };
     return { expression, compileError: message, evaluate: () => failed, evaluateAsync: async () => failed };

@@ -160,7 +160,7 @@ export async function dispatch(hooks: readonly PolicyHook[], attrs: AdmissionAtt
 }
 
 /** one read of each namespace per request, however many policies and bindings ask */
-function memoizeNamespaces(env: DispatchEnvironment): DispatchEnvironment {
+export function memoizeNamespaces(env: DispatchEnvironment): DispatchEnvironment {
   const objects = new Map<string, Promise<KubeObject | undefined>>();
   const namespace = (name: string) => {
     let p = objects.get(name);
@@ -259,7 +259,7 @@ async function validate(policy: CompiledPolicy, act: Activation): Promise<{ deci
   return { decisions, annotations };
 }
 
-async function collectParams(kind: ParamKind | undefined, ref: ParamRef | undefined, requestNamespace: string, env: DispatchEnvironment): Promise<(KubeObject | null)[]> {
+export async function collectParams(kind: ParamKind | undefined, ref: ParamRef | undefined, requestNamespace: string, env: DispatchEnvironment): Promise<(KubeObject | null)[]> {
   if (!kind || !ref) return [null];
   const resource = env.paramResource(kind);
   if (!resource) throw new Error(`paramKind kind \`${paramKindString(kind)}\` not known`);
@@ -286,17 +286,17 @@ async function collectParams(kind: ParamKind | undefined, ref: ParamRef | undefi
   return params;
 }
 
-function withTypeMeta(param: KubeObject | null, kind: ParamKind | undefined): KubeObject | null {
+export function withTypeMeta(param: KubeObject | null, kind: ParamKind | undefined): KubeObject | null {
   if (!param || (param.apiVersion && param.kind) || !kind) return param;
   return { ...param, apiVersion: kind.apiVersion ?? '', kind: kind.kind ?? '' };
 }
 
-function isNamespaceRequest(attrs: AdmissionAttributes): boolean {
+export function isNamespaceRequest(attrs: AdmissionAttributes): boolean {
   return attrs.resource.group === '' && attrs.resource.resource === 'namespaces';
 }
 
 /** the Namespace as CEL sees it: metadata without managedFields, spec, status */
-function namespaceForCel(ns: KubeObject | undefined): KubeObject | null {
+export function namespaceForCel(ns: KubeObject | undefined): KubeObject | null {
   if (!ns) return null;
   const { managedFields: _drop, ...metadata } = ns.metadata as Record<string, unknown>;
   return { apiVersion: 'v1', kind: 'Namespace', metadata, spec: ns['spec'] ?? {}, status: ns['status'] ?? {} } as KubeObject;
@@ -308,7 +308,7 @@ function optionsFor(op: AdmissionAttributes['operation']): Record<string, unknow
 }
 
 /** admission.k8s.io/v1 AdmissionRequest as CEL's `request` */
-function admissionRequest(attrs: AdmissionAttributes, resource: GroupVersionResource, kind: GroupVersionKind): Record<string, unknown> {
+export function admissionRequest(attrs: AdmissionAttributes, resource: GroupVersionResource, kind: GroupVersionKind): Record<string, unknown> {
   const own = attrs.resource;
   const ownKind = attrs.subresource ? own.subresources.find((s) => s.name === attrs.subresource)?.kind : undefined;
   const userInfo: Record<string, unknown> = { username: attrs.user.username, groups: attrs.user.groups };

@@ -23,14 +23,14 @@ const FIELD_MANAGER = 'kube-apiserver';
 /** how long a request waits for the first list of policies and bindings */
 const SYNC_WAIT_MS = 10_000;
 
-function loggerFrom(log: AdmissionDeps['log'], component = 'validating-admission-policy'): Logger {
+export function policyLogger(log: AdmissionDeps['log'], component = 'validating-admission-policy'): Logger {
   const at = (level: 'info' | 'warn' | 'error') => (message: string, fields?: LogFields) => log(level, message, { component, ...fields });
   const logger: Logger = {
     info: at('info'),
     warn: at('warn'),
     error: at('error'),
     v: () => ({ info: () => {} }),
-    named: (c) => loggerFrom(log, c),
+    named: (c) => policyLogger(log, c),
   };
   return logger;
 }
@@ -58,23 +58,9 @@ function paramResourceOf(rest: RESTResource, signal: AbortSignal): ParamResource
   };
 }
 
-export interface ValidatingAdmissionPolicyPlugin extends AdmissionPlugin {
-  /** resolves once policies and bindings have been listed */
-  readonly synced: Promise<void>;
-}
-
-export function createValidatingAdmissionPolicyPlugin(deps: AdmissionDeps): ValidatingAdmissionPolicyPlugin {
+/** namespaces, equivalent resources, params and the authorizer as the policy plugins read them */
+export function policyEnvironment(deps: AdmissionDeps): DispatchEnvironment {
   const { resolver, signal } = deps;
-  const log = loggerFrom(deps.log);
-  const policiesRest = resolver.lookup(GROUP, VERSION, 'validatingadmissionpolicies');
-  const bindingsRest = resolver.lookup(GROUP, VERSION, 'validatingadmissionpolicybindings');
-  if (!policiesRest || !bindingsRest) throw new Error(`ValidatingAdmissionPolicy: ${GROUP}/${VERSION} is not served`);
-  const policies: Informer = startInformer(policiesRest, log, signal);
-  const bindings: Informer = startInformer(bindingsRest, log, signal);
-  const synced = Promise.all([policies.synced, bindings.synced]).then(() => undefined);
-  followPolicyStatus(policies, resolver, log, signal);
-  const cache = new PolicyCache();
-
   const namespacesRest = resolver.lookup('', 'v1', 'namespaces');
   const getNamespace = async (name: string): Promise<KubeObject | undefined> => {
     if (!namespacesRest) return undefined;
@@ -86,7 +72,7 @@ export function createValidatingAdmissionPolicyPlugin(deps: AdmissionDeps): Vali
     }
   };
 
-  const env: DispatchEnvironment = {
+  return {
     authorizer: deps.authorizer,
     namespace: getNamespace,
     async namespaceLabels(name) {
@@ -104,6 +90,41 @@ export function createValidatingAdmissionPolicyPlugin(deps: AdmissionDeps): Vali
       return rest ? paramResourceOf(rest, signal) : undefined;
     },
   };
+}
+
+/** waits (a bounded time) for the informers' first list; kube's 403 when it does not come */
+export async function waitForInformers(informers: readonly Informer[], attrs: AdmissionAttributes): Promise<void> {
+  if (informers.every((i) => i.hasSynced)) return;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), SYNC_WAIT_MS)));
+  const r = await Promise.race([Promise.all(informers.map((i) => i.synced)), timeout]);
+  clearTimeout(timer);
+  if (r === 'timeout') {
+    const group = attrs.resource.group;
+    const qualified = group ? `${attrs.resource.resource}.${group}` : attrs.resource.resource;
+    const name = attrs.name || 'Unknown';
+    throw new StatusError(403, 'Forbidden', `${qualified} "${name}" is forbidden: not yet ready to handle request`, { name, group, kind: attrs.resource.resource });
+  }
+}
+
+export interface ValidatingAdmissionPolicyPlugin extends AdmissionPlugin {
+  /** resolves once policies and bindings have been listed */
+  readonly synced: Promise<void>;
+}
+
+export function createValidatingAdmissionPolicyPlugin(deps: AdmissionDeps): ValidatingAdmissionPolicyPlugin {
+  const { resolver, signal } = deps;
+  const log = policyLogger(deps.log);
+  const policiesRest = resolver.lookup(GROUP, VERSION, 'validatingadmissionpolicies');
+  const bindingsRest = resolver.lookup(GROUP, VERSION, 'validatingadmissionpolicybindings');
+  if (!policiesRest || !bindingsRest) throw new Error(`ValidatingAdmissionPolicy: ${GROUP}/${VERSION} is not served`);
+  const policies: Informer = startInformer(policiesRest, log, signal);
+  const bindings: Informer = startInformer(bindingsRest, log, signal);
+  const synced = Promise.all([policies.synced, bindings.synced]).then(() => undefined);
+  followPolicyStatus(policies, resolver, log, signal);
+  const cache = new PolicyCache();
+
+  const env = policyEnvironment(deps);
 
   const hooks = (): PolicyHook[] => {
     const byPolicy = new Map<string, BindingObject[]>();
@@ -127,20 +148,6 @@ export function createValidatingAdmissionPolicyPlugin(deps: AdmissionDeps): Vali
     return out.sort((a, b) => (a.policy.name < b.policy.name ? -1 : 1));
   };
 
-  const waitForSync = async (attrs: AdmissionAttributes) => {
-    if (policies.hasSynced && bindings.hasSynced) return;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), SYNC_WAIT_MS)));
-    const r = await Promise.race([synced, timeout]);
-    clearTimeout(timer);
-    if (r === 'timeout') {
-      const group = attrs.resource.group;
-      const qualified = group ? `${attrs.resource.resource}.${group}` : attrs.resource.resource;
-      const name = attrs.name || 'Unknown';
-      throw new StatusError(403, 'Forbidden', `${qualified} "${name}" is forbidden: not yet ready to handle request`, { name, group, kind: attrs.resource.resource });
-    }
-  };
-
   return {
     name: 'ValidatingAdmissionPolicy',
     synced,
@@ -149,7 +156,7 @@ export function createValidatingAdmissionPolicyPlugin(deps: AdmissionDeps): Vali
       return !bindings.hasSynced || bindings.list().length > 0;
     },
     async validate(attrs: AdmissionAttributes, ctx: AdmissionRequestContext) {
-      await waitForSync(attrs);
+      await waitForInformers([policies, bindings], attrs);
       const active = hooks();
       if (active.length === 0) return;
       const result = await dispatch(active, attrs, env);

@@ -7,7 +7,7 @@
 // expression's identifiers and refused with cel-go's "undeclared reference" message; so are
 // `variables.<name>` selections of names not declared (before it, for a variable).
 
-import { compile } from '../../admission/policy/cel.js';
+import { compile, type PolicyFlavour } from '../../admission/policy/cel.js';
 import { celIssue } from '../../cel/issues.js';
 import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
 
@@ -57,8 +57,8 @@ function unknownVariable(expr: string, declared: readonly string[]): { name: str
 }
 
 /** why the expression does not compile, in kube's words where we know them; undefined: it compiles */
-export function celCompileError(expression: string, want: ResultType, decls: Declarations): string | undefined {
-  const program = compile(expression, want, 'new');
+export function celCompileError(expression: string, want: ResultType, decls: Declarations, flavour: PolicyFlavour = 'validating'): string | undefined {
+  const program = compile(expression, want, 'new', flavour);
   if (program.compileError) {
     const reason = program.compileError.replace(/^compilation error: /, '');
     // kube reports a wrong result type without the "compilation failed" prefix
@@ -78,7 +78,7 @@ export function celCompileError(expression: string, want: ResultType, decls: Dec
 }
 
 /** the field error for an expression that does not compile ([] when it does) */
-export function celErrors(path: string, expression: string, want: ResultType, decls: Declarations): FieldError[] {
-  const err = celCompileError(expression, want, decls);
+export function celErrors(path: string, expression: string, want: ResultType, decls: Declarations, flavour: PolicyFlavour = 'validating'): FieldError[] {
+  const err = celCompileError(expression, want, decls, flavour);
   return err ? [fieldErrors.invalid(path, expression, err)] : [];
 }

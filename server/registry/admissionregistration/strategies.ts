@@ -6,6 +6,12 @@
 
 import { defineStrategy, type ResourceStrategy } from '../strategy.js';
 import { validateObjectMetaUpdate } from '../validation/object-meta.js';
+import {
+  defaultMutatingAdmissionPolicy,
+  defaultMutatingAdmissionPolicyBinding,
+  validateMutatingAdmissionPolicy,
+  validateMutatingAdmissionPolicyBinding,
+} from './mutating-policies.js';
 import { defaultValidatingAdmissionPolicy, defaultValidatingAdmissionPolicyBinding, defaultWebhookConfiguration } from './defaults.js';
 import {
   validateValidatingAdmissionPolicy,
@@ -52,10 +58,31 @@ export function validatingAdmissionPolicyBindingStrategy(): ResourceStrategy {
   });
 }
 
+export function mutatingAdmissionPolicyStrategy(): ResourceStrategy {
+  return defineStrategy({
+    namespaced: false,
+    tracksGeneration: true,
+    applyDefaults: defaultMutatingAdmissionPolicy,
+    validateSpec: (obj) => validateMutatingAdmissionPolicy(obj),
+    validateUpdate: (obj, old) => [...validateObjectMetaUpdate(obj.metadata, old.metadata), ...validateMutatingAdmissionPolicy(obj, old)],
+  });
+}
+
+export function mutatingAdmissionPolicyBindingStrategy(): ResourceStrategy {
+  return defineStrategy({
+    namespaced: false,
+    tracksGeneration: true,
+    applyDefaults: defaultMutatingAdmissionPolicyBinding,
+    validateSpec: validateMutatingAdmissionPolicyBinding,
+  });
+}
+
 /** the strategies by `<group>/<resource>`, for kind-strategies.ts */
 export const admissionRegistrationStrategies: Record<string, () => ResourceStrategy> = {
   'admissionregistration.k8s.io/mutatingwebhookconfigurations': mutatingWebhookConfigurationStrategy,
   'admissionregistration.k8s.io/validatingwebhookconfigurations': validatingWebhookConfigurationStrategy,
   'admissionregistration.k8s.io/validatingadmissionpolicies': validatingAdmissionPolicyStrategy,
   'admissionregistration.k8s.io/validatingadmissionpolicybindings': validatingAdmissionPolicyBindingStrategy,
+  'admissionregistration.k8s.io/mutatingadmissionpolicies': mutatingAdmissionPolicyStrategy,
+  'admissionregistration.k8s.io/mutatingadmissionpolicybindings': mutatingAdmissionPolicyBindingStrategy,
 };

@@ -153,7 +153,7 @@ const createOptions: Options = {
   allowInvalidLabelValueInSelector: false,
 };
 
-function validateMatchConditions(conditions: unknown, path: string, decls: Declarations): FieldError[] {
+export function validateMatchConditions(conditions: unknown, path: string, decls: Declarations): FieldError[] {
   const list = objects(conditions);
   const errs: FieldError[] = [];
   if (list.length > maxMatchConditions) errs.push(fieldErrors.tooMany(path, list.length, maxMatchConditions));
@@ -278,7 +278,7 @@ export function validateWebhookConfigurationUpdate(obj: KubeObject, old: KubeObj
 
 // ---- ValidatingAdmissionPolicy ----
 
-function validateMatchResources(m: unknown, path: string): FieldError[] {
+export function validateMatchResources(m: unknown, path: string): FieldError[] {
   if (!isObject(m)) return [];
   const errs: FieldError[] = [];
   if (typeof m.matchPolicy !== 'string') errs.push(fieldErrors.required(child(path, 'matchPolicy')));
@@ -292,7 +292,7 @@ function validateMatchResources(m: unknown, path: string): FieldError[] {
   return errs;
 }
 
-function validateParamKind(pk: JsonObject, path: string): FieldError[] {
+export function validateParamKind(pk: JsonObject, path: string): FieldError[] {
   const errs: FieldError[] = [];
   const apiVersion = str(pk.apiVersion);
   const avPath = child(path, 'apiVersion');
@@ -324,7 +324,7 @@ function validateParamKind(pk: JsonObject, path: string): FieldError[] {
 
 const celReserved = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
 
-function isCELIdentifier(name: string): boolean {
+export function isCELIdentifier(name: string): boolean {
   return /^[_a-zA-Z][_a-zA-Z0-9]*$/.test(name) && !celReserved.has(name);
 }
 
@@ -426,7 +426,7 @@ export function validateValidatingAdmissionPolicy(obj: KubeObject, old?: KubeObj
 
 // ---- ValidatingAdmissionPolicyBinding ----
 
-function validateParamRef(pr: unknown, path: string): FieldError[] {
+export function validateParamRef(pr: unknown, path: string): FieldError[] {
   if (!isObject(pr)) return [];
   const errs: FieldError[] = [];
   const name = str(pr.name);
