@@ -171,6 +171,22 @@ describe('issue 8: hostile input must never take a replica down or reach another
     });
   }
 
+  it('metadata members sent as null are dropped, as Go decodes them, and label selectors keep working', async () => {
+    const t = ready().targets;
+    const name = `null-labels-${Date.now()}`;
+    const created = await send({
+      caller: 'limited', method: 'POST', path: `/api/v1/namespaces/${t.namespace}/configmaps`,
+      headers: { accept: 'application/json', 'content-type': 'application/json' },
+      body: Buffer.from(JSON.stringify({ metadata: { name, labels: null, annotations: null, finalizers: null } })),
+    });
+    assert.equal(created.status, 201, created.body.toString());
+    const meta = (JSON.parse(created.body.toString()) as { metadata: Record<string, unknown> }).metadata;
+    assert.equal('labels' in meta || 'annotations' in meta || 'finalizers' in meta, false, JSON.stringify(meta));
+    const listed = await send({ caller: 'limited', method: 'GET', path: `/api/v1/namespaces/${t.namespace}/configmaps?labelSelector=${encodeURIComponent('a/b in (v0,v1)')}` });
+    assert.equal(listed.status, 200, listed.body.toString());
+    await assertWell();
+  });
+
   it('an unknown HTTP method is 405 MethodNotAllowed with a Status, not a bare parser error', async () => {
     const t = ready().targets;
     const res = await send({ caller: 'admin', method: 'FOO', path: `/api/v1/namespaces/${t.namespace}/configmaps/${t.target}` });

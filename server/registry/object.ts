@@ -82,8 +82,13 @@ export function reorder<T extends JsonObject>(obj: T, order: readonly string[], 
   return out as T;
 }
 
+/** ObjectMeta in kube's member order. A null member is dropped, as Go decodes it to the zero
+ *  value and omits that (`"labels": null` is no labels); but creationTimestamp, a struct, is
+ *  written even when zero, as `null`. */
 export function orderMeta(meta: ObjectMeta): ObjectMeta {
-  return reorder(meta as JsonObject, metaOrder) as ObjectMeta;
+  const out = reorder(meta as JsonObject, metaOrder);
+  for (const k of Object.keys(out)) if (out[k] === null && k !== 'creationTimestamp') delete out[k];
+  return out as ObjectMeta;
 }
 
 /** kind, apiVersion, metadata, spec first; status last (the order of every built-in kind) */

@@ -19,7 +19,7 @@ export interface LabelRequirement {
   readonly values: readonly string[];
 }
 
-export type Labels = Readonly<Record<string, string>> | undefined;
+export type Labels = Readonly<Record<string, string>> | undefined | null;
 
 /** An error in a selector; `message` is what kube-apiserver puts in the 400. */
 export class SelectorError extends Error {
@@ -33,7 +33,7 @@ export class SelectorError extends Error {
 }
 
 function has(labels: Labels, key: string): boolean {
-  return labels !== undefined && Object.prototype.hasOwnProperty.call(labels, key);
+  return labels !== undefined && labels !== null && Object.prototype.hasOwnProperty.call(labels, key);
 }
 
 function parseInt64(s: string): bigint | undefined {
