@@ -50,7 +50,7 @@ import { buildAuthorization } from './authz/index.js';
 import { lookupFromResolver } from './authn/object-lookup.js';
 import type { Registry } from './registry/registry.js';
 import { createIssuerDiscoveryHandler, issuerDiscoveryProblem } from './nonresource/oidc.js';
-import type { NonResourceHandler } from './http/api-handler.js';
+import type { NonResourceHandler } from './request/non-resource.js';
 import { KUBERNETES_VERSION } from './config/flags.js';
 import { createDiscoveryHandler } from './nonresource/discovery-handler.js';
 import { createOpenAPIHandler } from './nonresource/openapi-handler.js';

@@ -17,7 +17,7 @@ import {
   type APIVersionDiscovery,
   type DiscoveryCatalog,
 } from '../apis/discovery.js';
-import type { NonResourceHandler, RawResponse } from '../http/api-handler.js';
+import type { NonResourceHandler, RawResponse } from '../request/non-resource.js';
 import { jsonTooDeep } from '../limits/decode-limits.js';
 import { MAX_BACKEND_DISCOVERY_BYTES } from '../limits/backend-limits.js';
 import type { Logger } from '../log.js';

@@ -4,7 +4,7 @@
 // registration and the Available conditions.
 
 import type { DiscoveryCatalog } from '../apis/discovery.js';
-import type { NonResourceHandler } from '../http/api-handler.js';
+import type { NonResourceHandler } from '../request/non-resource.js';
 import type { Handler } from '../request/types.js';
 import type { Logger } from '../log.js';
 import type { ResourceResolver } from '../registry/rest.js';

@@ -6,7 +6,7 @@
 
 import { createHash } from 'node:crypto';
 import { encodeSwaggerProto } from '../apis/openapi-proto.js';
-import type { NonResourceHandler, RawResponse } from '../http/api-handler.js';
+import type { NonResourceHandler, RawResponse } from '../request/non-resource.js';
 import { jsonTooDeep } from '../limits/decode-limits.js';
 import { MAX_BACKEND_OPENAPI_BYTES, MAX_BACKEND_DISCOVERY_BYTES } from '../limits/backend-limits.js';
 import type { Logger } from '../log.js';

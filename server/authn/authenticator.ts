@@ -67,3 +67,10 @@ export function withAuthenticatedGroup(method: Authenticator): Authenticator {
     return { ...user, groups: [...user.groups, AUTHENTICATED_GROUP] };
   };
 }
+
+/** --anonymous-auth, and the paths anonymous requests may reach (`/livez*` for a prefix) */
+export interface AnonymousOptions {
+  enabled: boolean;
+  /** when set, anonymous requests are accepted only for these paths (`/livez*` for a prefix) */
+  paths?: readonly string[];
+}

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseFlagSet } from '../machinery/flagset.js';
 import { FLAG_SPECS } from '../config/flags.js';
-import { createTestPKI, type TestPKI } from '../http/testing/pki.js';
+import { createTestPKI, type TestPKI } from '../pki/testing.js';
 import { buildAuthentication, type Authentication } from './index.js';
 import { staticLookup } from './object-lookup.js';
 import { startTestIssuer, type TestIssuer } from './jwt/testing-issuer.js';

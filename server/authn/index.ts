@@ -14,7 +14,7 @@
 import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import { AUTHENTICATED_GROUP, unionAuthenticator, withAuthenticatedGroup, type Authenticator } from './authenticator.js';
 import { createX509Authenticator, parseCertificates } from './x509.js';
-import type { AnonymousOptions } from '../http/filters/authentication.js';
+import type { AnonymousOptions } from './authenticator.js';
 import type { FlagValue } from '../machinery/flagset.js';
 import type { UserInfo } from '../machinery/user.js';
 import type { ServiceAccountTokenOptions } from '../registry/core/serviceaccount-token.js';

@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import type { AuthenticationRequest } from './authenticator.js';
-import { createTestPKI, type TestPKI } from '../http/testing/pki.js';
+import { createTestPKI, type TestPKI } from '../pki/testing.js';
 import { createRequestHeaderAuthenticator } from './request-header.js';
 
 let proxyPki: TestPKI;

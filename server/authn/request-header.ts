@@ -7,7 +7,7 @@ import type { X509Certificate } from 'node:crypto';
 import type { Authenticator } from './authenticator.js';
 import { parseCertificates, verifyClientChain } from './x509.js';
 import type { UserInfo } from '../machinery/user.js';
-import { distinctHeaders } from '../http/filters/impersonation.js';
+import { distinctHeaders } from '../request/headers.js';
 
 export interface RequestHeaderOptions {
   /** PEM of the CAs that sign proxy client certificates */

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import type { AuthenticationRequest } from './authenticator.js';
 import { createX509Authenticator } from './x509.js';
-import { createTestPKI, type TestPKI } from '../http/testing/pki.js';
+import { createTestPKI, type TestPKI } from '../pki/testing.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 

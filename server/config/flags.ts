@@ -14,7 +14,7 @@ import { validateGoawayChance } from '../http/filters/goaway.js';
 import { parseNamedCertKey, tlsCipherSuites, tlsMinVersion } from '../http/tls-options.js';
 import { FeatureGateError, FeatureGates, type ParsedFeatureGates } from '../features/gates.js';
 import { showHiddenMetricsVersionError } from '../metrics/lifecycle.js';
-import { KUBERNETES_MAJOR, KUBERNETES_MINOR } from '../http/version.js';
+import { KUBERNETES_MAJOR, KUBERNETES_MINOR } from '../machinery/version.js';
 
 /** the release whose flags and metric lifecycle kapi follows */
 const KUBE_RELEASE = { major: Number(KUBERNETES_MAJOR), minor: Number(KUBERNETES_MINOR) };

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../storage/interface.js';
-import type { NonResourceRequest, RawResponse } from '../http/api-handler.js';
+import type { NonResourceRequest, RawResponse } from '../request/non-resource.js';
 import { withCustomResourceOpenAPI } from './openapi.js';
 
 const crd = {

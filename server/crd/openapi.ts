@@ -4,7 +4,7 @@
 
 import { createHash } from 'node:crypto';
 import type { KubeObject } from '../../storage/interface.js';
-import type { NonResourceHandler, RawResponse } from '../http/api-handler.js';
+import type { NonResourceHandler, RawResponse } from '../request/non-resource.js';
 import { encodeSwaggerProto } from '../apis/openapi-proto.js';
 import { reverseGroup, servedVersions, specOf, statusOf } from './definition.js';
 import type { JSONSchemaProps } from './schema.js';

@@ -17,7 +17,7 @@ import { unionAuthenticator, withAuthenticatedGroup } from '../authn/authenticat
 import { namedCheck, pingCheck, shutdownCheck } from './health.js';
 import { createSecureServer, type SecureServer } from './server.js';
 import { LineReader, TestClient } from './testing/client.js';
-import { createTestPKI, type KeyPair, type TestPKI } from './testing/pki.js';
+import { createTestPKI, type KeyPair, type TestPKI } from '../pki/testing.js';
 
 const KUBECTL_TABLE_ACCEPT =
   'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';

@@ -2,9 +2,7 @@
 // router. Resource requests go to the endpoints; health, version, discovery and OpenAPI are
 // served from what main supplies.
 
-import type { IncomingHttpHeaders } from 'node:http';
 import type { RESTResource, ResourceResolver } from '../registry/rest.js';
-import type { UserInfo } from '../machinery/user.js';
 import { createResourceHandler } from '../endpoints/dispatch.js';
 import { builtinPatchTypes } from '../endpoints/patch/appliers.js';
 import type { PatchApplier } from '../endpoints/patch/types.js';
@@ -24,29 +22,11 @@ import { createHealthHandler, type HealthOptions } from './health.js';
 import { writeBody, writeStatusError } from '../request/response.js';
 import { errors } from '../machinery/status.js';
 import { header, type Handler, type HttpRequest, type HttpResponse, type RequestState, type UpgradeSocket } from '../request/types.js';
-import { defaultVersionInfo, serveVersion, type VersionInfo } from './version.js';
+import { serveVersion } from './version.js';
+import { defaultVersionInfo, type VersionInfo } from '../machinery/version.js';
 
-/** what a non-resource provider (discovery, OpenAPI) is told about a request */
-export interface NonResourceRequest {
-  method: string;
-  path: string;
-  query: URLSearchParams;
-  headers: IncomingHttpHeaders;
-  user?: UserInfo;
-}
-
-/** a complete answer from a non-resource provider */
-export interface RawResponse {
-  status: number;
-  body: string | Buffer;
-  contentType: string;
-  /** with an ETag, a matching If-None-Match gets 304 */
-  etag?: string;
-  headers?: Record<string, string>;
-}
-
-/** Answers the paths it owns; undefined for any other path. */
-export type NonResourceHandler = (req: NonResourceRequest) => RawResponse | undefined | Promise<RawResponse | undefined>;
+export type { NonResourceHandler, NonResourceRequest, RawResponse } from '../request/non-resource.js';
+import type { NonResourceHandler, NonResourceRequest, RawResponse } from '../request/non-resource.js';
 
 export interface ApiHandlerOptions {
   resolver: ResourceResolver;

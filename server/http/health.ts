@@ -6,11 +6,8 @@ import { errors } from '../machinery/status.js';
 import { writeBody, writeStatusError } from '../request/response.js';
 import type { RequestState } from '../request/types.js';
 
-export interface HealthCheck {
-  readonly name: string;
-  /** resolves when healthy, rejects with the reason otherwise */
-  check(): Promise<void>;
-}
+export type { HealthCheck } from '../machinery/health-check.js';
+import type { HealthCheck } from '../machinery/health-check.js';
 
 export interface HealthOptions {
   livez?: readonly HealthCheck[];

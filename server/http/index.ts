@@ -12,5 +12,5 @@ export type { AuthorizationAttributes, AuthorizationResult, Authorizer, Decision
 export type { AnonymousOptions } from './filters/authentication.js';
 export { logCheck, namedCheck, pingCheck, shutdownCheck } from './health.js';
 export type { HealthCheck, HealthOptions } from './health.js';
-export { defaultVersionInfo } from './version.js';
-export type { VersionInfo } from './version.js';
+export { defaultVersionInfo } from '../machinery/version.js';
+export type { VersionInfo } from '../machinery/version.js';

@@ -5,7 +5,7 @@
 
 import { createHash } from 'node:crypto';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { defaultVersionInfo } from '../http/version.js';
+import { defaultVersionInfo } from '../machinery/version.js';
 import { deprecatedLongAgo, lifecycleHelp, lifecycleOf, type ReleaseVersion } from './lifecycle.js';
 
 /** request latency buckets of apiserver_request_duration_seconds and etcd_request_duration_seconds */

@@ -4,7 +4,7 @@
 
 import { ANONYMOUS_USER, type Authenticator } from '../authn/authenticator.js';
 import type { Authorizer } from '../authz/authorizer.js';
-import type { AnonymousOptions } from '../http/filters/authentication.js';
+import type { AnonymousOptions } from '../authn/authenticator.js';
 import { defaultMetrics, type ApiserverMetrics } from './apiserver-metrics.js';
 import { compressUsername } from './request-labels.js';
 

@@ -1,7 +1,7 @@
 // GET /metrics and /metrics/slis in Prometheus' text format (version 0.0.4). Authorized like
 // any non-resource URL: RBAC's system:monitoring role grants get on both.
 
-import type { NonResourceHandler } from '../http/api-handler.js';
+import type { NonResourceHandler } from '../request/non-resource.js';
 import { defaultMetrics, type ApiserverMetrics } from './apiserver-metrics.js';
 
 export function createMetricsHandler(metrics: ApiserverMetrics = defaultMetrics()): NonResourceHandler {

@@ -2,7 +2,7 @@
 // /metrics/slis: each health check of /livez, /readyz and /healthz, wrapped to record its
 // result every time it runs (type is the endpoint: livez, readyz, healthz).
 
-import type { HealthCheck } from '../http/health.js';
+import type { HealthCheck } from '../machinery/health-check.js';
 import { defaultMetrics, type ApiserverMetrics } from './apiserver-metrics.js';
 
 export function observeHealthChecks(

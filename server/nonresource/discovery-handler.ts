@@ -12,7 +12,7 @@ import {
   type DiscoveryCatalog,
   type DiscoveryResponse,
 } from '../apis/discovery.js';
-import type { NonResourceHandler, RawResponse } from '../http/api-handler.js';
+import type { NonResourceHandler, RawResponse } from '../request/non-resource.js';
 
 export interface DiscoveryHandlerOptions {
   catalog: DiscoveryCatalog;

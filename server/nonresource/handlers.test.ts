@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { loadCatalog } from '../apis/catalog.js';
 import { loadSchemas } from '../apis/schema.js';
 import { OpenAPIService } from '../apis/openapi.js';
-import type { NonResourceRequest, RawResponse } from '../http/api-handler.js';
+import type { NonResourceRequest, RawResponse } from '../request/non-resource.js';
 import { createDiscoveryHandler } from './discovery-handler.js';
 import { createOpenAPIHandler } from './openapi-handler.js';
 

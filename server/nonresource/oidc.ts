@@ -5,7 +5,7 @@
 // address. Bodies are rendered once (the keys do not change while the server runs).
 
 import { exportJWK } from 'jose';
-import type { NonResourceHandler, RawResponse } from '../http/api-handler.js';
+import type { NonResourceHandler, RawResponse } from '../request/non-resource.js';
 import type { VerificationKey } from '../authn/serviceaccount/keys.js';
 
 export const OPENID_CONFIGURATION_PATH = '/.well-known/openid-configuration';

@@ -2,7 +2,7 @@
 // OpenAPIService, which decides status, headers and caching; this only adapts the answer.
 
 import type { OpenAPIResponse, OpenAPIService } from '../apis/openapi.js';
-import type { NonResourceHandler, NonResourceRequest, RawResponse } from '../http/api-handler.js';
+import type { NonResourceHandler, NonResourceRequest, RawResponse } from '../request/non-resource.js';
 
 function headerValue(req: NonResourceRequest, name: string): string | undefined {
   const v = req.headers[name];

@@ -1,7 +1,7 @@
 // GET /status: a live page about the cluster and this replica (HTML that polls its JSON twin,
 // GET /status?format=json). Authorized like /metrics (see the chain's authorization aliases).
 
-import type { NonResourceHandler } from '../http/api-handler.js';
+import type { NonResourceHandler } from '../request/non-resource.js';
 import { STATUS_PAGE_HTML } from './status-page.js';
 import { collectStatus, type StatusSources } from './status-snapshot.js';
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { NonResourceRequest } from '../http/api-handler.js';
+import type { NonResourceRequest } from '../request/non-resource.js';
 import { createStatusHandler } from './status-handler.js';
 import { collectStatus, REPLICA_DOWN_AFTER_MS, type StatusSources, type StatusSnapshot } from './status-snapshot.js';
 

@@ -4,7 +4,7 @@
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
-import { createTestPKI, type TestPKI } from '../../http/testing/pki.js';
+import { createTestPKI, type TestPKI } from '../../pki/testing.js';
 
 export interface TestIssuer {
   url: string;

@@ -8,11 +8,8 @@ import { errors } from '../../machinery/status.js';
 import { writeStatusError } from '../../request/response.js';
 import type { Filter, HttpRequest } from '../../request/types.js';
 
-export interface AnonymousOptions {
-  enabled: boolean;
-  /** when set, anonymous requests are accepted only for these paths (`/livez*` for a prefix) */
-  paths?: readonly string[];
-}
+export type { AnonymousOptions } from '../../authn/authenticator.js';
+import type { AnonymousOptions } from '../../authn/authenticator.js';
 
 export interface AuthenticationOptions {
   authenticator: Authenticator;

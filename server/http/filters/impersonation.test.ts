@@ -14,7 +14,7 @@ import { createX509Authenticator } from '../../authn/x509.js';
 import { unionAuthenticator, withAuthenticatedGroup } from '../../authn/authenticator.js';
 import type { AuthorizationAttributes, Authorizer } from '../../authz/authorizer.js';
 import { createSecureServer, type SecureServer } from '../server.js';
-import { createTestPKI, type KeyPair, type TestPKI } from '../testing/pki.js';
+import { createTestPKI, type KeyPair, type TestPKI } from '../../pki/testing.js';
 import { impersonatedUser, impersonationRequests } from './impersonation.js';
 
 let pki: TestPKI;

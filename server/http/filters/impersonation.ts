@@ -5,6 +5,7 @@
 // the resource name, so RBAC's resourceNames can restrict what may be impersonated. A single
 // denial is a 403 naming that check; the request then runs as the impersonated user.
 
+import { distinctHeaders } from '../../request/headers.js';
 import { forbidden, type AuthorizationAttributes, type Authorizer } from '../../authz/authorizer.js';
 import { AUTHENTICATED_GROUP, ANONYMOUS_USER, UNAUTHENTICATED_GROUP } from '../../authn/authenticator.js';
 import { writeStatusError } from '../../request/response.js';
@@ -27,25 +28,6 @@ export interface ImpersonationRequest {
   extraKey?: string;
 }
 
-/** header values by lower-cased name, each repeat kept apart (node joins repeats with ", ") */
-export function distinctHeaders(req: Pick<HttpRequest, 'headers'> & { rawHeaders?: readonly string[] }): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  const raw = req.rawHeaders;
-  if (raw && raw.length > 0) {
-    for (let i = 0; i + 1 < raw.length; i += 2) {
-      const name = raw[i]!.toLowerCase();
-      const list = out.get(name) ?? [];
-      list.push(raw[i + 1]!);
-      out.set(name, list);
-    }
-    return out;
-  }
-  for (const [name, v] of Object.entries(req.headers)) {
-    if (v === undefined) continue;
-    out.set(name.toLowerCase(), Array.isArray(v) ? [...v] : [v]);
-  }
-  return out;
-}
 
 function unescapeExtraKey(key: string): string {
   try {

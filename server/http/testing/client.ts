@@ -5,7 +5,7 @@ import { connect, type ClientHttp2Session } from 'node:http2';
 import { request as httpsRequest } from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
 import { gunzipSync } from 'node:zlib';
-import type { KeyPair } from './pki.js';
+import type { KeyPair } from '../../pki/testing.js';
 
 export interface TestResponse {
   status: number;

@@ -5,7 +5,7 @@ import { toRequestListener } from '../chain.js';
 import { withRequestInfo } from '../filters/request-info.js';
 import { createSecureServer, type SecureServer, type SecureServerOptions } from '../server.js';
 import type { Filter, Handler } from '../../request/types.js';
-import { createTestPKI, type TestPKI } from './pki.js';
+import { createTestPKI, type TestPKI } from '../../pki/testing.js';
 import { TestClient } from './client.js';
 
 export interface FilterServer {
