@@ -40,6 +40,7 @@ import { namespaceLookupFrom } from './registry/namespace-lifecycle.js';
 import { applyPatchTypes } from './endpoints/patch/apply.js';
 import { strategicPatchTypes } from './endpoints/patch/strategic-applier.js';
 import { createSecureServer } from './http/server.js';
+import { PostStartHooks } from './http/post-start-hooks.js';
 import { setUnreadResponseBudget } from './request/unread-budget.js';
 import { createKubeletConnect } from './proxy/index.js';
 import { servingTlsOptions } from './http/serving-options.js';
@@ -152,6 +153,8 @@ function localGroupVersions(catalog: Catalog, customResources: { group: string; 
 
 export async function startApp(config: KapiConfig): Promise<App> {
   const started: Stoppable[] = [];
+  // start-up work after listening; each hook reports as /readyz's poststarthook/<name>
+  const postStartHooks = new PostStartHooks();
   const identity = `kapi-${os.hostname()}-${randomUUID()}`;
   const advertiseAddress = resolveAdvertiseAddress(config.serving.advertiseAddress, config.serving.bindAddress);
   let ready = false;
@@ -322,10 +325,8 @@ export async function startApp(config: KapiConfig): Promise<App> {
     const customResources = new CustomResources({ builtins: registry, storageFor, namespaces: namespaceLookupFrom(storageFor('/namespaces')), log: log.named('crd') });
     const crdStop = new AbortController();
     started.push({ name: 'custom resources', stop: () => crdStop.abort() });
-    let crdInformerSynced = false;
-    const crdsListed = customResources.start(crdStop.signal).then(() => {
-      crdInformerSynced = true;
-    });
+    const crdsListed = customResources.start(crdStop.signal);
+    postStartHooks.add('crd-informer-synced', crdsListed);
     const apiResolver = customResources.resolver();
     // the aggregation layer: APIServices followed here, their group versions proxied
     const aggregator = startAggregator({
@@ -353,10 +354,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
     const authzStop = new AbortController();
     const authzRun = authz.start(registry, authzStop.signal);
     started.push({ name: 'authorization caches', stop: () => authzStop.abort() });
-    let rbacBootstrapped = false;
-    void authzRun.rbacBootstrapped.then(() => {
-      rbacBootstrapped = true;
-    });
+    postStartHooks.add('rbac/bootstrap-roles', authzRun.rbacBootstrapped);
     // API Priority and Fairness: the bootstrap FlowSchemas and priority levels (every replica),
     // followed by watch; off: the classic max-in-flight limits
     const maxReadOnly = config.values.get('max-requests-inflight');
@@ -372,10 +370,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
           })
         : undefined;
     if (flowControl) started.push({ name: 'priority and fairness', stop: () => flowControl.stop() });
-    let apfBootstrapped = !flowControl;
-    void flowControl?.bootstrapped.then(() => {
-      apfBootstrapped = true;
-    });
+    postStartHooks.add('priority-and-fairness-config-producer', flowControl?.bootstrapped ?? Promise.resolve());
     const maxInFlight: MaxInFlightOptions = flowControl
       ? { kind: 'priority-and-fairness', controller: flowControl.controller }
       : { kind: 'max-in-flight', readOnlyLimit: maxReadOnly, mutatingLimit: maxMutating };
@@ -401,11 +396,8 @@ export async function startApp(config: KapiConfig): Promise<App> {
       apiServerIdentity: config.featureGates.enabled('APIServerIdentity'),
     });
     started.push({ name: 'controllers', stop: () => controllers.stop() });
-    let bootstrapped = false;
-    void controllers.bootstrapped.then(() => {
-      bootstrapped = true;
-      log.info('bootstrap done: system namespaces and the kubernetes Service exist');
-    });
+    postStartHooks.add('bootstrap-controller', controllers.bootstrapped);
+    void controllers.bootstrapped.then(() => log.info('bootstrap done: system namespaces and the kubernetes Service exist'));
 
     // --- health checks ----------------------------------------------------------------
     const etcdCheck = (name: string, timeoutMs: number): HealthCheck =>
@@ -422,15 +414,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
           clearTimeout(timer);
         }
       });
-    const bootstrapCheck = namedCheck('poststarthook/bootstrap-controller', async () => {
-      if (!bootstrapped) throw new Error('bootstrap not finished');
-    });
-    const rbacCheck = namedCheck('poststarthook/rbac/bootstrap-roles', async () => {
-      if (!rbacBootstrapped) throw new Error('not finished');
-    });
-    const apfCheck = namedCheck('poststarthook/priority-and-fairness-config-producer', async () => {
-      if (!apfBootstrapped) throw new Error('not finished');
-    });
+    const bootstrapCheck = postStartHooks.check('bootstrap-controller');
     const cacheCheck = namedCheck('watch-cache', async () => {
       if (feed && !feed.synced) throw new Error('watch cache not synced yet');
     });
@@ -562,12 +546,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
           cacheCheck,
           ...kmsChecks,
           ...passing(encryption?.checkNames.all),
-          bootstrapCheck,
-          rbacCheck,
-          apfCheck,
-          namedCheck('poststarthook/crd-informer-synced', async () => {
-            if (!crdInformerSynced) throw new Error('not finished');
-          }),
+          ...postStartHooks.checks(),
           shutdownCheck(() => !ready),
         ]),
         livezGracePeriodSeconds: config.livezGracePeriodMs / 1000,
