@@ -18,8 +18,6 @@ import { freePort, type KubeHttpClient } from './harness.js';
 
 export interface KubeletStandin {
   port: number;
-  /** the port on the `alsoOn` address */
-  alsoPort?: number;
   /** PEMs for kapi's --kubelet-certificate-authority and --kubelet-client-certificate/-key */
   caPem: string;
   clientCertPem: string;
@@ -155,14 +153,12 @@ function servePortForward(socket: Duplex, head: Buffer): void {
   });
 }
 
-/** `alsoOn`: a second address to listen on too (at `alsoPort`), for a Node address kube proxies
- *  to: it refuses loopback ones */
-export async function startKubeletStandin(opts: { alsoOn?: string } = {}): Promise<KubeletStandin> {
-  const host = opts.alsoOn ?? '127.0.0.1';
+/** a kubelet's API on 127.0.0.1 (a free port), with its own CA and a client certificate for kapi */
+export async function startKubeletStandin(): Promise<KubeletStandin> {
   const caKey = await generateKey('ecdsa');
   const ca = await createCA('kubelet-standin-ca', 1, caKey);
   const serverKey = await generateKey('ecdsa');
-  const serverCert = await issueCert(ca, { commonName: 'kubelet', sans: [...new Set(['127.0.0.1', 'localhost', host])], usage: 'server', validDays: 1 }, serverKey);
+  const serverCert = await issueCert(ca, { commonName: 'kubelet', sans: ['127.0.0.1', 'localhost'], usage: 'server', validDays: 1 }, serverKey);
   const clientKey = await generateKey('ecdsa');
   const clientCert = await issueCert(ca, { commonName: 'kube-apiserver-kubelet-client', organizations: ['kubeadm:cluster-admins'], usage: 'client', validDays: 1 }, clientKey);
   const logs = new Map<string, string[]>();
@@ -226,11 +222,8 @@ export async function startKubeletStandin(opts: { alsoOn?: string } = {}): Promi
     return server;
   };
   const servers = [await listen('127.0.0.1', port)];
-  const alsoPort = opts.alsoOn ? await freePort() : undefined;
-  if (opts.alsoOn && alsoPort) servers.push(await listen(opts.alsoOn, alsoPort));
   return {
     port,
-    alsoPort,
     caPem: ca.certPem,
     clientCertPem: clientCert,
     clientKeyPem: clientKey.privateKeyPem,

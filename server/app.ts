@@ -564,6 +564,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
           certificateAuthority: config.values.get('kubelet-certificate-authority'),
           preferredAddressTypes: config.values.get('kubelet-preferred-address-types'),
           timeoutMs: config.values.get('kubelet-timeout'),
+          allowLoopbackTargets: config.values.get('allow-loopback-proxy-targets'),
         },
         apiResolver,
       ),

@@ -175,7 +175,7 @@ test('every kube-apiserver 1.33 flag is accepted; the only others are kapi\'s ow
   const ours = new Set<string>(FLAG_SPECS.map((s) => s.name));
   assert.deepEqual(KUBE_APISERVER_1_33_FLAGS.filter((name) => !ours.has(name)), []);
   const kube = new Set(KUBE_APISERVER_1_33_FLAGS);
-  assert.deepEqual([...ours].filter((name) => !kube.has(name)).sort(), ['data-dir', 'kubeconfig', 'max-unread-response-mib', 'replica-response-header', 'tls-san']);
+  assert.deepEqual([...ours].filter((name) => !kube.has(name)).sort(), ['allow-loopback-proxy-targets', 'data-dir', 'kubeconfig', 'max-unread-response-mib', 'replica-response-header', 'tls-san']);
   // each one parses with a value of its kind
   for (const spec of FLAG_SPECS) {
     if (spec.name === 'help' || spec.name === 'version') continue;

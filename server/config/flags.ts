@@ -258,6 +258,7 @@ export const FLAG_SPECS = [
   spec(G_KAPI, 'data-dir', 'string', './data', 'kapi: directory for the embedded etcd member (<data-dir>/etcd), the generated PKI (<data-dir>/pki) and admin.kubeconfig.'),
   spec(G_KAPI, 'tls-san', 'stringArray', [], 'kapi: extra DNS name or IP for the generated serving certificate (e.g. a load balancer\'s). Repeatable or comma separated.'),
   spec(G_KAPI, 'max-unread-response-mib', 'int', 256, 'kapi: MiB of response bodies this replica holds for clients that have not taken them; past it, the response whose client has gone longest without reading is cut.'),
+  spec(G_KAPI, 'allow-loopback-proxy-targets', 'bool', false, 'kapi: let pods/proxy, services/proxy and nodes/proxy reach loopback addresses, which kube-apiserver refuses; for tests and one-machine set-ups where pods and kubelets listen on 127.0.0.1.'),
   spec(G_KAPI, 'replica-response-header', 'bool', false, 'kapi: every response carries a Kapi-Replica header naming the replica that answered (its identity Lease), so load tests behind a load balancer can tell replicas apart.'),
   spec(G_KAPI, 'help', 'bool', false, 'help for kapi', { shorthand: 'h' }),
   spec(G_KAPI, 'version', 'bool', false, 'Print version information and quit.'),

@@ -28,6 +28,8 @@ import { openUpgrade, splice } from './upgrade.js';
 export interface ConnectDeps {
   resolver: ResourceResolver;
   kubelet: KubeletClient;
+  /** --allow-loopback-proxy-targets */
+  allowLoopback?: boolean;
 }
 
 const STREAM_METHODS = new Set(['GET', 'POST']);
@@ -227,7 +229,7 @@ export function createConnectHandler(deps: ConnectDeps): (state: RequestState) =
     const namespaced = info.resource !== 'nodes';
     if (namespaced !== info.namespaceInPath) return false;
     if (!kind.endsWith('/proxy') && info.parts.length > 3) return false;
-    const lookup: Lookup = { resolver: deps.resolver, ctx: contextOf(state) };
+    const lookup: Lookup = { resolver: deps.resolver, ctx: contextOf(state), allowLoopback: deps.allowLoopback };
     try {
       if (!methodAllowed(kind, state.method)) throw errors.methodNotRegistered();
       if (kind === 'pods/log') await serveLog(state, deps, lookup);

@@ -12,6 +12,8 @@ export interface KubeletFlags {
   certificateAuthority: string;
   preferredAddressTypes: string[];
   timeoutMs: number;
+  /** kapi's --allow-loopback-proxy-targets */
+  allowLoopbackTargets?: boolean;
 }
 
 /** kube-apiserver's validation of the kubelet client flags */
@@ -38,5 +40,5 @@ export function createKubeletConnect(flags: KubeletFlags, resolver: ResourceReso
     },
     () => resolver.lookup('', 'v1', 'nodes'),
   );
-  return createConnectHandler({ resolver, kubelet });
+  return createConnectHandler({ resolver, kubelet, allowLoopback: flags.allowLoopbackTargets === true });
 }

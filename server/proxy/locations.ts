@@ -66,6 +66,19 @@ export function splitSchemeNamePort(id: string): { scheme: string; name: string;
 export interface Lookup {
   resolver: ResourceResolver;
   ctx: RequestContext;
+  /** kapi's --allow-loopback-proxy-targets: loopback targets pass the address check (tests and
+   *  one-machine set-ups; kube never allows them) */
+  allowLoopback?: boolean;
+}
+
+/** kube's address check of a proxy target, with kapi's loopback exception */
+function proxyable(l: Lookup, ip: string): boolean {
+  return isGlobalUnicast(ip) || (l.allowLoopback === true && isLoopback(ip));
+}
+
+function isLoopback(ip: string): boolean {
+  const lower = ip.toLowerCase();
+  return /^127\./.test(lower) || lower === '::1' || /^::ffff:127\./.test(lower);
 }
 
 export async function getObject(l: Lookup, resource: string, name: string, namespace: string): Promise<KubeObject> {
@@ -102,7 +115,7 @@ function isGlobalUnicast(ip: string): boolean {
 
 /** kube's isProxyableHostname for nodes: every address the name resolves to (an IP resolves to
  *  itself) must be global unicast, so a loopback Node address is refused however it is spelled */
-async function checkProxyableHostname(hostname: string): Promise<void> {
+async function checkProxyableHostname(l: Lookup, hostname: string): Promise<void> {
   let addresses: { address: string }[];
   try {
     addresses = isIP(hostname) ? [{ address: hostname }] : await lookup(hostname, { all: true });
@@ -110,7 +123,7 @@ async function checkProxyableHostname(hostname: string): Promise<void> {
     throw errors.badRequest(`lookup ${hostname}: no such host`);
   }
   if (addresses.length === 0) throw errors.badRequest('no addresses for hostname');
-  if (addresses.some((a) => !isGlobalUnicast(a.address))) throw errors.badRequest('address not allowed');
+  if (addresses.some((a) => !proxyable(l, a.address))) throw errors.badRequest('address not allowed');
 }
 
 function urlFor(scheme: string, host: string, port: string, path: string): URL {
@@ -135,7 +148,7 @@ export async function podProxyLocation(l: Lookup, namespace: string, id: string,
     }
   }
   const ip = podIP(pod);
-  if (!isGlobalUnicast(ip)) throw errors.badRequest('address not allowed');
+  if (!proxyable(l, ip)) throw errors.badRequest('address not allowed');
   const scheme = parsed.scheme || 'http';
   return { url: urlFor(scheme, ip, port, '/'), tls: scheme === 'https' ? PROXY_TLS : undefined, connectTimeoutMs: timeoutMs };
 }
@@ -145,7 +158,7 @@ export async function nodeProxyLocation(l: Lookup, kubelet: KubeletClient, id: s
   const parsed = splitSchemeNamePort(id);
   if (!parsed) throw errors.badRequest(`invalid node request ${JSON.stringify(id)}`);
   const info = await kubelet.connectionInfo(l.ctx, parsed.name);
-  await checkProxyableHostname(info.hostname);
+  await checkProxyableHostname(l, info.hostname);
   if (parsed.port === '' || parsed.port === info.port) return kubelet.backend(info, '/', new URLSearchParams());
   const scheme = parsed.scheme || 'http';
   return { url: urlFor(scheme, info.hostname, parsed.port, '/'), tls: scheme === 'https' ? PROXY_TLS : undefined, connectTimeoutMs: kubelet.config.timeoutMs };
