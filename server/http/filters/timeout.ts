@@ -11,6 +11,7 @@ import { writeStatusError } from '../../request/response.js';
 import { errors } from '../../machinery/status.js';
 import type { Filter, HttpResponse, RequestState } from '../../request/types.js';
 import { isLongRunning } from './long-running.js';
+import { cancelRequest } from '../../request/cancellation.js';
 
 export interface RequestTimeoutOptions {
   /** --request-timeout in ms */
@@ -63,43 +64,41 @@ export function withRequestTimeout(opts: RequestTimeoutOptions): Filter {
     }
 
     const headersBefore = snapshotHeaders(res);
-    const abort = new AbortController();
     let timedOut = false;
-    const guarded = guardState(state, guardResponse(res, () => timedOut), AbortSignal.any([state.signal, abort.signal]));
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), remainingMs);
+    const guarded = guardState(state, guardResponse(res, () => timedOut));
+    // a settled-once promise rather than a race against a deadline promise: no promise, and
+    // no abort, for the request that finishes in time
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        timedOut = true;
+        // the work behind the request stops: its storage calls see the request's signal abort
+        cancelRequest(state.signal);
+        if (!res.headersSent) {
+          writeTimeout(res, headersBefore);
+        } else if (!res.writableFinished) {
+          // the answer had begun (or the client has not taken all of it): it cannot become a
+          // 504 any more, so the connection (HTTP/1.1) or the stream (HTTP/2) is cut, which
+          // also frees what was queued for it
+          res.destroy();
+        }
+        resolve();
+      }, remainingMs);
+      next(guarded).then(
+        () => {
+          if (timedOut) return;
+          clearTimeout(timer);
+          resolve();
+        },
+        (err: unknown) => {
+          if (timedOut) {
+            opts.onPostTimeoutError?.(err, state);
+            return;
+          }
+          clearTimeout(timer);
+          reject(err);
+        },
+      );
     });
-    let failure: { err: unknown } | undefined;
-    const work = next(guarded).then(
-      () => 'done' as const,
-      (err: unknown) => {
-        if (timedOut) opts.onPostTimeoutError?.(err, state);
-        else failure = { err };
-        return 'done' as const;
-      },
-    );
-    let outcome: 'done' | 'timeout';
-    try {
-      outcome = await Promise.race([work, deadline]);
-    } finally {
-      clearTimeout(timer);
-    }
-    if (outcome === 'done') {
-      if (failure) throw failure.err;
-      return;
-    }
-
-    timedOut = true;
-    abort.abort();
-    if (!res.headersSent) {
-      writeTimeout(res, headersBefore);
-    } else if (!res.writableFinished) {
-      // the answer had begun (or the client has not taken all of it): it cannot become a 504
-      // any more, so the connection (HTTP/1.1) or the stream (HTTP/2) is cut, which also
-      // frees what was queued for it
-      res.destroy();
-    }
   };
 }
 
@@ -124,12 +123,11 @@ function writeTimeout(res: HttpResponse, headers: HeaderSnapshot): void {
   res.end(body);
 }
 
-/** the request state as the inner handlers see it: the guarded response and signal, the rest shared */
-function guardState(state: RequestState, res: HttpResponse, signal: AbortSignal): RequestState {
+/** the request state as the inner handlers see it: the guarded response, the rest shared */
+function guardState(state: RequestState, res: HttpResponse): RequestState {
   return new Proxy(state, {
     get(target, prop, receiver) {
       if (prop === 'res') return res;
-      if (prop === 'signal') return signal;
       return Reflect.get(target, prop, receiver) as unknown;
     },
   });
