@@ -124,6 +124,13 @@ export interface StoredList {
   decode(item: StoredObjectText): KubeObject;
 }
 
+/** One object as its stored text, for readers that can write text as it is. */
+export interface StoredObject {
+  readonly item: StoredObjectText;
+  /** a fresh object of the item, as get hands it out */
+  decode(item: StoredObjectText): KubeObject;
+}
+
 export interface WatchOptions extends Cancellable {
   recursive: boolean;
   /** undefined or '': initial state at a consistent read, then changes. '0': initial state
@@ -196,6 +203,10 @@ export interface Storage {
    *  it from texts it holds (the caller then uses getList). Optional: a storage that changes
    *  objects on the way out (defaulting on read) must not offer it. */
   getStoredList?(key: string, opts: ListOptions): Promise<StoredList | undefined>;
+  /** what get would answer, as the stored text (null: not found with ignoreNotFound);
+   *  undefined when this storage cannot answer it from a text it holds (the caller then uses
+   *  get). Optional, as getStoredList. */
+  getStored?(key: string, opts?: GetOptions): Promise<StoredObject | null | undefined>;
   /** read-modify-write with optimistic concurrency; retries on conflict unless the
    *  preconditions pin a resourceVersion (then ResourceVersionConflict). Returns an object
    *  the caller may change (at most it shares parts of what tryUpdate returned). */

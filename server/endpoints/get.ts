@@ -1,6 +1,7 @@
-// GET of one object (or one subresource of it).
+// GET of one object (or one subresource of it). An object in the storage version as compact
+// JSON is written from its stored text, edited (server/registry/item-text.ts).
 
-import { writeObject } from '../request/response.js';
+import { isCompactJson, writeBody, writeObject } from '../request/response.js';
 import { negotiateFor, requestContext, type Scope } from './scope.js';
 import { tableOptionsFor, transformResult } from './transform.js';
 
@@ -8,6 +9,19 @@ export async function serveGet(scope: Scope): Promise<void> {
   const media = negotiateFor(scope);
   const tableOptions = tableOptionsFor(scope, media);
   const rv = scope.state.query.get('resourceVersion');
-  const obj = await scope.resource.get(requestContext(scope), scope.name, rv !== null ? { resourceVersion: rv } : {});
-  await writeObject(scope.state, 200, transformResult(scope, media, obj, tableOptions), media);
+  const opts = rv !== null ? { resourceVersion: rv } : {};
+  const ctx = requestContext(scope);
+  if (!scope.resource.openGet || !isCompactJson(scope.state, media)) {
+    const obj = await scope.resource.get(ctx, scope.name, opts);
+    await writeObject(scope.state, 200, transformResult(scope, media, obj, tableOptions), media);
+    return;
+  }
+  const prepared = await scope.resource.openGet(ctx, scope.name, opts);
+  const text = prepared.jsonText();
+  if (text !== undefined) {
+    // the bytes writeObject would write: Go's encoder ends the JSON with a newline
+    await writeBody(scope.state, 200, text + '\n', media.contentType);
+    return;
+  }
+  await writeObject(scope.state, 200, transformResult(scope, media, prepared.toObject(), tableOptions), media);
 }

@@ -6,10 +6,9 @@
 // size in the replica's response budget, and waits, or is refused with a 429, when the budget
 // is spent.
 
-import { wantsPretty, writeObject } from '../request/response.js';
+import { isCompactJson, writeObject } from '../request/response.js';
 import { writeTextBody } from '../request/stream-body.js';
 import { unreadResponseBudget } from '../request/unread-budget.js';
-import type { OutputMediaType } from '../request/negotiation.js';
 import { applyNameToListOptions, listRequestOptions, readListOptions, validateListOptions } from './options.js';
 import { negotiateFor, requestContext, type Scope } from './scope.js';
 import { tableOptionsFor, transformResult } from './transform.js';
@@ -33,7 +32,7 @@ export async function serveList(scope: Scope): Promise<void> {
     return;
   }
   const prepared = await scope.resource.openList(ctx, listRequestOptions(opts));
-  const text = isCompactJson(scope, media) ? prepared.jsonText() : undefined;
+  const text = isCompactJson(scope.state, media) ? prepared.jsonText() : undefined;
   if (text) {
     await writeTextBody(scope.state, 200, text, media.contentType);
     return;
@@ -44,9 +43,4 @@ export async function serveList(scope: Scope): Promise<void> {
   } finally {
     producing.release();
   }
-}
-
-/** the list itself as compact JSON: what the stored texts can be edited into */
-function isCompactJson(scope: Scope, media: OutputMediaType): boolean {
-  return media.format === 'json' && !media.convert && !wantsPretty(scope.state, media);
 }

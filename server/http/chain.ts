@@ -24,6 +24,8 @@ import { withRequestMetrics } from '../metrics/filter.js';
 import { alwaysAllow, type Authorizer } from '../authz/authorizer.js';
 import type { Authenticator } from '../authn/authenticator.js';
 import { nonResourceInfo } from '../request/request-info.js';
+import { cancelRequest, newRequestSignal } from '../request/cancellation.js';
+import { isLongRunning } from './filters/long-running.js';
 import { parseRequestTarget } from './request-target.js';
 import { errors } from '../machinery/status.js';
 import type { Filter, Handler, HttpRequest, HttpResponse, RequestState, UpgradeSocket } from '../request/types.js';
@@ -122,9 +124,8 @@ export function newRequestState(req: HttpRequest, res: HttpResponse, upgrade?: U
   const target = parseRequestTarget(req.url ?? '/');
   if (!target) return undefined;
   const { path, query } = target;
-  const abort = new AbortController();
-  res.once('close', () => abort.abort());
-  return {
+  const signal = newRequestSignal();
+  const state: RequestState = {
     req,
     res,
     method,
@@ -132,11 +133,19 @@ export function newRequestState(req: HttpRequest, res: HttpResponse, upgrade?: U
     query,
     info: nonResourceInfo(method, path),
     warnings: [],
-    signal: abort.signal,
+    signal,
     auditId: '',
     receivedAt: Date.now(),
     upgrade,
   };
+  // The work behind a request stops when its client goes away. Once a short request's answer
+  // has been taken whole nothing of it is left to stop, so it is not aborted then (an abort
+  // builds its reason, a DOMException with a stack); long-running handlers may still hold
+  // watchers or streams and are aborted whenever their response closes.
+  res.on('close', () => {
+    if (!res.writableFinished || isLongRunning(state.info)) cancelRequest(signal);
+  });
+  return state;
 }
 
 /** Adapts a chain to node's `request` event (HTTP/1.1 and HTTP/2 compat alike). */

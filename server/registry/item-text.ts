@@ -1,8 +1,8 @@
-// A list item written from the stored JSON text instead of decoding and encoding it again.
-// Storage keeps an object as the JSON the store wrote (kube's field order, no
-// resourceVersion); a typed list's item differs from that text only in three places: no
-// `kind` or `apiVersion`, `metadata.resourceVersion` at its ObjectMeta position, and Go's
-// escapes. An object's text is checked once per stored version against the decoded path (the
+// A list item, or an object read by name, written from the stored JSON text instead of
+// decoding and encoding it again. Storage keeps an object as the JSON the store wrote (kube's
+// field order, no resourceVersion); a typed list's item differs from that text only in three
+// places: no `kind` or `apiVersion`, `metadata.resourceVersion` at its ObjectMeta position,
+// and Go's escapes (an object read by name keeps its `kind` and `apiVersion`). An object's text is checked once per stored version against the decoded path (the
 // edit must give the very bytes the decoder and encoder give); from then on the item is a few
 // slices of the text. Texts written elsewhere (another field order, whitespace, numbers or
 // escapes JSON.stringify writes differently) fail the check and keep the decoded path.
@@ -91,11 +91,11 @@ function membersOf(s: string, start: number): Member[] | undefined {
 }
 
 /** where the edits would go in `text`, before checking that they give the decoded path's bytes */
-function findEdits(text: string, resourceVersion: string): TextEdits | undefined {
+function findEdits(text: string, resourceVersion: string, keepTypeMeta: boolean): TextEdits | undefined {
   const top = membersOf(text, 0);
   if (!top) return undefined;
   let first = 0;
-  while (first < top.length && (top[first]!.key === 'kind' || top[first]!.key === 'apiVersion')) first++;
+  while (!keepTypeMeta && first < top.length && (top[first]!.key === 'kind' || top[first]!.key === 'apiVersion')) first++;
   const metadata = top.find((m) => m.key === 'metadata');
   if (!metadata || first === top.length) return undefined;
   const meta = membersOf(text, metadata.valueStart);
@@ -117,15 +117,19 @@ function applyEdits(text: string, edits: TextEdits): string {
 export type DecodeStored = (stored: StoredObjectText) => KubeObject;
 
 /**
- * The JSON texts of one store's list items. `toItem` is the decoded path: a freshly decoded
- * object made the item the store hands out (converted, without kind and apiVersion); it must
- * depend on the object alone, which holds when the request's version is the storage version.
+ * The JSON texts of one store's list items (or, with `keepTypeMeta`, of its objects read by
+ * name). `toItem` is the decoded path: a freshly decoded object made the item the store hands
+ * out (converted; for list items without kind and apiVersion); it must depend on the object
+ * alone, which holds when the request's version is the storage version.
  */
 export class ListItemTexts {
   /** per stored version: its edits, or null when only the decoded path gives its bytes */
   private readonly edits = new WeakMap<StoredObjectText, TextEdits | null>();
 
-  constructor(private readonly toItem: (decoded: KubeObject) => KubeObject) {}
+  constructor(
+    private readonly toItem: (decoded: KubeObject) => KubeObject,
+    private readonly keepTypeMeta = false,
+  ) {}
 
   /** checks every item not seen before (decoding them: a text that does not decode fails
    *  here, before anything is written); false when an item cannot be read at all */
@@ -150,7 +154,7 @@ export class ListItemTexts {
 
   private check(stored: StoredObjectText, decode: DecodeStored): TextEdits | null {
     const expected = this.decodedText(stored, decode);
-    const found = findEdits(stored.data, String(stored.modRevision));
+    const found = findEdits(stored.data, String(stored.modRevision), this.keepTypeMeta);
     const edits = found && applyEdits(stored.data, found) === expected ? found : null;
     this.edits.set(stored, edits);
     return edits;

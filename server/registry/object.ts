@@ -73,8 +73,37 @@ export function newUid(): string {
 
 const metaOrder = OBJECT_META_ORDER;
 
-/** Rebuilds `obj` with `order` keys first (in that order), the rest after in their order. */
+/** true when reorder would give `obj`'s members in the order they already have */
+function inOrder(obj: JsonObject, order: readonly string[], last: readonly string[]): boolean {
+  // 0: among the `order` keys, 1: among the others, 2: among the `last` keys
+  let phase = 0;
+  let rank = -1;
+  for (const k of Object.keys(obj)) {
+    if (obj[k] === undefined) return false;
+    const first = order.indexOf(k);
+    if (first >= 0) {
+      if (phase !== 0 || first <= rank) return false;
+      rank = first;
+      continue;
+    }
+    const end = last.indexOf(k);
+    if (end >= 0) {
+      if (phase === 2 && end <= rank) return false;
+      phase = 2;
+      rank = end;
+      continue;
+    }
+    if (phase === 2) return false;
+    phase = 1;
+  }
+  return true;
+}
+
+/** `obj` with `order` keys first (in that order), the rest after in their order, `last` keys
+ *  at the end; `obj` itself when its members are in that order already (most objects are on
+ *  a write's second and later passes, and a copy per pass is garbage) */
 export function reorder<T extends JsonObject>(obj: T, order: readonly string[], last: readonly string[] = []): T {
+  if (inOrder(obj, order, last)) return obj;
   const out: JsonObject = {};
   for (const k of order) if (k in obj && obj[k] !== undefined) out[k] = obj[k];
   for (const k of Object.keys(obj)) if (!(k in out) && !last.includes(k) && obj[k] !== undefined) out[k] = obj[k];
@@ -87,14 +116,22 @@ export function reorder<T extends JsonObject>(obj: T, order: readonly string[], 
  *  written even when zero, as `null`. */
 export function orderMeta(meta: ObjectMeta): ObjectMeta {
   const out = reorder(meta as JsonObject, metaOrder);
-  for (const k of Object.keys(out)) if (out[k] === null && k !== 'creationTimestamp') delete out[k];
-  return out as ObjectMeta;
+  const nulls = Object.keys(out).filter((k) => out[k] === null && k !== 'creationTimestamp');
+  if (nulls.length === 0) return out as ObjectMeta;
+  // reorder may hand back `meta` itself: drop the nulls from a copy, never from the caller's
+  const copy: JsonObject = { ...out };
+  for (const k of nulls) delete copy[k];
+  return copy as ObjectMeta;
 }
 
-/** kind, apiVersion, metadata, spec first; status last (the order of every built-in kind) */
+/** kind, apiVersion, metadata, spec first; status last (the order of every built-in kind);
+ *  `obj` itself, and its metadata, where they are in that order already */
 export function orderObject(obj: KubeObject): KubeObject {
   const out = reorder(obj as JsonObject, ['kind', 'apiVersion', 'metadata', 'spec'], ['status']) as KubeObject;
-  if (isObject(out.metadata)) out.metadata = orderMeta(out.metadata);
+  if (isObject(out.metadata)) {
+    const meta = orderMeta(out.metadata);
+    if (meta !== out.metadata) out.metadata = meta;
+  }
   return out;
 }
 

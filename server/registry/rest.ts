@@ -116,6 +116,16 @@ export interface PreparedList {
   jsonText(): Iterable<string> | undefined;
 }
 
+/** An object read by name, before it is written: as an object, or as JSON text edited from
+ *  its stored text. */
+export interface PreparedObject {
+  /** the object decoded and converted, as get answers it */
+  toObject(): KubeObject;
+  /** the compact JSON of toObject() (Go's escapes, no trailing newline); undefined when it
+   *  cannot be had without decoding the object */
+  jsonText(): string | undefined;
+}
+
 /** One resource (or subresource) as the endpoints see it. Objects going in and out are in
  *  the request's group version (`info.version`); conversion is the registry's business. */
 export interface RESTResource {
@@ -123,6 +133,8 @@ export interface RESTResource {
   /** set for a subresource (`status`, `scale`) */
   readonly subresource?: string;
   get(ctx: RequestContext, name: string, opts: GetRequestOptions): Promise<KubeObject>;
+  /** get, for a reader that may write the object's stored text (optional) */
+  openGet?(ctx: RequestContext, name: string, opts: GetRequestOptions): Promise<PreparedObject>;
   list(ctx: RequestContext, opts: ListRequestOptions): Promise<ListObject>;
   /** list() before it is built, for writers that can use the stored texts */
   openList?(ctx: RequestContext, opts: ListRequestOptions): Promise<PreparedList>;

@@ -3,7 +3,7 @@
 // shares (metadata, preconditions, generation, finalizers, graceful deletion, dry run,
 // conversion, selectors); the strategy owns what is particular to a kind.
 
-import type { KubeObject, ListOptions, ListResult, ResourceVersionMatch, Storage, StoredList, UnreadableDeletion, Watch, WatchEvent } from '../../storage/interface.js';
+import type { KubeObject, ListOptions, ListResult, ResourceVersionMatch, Storage, StoredList, StoredObject, UnreadableDeletion, Watch, WatchEvent } from '../../storage/interface.js';
 import { isStorageError, StorageError } from '../../storage/errors.js';
 import { fieldManagers } from '../fieldmanager/field-managers.js';
 import { keepManagedFieldsTimes } from '../fieldmanager/timestamps.js';
@@ -26,6 +26,7 @@ import type {
   ListObject,
   ListRequestOptions,
   PreparedList,
+  PreparedObject,
   ObjectTransform,
   RequestContext,
   RESTResource,
@@ -127,7 +128,9 @@ export class GenericStore implements RESTResource {
     this.garbageCollection = cfg.garbageCollection ?? true;
     this.deleteCollectionWorkers = cfg.deleteCollectionWorkers ?? 1;
     this.keys = new KeyScheme(keyPrefixFor(cfg.info), cfg.strategy.namespaced);
-    this.itemTexts = readsAsStored(this.storageKind, this.requestKind) ? new ListItemTexts((obj) => this.listItem(obj)) : undefined;
+    const asStored = readsAsStored(this.storageKind, this.requestKind);
+    this.itemTexts = asStored ? new ListItemTexts((obj) => this.listItem(obj)) : undefined;
+    this.objectTexts = asStored ? new ListItemTexts((obj) => this.fromStorageRead(obj), true) : undefined;
   }
 
   /** the finalizers a delete leaves for the garbage collector (none when it is disabled) */
@@ -282,6 +285,44 @@ export class GenericStore implements RESTResource {
     }
     if (!obj) throw errors.notFound(this.ref(name));
     return this.fromStorageRead(obj);
+  }
+
+  /** the object texts edited from the stored ones, as itemTexts */
+  private readonly objectTexts: ListItemTexts | undefined;
+
+  async openGet(ctx: RequestContext, name: string, opts: GetRequestOptions): Promise<PreparedObject> {
+    const texts = this.objectTexts;
+    if (!texts || !this.storage.getStored) {
+      const obj = await this.get(ctx, name, opts);
+      return { toObject: () => obj, jsonText: () => undefined };
+    }
+    this.requireVerb('get');
+    const key = this.keys.objectKey(ctx.namespace, name);
+    let stored: StoredObject | null | undefined;
+    try {
+      stored = await this.storage.getStored(key, { resourceVersion: opts.resourceVersion, signal: ctx.signal });
+    } catch (e) {
+      throw this.mapError(e, name);
+    }
+    if (stored === undefined) {
+      // the storage cannot answer from its texts (e.g. not synced yet): the decoded path
+      const obj = await this.get(ctx, name, opts);
+      return { toObject: () => obj, jsonText: () => undefined };
+    }
+    if (!stored) throw errors.notFound(this.ref(name));
+    const { item, decode } = stored;
+    return {
+      toObject: () => this.fromStorageRead(decode(item)),
+      jsonText: () => {
+        if (item.error !== undefined) return undefined;
+        try {
+          return texts.text(item, decode);
+        } catch {
+          // a text that does not decode: the decoded path reports it as it always has
+          return undefined;
+        }
+      },
+    };
   }
 
   /** the storage key and options a list or watch reads, after selector narrowing */

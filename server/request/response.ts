@@ -34,6 +34,11 @@ export function wantsPretty(state: RequestState, media?: OutputMediaType): boole
   return ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/5.0');
 }
 
+/** the response is the object itself as compact JSON (what a stored text can be edited into) */
+export function isCompactJson(state: RequestState, media: OutputMediaType): boolean {
+  return media.format === 'json' && !media.convert && !wantsPretty(state, media);
+}
+
 /** RFC 7234 warn-code 299, agent `-`, quoted text */
 export function warningHeaderValue(text: string): string {
   let quoted = '"';

@@ -54,7 +54,7 @@ export interface RequestState {
   user?: UserInfo;
   /** texts for `Warning` response headers (written with the response) */
   readonly warnings: string[];
-  /** aborted when the client goes away */
+  /** aborted when the client goes away or the request's deadline passes (request/cancellation.ts) */
   readonly signal: AbortSignal;
   /** `Audit-Id` of this request */
   auditId: string;

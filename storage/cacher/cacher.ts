@@ -12,6 +12,7 @@ import type {
   ListResult,
   Storage,
   StoredList,
+  StoredObject,
   StoredObjectText,
   UnreadableDeletion,
   UpdateFunction,
@@ -69,6 +70,9 @@ function normalizePrefix(key: string): string {
   return key.endsWith('/') ? key : `${key}/`;
 }
 
+/** what the cache's stored texts decode to (every text it hands out is one of its entries) */
+const decodeStoredEntry = (item: StoredObjectText): KubeObject => decodeEntry(item as StoredEntry);
+
 export class Cacher implements Storage {
   constructor(
     private readonly feed: WatchFeed,
@@ -115,16 +119,23 @@ export class Cacher implements Storage {
   // ---- reads from the cache ----
 
   async get(key: string, opts: GetOptions = {}): Promise<KubeObject | null> {
+    const stored = await this.getStored(key, opts);
+    if (stored === undefined) return this.store.get(key, opts);
+    return stored && decodeEntry(stored.item);
+  }
+
+  /** the object from the cache's text, not decoded */
+  async getStored(key: string, opts: GetOptions = {}): Promise<StoredObject | null | undefined> {
     opts.signal?.throwIfAborted();
     const rv = parseResourceVersion(opts.resourceVersion, key);
-    if (!this.feed.synced || !this.covers(key)) return this.store.get(key, opts);
+    if (!this.feed.synced || !this.covers(key)) return undefined;
     await this.waitFor(rv, key, opts.signal);
     const entry = this.cache.get(key);
     if (!entry) {
       if (opts.ignoreNotFound) return null;
       throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
     }
-    return decodeEntry(entry);
+    return { item: entry, decode: decodeStoredEntry };
   }
 
   async getList(key: string, opts: ListOptions): Promise<ListResult> {
@@ -179,7 +190,7 @@ export class Cacher implements Storage {
       resourceVersion: String(revision),
       continue: next,
       ...(remainingItemCount === undefined ? {} : { remainingItemCount }),
-      decode: (item: StoredObjectText) => decodeEntry(item as StoredEntry),
+      decode: decodeStoredEntry,
     };
   }
 

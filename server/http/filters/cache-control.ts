@@ -3,8 +3,9 @@
 import type { Filter } from '../../request/types.js';
 
 export function withCacheControl(): Filter {
-  return (next) => async (state) => {
+  // not an async layer of its own: the request goes on in the same promise
+  return (next) => (state) => {
     if (!state.res.hasHeader('Cache-Control')) state.res.setHeader('Cache-Control', 'no-cache, private');
-    await next(state);
+    return next(state);
   };
 }

@@ -15,8 +15,9 @@ export function validateGoawayChance(chance: number): string | undefined {
 }
 
 export function withProbabilisticGoaway(chance: number, random: () => number = Math.random): Filter {
-  return (next) => async (state) => {
-    if (chance > 0 && !isLongRunning(state.info)) {
+  if (!(chance > 0)) return (next) => next;
+  return (next) => (state) => {
+    if (!isLongRunning(state.info)) {
       const session = http2SessionOf(state);
       if (session && random() < chance) {
         const close = (): void => {
@@ -26,6 +27,6 @@ export function withProbabilisticGoaway(chance: number, random: () => number = M
         state.res.once('close', close);
       }
     }
-    await next(state);
+    return next(state);
   };
 }

@@ -6,8 +6,8 @@ import type { Filter } from '../../request/types.js';
 export function withHSTS(directives: readonly string[]): Filter {
   const value = directives.filter((d) => d !== '').join('; ');
   if (value === '') return (next) => next;
-  return (next) => async (state) => {
+  return (next) => (state) => {
     if (!state.res.hasHeader('Strict-Transport-Security')) state.res.setHeader('Strict-Transport-Security', value);
-    await next(state);
+    return next(state);
   };
 }

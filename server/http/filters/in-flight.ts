@@ -42,6 +42,7 @@ export function createRequestTracker(): RequestTracker {
   const watches = new Map<HttpResponse, AbortController>();
   const waiters = new Set<() => void>();
   const changed = (): void => {
+    if (waiters.size === 0) return;
     for (const w of [...waiters]) w();
   };
   const until = (done: () => boolean): { promise: Promise<void>; cancel(): void } => {
@@ -59,7 +60,8 @@ export function createRequestTracker(): RequestTracker {
   };
 
   return {
-    filter: (next) => async (state) => {
+    // not an async layer of its own: the request goes on in the same promise
+    filter: (next) => (state) => {
       const res = state.res;
       if (state.info.verb === 'watch') {
         const end = new AbortController();
@@ -68,8 +70,7 @@ export function createRequestTracker(): RequestTracker {
           watches.delete(res);
           changed();
         });
-        await next(withExtraSignal(state, end.signal));
-        return;
+        return next(withExtraSignal(state, end.signal));
       } else if (!isLongRunning(state.info)) {
         nonLongRunning++;
         res.once('close', () => {
@@ -77,7 +78,7 @@ export function createRequestTracker(): RequestTracker {
           changed();
         });
       }
-      await next(state);
+      return next(state);
     },
     get nonLongRunning() {
       return nonLongRunning;

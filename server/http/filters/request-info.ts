@@ -6,14 +6,14 @@ import { writeStatusError } from '../../request/response.js';
 import type { Filter } from '../../request/types.js';
 
 export function withRequestInfo(): Filter {
-  return (next) => async (state) => {
+  // not an async layer of its own: the request goes on in the same promise
+  return (next) => (state) => {
     try {
       state.info = parseRequestInfo(state.method, state.path, state.query);
     } catch {
       // kube-apiserver answers an unparseable resource path with its mux's 404
-      await writeStatusError(state, errors.pathNotFound());
-      return;
+      return writeStatusError(state, errors.pathNotFound());
     }
-    await next(state);
+    return next(state);
   };
 }

@@ -11,6 +11,7 @@ import { writeStatusError } from '../../request/response.js';
 import { errors } from '../../machinery/status.js';
 import type { Filter, HttpResponse, RequestState } from '../../request/types.js';
 import { isLongRunning } from './long-running.js';
+import { cancelRequest } from '../../request/cancellation.js';
 
 export interface RequestTimeoutOptions {
   /** --request-timeout in ms */
@@ -63,43 +64,41 @@ export function withRequestTimeout(opts: RequestTimeoutOptions): Filter {
     }
 
     const headersBefore = snapshotHeaders(res);
-    const abort = new AbortController();
     let timedOut = false;
-    const guarded = guardState(state, guardResponse(res, () => timedOut), AbortSignal.any([state.signal, abort.signal]));
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), remainingMs);
+    // a settled-once promise rather than a race against a deadline promise: no promise, and
+    // no abort, for the request that finishes in time
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        timedOut = true;
+        // the work behind the request stops: its storage calls see the request's signal abort
+        cancelRequest(state.signal);
+        if (!res.headersSent) {
+          writeTimeout(res, headersBefore);
+        } else if (!res.writableFinished) {
+          // the answer had begun (or the client has not taken all of it): it cannot become a
+          // 504 any more, so the connection (HTTP/1.1) or the stream (HTTP/2) is cut, which
+          // also frees what was queued for it
+          res.destroy();
+        }
+        silenceResponse(res);
+        resolve();
+      }, remainingMs);
+      next(state).then(
+        () => {
+          if (timedOut) return;
+          clearTimeout(timer);
+          resolve();
+        },
+        (err: unknown) => {
+          if (timedOut) {
+            opts.onPostTimeoutError?.(err, state);
+            return;
+          }
+          clearTimeout(timer);
+          reject(err);
+        },
+      );
     });
-    let failure: { err: unknown } | undefined;
-    const work = next(guarded).then(
-      () => 'done' as const,
-      (err: unknown) => {
-        if (timedOut) opts.onPostTimeoutError?.(err, state);
-        else failure = { err };
-        return 'done' as const;
-      },
-    );
-    let outcome: 'done' | 'timeout';
-    try {
-      outcome = await Promise.race([work, deadline]);
-    } finally {
-      clearTimeout(timer);
-    }
-    if (outcome === 'done') {
-      if (failure) throw failure.err;
-      return;
-    }
-
-    timedOut = true;
-    abort.abort();
-    if (!res.headersSent) {
-      writeTimeout(res, headersBefore);
-    } else if (!res.writableFinished) {
-      // the answer had begun (or the client has not taken all of it): it cannot become a 504
-      // any more, so the connection (HTTP/1.1) or the stream (HTTP/2) is cut, which also
-      // frees what was queued for it
-      res.destroy();
-    }
   };
 }
 
@@ -124,48 +123,29 @@ function writeTimeout(res: HttpResponse, headers: HeaderSnapshot): void {
   res.end(body);
 }
 
-/** the request state as the inner handlers see it: the guarded response and signal, the rest shared */
-function guardState(state: RequestState, res: HttpResponse, signal: AbortSignal): RequestState {
-  return new Proxy(state, {
-    get(target, prop, receiver) {
-      if (prop === 'res') return res;
-      if (prop === 'signal') return signal;
-      return Reflect.get(target, prop, receiver) as unknown;
-    },
-  });
-}
-
-const WRITERS = new Set<PropertyKey>(['setHeader', 'removeHeader', 'writeHead', 'write', 'end', 'flushHeaders', 'destroy', 'addTrailers']);
+const WRITERS = ['setHeader', 'removeHeader', 'writeHead', 'write', 'end', 'flushHeaders', 'destroy', 'addTrailers'] as const;
 
 /**
- * A response that forwards everything until the request has timed out, and from then on
- * drops every write (callbacks still run) so the late handler neither fails nor touches the
- * 504 that was sent, nor cuts the connection it went out on.
+ * From now on the response drops every write (callbacks still run), so the late handler
+ * neither fails nor touches the 504 that was sent, nor cuts the connection it went out on.
+ * The response itself is changed, once the deadline has been dealt with, rather than handing
+ * the handler a wrapper: a wrapper would cost every request, not only the one that timed out.
  */
-export function guardResponse(res: HttpResponse, timedOut: () => boolean): HttpResponse {
-  const bound = new Map<PropertyKey, unknown>();
-  return new Proxy(res, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop, target) as unknown;
-      if (typeof value !== 'function') return value;
-      if (WRITERS.has(prop)) {
-        return (...args: unknown[]) => {
-          if (!timedOut()) return (value as (...a: unknown[]) => unknown).apply(target, args);
-          const cb = args.find((a) => typeof a === 'function') as (() => void) | undefined;
-          if (cb) queueMicrotask(cb);
-          return prop === 'write' ? true : undefined;
-        };
-      }
-      let fn = bound.get(prop);
-      if (!fn) {
-        fn = (value as (...a: unknown[]) => unknown).bind(target);
-        bound.set(prop, fn);
-      }
-      return fn;
-    },
-    set(target, prop, value) {
-      if (timedOut()) return true;
-      return Reflect.set(target, prop, value, target);
-    },
-  });
+export function silenceResponse(res: HttpResponse): void {
+  for (const name of WRITERS) {
+    Object.defineProperty(res, name, {
+      configurable: true,
+      writable: true,
+      value: (...args: unknown[]) => {
+        const cb = args.find((a) => typeof a === 'function') as (() => void) | undefined;
+        if (cb) queueMicrotask(cb);
+        return name === 'write' ? true : undefined;
+      },
+    });
+  }
+  // what a late handler sets (a status code, say) goes nowhere either
+  for (const name of ['statusCode', 'statusMessage', 'sendDate'] as const) {
+    const value = (res as unknown as Record<string, unknown>)[name];
+    Object.defineProperty(res, name, { configurable: true, get: () => value, set: () => {} });
+  }
 }

@@ -48,8 +48,9 @@ export function readsAsStored(from: GroupVersionKind, to: GroupVersionKind): boo
 }
 
 /** `obj` as `to` for a reader that changes nothing in it. Between kinds of one shape only the
- *  top level and metadata are new objects (the rest is shared with `obj`, which stays as it
- *  was); a conversion that rewrites the shape works on a copy. */
+ *  top level is a new object (the rest, metadata included when its members are in kube's
+ *  order, is shared with `obj`, which stays as it was); a conversion that rewrites the shape
+ *  works on a copy. */
 export function convertForReading(obj: KubeObject, from: GroupVersionKind, to: GroupVersionKind): KubeObject {
   const sameShape = gvkString(from) === gvkString(to) || !converters.has(`${gvkString(from)} -> ${gvkString(to)}`);
   return convertObject(obj, from, to, sameShape && !outputNormalizers.has(gvkString(to)));

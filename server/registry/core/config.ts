@@ -149,9 +149,12 @@ export function secretStrategy(): ResourceStrategy {
       }
       delete obj.stringData;
       if (!obj.type) obj.type = 'Opaque';
+      // in place: the object is the caller's (reorder hands back the object itself when in order)
       const ordered = reorder(obj as Record<string, unknown>, secretOrder);
-      for (const k of Object.keys(obj)) delete obj[k];
-      Object.assign(obj, ordered);
+      if (ordered !== obj) {
+        for (const k of Object.keys(obj)) delete obj[k];
+        Object.assign(obj, ordered);
+      }
     },
     validateSpec: (obj) => validateSecret(obj),
     validateUpdate: (obj, old) => [...validateObjectMetaUpdate(obj.metadata, old.metadata), ...validateSecretUpdate(obj, old), ...validateSecret(obj)],
