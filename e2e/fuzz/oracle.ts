@@ -36,6 +36,8 @@ function kubeParity(req: FuzzRequest, status: number, text: string): boolean {
   if (status === 504 && /Too large resource version/.test(text)) return true;
   // a client's own ?timeout= that runs out is kube's 504 Timeout too
   if (status === 504 && /[?&]timeout=/.test(req.path) && /"reason":\s*"Timeout"/.test(text)) return true;
+  // the YAML form of the same (kube's ErrorToAPIStatus: code 500, no reason, the error's text)
+  if (status === 500 && req.method === 'PATCH' && /^kind: Status$/m.test(text) && /^status: Failure$/m.test(text) && !/^reason:/m.test(text)) return true;
   // the protobuf form of the strategic merge patch's plain errors (a Status without a reason)
   if (status === 500 && req.method === 'PATCH' && text.startsWith('k8s\0') && text.includes('Failure') && !text.includes('InternalError')) return true;
   if (status === 400 && text === '400 Bad Request' && /%(?![0-9a-fA-F]{2})/.test(req.path.split('?')[0]!)) return true;
