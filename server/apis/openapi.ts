@@ -5,6 +5,7 @@
 // Headers and caching follow k8s.io/kube-openapi's handlers: an ETag that is the upper-case hex
 // SHA-512 of the bytes, v3 group versions addressed by `?hash=`, immutable once hashed.
 
+import { JWKS_PATH, OPENID_CONFIGURATION_PATH } from '../machinery/oidc-paths.js';
 import { createHash } from 'node:crypto';
 import type { Catalog } from './catalog.js';
 import { encodeSwaggerProto } from './openapi-proto.js';
@@ -403,10 +404,10 @@ function nonResourceDocuments(catalog: Catalog): Map<string, PathItem[]> {
     docs.set(`apis/${g.name}`, [simpleGet(`/apis/${g.name}/`, `get${capitalize(tag)}APIGroup`, tag, { ref: `${META}.APIGroup` }, DISCOVERY_TYPES, DISCOVERY_TYPES)]);
   }
   docs.set('version', [simpleGet('/version/', 'getCodeVersion', 'version', { ref: 'io.k8s.apimachinery.pkg.version.Info' }, ['application/json'], ['application/json'])]);
-  docs.set('.well-known/openid-configuration', [
-    simpleGet('/.well-known/openid-configuration/', 'getServiceAccountIssuerOpenIDConfiguration', 'WellKnown', { type: 'string' }, ['application/json']),
+  docs.set(OPENID_CONFIGURATION_PATH.slice(1), [
+    simpleGet(`${OPENID_CONFIGURATION_PATH}/`, 'getServiceAccountIssuerOpenIDConfiguration', 'WellKnown', { type: 'string' }, ['application/json']),
   ]);
-  docs.set('openid/v1/jwks', [simpleGet('/openid/v1/jwks/', 'getServiceAccountIssuerOpenIDKeyset', 'openid', { type: 'string' }, ['application/jwk-set+json'])]);
+  docs.set(JWKS_PATH.slice(1), [simpleGet(`${JWKS_PATH}/`, 'getServiceAccountIssuerOpenIDKeyset', 'openid', { type: 'string' }, ['application/jwk-set+json'])]);
   return docs;
 }
 

@@ -5,6 +5,7 @@
 // RoleBindings in kube-system and kube-public. Rules are facts a client can read back
 // (`kubectl get clusterrole admin -o yaml`), so they are kept exactly, order included.
 
+import { JWKS_PATH, OPENID_CONFIGURATION_PATH } from '../machinery/oidc-paths.js';
 import type { KubeObject } from '../../storage/interface.js';
 import { RBAC_GROUP, ruleToJson, type PolicyRule, type Subject } from './rbac/types.js';
 import {
@@ -266,7 +267,7 @@ export function clusterRoles(): ClusterRoleSpec[] {
     },
     {
       name: 'system:service-account-issuer-discovery',
-      rules: [urls(['get'], ['/.well-known/openid-configuration', '/.well-known/openid-configuration/', '/openid/v1/jwks', '/openid/v1/jwks/'])],
+      rules: [urls(['get'], [OPENID_CONFIGURATION_PATH, `${OPENID_CONFIGURATION_PATH}/`, JWKS_PATH, `${JWKS_PATH}/`])],
     },
     {
       name: 'system:node-proxier',

@@ -4,12 +4,12 @@
 // kube-apiserver does; `jwks_uri` is --service-account-jwks-uri, else this server's external
 // address. Bodies are rendered once (the keys do not change while the server runs).
 
+import { JWKS_PATH, OPENID_CONFIGURATION_PATH } from '../machinery/oidc-paths.js';
 import { exportJWK } from 'jose';
 import type { NonResourceHandler, RawResponse } from '../request/non-resource.js';
 import type { VerificationKey } from '../authn/serviceaccount/keys.js';
 
-export const OPENID_CONFIGURATION_PATH = '/.well-known/openid-configuration';
-export const JWKS_PATH = '/openid/v1/jwks';
+export { JWKS_PATH, OPENID_CONFIGURATION_PATH };
 
 export interface IssuerDiscoveryOptions {
   issuer: string;

@@ -4,6 +4,7 @@
 // fetched in the background at start (a token before that fails, as in kube-apiserver) and
 // again when a token names a key id not yet seen.
 
+import { OPENID_CONFIGURATION_PATH } from '../../machinery/oidc-paths.js';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import type { UserInfo } from '../../machinery/user.js';
 import type { PlainTokenAuthenticator } from '../token.js';
@@ -100,7 +101,7 @@ export function createJWTAuthenticator(cfg: JWTAuthenticatorConfig, opts: JWTAut
 
   const fetchKeys = async (): Promise<void> => {
     if (!jwksUri) {
-      const discoveryURL = cfg.issuer.discoveryURL || issuer.replace(/\/+$/, '') + '/.well-known/openid-configuration';
+      const discoveryURL = cfg.issuer.discoveryURL || issuer.replace(/\/+$/, '') + OPENID_CONFIGURATION_PATH;
       const doc = (await getJson(discoveryURL, { ca: cfg.issuer.certificateAuthority })) as Record<string, unknown>;
       if (doc.issuer !== issuer) {
         throw new Error(`oidc: issuer did not match the issuer returned by provider, expected ${JSON.stringify(issuer)} got ${JSON.stringify(doc.issuer)}`);

@@ -10,5 +10,7 @@ const LONG_RUNNING_SUBRESOURCES = new Set(['attach', 'exec', 'proxy', 'log', 'po
 export function isLongRunning(info: RequestInfo): boolean {
   if (LONG_RUNNING_VERBS.has(info.verb)) return true;
   if (info.isResourceRequest) return LONG_RUNNING_SUBRESOURCES.has(info.subresource);
-  return info.path.startsWith('/debug/pprof/');
+  // kube's profiling handlers under debug/pprof/ stream for as long as they are asked to
+  const segments = info.path.split('/');
+  return segments.length > 3 && segments[0] === '' && segments[1] === 'debug' && segments[2] === 'pprof';
 }

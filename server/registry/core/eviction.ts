@@ -3,6 +3,7 @@
 // otherwise the one budget selecting the pod must allow a disruption, which is counted down
 // (and the pod recorded in status.disruptedPods) before the pod is deleted.
 
+import { keyPrefixFor } from '../keys.js';
 import type { KubeObject, Storage } from '../../../storage/interface.js';
 import { isStorageError } from '../../../storage/errors.js';
 import { errors, StatusError } from '../../machinery/status.js';
@@ -69,7 +70,7 @@ export class PodEvictionResource extends CreateOnlyResource {
     private readonly pods: GenericStore,
     /** PodDisruptionBudget storage (policy/v1); without it budgets are not consulted */
     private readonly budgets: Storage | undefined,
-    private readonly budgetPrefix = '/policy/poddisruptionbudgets',
+    private readonly budgetPrefix = keyPrefixFor({ group: 'policy', resource: 'poddisruptionbudgets' }),
   ) {
     super(pods.info, 'eviction');
   }
