@@ -4,6 +4,7 @@
 // namespaces and params through the registry at request time, so they are always current.
 // It also keeps the policies' status.observedGeneration/typeChecking (./status.ts).
 
+import { policiesWithBindings } from './pairing.js';
 import type { KubeObject } from '../../../storage/interface.js';
 import { startInformer, type Informer } from '../../authz/informer.js';
 import { internalContext, isNotFound } from '../../controllers/util.js';
@@ -126,27 +127,8 @@ export function createValidatingAdmissionPolicyPlugin(deps: AdmissionDeps): Vali
 
   const env = policyEnvironment(deps);
 
-  const hooks = (): PolicyHook[] => {
-    const byPolicy = new Map<string, BindingObject[]>();
-    for (const b of bindings.list() as unknown as BindingObject[]) {
-      const name = b.spec?.policyName ?? '';
-      const list = byPolicy.get(name) ?? [];
-      list.push(b);
-      byPolicy.set(name, list);
-    }
-    const out: PolicyHook[] = [];
-    const names = new Set<string>();
-    for (const p of policies.list() as unknown as PolicyObject[]) {
-      const name = p.metadata.name ?? '';
-      names.add(name);
-      const bs = byPolicy.get(name);
-      if (!bs || bs.length === 0) continue;
-      bs.sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
-      out.push({ policy: cache.get(p), bindings: bs });
-    }
-    cache.retain(names);
-    return out.sort((a, b) => (a.policy.name < b.policy.name ? -1 : 1));
-  };
+  const hooks = (): PolicyHook[] =>
+    policiesWithBindings(policies.list() as unknown as PolicyObject[], bindings.list() as unknown as BindingObject[], cache);
 
   return {
     name: 'ValidatingAdmissionPolicy',

@@ -10,6 +10,7 @@ import { TypeModel } from '../../../fieldmanager/schema.js';
 import type { AdmissionAttributes } from '../../../registry/rest.js';
 import type { AdmissionPlugin, AdmissionPluginFactory, AdmissionRequestContext } from '../../plugin.js';
 import { policyEnvironment, policyLogger, waitForInformers } from '../plugin.js';
+import { policiesWithBindings } from '../pairing.js';
 import { MutatingPolicyCache } from './compiled.js';
 import { dispatchMutations, type MutatingEnvironment, type MutatingPolicyHook } from './dispatcher.js';
 import type { MutatingBindingObject, MutatingPolicyObject } from './types.js';
@@ -35,25 +36,8 @@ export const mutatingAdmissionPolicyFactory: AdmissionPluginFactory = {
       typeOfKind: (group, version, kind) => types.typeOfKind(group, version, kind),
     };
 
-    const hooks = (): MutatingPolicyHook[] => {
-      const byPolicy = new Map<string, MutatingBindingObject[]>();
-      for (const b of bindings.list() as unknown as MutatingBindingObject[]) {
-        const name = b.spec?.policyName ?? '';
-        byPolicy.set(name, [...(byPolicy.get(name) ?? []), b]);
-      }
-      const out: MutatingPolicyHook[] = [];
-      const names = new Set<string>();
-      for (const p of policies.list() as unknown as MutatingPolicyObject[]) {
-        const name = p.metadata.name ?? '';
-        names.add(name);
-        const bs = byPolicy.get(name);
-        if (!bs || bs.length === 0) continue;
-        bs.sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
-        out.push({ policy: cache.get(p), bindings: bs });
-      }
-      cache.retain(names);
-      return out.sort((a, b) => (a.policy.name < b.policy.name ? -1 : 1));
-    };
+    const hooks = (): MutatingPolicyHook[] =>
+      policiesWithBindings(policies.list() as unknown as MutatingPolicyObject[], bindings.list() as unknown as MutatingBindingObject[], cache);
 
     return {
       name: MUTATING_POLICY_PLUGIN,
