@@ -493,6 +493,25 @@ writeFileSync(
     '/** `<group>/<version>/<Kind>` of every built-in kind (`/v1/Pod` for the core group) */\n' +
     `export type KindKey =\n${union(catalog.resources.filter((r) => r.kind).map((r) => `${r.group}/${r.version}/${r.kind}`))};\n`,
 );
+// A digest of every definition as kube serves it but for descriptions, so that a checkout
+// without the reference document can still prove /openapi/v2 serves the same definitions.
+const withoutDescriptions = (schema) => {
+  if (Array.isArray(schema)) return schema.map(withoutDescriptions);
+  if (!schema || typeof schema !== 'object') return schema;
+  const out = {};
+  for (const k of Object.keys(schema).sort()) {
+    if (k === 'description') continue;
+    const v = schema[k];
+    out[k] = k === 'properties' && v && typeof v === 'object'
+      ? Object.fromEntries(Object.keys(v).sort().map((name) => [name, withoutDescriptions(v[name])]))
+      : withoutDescriptions(v);
+  }
+  return out;
+};
+const digests = Object.fromEntries(
+  Object.keys(doc.definitions).sort().map((name) => [name, createHash('sha256').update(JSON.stringify(withoutDescriptions(doc.definitions[name]))).digest('hex').slice(0, 16)]),
+);
+writeFileSync(join(outDir, 'definition-digests.json'), `${JSON.stringify(digests, null, 0).replace(/,"/g, ',\n"')}\n`);
 const enabled = catalog.resources.filter((r) => DEFAULT_ENABLED.has(r.group ? `${r.group}/${r.version}` : r.version));
 console.log(
   `schemas.json: ${Object.keys(schemas).length} definitions; resources.json: ${catalog.resources.length} resources ` +
