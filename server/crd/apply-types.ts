@@ -29,7 +29,6 @@ function build(s: JSONSchemaProps): Atom {
       if (lt === 'map') return { list: { atomic: false, keys: [...(s['x-kubernetes-list-map-keys'] ?? [])], element } };
       return { list: { atomic: true, keys: [], element } };
     }
-    case 'object':
     default: {
       if (!s.properties && (s.additionalProperties === undefined || s.additionalProperties === false)) return deducedType.atom();
       const fields = new Map<string, TypeRef>();

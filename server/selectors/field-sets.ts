@@ -14,7 +14,7 @@ export type FieldLabelConverter = (label: string, value: string) => [string, str
 function labelSet(labels: string[], message: (label: string) => string, renames: Record<string, string> = {}): FieldLabelConverter {
   const allowed = new Set(labels);
   return (label, value) => {
-    if (Object.prototype.hasOwnProperty.call(renames, label)) return [renames[label], value];
+    if (Object.hasOwn(renames, label)) return [renames[label], value];
     if (allowed.has(label)) return [label, value];
     throw new SelectorError(message(label));
   };
