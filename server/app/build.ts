@@ -1,6 +1,6 @@
 // Phase 1, build: what the server is made of that needs no etcd. Files are read (encryption,
-// audit policy, keys, authentication and authorization configuration) and the PKI is
-// generated when missing; nothing connects anywhere. Bad files end start-up here.
+// audit policy, keys, authentication and authorization configuration, SNI certificates) and
+// the PKI is generated when missing; nothing connects anywhere. Bad files end start-up here.
 
 import path from 'node:path';
 import { auditorFromFlags, type Auditor } from '../audit/config.js';
@@ -11,6 +11,7 @@ import { loadEncryption, storedResources, type Encryption } from '../encryption/
 import { defaultMetrics } from '../metrics/index.js';
 import { ensurePki, type Pki } from '../pki/pki.js';
 import { OpenAPIService } from '../apis/openapi.js';
+import { servingTlsOptions, type ServingTlsOptions } from '../http/serving-options.js';
 import { loadSchemas } from '../apis/schema.js';
 import { KUBERNETES_VERSION } from '../config/flags.js';
 import type { Registry } from '../registry/registry.js';
@@ -27,6 +28,8 @@ export interface Built {
   authn: Authentication;
   authz: Authorization;
   openapi: OpenAPIService;
+  /** TLS versions, cipher suites, SNI certificates (read from their files) and HTTP/2 streams */
+  tls: ServingTlsOptions;
   /** service account and bootstrap token lookups read the registry, which prepare makes */
   useRegistry(registry: Registry): void;
 }
@@ -86,6 +89,7 @@ export async function build(config: CompletedConfig, stack: StopStack): Promise<
     authn,
     authz,
     openapi: new OpenAPIService(config.api.catalog, loadSchemas(), { serverVersion: KUBERNETES_VERSION }),
+    tls: servingTlsOptions(config.subsystemFlags.values, (p) => path.resolve(p)),
     useRegistry: (r) => {
       registry = r;
     },

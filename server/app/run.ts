@@ -6,7 +6,6 @@
 import path from 'node:path';
 import type { KapiConfig } from '../config/flags.js';
 import { createSecureServer, type SecureServer } from '../http/server.js';
-import { servingTlsOptions } from '../http/serving-options.js';
 import type { Pki } from '../pki/pki.js';
 import { createLogger } from '../log.js';
 import type { Built } from './build.js';
@@ -70,7 +69,7 @@ export async function run(config: CompletedConfig, built: Built, prepared: Prepa
     key: built.pki.servingKeyPem,
     clientCA: built.authn.clientCAs,
     handler: prepared.handler,
-    ...servingTlsOptions(config.subsystemFlags.values, (p) => path.resolve(p)),
+    ...built.tls,
   });
   const address = await server.listen(serving.securePort, serving.bindAddress);
   stack.push('https server', () => stopServing(server, serving, state));

@@ -12,7 +12,7 @@ export interface WatchCacheOptions {
   defaultSize: number;
 }
 
-export interface EncryptionOptions {
+export interface EncryptionAtRestOptions {
   /** --encryption-provider-config as given; '' for none */
   configFile: string;
   automaticReload: boolean;
@@ -25,7 +25,7 @@ export interface StorageOptions {
   leaseReuseDurationSeconds: number;
   storageFormat: 'cbor' | 'json';
   watchCache: WatchCacheOptions;
-  encryption: EncryptionOptions;
+  encryption: EncryptionAtRestOptions;
 }
 
 export function completeStorageOptions(config: KapiConfig, problems: Problems): StorageOptions {
@@ -38,7 +38,7 @@ export function completeStorageOptions(config: KapiConfig, problems: Problems): 
       throw new Error(`--watch-cache-sizes: ${(err as Error).message}`);
     }
   });
-  const encryption: EncryptionOptions = {
+  const encryption: EncryptionAtRestOptions = {
     configFile: values.get('encryption-provider-config'),
     automaticReload: values.get('encryption-provider-config-automatic-reload'),
   };
