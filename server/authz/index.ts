@@ -9,7 +9,8 @@
 import { unwatchFile, watchFile } from 'node:fs';
 import type { FlagValue } from '../machinery/flagset.js';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from './authorizer.js';
-import type { AccessDecision, AccessReviewRequest, ReviewAuthorizer, RulesResolver, RulesReview } from '../registry/virtual/reviews.js';
+import type { AccessDecision, AccessReviewRequest, ReviewAuthorizer } from '../machinery/access-review.js';
+import type { RulesResolver, RulesReview } from '../registry/virtual/reviews.js';
 import type { ResourceResolver } from '../registry/rest.js';
 import type { UserInfo } from '../machinery/user.js';
 import { createLogger, type Logger } from '../log.js';

@@ -8,7 +8,6 @@
 import type { KubeObject, Storage, Watch } from '../../storage/interface.js';
 import type { Catalog } from '../apis/catalog.js';
 import type { ResourceInfo } from '../apis/types.js';
-import type { TableConvertor } from '../endpoints/table.js';
 import { errors } from '../machinery/status.js';
 import { selectableFieldsFor } from '../selectors/field-sets.js';
 import { keyPrefixFor } from '../registry/keys.js';
@@ -17,6 +16,7 @@ import { clone, jsonEqual, rfc3339 } from '../registry/object.js';
 import type { RequestContext, ResourceResolver, RESTResource, WatchRequestOptions } from '../registry/rest.js';
 import { GenericStore, type StoreVerb } from '../registry/store.js';
 import { statusStrategy } from '../registry/strategy.js';
+import type { TableConvertor } from '../registry/table-convertor.js';
 import { compareKubeAwareVersions } from '../apis/catalog.js';
 import { CLEANUP_FINALIZER } from './crd-strategy.js';
 import { withCleanupFinalizer } from './crd-delete.js';

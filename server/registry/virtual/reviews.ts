@@ -9,26 +9,11 @@ import { errors } from '../../machinery/status.js';
 import { apiVersionOf, asObject, clone, isObject, orderObject, rfc3339 } from '../object.js';
 import type { RequestContext, RESTResource } from '../rest.js';
 import type { UserInfo } from '../../machinery/user.js';
+import type { ReviewAuthorizer } from '../../machinery/access-review.js';
 import { CreateOnlyResource } from '../create-only.js';
 import { fieldErrors, invalidError, type FieldError } from '../../machinery/validation/field-error.js';
 
-/** What an access review asks, in SubjectAccessReview spec terms. */
-export interface AccessReviewRequest {
-  user: UserInfo;
-  resourceAttributes?: Record<string, unknown>;
-  nonResourceAttributes?: Record<string, unknown>;
-}
-
-export interface AccessDecision {
-  allowed: boolean;
-  denied?: boolean;
-  reason?: string;
-  evaluationError?: string;
-}
-
-export interface ReviewAuthorizer {
-  authorize(req: AccessReviewRequest): Promise<AccessDecision>;
-}
+export type { AccessDecision, AccessReviewRequest, ReviewAuthorizer } from '../../machinery/access-review.js';
 
 export interface RulesReview {
   resourceRules: Record<string, unknown>[];

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AuthorizerSession, AuthorizerValue } from '../../cel/authorizer-library.js';
-import { activation, bindVariables, compile, OUT_OF_BUDGET } from './cel.js';
+import { AuthorizerSession, AuthorizerValue } from './authorizer-library.js';
+import { activation, bindVariables, compile, OUT_OF_BUDGET } from './admission-policy.js';
 
 const act = (object: unknown, extra: Partial<{ params: unknown; oldObject: unknown }> = {}) =>
   activation({ object, oldObject: extra.oldObject ?? null, request: { operation: 'CREATE', userInfo: { username: 'alice', groups: ['g'] } }, params: extra.params ?? null, namespaceObject: null });

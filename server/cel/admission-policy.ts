@@ -6,12 +6,12 @@
 // expressions of one binding's validations.
 
 import type { Environment } from '@marcbachmann/cel-js';
-import { AuthorizationPending, AuthorizerSession, AuthorizerValue, evaluateWithAuthorizer } from '../../cel/authorizer-library.js';
-import { CelBudgetExceededError, evaluateWithCost, OUT_OF_COST_BUDGET } from '../../cel/budget.js';
-import { celEnvironment, type ExpressionAge } from '../../cel/environment.js';
-import { celGoIssue } from '../../cel/issues.js';
-import { registerMessageLiterals, rewriteMessageLiterals } from '../../cel/message-literals.js';
-import { routeMatchesToRe2, toCelValue } from '../../cel/re2.js';
+import { AuthorizationPending, AuthorizerSession, AuthorizerValue, evaluateWithAuthorizer } from './authorizer-library.js';
+import { CelBudgetExceededError, evaluateWithCost, OUT_OF_COST_BUDGET } from './budget.js';
+import { celEnvironment, type ExpressionAge } from './environment.js';
+import { celGoIssue } from './issues.js';
+import { registerMessageLiterals, rewriteMessageLiterals } from './message-literals.js';
+import { routeMatchesToRe2, toCelValue } from './re2.js';
 import { registerJsonPatchLibrary } from './json-patch-library.js';
 
 /** 'mutating': MutatingAdmissionPolicy's environment, which adds message construction
