@@ -15,7 +15,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { KapiConfig } from './config/flags.js';
 import { resolveAdvertiseAddress } from './config/advertise.js';
-import { ensurePki, type Pki } from './pki/pki.js';
+import { ensurePki, type Pki, type PkiOptions } from './pki/pki.js';
 import { startEmbeddedEtcd, type EmbeddedEtcd } from './etcd-embedded/embedded.js';
 import { localServerURL, writeKubeconfig } from './kubeconfig/kubeconfig.js';
 import { createEtcdClient } from '../storage/etcd/client.js';
@@ -67,6 +67,9 @@ import { startFlowControl } from './flowcontrol/index.js';
 import type { MaxInFlightOptions } from './http/filters/max-in-flight.js';
 import { buildAdmissionChain, admissionRequestOf, admissionFlagsOf, checkAdmissionFlags } from './admission/chain.js';
 import { PLUGIN_FACTORIES } from './admission/plugins.js';
+import { relayedLogBackend } from './audit/relay.js';
+import { workerMetricsSource } from './metrics/cluster.js';
+import type { WorkerRole } from './workers/role.js';
 
 const log = createLogger('kapi');
 
@@ -151,7 +154,23 @@ function localGroupVersions(catalog: Catalog, customResources: { group: string; 
   return out;
 }
 
-export async function startApp(config: KapiConfig): Promise<App> {
+/** what the serving flags ask of the PKI (generated pieces or the given files) */
+export function pkiOptionsOf(config: KapiConfig): PkiOptions {
+  return {
+    certDir: config.serving.certDir,
+    tlsCertFile: config.serving.tlsCertFile,
+    tlsPrivateKeyFile: config.serving.tlsPrivateKeyFile,
+    clientCaFile: config.serving.clientCaFile,
+    advertiseAddress: config.serving.advertiseAddress,
+    bindAddress: config.serving.bindAddress,
+    kubernetesServiceIP: config.kubernetesServiceIP,
+    extraSans: config.serving.extraSans,
+  };
+}
+
+/** `worker`: this process is one worker of a --workers replica, whose primary wrote the PKI
+ *  and admin.kubeconfig, runs the embedded etcd, writes the audit log and merges /metrics */
+export async function startApp(config: KapiConfig, worker?: WorkerRole): Promise<App> {
   const started: Stoppable[] = [];
   // start-up work after listening; each hook reports as /readyz's poststarthook/<name>
   const postStartHooks = new PostStartHooks();
@@ -196,21 +215,12 @@ export async function startApp(config: KapiConfig): Promise<App> {
     : undefined;
   if (encryption) started.push({ name: 'encryption config reload', stop: () => encryption.stop() });
   // --audit-*: a bad policy file or backend flag fails start-up before anything starts
-  const auditor = auditorFromFlags(config.rawValues, log.named('audit'));
+  const auditor = auditorFromFlags(config.rawValues, log.named('audit'), worker ? relayedLogBackend() : undefined);
   try {
     // the audit backends stop last, after the server's final events
     if (auditor) started.push({ name: 'audit backends', stop: () => auditor.backend.shutdown() });
     // --- PKI -------------------------------------------------------------------------
-    const pki = await ensurePki({
-      certDir: config.serving.certDir,
-      tlsCertFile: config.serving.tlsCertFile,
-      tlsPrivateKeyFile: config.serving.tlsPrivateKeyFile,
-      clientCaFile: config.serving.clientCaFile,
-      advertiseAddress: config.serving.advertiseAddress,
-      bindAddress: config.serving.bindAddress,
-      kubernetesServiceIP: config.kubernetesServiceIP,
-      extraSans: config.serving.extraSans,
-    });
+    const pki = await ensurePki(pkiOptionsOf(config));
 
     // --- authentication (before anything starts: bad flags or files end start-up here) ---
     // the registry comes later; service account and bootstrap token lookups read it then
@@ -239,7 +249,9 @@ export async function startApp(config: KapiConfig): Promise<App> {
 
     // --- etcd ------------------------------------------------------------------------
     let etcdEndpoints = config.etcd.servers;
-    if (etcdEndpoints.length === 0) {
+    if (etcdEndpoints.length === 0 && worker?.embeddedEtcdEndpoints) {
+      etcdEndpoints = worker.embeddedEtcdEndpoints;
+    } else if (etcdEndpoints.length === 0) {
       const embedded: EmbeddedEtcd = await startEmbeddedEtcd({ dataDir: config.dataDir });
       started.push({ name: 'embedded etcd', stop: () => embedded.stop() });
       etcdEndpoints = [embedded.endpoint];
@@ -258,7 +270,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
     let kubeconfigPath: string | undefined;
     if (pki.admin) {
       kubeconfigPath = path.join(config.dataDir, 'admin.kubeconfig');
-      writeKubeconfig(kubeconfigPath, {
+      if (!worker) writeKubeconfig(kubeconfigPath, {
         server: url,
         caPem: pki.servingCaPem,
         clientCertPem: pki.admin.certPem,
@@ -391,6 +403,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
       advertiseAddress,
       securePort: config.serving.securePort,
       identity,
+      workerIndex: worker?.index,
     }, { rootCaPem: pki.servingCaPem, garbageCollector: config.values.get('enable-garbage-collector') !== false,
       endpointReconciler: config.values.get('endpoint-reconciler-type') as 'lease' | 'master-count' | 'none',
       apiServerIdentity: config.featureGates.enabled('APIServerIdentity'),
@@ -426,7 +439,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
     const kmsChecks = passing(encryption?.checkNames.healthzAndReadyz);
 
     // --- /status: gathered only when someone looks -----------------------------------------
-    const leaseName = apiserverIdentityLeaseName(os.hostname(), servingEndpoint(advertiseAddress, config.serving.securePort));
+    const leaseName = apiserverIdentityLeaseName(os.hostname(), servingEndpoint(advertiseAddress, config.serving.securePort, worker?.index));
     const statusLeases = new LeaseClient(apiResolver, 'kube-apiserver');
     const metrics = defaultMetrics();
     const sumOf = async (m: { get(): Promise<{ values: { value: number }[] }> }): Promise<number> => (await m.get()).values.reduce((n, v) => n + v.value, 0);
@@ -457,7 +470,7 @@ export async function startApp(config: KapiConfig): Promise<App> {
     };
 
     // --- service account issuer discovery ----------------------------------------------
-    const nonResource: NonResourceHandler[] = [createMetricsHandler(), createStatusHandler(statusSources)];
+    const nonResource: NonResourceHandler[] = [createMetricsHandler(defaultMetrics(), worker ? workerMetricsSource() : undefined), createStatusHandler(statusSources)];
     const externalAddress = (config.values.get('external-hostname')) || hostPort(advertiseAddress);
     const discoveryOptions = {
       issuer: authn.serviceAccounts.issuers[0]!,
