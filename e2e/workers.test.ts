@@ -7,7 +7,7 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
@@ -243,7 +243,7 @@ describe('--workers 2', () => {
   });
 });
 
-describe('--workers 2: audit log and shutdown', () => {
+describe('--workers 2: audit log, shutdown and a killed primary', () => {
   let etcd: EtcdProcess;
   let dir: string;
 
@@ -257,9 +257,12 @@ describe('--workers 2: audit log and shutdown', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('the primary writes every worker\'s audit events as whole lines, and SIGTERM stops every process', async () => {
+  it('the primary writes and rotates every worker\'s audit events as whole lines, and SIGTERM stops every process', async () => {
+    // each event carries the ConfigMap twice (request and response): 40 pass 1 MB
+    const CREATES = 40;
     const logPath = path.join(dir, 'audit.log');
-    const kapi = await startWithWorkers(etcd, ['--audit-policy-file', path.join(dir, 'policy.yaml'), '--audit-log-path', logPath]);
+    // past 1 MB the file rotates: once, by the primary, between whole lines
+    const kapi = await startWithWorkers(etcd, ['--audit-policy-file', path.join(dir, 'policy.yaml'), '--audit-log-path', logPath, '--audit-log-maxsize', '1']);
     let workers: number[] = [];
     try {
       workers = workerPids(kapi.pid);
@@ -269,7 +272,7 @@ describe('--workers 2: audit log and shutdown', () => {
       const servedBy = new Set<string>();
       // bodies large enough that interleaved writes would show
       const payload = 'x'.repeat(20_000);
-      for (let i = 0; i < 20; i++) {
+      for (let i = 0; i < CREATES; i++) {
         const res = await onFreshConnection(kapi, (http) =>
           http.post(`/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `a-${i}` }, data: { payload } }),
         );
@@ -282,8 +285,26 @@ describe('--workers 2: audit log and shutdown', () => {
     }
     assert.deepEqual(kapi.warnings, []);
     assert.deepEqual(workers.filter(alive), [], 'no worker outlives the primary');
-    const events = readFileSync(logPath, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as { verb: string; stage: string; objectRef?: { name?: string } });
+    const files = readdirSync(dir).filter((f) => /^audit.*\.log$/.test(f));
+    assert.ok(files.length >= 2, `rotated: ${files.join(', ')}`);
+    const events = files.flatMap((f) =>
+      readFileSync(path.join(dir, f), 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as { verb: string; stage: string; objectRef?: { name?: string } }),
+    );
     const created = events.filter((e) => e.verb === 'create' && e.stage === 'ResponseComplete' && e.objectRef?.name?.startsWith('a-'));
-    assert.deepEqual(created.map((e) => e.objectRef?.name).sort(), Array.from({ length: 20 }, (_, i) => `a-${i}`).sort());
+    assert.deepEqual(created.map((e) => e.objectRef?.name).sort(), Array.from({ length: CREATES }, (_, i) => `a-${i}`).sort());
+  });
+
+  it('workers whose primary is killed outright shut down by themselves', async () => {
+    const kapi = await startWithWorkers(etcd);
+    const workers = workerPids(kapi.pid);
+    assert.equal(workers.length, 2);
+    await kapi.kill({ onlyKapi: true });
+    try {
+      await waitFor('the workers to exit', () => workers.every((pid) => !alive(pid)), 60_000);
+      assert.deepEqual(kapi.orphans(), []);
+    } finally {
+      await kapi.killOrphans();
+      rmSync(kapi.dataDir, { recursive: true, force: true });
+    }
   });
 });

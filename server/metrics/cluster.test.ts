@@ -30,6 +30,7 @@ test('a replica\'s /metrics merges its workers: requests and histograms summed, 
   assert.equal(valueOf(text, 'apiserver_storage_objects{resource="configmaps"}'), 12);
   assert.equal(valueOf(text, 'kubernetes_build_info{'), 1);
   assert.match(text, /^# TYPE apiserver_request_duration_seconds histogram$/m);
+  assert.ok((valueOf(text, 'process_start_time_seconds ') ?? 0) > 0, 'the start time is kept');
 
   // a replica is healthy only when every worker is
   const slis = await aggregateMetricsText(await Promise.all(workers.map((w) => w.sliRegistry.getMetricsAsJSON())));

@@ -71,9 +71,19 @@ export function workerMetricsSource(metrics: ApiserverMetrics = defaultMetrics()
     });
 }
 
+/** prom-client's default process_start_time_seconds says `omit`; the replica started when its
+ *  first worker did */
+const AGGREGATOR_OVERRIDES: ReadonlyMap<string, 'min'> = new Map([['process_start_time_seconds', 'min']]);
+
 /** merges the workers' registries (as JSON) into one text exposition */
 export async function aggregateMetricsText(perWorker: MetricsJson[]): Promise<string> {
-  return AggregatorRegistry.aggregate(perWorker).metrics();
+  const adjusted = perWorker.map((metrics) =>
+    metrics.map((m) => {
+      const aggregator = AGGREGATOR_OVERRIDES.get(m.name);
+      return aggregator ? { ...m, aggregator } : m;
+    }),
+  );
+  return AggregatorRegistry.aggregate(adjusted).metrics();
 }
 
 export interface MetricsHub {
