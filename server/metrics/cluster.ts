@@ -45,11 +45,15 @@ export function workerMetricsSource(metrics: ApiserverMetrics = defaultMetrics()
   process.on('message', (m: unknown) => {
     if (!isMessage(m)) return;
     if (m.kapiMetrics === 'collect') {
+      // the primary may be gone by the time the answer is ready (a send then would throw)
+      const answer = (reply: Message): void => {
+        if (process.connected) process.send?.(reply);
+      };
       registryOf(metrics, m.registry)
         .getMetricsAsJSON()
         .then(
-          (json) => process.send?.({ kapiMetrics: 'collected', id: m.id, metrics: json } satisfies Message),
-          (err: Error) => process.send?.({ kapiMetrics: 'collected', id: m.id, error: err.message } satisfies Message),
+          (json) => answer({ kapiMetrics: 'collected', id: m.id, metrics: json }),
+          (err: Error) => answer({ kapiMetrics: 'collected', id: m.id, error: err.message }),
         );
     } else if (m.kapiMetrics === 'response') {
       const waiter = pending.get(m.id);

@@ -51,6 +51,8 @@ interface Slot {
   startedAt: number;
   failures: number;
   restartTimer?: NodeJS.Timeout;
+  /** a worker in this slot has been ready at least once */
+  wasReady: boolean;
 }
 
 export async function startPrimary(config: KapiConfig, workerCount: number, entryScript: string): Promise<Primary> {
@@ -92,9 +94,9 @@ export async function startPrimary(config: KapiConfig, workerCount: number, entr
   stoppers.push({ name: 'metrics hub', stop: () => metricsHub.stop() });
 
   cluster.setupPrimary({ exec: entryScript, args: process.argv.slice(2) });
-  const slots: Slot[] = Array.from({ length: workerCount }, (_, index) => ({ index, startedAt: 0, failures: 0 }));
-  let everReady = false;
-  let readyCount = 0;
+  const slots: Slot[] = Array.from({ length: workerCount }, (_, index) => ({ index, startedAt: 0, failures: 0, wasReady: false }));
+  /** every slot's worker has been ready once: from now on a dying worker is restarted */
+  let replicaReady = false;
   let stopping = false;
   let reportFailure: (code: number) => void = () => undefined;
   const failed = new Promise<number>((resolve) => (reportFailure = resolve));
@@ -109,15 +111,17 @@ export async function startPrimary(config: KapiConfig, workerCount: number, entr
     worker.on('message', (m: unknown) => {
       if (!isWorkerReady(m) || ready) return;
       ready = true;
-      if (!everReady && ++readyCount === workerCount) {
-        everReady = true;
+      slot.wasReady = true;
+      if (replicaReady) log.info('worker ready', { worker: slot.index, pid: worker.process.pid });
+      else if (slots.every((s) => s.wasReady)) {
+        replicaReady = true;
         log.info('kapi is ready', { url, workers: workerCount, kubeconfig: pki.admin ? path.join(config.dataDir, 'admin.kubeconfig') : undefined });
       }
     });
     worker.on('exit', (code, signal) => {
       slot.worker = undefined;
       if (stopping) return;
-      if (!everReady && !ready) {
+      if (!replicaReady && !ready) {
         log.error('a worker failed to start; stopping', { worker: slot.index, code, signal });
         reportFailure(1);
         return;
