@@ -26,7 +26,7 @@ const LAYERS = [
   ['server/endpoints'],
   ['server/http', 'server/nonresource', 'server/aggregator', 'server/proxy'],
   ['server/config', 'server/load', 'server/cli'],
-  ['server/app', 'server/main'],
+  ['server/app', 'server/main', 'server/workers'],
 ];
 
 const layerOf = new Map(LAYERS.flatMap((mods, i) => mods.map((m) => [m, i])));

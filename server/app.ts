@@ -17,11 +17,14 @@ import { StopStack } from './app/lifecycle.js';
 import { prepare } from './app/prepare.js';
 import { run, type App } from './app/run.js';
 import { ServingState } from './app/serving-state.js';
+import type { WorkerRole } from './workers/role.js';
 
 export type { App } from './app/run.js';
 
-export async function startApp(config: KapiConfig): Promise<App> {
-  const completed = completeConfig(config);
+/** `worker`: this process is one worker of a --workers replica, whose primary wrote the PKI
+ *  and admin.kubeconfig, runs the embedded etcd, writes the audit log and merges /metrics */
+export async function startApp(config: KapiConfig, worker?: WorkerRole): Promise<App> {
+  const completed = completeConfig(config, worker);
   const stack = new StopStack();
   const state = new ServingState();
   try {

@@ -4,6 +4,7 @@
 
 import path from 'node:path';
 import { auditorFromFlags, type Auditor } from '../audit/config.js';
+import { relayedLogBackend } from '../audit/relay.js';
 import { buildAuthentication, type Authentication } from '../authn/index.js';
 import { lookupFromResolver } from '../authn/object-lookup.js';
 import { buildAuthorization, type Authorization } from '../authz/index.js';
@@ -55,7 +56,7 @@ function buildEncryption(config: CompletedConfig): Encryption | undefined {
 export async function build(config: CompletedConfig, stack: StopStack): Promise<Built> {
   const encryption = buildEncryption(config);
   if (encryption) stack.push('encryption config reload', () => encryption.stop());
-  const auditor = auditorFromFlags(config.subsystemFlags.values, log.named('audit'));
+  const auditor = auditorFromFlags(config.subsystemFlags.values, log.named('audit'), config.worker ? relayedLogBackend() : undefined);
   // the audit backends stop last, after the server's final events
   if (auditor) stack.push('audit backends', () => auditor.backend.shutdown());
   const pki = await ensurePki(config.pki);

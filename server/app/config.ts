@@ -2,6 +2,7 @@
 // (all problems reported together, before anything starts) and completed with what follows
 // from them. The phases after this (build, prepare, run) read options, never flags.
 
+import type { WorkerRole } from '../workers/role.js';
 import os from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { KapiConfig } from '../config/flags.js';
@@ -44,10 +45,12 @@ export interface CompletedConfig {
   readonly controllers: Required<Omit<ControllerOptions, 'rootCaPem'>>;
   readonly serving: ServingOptions;
   readonly flowControl: FlowControlOptions;
+  /** set when this process is one worker of a --workers replica (its primary did the one-time work) */
+  readonly worker?: WorkerRole;
 }
 
 /** Throws InvalidOptionsError (kube's texts) when any option is invalid. */
-export function completeConfig(config: KapiConfig): CompletedConfig {
+export function completeConfig(config: KapiConfig, worker?: WorkerRole): CompletedConfig {
   const problems = new Problems();
   const admission = completeAdmissionOptions(config, problems);
   const api = completeApiOptions(config, problems);
@@ -57,6 +60,7 @@ export function completeConfig(config: KapiConfig): CompletedConfig {
   problems.throwIfAny();
   return {
     source: config,
+    worker,
     identity: `kapi-${os.hostname()}-${randomUUID()}`,
     featureGates: config.featureGates,
     subsystemFlags: { values: config.rawValues, explicitlySet: config.explicitlySet },

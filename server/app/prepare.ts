@@ -4,7 +4,8 @@
 // returns, the server only has to listen.
 
 import { PostStartHooks } from '../http/post-start-hooks.js';
-import { createMetricsHandler } from '../metrics/index.js';
+import { createMetricsHandler, defaultMetrics } from '../metrics/index.js';
+import { workerMetricsSource } from '../metrics/cluster.js';
 import { createStatusHandler } from '../nonresource/status-handler.js';
 import type { NonResourceHandler } from '../request/non-resource.js';
 import { setUnreadResponseBudget } from '../request/unread-budget.js';
@@ -31,8 +32,9 @@ export interface Prepared {
 }
 
 export async function prepare(config: CompletedConfig, built: Built, state: ServingState, stack: StopStack): Promise<Prepared> {
-  const etcd = await connectEtcd(config.storage, stack);
-  const access = writeAdminKubeconfig(built.pki, config.storage.dataDir, config.serving.bindAddress, config.serving.securePort);
+  const etcd = await connectEtcd(config.storage, stack, config.worker?.embeddedEtcdEndpoints);
+  // a worker's primary wrote admin.kubeconfig
+  const access = writeAdminKubeconfig(built.pki, config.storage.dataDir, config.serving.bindAddress, config.serving.securePort, !config.worker);
   const storage = startStorage(config.storage, config.api.catalog, etcd.client, built.encryption, stack);
   const api = startApi(config, storage, built.authn, built.authz, stack);
   built.useRegistry(api.registry);
@@ -49,7 +51,7 @@ export async function prepare(config: CompletedConfig, built: Built, state: Serv
     ready: () => state.ready,
   });
   const status = statusSources(config, { resolver: api.resolver, etcd: etcd.client, storage, flowControl: loops.flowControl });
-  const nonResource: NonResourceHandler[] = [createMetricsHandler(), createStatusHandler(status)];
+  const nonResource: NonResourceHandler[] = [createMetricsHandler(defaultMetrics(), config.worker ? workerMetricsSource() : undefined), createStatusHandler(status)];
   const discovery = await issuerDiscovery(built.authn, config.serving.externalAddress);
   if (discovery) nonResource.push(discovery);
   const admission = await startAdmission(config, api.resolver, built.authz, stack);

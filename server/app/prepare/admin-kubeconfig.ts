@@ -12,11 +12,11 @@ export interface LocalAccess {
   kubeconfigPath?: string;
 }
 
-export function writeAdminKubeconfig(pki: Pki, dataDir: string, bindAddress: string, securePort: number): LocalAccess {
+export function writeAdminKubeconfig(pki: Pki, dataDir: string, bindAddress: string, securePort: number, write = true): LocalAccess {
   const url = localServerURL(bindAddress, securePort);
   if (!pki.admin) return { url };
   const kubeconfigPath = path.join(dataDir, 'admin.kubeconfig');
-  writeKubeconfig(kubeconfigPath, {
+  if (write) writeKubeconfig(kubeconfigPath, {
     server: url,
     caPem: pki.servingCaPem,
     clientCertPem: pki.admin.certPem,

@@ -84,6 +84,7 @@ export async function startControlLoops(
       advertiseAddress: config.serving.advertiseAddress,
       securePort: config.serving.securePort,
       identity: config.identity,
+      workerIndex: config.worker?.index,
     },
     { rootCaPem: deps.pki.servingCaPem, ...config.controllers },
   );

@@ -34,9 +34,12 @@ async function waitForEtcd(client: EtcdClient, endpoints: string[], timeoutMs: n
   }
 }
 
-export async function connectEtcd(options: StorageOptions, stack: StopStack): Promise<ConnectedEtcd> {
+/** `primaryEtcd`: a worker's primary runs the embedded member; the worker only connects to it */
+export async function connectEtcd(options: StorageOptions, stack: StopStack, primaryEtcd?: string[]): Promise<ConnectedEtcd> {
   let endpoints = options.etcd.servers;
-  if (endpoints.length === 0) {
+  if (endpoints.length === 0 && primaryEtcd) {
+    endpoints = primaryEtcd;
+  } else if (endpoints.length === 0) {
     const embedded = await startEmbeddedEtcd({ dataDir: options.dataDir });
     stack.push('embedded etcd', () => embedded.stop());
     endpoints = [embedded.endpoint];

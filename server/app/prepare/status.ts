@@ -15,7 +15,7 @@ import type { StorageLayer } from './storage.js';
 
 /** this replica's identity Lease (also what --replica-response-header names) */
 export function identityLeaseName(config: CompletedConfig): string {
-  return apiserverIdentityLeaseName(os.hostname(), servingEndpoint(config.serving.advertiseAddress, config.serving.securePort));
+  return apiserverIdentityLeaseName(os.hostname(), servingEndpoint(config.serving.advertiseAddress, config.serving.securePort, config.worker?.index));
 }
 
 const sumOf = async (m: { get(): Promise<{ values: { value: number }[] }> }): Promise<number> => (await m.get()).values.reduce((n, v) => n + v.value, 0);
