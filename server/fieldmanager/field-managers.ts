@@ -5,13 +5,19 @@ import type { KubeObject } from '../../storage/interface.js';
 import { loadSchemas, type SchemaRegistry } from '../apis/schema.js';
 import type { ResourceInfo } from '../apis/types.js';
 import { convertObject, requestKindOf } from '../registry/conversion/index.js';
+import { isVirtual } from '../registry/descriptor.js';
+import { builtinDescriptors } from '../registry/providers.js';
 import { GoShape } from './go-shape.js';
 import { FieldManager } from './manager.js';
 import type { Path } from './path.js';
 import { TypeModel } from './schema.js';
 
-/** status writes of these kinds keep the stored labels (kube-apiserver's reset fields) */
-const STATUS_KEEPS_LABELS = new Set(['apps/deployments', 'apps/replicasets', 'apps/statefulsets', 'apps/daemonsets']);
+/** do status writes keep the stored labels (kube-apiserver's reset fields)? the resource's
+ *  descriptor says; custom resources have none and do not */
+function statusKeepsLabels(info: ResourceInfo): boolean {
+  const d = builtinDescriptors().find(info);
+  return d !== undefined && !isVirtual(d) && d.statusKeepsLabels === true;
+}
 
 /** the paths an endpoint resets whatever the request says, which nobody owns through it */
 export function resetPathsFor(info: ResourceInfo, subresource: string): Path[] {
@@ -19,7 +25,7 @@ export function resetPathsFor(info: ResourceInfo, subresource: string): Path[] {
   if (subresource === '') return hasStatus ? [[{ field: 'status' }]] : [];
   if (subresource === 'status') {
     const out: Path[] = [[{ field: 'spec' }]];
-    if (STATUS_KEEPS_LABELS.has(`${info.group}/${info.resource}`)) out.push([{ field: 'metadata' }, { field: 'labels' }]);
+    if (statusKeepsLabels(info)) out.push([{ field: 'metadata' }, { field: 'labels' }]);
     return out;
   }
   return [];

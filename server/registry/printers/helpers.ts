@@ -2,8 +2,8 @@
 // selector strings, and safe readers of untyped object fields.
 
 import type { KubeObject } from '../../../storage/interface.js';
-import { valueAt } from '../../registry/strategy.js';
-import type { TableColumnDefinition, TableConvertor, TableRowCondition } from '../table.js';
+import { valueAt } from '../strategy.js';
+import type { TableColumnDefinition, TableConvertor, TableRowCondition } from './table-convertor.js';
 
 export type Obj = Record<string, unknown>;
 
