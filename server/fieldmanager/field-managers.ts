@@ -5,18 +5,20 @@ import type { KubeObject } from '../../storage/interface.js';
 import { loadSchemas, type SchemaRegistry } from '../apis/schema.js';
 import type { ResourceInfo } from '../apis/types.js';
 import { convertObject, requestKindOf } from '../registry/conversion/index.js';
-import { isVirtual } from '../registry/descriptor.js';
-import { builtinDescriptors } from '../registry/providers.js';
 import { GoShape } from './go-shape.js';
 import { FieldManager } from './manager.js';
 import type { Path } from './path.js';
 import { TypeModel } from './schema.js';
 
-/** do status writes keep the stored labels (kube-apiserver's reset fields)? the resource's
- *  descriptor says; custom resources have none and do not */
-function statusKeepsLabels(info: ResourceInfo): boolean {
-  const d = builtinDescriptors().find(info);
-  return d !== undefined && !isVirtual(d) && d.statusKeepsLabels === true;
+/** do a resource's status writes keep the stored labels (kube-apiserver's reset fields)? */
+export type StatusLabelsRule = (info: ResourceInfo) => boolean;
+
+let statusKeepsLabels: StatusLabelsRule = () => false;
+
+/** The resources' descriptors answer (registry/providers.ts sets this when it loads): this
+ *  module cannot import them, as they import the stores, which import this module. */
+export function setStatusLabelsRule(rule: StatusLabelsRule): void {
+  statusKeepsLabels = rule;
 }
 
 /** the paths an endpoint resets whatever the request says, which nobody owns through it */

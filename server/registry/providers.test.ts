@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadCatalog } from '../apis/catalog.js';
 import type { ResourceInfo } from '../apis/types.js';
+import { parseFieldSelector } from '../selectors/fields.js';
 import { objectMetaFieldLabels, selectableFields, type FieldLabelConverter } from '../selectors/field-sets.js';
 import { SelectorError } from '../selectors/labels.js';
 import { isVirtual } from './descriptor.js';
@@ -93,6 +94,7 @@ test('selectable fields of stored objects', () => {
   assert.equal(podFields['metadata.namespace'], 'ns');
   assert.equal(podFields['spec.hostNetwork'], 'true');
   assert.equal(podFields['status.podIP'], '10.0.0.1');
+  assert.equal(parseFieldSelector('spec.nodeName=n1,status.phase=Running').matches(podFields), true);
   const ns = fieldsOf('', 'namespaces', false)({ metadata: { name: 'a' }, status: { phase: 'Active' } });
   assert.deepEqual(ns, { 'metadata.name': 'a', 'status.phase': 'Active' });
   const job = fieldsOf('batch', 'jobs', true)({ metadata: { name: 'j', namespace: 'd' }, status: { succeeded: 2 } });
