@@ -58,7 +58,8 @@ interface DescriptorBase<K extends ResourceKey> {
 
 /** a resource stored in etcd through a GenericStore */
 export interface StoredResourceDescriptor<K extends ResourceKey = ResourceKey> extends DescriptorBase<K> {
-  /** the strategy shared by every version (and by every resource stored under its prefix) */
+  /** the strategy shared by every version (and by every resource stored under its prefix);
+   *  a group folder's strategy function that needs nothing from the registry fits as it is */
   readonly strategy: (c: DescriptorContext) => ResourceStrategy;
   /** the strategy of `<resource>/status`; default the generic one over `strategy` */
   readonly statusStrategy?: (base: ResourceStrategy) => ResourceStrategy;
@@ -100,7 +101,7 @@ export function groupProvider<G extends string, K extends ResourceKey>(group: G 
 }
 
 /** what the generic strategy of a resource without its own may say */
-export type GenericStrategyOptions = Pick<StrategyOptions, 'validateName' | 'allowCreateOnUpdate' | 'tracksGeneration'>;
+export type GenericStrategyOptions = Pick<StrategyOptions, 'validateName' | 'allowCreateOnUpdate'>;
 
 /** the strategy of a resource with no behaviour of its own: scope and status from the catalog,
  *  DNS-subdomain names unless `o` says otherwise, no create on update */
@@ -110,12 +111,7 @@ export function genericStrategy(o: GenericStrategyOptions = {}): (c: DescriptorC
       namespaced: info.namespaced,
       validateName: o.validateName ?? nameIsDNSSubdomain,
       hasStatusSubresource: info.subresources.some((s) => s.name === 'status'),
-      tracksGeneration: o.tracksGeneration ?? false,
+      tracksGeneration: false,
       allowCreateOnUpdate: o.allowCreateOnUpdate ?? false,
     });
-}
-
-/** a strategy factory of a group folder that needs nothing from the registry */
-export function fixed(factory: () => ResourceStrategy): (c: DescriptorContext) => ResourceStrategy {
-  return () => factory();
 }

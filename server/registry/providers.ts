@@ -93,10 +93,6 @@ export class DescriptorIndex {
     if (!d) throw new Error(`no descriptor for the resource ${info.group}/${info.resource}: add one to its group's provider`);
     return d;
   }
-
-  keys(): string[] {
-    return [...this.byKey.keys()];
-  }
 }
 
 let builtin: DescriptorIndex | undefined;

@@ -45,8 +45,6 @@ export interface RegistryOptions {
   eventTTLSeconds?: number;
   /** --delete-collection-workers (default 1) */
   deleteCollectionWorkers?: number;
-  /** the descriptors to build from; default the built-in resources' */
-  descriptors?: DescriptorIndex;
 }
 
 export interface Registry extends ResourceResolver {
@@ -79,7 +77,7 @@ function handlerKey(group: string, version: string, resource: string, subresourc
 
 export function createRegistry(opts: RegistryOptions): Registry {
   const now = opts.now ?? (() => new Date());
-  const descriptors = opts.descriptors ?? builtinDescriptors();
+  const descriptors = builtinDescriptors();
   const storages = new Map<string, Storage>();
   const storageFor = (prefix: string): Storage => {
     let s = storages.get(prefix);

@@ -1,6 +1,6 @@
 // The admissionregistration.k8s.io group's resources.
 
-import { fixed, groupProvider } from '../descriptor.js';
+import { groupProvider } from '../descriptor.js';
 import * as columns from '../printers/others.js';
 import {
   mutatingAdmissionPolicyBindingStrategy,
@@ -12,26 +12,26 @@ import {
 } from './strategies.js';
 
 export const admissionRegistrationProvider = groupProvider('admissionregistration.k8s.io', [
-  { key: 'admissionregistration.k8s.io/mutatingadmissionpolicies', strategy: fixed(mutatingAdmissionPolicyStrategy), table: columns.mutatingAdmissionPolicies },
+  { key: 'admissionregistration.k8s.io/mutatingadmissionpolicies', strategy: mutatingAdmissionPolicyStrategy, table: columns.mutatingAdmissionPolicies },
   {
     key: 'admissionregistration.k8s.io/mutatingadmissionpolicybindings',
-    strategy: fixed(mutatingAdmissionPolicyBindingStrategy),
+    strategy: mutatingAdmissionPolicyBindingStrategy,
     table: columns.mutatingAdmissionPolicyBindings,
   },
   {
     key: 'admissionregistration.k8s.io/mutatingwebhookconfigurations',
-    strategy: fixed(mutatingWebhookConfigurationStrategy),
+    strategy: mutatingWebhookConfigurationStrategy,
     table: columns.mutatingWebhookConfigurations,
   },
-  { key: 'admissionregistration.k8s.io/validatingadmissionpolicies', strategy: fixed(validatingAdmissionPolicyStrategy), table: columns.validatingAdmissionPolicies },
+  { key: 'admissionregistration.k8s.io/validatingadmissionpolicies', strategy: validatingAdmissionPolicyStrategy, table: columns.validatingAdmissionPolicies },
   {
     key: 'admissionregistration.k8s.io/validatingadmissionpolicybindings',
-    strategy: fixed(validatingAdmissionPolicyBindingStrategy),
+    strategy: validatingAdmissionPolicyBindingStrategy,
     table: columns.validatingAdmissionPolicyBindings,
   },
   {
     key: 'admissionregistration.k8s.io/validatingwebhookconfigurations',
-    strategy: fixed(validatingWebhookConfigurationStrategy),
+    strategy: validatingWebhookConfigurationStrategy,
     table: columns.validatingWebhookConfigurations,
   },
 ]);

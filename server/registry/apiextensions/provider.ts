@@ -2,10 +2,10 @@
 // code in server/crd (schemas, CEL, conversion), which this reaches up to.
 
 import { crdStrategy } from '../../crd/crd-strategy.js';
-import { fixed, groupProvider } from '../descriptor.js';
+import { groupProvider } from '../descriptor.js';
 
 export const apiExtensionsProvider = groupProvider('apiextensions.k8s.io', [
   // apiextensions validates metadata with apimachinery's rules, which take any qualified
   // finalizer name (e.g. customresourcecleanup.apiextensions.k8s.io)
-  { key: 'apiextensions.k8s.io/customresourcedefinitions', strategy: fixed(crdStrategy), kubeFinalizerNames: false },
+  { key: 'apiextensions.k8s.io/customresourcedefinitions', strategy: crdStrategy, kubeFinalizerNames: false },
 ]);

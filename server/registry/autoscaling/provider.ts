@@ -1,9 +1,9 @@
 // The autoscaling group's resources.
 
-import { fixed, groupProvider } from '../descriptor.js';
+import { groupProvider } from '../descriptor.js';
 import * as columns from '../printers/workloads.js';
 import { hpaStrategy } from './hpa.js';
 
 export const autoscalingProvider = groupProvider('autoscaling', [
-  { key: 'autoscaling/horizontalpodautoscalers', strategy: fixed(hpaStrategy), table: columns.horizontalPodAutoscalers },
+  { key: 'autoscaling/horizontalpodautoscalers', strategy: hpaStrategy, table: columns.horizontalPodAutoscalers },
 ]);

@@ -1,7 +1,7 @@
 // The batch group's resources.
 
 import { fieldCount, fieldLabels, fieldObject } from '../../selectors/field-sets.js';
-import { fixed, groupProvider } from '../descriptor.js';
+import { groupProvider } from '../descriptor.js';
 import * as columns from '../printers/workloads.js';
 import { cronJobStrategy, jobStrategy } from './jobs.js';
 
@@ -9,10 +9,10 @@ import { cronJobStrategy, jobStrategy } from './jobs.js';
 const jobFieldLabels = (kind: string) => fieldLabels(['metadata.name', 'metadata.namespace', 'status.successful'], {}, (l) => `field label "${l}" not supported for "${kind}"`);
 
 export const batchProvider = groupProvider('batch', [
-  { key: 'batch/cronjobs', strategy: fixed(cronJobStrategy), fieldLabels: jobFieldLabels('CronJob'), table: columns.cronJobs },
+  { key: 'batch/cronjobs', strategy: cronJobStrategy, fieldLabels: jobFieldLabels('CronJob'), table: columns.cronJobs },
   {
     key: 'batch/jobs',
-    strategy: fixed(jobStrategy),
+    strategy: jobStrategy,
     fieldLabels: jobFieldLabels('Job'),
     selectableFields: (o) => ({ 'status.successful': fieldCount(fieldObject(o.status).succeeded) }),
     table: columns.jobs,

@@ -1,7 +1,7 @@
 // The certificates.k8s.io group's resources.
 
 import { fieldLabels, fieldObject, fieldText } from '../../selectors/field-sets.js';
-import { fixed, genericStrategy, groupProvider } from '../descriptor.js';
+import { genericStrategy, groupProvider } from '../descriptor.js';
 import * as columns from '../printers/others.js';
 import { GenericStore, type StoreVerb } from '../store.js';
 import { csrApprovalStrategy, csrStatusStrategy, csrStrategy } from './csr.js';
@@ -11,7 +11,7 @@ const readUpdate: ReadonlySet<StoreVerb> = new Set(['get', 'update']);
 export const certificatesProvider = groupProvider('certificates.k8s.io', [
   {
     key: 'certificates.k8s.io/certificatesigningrequests',
-    strategy: fixed(csrStrategy),
+    strategy: csrStrategy,
     statusStrategy: csrStatusStrategy,
     fieldLabels: fieldLabels(['metadata.name', 'spec.signerName']),
     selectableFields: (o) => ({ 'spec.signerName': fieldText(fieldObject(o.spec).signerName) }),

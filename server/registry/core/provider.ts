@@ -1,7 +1,7 @@
 // The core group's (`/api/v1`) resources.
 
 import { fieldCount, fieldLabels, fieldObject, fieldText, type ObjectFields } from '../../selectors/field-sets.js';
-import { genericStrategy, groupProvider, fixed, type DescriptorContext } from '../descriptor.js';
+import { genericStrategy, groupProvider, type DescriptorContext } from '../descriptor.js';
 import * as columns from '../printers/core.js';
 import { keyPrefixFor } from '../keys.js';
 import type { ResourceStrategy } from '../strategy.js';
@@ -48,11 +48,11 @@ export const coreEventFields: ObjectFields = (o) => {
 };
 
 export const coreProvider = groupProvider('', [
-  // POST pods/<name>/binding is the subresource; the top-level one is stored as any kind is
+  // stored as plain kinds (kube binds the pod on a Binding, and probes components)
   { key: '/bindings', strategy: genericStrategy() },
   { key: '/componentstatuses', strategy: genericStrategy(), table: columns.componentStatuses },
-  { key: '/configmaps', strategy: fixed(configMapStrategy), table: columns.configMaps },
-  { key: '/endpoints', strategy: fixed(endpointsStrategy), table: columns.endpoints },
+  { key: '/configmaps', strategy: configMapStrategy, table: columns.configMaps },
+  { key: '/endpoints', strategy: endpointsStrategy, table: columns.endpoints },
   {
     key: '/events',
     strategy: eventStrategyOf,
@@ -75,10 +75,10 @@ export const coreProvider = groupProvider('', [
     selectableFields: coreEventFields,
     table: columns.coreEvents,
   },
-  { key: '/limitranges', strategy: fixed(limitRangeStrategy) },
+  { key: '/limitranges', strategy: limitRangeStrategy },
   {
     key: '/namespaces',
-    strategy: fixed(namespaceStrategy),
+    strategy: namespaceStrategy,
     statusStrategy: namespaceStatusStrategy,
     fieldLabels: fieldLabels(['status.phase', 'metadata.name']),
     selectableFields: (o) => ({ 'status.phase': fieldText(fieldObject(o.status).phase) }),
@@ -90,17 +90,17 @@ export const coreProvider = groupProvider('', [
   },
   {
     key: '/nodes',
-    strategy: fixed(nodeStrategy),
+    strategy: nodeStrategy,
     statusStrategy: nodeStatusStrategy,
     fieldLabels: fieldLabels(['metadata.name', 'spec.unschedulable']),
     selectableFields: (o) => ({ 'spec.unschedulable': fieldObject(o.spec).unschedulable === true ? 'true' : 'false' }),
     table: columns.nodes,
   },
-  { key: '/persistentvolumeclaims', strategy: fixed(persistentVolumeClaimStrategy), table: columns.persistentVolumeClaims },
-  { key: '/persistentvolumes', strategy: fixed(persistentVolumeStrategy), table: columns.persistentVolumes },
+  { key: '/persistentvolumeclaims', strategy: persistentVolumeClaimStrategy, table: columns.persistentVolumeClaims },
+  { key: '/persistentvolumes', strategy: persistentVolumeStrategy, table: columns.persistentVolumes },
   {
     key: '/pods',
-    strategy: fixed(podStrategy),
+    strategy: podStrategy,
     statusStrategy: podStatusStrategy,
     fieldLabels: fieldLabels(
       [
@@ -146,25 +146,25 @@ export const coreProvider = groupProvider('', [
       resize: ({ config, strategy }) => new GenericStore({ ...config, subresource: 'resize', strategy: podResizeStrategy(strategy), verbs: readUpdate }),
     },
   },
-  { key: '/podtemplates', strategy: fixed(podTemplateStrategy), table: columns.podTemplates },
+  { key: '/podtemplates', strategy: podTemplateStrategy, table: columns.podTemplates },
   {
     key: '/replicationcontrollers',
-    strategy: fixed(replicationControllerStrategy),
+    strategy: replicationControllerStrategy,
     fieldLabels: fieldLabels(['metadata.name', 'metadata.namespace', 'status.replicas']),
     selectableFields: (o) => ({ 'status.replicas': fieldCount(fieldObject(o.status).replicas) }),
     table: columns.replicationControllers,
   },
-  { key: '/resourcequotas', strategy: fixed(resourceQuotaStrategy), table: columns.resourceQuotas },
+  { key: '/resourcequotas', strategy: resourceQuotaStrategy, table: columns.resourceQuotas },
   {
     key: '/secrets',
-    strategy: fixed(secretStrategy),
+    strategy: secretStrategy,
     fieldLabels: fieldLabels(['type', 'metadata.namespace', 'metadata.name']),
     selectableFields: (o) => ({ type: fieldText(o.type) }),
     table: columns.secrets,
   },
   {
     key: '/serviceaccounts',
-    strategy: fixed(serviceAccountStrategy),
+    strategy: serviceAccountStrategy,
     table: columns.serviceAccounts,
     subresources: {
       token: ({ info, options, handler }) => {

@@ -1,6 +1,6 @@
 // The storage.k8s.io group's resources.
 
-import { fixed, genericStrategy, groupProvider } from '../descriptor.js';
+import { genericStrategy, groupProvider } from '../descriptor.js';
 import * as columns from '../printers/others.js';
 import { storageClassStrategy } from './storageclass.js';
 
@@ -8,7 +8,7 @@ export const storageProvider = groupProvider('storage.k8s.io', [
   { key: 'storage.k8s.io/csidrivers', strategy: genericStrategy(), table: columns.csiDrivers },
   { key: 'storage.k8s.io/csinodes', strategy: genericStrategy(), table: columns.csiNodes },
   { key: 'storage.k8s.io/csistoragecapacities', strategy: genericStrategy() },
-  { key: 'storage.k8s.io/storageclasses', strategy: fixed(storageClassStrategy), table: columns.storageClasses },
+  { key: 'storage.k8s.io/storageclasses', strategy: storageClassStrategy, table: columns.storageClasses },
   { key: 'storage.k8s.io/volumeattachments', strategy: genericStrategy(), table: columns.volumeAttachments },
   { key: 'storage.k8s.io/volumeattributesclasses', strategy: genericStrategy() },
 ]);
