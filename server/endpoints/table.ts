@@ -4,7 +4,6 @@
 import type { KubeObject, ObjectMeta } from '../../storage/interface.js';
 import type { ListObject } from '../registry/rest.js';
 import { errors } from '../machinery/status.js';
-
 import type { TableConvertor } from '../registry/printers/table-convertor.js';
 
 export type { TableColumnDefinition, TableConvertor, TableRowCondition } from '../registry/printers/table-convertor.js';
