@@ -2,10 +2,10 @@
 // next (its strategy and its status strategy, which carry the name rule and create-on-update,
 // its field selectors, its Table columns, what its status writes keep, its store and its
 // subresources), in one place. Each API group lists its resources' descriptors in its
-// provider (`<group>/provider.ts`), as kube's NewREST per group does; providers.ts collects
-// the providers. Descriptors are keyed by the generated catalog's ResourceKey, so a
-// misspelt key does not compile, and providers.ts does not compile while a resource of the
-// catalog has no descriptor.
+// provider (`<group>/provider.ts`), as kube's RESTStorageProvider per group calls each
+// resource's NewREST; providers.ts collects the providers. Descriptors are keyed by the
+// generated catalog's ResourceKey, so a misspelt key does not compile, and providers.ts does
+// not compile while a resource of the catalog has no descriptor.
 
 import type { Storage } from '../../storage/interface.js';
 import type { ResourceKey } from '../apis/generated/resource-keys.js';
