@@ -9,7 +9,7 @@ echo "check: types" >&2
 npx tsc -p tsconfig.json --noEmit --noUnusedLocals --noUnusedParameters
 
 echo "check: lint" >&2
-node_modules/.bin/biome lint
+node_modules/.bin/biome lint --error-on-warnings
 
 echo "check: layers" >&2
 node scripts/check-layers.mjs

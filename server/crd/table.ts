@@ -2,7 +2,8 @@
 // renders `date` columns as ages), or Name and Age when the version declares none.
 
 import type { KubeObject } from '../../storage/interface.js';
-import { AGE, col, NAME, since, type TableConvertor } from '../registry/table-convertor.js';
+import { AGE, col, NAME, since } from '../registry/printers/helpers.js';
+import type { TableConvertor } from '../registry/printers/table-convertor.js';
 import type { PrinterColumn } from './definition.js';
 
 /** the value at a simple JSONPath (`.spec.a.b`, `.spec.list[0].x`, `{.status.n}`) */

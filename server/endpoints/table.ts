@@ -4,10 +4,9 @@
 import type { KubeObject, ObjectMeta } from '../../storage/interface.js';
 import type { ListObject } from '../registry/rest.js';
 import { errors } from '../machinery/status.js';
+import type { TableConvertor } from '../registry/printers/table-convertor.js';
 
-import type { TableConvertor } from '../registry/table-convertor.js';
-
-export type { TableColumnDefinition, TableConvertor, TableRowCondition } from '../registry/table-convertor.js';
+export type { TableColumnDefinition, TableConvertor, TableRowCondition } from '../registry/printers/table-convertor.js';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 

@@ -89,7 +89,11 @@ export async function startPrimary(config: KapiConfig, workerCount: number, entr
   if (auditLog) {
     const receiver = receiveRelayedAuditLines(auditLog);
     // the file closes after the last worker's last lines
-    stoppers.push({ name: 'audit log', stop: async () => (receiver.stop(), await auditLog.shutdown()) });
+    stoppers.push({ name: 'audit log', stop: async () => {
+        receiver.stop();
+        await auditLog.shutdown();
+      },
+    });
   }
   const metricsHub = startMetricsHub();
   stoppers.push({ name: 'metrics hub', stop: () => metricsHub.stop() });

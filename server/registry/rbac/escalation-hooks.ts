@@ -8,9 +8,13 @@
 
 import type { KubeObject } from '../../../storage/interface.js';
 import { checkBindingWrite, checkRoleWrite, type EscalationDeps } from '../../authz/rbac/escalation.js';
-import { roleRefOf, rulesOf } from '../../authz/rbac/types.js';
+import { roleRefOf, rulesOf, type RoleRef } from '../../authz/rbac/types.js';
+import { errors } from '../../machinery/status.js';
 import { clone, semanticEqual } from '../object.js';
+import type { RESTResource } from '../rest.js';
 import type { FinishFunc, ResourceStrategy, StrategyContext } from '../strategy.js';
+
+export type { EscalationDeps };
 
 export type RbacResource = 'roles' | 'clusterroles' | 'rolebindings' | 'clusterrolebindings';
 
@@ -57,4 +61,17 @@ export function withEscalationChecks(resource: RbacResource, base: ResourceStrat
       return (await base.beginUpdate?.(obj, old, c)) ?? noop;
     },
   };
+}
+
+/** the escalation checks' dependencies, with the rules of a bound role read from storage
+ *  through `handler` (not from a cache that may lag behind a role created a moment ago) */
+export function withRoleRulesFromStorage(deps: EscalationDeps, handler: (group: string, version: string, resource: string) => RESTResource | undefined): EscalationDeps {
+  const roleRules = async (ref: RoleRef, namespace: string) => {
+    const resource = ref.kind === 'Role' ? 'roles' : 'clusterroles';
+    const store = handler('rbac.authorization.k8s.io', 'v1', resource);
+    if (!store) throw errors.notFound({ group: 'rbac.authorization.k8s.io', resource, name: ref.name });
+    const ctx = { user: { username: 'system:apiserver', groups: ['system:masters'] }, namespace: ref.kind === 'Role' ? namespace : '', dryRun: false, fieldValidation: 'Ignore' as const, warnings: [] };
+    return rulesOf(await store.get(ctx, ref.name, {}));
+  };
+  return { roleRules, ...deps };
 }

@@ -7,7 +7,7 @@ import type { KubeObject } from '../../../storage/interface.js';
 import type { ResourceInfo } from '../../apis/types.js';
 import { errors } from '../../machinery/status.js';
 import { apiVersionOf, asObject, clone, isObject, orderObject, rfc3339 } from '../object.js';
-import type { RequestContext, RESTResource } from '../rest.js';
+import type { RequestContext } from '../rest.js';
 import type { UserInfo } from '../../machinery/user.js';
 import type { ReviewAuthorizer } from '../../machinery/access-review.js';
 import { CreateOnlyResource } from '../create-only.js';
@@ -210,28 +210,5 @@ export class TokenReviewResource extends VirtualResource {
       status.user = {};
     }
     return this.typed({ metadata: reviewMeta(obj), spec: clone(spec), status });
-  }
-}
-
-/** the virtual resource for a catalog entry, if it is one */
-export function virtualResourceFor(
-  info: ResourceInfo,
-  now: () => Date,
-  deps: { authorizer?: ReviewAuthorizer; rules?: RulesResolver; tokens?: TokenAuthenticator },
-): RESTResource | undefined {
-  const key = `${info.group}/${info.resource}`;
-  switch (key) {
-    case 'authentication.k8s.io/selfsubjectreviews':
-      return new SelfSubjectReviewResource(info, now);
-    case 'authentication.k8s.io/tokenreviews':
-      return new TokenReviewResource(info, now, deps.tokens ?? noTokens);
-    case 'authorization.k8s.io/subjectaccessreviews':
-    case 'authorization.k8s.io/selfsubjectaccessreviews':
-    case 'authorization.k8s.io/localsubjectaccessreviews':
-      return new AccessReviewResource(info, now, deps.authorizer ?? alwaysAllow);
-    case 'authorization.k8s.io/selfsubjectrulesreviews':
-      return new SelfSubjectRulesReviewResource(info, now, deps.rules ?? allowEverythingRules);
-    default:
-      return undefined;
   }
 }

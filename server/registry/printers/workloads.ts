@@ -1,7 +1,6 @@
 // Columns of apps/v1, batch/v1, autoscaling and policy resources, as kubectl shows them.
 
 import type { KubeObject } from '../../../storage/interface.js';
-import type { TableConvertor } from '../table.js';
 import {
   AGE,
   CONTAINERS,
@@ -32,7 +31,7 @@ function templateContainers(obj: KubeObject, path = 'spec.template.spec.containe
   return containerCells(list(obj, path));
 }
 
-const deployments = convertor(
+export const deployments = convertor(
   [
     NAME,
     col('Ready', 'string', 'Ready replicas out of the desired ones.'),
@@ -59,7 +58,7 @@ const deployments = convertor(
   },
 );
 
-const replicaSets = convertor(
+export const replicaSets = convertor(
   [
     NAME,
     col('Desired', 'integer', 'The number of desired replicas.'),
@@ -85,7 +84,7 @@ const replicaSets = convertor(
   },
 );
 
-const statefulSets = convertor(
+export const statefulSets = convertor(
   [NAME, col('Ready', 'string', 'Ready replicas out of the desired ones.'), AGE, CONTAINERS, IMAGES],
   (obj, now) => {
     const [names, images] = templateContainers(obj);
@@ -93,7 +92,7 @@ const statefulSets = convertor(
   },
 );
 
-const daemonSets = convertor(
+export const daemonSets = convertor(
   [
     NAME,
     col('Desired', 'integer', 'The number of nodes that should run the daemon pod.'),
@@ -125,7 +124,7 @@ const daemonSets = convertor(
   },
 );
 
-const controllerRevisions = convertor(
+export const controllerRevisions = convertor(
   [
     NAME,
     col('Controller', 'string', 'The object that owns this revision.'),
@@ -153,7 +152,7 @@ function jobCondition(obj: KubeObject, type: string): boolean {
   return c !== undefined && c.status === 'True';
 }
 
-const jobs = convertor(
+export const jobs = convertor(
   [
     NAME,
     col('Status', 'string', 'Status of the job.'),
@@ -190,7 +189,7 @@ const jobs = convertor(
   },
 );
 
-const cronJobs = convertor(
+export const cronJobs = convertor(
   [
     NAME,
     col('Schedule', 'string', 'The schedule in cron format.'),
@@ -278,7 +277,7 @@ function hpaTargets(obj: KubeObject): string {
   return out.length > max ? `${out.slice(0, max).join(', ')} + ${out.length - max} more...` : out.join(', ');
 }
 
-const horizontalPodAutoscalers = convertor(
+export const horizontalPodAutoscalers = convertor(
   [
     NAME,
     col('Reference', 'string', 'The object being scaled.'),
@@ -307,7 +306,7 @@ function intOrString(v: unknown): string {
   return String(v);
 }
 
-const podDisruptionBudgets = convertor(
+export const podDisruptionBudgets = convertor(
   [
     NAME,
     col('Min Available', 'string', 'The minimum number of pods that must be available.'),
@@ -334,16 +333,5 @@ const scales = convertor(
   (obj, now) => [nameOf(obj), int(obj, 'spec.replicas'), int(obj, 'status.replicas'), age(obj, now)],
 );
 
-export const appsConvertors: Record<string, TableConvertor> = {
-  deployments,
-  replicasets: replicaSets,
-  statefulsets: statefulSets,
-  daemonsets: daemonSets,
-  controllerrevisions: controllerRevisions,
-};
-
-export const batchConvertors: Record<string, TableConvertor> = { jobs, cronjobs: cronJobs };
-export const autoscalingConvertors: Record<string, TableConvertor> = { horizontalpodautoscalers: horizontalPodAutoscalers };
-export const policyConvertors: Record<string, TableConvertor> = { poddisruptionbudgets: podDisruptionBudgets };
 /** the Scale subresource's table */
 export const scaleConvertor = scales;

@@ -2,7 +2,7 @@
 // admission, flow control, node and events.k8s.io resources, as kubectl shows them.
 
 import type { KubeObject } from '../../../storage/interface.js';
-import type { TableConvertor } from '../table.js';
+import type { TableConvertor } from './table-convertor.js';
 import { eventsConvertor, loadBalancerIngress, type EventView } from './core.js';
 import {
   AGE,
@@ -36,7 +36,7 @@ function ingressHosts(obj: KubeObject): string {
   return rules.length > max && hosts.length === max ? `${hosts.join(',')} + ${rules.length - max} more...` : hosts.join(',');
 }
 
-const ingresses = convertor(
+export const ingresses = convertor(
   [
     NAME,
     col('Class', 'string', 'The IngressClass of the ingress.'),
@@ -55,7 +55,7 @@ const ingresses = convertor(
   ],
 );
 
-const ingressClasses = convertor(
+export const ingressClasses = convertor(
   [
     NAME,
     col('Controller', 'string', 'The controller that handles this class.'),
@@ -73,12 +73,12 @@ const ingressClasses = convertor(
   },
 );
 
-const networkPolicies = convertor(
+export const networkPolicies = convertor(
   [NAME, col('Pod-Selector', 'string', 'The pods the policy applies to.'), AGE],
   (obj, now) => [nameOf(obj), formatLabelSelector(get(obj, 'spec.podSelector') ?? {}), age(obj, now)],
 );
 
-const endpointSlices = convertor(
+export const endpointSlices = convertor(
   [
     NAME,
     col('AddressType', 'string', 'The type of the addresses.'),
@@ -122,12 +122,12 @@ function bindings(kind: string): TableConvertor {
   );
 }
 
-const leases = convertor(
+export const leases = convertor(
   [NAME, col('Holder', 'string', 'The identity of the lease holder.'), AGE],
   (obj, now) => [nameOf(obj), str(obj, 'spec.holderIdentity'), age(obj, now)],
 );
 
-const leaseCandidates = convertor(
+export const leaseCandidates = convertor(
   [
     NAME,
     col('LeaseName', 'string', 'The lease the candidate runs for.'),
@@ -149,7 +149,7 @@ function isDefaultClass(obj: KubeObject): boolean {
   return a['storageclass.kubernetes.io/is-default-class'] === 'true' || a['storageclass.beta.kubernetes.io/is-default-class'] === 'true';
 }
 
-const storageClasses = convertor(
+export const storageClasses = convertor(
   [
     NAME,
     col('Provisioner', 'string', 'The provisioner of volumes of this class.'),
@@ -168,7 +168,7 @@ const storageClasses = convertor(
   ],
 );
 
-const volumeAttachments = convertor(
+export const volumeAttachments = convertor(
   [
     NAME,
     col('Attacher', 'string', 'The attacher of the volume.', { format: 'name' }),
@@ -187,12 +187,12 @@ const volumeAttachments = convertor(
   ],
 );
 
-const csiNodes = convertor(
+export const csiNodes = convertor(
   [NAME, col('Drivers', 'integer', 'The number of CSI drivers registered on the node.'), AGE],
   (obj, now) => [nameOf(obj), list(obj, 'spec.drivers').length, age(obj, now)],
 );
 
-const csiDrivers = convertor(
+export const csiDrivers = convertor(
   [
     NAME,
     col('AttachRequired', 'boolean', 'Whether volumes need an attach step.'),
@@ -219,7 +219,7 @@ const csiDrivers = convertor(
   },
 );
 
-const priorityClasses = convertor(
+export const priorityClasses = convertor(
   [
     NAME,
     col('Value', 'integer', 'The priority value.'),
@@ -230,7 +230,7 @@ const priorityClasses = convertor(
   (obj, now) => [nameOf(obj), int(obj, 'value'), get(obj, 'globalDefault') === true, age(obj, now), str(obj, 'preemptionPolicy')],
 );
 
-const runtimeClasses = convertor(
+export const runtimeClasses = convertor(
   [NAME, col('Handler', 'string', 'The container runtime handler.'), AGE],
   (obj, now) => [nameOf(obj), str(obj, 'handler'), age(obj, now)],
 );
@@ -243,7 +243,7 @@ function csrStatus(obj: KubeObject): string {
   return status;
 }
 
-const certificateSigningRequests = convertor(
+export const certificateSigningRequests = convertor(
   [
     NAME,
     AGE,
@@ -265,7 +265,7 @@ const certificateSigningRequests = convertor(
   },
 );
 
-const clusterTrustBundles = convertor(
+export const clusterTrustBundles = convertor(
   [NAME, col('SignerName', 'string', 'The signer of the bundle.')],
   (obj) => [nameOf(obj), str(obj, 'spec.signerName') || '<none>'],
 );
@@ -313,7 +313,7 @@ function policyBindings(): TableConvertor {
   );
 }
 
-const flowSchemas = convertor(
+export const flowSchemas = convertor(
   [
     NAME,
     col('PriorityLevel', 'string', 'The priority level of matching requests.'),
@@ -335,7 +335,7 @@ const flowSchemas = convertor(
   },
 );
 
-const priorityLevels = convertor(
+export const priorityLevels = convertor(
   [
     NAME,
     col('Type', 'string', 'Limited or Exempt.'),
@@ -360,7 +360,7 @@ const priorityLevels = convertor(
   },
 );
 
-const apiServices = convertor(
+export const apiServices = convertor(
   [
     NAME,
     col('Service', 'string', 'The service that serves this API, or Local.'),
@@ -382,12 +382,12 @@ const apiServices = convertor(
   },
 );
 
-const serviceCIDRs = convertor(
+export const serviceCIDRs = convertor(
   [NAME, col('CIDRs', 'string', 'The IP ranges of services.'), AGE],
   (obj, now) => [nameOf(obj), strings(obj, 'spec.cidrs').join(','), age(obj, now)],
 );
 
-const ipAddresses = convertor(
+export const ipAddresses = convertor(
   [NAME, col('ParentRef', 'string', 'The object the address is allocated to.')],
   (obj) => {
     const p = get(obj, 'spec.parentRef');
@@ -421,42 +421,13 @@ function eventsV1View(obj: KubeObject): EventView {
   };
 }
 
-export const otherConvertors: Record<string, Record<string, TableConvertor>> = {
-  'networking.k8s.io': {
-    ingresses,
-    ingressclasses: ingressClasses,
-    networkpolicies: networkPolicies,
-    servicecidrs: serviceCIDRs,
-    ipaddresses: ipAddresses,
-  },
-  'discovery.k8s.io': { endpointslices: endpointSlices },
-  'rbac.authorization.k8s.io': {
-    rolebindings: bindings('roleBinding'),
-    clusterrolebindings: bindings('clusterRoleBinding'),
-  },
-  'coordination.k8s.io': { leases, leasecandidates: leaseCandidates },
-  'storage.k8s.io': {
-    storageclasses: storageClasses,
-    volumeattachments: volumeAttachments,
-    csinodes: csiNodes,
-    csidrivers: csiDrivers,
-  },
-  'scheduling.k8s.io': { priorityclasses: priorityClasses },
-  'node.k8s.io': { runtimeclasses: runtimeClasses },
-  'certificates.k8s.io': {
-    certificatesigningrequests: certificateSigningRequests,
-    clustertrustbundles: clusterTrustBundles,
-  },
-  'admissionregistration.k8s.io': {
-    validatingwebhookconfigurations: webhooks(),
-    mutatingwebhookconfigurations: webhooks(),
-    validatingadmissionpolicies: admissionPolicies('spec.validations', 'Validations'),
-    validatingadmissionpolicybindings: policyBindings(),
-    mutatingadmissionpolicies: admissionPolicies('spec.mutations', 'Mutations'),
-    mutatingadmissionpolicybindings: policyBindings(),
-  },
-  'flowcontrol.apiserver.k8s.io': { flowschemas: flowSchemas, prioritylevelconfigurations: priorityLevels },
-  'apiregistration.k8s.io': { apiservices: apiServices },
-  'events.k8s.io': { events: eventsConvertor(eventsV1View) },
-};
-
+export const roleBindings = bindings('roleBinding');
+export const clusterRoleBindings = bindings('clusterRoleBinding');
+export const validatingWebhookConfigurations = webhooks();
+export const mutatingWebhookConfigurations = webhooks();
+export const validatingAdmissionPolicies = admissionPolicies('spec.validations', 'Validations');
+export const validatingAdmissionPolicyBindings = policyBindings();
+export const mutatingAdmissionPolicies = admissionPolicies('spec.mutations', 'Mutations');
+export const mutatingAdmissionPolicyBindings = policyBindings();
+/** events.k8s.io/v1 Events */
+export const eventsV1 = eventsConvertor(eventsV1View);

@@ -2,12 +2,24 @@
 // selector strings, and safe readers of untyped object fields.
 
 import type { KubeObject } from '../../../storage/interface.js';
-import { valueAt } from '../../registry/strategy.js';
-import { col, since, type TableColumnDefinition, type TableConvertor, type TableRowCondition } from '../../registry/table-convertor.js';
-
-export { AGE, col, humanDuration, NAME, since } from '../../registry/table-convertor.js';
+import { valueAt } from '../strategy.js';
+import type { TableColumnDefinition, TableConvertor, TableRowCondition } from './table-convertor.js';
 
 export type Obj = Record<string, unknown>;
+
+export function col(
+  name: string,
+  type: string,
+  description: string,
+  opts: { priority?: number; format?: string } = {},
+): TableColumnDefinition {
+  return { name, type, format: opts.format ?? '', description, priority: opts.priority ?? 0 };
+}
+
+export const NAME = col('Name', 'string', 'The name of the object, unique within its namespace (or the cluster).', {
+  format: 'name',
+});
+export const AGE = col('Age', 'string', 'How long ago the object was created (from metadata.creationTimestamp).');
 
 export function wide(name: string, type: string, description: string): TableColumnDefinition {
   return col(name, type, description, { priority: 1 });
@@ -71,6 +83,45 @@ export function count(obj: unknown, path: string): number {
   if (Array.isArray(v)) return v.length;
   if (v !== null && typeof v === 'object') return Object.keys(v).length;
   return 0;
+}
+
+/** kubectl's HumanDuration: about 2-3 significant figures */
+export function humanDuration(ms: number): string {
+  const seconds = Math.trunc(ms / 1000);
+  if (seconds < -1) return '<invalid>';
+  if (seconds < 0) return '0s';
+  if (seconds < 60 * 2) return `${seconds}s`;
+  const minutes = Math.trunc(seconds / 60);
+  if (minutes < 10) {
+    const s = seconds % 60;
+    return s === 0 ? `${minutes}m` : `${minutes}m${s}s`;
+  }
+  if (minutes < 60 * 3) return `${minutes}m`;
+  const hours = Math.trunc(minutes / 60);
+  if (hours < 8) {
+    const m = minutes % 60;
+    return m === 0 ? `${hours}h` : `${hours}h${m}m`;
+  }
+  if (hours < 48) return `${hours}h`;
+  if (hours < 24 * 8) {
+    const h = hours % 24;
+    return h === 0 ? `${Math.trunc(hours / 24)}d` : `${Math.trunc(hours / 24)}d${h}h`;
+  }
+  if (hours < 24 * 365 * 2) return `${Math.trunc(hours / 24)}d`;
+  if (hours < 24 * 365 * 8) {
+    const dy = Math.trunc(hours / 24) % 365;
+    const y = Math.trunc(hours / 24 / 365);
+    return dy === 0 ? `${y}y` : `${y}y${dy}d`;
+  }
+  return `${Math.trunc(hours / 24 / 365)}y`;
+}
+
+/** the age of a timestamp, `<unknown>` when unset */
+export function since(timestamp: unknown, now: number): string {
+  if (typeof timestamp !== 'string' || timestamp === '') return '<unknown>';
+  const t = Date.parse(timestamp);
+  if (Number.isNaN(t)) return '<unknown>';
+  return humanDuration(now - t);
 }
 
 export function age(obj: KubeObject, now: number): string {

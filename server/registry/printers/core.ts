@@ -1,7 +1,7 @@
 // Columns of the core (v1) resources, as kubectl shows them.
 
 import type { KubeObject } from '../../../storage/interface.js';
-import type { TableConvertor, TableRowCondition } from '../table.js';
+import type { TableConvertor, TableRowCondition } from './table-convertor.js';
 import {
   AGE,
   NAME,
@@ -144,7 +144,7 @@ export function podSummary(pod: KubeObject, now: number): { ready: string; reaso
   return { ready: `${ready}/${total}`, reason, restarts: restartsText };
 }
 
-const pods = convertor(
+export const pods = convertor(
   [
     NAME,
     col('Ready', 'string', 'The aggregate readiness state of this pod for accepting traffic.'),
@@ -187,7 +187,7 @@ const pods = convertor(
   },
 );
 
-const podTemplates = convertor(
+export const podTemplates = convertor(
   [
     NAME,
     col('Containers', 'string', 'Names of each container in the template.'),
@@ -200,7 +200,7 @@ const podTemplates = convertor(
   },
 );
 
-const replicationControllers = convertor(
+export const replicationControllers = convertor(
   [
     NAME,
     col('Desired', 'integer', 'The number of desired replicas.'),
@@ -264,7 +264,7 @@ function serviceExternalIP(svc: KubeObject): string {
   }
 }
 
-const services = convertor(
+export const services = convertor(
   [
     NAME,
     col('Type', 'string', 'How the service is exposed (ClusterIP, NodePort, LoadBalancer, ExternalName).'),
@@ -324,7 +324,7 @@ function formatEndpoints(obj: KubeObject): string {
   return more ? `${text} + ${total - max} more...` : text;
 }
 
-const endpoints = convertor(
+export const endpoints = convertor(
   [NAME, col('Endpoints', 'string', 'The addresses (and ports) of the endpoints.'), AGE],
   (obj, now) => [nameOf(obj), formatEndpoints(obj), age(obj, now)],
 );
@@ -347,7 +347,7 @@ function nodeAddress(node: KubeObject, type: string): string {
   return a && typeof a.address === 'string' ? a.address : '<none>';
 }
 
-const nodes = convertor(
+export const nodes = convertor(
   [
     NAME,
     col('Status', 'string', 'The status of the node.'),
@@ -451,22 +451,22 @@ export function eventsConvertor(view: (obj: KubeObject) => EventView): TableConv
   );
 }
 
-const namespaces = convertor(
+export const namespaces = convertor(
   [NAME, col('Status', 'string', 'The phase of the namespace.'), AGE],
   (obj, now) => [nameOf(obj), str(obj, 'status.phase'), age(obj, now)],
 );
 
-const secrets = convertor(
+export const secrets = convertor(
   [NAME, col('Type', 'string', 'The type of the secret.'), col('Data', 'string', 'The number of entries in the secret.'), AGE],
   (obj, now) => [nameOf(obj), str(obj, 'type'), count(obj, 'data'), age(obj, now)],
 );
 
-const serviceAccounts = convertor(
+export const serviceAccounts = convertor(
   [NAME, col('Secrets', 'string', 'The number of secrets of the service account.'), AGE],
   (obj, now) => [nameOf(obj), count(obj, 'secrets'), age(obj, now)],
 );
 
-const configMaps = convertor(
+export const configMaps = convertor(
   [NAME, col('Data', 'string', 'The number of entries in the config map.'), AGE],
   (obj, now) => [nameOf(obj), count(obj, 'data') + count(obj, 'binaryData'), age(obj, now)],
 );
@@ -483,7 +483,7 @@ export function accessModes(modes: string[]): string {
 
 const STORAGE_CLASS_ANNOTATION = 'volume.beta.kubernetes.io/storage-class';
 
-const persistentVolumes = convertor(
+export const persistentVolumes = convertor(
   [
     NAME,
     col('Capacity', 'string', 'The storage capacity of the volume.'),
@@ -518,7 +518,7 @@ const persistentVolumes = convertor(
   },
 );
 
-const persistentVolumeClaims = convertor(
+export const persistentVolumeClaims = convertor(
   [
     NAME,
     col('Status', 'string', 'The phase of the claim.'),
@@ -568,7 +568,7 @@ function quotaColumns(obj: KubeObject): [string, string] {
   return [requests.join(', '), limits.join(', ')];
 }
 
-const resourceQuotas = convertor(
+export const resourceQuotas = convertor(
   [
     NAME,
     col('Request', 'string', 'Used and hard request quotas.'),
@@ -581,7 +581,7 @@ const resourceQuotas = convertor(
   },
 );
 
-const componentStatuses = convertor(
+export const componentStatuses = convertor(
   [
     NAME,
     col('Status', 'string', 'Status of the component conditions.'),
@@ -595,20 +595,5 @@ const componentStatuses = convertor(
   },
 );
 
-export const coreConvertors: Record<string, TableConvertor> = {
-  pods,
-  podtemplates: podTemplates,
-  replicationcontrollers: replicationControllers,
-  services,
-  endpoints,
-  nodes,
-  events: eventsConvertor(coreEventView),
-  namespaces,
-  secrets,
-  serviceaccounts: serviceAccounts,
-  configmaps: configMaps,
-  persistentvolumes: persistentVolumes,
-  persistentvolumeclaims: persistentVolumeClaims,
-  resourcequotas: resourceQuotas,
-  componentstatuses: componentStatuses,
-};
+/** core v1 Events */
+export const coreEvents = eventsConvertor(coreEventView);
