@@ -14,7 +14,7 @@ import { isVirtual, type DescriptorContext, type RegistryDeps, type StoredResour
 import { keyPrefixFor } from './keys.js';
 import { namespaceLookupFrom, type NamespaceLookup } from './namespace-lifecycle.js';
 import { builtinDescriptors, type DescriptorIndex } from './providers.js';
-import type { EscalationDeps } from './rbac/escalation-hooks.js';
+import type { EscalationChecker } from './rbac/escalation-checker.js';
 import type { ResourceResolver, RESTResource } from './rest.js';
 import { ScaleStore } from './scale.js';
 import { GenericStore, type StoreVerb } from './store.js';
@@ -38,7 +38,7 @@ export interface RegistryOptions {
   /** the TokenRequest subresource (`serviceaccounts/<name>/token`); not served without it */
   serviceAccountTokens?: ServiceAccountTokenOptions;
   /** RBAC escalation checks on role and binding writes; none without it (AlwaysAllow) */
-  rbacEscalation?: EscalationDeps;
+  rbacEscalation?: EscalationChecker;
   /** --enable-garbage-collector (default true): false leaves the GC finalizers off deletes */
   garbageCollection?: boolean;
   /** --event-ttl in seconds (default an hour): Events get an etcd lease this long; 0: none */

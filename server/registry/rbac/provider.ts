@@ -5,15 +5,15 @@ import { nameIsPathSegment } from '../../machinery/validation/names.js';
 import { genericStrategy, groupProvider, type DescriptorContext } from '../descriptor.js';
 import * as columns from '../printers/others.js';
 import type { ResourceStrategy } from '../strategy.js';
-import { withEscalationChecks, withRoleRulesFromStorage, type RbacResource } from './escalation-hooks.js';
+import { roleReaderFrom, withEscalationChecks, type RbacResource } from './escalation-hooks.js';
 
 const generic = genericStrategy({ validateName: nameIsPathSegment, allowCreateOnUpdate: true });
 
 function rbacStrategy(resource: RbacResource): (c: DescriptorContext) => ResourceStrategy {
   return (c) => {
     const base = generic(c);
-    const deps = c.options.rbacEscalation;
-    return deps ? withEscalationChecks(resource, base, withRoleRulesFromStorage(deps, c.handler)) : base;
+    const checker = c.options.rbacEscalation;
+    return checker ? withEscalationChecks(resource, base, checker, roleReaderFrom(c.handler)) : base;
   };
 }
 
