@@ -4,7 +4,7 @@
 
 import type { KubeObject, Storage, Watch, WatchEvent } from '../../storage/interface.js';
 import { clone } from '../registry/object.js';
-import { applyDefaults, type JSONSchemaProps } from './schema.js';
+import { applyDefaults, type JSONSchemaProps } from '../registry/apiextensions/schema-validation.js';
 
 function hasDefaults(s: JSONSchemaProps | undefined): boolean {
   if (!s) return false;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyDefaults, prune, validateCustomResource, type JSONSchemaProps } from './schema.js';
+import { applyDefaults, prune, validateCustomResource, type JSONSchemaProps } from '../registry/apiextensions/schema-validation.js';
 import { errorString } from '../machinery/validation/field-error.js';
 
 const schema: JSONSchemaProps = {

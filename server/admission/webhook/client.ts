@@ -10,7 +10,7 @@ import type { KubeObject } from '../../../storage/interface.js';
 import type { ResourceResolver } from '../../registry/rest.js';
 import { internalContext } from '../../controllers/util.js';
 import { WebhookCallError } from '../errors.js';
-import type { WebhookClientConfig } from './types.js';
+import type { WebhookClientConfig } from '../../registry/admissionregistration/webhook-client.js';
 import { anonymous, type CredentialResolver, type WebhookCredentials } from './credentials.js';
 
 const MAX_RESPONSE_BYTES = 3 * 1024 * 1024 * 10;

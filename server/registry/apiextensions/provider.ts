@@ -1,8 +1,8 @@
-// The apiextensions.k8s.io group's resources. The CRD strategy lives with the rest of the CRD
-// code in server/crd (schemas, CEL, conversion), which this reaches up to.
+// The apiextensions.k8s.io group's resources. The CRD strategy and the validation of CRD
+// objects live beside it; server/crd serves the custom resources the CRDs define.
 
-import { crdStrategy } from '../../crd/crd-strategy.js';
 import { groupProvider } from '../descriptor.js';
+import { crdStrategy } from './crd-strategy.js';
 
 export const apiExtensionsProvider = groupProvider('apiextensions.k8s.io', [
   // apiextensions validates metadata with apimachinery's rules, which take any qualified

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { KubeObject } from '../../storage/interface.js';
-import { errorString } from '../machinery/validation/field-error.js';
+import type { KubeObject } from '../../../storage/interface.js';
+import { errorString } from '../../machinery/validation/field-error.js';
 import { crdStrategy, validateCRD, validateCRDUpdate } from './crd-strategy.js';
 
 function crd(over: Record<string, unknown> = {}, versions?: unknown[]): KubeObject {

@@ -2,11 +2,11 @@
 // accessors, the ResourceInfo of each served version, and the printer columns.
 
 import { createHash } from 'node:crypto';
-import type { KubeObject } from '../../storage/interface.js';
-import type { ResourceInfo, SubresourceInfo, Verb } from '../apis/types.js';
-import { compareKubeAwareVersions } from '../apis/catalog.js';
-import type { JSONSchemaProps } from './schema.js';
-import type { ConversionWebhookSpec } from './conversion/webhook.js';
+import type { KubeObject } from '../../../storage/interface.js';
+import type { ResourceInfo, SubresourceInfo, Verb } from '../../apis/types.js';
+import { compareKubeAwareVersions } from '../../apis/catalog.js';
+import type { JSONSchemaProps } from './schema-validation.js';
+import type { WebhookClientConfig } from '../admissionregistration/webhook-client.js';
 
 export interface CRDNames {
   plural: string;
@@ -41,6 +41,11 @@ export interface CRDVersion {
   schema?: { openAPIV3Schema?: JSONSchemaProps };
   subresources?: { status?: Record<string, never>; scale?: ScaleSubresource };
   additionalPrinterColumns?: PrinterColumn[];
+}
+
+export interface ConversionWebhookSpec {
+  clientConfig?: WebhookClientConfig;
+  conversionReviewVersions?: string[];
 }
 
 export interface CRDSpec {

@@ -5,13 +5,13 @@
 // stored in the CRD being updated compile with the stored-expression libraries.
 
 import type { Environment } from '@marcbachmann/cel-js';
-import { celEnvironment, type ExpressionAge } from '../cel/environment.js';
-import { costExceedsMessage, estimateCost, maxSize } from '../cel/cost.js';
-import { celGoIssue } from '../cel/issues.js';
-import { routeMatchesToRe2 } from '../cel/re2.js';
-import { registerSchemaTypes } from '../cel/schema-types.js';
-import { fieldErrors, type FieldError } from '../machinery/validation/field-error.js';
-import type { JSONSchemaProps } from './schema.js';
+import { celEnvironment, type ExpressionAge } from '../../cel/environment.js';
+import { costExceedsMessage, estimateCost, maxSize } from '../../cel/cost.js';
+import { celGoIssue } from '../../cel/issues.js';
+import { routeMatchesToRe2 } from '../../cel/re2.js';
+import { registerSchemaTypes } from '../../cel/schema-types.js';
+import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
+import type { JSONSchemaProps } from './schema-validation.js';
 
 export interface RuleContext {
   /** the schema's root (or an embedded resource): it always has apiVersion, kind and metadata */

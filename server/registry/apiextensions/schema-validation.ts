@@ -3,7 +3,7 @@
 // JSON as decoded from a request or read from storage; functions change them in place.
 
 import { RE2JS } from 're2js';
-import { fieldErrors, goQuote, type FieldError } from '../machinery/validation/field-error.js';
+import { fieldErrors, goQuote, type FieldError } from '../../machinery/validation/field-error.js';
 
 export interface JSONSchemaProps {
   type?: string;

@@ -2,17 +2,17 @@
 // conversion None), validation of names, versions and structural schemas, immutable scope,
 // storedVersions kept up to date with the storage version.
 
-import type { KubeObject } from '../../storage/interface.js';
-import { asObject, isObject } from '../registry/object.js';
-import { defineStrategy, keepOldStatus, statusStrategy, type ResourceStrategy } from '../registry/strategy.js';
-import { errorBody, fieldErrors, type FieldError } from '../machinery/validation/field-error.js';
-import { isDNS1035Label, isDNS1123Subdomain } from '../machinery/validation/names.js';
-import { validateObjectMeta, validateObjectMetaUpdate } from '../registry/validation/object-meta.js';
-import { nameIsDNSSubdomain } from '../machinery/validation/names.js';
+import type { KubeObject } from '../../../storage/interface.js';
+import { asObject, isObject } from '../object.js';
+import { defineStrategy, keepOldStatus, statusStrategy, type ResourceStrategy } from '../strategy.js';
+import { errorBody, fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
+import { isDNS1035Label, isDNS1123Subdomain } from '../../machinery/validation/names.js';
+import { validateObjectMeta, validateObjectMetaUpdate } from '../validation/object-meta.js';
+import { nameIsDNSSubdomain } from '../../machinery/validation/names.js';
 import type { CRDSpec, CRDStatus } from './definition.js';
 import { celExpressionsOf, nodeRuleErrors, ruleCostErrors } from './cel-checks.js';
-import { validateConversion } from './conversion/validation.js';
-import { patternCompiles, validateValue, type JSONSchemaProps } from './schema.js';
+import { validateConversion } from './conversion-validation.js';
+import { patternCompiles, validateValue, type JSONSchemaProps } from './schema-validation.js';
 
 export const CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
 

@@ -2,8 +2,8 @@
 // with a clientConfig (url xor service, each checked as for admission webhooks) and
 // conversionReviewVersions naming v1 or v1beta1; None must not carry a webhook.
 
-import { isObject } from '../../registry/object.js';
-import { validateClientConfig } from '../../registry/admissionregistration/webhook-client.js';
+import { isObject } from '../object.js';
+import { validateClientConfig } from '../admissionregistration/webhook-client.js';
 import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
 import { isDNS1035Label } from '../../machinery/validation/names.js';
 
