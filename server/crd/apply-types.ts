@@ -3,7 +3,7 @@
 // declared properties, additionalProperties; metadata is ObjectMeta as for built-in kinds.
 
 import { deducedType, scalarAtomOf, type Atom, type TypeModel, type TypeRef } from '../fieldmanager/schema.js';
-import type { JSONSchemaProps } from '../registry/apiextensions/schema-validation.js';
+import type { JSONSchemaProps } from '../registry/apiextensions/json-schema-props.js';
 
 const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 

@@ -14,7 +14,7 @@ import { routeMatchesToRe2 } from '../cel/re2.js';
 import { usesOldSelf } from '../registry/apiextensions/cel-checks.js';
 import { celValue } from './cel-types.js';
 import { fieldErrors, type FieldError } from '../machinery/validation/field-error.js';
-import type { JSONSchemaProps } from '../registry/apiextensions/schema-validation.js';
+import type { JSONSchemaProps } from '../registry/apiextensions/json-schema-props.js';
 
 // Rules run in an environment where `self` and `oldSelf` are dyn, over values converted by the
 // schema (cel-types.ts): the typed check at write time has already refused what does not fit,

@@ -11,7 +11,7 @@ import { celGoIssue } from '../../cel/issues.js';
 import { routeMatchesToRe2 } from '../../cel/re2.js';
 import { registerSchemaTypes } from '../../cel/schema-types.js';
 import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
-import type { JSONSchemaProps } from './schema-validation.js';
+import type { JSONSchemaProps } from './json-schema-props.js';
 
 export interface RuleContext {
   /** the schema's root (or an embedded resource): it always has apiVersion, kind and metadata */

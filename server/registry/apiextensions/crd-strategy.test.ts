@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../../storage/interface.js';
 import { errorString } from '../../machinery/validation/field-error.js';
-import { crdStrategy, validateCRD, validateCRDUpdate } from './crd-strategy.js';
+import { crdStrategy } from './crd-strategy.js';
+import { validateCRD, validateCRDUpdate } from './crd-validation.js';
 
 function crd(over: Record<string, unknown> = {}, versions?: unknown[]): KubeObject {
   return {

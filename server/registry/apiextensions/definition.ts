@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { KubeObject } from '../../../storage/interface.js';
 import type { ResourceInfo, SubresourceInfo, Verb } from '../../apis/types.js';
 import { compareKubeAwareVersions } from '../../apis/catalog.js';
-import type { JSONSchemaProps } from './schema-validation.js';
+import type { JSONSchemaProps } from './json-schema-props.js';
 import type { WebhookClientConfig } from '../admissionregistration/webhook-client.js';
 
 export interface CRDNames {

@@ -1,46 +1,10 @@
-// The structural schema of a custom resource version (openAPIV3Schema of a CRD): defaulting,
-// pruning of unknown fields and validation, with kube-apiserver's messages. Values are plain
-// JSON as decoded from a request or read from storage; functions change them in place.
+// Validation of values against a custom resource version's structural schema, with
+// kube-apiserver's messages: a custom resource's content, and a CRD's defaults against the
+// schema they sit in. Values are plain JSON as decoded from a request or read from storage.
 
 import { RE2JS } from 're2js';
 import { fieldErrors, goQuote, type FieldError } from '../../machinery/validation/field-error.js';
-
-export interface JSONSchemaProps {
-  type?: string;
-  description?: string;
-  format?: string;
-  properties?: Record<string, JSONSchemaProps>;
-  additionalProperties?: JSONSchemaProps | boolean;
-  items?: JSONSchemaProps;
-  required?: string[];
-  enum?: unknown[];
-  pattern?: string;
-  minimum?: number;
-  maximum?: number;
-  exclusiveMinimum?: boolean;
-  exclusiveMaximum?: boolean;
-  multipleOf?: number;
-  minLength?: number;
-  maxLength?: number;
-  minItems?: number;
-  maxItems?: number;
-  minProperties?: number;
-  maxProperties?: number;
-  uniqueItems?: boolean;
-  nullable?: boolean;
-  default?: unknown;
-  'x-kubernetes-preserve-unknown-fields'?: boolean;
-  'x-kubernetes-int-or-string'?: boolean;
-  'x-kubernetes-embedded-resource'?: boolean;
-  'x-kubernetes-list-type'?: string;
-  'x-kubernetes-list-map-keys'?: string[];
-  'x-kubernetes-map-type'?: string;
-  'x-kubernetes-validations'?: { rule: string; message?: string; messageExpression?: string; fieldPath?: string; reason?: string }[];
-  allOf?: JSONSchemaProps[];
-  anyOf?: JSONSchemaProps[];
-  oneOf?: JSONSchemaProps[];
-  not?: JSONSchemaProps;
-}
+import type { JSONSchemaProps } from './json-schema-props.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type JsonObj = { [k: string]: Json };
@@ -48,91 +12,6 @@ type JsonObj = { [k: string]: Json };
 const isObj = (v: unknown): v is JsonObj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const childPath = (path: string, name: string): string => (path ? `${path}.${name}` : name);
-
-/** ObjectMeta's members: what survives pruning of `metadata` */
-const objectMetaFields = new Set([
-  'name', 'generateName', 'namespace', 'selfLink', 'uid', 'resourceVersion', 'generation', 'creationTimestamp',
-  'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels', 'annotations', 'ownerReferences', 'finalizers', 'managedFields',
-]);
-
-// ---- defaulting ---------------------------------------------------------------------------
-
-function cloneJson<T>(v: T): T {
-  return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
-}
-
-/** Sets `default`s of missing (or null, when not nullable) properties, depth first. */
-export function applyDefaults(value: unknown, schema: JSONSchemaProps | undefined): void {
-  if (!schema) return;
-  if (isObj(value)) {
-    for (const [name, prop] of Object.entries(schema.properties ?? {})) {
-      const cur = value[name];
-      if (prop.default !== undefined && (cur === undefined || (cur === null && !prop.nullable))) value[name] = cloneJson(prop.default as Json);
-    }
-    for (const [name, v] of Object.entries(value)) {
-      const prop = schema.properties?.[name] ?? (isObj(schema.additionalProperties) ? schema.additionalProperties : undefined);
-      applyDefaults(v, prop);
-    }
-  } else if (Array.isArray(value) && schema.items) {
-    for (const item of value) applyDefaults(item, schema.items);
-  }
-}
-
-// ---- pruning ------------------------------------------------------------------------------
-
-/**
- * Removes members the schema does not declare (unless x-kubernetes-preserve-unknown-fields or
- * additionalProperties keep them) and returns their paths, as kube reports them
- * (`spec.foo`, `spec.items[0].bar`). At the root, apiVersion/kind/metadata are kept and
- * metadata keeps ObjectMeta's members only.
- */
-export function prune(obj: Record<string, unknown>, schema: JSONSchemaProps | undefined): string[] {
-  const pruned: string[] = [];
-  pruneObject(obj as JsonObj, schema ?? {}, '', true, pruned);
-  return pruned;
-}
-
-function pruneObject(obj: JsonObj, schema: JSONSchemaProps, path: string, typeMeta: boolean, pruned: string[]): void {
-  if (typeMeta && isObj(obj.metadata)) {
-    for (const k of Object.keys(obj.metadata)) {
-      if (!objectMetaFields.has(k)) {
-        delete obj.metadata[k];
-        pruned.push(childPath(childPath(path, 'metadata'), k));
-      }
-    }
-  }
-  const preserve = schema['x-kubernetes-preserve-unknown-fields'] === true;
-  for (const [name, v] of Object.entries(obj)) {
-    const p = childPath(path, name);
-    if (typeMeta && (name === 'apiVersion' || name === 'kind' || name === 'metadata')) continue;
-    const prop = schema.properties?.[name];
-    if (prop) {
-      pruneValue(v, prop, p, pruned);
-    } else if (isObj(schema.additionalProperties)) {
-      pruneValue(v, schema.additionalProperties, p, pruned);
-    } else if (schema.additionalProperties === true || preserve) {
-      // kept as is
-    } else {
-      delete obj[name];
-      pruned.push(p);
-    }
-  }
-}
-
-function pruneValue(v: Json, schema: JSONSchemaProps, path: string, pruned: string[]): void {
-  if (isObj(v)) {
-    const embedded = schema['x-kubernetes-embedded-resource'] === true;
-    if (!schema.properties && !schema.additionalProperties && schema['x-kubernetes-preserve-unknown-fields'] === true) {
-      if (embedded) pruneObject(v, schema, path, true, pruned);
-      return;
-    }
-    pruneObject(v, schema, path, embedded, pruned);
-  } else if (Array.isArray(v) && schema.items) {
-    v.forEach((item, i) => pruneValue(item, schema.items!, `${path}[${i}]`, pruned));
-  }
-}
-
-// ---- validation ---------------------------------------------------------------------------
 
 const regexCache = new Map<string, RE2JS | null>();
 function compilePattern(pattern: string): RE2JS | null {
