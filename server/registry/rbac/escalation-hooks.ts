@@ -1,10 +1,10 @@
 // The escalation checks kube runs in its RBAC policy-based storage, as strategy hooks around
-// the RBAC strategies (validation and defaulting live in rbac.ts): before a Role or
-// ClusterRole is written its writer must hold every rule it grants (or may `escalate`), and
-// before a binding is written its writer must hold the bound role's rules at the binding's
-// scope (or may `bind` that role). Writes that only touch ownerReferences or finalizers are
-// never checked, so the garbage collector can always proceed. The EscalationChecker the
-// registry is given decides; the hooks run before validation, as kube's checks do.
+// the RBAC resources' generic strategies (provider.ts): before a Role or ClusterRole is
+// written its writer must hold every rule it grants (or may `escalate`), and before a binding
+// is written its writer must hold the bound role's rules at the binding's scope (or may
+// `bind` that role). Writes that only touch ownerReferences or finalizers are never checked,
+// so the garbage collector can always proceed. The EscalationChecker the registry is given
+// decides; the hooks run before validation, as kube's checks do.
 
 import type { KubeObject } from '../../../storage/interface.js';
 import { errors } from '../../machinery/status.js';
