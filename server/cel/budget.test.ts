@@ -37,8 +37,10 @@ test('costs in cel-go units: variables and fields 1, constants 0, literals 10 an
 test('comprehensions: what the body costs plus cel-go accumulator steps per iteration', () => {
   // range 1, result 1, per element: accumulator 3 plus the body (x 1, > 1)
   assert.equal(cost('xs.all(x, x > 0)', { xs: [1n, 2n, 3n] }), 1 + 1 + 3 * (3 + 2));
-  // exists stops at the first hit
-  assert.equal(cost('xs.exists(x, x == 1)', { xs: [1n, 2n, 3n] }), 1 + 1 + 4 + 2);
+  // exists stops at the first hit: the loop condition that stops it is charged (3)
+  assert.equal(cost('xs.exists(x, x == 1)', { xs: [1n, 2n, 3n] }), 1 + 1 + 4 + 2 + 3);
+  // filter: an element kept costs the append (13), a dropped one the accumulator's read (1)
+  assert.equal(cost('xs.filter(x, x > 1)', { xs: [1n, 2n, 3n] }), 1 + 10 + 1 + 3 * (1 + 2) + 2 * 12);
   // map builds its result: a list literal and an append per element
   assert.equal(cost('xs.map(x, x)', { xs: [1n, 2n] }), 1 + 11 + 2 * (12 + 1));
   // a presence test costs its operand only

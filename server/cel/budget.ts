@@ -11,7 +11,7 @@
 // is enough: `withCost` installs it for the duration of one call.
 
 import { Environment } from '@marcbachmann/cel-js';
-import { MACRO_COSTS, macroOf, nodeCost, type CostNode } from './runtime-cost.js';
+import { actualSize, MACRO_COSTS, macroOf, nodeCost, type CostNode } from './runtime-cost.js';
 
 /** kube-apiserver's per-expression runtime cost limit (celconfig.PerCallLimit) */
 export const PER_CALL_LIMIT = 1_000_000;
@@ -43,8 +43,29 @@ interface Tracker {
   /** the last value of every evaluated node, for the costs that depend on operand sizes */
   values: WeakMap<object, unknown>;
   /** the macros being evaluated, innermost last */
-  macros: { perCall: number }[];
+  macros: MacroFrame[];
 }
+
+interface MacroFrame {
+  /** charged at each setting of an iteration variable */
+  perCall: number;
+  calls: number;
+  receiver: CostNode;
+  twoVariables: boolean;
+  /** the loop condition's cost when it ends the loop early */
+  earlyExit?: number;
+  /** a filter's predicate, and what keeping an element adds to the step */
+  filterNode?: CostNode;
+  kept: number;
+}
+
+/** the step of a filtering macro when the element is dropped: reading the accumulator */
+const FILTERED_STEP = 1;
+/** what a kept element adds to the dropped step: the append (filter's read of the element is
+ *  a node of cel-js's expansion, charged as such) */
+const KEPT_COSTS: Readonly<Record<string, number>> = { filter: 11, map: 11, transformList: 11, transformMap: 2, transformMapEntry: 1 };
+/** `all`: @not_strictly_false(__result__); `exists`: @not_strictly_false(!__result__) */
+const EARLY_EXIT_CONDITION: Readonly<Record<string, number>> = { all: 2, exists: 3 };
 
 let active: Tracker | undefined;
 
@@ -59,23 +80,47 @@ function charge(t: Tracker, units: number): void {
 
 const valueOf = (t: Tracker) => (n: unknown) => (n && typeof n === 'object' ? t.values.get(n) : undefined);
 
+/** what cel-go's expansion of a macro spends beyond the per-iteration steps: the loop
+ *  condition that ends `all` and `exists` early, and the append of a kept element */
+function macroFrame(node: CostNode, name: string, twoVariables: boolean): MacroFrame {
+  const costs = MACRO_COSTS[name]!;
+  const [, receiver, args] = node.args as [string, CostNode, CostNode[]];
+  const filterNode = name === 'filter' ? args[1] : name === 'map' && args.length === 3 ? args[1] : name.startsWith('transform') && args.length === 4 ? args[2] : undefined;
+  const perIteration = filterNode ? FILTERED_STEP : costs.perIteration;
+  return {
+    perCall: twoVariables ? perIteration / 2 : perIteration,
+    calls: 0,
+    receiver,
+    twoVariables,
+    earlyExit: EARLY_EXIT_CONDITION[name],
+    filterNode,
+    kept: filterNode ? KEPT_COSTS[name]! : 0,
+  };
+}
+
 /** evaluates one node with its cost charged (the root: withCost; the others: the run hook) */
 function runCharged(t: Tracker, node: CostNode, evaluate: () => unknown): unknown {
   const macro = macroOf(node);
   if (macro) {
-    const costs = MACRO_COSTS[macro.name]!;
-    charge(t, costs.start);
-    // a two-variable macro sets its two variables once each per iteration
-    t.macros.push({ perCall: macro.twoVariables ? costs.perIteration / 2 : costs.perIteration });
+    charge(t, MACRO_COSTS[macro.name]!.start);
+    const frame = macroFrame(node, macro.name, macro.twoVariables);
+    t.macros.push(frame);
+    let result: unknown;
     try {
-      return evaluate();
+      result = evaluate();
     } finally {
       t.macros.pop();
     }
+    // the loop condition that stopped the loop before the range's end
+    const iterations = frame.twoVariables ? frame.calls / 2 : frame.calls;
+    if (frame.earlyExit && iterations < actualSize(t.values.get(frame.receiver))) charge(t, frame.earlyExit);
+    return result;
   }
   const result = evaluate();
   t.values.set(node, result);
   charge(t, nodeCost(node, result, valueOf(t)));
+  const frame = t.macros.at(-1);
+  if (frame?.filterNode === node && result === true) charge(t, frame.kept);
   return result;
 }
 
@@ -107,7 +152,11 @@ function install(): void {
   const setIterValue = ctxProto['setIterValue'] as (this: unknown, ...args: unknown[]) => unknown;
   ctxProto['setIterValue'] = function (this: unknown, ...args: unknown[]) {
     const t = active;
-    if (t) charge(t, t.macros.at(-1)?.perCall ?? MACRO_COSTS['all']!.perIteration);
+    const frame = t?.macros.at(-1);
+    if (t && frame) {
+      frame.calls++;
+      charge(t, frame.perCall);
+    } else if (t) charge(t, MACRO_COSTS['all']!.perIteration);
     return setIterValue.apply(this, args);
   };
   const run = evProto['run'] as (this: unknown, node: CostNode, ctx: unknown) => unknown;
