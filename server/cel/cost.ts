@@ -3,15 +3,16 @@
 // and the sizes of its operands. Sizes come from literals, from what a call is known to return
 // (`lowerAscii` keeps its input's size, `+` adds sizes, a comprehension has its range's size),
 // and else from the schema of the value (maxItems, maxProperties, maxLength; without a bound,
-// the largest value that fits in a request, 3 MiB, as kube estimates them). Scalars of a schema
-// have size 0, as kube declares them; a value whose schema is unknown has any size.
+// the largest value that fits in a request, 3 MiB, as kube estimates them). Scalars (ints,
+// bools, doubles, durations, timestamps) have size 1; a value whose size nothing tells has any
+// size.
 // Kube's library estimates (library-cost.ts) come before cel-go's own; macros are costed as
 // cel-go's expansions of them into comprehensions.
 
 import { escapeProperty } from './escaping.js';
 import { libraryEstimate, type EstimateNode, type Range } from './library-cost.js';
 import { RE2_MATCHES } from './re2.js';
-import { isNegativeLiteral } from './runtime-cost.js';
+import { isNegativeLiteral, ROUTED_ADD, ROUTED_EQUALS } from './runtime-cost.js';
 
 export type { Range } from './library-cost.js';
 
@@ -125,8 +126,12 @@ function schemaSize(s: SizedSchema): Range {
   return exactly(0);
 }
 
+/** the types cel-go gives a fixed size of 1 */
+const SCALARS = new Set(['bool', 'double', 'int', 'uint', 'google.protobuf.Duration', 'google.protobuf.Timestamp']);
+
 function sizeOf(e: Estimate, type: CheckedType | undefined, w: Walk): Range {
   if (e.size) return e.size;
+  if (type && SCALARS.has(type.name)) return ONE;
   if (e.shape && e.rooted) return schemaSize(e.shape);
   return (type && w.fallback?.(type.name)) ?? UNKNOWN;
 }
@@ -275,6 +280,10 @@ function nodeView(node: AstNode, e: Estimate, w: Walk): EstimateNode {
 }
 
 function call(name: string, receiverNode: AstNode | undefined, args: AstNode[], node: AstNode, w: Walk): Estimate {
+  // the functions CRD rules call in place of `==` and `+` on lists are costed as the operators
+  if (!receiverNode && args.length === 2 && (name === ROUTED_EQUALS || name === ROUTED_ADD)) {
+    return operator({ ...node, op: name === ROUTED_EQUALS ? '==' : '+' }, args, w);
+  }
   const receiver = receiverNode ? estimate(receiverNode, w) : undefined;
   const ests = args.map((x) => estimate(x, w));
   const argCost = addR(...ests.map((x) => x.cost), receiver?.cost ?? exactly(0));
