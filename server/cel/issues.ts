@@ -2,7 +2,11 @@
 //   ERROR: <input>:1:5: undefined field 'nosuch'
 //    | self.nosuch > 0
 //    | ....^
-// cel-js reports its own codes and source ranges; the common ones are translated here.
+// cel-js reports its own codes and source ranges; the common ones are translated here. cel-go
+// parses before it checks, so an expression with syntax errors reports those
+// (syntax-errors.ts), whatever cel-js found.
+
+import { celSyntaxErrors } from './syntax-errors.js';
 
 /** one issue at a 0-based offset of the expression */
 export function celIssue(expr: string, offset: number, message: string): string {
@@ -70,6 +74,8 @@ function declaresFunction(env: IssueEnvironment, name: string): boolean {
 
 /** a cel-js compile error as cel-go would word it, at the same place */
 export function celGoIssue(expr: string, err: Error, env?: IssueEnvironment): string {
+  const syntax = celSyntaxErrors(expr);
+  if (syntax) return syntax;
   const e = err as CelJsError;
   const summary = e.summary ?? e.message.split('\n')[0] ?? '';
   const start = e.range?.start ?? 0;
