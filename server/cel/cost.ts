@@ -3,9 +3,9 @@
 // and the sizes of its operands. Sizes come from literals, from what a call is known to return
 // (`lowerAscii` keeps its input's size, `+` adds sizes, a comprehension has its range's size),
 // and else from the schema of the value (maxItems, maxProperties, maxLength; without a bound,
-// the largest value that fits in a request, 3 MiB, as kube estimates them). Scalars (ints,
-// bools, doubles, durations, timestamps) have size 1; a value whose size nothing tells has any
-// size.
+// the largest value that fits in a request, 3 MiB, as kube estimates them; scalars of a schema
+// have no size). Other scalars (ints, bools, doubles, durations, timestamps) have size 1; a
+// value whose size nothing tells has any size.
 // Kube's library estimates (library-cost.ts) come before cel-go's own; macros are costed as
 // cel-go's expansions of them into comprehensions.
 
@@ -26,6 +26,9 @@ export interface SizedSchema {
   items?: SizedSchema;
   properties?: Record<string, SizedSchema>;
   additionalProperties?: SizedSchema | boolean;
+  required?: string[];
+  enum?: unknown[];
+  default?: unknown;
   'x-kubernetes-int-or-string'?: boolean;
 }
 
@@ -38,31 +41,70 @@ const MAP_CREATE_COST = 30;
 export const SATURATED = Number.MAX_SAFE_INTEGER;
 const UNKNOWN: Range = { min: 0, max: SATURATED };
 
-/** the fewest bytes one value of the schema takes in JSON */
+/** kube's bounds on the JSON forms of durations and timestamps (k8s.io/apiserver pkg/cel/limits.go) */
+const MIN_DURATION_JSON = 3;
+const MAX_DURATION_JSON = 32;
+const DATE_JSON = 12;
+const MIN_DATETIME_JSON = 21;
+const MAX_DATETIME_JSON = 32;
+
+/** the fewest bytes one value of the schema takes in JSON, as kube counts them */
 function minSerializedSize(s: SizedSchema | undefined): number {
+  if (s?.['x-kubernetes-int-or-string']) return 1;
   switch (s?.type) {
     case 'string':
+      if (s.format === 'duration') return MIN_DURATION_JSON;
+      if (s.format === 'date') return DATE_JSON;
+      if (s.format === 'date-time') return MIN_DATETIME_JSON;
       return 2;
     case 'boolean':
       return 4;
     case 'array':
-    case 'object':
       return 2;
+    case 'object': {
+      if (typeof s.additionalProperties === 'object') return 2;
+      // `{}` and every required property without a default: its quoted name, colon, comma
+      let size = 2;
+      for (const name of s.required ?? []) {
+        const p = s.properties?.[name];
+        if (p && p.default === undefined) size += name.length + minSerializedSize(p) + 4;
+      }
+      return size;
+    }
     default:
       return 1;
   }
 }
 
-/** the most elements (items, properties, characters) a value of the schema can have */
+/** the longest string a schema allows without a maxLength, as kube estimates it */
+function maxStringLength(s: SizedSchema): number {
+  if (s['x-kubernetes-int-or-string']) return MAX_REQUEST_BYTES - 2;
+  if (s.format === 'duration') return MAX_DURATION_JSON;
+  if (s.format === 'date') return DATE_JSON;
+  if (s.format === 'date-time') return MAX_DATETIME_JSON;
+  return MAX_REQUEST_BYTES - 2;
+}
+
+/** the most elements (items, properties, bytes of a string) a value of the schema can have, as
+ *  kube's declared types bound them: maxItems, maxProperties, four bytes per character of
+ *  maxLength, the longest enum value; else what fits in one request */
 export function maxSize(s: SizedSchema | undefined): number {
   if (!s) return MAX_REQUEST_BYTES;
+  if (s['x-kubernetes-int-or-string']) return s.maxLength !== undefined ? Math.max(0, s.maxLength) * 4 : maxStringLength(s);
   if (s.type === 'array') return s.maxItems ?? Math.floor((MAX_REQUEST_BYTES - 2) / (minSerializedSize(s.items) + 1));
   if (s.type === 'object') {
     const value = typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined;
-    // a property costs at least its quoted empty name, a colon and a separator
-    return s.maxProperties ?? Math.floor((MAX_REQUEST_BYTES - 2) / (minSerializedSize(value) + 4));
+    // an entry costs at least a one-character quoted key, a colon and a comma besides its value
+    return s.maxProperties ?? Math.floor((MAX_REQUEST_BYTES - 2) / (minSerializedSize(value) + 6));
   }
-  if (s.type === 'string') return s.maxLength ?? MAX_REQUEST_BYTES - 2;
+  if (s.type === 'string') {
+    if (s.format === 'byte') return s.maxLength ?? maxStringLength(s);
+    if (s.format === 'duration' || s.format === 'date' || s.format === 'date-time') return maxStringLength(s);
+    if (s.maxLength !== undefined) return Math.max(0, s.maxLength) * 4;
+    const enums = (s.enum ?? []).filter((v): v is string => typeof v === 'string');
+    if (enums.length > 0) return Math.max(...enums.map((v) => Buffer.byteLength(v)));
+    return maxStringLength(s);
+  }
   return 1;
 }
 
@@ -119,10 +161,9 @@ function element(s: SizedSchema | undefined): SizedSchema | undefined {
   return typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined;
 }
 
-/** kube's size of a schema node: its declared or estimated bound; 0 for a scalar */
+/** kube's size of a schema node: its declared or estimated bound */
 function schemaSize(s: SizedSchema): Range {
-  if (s['x-kubernetes-int-or-string']) return exactly(0);
-  if (s.type === 'array' || s.type === 'object' || s.type === 'string') return { min: 0, max: maxSize(s) };
+  if (s['x-kubernetes-int-or-string'] || s.type === 'array' || s.type === 'object' || s.type === 'string') return { min: 0, max: maxSize(s) };
   return exactly(0);
 }
 
@@ -131,8 +172,9 @@ const SCALARS = new Set(['bool', 'double', 'int', 'uint', 'google.protobuf.Durat
 
 function sizeOf(e: Estimate, type: CheckedType | undefined, w: Walk): Range {
   if (e.size) return e.size;
-  if (type && SCALARS.has(type.name)) return ONE;
+  // the schema first (kube declares scalars with no size), then the type
   if (e.shape && e.rooted) return schemaSize(e.shape);
+  if (type && SCALARS.has(type.name)) return ONE;
   return (type && w.fallback?.(type.name)) ?? UNKNOWN;
 }
 
@@ -162,7 +204,9 @@ function estimate(node: AstNode, w: Walk): Estimate {
       const kind = operand.checkedType?.kind;
       // cel-go charges a selection on a map or an object, not on a dyn value
       const own = node.op === '.?' || kind === 'map' || kind === 'message' ? 1 : 0;
-      return { cost: addR(obj.cost, exactly(own)), shape: child(obj.shape, a[1] as string), rooted: obj.rooted };
+      // kube sizes a map's values by index only: a value selected as a field has no schema size
+      const byKey = typeof obj.shape?.additionalProperties === 'object';
+      return { cost: addR(obj.cost, exactly(own)), shape: child(obj.shape, a[1] as string), rooted: obj.rooted && !byKey };
     }
     case '[]':
     case '[?]': {
@@ -345,7 +389,8 @@ function comprehension(name: string, rangeNode: AstNode, args: AstNode[], w: Wal
   const isList = rangeType?.kind === 'list' || range.shape?.type === 'array';
   // an iteration variable reads the range's items (list) or keys (map)
   const el = range.rooted ? element(range.shape) : undefined;
-  const keyShape: SizedSchema | undefined = range.rooted ? (isList ? { type: 'integer' } : { type: 'string' }) : undefined;
+  // kube declares map keys as strings of no size
+  const keyShape: SizedSchema | undefined = range.rooted ? (isList ? { type: 'integer' } : { type: 'string', maxLength: 0 }) : undefined;
   if (twoVar) {
     inner.set(vars[0]!.args as string, keyShape);
     inner.set(vars[1]!.args as string, el);
