@@ -297,7 +297,7 @@ function operator(node: AstNode, operands: AstNode[], w: Walk): Estimate {
       return { cost: addR(ONE, argCost) };
     }
     case 'in':
-      if (rn?.checkedType?.kind === 'list') return { cost: addR({ min: 1, max: sizeOf(r!, rn.checkedType, w).max }, argCost) };
+      if (rn?.checkedType?.kind === 'list') return { cost: addR(sizeOf(r!, rn.checkedType, w), argCost) };
       return { cost: addR(ONE, argCost) };
     default:
       return { cost: addR(ONE, argCost) };

@@ -354,9 +354,6 @@ const EXPR_START = union(PRIMARY_START, set(T.EXCLAM, T.MINUS));
 const RELATIONS = set(T.LESS, T.LESS_EQUALS, T.GREATER_EQUALS, T.GREATER, T.EQUALS, T.NOT_EQUALS, T.IN);
 const PRODUCTS = set(T.STAR, T.SLASH, T.PERCENT);
 const SUMS = set(T.PLUS, T.MINUS);
-/** what may follow a member: what follows every level above it */
-const AFTER_UNARY = union(PRODUCTS, SUMS, RELATIONS, set(T.LOGICAL_AND, T.LOGICAL_OR, T.QUESTIONMARK));
-
 /** cel-go's reserved words, refused as identifiers */
 const RESERVED = new Set(['as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
 
