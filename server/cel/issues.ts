@@ -72,10 +72,50 @@ function declaresFunction(env: IssueEnvironment, name: string): boolean {
   return names.has(name);
 }
 
+/** the names kube's libraries give the types kapi registers under shorter ones */
+const KUBE_TYPE_NAMES: Readonly<Record<string, string>> = {
+  Authorizer: 'kubernetes.authorization.Authorizer',
+  PathCheck: 'kubernetes.authorization.PathCheck',
+  GroupCheck: 'kubernetes.authorization.GroupCheck',
+  ResourceCheck: 'kubernetes.authorization.ResourceCheck',
+  Decision: 'kubernetes.authorization.Decision',
+  Quantity: 'kubernetes.Quantity',
+  'net.URL': 'kubernetes.URL',
+  Format: 'kubernetes.NamedFormat',
+  Semver: 'kubernetes.Semver',
+};
+
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Renames types in the messages of an issue text (its `ERROR:` lines, not the source it
+ *  echoes): whole type names by `names`, a schema type's list items and map values as kube
+ *  names them (`.@idx`, `.@elem`). */
+export function renameTypes(issue: string, names: Readonly<Record<string, string>>): string {
+  const patterns = Object.entries(names).map(([from, to]) => [new RegExp(`(?<![\\w.@])${escapeRegExp(from)}(?![\\w])`, 'g'), to] as const);
+  return issue
+    .split('\n')
+    .map((line) => {
+      if (!line.startsWith('ERROR: ')) return line;
+      let out = line.replace(/\.0items(?![\w])/g, '.@idx').replace(/\.0values(?![\w])/g, '.@elem');
+      // cel-go writes parameterized types with parentheses: list(int), map(string, int)
+      for (let prev = ''; prev !== out; ) {
+        prev = out;
+        out = out.replace(/(?<![\w.])(list|map)<([^<>]*)>/g, '$1($2)');
+      }
+      for (const [re, to] of patterns) out = out.replace(re, to);
+      return out;
+    })
+    .join('\n');
+}
+
 /** a cel-js compile error as cel-go would word it, at the same place */
 export function celGoIssue(expr: string, err: Error, env?: IssueEnvironment): string {
   const syntax = celSyntaxErrors(expr);
   if (syntax) return syntax;
+  return renameTypes(translateIssue(expr, err, env), KUBE_TYPE_NAMES);
+}
+
+function translateIssue(expr: string, err: Error, env?: IssueEnvironment): string {
   const e = err as CelJsError;
   const summary = e.summary ?? e.message.split('\n')[0] ?? '';
   const start = e.range?.start ?? 0;
@@ -91,7 +131,7 @@ export function celGoIssue(expr: string, err: Error, env?: IssueEnvironment): st
     case 'heterogeneous_map_value':
       return celIssue(expr, start, summary.replace(/^.*?(expected type)/, '$1'));
     case 'no_such_overload':
-      if ((m = /^no such overload: (\S+) (\S+) (\S+)$/.exec(summary)) && OPERATOR_NAMES[m[2]!]) {
+      if ((m = /^no such overload: (.+?) (\+|-|\*|\/|%|<=|>=|<|>|==|!=|in) (.+)$/.exec(summary)) && OPERATOR_NAMES[m[2]!]) {
         const at = operatorOffset(expr, e.node, m[2]!) ?? start;
         return celIssue(expr, at, `found no matching overload for '${OPERATOR_NAMES[m[2]!]}' applied to '(${m[1]}, ${m[3]})'`);
       }
