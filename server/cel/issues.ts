@@ -149,6 +149,14 @@ function translateIssue(expr: string, err: Error, env?: IssueEnvironment): strin
       }
       return celIssue(expr, at, summary);
     }
+    case 'invalid_macro_argument': {
+      // cel-go's macro expanders: at the argument (a selection: at its dot)
+      const at = e.node?.op === '.' ? Math.max(0, start - 1) : start;
+      if (/^(all|exists|exists_one)\(var, predicate\) invalid predicate iteration variable$/.test(summary)) return celIssue(expr, at, 'argument must be a simple name');
+      if (/^(map|filter)\(var, .*\) invalid predicate iteration variable$/.test(summary)) return celIssue(expr, at, 'argument is not an identifier');
+      if (summary === 'has() invalid argument') return celIssue(expr, at, 'invalid argument to has() macro');
+      return celIssue(expr, start, summary);
+    }
     case 'invalid_format':
       return celIssue(expr, (e.node?.op === 'rcall' ? callOffset(expr, e.node) : undefined) ?? start, summary);
     case 'cannot_index_type':
