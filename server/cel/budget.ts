@@ -44,6 +44,8 @@ interface Tracker {
   values: WeakMap<object, unknown>;
   /** the macros being evaluated, innermost last */
   macros: MacroFrame[];
+  /** attribute branches of conditionals, resolved at no cost */
+  free: WeakSet<object>;
 }
 
 interface MacroFrame {
@@ -59,11 +61,11 @@ interface MacroFrame {
   kept: number;
 }
 
-/** the step of a filtering macro when the element is dropped: reading the accumulator */
-const FILTERED_STEP = 1;
-/** what a kept element adds to the dropped step: the append (filter's read of the element is
- *  a node of cel-js's expansion, charged as such) */
-const KEPT_COSTS: Readonly<Record<string, number>> = { filter: 11, map: 11, transformList: 11, transformMap: 2, transformMapEntry: 1 };
+/** what keeping an element costs a filtering step (a dropped one costs nothing: cel-go reads
+ *  the accumulator as the attribute branch of a conditional, which is not charged): the append
+ *  (filter's read of the element is a node of cel-js's expansion, charged as such) or, for
+ *  exists_one, the count's increment */
+const KEPT_COSTS: Readonly<Record<string, number>> = { filter: 12, map: 12, transformList: 12, transformMap: 3, transformMapEntry: 2, exists_one: 2, existsOne: 2 };
 /** `all`: @not_strictly_false(__result__); `exists`: @not_strictly_false(!__result__) */
 const EARLY_EXIT_CONDITION: Readonly<Record<string, number>> = { all: 2, exists: 3 };
 
@@ -85,8 +87,11 @@ const valueOf = (t: Tracker) => (n: unknown) => (n && typeof n === 'object' ? t.
 function macroFrame(node: CostNode, name: string, twoVariables: boolean): MacroFrame {
   const costs = MACRO_COSTS[name]!;
   const [, receiver, args] = node.args as [string, CostNode, CostNode[]];
-  const filterNode = name === 'filter' ? args[1] : name === 'map' && args.length === 3 ? args[1] : name.startsWith('transform') && args.length === 4 ? args[2] : undefined;
-  const perIteration = filterNode ? FILTERED_STEP : costs.perIteration;
+  const filtered = name === 'filter' || (name === 'map' && args.length === 3) || (name.startsWith('transform') && args.length === 4);
+  const counted = name === 'exists_one' || name === 'existsOne';
+  // the predicate whose truth decides the step's cost
+  const filterNode = name === 'filter' || counted ? args.at(-1) : filtered ? args.at(-2) : undefined;
+  const perIteration = filterNode ? 0 : costs.perIteration;
   return {
     perCall: twoVariables ? perIteration / 2 : perIteration,
     calls: 0,
@@ -96,6 +101,28 @@ function macroFrame(node: CostNode, name: string, twoVariables: boolean): MacroF
     filterNode,
     kept: filterNode ? KEPT_COSTS[name]! : 0,
   };
+}
+
+/** the number of elements of a macro's range: its last value, or a list literal's length */
+function rangeSize(t: Tracker, receiver: CostNode): number {
+  if (t.values.has(receiver)) return actualSize(t.values.get(receiver));
+  return receiver.op === 'list' && Array.isArray(receiver.args) ? receiver.args.length : 1;
+}
+
+/** a value cel-go resolves as an attribute: a variable and its fields and constant indexes */
+function isAttributeChain(node: CostNode | undefined): boolean {
+  if (!node) return false;
+  if (node.op === 'id') return true;
+  const a = node.args as CostNode[];
+  if (node.op === '.' || node.op === '.?') return isAttributeChain(a[0]);
+  if (node.op === '[]' || node.op === '[?]') return a[1]?.op === 'value' && isAttributeChain(a[0]);
+  return false;
+}
+
+/** marks a chain's nodes as resolved without cost */
+function freeChain(t: Tracker, node: CostNode): void {
+  t.free.add(node);
+  if (node.op !== 'id') freeChain(t, (node.args as CostNode[])[0]!);
 }
 
 /** evaluates one node with its cost charged (the root: withCost; the others: the run hook) */
@@ -111,13 +138,20 @@ function runCharged(t: Tracker, node: CostNode, evaluate: () => unknown): unknow
     } finally {
       t.macros.pop();
     }
+    t.values.set(node, result);
     // the loop condition that stopped the loop before the range's end
     const iterations = frame.twoVariables ? frame.calls / 2 : frame.calls;
-    if (frame.earlyExit && iterations < actualSize(t.values.get(frame.receiver))) charge(t, frame.earlyExit);
+    if (frame.earlyExit && iterations < rangeSize(t, frame.receiver)) charge(t, frame.earlyExit);
     return result;
+  }
+  if (node.op === '?:') {
+    // cel-go resolves a branch that is an attribute within the conditional, at no cost
+    const [, whenTrue, whenFalse] = node.args as CostNode[];
+    for (const branch of [whenTrue, whenFalse]) if (isAttributeChain(branch)) freeChain(t, branch!);
   }
   const result = evaluate();
   t.values.set(node, result);
+  if (t.free.has(node)) return result;
   charge(t, nodeCost(node, result, valueOf(t)));
   const frame = t.macros.at(-1);
   if (frame?.filterNode === node && result === true) charge(t, frame.kept);
@@ -225,6 +259,7 @@ export function evaluateWithCost(program: CostedProgram, activation: Record<stri
     spent: false,
     values: new WeakMap(),
     macros: [],
+    free: new WeakSet(),
   };
   active = t;
   try {

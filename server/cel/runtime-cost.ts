@@ -6,6 +6,8 @@
 // `in` the list's size, an authorizer check 350000). Comprehensions add, per iteration, what
 // cel-go's expansion of each macro spends on its accumulator.
 
+import { RE2_MATCHES } from './re2.js';
+
 /** the parts of cel-js's AST node read here */
 export interface CostNode {
   op: string;
@@ -86,10 +88,12 @@ export function callCost(name: string, args: readonly unknown[], result: unknown
     case 'isQuantity':
     case 'semver':
     case 'isSemver':
-    case 'startsWith':
-    case 'endsWith':
     case 'bytes':
       return scan(a0);
+    case 'startsWith':
+    case 'endsWith':
+      // the prefix or suffix is scanned
+      return scan(a1);
     case 'ip':
       return typeof a0 === 'string' ? scan(a0) : 1;
     case 'replace':
@@ -100,6 +104,7 @@ export function callCost(name: string, args: readonly unknown[], result: unknown
     case 'find':
     case 'findAll':
     case 'matches':
+    case RE2_MATCHES:
       return regexCost(a0, a1);
     case 'contains':
       return typeof a0 === 'string' ? scan(a0) * scan(a1) : 1;
@@ -215,6 +220,13 @@ function namespaceOf(n: unknown): string | undefined {
   return node?.op === 'id' && NAMESPACE.test(node.checkedType?.name ?? '') ? (node.args as string) : undefined;
 }
 
+/** the number of field selections in a chain `a.b.c` (2) */
+function selections(node: unknown): number {
+  let n = 0;
+  for (let x = node as CostNode | undefined; x && (x.op === '.' || x.op === '.?'); x = (x.args as CostNode[])[0]) n++;
+  return n;
+}
+
 /** The cost of a node's own step (its operands are charged as they are evaluated); `valueOf`
  *  gives the last value of an evaluated operand node. */
 export function nodeCost(node: CostNode, result: unknown, valueOf: (n: unknown) => unknown): number {
@@ -257,8 +269,9 @@ export function nodeCost(node: CostNode, result: unknown, valueOf: (n: unknown) 
       return operatorCost(node.op, valueOf(a[0]), valueOf(a[1]));
     case 'call': {
       const [name, args] = a as [string, unknown[]];
-      // kube turns off the cost of presence tests (PresenceTestHasCost false)
-      if (name === 'has') return 0;
+      // kube turns off the cost of presence tests (PresenceTestHasCost false): the operand's
+      // variable is charged as it is read, and each field selected before the tested one
+      if (name === 'has') return Math.max(0, selections(args[0]) - 1);
       return callCost(name, args.map(valueOf), result);
     }
     case 'rcall': {
