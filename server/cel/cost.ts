@@ -27,7 +27,7 @@ export const SATURATED = Number.MAX_SAFE_INTEGER;
 const UNKNOWN: Range = { min: 0, max: SATURATED };
 
 // saturating arithmetic over ranges, as cel-go's CostEstimate and SizeEstimate
-const sat = (x: number): number => (x > SATURATED ? SATURATED : x);
+const sat = (x: number): number => (Math.min(x , SATURATED));
 const addR = (...rs: Range[]): Range => rs.reduce((a, b) => ({ min: sat(a.min + b.min), max: sat(a.max + b.max) }), { min: 0, max: 0 });
 const mulR = (a: Range, b: Range): Range => ({ min: sat(a.min * b.min), max: sat(a.max * b.max) });
 const unionR = (a: Range, b: Range): Range => ({ min: Math.min(a.min, b.min), max: Math.max(a.max, b.max) });

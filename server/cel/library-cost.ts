@@ -38,7 +38,7 @@ const MAX_FORMAT_SIZE = 64;
 const MAX_NAME_FORMAT_REGEX_SIZE = 128;
 const MAX = Number.MAX_SAFE_INTEGER;
 
-const sat = (x: number): number => (x > MAX ? MAX : x);
+const sat = (x: number): number => (Math.min(x , MAX));
 const ceil = (x: number, f: number): number => (x >= MAX ? MAX : sat(Math.ceil(x * f)));
 const scale = (r: Range, f: number): Range => ({ min: ceil(r.min, f), max: ceil(r.max, f) });
 const add = (a: Range, b: Range): Range => ({ min: sat(a.min + b.min), max: sat(a.max + b.max) });

@@ -3,7 +3,7 @@
 // and including the character where every rule failed, then that character is skipped.
 
 /** token types, numbered as CEL's grammar numbers them (ANTLR lists expected sets in this order) */
-export const enum T {
+export enum T {
   EOF = -1,
   EQUALS = 1,
   NOT_EQUALS,
