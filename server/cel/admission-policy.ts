@@ -90,7 +90,7 @@ export function compile(expression: string, want: 'bool' | 'string' | 'string-or
       }
     }
   } catch (err) {
-    // type errors in cel-go's words and layout; a syntax error keeps the library's wording
+    // syntax and type errors in cel-go's words and layout
     const e = err as Error & { code?: string };
     const reason = e.code && !/^must evaluate/.test(e.message) ? celGoIssue(expression, e, environment(age, flavour)) : e.message.split('\n')[0];
     const message = `compilation error: ${reason}`;
