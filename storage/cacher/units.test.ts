@@ -8,13 +8,10 @@ import { EventHistory, type CacheEvent } from './history.js';
 import { SortedKeys, prefixEnd } from './sorted-keys.js';
 import { CacheWatcher } from './watcher.js';
 import { parseResourceVersion, shouldDelegateList } from './cacher.js';
-import type { StoredEntry } from './entry.js';
+import { storedEntry, type StoredEntry } from './entry.js';
 
-const entry = (key: string, rev: number, labels: Record<string, string> = {}): StoredEntry => ({
-  key,
-  modRevision: rev,
-  data: JSON.stringify({ kind: 'Pod', metadata: { name: key.split('/').pop(), labels }, spec: { rev } }),
-});
+const entry = (key: string, rev: number, labels: Record<string, string> = {}): StoredEntry =>
+  storedEntry(key, JSON.stringify({ kind: 'Pod', metadata: { name: key.split('/').pop(), labels }, spec: { rev } }), rev);
 const event = (revision: number, key: string, cur?: StoredEntry, prev?: StoredEntry, recordedAt = 0): CacheEvent => ({
   revision,
   key,
