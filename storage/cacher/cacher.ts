@@ -48,7 +48,8 @@ export const CACHER_DEFAULTS: CacherTiming = {
 /**
  * Must this list be answered by etcd rather than by the cache? Exact reads need history the
  * cache does not keep: resourceVersionMatch=Exact, a limit with a non-zero resourceVersion
- * (Exact per the API's table), and continue tokens (exact at the token's revision).
+ * (Exact per the API's table), and continue tokens (exact at the token's revision; the
+ * cacher still answers those whose state it holds, see continuedList).
  */
 export function shouldDelegateList(opts: ListOptions): boolean {
   if (opts.continue) return true;
