@@ -4,8 +4,7 @@
 // places: no `kind` or `apiVersion`, `metadata.resourceVersion` at its ObjectMeta position,
 // and Go's escapes (an object read by name keeps its `kind` and `apiVersion`). An object's text is checked once per stored version against the decoded path (the
 // edit must give the very bytes the decoder and encoder give); from then on the item is a few
-// slices of the text, or, when the storage keeps bytes and they are ASCII needing no escapes,
-// a few views of those bytes (`pieces`: a list is written without making any item's text). Texts written elsewhere (another field order, whitespace, numbers or
+// slices of the text. Texts written elsewhere (another field order, whitespace, numbers or
 // escapes JSON.stringify writes differently) fail the check and keep the decoded path.
 
 import { OBJECT_META_ORDER, type KubeObject, type StoredObjectText } from '../../storage/interface.js';
