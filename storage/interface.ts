@@ -107,8 +107,6 @@ export interface StoredObjectText {
   readonly data: string;
   /** the size of the stored JSON in bytes, known without reading `data` */
   readonly size: number;
-  /** the stored JSON as UTF-8, when the holder keeps bytes (`data` is made from them) */
-  readonly bytes?: Uint8Array;
   readonly modRevision: number;
   /** set when the stored value cannot be read (encryption at rest); decoding then fails */
   readonly error?: string;

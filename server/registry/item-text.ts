@@ -20,15 +20,6 @@ interface TextEdits {
   readonly escape: boolean;
 }
 
-/** a stored version's edits, and whether they apply to its bytes as they are */
-interface CheckedEdits extends TextEdits {
-  /** the stored bytes are ASCII (byte and character offsets agree) and need no escapes */
-  readonly onBytes: boolean;
-}
-
-/** a piece of a JSON body: text, or UTF-8 bytes */
-export type JsonPiece = string | Uint8Array;
-
 const META_ORDER = OBJECT_META_ORDER;
 const RV_RANK = META_ORDER.indexOf('resourceVersion');
 const metaRank = new Map(META_ORDER.map((k, i) => [k, i]));
@@ -122,8 +113,6 @@ function applyEdits(text: string, edits: TextEdits): string {
   return edits.escape ? goEscape(out) : out;
 }
 
-const OPEN_BRACE: Uint8Array = Buffer.from('{');
-
 /** decodes a stored text into a fresh object, as the storage that holds it does */
 export type DecodeStored = (stored: StoredObjectText) => KubeObject;
 
@@ -135,7 +124,7 @@ export type DecodeStored = (stored: StoredObjectText) => KubeObject;
  */
 export class ListItemTexts {
   /** per stored version: its edits, or null when only the decoded path gives its bytes */
-  private readonly edits = new WeakMap<StoredObjectText, CheckedEdits | null>();
+  private readonly edits = new WeakMap<StoredObjectText, TextEdits | null>();
 
   constructor(
     private readonly toItem: (decoded: KubeObject) => KubeObject,
@@ -159,25 +148,14 @@ export class ListItemTexts {
     return edits ? applyEdits(stored.data, edits) : this.decodedText(stored, decode);
   }
 
-  /** the item's JSON as pieces written in this order: views of the stored bytes around the
-   *  edits where they allow it (no text is made), else the text */
-  pieces(stored: StoredObjectText, decode: DecodeStored): JsonPiece[] {
-    let edits = this.edits.get(stored);
-    if (edits === undefined) edits = this.check(stored, decode);
-    const bytes = stored.bytes;
-    if (!edits?.onBytes || !bytes) return [this.text(stored, decode)];
-    return [OPEN_BRACE, bytes.subarray(edits.bodyStart, edits.rvAt), edits.rvText, bytes.subarray(edits.rvAt)];
-  }
-
   private decodedText(stored: StoredObjectText, decode: DecodeStored): string {
     return goEscape(JSON.stringify(this.toItem(decode(stored))));
   }
 
-  private check(stored: StoredObjectText, decode: DecodeStored): CheckedEdits | null {
+  private check(stored: StoredObjectText, decode: DecodeStored): TextEdits | null {
     const expected = this.decodedText(stored, decode);
-    const text = stored.data;
-    const found = findEdits(text, String(stored.modRevision), this.keepTypeMeta);
-    const edits = found && applyEdits(text, found) === expected ? { ...found, onBytes: !found.escape && stored.bytes?.length === text.length } : null;
+    const found = findEdits(stored.data, String(stored.modRevision), this.keepTypeMeta);
+    const edits = found && applyEdits(stored.data, found) === expected ? found : null;
     this.edits.set(stored, edits);
     return edits;
   }

@@ -111,9 +111,9 @@ export interface PreparedList {
   readonly storedBytes: number;
   /** the list with every item decoded and converted */
   toObject(): ListObject;
-  /** the compact JSON of toObject() (Go's escapes, no trailing newline) in pieces of text or
-   *  UTF-8 bytes, header first; undefined when it cannot be had without decoding the items */
-  jsonText(): Iterable<string | Uint8Array> | undefined;
+  /** the compact JSON of toObject() (Go's escapes, no trailing newline) in pieces, header
+   *  first; undefined when it cannot be had without decoding the items */
+  jsonText(): Iterable<string> | undefined;
 }
 
 /** An object read by name, before it is written: as an object, or as JSON text edited from

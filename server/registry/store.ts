@@ -13,7 +13,7 @@ import type { FieldSet } from '../selectors/fields.js';
 import { fieldLabelConverterFor } from '../selectors/field-sets.js';
 import { convertForReading, convertObject, readsAsStored, requestKindOf, storageKindOf, type GroupVersionKind } from './conversion/index.js';
 import { goEscape } from '../machinery/go-json.js';
-import { ListItemTexts, type JsonPiece } from './item-text.js';
+import { ListItemTexts } from './item-text.js';
 import { beforeDelete, gcFinalizers, markAsDeleting } from './deletion.js';
 import { KeyScheme, keyPrefixFor } from './keys.js';
 import { checkNamespaceAcceptsCreate, type NamespaceLookup } from './namespace-lifecycle.js';
@@ -68,15 +68,10 @@ const maxNameGenerationAttempts = 8;
 const deleteCollectionPageSize = 10000;
 
 /** a list's JSON in pieces: the envelope opened for its items, the items, the close */
-const COMMA: Uint8Array = Buffer.from(',');
-
-function* listTextPieces(envelopeJson: string, items: PreparedListItems, pieces: (item: PreparedListItems[number]) => JsonPiece[]): Generator<JsonPiece> {
+function* listTextPieces(envelopeJson: string, items: PreparedListItems, text: (item: PreparedListItems[number]) => string): Generator<string> {
   // the envelope's last member is `metadata`, an object: its text ends with two braces
   yield envelopeJson.slice(0, -1) + ',"items":[';
-  for (let i = 0; i < items.length; i++) {
-    if (i > 0) yield COMMA;
-    yield* pieces(items[i]!);
-  }
+  for (let i = 0; i < items.length; i++) yield i === 0 ? text(items[i]!) : ',' + text(items[i]!);
   yield ']}';
 }
 
@@ -449,7 +444,7 @@ export class GenericStore implements RESTResource {
           // an item that does not decode: the decoded path reports it as it always has
           return undefined;
         }
-        return listTextPieces(goEscape(JSON.stringify(envelope)), stored.items, (item) => texts.pieces(item, stored.decode));
+        return listTextPieces(goEscape(JSON.stringify(envelope)), stored.items, (item) => texts.text(item, stored.decode));
       },
     };
   }

@@ -20,8 +20,8 @@ import { unreadResponseBudget } from './unread-budget.js';
 
 /** below node's 16 KiB socket high-water mark with room for chunk framing and the head */
 export const WRITE_SLICE_BYTES = 15 * 1024;
-/** the body is gathered into chunks of about this size */
-const BODY_CHUNK_BYTES = 64 * 1024;
+/** text is encoded this many characters at a time */
+const TEXT_CHUNK_CHARS = 64 * 1024;
 /** what one streamed response holds at most: a text chunk, its bytes, the slice queued for
  *  TLS and its encrypted copy, and gzip's window */
 export const STREAMED_RESPONSE_HELD_BYTES = 512 * 1024;
@@ -29,26 +29,24 @@ export const STREAMED_RESPONSE_HELD_BYTES = 512 * 1024;
 const GZIP_LEVEL = 1;
 
 /**
- * Writes `pieces` (text, or UTF-8 bytes) joined, then a newline (Go's json.Encoder), as
- * `contentType`. A body that ends within the first 128 KiB is written whole, with a
- * Content-Length, exactly as writeBody writes it; a longer one streams (chunked over
- * HTTP/1.1), gzip-compressed when the client accepts it, as a whole body of that size would
- * be. Resolves once the client has taken it all or the response is gone (cut by the request
- * timeout or the budget).
+ * Writes `pieces` joined, then a newline (Go's json.Encoder), as `contentType`. A body that
+ * ends within the first 128 KiB is written whole, with a Content-Length, exactly as
+ * writeBody writes it; a longer one streams (chunked over HTTP/1.1), gzip-compressed when
+ * the client accepts it, as a whole body of that size would be. Resolves once the client has
+ * taken it all or the response is gone (cut by the request timeout or the budget).
  */
-export async function writeTextBody(state: RequestState, code: number, pieces: Iterable<string | Uint8Array>, contentType: string): Promise<void> {
+export async function writeTextBody(state: RequestState, code: number, pieces: Iterable<string>, contentType: string): Promise<void> {
   const res = state.res;
   if (res.headersSent || responseFinished(res)) return;
   const rest = pieces[Symbol.iterator]();
-  const head = new ChunkBuilder();
-  while (head.size < GZIP_THRESHOLD_BYTES) {
+  let head = '';
+  while (head.length < GZIP_THRESHOLD_BYTES) {
     const next = rest.next();
     if (next.done) {
-      head.add('\n');
-      await writeBody(state, code, head.take(), contentType);
+      await writeBody(state, code, head + '\n', contentType);
       return;
     }
-    head.add(next.value);
+    head += next.value;
   }
   const gzip = (state.compressResponses ?? true) && acceptsGzip(state);
   applyWarnings(state);
@@ -64,7 +62,7 @@ export async function writeTextBody(state: RequestState, code: number, pieces: I
   }
   const booking = unreadResponseBudget().book(STREAMED_RESPONSE_HELD_BYTES, () => res.destroy());
   try {
-    const chunks = bodyChunks(head, rest);
+    const chunks = textChunks(head, rest);
     if (gzip) await sendCompressed(res, chunks);
     else await sendChunks(res, chunks);
     if (!responseFinished(res)) res.end();
@@ -74,39 +72,26 @@ export async function writeTextBody(state: RequestState, code: number, pieces: I
   }
 }
 
-/** pieces gathered into one buffer: text is encoded as it comes, bytes are copied once, on take() */
-class ChunkBuilder {
-  private parts: Uint8Array[] = [];
-  size = 0;
-
-  add(piece: string | Uint8Array): void {
-    const bytes = typeof piece === 'string' ? Buffer.from(piece, 'utf8') : piece;
-    this.parts.push(bytes);
-    this.size += bytes.length;
-  }
-
-  take(): Buffer {
-    const out = Buffer.concat(this.parts, this.size);
-    this.parts = [];
-    this.size = 0;
-    return out;
-  }
-}
-
-/** the body as chunks of about BODY_CHUNK_BYTES, newline last */
-function* bodyChunks(head: ChunkBuilder, rest: Iterator<string | Uint8Array>): Generator<Buffer> {
-  const pending = head;
+/** the text as UTF-8 chunks of about TEXT_CHUNK_CHARS characters, newline last */
+function* textChunks(head: string, rest: Iterator<string>): Generator<Buffer> {
+  let pending = head;
   for (;;) {
-    while (pending.size < BODY_CHUNK_BYTES) {
+    while (pending.length < TEXT_CHUNK_CHARS) {
       const next = rest.next();
       if (next.done) {
-        pending.add('\n');
-        yield pending.take();
+        yield Buffer.from(pending + '\n', 'utf8');
         return;
       }
-      pending.add(next.value);
+      pending += next.value;
     }
-    yield pending.take();
+    while (pending.length >= TEXT_CHUNK_CHARS) {
+      let end = TEXT_CHUNK_CHARS;
+      // a surrogate pair is one character: its halves are never encoded apart
+      const last = pending.charCodeAt(end - 1);
+      if (last >= 0xd800 && last <= 0xdbff) end--;
+      yield Buffer.from(pending.slice(0, end), 'utf8');
+      pending = pending.slice(end);
+    }
   }
 }
 
