@@ -431,7 +431,7 @@ export class GenericStore implements RESTResource {
 
   private preparedList(stored: StoredList): PreparedList {
     let storedBytes = 0;
-    for (const item of stored.items) storedBytes += item.data.length;
+    for (const item of stored.items) storedBytes += item.size;
     const envelope = this.listEnvelope(stored);
     const texts = this.itemTexts;
     return {
