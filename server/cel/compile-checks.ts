@@ -7,7 +7,10 @@
 //   element's exact type, so a literal is checked here first, then by cel-js without its check;
 // - `'<literal>'.format([<list literal>])` (the strings extension's validator): each clause
 //   must fit its argument's type and every argument must be used;
-// - the selection inside `has()` is type-checked like any other.
+// - the selection inside `has()` is type-checked like any other;
+// - the sets extension's functions take `list(T), list(T)`: the two lists' types must join.
+//   They are declared over `list<dyn>` because cel-js picks an overload at run time by the
+//   first element of a `list<dyn>` literal, which would miss `sets.contains([1], [1.0, 1])`.
 
 import { Environment } from '@marcbachmann/cel-js';
 import { checkFormatCall, FormatClauseError } from './strings-library.js';
@@ -67,6 +70,17 @@ function checkFormat(chk: Checker, node: AstNode): void {
   throw chk.createError('invalid_format', problem.message, at);
 }
 
+const SETS_FUNCTIONS = new Set(['contains', 'equivalent', 'intersects']);
+
+/** cel-go binds the sets functions' type parameter once: `sets.contains([1], ['a'])` does not compile */
+function checkSetsCall(chk: Checker, node: AstNode): void {
+  const [name, receiver, args] = node.args as [string, AstNode, AstNode[]];
+  if (!SETS_FUNCTIONS.has(name) || receiver?.op !== 'id' || receiver.args !== 'sets' || args?.length !== 2) return;
+  const [a, b] = [args[0]!.checkedType, args[1]!.checkedType];
+  if (!a || !b || a.unify(chk.registry, b)) return;
+  throw chk.createError('no_matching_overload', `found no matching overload for 'SetsNamespace.${name}(${chk.formatType(a)}, ${chk.formatType(b)})'`, node);
+}
+
 const lenientOptions = new WeakMap<object, Checker['opts']>();
 
 let installed = false;
@@ -96,6 +110,7 @@ export function installCompileChecks(): void {
     if (node.checkedType === undefined && node.op === 'rcall') {
       const type = original.call(this, node, ctx);
       checkFormat(this, node);
+      checkSetsCall(this, node);
       return type;
     }
     if (node.checkedType !== undefined || !this.opts.homogeneousAggregateLiterals || (node.op !== 'list' && node.op !== 'map')) {

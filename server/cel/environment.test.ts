@@ -91,6 +91,12 @@ test('sets extension', () => {
   assert.equal(run('sets.equivalent([1, 2, 2], [2, 1])'), true);
   assert.equal(run('sets.intersects(["a"], ["b", "a"])'), true);
   assert.equal(run('sets.intersects(["a"], ["b"])'), false);
+  // elements compare with CEL's numeric equality; the two lists' types must join (list(T), list(T))
+  assert.equal(run('sets.contains([1, dyn(2.0)], [dyn(2u)])'), true);
+  assert.equal(run('sets.equivalent([[dyn(1.0)], [dyn(2)]], [[dyn(1)], [dyn(2u)]])'), true);
+  assert.match(checkError("sets.contains([1], ['a'])") ?? '', /no matching overload/);
+  assert.match(checkError('sets.intersects([1], [1u])') ?? '', /no matching overload/);
+  assert.equal(checkError('sets.contains([1], [dyn(1u)])'), undefined);
 });
 
 test('semver is only for stored expressions (introduced at compatibility version 1.33)', () => {
