@@ -130,3 +130,26 @@ test('has() checks its selection: a missing field of a typed object does not com
   assert.equal(c.valid, false);
   assert.match(c.error?.message ?? '', /No such key: nosuch/);
 });
+
+test('null compares with objects, timestamps, durations and optionals (cel-go keeps its legacy nullness rule)', () => {
+  const typed = celEnvironment({ age: 'new' });
+  typed.registerType('Obj', { fields: { a: 'int' } });
+  typed.registerVariable('self', 'Obj');
+  typed.registerVariable('items', 'list<Obj>');
+  const run = (expr: string) => {
+    const p = typed.parse(expr);
+    const c = p.check() as { valid: boolean; error?: Error };
+    if (!c.valid) throw c.error;
+    return withBudget(p, { self: { a: 1n }, items: [] });
+  };
+  assert.equal(run('self == null'), false);
+  assert.equal(run('null != self'), true);
+  assert.equal(run('size(items) == 0 || items[0] == null'), true);
+  assert.equal(run("timestamp('2020-01-01T00:00:00Z') == null || duration('1s') == null"), false);
+  assert.equal(run('optional.none() != null'), true);
+  for (const refused of ['self.a == null', "'a' == null", 'items == null', "{'a': 1} != null"]) {
+    const c = typed.parse(refused).check() as { valid: boolean; error?: Error };
+    assert.equal(c.valid, false, refused);
+    assert.match(c.error?.message ?? '', /no such overload/);
+  }
+});
