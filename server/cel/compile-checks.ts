@@ -11,12 +11,20 @@
 // - `x == null` and `x != null` compile where x is an object (or another message type, a
 //   timestamp, a duration or an optional), as cel-go keeps its legacy type checker's nullness
 //   rule; cel-js has no such overload, so the comparison is checked and evaluated here;
+// - cel-go's parser limits (expression size, rule recursion, depth of the tree), which cel-js
+//   does not have: its parse refuses what cel-go's refuses, with a `parser_limit` error;
 // - the sets extension's functions take `list(T), list(T)`: the two lists' types must join.
 //   They are declared over `list<dyn>` because cel-js picks an overload at run time by the
 //   first element of a `list<dyn>` literal, which would miss `sets.contains([1], [1.0, 1])`.
 
 import { Environment } from '@marcbachmann/cel-js';
 import { checkFormatCall, FormatClauseError } from './strings-library.js';
+import { celParserLimitError } from './syntax-errors.js';
+
+/** an expression beyond one of cel-go's parser limits; the message is cel-go's */
+export class ParserLimitError extends Error {
+  readonly code = 'parser_limit';
+}
 
 /** the parts of cel-js's checker used here (the library does not type them) */
 interface CelType {
@@ -116,6 +124,13 @@ let installed = false;
 export function installCompileChecks(): void {
   if (installed) return;
   installed = true;
+  const environment = Environment.prototype as unknown as { parse(expression: unknown): unknown };
+  const parse = environment.parse;
+  environment.parse = function (this: unknown, expression: unknown): unknown {
+    const limit = typeof expression === 'string' ? celParserLimitError(expression) : undefined;
+    if (limit) throw new ParserLimitError(limit);
+    return parse.call(this, expression);
+  };
   let checker: Checker | undefined;
   const probe = new Environment().registerFunction('list.homogeneousProbe(ast): bool', () => ({
     typeCheck(chk: Checker) {

@@ -153,3 +153,11 @@ test('null compares with objects, timestamps, durations and optionals (cel-go ke
     assert.match(c.error?.message ?? '', /no such overload/);
   }
 });
+
+test("cel-go's parser limits hold in every environment, though cel-js would parse further", () => {
+  const sum = (terms: number) => Array.from({ length: terms }, (_, i) => String(i + 1)).join(' + ');
+  assert.equal(checkError(`${sum(250)} > 0`), undefined);
+  assert.equal(checkError(`${sum(251)} > 0`), 'max recursion depth exceeded');
+  assert.equal(checkError(`${'['.repeat(250)}1${']'.repeat(250)} == []`), 'expression recursion limit exceeded: 250');
+  assert.equal(checkError(`'${'a'.repeat(100_000)}' == ''`), 'expression code point size exceeds limit: size: 100008, limit 100000');
+});

@@ -35,6 +35,7 @@ const isAlnum = (c: number) => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x
 const isHex = (c: number) => (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
 const unhex = (c: number) => (c <= 0x39 ? c - 0x30 : (c | 0x20) - 0x61 + 10);
 const ch = (s: string) => s.charCodeAt(0);
+const isControl = (c: string) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f;
 
 function shouldEscape(c: number, mode: Mode): boolean {
   if (isAlnum(c)) return false;
@@ -160,7 +161,7 @@ function decodeWithRaw(written: string, mode: Mode): [decoded: string, raw: stri
 }
 
 function parse(raw: string, viaRequest: boolean): GoURL {
-  if (/[\x00-\x1f\x7f]/.test(raw)) throw new Error('net/url: invalid control character in URL');
+  if ([...raw].some(isControl)) throw new Error('net/url: invalid control character in URL');
   if (raw === '' && viaRequest) throw new Error('empty url');
   const u: GoURL = { scheme: '', opaque: '', host: '', path: '', rawPath: '', omitHost: false, forceQuery: false, rawQuery: '', fragment: '', rawFragment: '' };
   if (raw === '*') return { ...u, path: '*' };

@@ -6,19 +6,15 @@
 // parses before it checks, so an expression with syntax errors reports those
 // (syntax-errors.ts), whatever cel-js found.
 
+import { issueAtOffset, issueLayout } from './issue-layout.js';
 import { messageFieldType, OPTIONAL_FIELD_FUNCTION } from './message-literals.js';
 import { routeMatchesToRe2Source } from './re2.js';
 import type { RewrittenSource } from './rewritten-source.js';
 import { celSyntaxErrors } from './syntax-errors.js';
 
-/** one issue at a 0-based offset of the expression */
+/** one issue at a 0-based offset (UTF-16 units, as JavaScript indexes strings) of the expression */
 export function celIssue(expr: string, offset: number, message: string): string {
-  const before = expr.slice(0, offset);
-  const line = before.split('\n').length;
-  const lineStart = before.lastIndexOf('\n') + 1;
-  const col = offset - lineStart + 1;
-  const source = expr.split('\n')[line - 1] ?? '';
-  return `ERROR: <input>:${line}:${col}: ${message}\n | ${source}\n | ${'.'.repeat(col - 1)}^`;
+  return issueAtOffset([...expr], [...expr.slice(0, offset)].length, message);
 }
 
 interface CelJsNode {
@@ -125,6 +121,8 @@ const issueAt = (offset: number, message: string): Issue => ({ offset, message }
 export function celGoIssue(expr: string, err: Error, env?: IssueEnvironment, parsed: RewrittenSource = routeMatchesToRe2Source(expr)): string {
   const syntax = celSyntaxErrors(expr);
   if (syntax) return syntax;
+  // a parser limit the parsed text reached (it may nest deeper than the expression)
+  if ((err as CelJsError).code === 'parser_limit') return issueLayout(err.message, -1, -1);
   const issue = translateIssue(parsed.text, err, env);
   return renameTypes(celIssue(expr, parsed.toOriginal(issue.offset), issue.message), KUBE_TYPE_NAMES);
 }
