@@ -6,7 +6,8 @@
 // the next request; a missing param with parameterNotFoundAction Deny refuses. Two replicas on
 // one etcd: a policy and binding made through one replica apply on the other, and so does the
 // binding's deletion. A policy whose expression names a field Deployments lack gets kube's
-// type-checking warning in its status.
+// type-checking warning in its status. url() reads Go's opaque form and sets.* compare numbers
+// across types.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -211,6 +212,29 @@ describe('ValidatingAdmissionPolicy with kubectl 1.33', () => {
     assert.match(warned.stderr, /Warning: Validation failed for ValidatingAdmissionPolicy 'formatted' with binding 'formatted': "fmt" asks for 7 replicas \(140\.0% of the limit\)/);
     await kubectlOk(['delete', 'validatingadmissionpolicybinding', 'formatted'], kc);
     await kubectlOk(['delete', 'validatingadmissionpolicy', 'formatted'], kc);
+  });
+
+  it("url() reads Go's opaque form and sets.* compare numbers across types, as kube's libraries do", async () => {
+    // kube's url() parses like Go's net/url: `https:://x` is opaque, with scheme https and no host;
+    // sets.intersects over a double literal list and an int from the object (CEL's numeric equality)
+    const expression = "!(url('https:://kubernetes.io/').getScheme() == 'https' && url('https:://kubernetes.io/').getHost() == '' && sets.intersects([1.0, 7.0], [object.spec.replicas]))";
+    await apply({
+      apiVersion: G,
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name: 'libraries' },
+      spec: { matchConstraints: { resourceRules: [replicasRule] }, validations: [{ expression, message: 'seven replicas' }] },
+    });
+    await apply({ apiVersion: G, kind: 'ValidatingAdmissionPolicyBinding', metadata: { name: 'libraries' }, spec: { policyName: 'libraries', validationActions: ['Warn'] } });
+    const warned = await waitFor('the libraries warning', async () => {
+      const r = await dryRun(deployment('libs', free, 7));
+      return r.stderr.includes("'libraries'") ? r : undefined;
+    });
+    assert.match(warned.stderr, /Warning: Validation failed for ValidatingAdmissionPolicy 'libraries' with binding 'libraries': seven replicas/);
+    const quiet = await dryRun(deployment('libs', free, 3));
+    assert.equal(quiet.code, 0, quiet.stderr);
+    assert.doesNotMatch(quiet.stderr, /'libraries'/);
+    await kubectlOk(['delete', 'validatingadmissionpolicybinding', 'libraries'], kc);
+    await kubectlOk(['delete', 'validatingadmissionpolicy', 'libraries'], kc);
   });
 
   it('a param ConfigMap sets the limit; a change applies to the next request; a missing one denies', async () => {

@@ -3,7 +3,8 @@
 // valid one shows kube's defaults in `get -o yaml`, a mutating webhook gets reinvocationPolicy
 // Never, an update to an invalid timeout is refused; a ValidatingAdmissionPolicy whose
 // expression does not compile and a binding with both Deny and Warn are refused, valid ones
-// show their defaults.
+// show their defaults; CEL compile errors in cel-go's words (an undeclared variable, the tree
+// depth limit, a wide caret).
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -111,5 +112,27 @@ describe('admissionregistration validation and defaults with kubectl 1.33', { ti
     await kOk(['apply', '-f', '-'], doc('ValidatingAdmissionPolicyBinding', 'good-binding', { spec: { policyName: 'good-policy', validationActions: ['Audit'], matchResources: {} } }));
     const bspec = JSON.parse(await kOk(['get', 'validatingadmissionpolicybinding', 'good-binding', '-o', 'json'])).spec;
     assert.deepEqual(bspec.matchResources, { matchPolicy: 'Equivalent', namespaceSelector: {}, objectSelector: {} });
+  });
+
+  it("CEL compile errors in cel-go's words: undeclared variables, parser limits, a wide caret", async () => {
+    const rule = { operations: ['CREATE'], apiGroups: ['example.com'], apiVersions: ['v1'], resources: ['nothings'] };
+    const deep = `${Array.from({ length: 252 }, (_, i) => String(i + 1)).join(' + ')} > 0`;
+    const policy = doc('ValidatingAdmissionPolicy', 'cel-errors', {
+      spec: {
+        matchConstraints: { resourceRules: [rule] },
+        variables: [{ name: 'known', expression: 'true' }],
+        validations: [{ expression: 'variables.known && variables.nosuch' }, { expression: deep }, { expression: "'é' == $" }],
+      },
+    });
+    const r = await k(['apply', '-f', '-'], policy);
+    assert.notEqual(r.code, 0);
+    for (const text of [
+      `spec.validations[0].expression: Invalid value: "variables.known && variables.nosuch": compilation failed: ERROR: <input>:1:29: undefined field 'nosuch'\n | variables.known && variables.nosuch\n | ............................^`,
+      `spec.validations[1].expression: Invalid value: "${deep}": compilation failed: ERROR: <input>:-1:0: max recursion depth exceeded`,
+      "spec.validations[2].expression: Invalid value: \"'é' == $\": compilation failed: ERROR: <input>:1:8: Syntax error: token recognition error at: '$'\n | 'é' == $\n | .\uff0e.....^",
+    ]) {
+      assert.ok(r.stderr.includes(text), `missing ${text} in ${r.stderr}`);
+    }
+    assert.match((await k(['get', 'validatingadmissionpolicy', 'cel-errors'])).stderr, /NotFound|not found/);
   });
 });

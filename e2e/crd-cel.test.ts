@@ -4,7 +4,8 @@
 // text); rules over durations, sets, maps and escaped property names judge custom resources;
 // set lists compare without order and map lists merge by key; a rule over the runtime
 // per-call cost limit is cut off with kube's message; messageExpression is checked when the CRD
-// is written and gives the message; oldSelf is refused below an atomic list.
+// is written and gives the message; oldSelf is refused below an atomic list; an item of a list
+// of objects compares with null; url() reads Go's opaque form.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -94,6 +95,22 @@ max-surge: { type: integer }`;
     const bad = await kubectl(['create', '-f', '-'], { ...on(), input: cr('bad', "{ timeout: 2h, tags: [b], limits: { cpu: 20 }, max-surge: 9 }") });
     assert.notEqual(bad.code, 0);
     for (const m of ['timeout at most an hour', 'tags must contain a', 'limits at most 10', 'max-surge below 5']) assert.match(bad.stderr, new RegExp(`spec: Invalid value: "object": ${m}`));
+  });
+  it('an item of a list of objects compares with null, as cel-go allows; url() reads as Go does', async () => {
+    const spec = `items: { type: array, maxItems: 5, items: { type: object, properties: { name: { type: string, maxLength: 10 } } } }
+endpoint: { type: string, maxLength: 50 }`;
+    const rules = `- rule: "size(self.items) == 0 || self.items[0] != null"
+  message: first item present
+- rule: "!has(self.endpoint) || url(self.endpoint).getHost() == ''"
+  message: endpoint without a host`;
+    await kubectlOk(['create', '-f', '-'], { ...on(), input: crd('gadgets', spec, rules) });
+    await kubectlOk(['wait', '--for', 'condition=established', '--timeout=30s', 'crd/gadgets.cel.example.com'], on());
+    const cr = (name: string, s: string) => `apiVersion: cel.example.com/v1\nkind: Gadget\nmetadata: { name: ${name}, namespace: default }\nspec: ${s}\n`;
+    // Go's net/url reads https:://x as opaque: no host
+    await kubectlOk(['create', '-f', '-'], { ...on(), input: cr('good', "{ items: [{ name: a }], endpoint: 'https:://kubernetes.io/' }") });
+    const bad = await kubectl(['create', '-f', '-'], { ...on(), input: cr('bad', "{ items: [], endpoint: 'https://kubernetes.io/' }") });
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.stderr, /spec: Invalid value: "object": endpoint without a host/);
   });
   it('set lists compare without order and map lists merge by key in rules', async () => {
     const spec = `tags: { type: array, maxItems: 10, x-kubernetes-list-type: set, items: { type: string, maxLength: 20 } }

@@ -3,7 +3,9 @@
 // created with kubectl apply add a label through ApplyConfiguration (the value read from a
 // ConfigMap param) and an annotation through JSONPatch; a matchCondition keeps the policies
 // off ConfigMaps labelled `skip`; an expression error with failurePolicy Fail refuses the
-// write with kube's message. Without the gate the kinds are not served.
+// write with kube's message; optional fields of a message construction are set only when
+// present, and compile errors point into the expression as written. Without the gate the kinds
+// are not served.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -103,6 +105,56 @@ describe('MutatingAdmissionPolicy with kubectl 1.33', () => {
     const skipped = await getJson('skipped');
     assert.deepEqual(skipped.metadata.labels, { skip: 'yes' });
     assert.equal(skipped.metadata.annotations, undefined);
+  });
+
+  it('optional fields of a message construction are set only when present; compile errors point into the expression as written', async () => {
+    await apply({
+      apiVersion: G,
+      kind: 'MutatingAdmissionPolicy',
+      metadata: { name: 'optional-fields' },
+      spec: {
+        matchConstraints: { resourceRules: [configMapRule] },
+        matchConditions: [{ name: 'only-opt', expression: 'object.metadata.name.startsWith("opt")' }],
+        reinvocationPolicy: 'Never',
+        mutations: [
+          {
+            patchType: 'ApplyConfiguration',
+            applyConfiguration: {
+              expression:
+                'Object{metadata: Object.metadata{?labels: optional.of({"tier": "gold"}), ' +
+                '?annotations: object.metadata.name == "never" ? optional.of({"never": "set"}) : optional.none()}}',
+            },
+          },
+        ],
+      },
+    });
+    await apply({ apiVersion: G, kind: 'MutatingAdmissionPolicyBinding', metadata: { name: 'optional-fields' }, spec: { policyName: 'optional-fields' } });
+    await waitFor('the optional-fields policy to apply', async () => {
+      const r = await kubectl(['create', '-f', '-', '--dry-run=server', '-o', 'json'], { ...kc, input: configMap('opt-probe') });
+      return r.code === 0 && r.stdout.includes('"tier": "gold"');
+    });
+    await kubectlOk(['create', '-f', '-'], { ...kc, input: configMap('opt-one') });
+    const made = await getJson('opt-one');
+    assert.equal(made.metadata.labels?.tier, 'gold');
+    assert.equal(made.metadata.annotations?.never, undefined);
+
+    // the expression is rewritten before it is parsed; the error's column is the one in the text written
+    const expression = 'Object{metadata: Object.metadata{labels: {"a": 1 + "b"}}}';
+    const bad = await kubectl(['apply', '-f', '-'], {
+      ...kc,
+      input: JSON.stringify({
+        apiVersion: G,
+        kind: 'MutatingAdmissionPolicy',
+        metadata: { name: 'bad-column' },
+        spec: { matchConstraints: { resourceRules: [configMapRule] }, mutations: [{ patchType: 'ApplyConfiguration', applyConfiguration: { expression } }] },
+      }),
+    });
+    assert.notEqual(bad.code, 0);
+    const column = expression.indexOf('+') + 1;
+    assert.ok(
+      bad.stderr.includes(`compilation failed: ERROR: <input>:1:${column}: found no matching overload for '_+_' applied to '(int, string)'\n | ${expression}\n | ${'.'.repeat(column - 1)}^`),
+      bad.stderr,
+    );
   });
 
   it('an expression error with failurePolicy Fail refuses the write with kube message', async () => {

@@ -101,3 +101,27 @@ test('runtime cost in cel-go units: the per-expression limit and the shared budg
   assert.deepEqual(light.evaluate(shared), { ok: false, error: OUT_OF_BUDGET, outOfBudget: true });
   assert.equal(light.evaluate(shared).ok, false);
 });
+
+test("compile errors point into the expression as written, after matches and message constructions", () => {
+  const at = (expr: string, flavour: 'validating' | 'mutating' = 'validating') => (compile(expr, 'any', 'new', flavour).compileError ?? '').split('\n')[0];
+  assert.equal(at("'a'.matches('x') && 1 + 'a' == 2"), "compilation error: ERROR: <input>:1:23: found no matching overload for '_+_' applied to '(int, string)'");
+  assert.equal(
+    at('[JSONPatch{op: "add", path: "/a", value: 1 + "a"}]', 'mutating'),
+    "compilation error: ERROR: <input>:1:44: found no matching overload for '_+_' applied to '(int, string)'",
+  );
+  assert.equal(at('Object{spec: Object.spec{replicas: nosuch}}', 'mutating'), "compilation error: ERROR: <input>:1:36: undeclared reference to 'nosuch' (in container '')");
+  // an optional field's value must be an optional: reported at the field's colon, as cel-go does
+  assert.equal(
+    at('[JSONPatch{op: "add", ?path: "/a"}]', 'mutating'),
+    "compilation error: ERROR: <input>:1:28: expected type of field 'path' is 'optional_type(string)' but provided type is 'string'",
+  );
+});
+
+test('optional fields of a message construction are set only when the optional has a value', () => {
+  const p = compile('Object{spec: Object.spec{?replicas: optional.none(), ?paused: optional.of(true), ?minReadySeconds: object.?spec.?x}}', 'any', 'new', 'mutating');
+  assert.equal(p.compileError, undefined);
+  const r = p.evaluate(act({ spec: { x: 5 } }));
+  assert.equal(r.ok, true);
+  const spec = ((r as { value: { fields: { spec: { fields: Record<string, unknown> } } } }).value.fields.spec.fields);
+  assert.deepEqual(spec, { paused: true, minReadySeconds: 5n });
+});

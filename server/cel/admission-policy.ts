@@ -10,8 +10,9 @@ import { AuthorizationPending, AuthorizerSession, AuthorizerValue, evaluateWithA
 import { CelBudgetExceededError, evaluateWithCost, OUT_OF_COST_BUDGET } from './budget.js';
 import { celEnvironment, type ExpressionAge } from './environment.js';
 import { celGoIssue } from './issues.js';
-import { registerMessageLiterals, rewriteMessageLiterals } from './message-literals.js';
-import { routeMatchesToRe2, toCelValue } from './re2.js';
+import { registerMessageLiterals, rewriteMessageLiteralsSource } from './message-literals.js';
+import { routeMatchesToRe2Source, toCelValue } from './re2.js';
+import { chain, type RewrittenSource, unchanged } from './rewritten-source.js';
 import { registerJsonPatchLibrary } from './json-patch-library.js';
 
 /** 'mutating': MutatingAdmissionPolicy's environment, which adds message construction
@@ -69,6 +70,12 @@ export interface Program {
 
 type Parsed = ReturnType<Environment['parse']>;
 
+/** the text cel-js parses: message construction rewritten (mutating), `matches` routed to RE2 */
+function parsedSource(expression: string, flavour: PolicyFlavour): RewrittenSource {
+  const messages = flavour === 'mutating' ? rewriteMessageLiteralsSource(expression) : unchanged(expression);
+  return chain(messages, routeMatchesToRe2Source);
+}
+
 const describe = (v: unknown): string => (v === null ? 'null_type' : typeof v === 'bigint' ? 'int' : typeof v);
 
 /** Compiles an expression; `want` is the result type the field requires (checked when the
@@ -77,8 +84,7 @@ const describe = (v: unknown): string => (v === null ? 'null_type' : typeof v ==
 export function compile(expression: string, want: 'bool' | 'string' | 'string-or-null' | 'any', age: ExpressionAge = 'stored', flavour: PolicyFlavour = 'validating'): Program {
   let program: Parsed;
   try {
-    const text = flavour === 'mutating' ? rewriteMessageLiterals(expression) : expression;
-    program = environment(age, flavour).parse(routeMatchesToRe2(text));
+    program = environment(age, flavour).parse(parsedSource(expression, flavour).text);
     const check = program.check() as { valid: boolean; error?: Error; type?: string };
     if (!check.valid) throw check.error ?? new Error('type check failed');
     const t = check.type;
@@ -92,7 +98,7 @@ export function compile(expression: string, want: 'bool' | 'string' | 'string-or
   } catch (err) {
     // syntax and type errors in cel-go's words and layout
     const e = err as Error & { code?: string };
-    const reason = e.code && !/^must evaluate/.test(e.message) ? celGoIssue(expression, e, environment(age, flavour)) : e.message.split('\n')[0];
+    const reason = e.code && !/^must evaluate/.test(e.message) ? celGoIssue(expression, e, environment(age, flavour), parsedSource(expression, flavour)) : e.message.split('\n')[0];
     const message = `compilation error: ${reason}`;
     const failed: EvalResult = { ok: false, error: message };
     return { expression, compileError: message, evaluate: () => failed, evaluateAsync: async () => failed };

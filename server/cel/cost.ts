@@ -81,7 +81,9 @@ function element(s: SizedSchema | undefined): SizedSchema | undefined {
 
 /** kube's size of a schema node: its declared or estimated bound */
 function schemaSize(s: SizedSchema): Range {
-  if (s['x-kubernetes-int-or-string'] || s.type === 'array' || s.type === 'object' || s.type === 'string') return { min: 0, max: maxSize(s) };
+  // an object with properties is a struct to kube, declared with no size (a map has its entries)
+  const isMap = s.type === 'object' && typeof s.additionalProperties === 'object';
+  if (s['x-kubernetes-int-or-string'] || s.type === 'array' || isMap || s.type === 'string') return { min: 0, max: maxSize(s) };
   return exactly(0);
 }
 

@@ -91,6 +91,12 @@ test('sets extension', () => {
   assert.equal(run('sets.equivalent([1, 2, 2], [2, 1])'), true);
   assert.equal(run('sets.intersects(["a"], ["b", "a"])'), true);
   assert.equal(run('sets.intersects(["a"], ["b"])'), false);
+  // elements compare with CEL's numeric equality; the two lists' types must join (list(T), list(T))
+  assert.equal(run('sets.contains([1, dyn(2.0)], [dyn(2u)])'), true);
+  assert.equal(run('sets.equivalent([[dyn(1.0)], [dyn(2)]], [[dyn(1)], [dyn(2u)]])'), true);
+  assert.match(checkError("sets.contains([1], ['a'])") ?? '', /no matching overload/);
+  assert.match(checkError('sets.intersects([1], [1u])') ?? '', /no matching overload/);
+  assert.equal(checkError('sets.contains([1], [dyn(1u)])'), undefined);
 });
 
 test('semver is only for stored expressions (introduced at compatibility version 1.33)', () => {
@@ -123,4 +129,35 @@ test('has() checks its selection: a missing field of a typed object does not com
   const c = typed.parse('has(self.nosuch)').check() as { valid: boolean; error?: Error };
   assert.equal(c.valid, false);
   assert.match(c.error?.message ?? '', /No such key: nosuch/);
+});
+
+test('null compares with objects, timestamps, durations and optionals (cel-go keeps its legacy nullness rule)', () => {
+  const typed = celEnvironment({ age: 'new' });
+  typed.registerType('Obj', { fields: { a: 'int' } });
+  typed.registerVariable('self', 'Obj');
+  typed.registerVariable('items', 'list<Obj>');
+  const run = (expr: string) => {
+    const p = typed.parse(expr);
+    const c = p.check() as { valid: boolean; error?: Error };
+    if (!c.valid) throw c.error;
+    return withBudget(p, { self: { a: 1n }, items: [] });
+  };
+  assert.equal(run('self == null'), false);
+  assert.equal(run('null != self'), true);
+  assert.equal(run('size(items) == 0 || items[0] == null'), true);
+  assert.equal(run("timestamp('2020-01-01T00:00:00Z') == null || duration('1s') == null"), false);
+  assert.equal(run('optional.none() != null'), true);
+  for (const refused of ['self.a == null', "'a' == null", 'items == null', "{'a': 1} != null"]) {
+    const c = typed.parse(refused).check() as { valid: boolean; error?: Error };
+    assert.equal(c.valid, false, refused);
+    assert.match(c.error?.message ?? '', /no such overload/);
+  }
+});
+
+test("cel-go's parser limits hold in every environment, though cel-js would parse further", () => {
+  const sum = (terms: number) => Array.from({ length: terms }, (_, i) => String(i + 1)).join(' + ');
+  assert.equal(checkError(`${sum(250)} > 0`), undefined);
+  assert.equal(checkError(`${sum(251)} > 0`), 'max recursion depth exceeded');
+  assert.equal(checkError(`${'['.repeat(250)}1${']'.repeat(250)} == []`), 'expression recursion limit exceeded: 250');
+  assert.equal(checkError(`'${'a'.repeat(100_000)}' == ''`), 'expression code point size exceeds limit: size: 100008, limit 100000');
 });

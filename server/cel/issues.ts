@@ -6,16 +6,15 @@
 // parses before it checks, so an expression with syntax errors reports those
 // (syntax-errors.ts), whatever cel-js found.
 
+import { issueAtOffset, issueLayout } from './issue-layout.js';
+import { messageFieldType, OPTIONAL_FIELD_FUNCTION } from './message-literals.js';
+import { routeMatchesToRe2Source } from './re2.js';
+import type { RewrittenSource } from './rewritten-source.js';
 import { celSyntaxErrors } from './syntax-errors.js';
 
-/** one issue at a 0-based offset of the expression */
+/** one issue at a 0-based offset (UTF-16 units, as JavaScript indexes strings) of the expression */
 export function celIssue(expr: string, offset: number, message: string): string {
-  const before = expr.slice(0, offset);
-  const line = before.split('\n').length;
-  const lineStart = before.lastIndexOf('\n') + 1;
-  const col = offset - lineStart + 1;
-  const source = expr.split('\n')[line - 1] ?? '';
-  return `ERROR: <input>:${line}:${col}: ${message}\n | ${source}\n | ${'.'.repeat(col - 1)}^`;
+  return issueAtOffset([...expr], [...expr.slice(0, offset)].length, message);
 }
 
 interface CelJsNode {
@@ -108,14 +107,27 @@ export function renameTypes(issue: string, names: Readonly<Record<string, string
     .join('\n');
 }
 
-/** a cel-js compile error as cel-go would word it, at the same place */
-export function celGoIssue(expr: string, err: Error, env?: IssueEnvironment): string {
-  const syntax = celSyntaxErrors(expr);
-  if (syntax) return syntax;
-  return renameTypes(translateIssue(expr, err, env), KUBE_TYPE_NAMES);
+/** an issue found in the text cel-js parsed: its offset there and cel-go's words */
+interface Issue {
+  offset: number;
+  message: string;
 }
 
-function translateIssue(expr: string, err: Error, env?: IssueEnvironment): string {
+const issueAt = (offset: number, message: string): Issue => ({ offset, message });
+
+/** A cel-js compile error as cel-go would word it, at the same place. `parsed` is the text
+ *  cel-js parsed, mapped back to `expr`; by default `expr` with `matches` routed to RE2, as
+ *  every kapi caller parses it. */
+export function celGoIssue(expr: string, err: Error, env?: IssueEnvironment, parsed: RewrittenSource = routeMatchesToRe2Source(expr)): string {
+  const syntax = celSyntaxErrors(expr);
+  if (syntax) return syntax;
+  // a parser limit the parsed text reached (it may nest deeper than the expression)
+  if ((err as CelJsError).code === 'parser_limit') return issueLayout(err.message, -1, -1);
+  const issue = translateIssue(parsed.text, err, env);
+  return renameTypes(celIssue(expr, parsed.toOriginal(issue.offset), issue.message), KUBE_TYPE_NAMES);
+}
+
+function translateIssue(expr: string, err: Error, env?: IssueEnvironment): Issue {
   const e = err as CelJsError;
   const summary = e.summary ?? e.message.split('\n')[0] ?? '';
   const start = e.range?.start ?? 0;
@@ -123,49 +135,55 @@ function translateIssue(expr: string, err: Error, env?: IssueEnvironment): strin
   switch (e.code) {
     case 'no_such_key':
       // cel-go points at the dot of the selection
-      return celIssue(expr, Math.max(0, start - 1), `undefined field '${summary.replace(/^No such key: /, '')}'`);
+      return issueAt(Math.max(0, start - 1), `undefined field '${summary.replace(/^No such key: /, '')}'`);
     case 'unknown_variable':
-      return celIssue(expr, start, `undeclared reference to '${summary.replace(/^Unknown variable: /, '')}' (in container '')`);
+      return issueAt(start, `undeclared reference to '${summary.replace(/^Unknown variable: /, '')}' (in container '')`);
     case 'heterogeneous_list_element':
     case 'heterogeneous_map_key':
     case 'heterogeneous_map_value':
-      return celIssue(expr, start, summary.replace(/^.*?(expected type)/, '$1'));
+      return issueAt(start, summary.replace(/^.*?(expected type)/, '$1'));
     case 'no_such_overload':
       if ((m = /^no such overload: (.+?) (\+|-|\*|\/|%|<=|>=|<|>|==|!=|in) (.+)$/.exec(summary)) && OPERATOR_NAMES[m[2]!]) {
         const at = operatorOffset(expr, e.node, m[2]!) ?? start;
-        return celIssue(expr, at, `found no matching overload for '${OPERATOR_NAMES[m[2]!]}' applied to '(${m[1]}, ${m[3]})'`);
+        return issueAt(at, `found no matching overload for '${OPERATOR_NAMES[m[2]!]}' applied to '(${m[1]}, ${m[3]})'`);
       }
-      return celIssue(expr, start, summary);
+      return issueAt(start, summary);
     case 'no_matching_overload': {
       const at = callOffset(expr, e.node) ?? start;
+      if ((m = new RegExp(`^found no matching overload for '${OPTIONAL_FIELD_FUNCTION}\\(string, string, (.+)\\)'$`).exec(summary))) {
+        // an optional field given a value that is not an optional (cel-go's field type mismatch)
+        const [message, field] = ((e.node?.args as [string, CelJsNode[]] | undefined)?.[1] ?? []).map((n) => String(n?.args ?? ''));
+        const type = messageFieldType(message ?? '', field ?? '');
+        return issueAt(at, `expected type of field '${field}' is 'optional_type(${type})' but provided type is '${m[1]}'`);
+      }
       const called = /^found no matching overload for '(?:.+\.)?(\w+)\(/.exec(summary)?.[1];
-      if (env && called && !declaresFunction(env, called)) return celIssue(expr, at, `undeclared reference to '${called}' (in container '')`);
+      if (env && called && !declaresFunction(env, called)) return issueAt(at, `undeclared reference to '${called}' (in container '')`);
       // cel-js: 'int.size()' / 'size(int, int)'; cel-go: 'size' applied to 'int.()' / '(int, int)'
       if ((m = /^found no matching overload for '(.+)\.(\w+)\((.*)\)'$/.exec(summary))) {
-        return celIssue(expr, at, `found no matching overload for '${m[2]}' applied to '${m[1]}.(${m[3]})'`);
+        return issueAt(at, `found no matching overload for '${m[2]}' applied to '${m[1]}.(${m[3]})'`);
       }
       if ((m = /^found no matching overload for '(\w+)\((.*)\)'$/.exec(summary))) {
-        return celIssue(expr, at, `found no matching overload for '${m[1]}' applied to '(${m[2]})'`);
+        return issueAt(at, `found no matching overload for '${m[1]}' applied to '(${m[2]})'`);
       }
-      return celIssue(expr, at, summary);
+      return issueAt(at, summary);
     }
     case 'invalid_macro_argument': {
       // cel-go's macro expanders: at the argument (a selection: at its dot)
       const at = e.node?.op === '.' ? Math.max(0, start - 1) : start;
-      if (/^(all|exists|exists_one)\(var, predicate\) invalid predicate iteration variable$/.test(summary)) return celIssue(expr, at, 'argument must be a simple name');
-      if (/^(map|filter)\(var, .*\) invalid predicate iteration variable$/.test(summary)) return celIssue(expr, at, 'argument is not an identifier');
-      if (summary === 'has() invalid argument') return celIssue(expr, at, 'invalid argument to has() macro');
-      return celIssue(expr, start, summary);
+      if (/^(all|exists|exists_one)\(var, predicate\) invalid predicate iteration variable$/.test(summary)) return issueAt(at, 'argument must be a simple name');
+      if (/^(map|filter)\(var, .*\) invalid predicate iteration variable$/.test(summary)) return issueAt(at, 'argument is not an identifier');
+      if (summary === 'has() invalid argument') return issueAt(at, 'invalid argument to has() macro');
+      return issueAt(start, summary);
     }
     case 'invalid_format':
-      return celIssue(expr, (e.node?.op === 'rcall' ? callOffset(expr, e.node) : undefined) ?? start, summary);
+      return issueAt((e.node?.op === 'rcall' ? callOffset(expr, e.node) : undefined) ?? start, summary);
     case 'cannot_index_type':
       if ((m = /^Cannot index type '(.+)'$/.exec(summary)) && e.node?.op === '.') {
-        return celIssue(expr, Math.max(0, (e.range?.start ?? start) - 1), `type '${m[1]}' does not support field selection`);
+        return issueAt(Math.max(0, (e.range?.start ?? start) - 1), `type '${m[1]}' does not support field selection`);
       }
-      return celIssue(expr, start, summary);
+      return issueAt(start, summary);
     default:
-      return celIssue(expr, start, summary);
+      return issueAt(start, summary);
   }
 }
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rewriteMessageLiterals, tokenize } from './message-literals.js';
+import { rewriteMessageLiterals, rewriteMessageLiteralsSource, tokenize } from './message-literals.js';
 
 test('message construction becomes a call with string keys and dyn values', () => {
   assert.equal(
@@ -25,4 +25,15 @@ test('tokens skip string literals whole, triple-quoted ones too', () => {
     tokenize('"""a{b:"""+x').map((t) => t.text),
     ['"""a{b:"""', '+', 'x'],
   );
+});
+
+test('optional fields become calls that keep the field only when set; offsets map back', () => {
+  const src = 'JSONPatch{op: "add", ?path: p}';
+  const r = rewriteMessageLiteralsSource(src);
+  assert.equal(r.text, '__kapi_message("JSONPatch", {"op": dyn("add"), "path": __kapi_optional_field("JSONPatch", "path", p)})');
+  // the value `p` maps to itself; the inserted call to the field's colon
+  assert.equal(r.toOriginal(r.text.indexOf('p)')), src.indexOf('p}'));
+  assert.equal(r.toOriginal(r.text.indexOf('__kapi_optional_field')), src.indexOf(': p'));
+  assert.equal(r.toOriginal(r.text.indexOf('dyn("add")') + 4), src.indexOf('"add"'));
+  assert.equal(r.toOriginal(r.text.indexOf('__kapi_message')), src.indexOf('{'));
 });

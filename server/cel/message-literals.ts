@@ -4,11 +4,37 @@
 // token by token (strings, comments and numbers are skipped whole, never matched by patterns),
 // into calls of `__kapi_message("Name.path", {"field": dyn(value), ...})`, a function declared
 // by `registerMessageLiterals`. The field values are wrapped in `dyn` because a message's fields
-// have different types, which a map literal of the library would refuse as heterogeneous.
+// have different types, which a map literal of the library would refuse as heterogeneous. An
+// optional field, `?field: value`, whose value must be an optional, becomes
+// `"field": __kapi_optional_field("Name", "field", value)`: the field is set only when the
+// optional has a value. Positions in the rewritten text map back to the user's (./rewritten-source.ts): what
+// cel-go reports at a field is reported at the field's colon, as cel-go places it.
 
 import type { Environment } from '@marcbachmann/cel-js';
+import { applyEdits, type RewrittenSource, type TextEdit } from './rewritten-source.js';
 
 export const MESSAGE_FUNCTION = '__kapi_message';
+export const OPTIONAL_FIELD_FUNCTION = '__kapi_optional_field';
+
+/** an optional field's value: `value` undefined when the optional was empty */
+class OptionalField {
+  constructor(readonly value: unknown) {}
+}
+
+interface CelOptional {
+  hasValue(): boolean;
+  value(): unknown;
+}
+
+/** the fields set: empty optional fields left out, the others unwrapped */
+function setFields(fields: Record<string, unknown> | Map<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of fields instanceof Map ? fields : Object.entries(fields)) {
+    if (!(v instanceof OptionalField)) out[k] = v;
+    else if (v.value !== undefined) out[k] = v.value;
+  }
+  return out;
+}
 
 /** a value built by message construction: its type name (`JSONPatch`, `Object.spec`) and fields */
 export class MessageLiteral {
@@ -21,7 +47,11 @@ export class MessageLiteral {
 export function registerMessageLiterals(env: Environment): Environment {
   return env
     .registerType('MessageLiteral', MessageLiteral)
-    .registerFunction(`${MESSAGE_FUNCTION}(string, map): dyn`, (name: string, fields: Record<string, unknown>) => new MessageLiteral(name, fields));
+    .registerType('OptionalField', OptionalField)
+    .registerFunction(`${MESSAGE_FUNCTION}(string, map): dyn`, (name: string, fields: Record<string, unknown>) => new MessageLiteral(name, setFields(fields)))
+    .registerFunction(`${OPTIONAL_FIELD_FUNCTION}(string, string, optional<dyn>): dyn`, (_message: string, _field: string, o: CelOptional) =>
+      new OptionalField(o.hasValue() ? o.value() : undefined),
+    );
 }
 
 type TokenKind = 'ident' | 'punct' | 'other';
@@ -115,20 +145,21 @@ export function tokenize(src: string): Token[] {
   return out;
 }
 
-interface Edit {
-  at: number;
-  /** characters of the source replaced from `at` */
-  length: number;
-  text: string;
-}
+type Frame = { kind: 'message'; name: string; valueOpen: boolean } | { kind: 'other' };
 
-type Frame = { kind: 'message'; valueOpen: boolean } | { kind: 'other' };
+/** the field types kapi knows (JSONPatch's, as kube declares them); others are dyn */
+const FIELD_TYPES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  JSONPatch: { op: 'string', path: 'string', from: 'string', value: 'dyn' },
+};
 
-/** the expression with every message construction turned into a call of `__kapi_message`;
- *  the same text when it has none */
-export function rewriteMessageLiterals(src: string): string {
+/** a message field's type as cel-go would name it */
+export const messageFieldType = (message: string, field: string): string => FIELD_TYPES[message]?.[field] ?? 'dyn';
+
+/** the expression with every message construction turned into a call of `__kapi_message`, and
+ *  the map of its offsets back to the expression's; the same text when it has none */
+export function rewriteMessageLiteralsSource(src: string): RewrittenSource {
   const tokens = tokenize(src);
-  const edits: Edit[] = [];
+  const edits: TextEdit[] = [];
   const stack: Frame[] = [];
   const punct = (t: Token | undefined, p: string) => t?.kind === 'punct' && t.text === p;
   const closeValue = (frame: Frame | undefined, at: number) => {
@@ -152,18 +183,26 @@ export function rewriteMessageLiterals(src: string): string {
           .map((x) => x.text)
           .join('.');
         const brace = tokens[j + 1]!;
-        edits.push({ at: t.start, length: brace.end - t.start, text: `${MESSAGE_FUNCTION}(${JSON.stringify(name)}, {` });
-        stack.push({ kind: 'message', valueOpen: false });
+        // cel-go places a message construction at its '{'
+        edits.push({ at: t.start, length: brace.end - t.start, text: `${MESSAGE_FUNCTION}(${JSON.stringify(name)}, {`, anchor: brace.start });
+        stack.push({ kind: 'message', name, valueOpen: false });
         i = j + 1;
         continue;
       }
     }
-    if (top?.kind === 'message' && t.kind === 'ident' && (punct(tokens[i - 1], '{') || punct(tokens[i - 1], ',')) && punct(tokens[i + 1], ':')) {
-      // a field name: a string key, and its value typed dyn
-      const valueStart = tokens[i + 2]?.start ?? tokens[i + 1]!.end;
-      edits.push({ at: t.start, length: valueStart - t.start, text: `${JSON.stringify(t.text)}: dyn(` });
-      top.valueOpen = true;
-      i++;
+    const fieldStart = top?.kind === 'message' && (punct(tokens[i - 1], '{') || punct(tokens[i - 1], ','));
+    const optional = fieldStart && punct(t, '?') && tokens[i + 1]?.kind === 'ident' && punct(tokens[i + 2], ':');
+    if (optional || (fieldStart && t.kind === 'ident' && punct(tokens[i + 1], ':'))) {
+      // a field name: a string key, and its value typed dyn (an optional one unwrapped at run time)
+      const name = optional ? tokens[i + 1]! : t;
+      const colon = optional ? tokens[i + 2]! : tokens[i + 1]!;
+      const valueStart = optional ? (tokens[i + 3]?.start ?? colon.end) : (tokens[i + 2]?.start ?? colon.end);
+      const key = JSON.stringify(name.text);
+      const message = JSON.stringify((top as { name: string }).name);
+      const text = optional ? `${key}: ${OPTIONAL_FIELD_FUNCTION}(${message}, ${key}, ` : `${key}: dyn(`;
+      edits.push({ at: t.start, length: valueStart - t.start, text, anchor: colon.start });
+      (top as { valueOpen: boolean }).valueOpen = true;
+      i = optional ? i + 2 : i + 1;
       continue;
     }
     if (t.kind !== 'punct') continue;
@@ -177,15 +216,13 @@ export function rewriteMessageLiterals(src: string): string {
       }
     }
   }
-  if (edits.length === 0) return src;
-  edits.sort((a, b) => a.at - b.at);
-  let out = '';
-  let pos = 0;
-  for (const e of edits) {
-    out += src.slice(pos, e.at) + e.text;
-    pos = e.at + e.length;
-  }
-  return out + src.slice(pos);
+  return applyEdits(src, edits);
+}
+
+/** the expression with every message construction turned into a call of `__kapi_message`;
+ *  the same text when it has none */
+export function rewriteMessageLiterals(src: string): string {
+  return rewriteMessageLiteralsSource(src).text;
 }
 
 /** a CEL result as JSON: message literals become their fields, ints numbers */

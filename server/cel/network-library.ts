@@ -6,11 +6,12 @@
 //   url:  url(s), isURL(s), getScheme(), getHost(), getHostname(), getPort(), getEscapedPath(),
 //         getQuery()
 // Addresses follow Go's net/netip rules as kube's library applies them: no zones, no
-// IPv4-mapped IPv6 addresses, IPv6 written canonically by RFC 5952. URLs are parsed by the
-// WHATWG parser, which agrees with Go's for the absolute URLs and absolute paths policies use.
+// IPv4-mapped IPv6 addresses, IPv6 written canonically by RFC 5952. URLs are read as Go's
+// net/url reads them (./go-url.ts).
 // ip.isCanonical(s) is in ./format-library.ts (it needs a namespace constant).
 
 import type { Environment } from '@marcbachmann/cel-js';
+import { escapedPath, type GoURL, hostnameOf, parseRequestURI, parseURL, portOf, queryOf, urlString } from './go-url.js';
 import { parses } from './parses.js';
 
 export class IPValue {
@@ -34,10 +35,10 @@ export class CIDRValue {
 }
 
 export class URLValue {
-  constructor(
-    readonly url: URL | undefined,
-    readonly path: string,
-  ) {}
+  constructor(readonly url: GoURL) {}
+  toString(): string {
+    return urlString(this.url);
+  }
 }
 
 function parseIPv4(s: string): Uint8Array | undefined {
@@ -160,26 +161,15 @@ function containsIP(c: CIDRValue, ip: IPValue): boolean {
 const containsCIDR = (c: CIDRValue, o: CIDRValue) => o.prefix >= c.prefix && containsIP(c, o.ip);
 
 
+/** kube's url(): the string must be an absolute URL or path (Go's ParseRequestURI), and is
+ *  then read with Go's Parse, which also splits off a fragment */
 function toURL(s: string): URLValue {
-  if (s.startsWith('/')) return new URLValue(undefined, s);
-  let u: URL;
   try {
-    u = new URL(s);
-  } catch {
-    throw new Error(`URL parse error during conversion from string: parse "${s}": invalid URI for request`);
+    parseRequestURI(s);
+    return new URLValue(parseURL(s));
+  } catch (err) {
+    throw new Error(`URL parse error during conversion from string: ${(err as Error).message}`);
   }
-  return new URLValue(u, u.pathname);
-}
-
-function hostname(u: URLValue): string {
-  const h = u.url?.hostname ?? '';
-  return h.startsWith('[') && h.endsWith(']') ? h.slice(1, -1) : h;
-}
-
-function query(u: URLValue): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  for (const [k, v] of u.url?.searchParams ?? []) out.set(k, [...(out.get(k) ?? []), v]);
-  return out;
 }
 
 export function registerNetworkLibraries(env: Environment): Environment {
@@ -190,7 +180,7 @@ export function registerNetworkLibraries(env: Environment): Environment {
     // equality is by value, as kube's types define it
     .registerOperator('net.IP == net.IP', (a: IPValue, b: IPValue) => a.toString() === b.toString())
     .registerOperator('net.CIDR == net.CIDR', (a: CIDRValue, b: CIDRValue) => a.toString() === b.toString())
-    .registerOperator('net.URL == net.URL', (a: URLValue, b: URLValue) => (a.url?.href ?? a.path) === (b.url?.href ?? b.path))
+    .registerOperator('net.URL == net.URL', (a: URLValue, b: URLValue) => a.toString() === b.toString())
     .registerFunction('ip(string): net.IP', toIP)
     .registerFunction('isIP(string): bool', (s: string) => parses(() => toIP(s)))
     .registerFunction('string(net.IP): string', (ip: IPValue) => ip.toString())
@@ -223,11 +213,11 @@ export function registerNetworkLibraries(env: Environment): Environment {
     .registerFunction('net.CIDR.masked(): net.CIDR', masked)
     .registerFunction('net.CIDR.prefixLength(): int', (c: CIDRValue) => BigInt(c.prefix))
     .registerFunction('url(string): net.URL', toURL)
-    .registerFunction('isURL(string): bool', (s: string) => parses(() => toURL(s)))
-    .registerFunction('net.URL.getScheme(): string', (u: URLValue) => (u.url?.protocol ?? ':').slice(0, -1))
-    .registerFunction('net.URL.getHost(): string', (u: URLValue) => u.url?.host ?? '')
-    .registerFunction('net.URL.getHostname(): string', hostname)
-    .registerFunction('net.URL.getPort(): string', (u: URLValue) => u.url?.port ?? '')
-    .registerFunction('net.URL.getEscapedPath(): string', (u: URLValue) => u.path)
-    .registerFunction('net.URL.getQuery(): map<string, list<string>>', query);
+    .registerFunction('isURL(string): bool', (s: string) => parses(() => parseRequestURI(s)))
+    .registerFunction('net.URL.getScheme(): string', (u: URLValue) => u.url.scheme)
+    .registerFunction('net.URL.getHost(): string', (u: URLValue) => u.url.host)
+    .registerFunction('net.URL.getHostname(): string', (u: URLValue) => hostnameOf(u.url))
+    .registerFunction('net.URL.getPort(): string', (u: URLValue) => portOf(u.url))
+    .registerFunction('net.URL.getEscapedPath(): string', (u: URLValue) => escapedPath(u.url))
+    .registerFunction('net.URL.getQuery(): map<string, list<string>>', (u: URLValue) => queryOf(u.url));
 }

@@ -4,6 +4,7 @@
 
 import type { Environment } from '@marcbachmann/cel-js';
 import { RE2JS } from 're2js';
+import { applyEdits, type RewrittenSource, type TextEdit } from './rewritten-source.js';
 
 export const RE2_MATCHES = 'kapiRe2Matches';
 const regexCache = new Map<string, RE2JS>();
@@ -23,9 +24,10 @@ export function withRe2Matches(env: Environment): Environment {
   return env.registerFunction(`string.${RE2_MATCHES}(string): bool`, re2Matches).registerFunction(`${RE2_MATCHES}(string, string): bool`, re2Matches);
 }
 
-/** Calls to `matches` (receiver or global form) outside string literals now call the RE2 function. */
-export function routeMatchesToRe2(expression: string): string {
-  let out = '';
+/** Calls to `matches` (receiver or global form) outside string literals now call the RE2
+ *  function; with the map back to the expression's offsets */
+export function routeMatchesToRe2Source(expression: string): RewrittenSource {
+  const edits: TextEdit[] = [];
   let i = 0;
   while (i < expression.length) {
     const c = expression[i]!;
@@ -34,22 +36,24 @@ export function routeMatchesToRe2(expression: string): string {
       const quote = triple ? c.repeat(3) : c;
       let j = i + quote.length;
       while (j < expression.length && !expression.startsWith(quote, j)) j += expression[j] === '\\' ? 2 : 1;
-      j = Math.min(expression.length, j + quote.length);
-      out += expression.slice(i, j);
-      i = j;
+      i = Math.min(expression.length, j + quote.length);
       continue;
     }
     const m = /^matches(\s*\()/.exec(expression.slice(i));
     const prev = i > 0 ? expression[i - 1]! : '';
     if (m && !/[\w]/.test(prev)) {
-      out += RE2_MATCHES + m[1];
+      edits.push({ at: i, length: 'matches'.length, text: RE2_MATCHES });
       i += 'matches'.length + m[1]!.length;
       continue;
     }
-    out += c;
     i++;
   }
-  return out;
+  return applyEdits(expression, edits);
+}
+
+/** Calls to `matches` (receiver or global form) outside string literals now call the RE2 function. */
+export function routeMatchesToRe2(expression: string): string {
+  return routeMatchesToRe2Source(expression).text;
 }
 
 /** JSON values as CEL sees them: integral numbers are ints */

@@ -102,3 +102,111 @@ test('expressions cel-go parses have no syntax errors', () => {
     assert.equal(celSyntaxErrors(ok), undefined, ok);
   }
 });
+
+// cel-go's parser test runs with smaller limits than its defaults (which kube keeps): recursion
+// 32, error recovery 4; its limit vectors with the text cel-go reports
+const TEST_LIMITS = { maxRecursionDepth: 32, errorRecoveryLimit: 4 };
+const numbers = (from: number, to: number, sep: string) => Array.from({ length: to - from + 1 }, (_, i) => String(from + i)).join(sep);
+const indexes = (n: number) => Array.from({ length: n }, (_, i) => `[${i + 1}]`).join('');
+
+test("cel-go's parser limits: recursion while parsing, depth of the tree, error recoveries", () => {
+  const recursion = 'ERROR: <input>:-1:0: expression recursion limit exceeded: 32';
+  const depth = 'ERROR: <input>:-1:0: max recursion depth exceeded';
+  const cases: [string, string][] = [
+    [`${'['.repeat(32)}'not fine'${']'.repeat(32)}`, recursion],
+    [`${'['.repeat(72)}\n\t\t\t${'['.repeat(34)}'too many'${']'.repeat(34)}\n\t\t\t${']'.repeat(72)}`, recursion],
+    [`${'a ? b : '.repeat(40)}c`, recursion],
+    [numbers(1, 34, ' + '), depth],
+    ['a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z.A.B.C.D.E.F.G.H', depth],
+    [`a${indexes(33)}`, depth],
+    [`a < ${numbers(1, 33, ' < ')}`, depth],
+    [Array.from({ length: 14 }, () => `a${indexes(20)}`).join(' !=\n'), depth],
+    [
+      [
+        'y!=y!=y!=y!=y!=y!=y!=y!=y!=-y!=-y!=-y!=-y-y!=-y!=-y!=-y-y!=-y!=-y!=-y-y!=-y',
+        '!=-y!=-y-y!=-y!=-y!=-y-y!=-y!=-y!=-y-y!=-y!=-y!=-y-y!=-y!=-y!=-y-y!=-y!=-y!=-y-y',
+        '!=-y!=-y!=-y-y!=-y!=-y!=-y-y!=-y!=-y!=-y-y!=-y!=-y!=-y-y!=-y!=-y!=-y-y!=-y!=-y',
+        '!=-y-y!=-y!=-y!=-y-y!=-y!=-y!=-y-y!=-y!=-y!=-y-y!=-y!=-y!=-y-y!=-y!=-y!=-y-y!=-y',
+        '!=-y!=-y-y!=-y!=-y!=-y-y!=-y!=-y!=-y-y!=-y!=-y!=-y-y!=-y!=-y!=-y-y!=-y!=-y!=-y-y',
+        '!=-y!=-y!=-y-y!=-y!=-y!=-y-y!=-y!=-y!=-y-y!=-y',
+      ].join('\n\t\t'),
+      depth,
+    ],
+    [
+      'a ? b ((?))',
+      [
+        issue(1, 9, `Syntax error: mismatched input '?' expecting ${PRIMARY}`, 'a ? b ((?))'),
+        issue(1, 10, `Syntax error: mismatched input ')' expecting ${PRIMARY}`, 'a ? b ((?))'),
+        issue(1, 12, 'Syntax error: error recovery attempt limit exceeded: 4', 'a ? b ((?))'),
+      ].join('\n'),
+    ],
+  ];
+  for (const [input, want] of cases) assert.equal(celSyntaxErrors(input, TEST_LIMITS), want, input);
+  // at the limits, no error
+  assert.equal(celSyntaxErrors(numbers(1, 33, ' + '), TEST_LIMITS), undefined);
+  assert.equal(celSyntaxErrors(`${'['.repeat(31)}1${']'.repeat(31)}`, TEST_LIMITS), undefined);
+  // kube's limits are cel-go's defaults: 250
+  assert.equal(celSyntaxErrors(numbers(1, 251, '+')), undefined);
+  assert.equal(celSyntaxErrors(numbers(1, 252, '+')), depth.replace('32', '250'));
+  assert.equal(celSyntaxErrors(`${'('.repeat(250)}1${')'.repeat(250)}`), recursion.replace('32', '250'));
+});
+
+test("cel-go's caret line: wide dots and caret under characters of more than one byte", () => {
+  assert.equal(
+    celSyntaxErrors('ó + 1'),
+    "ERROR: <input>:1:1: Syntax error: token recognition error at: 'ó'\n | ó + 1\n | \uff3e\nERROR: <input>:1:3: Syntax error: extraneous input '+' expecting " +
+      `${PRIMARY}\n | ó + 1\n | \uff0e.^`,
+  );
+  assert.equal(celSyntaxErrors("'é' + \t$"), `ERROR: <input>:1:8: Syntax error: token recognition error at: '$'\n | 'é' +  $\n | .\uff0e.....^\nERROR: <input>:1:9: Syntax error: mismatched input '<EOF>' expecting ${PRIMARY}\n | 'é' +  $\n | .\uff0e......^`);
+});
+
+test("cel-go's deep vector: the recursion limit and the syntax errors read before it, a wide caret", () => {
+  const lines = [
+    '-[-1--1--1--1---1--1--1--0--1--1--1--1--0--2--1--1--0--1--1--1--1--0--1--1--1',
+    '--3-[-1--1--1--1---1--1--1--0--1--1--1--1--0--3--1--1--0--1--1--1--1--0--1--1--1',
+    '--3-[-1--1--1--1---1--1--1--0-/1--1--1--1--0--2--1--1--0--1--1--1--1--0--1--1--1',
+    '--3-[-1--1--1--1---1--1--1--0--1--1--1--1--0--2--1--1--0--1--1--1--1--0--1--1--1',
+    '--3-[-1--1--1--1---1--1--1--0--1--1--1--1--0--2--1--1--0--1--1--1--1--0--1--1--1',
+    '--3-[-1--1--1--1---1--1--1--0--1--1--1--1--0--2--1--1--0--1--1--1--1--0--1--1--1',
+    '--3-[-1--1--1--1---1--1--1--0--1--1--1--1--0--3--1--1--0--1--1--1--1--0--1--1--1',
+    '--3-[-1--1--1--1---1--1--1--0-/1--1--1--1--0--2--1--1--0--1--1--1--1--0--1--1--1',
+    '--3-[-1--1--1--1---1-1--1--1--1--0--2--1--1--0--1--1--1--1--0--1--1--1--3-[-1--1',
+    '--1--1---1--1--1--0--1--1--1--1--0--2--1--1--0--1--1--1--1--0--1--1--1--3-[-1--1',
+    '--1--1---1--1-À1--0--1--1--1--1--0--2--1--1--0--1--1--1--1--0--1--1--1--3-[-1--1',
+    '--1--1---1--1--1--0--1--1--1--1--0--2--1--1--0--1--1--1--1--0--1--1--1--3-[-1--1',
+    '--1--1---1--1--1--0--1--1--1--1--0--3--1--1--0--1--1--1--1--0--1--1--1--3-[-1--1',
+    '--1--1---1--1--1--0-/1--1--1--1--0--2--1--1--0--1--1--1--1--0--1--1--1--3-[-1--1',
+    '--1--1---1--1--1--0--1--1--1--1--0--2--1--1--0--1--1--1--1--0--1--1--1--3-[-1--1',
+    '--1--1---1--1--1--0--1--1--1--1--0--2--1--1--0--1--1--1--1--0--1--1--1--3-[-1--1',
+    '--1--1---1--1--1--0--1--1--1--1--0--2--1--1--0--1--1--1--1--0--1--1--1--3-[-1--1',
+    '--1--1---1--1--1--0--1--1--1--1--0--3--1--1--0--1--1--1',
+    '--1--0--1--1--1--3-[-1--1--1--1---1--1--1--0-/1--1--1--1--0--2--1--1--0--1--1--1',
+    '--1--0--1--1--1--3-[-1--1--1--1---1--1--1--0--1--1--1--1--0--2--1--1--0--1--1--1',
+    '--1--0--1--1--1--3-[-1--1--1--1---1--1--1--0--1--1--1--1--0--2--1--1--0--1--1--1',
+    '--1--0--1--1--1--3-[-1--1--1--1---1--1--1--0--1--1--1--1--0--2--1--1--0--1--1--1',
+    '--1--0--1--1--1--3-[-1--1--1--1---1--1--1--0--1--1--1--1--0--3--1--1--0--1--1--1',
+    '--1--0--1--1--1--3-[-1--1--1--1---1--1--1--0-/1--1--1--1--0--2--1--1--0--1--1--1',
+    '--1--0--1--1--1--3-[-1--1--1--1---1--1--1--0--1--1--1--1--0--1--1--1--3-[-1--1--1',
+    '--1---1--1--1--0--1--1--1--1--0--2--1--1--0--1--1--1--1--0--1--1--1--3-[-1--1--1',
+    '--1---1--1--1--0--1--1--1--1--0--2--1--1--0--1--1--1--1--0--1--1--1--3-[-1--1--1',
+    '--1---1--1--1--0--1--1--1--1--0--2--1--1--0--1--1--1--1--0--1--1--1--3-[-1--1--1',
+    '--1---1--1--1--0--1--1--1--1--0--3--1--1--0--1--1--1--1--0--1--1--1--3-[-1--1--1',
+    '--1---1--1--1--0-/1--1--1--1--0--2--1--1--0--1--1--1--1--0--1--1--1--3-[-1--1--1',
+    '--1---1--1--1--0--1--1--1--1--0--2--1--1--0--1--1--1--1--0--1--1--1--3-[-1--1--1',
+    '--1---1--1--1--0--1--1--1--1--0--2--1--1--0--1--1--1--1--0--1--1--1--3-[-1--1--1',
+    '--1---1--1--1--0--1--1--1--1--0--2--1--1--0--1--1--1--1--0--1--1--1--3-[-1--1--1',
+    '--1---1--1--1--0--1--1--1--1--0--3--1--1--0--1',
+  ];
+  const line = (n: number) => `  ${lines[n - 1]}`;
+  const extraneous = `Syntax error: extraneous input '/' expecting ${PRIMARY}`;
+  assert.equal(
+    celSyntaxErrors(lines.join('\n\t\t'), TEST_LIMITS),
+    [
+      'ERROR: <input>:-1:0: expression recursion limit exceeded: 32',
+      issue(3, 33, extraneous, line(3)),
+      issue(8, 33, extraneous, line(8)),
+      `ERROR: <input>:11:17: Syntax error: token recognition error at: 'À'\n | ${line(11)}\n | ${'.'.repeat(16)}\uff3e`,
+      issue(14, 23, extraneous, line(14)),
+    ].join('\n'),
+  );
+});

@@ -9,6 +9,7 @@
 // else the error reported once and tokens skipped to what may follow the rule).
 // cel-go's own checks of the parse follow: reserved identifiers.
 
+import { issueAtOffset, issueLayout } from './issue-layout.js';
 import { Lexer, NAMES, T, type SyntaxIssue, type Token } from './syntax-tokens.js';
 
 class RecognitionError extends Error {}
@@ -37,17 +38,49 @@ function expecting(s: TokenSet): string {
   return `{${sorted.map((t) => NAMES[t]).join(', ')}}`;
 }
 
+/** cel-go's parser limits (parser.NewParser's defaults; kube-apiserver sets none of them) */
+export interface ParserLimits {
+  /** the deepest nesting of one grammar rule while parsing, and of the parse tree's operator,
+   *  selection, call and index nodes while it is read */
+  maxRecursionDepth: number;
+  /** error recoveries before the parser gives up */
+  errorRecoveryLimit: number;
+}
+
+export const CEL_GO_PARSER_LIMITS: ParserLimits = { maxRecursionDepth: 250, errorRecoveryLimit: 30 };
+
+/** cel-go refuses longer expressions before it parses them */
+const EXPRESSION_SIZE_CODE_POINT_LIMIT = 100_000;
+
+/** parsing stops: a limit was reached (its error is already recorded) */
+class ParseAbort extends Error {}
+
+/** the grammar rules whose nesting cel-go counts (one counter per rule) */
+type Rule = 'expr' | 'conditionalOr' | 'conditionalAnd' | 'relation' | 'calc' | 'unary' | 'member' | 'primary' | 'exprList' | 'listInit' | 'optExpr' | 'mapInitializerList' | 'fieldInitializerList';
+
 class Parser {
   readonly errors: SyntaxIssue[] = [];
   readonly reserved: SyntaxIssue[] = [];
+  /** errors cel-go reports without a location */
+  readonly unlocated: string[] = [];
   private p = 0;
   private recovering = false;
   private lastErrorIndex = -1;
+  private attempts = 0;
+  private readonly depths = new Map<Rule, number>();
 
-  constructor(private readonly tokens: Token[]) {}
+  constructor(
+    private readonly tokens: Token[],
+    private readonly limits: ParserLimits,
+  ) {}
 
   private la(k = 1): Token {
     return this.tokens[Math.min(this.p + k - 1, this.tokens.length - 1)]!;
+  }
+
+  /** where the parser is (an offset in code points) */
+  get position(): number {
+    return this.la().start;
   }
 
   private consume(): void {
@@ -60,6 +93,37 @@ class Parser {
     this.errors.push({ at: at.start, message: `Syntax error: ${message}` });
   }
 
+  /** each recovery (in a rule, or of a token a rule requires) counts against cel-go's limit */
+  private checkAttempts(): void {
+    if (this.attempts === this.limits.errorRecoveryLimit) {
+      this.attempts++;
+      this.errors.push({ at: this.la().start, message: `Syntax error: error recovery attempt limit exceeded: ${this.limits.errorRecoveryLimit}` });
+      throw new ParseAbort();
+    }
+    this.attempts++;
+  }
+
+  /** one more level of a rule (ANTLR's rule entry, as cel-go's listener counts it) */
+  private enter(rule: Rule): void {
+    const depth = (this.depths.get(rule) ?? 0) + 1;
+    this.depths.set(rule, depth);
+    if (depth > this.limits.maxRecursionDepth) {
+      this.unlocated.push(`expression recursion limit exceeded: ${this.limits.maxRecursionDepth}`);
+      throw new ParseAbort();
+    }
+  }
+
+  /** runs `fn` one level deeper in `rule`, the levels it added dropped after */
+  private counted<R>(rule: Rule, fn: () => R): R {
+    const before = this.depths.get(rule) ?? 0;
+    this.enter(rule);
+    try {
+      return fn();
+    } finally {
+      this.depths.set(rule, before);
+    }
+  }
+
   /** a token the grammar requires; `after`: what may follow it here */
   private match(type: T, after: TokenSet): void {
     const t = this.la();
@@ -68,6 +132,7 @@ class Parser {
       this.recovering = false;
       return;
     }
+    this.checkAttempts();
     if (this.la(2).type === type) {
       this.report(t, `extraneous input ${display(t)} expecting ${expecting(set(type))}`);
       this.consume();
@@ -96,80 +161,121 @@ class Parser {
     throw new RecognitionError();
   }
 
-  /** runs a rule; after an error, skips to a token that may follow it */
-  private rule(follow: TokenSet, body: () => void): void {
+  /** runs a rule; after an error, skips to a token that may follow it. Returns the height of
+   *  what the rule read (0 after an error) */
+  private rule(follow: TokenSet, body: () => number): number {
     try {
-      body();
+      return body();
     } catch (err) {
       if (!(err instanceof RecognitionError)) throw err;
+      this.checkAttempts();
       if (this.lastErrorIndex === this.p) this.consume();
       this.lastErrorIndex = this.p;
       while (this.la().type !== T.EOF && !follow.has(this.la().type)) this.consume();
+      return 0;
     }
   }
 
-  parse(): void {
+  /** Parses the expression. Returns the height of its parse tree as cel-go's visitor counts it:
+   *  conditionals, relations, arithmetic, selections, calls on a receiver and indexes */
+  parse(): number {
     const follow = set(T.EOF);
-    this.expr(follow);
+    const height = this.expr(follow);
     const t = this.la();
-    if (t.type === T.EOF) return;
+    if (t.type === T.EOF) return height;
+    this.checkAttempts();
     if (this.la(2).type === T.EOF) this.report(t, `extraneous input ${display(t)} expecting <EOF>`);
-    else this.report(t, `mismatched input ${display(t)} expecting <EOF>`);
+    else {
+      this.report(t, `mismatched input ${display(t)} expecting <EOF>`);
+      this.checkAttempts();
+    }
+    return height;
   }
 
-  private expr(follow: TokenSet): void {
-    this.rule(follow, () => {
-      this.conditionalOr(union(follow, set(T.QUESTIONMARK)));
-      if (this.la().type === T.QUESTIONMARK) {
+  private expr(follow: TokenSet): number {
+    return this.counted('expr', () =>
+      this.rule(follow, () => {
+        const condition = this.conditionalOr(union(follow, set(T.QUESTIONMARK)));
+        if (this.la().type !== T.QUESTIONMARK) return condition;
         this.match(T.QUESTIONMARK, EXPR_START);
-        this.conditionalOr(union(follow, set(T.COLON)));
+        const ifTrue = this.conditionalOr(union(follow, set(T.COLON)));
         this.match(T.COLON, EXPR_START);
-        this.expr(follow);
-      }
-    });
+        const ifFalse = this.expr(follow);
+        return 1 + Math.max(condition, ifTrue, ifFalse);
+      }),
+    );
   }
 
-  private binary(follow: TokenSet, ops: TokenSet, operand: (f: TokenSet) => void): void {
-    this.rule(follow, () => {
-      const f = union(follow, ops);
-      operand(f);
-      while (ops.has(this.la().type)) {
-        this.match(this.la().type, EXPR_START);
-        operand(f);
-      }
-    });
+  /** `operand (op operand)*`, the operators joining flat (cel-go balances && and ||) */
+  private flat(rule: Rule, follow: TokenSet, op: T, operand: (f: TokenSet) => number): number {
+    return this.counted(rule, () =>
+      this.rule(follow, () => {
+        const f = union(follow, set(op));
+        let height = operand(f);
+        while (this.la().type === op) {
+          this.match(op, EXPR_START);
+          height = Math.max(height, operand(f));
+        }
+        return height;
+      }),
+    );
   }
 
-  private conditionalOr(follow: TokenSet): void {
-    this.binary(follow, set(T.LOGICAL_OR), (f) => this.conditionalAnd(f));
+  private conditionalOr(follow: TokenSet): number {
+    return this.flat('conditionalOr', follow, T.LOGICAL_OR, (f) => this.conditionalAnd(f));
   }
 
-  private conditionalAnd(follow: TokenSet): void {
-    this.binary(follow, set(T.LOGICAL_AND), (f) => this.relation(f));
+  private conditionalAnd(follow: TokenSet): number {
+    return this.flat('conditionalAnd', follow, T.LOGICAL_AND, (f) => this.relation(f));
   }
 
-  private relation(follow: TokenSet): void {
-    this.binary(follow, RELATIONS, (f) => this.calc(f));
+  /**
+   * A left-recursive rule of operators, as ANTLR parses it by precedence: the rule is one level
+   * deep however many operators follow (ANTLR leaves and enters it again for each), and each
+   * right operand is read one level further down. `levels`: the operators by precedence,
+   * loosest first. The tree nests to the left: each operator is a node above what came before.
+   */
+  private climb(rule: Rule, follow: TokenSet, levels: readonly TokenSet[], operand: (f: TokenSet) => number, minLevel = 0): number {
+    return this.counted(rule, () =>
+      this.rule(follow, () => {
+        const all = union(...levels);
+        const f = union(follow, all);
+        let height = operand(f);
+        for (;;) {
+          const level = levels.findIndex((ops) => ops.has(this.la().type));
+          if (level < minLevel) return height;
+          this.match(this.la().type, EXPR_START);
+          const right = this.climb(rule, f, levels, operand, level + 1);
+          height = 1 + Math.max(height, right);
+        }
+      }),
+    );
   }
 
-  private calc(follow: TokenSet): void {
-    this.binary(follow, SUMS, (f) => this.binary(f, PRODUCTS, (g) => this.unary(g)));
+  private relation(follow: TokenSet): number {
+    return this.climb('relation', follow, [RELATIONS], (f) => this.calc(f));
   }
 
-  private unary(follow: TokenSet): void {
-    this.rule(follow, () => {
-      this.sync(EXPR_START);
-      const t = this.la();
-      if (t.type === T.EXCLAM) {
-        while (this.la().type === T.EXCLAM) this.match(T.EXCLAM, EXPR_START);
-      } else if (t.type === T.MINUS && !this.isNumber(this.la(2).type)) {
-        // negations: each '-' is one unless the next one signs a number
-        this.startsMember(this.la(2), this.la(1));
-        do this.match(T.MINUS, EXPR_START);
-        while (this.la().type === T.MINUS && !this.isNumber(this.la(2).type) && this.startsMember(this.la(2), this.la(1)));
-      }
-      this.member(follow);
-    });
+  private calc(follow: TokenSet): number {
+    return this.climb('calc', follow, [SUMS, PRODUCTS], (f) => this.unary(f));
+  }
+
+  private unary(follow: TokenSet): number {
+    return this.counted('unary', () =>
+      this.rule(follow, () => {
+        this.sync(EXPR_START);
+        const t = this.la();
+        if (t.type === T.EXCLAM) {
+          while (this.la().type === T.EXCLAM) this.match(T.EXCLAM, EXPR_START);
+        } else if (t.type === T.MINUS && !this.isNumber(this.la(2).type)) {
+          // negations: each '-' is one unless the next one signs a number
+          this.startsMember(this.la(2), this.la(1));
+          do this.match(T.MINUS, EXPR_START);
+          while (this.la().type === T.MINUS && !this.isNumber(this.la(2).type) && this.startsMember(this.la(2), this.la(1)));
+        }
+        return this.member(follow);
+      }),
+    );
   }
 
   /** whether a member can start at `next` after a '-' (`from`); if not, no alternative fits */
@@ -183,168 +289,190 @@ class Parser {
     return t === T.NUM_INT || t === T.NUM_FLOAT;
   }
 
-  private member(follow: TokenSet): void {
-    this.rule(follow, () => {
-      const f = union(follow, set(T.DOT, T.LBRACKET));
-      this.primary(f);
-      for (;;) {
-        const t = this.la();
-        if (t.type === T.DOT) {
-          const next = this.la(2);
-          const afterOpt = next.type === T.QUESTIONMARK ? this.la(3) : next;
-          if (next.type === T.IDENTIFIER && this.la(3).type === T.LPAREN) {
+  /** a primary and its selections, calls and indexes (one level of the rule, however many) */
+  private member(follow: TokenSet): number {
+    return this.counted('member', () =>
+      this.rule(follow, () => {
+        const f = union(follow, set(T.DOT, T.LBRACKET));
+        let height = this.primary(f);
+        for (;;) {
+          const t = this.la();
+          if (t.type === T.DOT) {
+            const next = this.la(2);
+            const afterOpt = next.type === T.QUESTIONMARK ? this.la(3) : next;
+            if (next.type === T.IDENTIFIER && this.la(3).type === T.LPAREN) {
+              this.consume();
+              this.consume();
+              height = 1 + Math.max(height, this.call(f));
+              continue;
+            }
+            if (afterOpt.type === T.IDENTIFIER || afterOpt.type === T.ESC_IDENTIFIER) {
+              this.consume();
+              if (next.type === T.QUESTIONMARK) this.consume();
+              this.consume();
+              this.recovering = false;
+              height += 1;
+              continue;
+            }
+            // neither a selection nor a method call: no alternative of the rule fits
+            const stop = next.type === T.QUESTIONMARK ? afterOpt : next;
+            const text = this.tokens.slice(this.p, this.tokens.indexOf(stop) + (stop.type === T.EOF ? 0 : 1)).map((x) => x.text).join('');
+            this.report(stop, `no viable alternative at input '${text}'`);
+            throw new RecognitionError();
+          }
+          if (t.type === T.LBRACKET) {
             this.consume();
-            this.consume();
-            this.call(f);
+            if (this.la().type === T.QUESTIONMARK) this.consume();
+            const index = this.expr(union(f, set(T.RPRACKET)));
+            this.match(T.RPRACKET, f);
+            height = 1 + Math.max(height, index);
             continue;
           }
-          if (afterOpt.type === T.IDENTIFIER || afterOpt.type === T.ESC_IDENTIFIER) {
-            this.consume();
-            if (next.type === T.QUESTIONMARK) this.consume();
-            this.consume();
-            this.recovering = false;
-            continue;
-          }
-          // neither a selection nor a method call: no alternative of the rule fits
-          const stop = next.type === T.QUESTIONMARK ? afterOpt : next;
-          const text = this.tokens.slice(this.p, this.tokens.indexOf(stop) + (stop.type === T.EOF ? 0 : 1)).map((x) => x.text).join('');
-          this.report(stop, `no viable alternative at input '${text}'`);
-          throw new RecognitionError();
+          return height;
         }
-        if (t.type === T.LBRACKET) {
-          this.consume();
-          if (this.la().type === T.QUESTIONMARK) this.consume();
-          this.expr(union(f, set(T.RPRACKET)));
-          this.match(T.RPRACKET, f);
-          continue;
-        }
-        return;
-      }
-    });
+      }),
+    );
   }
 
-  /** `(args?)` after a function's name */
-  private call(follow: TokenSet): void {
+  /** `(args?)` after a function's name: the height of its arguments */
+  private call(follow: TokenSet): number {
     this.match(T.LPAREN, EXPR_START);
     this.sync(union(EXPR_START, set(T.RPAREN)));
-    if (this.la().type !== T.RPAREN) this.exprList(union(follow, set(T.RPAREN)));
+    const height = this.la().type !== T.RPAREN ? this.exprList(union(follow, set(T.RPAREN))) : 0;
     this.match(T.RPAREN, follow);
+    return height;
   }
 
-  private exprList(follow: TokenSet): void {
-    this.rule(follow, () => {
-      const f = union(follow, set(T.COMMA));
-      this.expr(f);
-      while (this.la().type === T.COMMA) {
-        this.match(T.COMMA, EXPR_START);
-        this.expr(f);
-      }
-    });
-  }
-
-  private primary(follow: TokenSet): void {
-    this.rule(follow, () => {
-      const t = this.la();
-      switch (t.type) {
-        case T.DOT:
-        case T.IDENTIFIER: {
-          if (t.type === T.DOT) this.consume();
-          const id = this.la();
-          if (id.type !== T.IDENTIFIER) {
-            this.match(T.IDENTIFIER, follow);
-            return;
-          }
-          // a message name: IDENTIFIER ('.' IDENTIFIER)* '{'
-          let k = 2;
-          while (this.la(k).type === T.DOT && this.la(k + 1).type === T.IDENTIFIER) k += 2;
-          if (this.la(k).type === T.LBRACE) {
-            for (let j = 1; j < k; j++) this.consume();
-            this.recovering = false;
-            this.fields(follow);
-            return;
-          }
-          if (RESERVED.has(id.text)) this.reserved.push({ at: id.start, message: `reserved identifier: ${id.text}` });
-          this.consume();
-          this.recovering = false;
-          if (this.la().type === T.LPAREN) this.call(follow);
-          return;
+  private exprList(follow: TokenSet): number {
+    return this.counted('exprList', () =>
+      this.rule(follow, () => {
+        const f = union(follow, set(T.COMMA));
+        let height = this.expr(f);
+        while (this.la().type === T.COMMA) {
+          this.match(T.COMMA, EXPR_START);
+          height = Math.max(height, this.expr(f));
         }
-        case T.LPAREN:
-          this.consume();
-          this.expr(union(follow, set(T.RPAREN)));
-          this.match(T.RPAREN, follow);
-          return;
-        case T.LBRACKET:
-          this.consume();
-          this.sync(union(EXPR_START, set(T.QUESTIONMARK, T.COMMA, T.RPRACKET)));
-          if (this.la().type !== T.RPRACKET && this.la().type !== T.COMMA) {
-            const f = union(follow, set(T.COMMA, T.RPRACKET));
+        return height;
+      }),
+    );
+  }
+
+  private primary(follow: TokenSet): number {
+    return this.counted('primary', () => this.rule(follow, () => this.primaryBody(follow)));
+  }
+
+  private primaryBody(follow: TokenSet): number {
+    const t = this.la();
+    switch (t.type) {
+      case T.DOT:
+      case T.IDENTIFIER: {
+        if (t.type === T.DOT) this.consume();
+        const id = this.la();
+        if (id.type !== T.IDENTIFIER) {
+          this.match(T.IDENTIFIER, follow);
+          return 0;
+        }
+        // a message name: IDENTIFIER ('.' IDENTIFIER)* '{'
+        let k = 2;
+        while (this.la(k).type === T.DOT && this.la(k + 1).type === T.IDENTIFIER) k += 2;
+        if (this.la(k).type === T.LBRACE) {
+          for (let j = 1; j < k; j++) this.consume();
+          this.recovering = false;
+          return this.fields(follow);
+        }
+        if (RESERVED.has(id.text)) this.reserved.push({ at: id.start, message: `reserved identifier: ${id.text}` });
+        this.consume();
+        this.recovering = false;
+        return this.la().type === T.LPAREN ? this.call(follow) : 0;
+      }
+      case T.LPAREN: {
+        this.consume();
+        const height = this.expr(union(follow, set(T.RPAREN)));
+        this.match(T.RPAREN, follow);
+        return height;
+      }
+      case T.LBRACKET: {
+        this.consume();
+        this.sync(union(EXPR_START, set(T.QUESTIONMARK, T.COMMA, T.RPRACKET)));
+        let height = 0;
+        if (this.la().type !== T.RPRACKET && this.la().type !== T.COMMA) {
+          const f = union(follow, set(T.COMMA, T.RPRACKET));
+          height = this.counted('listInit', () =>
             this.rule(f, () => {
-              this.optExpr(f);
+              let h = this.optExpr(f);
               while (this.la().type === T.COMMA && this.la(2).type !== T.RPRACKET) {
                 this.match(T.COMMA, EXPR_START);
-                this.optExpr(f);
+                h = Math.max(h, this.optExpr(f));
               }
-            });
-          }
-          if (this.la().type === T.COMMA) this.consume();
-          this.match(T.RPRACKET, follow);
-          return;
-        case T.LBRACE:
-          this.consume();
-          this.sync(union(EXPR_START, set(T.QUESTIONMARK, T.COMMA, T.RBRACE)));
-          if (this.la().type !== T.RBRACE && this.la().type !== T.COMMA) {
-            const f = union(follow, set(T.COMMA, T.RBRACE));
-            const entry = (): void => {
-              this.optExpr(union(f, set(T.COLON)));
-              this.match(T.COLON, EXPR_START);
-              this.expr(f);
-            };
+              return h;
+            }),
+          );
+        }
+        if (this.la().type === T.COMMA) this.consume();
+        this.match(T.RPRACKET, follow);
+        return height;
+      }
+      case T.LBRACE: {
+        this.consume();
+        this.sync(union(EXPR_START, set(T.QUESTIONMARK, T.COMMA, T.RBRACE)));
+        let height = 0;
+        if (this.la().type !== T.RBRACE && this.la().type !== T.COMMA) {
+          const f = union(follow, set(T.COMMA, T.RBRACE));
+          const entry = (): number => {
+            const key = this.optExpr(union(f, set(T.COLON)));
+            this.match(T.COLON, EXPR_START);
+            return Math.max(key, this.expr(f));
+          };
+          height = this.counted('mapInitializerList', () =>
             this.rule(f, () => {
-              entry();
+              let h = entry();
               while (this.la().type === T.COMMA && this.la(2).type !== T.RBRACE) {
                 this.match(T.COMMA, EXPR_START);
-                entry();
+                h = Math.max(h, entry());
               }
-            });
-          }
-          if (this.la().type === T.COMMA) this.consume();
-          this.match(T.RBRACE, follow);
-          return;
-        case T.MINUS:
-          if (this.isNumber(this.la(2).type)) {
-            this.consume();
-            this.consume();
-            this.recovering = false;
-            return;
-          }
-          this.report(this.la(2), `no viable alternative at input '${t.text}${this.la(2).type === T.EOF ? '' : this.la(2).text}'`);
-          throw new RecognitionError();
-        default:
-          if (LITERALS.includes(t.type)) {
-            this.consume();
-            this.recovering = false;
-            return;
-          }
-          // a stray token before a primary is dropped (then the primary read), else reported
-          this.sync(PRIMARY_START);
-          this.primary(follow);
+              return h;
+            }),
+          );
+        }
+        if (this.la().type === T.COMMA) this.consume();
+        this.match(T.RBRACE, follow);
+        return height;
       }
-    });
+      case T.MINUS:
+        if (this.isNumber(this.la(2).type)) {
+          this.consume();
+          this.consume();
+          this.recovering = false;
+          return 0;
+        }
+        this.report(this.la(2), `no viable alternative at input '${t.text}${this.la(2).type === T.EOF ? '' : this.la(2).text}'`);
+        throw new RecognitionError();
+      default:
+        if (LITERALS.includes(t.type)) {
+          this.consume();
+          this.recovering = false;
+          return 0;
+        }
+        // a stray token before a primary is dropped (then the primary read), else reported
+        this.sync(PRIMARY_START);
+        return this.primaryBody(follow);
+    }
   }
 
-  private optExpr(follow: TokenSet): void {
-    if (this.la().type === T.QUESTIONMARK) this.consume();
-    this.expr(follow);
+  private optExpr(follow: TokenSet): number {
+    return this.counted('optExpr', () => {
+      if (this.la().type === T.QUESTIONMARK) this.consume();
+      return this.expr(follow);
+    });
   }
 
   /** `{field: value, ...}` of a message construction */
-  private fields(follow: TokenSet): void {
+  private fields(follow: TokenSet): number {
     this.match(T.LBRACE, set(T.RBRACE));
     const fieldStart = set(T.RBRACE, T.COMMA, T.QUESTIONMARK, T.IDENTIFIER, T.ESC_IDENTIFIER);
     this.sync(fieldStart);
     const f = union(follow, set(T.COMMA, T.RBRACE));
-    const field = (): void => {
+    const field = (): number => {
       if (this.la().type === T.QUESTIONMARK) this.consume();
       const id = this.la();
       if (id.type === T.IDENTIFIER || id.type === T.ESC_IDENTIFIER) {
@@ -352,65 +480,99 @@ class Parser {
         this.recovering = false;
       } else this.match(T.IDENTIFIER, set(T.COLON));
       this.match(T.COLON, EXPR_START);
-      this.expr(f);
+      return this.expr(f);
     };
+    let height = 0;
     if (this.la().type !== T.RBRACE && this.la().type !== T.COMMA) {
-      this.rule(f, () => {
-        field();
-        while (this.la().type === T.COMMA && this.la(2).type !== T.RBRACE) {
-          this.match(T.COMMA, set(T.QUESTIONMARK, T.IDENTIFIER, T.ESC_IDENTIFIER));
-          field();
-        }
-      });
+      height = this.counted('fieldInitializerList', () =>
+        this.rule(f, () => {
+          let h = field();
+          while (this.la().type === T.COMMA && this.la(2).type !== T.RBRACE) {
+            this.match(T.COMMA, set(T.QUESTIONMARK, T.IDENTIFIER, T.ESC_IDENTIFIER));
+            h = Math.max(h, field());
+          }
+          return h;
+        }),
+      );
     }
     if (this.la().type === T.COMMA) this.consume();
     this.match(T.RBRACE, follow);
+    return height;
   }
 }
 
-/** line and column (1-based, in code points) of an offset, and the line's text */
-function position(chars: readonly string[], at: number): { line: number; column: number; text: string } {
-  let line = 1;
-  let lineStart = 0;
-  for (let i = 0; i < at && i < chars.length; i++) {
-    if (chars[i] === '\n') {
-      line++;
-      lineStart = i + 1;
-    }
-  }
-  let lineEnd = lineStart;
-  while (lineEnd < chars.length && chars[lineEnd] !== '\n') lineEnd++;
-  return { line, column: at - lineStart + 1, text: chars.slice(lineStart, lineEnd).join('') };
-}
-
-/** cel-go's display of issues: each with its source line and a caret, in source order */
-export function displayIssues(expression: string, issues: readonly SyntaxIssue[]): string {
+/** cel-go's display of issues: those without a location first, then each with its source line
+ *  and a caret, in source order */
+export function displayIssues(expression: string, issues: readonly SyntaxIssue[], unlocated: readonly string[] = []): string {
   const chars = [...expression];
-  return [...issues]
-    .sort((a, b) => a.at - b.at)
-    .map((issue) => {
-      const { line, column, text } = position(chars, issue.at);
-      return `ERROR: <input>:${line}:${column}: ${issue.message}\n | ${text}\n | ${'.'.repeat(column - 1)}^`;
-    })
-    .join('\n');
+  return [
+    ...unlocated.map((message) => issueLayout(message, -1, -1)),
+    ...[...issues].sort((a, b) => a.at - b.at).map((issue) => issueAtOffset(chars, issue.at, issue.message)),
+  ].join('\n');
 }
 
-/** cel-go's syntax errors for an expression, in its layout, or undefined when it parses */
-export function celSyntaxErrors(expression: string): string | undefined {
+/** the deepest nesting of brackets, parentheses and braces */
+function bracketDepth(tokens: readonly Token[]): number {
+  let depth = 0;
+  let deepest = 0;
+  for (const t of tokens) {
+    if (t.type === T.LPAREN || t.type === T.LBRACKET || t.type === T.LBRACE) deepest = Math.max(deepest, ++depth);
+    else if (t.type === T.RPAREN || t.type === T.RPRACKET || t.type === T.RBRACE) depth--;
+  }
+  return deepest;
+}
+
+interface ParseOutcome {
+  lexer: Lexer;
+  parser: Parser;
+  /** the tree's height as cel-go's visitor counts it; undefined when the parse stopped */
+  height?: number;
+  /** the parse stopped at one of cel-go's limits */
+  stopped: boolean;
+  /** errors cel-go reports without a location (its limits) */
+  unlocated: string[];
+}
+
+function parseWithLimits(expression: string, limits: ParserLimits): ParseOutcome {
   const chars = [...expression];
   const lexer = new Lexer(chars);
   const tokens = lexer.tokens();
-  const parser = new Parser(tokens);
-  try {
-    parser.parse();
-  } catch (err) {
-    // nesting deeper than the stack allows: cel-go refuses it on its own recursion limit, and
-    // the library's error stands
-    if (err instanceof RangeError) return undefined;
-    throw err;
+  const parser = new Parser(tokens, limits);
+  if (chars.length > EXPRESSION_SIZE_CODE_POINT_LIMIT) {
+    return { lexer, parser, stopped: true, unlocated: [`expression code point size exceeds limit: size: ${chars.length}, limit ${EXPRESSION_SIZE_CODE_POINT_LIMIT}`] };
   }
-  const syntax = [...lexer.errors, ...parser.errors];
-  if (syntax.length > 0) return displayIssues(expression, syntax);
+  try {
+    const height = parser.parse();
+    // cel-go's reading of the parse tree has its own limit on how deep the tree nests
+    return { lexer, parser, height, stopped: false, unlocated: height > limits.maxRecursionDepth ? ['max recursion depth exceeded'] : [] };
+  } catch (err) {
+    if (err instanceof RangeError) {
+      // nesting deeper than this parser's stack allows: each bracket, parenthesis or brace
+      // nests an expression in cel-go's grammar (one more than the top one), so cel-go's
+      // recursion limit decides; within it, the expression is left to the library
+      const tooDeep = bracketDepth(tokens) + 1 > limits.maxRecursionDepth;
+      return { lexer, parser, stopped: true, unlocated: tooDeep ? [`expression recursion limit exceeded: ${limits.maxRecursionDepth}`] : [] };
+    }
+    if (!(err instanceof ParseAbort)) throw err;
+    return { lexer, parser, stopped: true, unlocated: parser.unlocated };
+  }
+}
+
+/** cel-go's syntax errors for an expression, in its layout, or undefined when it parses;
+ *  `limits`: cel-go's parser limits (its defaults, which kube keeps, unless a test sets others) */
+export function celSyntaxErrors(expression: string, limits: ParserLimits = CEL_GO_PARSER_LIMITS): string | undefined {
+  const { lexer, parser, stopped, unlocated } = parseWithLimits(expression, limits);
+  if (stopped && parser.errors.length === 0 && unlocated.length === 0) return undefined;
+  // a parse stopped at a limit has reported what it read up to there (ANTLR reads tokens as the
+  // parser asks for them)
+  const lexed = stopped ? lexer.errors.filter((e) => e.at <= parser.position) : lexer.errors;
+  const syntax = [...lexed, ...parser.errors];
+  if (syntax.length > 0 || unlocated.length > 0) return displayIssues(expression, syntax, unlocated);
   if (parser.reserved.length > 0) return displayIssues(expression, parser.reserved);
   return undefined;
+}
+
+/** the error of a parser limit cel-go reaches on an expression (size, recursion, tree depth) */
+export function celParserLimitError(expression: string, limits: ParserLimits = CEL_GO_PARSER_LIMITS): string | undefined {
+  return parseWithLimits(expression, limits).unlocated[0];
 }

@@ -3,8 +3,7 @@
 // compilation_test.go, TestCostEstimation): each rule on a generated schema, first without
 // bounds (sizes estimated from what fits in a request), then with maxItems, maxProperties or
 // maxLength set, and the maximum cost kube estimates for each. (kube's table also lists
-// `has(self.x)` rules with cost 0, which its test does not check, and `self[0] == null` on
-// objects, which kapi's type checker refuses.)
+// `has(self.x)` rules with cost 0, which its test does not check.)
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -76,6 +75,7 @@ const vectors: [Generator, string, number | 'over', number, number][] = [
   [arrayOf('int-or-string'), 'self.all(x, true)', 4718591, 10, 32],
   [arrayOf('int-or-string'), 'self[0] == 5', 3, 10, 3],
   [arrayOf('boolean'), 'self[0] == false', 2, 25, 2],
+  [arrayOfObjects, 'self[0] == null', 2, 422, 2],
   [arrayOfArrays('number'), 'self[0][0] == -1.0', 3, 51, 3],
   [arrayOfNumberMaps, 'self.all(x, x.y == 25.2)', 6291452, 12, 74],
   [arrayOfNumberMaps, 'self[0].x > 2.0', 4, 3000, 4],
