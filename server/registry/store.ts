@@ -672,7 +672,8 @@ export class GenericStore implements RESTResource {
     transform: ObjectTransform,
   ): Promise<{ object: KubeObject; finish?: FinishFunc }> {
     const c = this.strategyContext(ctx);
-    let obj = this.toStorage(await transform(null));
+    const body = await transform(null);
+    let obj = ctx.transformReplaces ? this.toStorageOwned(body) : this.toStorage(body);
     if (!obj.metadata) obj.metadata = {};
     if (!obj.metadata.name) obj.metadata.name = name;
     if (obj.metadata.name !== name) {
@@ -705,7 +706,9 @@ export class GenericStore implements RESTResource {
     transform: ObjectTransform,
   ): Promise<{ object: KubeObject; finish?: FinishFunc }> {
     const c = this.strategyContext(ctx);
-    let obj = this.toStorage(await transform(this.fromStorage(current)));
+    let obj = ctx.transformReplaces
+      ? this.toStorageOwned(await transform(this.fromStorageForReading(current)))
+      : this.toStorage(await transform(this.fromStorage(current)));
     if (!obj.metadata) obj.metadata = {};
     this.strategy.applyDefaults(obj, c);
     this.recordManagedFields(ctx, current, obj);
