@@ -85,6 +85,14 @@ function gvkString(apiVersion: string, kind: string): string {
   return `${group}/${version}, Kind=${kind}`;
 }
 
+function deepFreeze<T extends Json>(v: T): T {
+  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) deepFreeze(x);
+  }
+  return v;
+}
+
 function withoutManagedFields(obj: JsonMap): JsonMap {
   const meta = obj.metadata;
   if (!isMap(meta) || !('managedFields' in meta)) return obj;
@@ -132,8 +140,12 @@ export class FieldManager {
     return this.definition ? this.c.shape.of(bare, this.definition) : bare;
   }
 
+  /** the empty object a create is compared with, built once: it is only read (frozen, so
+   *  that a change to it would fail loudly instead of leaking into the next write) */
+  private zeroView: JsonMap | undefined;
+
   private zero(): JsonMap {
-    return this.definition ? this.c.shape.zero(this.definition) : {};
+    return (this.zeroView ??= deepFreeze(this.definition ? this.c.shape.zero(this.definition) : {}));
   }
 
   private id(manager: string, operation: 'Apply' | 'Update'): string {
