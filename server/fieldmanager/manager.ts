@@ -12,7 +12,7 @@
 
 import type { KubeObject } from '../../storage/interface.js';
 import { errors, StatusError } from '../machinery/status.js';
-import { rfc3339 } from '../registry/object.js';
+import { deepFreeze, rfc3339 } from '../registry/object.js';
 import { ApplyConflicts, conflictError, type Conflict } from './conflict.js';
 import type { GoShape } from './go-shape.js';
 import { allowedConflicts, KUBECTL_MANAGER, lastAppliedOf, lastAppliedValue, setLastApplied } from './last-applied.js';
@@ -83,14 +83,6 @@ function splitApiVersion(apiVersion: string): { group: string; version: string }
 function gvkString(apiVersion: string, kind: string): string {
   const { group, version } = splitApiVersion(apiVersion);
   return `${group}/${version}, Kind=${kind}`;
-}
-
-function deepFreeze<T extends Json>(v: T): T {
-  if (typeof v === 'object' && v !== null && !Object.isFrozen(v)) {
-    Object.freeze(v);
-    for (const x of Object.values(v)) deepFreeze(x);
-  }
-  return v;
 }
 
 function withoutManagedFields(obj: JsonMap): JsonMap {

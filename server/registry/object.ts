@@ -36,6 +36,15 @@ function copyJson(v: unknown): unknown {
   return out;
 }
 
+/** freezes an object graph that is shared and only read (a change to it then fails loudly) */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value as object)) deepFreeze(v);
+  }
+  return value;
+}
+
 export function isObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
