@@ -226,7 +226,9 @@ export class GenericStore implements RESTResource {
     throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
 
-  /** mutating admission of `obj`, which the caller hands over (it uses the result instead) */
+  /** mutating admission of `obj`, which the caller hands over (it uses the result instead).
+   *  The old object is the stored one as admission reads it: plugins never change an
+   *  oldObject (kube hands them the live object itself), so it is not copied. */
   protected async admit(
     ctx: RequestContext,
     operation: AdmissionOperation,
@@ -242,7 +244,7 @@ export class GenericStore implements RESTResource {
       namespace: ctx.namespace,
       name: obj.metadata.name ?? '',
       object: this.fromStorageRead(obj),
-      oldObject: old ? this.fromStorage(old) : null,
+      oldObject: old ? this.fromStorageForReading(old) : null,
       dryRun: ctx.dryRun,
       user: ctx.user,
     });
@@ -266,7 +268,7 @@ export class GenericStore implements RESTResource {
       namespace: ctx.namespace,
       name,
       object: obj ? this.fromStorage(obj) : null,
-      oldObject: old ? this.fromStorage(old) : null,
+      oldObject: old ? this.fromStorageForReading(old) : null,
       dryRun: ctx.dryRun,
       user: ctx.user,
     });
