@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import { descendants } from '../e2e/harness.js';
 
 export interface Run {
   /** per-operation latencies, ms */
@@ -76,6 +77,21 @@ export function cpuMs(pid: number): number {
   }
 }
 
+/** the process and every process below it: a kapi primary's workers (--workers) count as kapi */
+function processTree(pid: number): number[] {
+  return [pid, ...descendants(pid)];
+}
+
+/** user+system CPU time of a process and its descendants still running, ms */
+export function treeCpuMs(pid: number): number {
+  return processTree(pid).reduce((sum, p) => sum + cpuMs(p), 0);
+}
+
+/** resident set size of a process and its descendants, bytes */
+export function treeRssBytes(pid: number): number {
+  return processTree(pid).reduce((sum, p) => sum + rssBytes(p), 0);
+}
+
 /** resident set size of a process, bytes */
 export function rssBytes(pid: number): number {
   try {
@@ -94,12 +110,12 @@ export interface CpuUse {
 
 /** runs fn and reports the CPU time kapi and etcd used meanwhile */
 export async function withCpu<T>(pids: { kapi: number; etcd: number }, fn: () => Promise<T>): Promise<[T, CpuUse]> {
-  const k0 = cpuMs(pids.kapi);
+  const k0 = treeCpuMs(pids.kapi);
   const e0 = cpuMs(pids.etcd);
   const t0 = performance.now();
   const result = await fn();
   const wallMs = performance.now() - t0;
-  return [result, { kapiMs: cpuMs(pids.kapi) - k0, etcdMs: cpuMs(pids.etcd) - e0, wallMs }];
+  return [result, { kapiMs: treeCpuMs(pids.kapi) - k0, etcdMs: cpuMs(pids.etcd) - e0, wallMs }];
 }
 
 /** one line of the results: a scenario measured through kapi and, where it has one, raw etcd */

@@ -58,6 +58,10 @@ describe('CRD validation rules: typed, costed, and run (kubectl 1.33)', () => {
       r.stderr,
       /The CustomResourceDefinition "missings.cel.example.com" is invalid: spec.versions\[0\].schema.openAPIV3Schema.properties\[spec\].x-kubernetes-validations\[0\].rule: Invalid value: apiextensions.ValidationRule\{Rule:"self.nosuch > 0", Message:"", MessageExpression:"", Reason:\(\*apiextensions.FieldValueErrorReason\)\(nil\), FieldPath:"", OptionalOldSelf:\(\*bool\)\(nil\)\}: compilation failed: ERROR: <input>:1:5: undefined field 'nosuch'/,
     );
+    // a syntax error in ANTLR's words, as cel-go's parser reports it
+    const unclosed = await kubectl(['create', '-f', '-'], { ...on(), input: crd('unclosed', 'replicas: { type: integer }', "- rule: 'self.replicas > (1'") });
+    assert.notEqual(unclosed.code, 0);
+    assert.match(unclosed.stderr, /x-kubernetes-validations\[0\].rule: Invalid value: .*: compilation failed: ERROR: <input>:1:19: Syntax error: missing '\)' at '<EOF>'/);
   });
 
   it('a rule over budget is refused at create with kube\'s factor', async () => {

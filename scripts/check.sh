@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# make check: types (strict, no unused locals or parameters), the import boundaries between
-# layers, and generated files that match their generators. Fast; runs in .ci/run before the
+# make check: types (strict, no unused locals or parameters), lint (biome.json), the import
+# boundaries between layers, and generated files that match their generators. Fast; runs in .ci/run before the
 # tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 echo "check: types" >&2
 npx tsc -p tsconfig.json --noEmit --noUnusedLocals --noUnusedParameters
+
+echo "check: lint" >&2
+node_modules/.bin/biome lint --error-on-warnings
 
 echo "check: layers" >&2
 node scripts/check-layers.mjs

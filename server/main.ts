@@ -1,13 +1,19 @@
 // kapi's process: parse the command line, start the server (app.ts), and turn SIGTERM and
 // SIGINT into a graceful shutdown. A second signal during shutdown exits at once (the
-// embedded etcd is still stopped by its exit hook and watchdog).
+// embedded etcd is still stopped by its exit hook and watchdog). With --workers N > 1 this
+// process is the primary (workers/primary.ts) and the workers it forks run this file again.
 
 import { FlagError, parseKapiFlags, FLAG_SPECS, type KapiConfig } from './config/flags.js';
 import { formatDuration } from './machinery/duration.js';
 import type { FlagValue } from './machinery/flagset.js';
 import { log, setVerbosity } from './log.js';
 import { startApp, type App } from './app.js';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { isSubcommand, runSubcommand, withSubcommandsHelp } from './cli/index.js';
+import { startPrimary, type Primary } from './workers/primary.js';
+import { workerRoleFromEnv, type WorkerRole } from './workers/role.js';
+import { workerReady } from './workers/messages.js';
 
 function flagText(v: FlagValue | undefined, durationFlag: boolean): string {
   if (durationFlag && typeof v === 'number') return formatDuration(v);
@@ -45,12 +51,60 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const config = outcome.config;
-  // pflag writes these to stderr as plain lines while parsing, before any log line
-  for (const notice of config.flagDeprecationNotices) process.stderr.write(notice + '\n');
+  const worker = workerRoleFromEnv();
+  // the primary has said all this already
+  if (!worker) {
+    // pflag writes these to stderr as plain lines while parsing, before any log line
+    for (const notice of config.flagDeprecationNotices) process.stderr.write(notice + '\n');
+  }
   setVerbosity(config.verbosity);
-  logFlags(config);
-  for (const warning of config.featureGateWarnings) log.warn(warning);
+  if (!worker) {
+    logFlags(config);
+    for (const warning of config.featureGateWarnings) log.warn(warning);
+  }
+  process.on('unhandledRejection', (reason) => {
+    log.error('unhandled promise rejection', { error: reason instanceof Error ? reason.stack ?? reason.message : String(reason) });
+  });
+  const workerCount = workerCountOf(config.values.get('workers'));
+  if (worker) await runWorker(config, worker);
+  else if (workerCount > 1) await runPrimary(config, workerCount);
+  else await runSingle(config);
+}
 
+/** --workers: 0 means one per core */
+function workerCountOf(flag: number): number {
+  return flag === 0 ? os.availableParallelism() : flag;
+}
+
+/** startApp, with the message and the exit code of a failed start */
+async function start(config: KapiConfig, worker?: WorkerRole): Promise<App> {
+  try {
+    return await startApp(config, worker);
+  } catch (err) {
+    // the message says what is wrong; the stack helps only when debugging (-v 1)
+    const e = err as Error;
+    log.error('kapi failed to start', { error: e.message ?? String(err) });
+    log.v(1).info('stack', { stack: e.stack });
+    process.exit(1);
+  }
+}
+
+/** shuts `app` down (when there is one yet) and exits */
+function shutdownAndExit(app: App | undefined, reason: string): void {
+  // during start-up there is no app yet: exit, and the embedded etcd's exit hook stops it
+  void (async () => {
+    try {
+      await app?.shutdown(reason);
+    } catch (err) {
+      log.error('shutdown failed', { error: (err as Error).stack ?? String(err) });
+      process.exit(1);
+    }
+    process.exit(0);
+  })();
+}
+
+/** one process serves the replica */
+async function runSingle(config: KapiConfig): Promise<void> {
   let app: App | undefined;
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals): void => {
@@ -60,10 +114,50 @@ async function main(argv: string[]): Promise<void> {
       process.exit(1);
     }
     log.info('received signal, shutting down', { signal });
-    // during start-up there is no app yet: exit, and the embedded etcd's exit hook stops it
+    shutdownAndExit(app, `received ${signal}`);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  app = await start(config);
+}
+
+/** one of the replica's worker processes: the primary decides when it stops */
+async function runWorker(config: KapiConfig, worker: WorkerRole): Promise<void> {
+  let app: App | undefined;
+  let stopping = false;
+  const stop = (reason: string): void => {
+    if (stopping) return;
+    stopping = true;
+    log.info('worker shutting down', { worker: worker.index, reason });
+    shutdownAndExit(app, reason);
+  };
+  // the primary sends SIGTERM; a Ctrl-C reaches the whole process group, and the primary
+  // turns it into that same SIGTERM, so SIGINT waits for it (the primary kills a worker that
+  // does not stop in time)
+  process.on('SIGTERM', (signal) => stop(`received ${signal}`));
+  process.on('SIGINT', () => undefined);
+  // the primary is gone: nobody restarts or stops this worker any more
+  process.on('disconnect', () => stop('the primary process exited'));
+  app = await start(config, worker);
+  if (stopping) return;
+  process.send?.(workerReady);
+}
+
+/** the primary of a --workers replica (workers/primary.ts) */
+async function runPrimary(config: KapiConfig, workerCount: number): Promise<void> {
+  let primary: Primary | undefined;
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    signals++;
+    if (signals > 1) {
+      log.warn('second signal: killing the workers and exiting', { signal });
+      void (primary?.kill() ?? Promise.resolve()).finally(() => process.exit(1));
+      return;
+    }
+    log.info('received signal, shutting down', { signal });
     void (async () => {
       try {
-        await app?.shutdown(`received ${signal}`);
+        await primary?.shutdown(`received ${signal}`);
       } catch (err) {
         log.error('shutdown failed', { error: (err as Error).stack ?? String(err) });
         process.exit(1);
@@ -73,19 +167,17 @@ async function main(argv: string[]): Promise<void> {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
-  process.on('unhandledRejection', (reason) => {
-    log.error('unhandled promise rejection', { error: reason instanceof Error ? reason.stack ?? reason.message : String(reason) });
-  });
-
   try {
-    app = await startApp(config);
+    primary = await startPrimary(config, workerCount, fileURLToPath(import.meta.url));
   } catch (err) {
-    // the message says what is wrong; the stack helps only when debugging (-v 1)
     const e = err as Error;
     log.error('kapi failed to start', { error: e.message ?? String(err) });
     log.v(1).info('stack', { stack: e.stack });
     process.exit(1);
   }
+  const code = await primary.failed;
+  await primary.kill();
+  process.exit(code);
 }
 
 await main(process.argv.slice(2));

@@ -103,7 +103,10 @@ export interface ListResult {
  *  revision it was written at (which is its resourceVersion). */
 export interface StoredObjectText {
   readonly key: string;
+  /** the JSON text (a holder of bytes may decode it on every read: read it once per use) */
   readonly data: string;
+  /** the size of the stored JSON in bytes, known without reading `data` */
+  readonly size: number;
   readonly modRevision: number;
   /** set when the stored value cannot be read (encryption at rest); decoding then fails */
   readonly error?: string;

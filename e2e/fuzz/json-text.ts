@@ -52,6 +52,7 @@ export function hostileScalar(rng: Prng): string {
     '\ud800',
     '\u202e\u2066',
     'ß\u0130K\u212a',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a log-injection probe, meant literally
     '${jndi:ldap://x}',
     '../../etc/passwd',
     '-1',

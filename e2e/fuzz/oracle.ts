@@ -31,7 +31,7 @@ const REASONS_BY_CODE: ReadonlyMap<number, readonly string[]> = new Map([
 function kubeParity(req: FuzzRequest, status: number, text: string): boolean {
   if (status === 500 && /InternalError/.test(text) && /without impersonating a user/.test(text)) return true;
   if (status === 500 && req.method === 'PATCH' && /failed to create typed patch object \(/.test(text)) return true;
-  if (status === 500 && req.method === 'PATCH' && /^\{"kind":"Status","apiVersion":"v1","metadata":\{\},"status":"Failure","message":"[^]*","code":500\}\s*$/.test(text)) return true;
+  if (status === 500 && req.method === 'PATCH' && /^\{"kind":"Status","apiVersion":"v1","metadata":\{\},"status":"Failure","message":"[\s\S]*","code":500\}\s*$/.test(text)) return true;
   // a resourceVersion newer than etcd's, waited for and not reached (JSON or protobuf Status)
   if (status === 504 && /Too large resource version/.test(text)) return true;
   // a client's own ?timeout= that runs out is kube's 504 Timeout too

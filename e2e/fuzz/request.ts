@@ -51,6 +51,7 @@ export function describeRequest(req: FuzzRequest): string {
   }
   if (req.body) {
     const text = req.body.toString('utf8');
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
     const printable = Buffer.from(text, 'utf8').equals(req.body) && !/[\x00-\x08\x0e-\x1f]/.test(text);
     if (req.body.length <= PRINTABLE_LIMIT) {
       lines.push(printable ? `  body (${req.body.length} bytes): ${text}` : `  body (${req.body.length} bytes, base64): ${req.body.toString('base64')}`);

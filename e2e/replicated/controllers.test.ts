@@ -49,7 +49,7 @@ describe('controllers on 3 etcd + 3 kapi + haproxy, through kubectl 1.33 and the
     await kubectlOk(['create', 'namespace', ns], { kubeconfig: kc });
   });
   after(async () => {
-    if (killed !== undefined) await cluster?.replicas[killed]!.restart().catch(() => undefined);
+    if (killed !== undefined && cluster) await cluster.replicas[killed]!.restart().catch(() => undefined);
     await cluster?.stop();
   });
 

@@ -7,7 +7,7 @@
 
 import type { KubeObject } from '../../storage/interface.js';
 import type { AdmissionAttributes, ResourceResolver } from '../registry/rest.js';
-import type { ReviewAuthorizer } from '../registry/virtual/reviews.js';
+import type { ReviewAuthorizer } from '../machinery/access-review.js';
 
 /** One admission plugin. A denial is thrown as a StatusError (server/http/status.ts), usually
  *  `admissionForbidden` from ./errors.ts (403 with kube's "is forbidden:" message). */

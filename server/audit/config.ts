@@ -4,7 +4,7 @@
 
 import type { FlagValue } from '../machinery/flagset.js';
 import { unionBackend, type AuditBackend, type AuditLogger } from './backend.js';
-import { createLogBackend } from './log-backend.js';
+import { createLogBackend, type LogBackend } from './log-backend.js';
 import { loadPolicyFile, policyEvaluator, type PolicyEvaluator } from './policy.js';
 import { createWebhookBackend, WEBHOOK_MODES, type WebhookMode } from './webhook-backend.js';
 
@@ -18,13 +18,48 @@ export class AuditConfigError extends Error {}
 const LOG_FORMATS = ['legacy', 'json'];
 const GROUP_VERSION = 'audit.k8s.io/v1';
 
-export function auditorFromFlags(values: ReadonlyMap<string, FlagValue>, logger: AuditLogger): Auditor | undefined {
-  const str = (name: string) => (values.get(name) as string | undefined) ?? '';
-  const num = (name: string) => (values.get(name) as number | undefined) ?? 0;
-  const bool = (name: string) => values.get(name) === true;
-  const fail = (msg: string): never => {
-    throw new AuditConfigError(msg);
-  };
+const readers = (values: ReadonlyMap<string, FlagValue>) => ({
+  str: (name: string) => (values.get(name) as string | undefined) ?? '',
+  num: (name: string) => (values.get(name) as number | undefined) ?? 0,
+  bool: (name: string) => values.get(name) === true,
+});
+
+const fail = (msg: string): never => {
+  throw new AuditConfigError(msg);
+};
+
+function logBackendFromFlags(values: ReadonlyMap<string, FlagValue>, logger: AuditLogger): LogBackend {
+  const { str, num, bool } = readers(values);
+  try {
+    return createLogBackend({
+      path: str('audit-log-path'),
+      maxSizeMB: num('audit-log-maxsize'),
+      maxBackups: num('audit-log-maxbackup'),
+      maxAgeDays: num('audit-log-maxage'),
+      compress: bool('audit-log-compress'),
+      bufferSize: num('audit-log-batch-buffer-size'),
+      logger,
+    });
+  } catch (err) {
+    return fail(`--audit-log-path: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * The log backend alone, for the primary of a --workers replica: it writes the file (and
+ * rotates it) for every worker, whose events it receives as lines. Undefined when nothing
+ * would be logged. The workers validate the other --audit-* flags.
+ */
+export function sharedLogBackendFromFlags(values: ReadonlyMap<string, FlagValue>, logger: AuditLogger): LogBackend | undefined {
+  const { str } = readers(values);
+  if (!str('audit-policy-file') || !str('audit-log-path')) return undefined;
+  return logBackendFromFlags(values, logger);
+}
+
+/** `logSink` stands in for the log backend when another process writes the log (a worker's
+ *  relay to its primary) */
+export function auditorFromFlags(values: ReadonlyMap<string, FlagValue>, logger: AuditLogger, logSink?: AuditBackend): Auditor | undefined {
+  const { str, num, bool } = readers(values);
 
   const logPath = str('audit-log-path');
   const webhookFile = str('audit-webhook-config-file');
@@ -72,23 +107,7 @@ export function auditorFromFlags(values: ReadonlyMap<string, FlagValue>, logger:
   }
 
   const backends: AuditBackend[] = [];
-  if (logPath) {
-    try {
-      backends.push(
-        createLogBackend({
-          path: logPath,
-          maxSizeMB: num('audit-log-maxsize'),
-          maxBackups: num('audit-log-maxbackup'),
-          maxAgeDays: num('audit-log-maxage'),
-          compress: bool('audit-log-compress'),
-          bufferSize: num('audit-log-batch-buffer-size'),
-          logger,
-        }),
-      );
-    } catch (err) {
-      fail(`--audit-log-path: ${(err as Error).message}`);
-    }
-  }
+  if (logPath) backends.push(logSink ?? logBackendFromFlags(values, logger));
   if (webhookFile) {
     // the deprecated spelling wins only when it was changed from the default
     const deprecated = num('audit-webhook-batch-initial-backoff');

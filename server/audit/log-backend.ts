@@ -62,7 +62,13 @@ function ensureLogFile(file: string): void {
   closeSync(openSync(file, 'a', 0o600));
 }
 
-export function createLogBackend(opts: LogBackendOptions): AuditBackend {
+/** the log backend; `processLines` takes events already serialized (one JSON line each, as
+ *  the workers of a --workers replica send them to the primary, which alone writes the file) */
+export interface LogBackend extends AuditBackend {
+  processLines(lines: readonly string[]): void;
+}
+
+export function createLogBackend(opts: LogBackendOptions): LogBackend {
   const toStdout = opts.path === '-';
   if (!toStdout) ensureLogFile(opts.path);
   const bufferSize = opts.bufferSize ?? DEFAULT_BUFFER_SIZE;
@@ -141,16 +147,21 @@ export function createLogBackend(opts: LogBackendOptions): AuditBackend {
     });
   }
 
+  /** true (and the drop counted) when the queue has no room for another line */
+  function full(): boolean {
+    if (queue.length < bufferSize) return false;
+    if (dropped++ % 1000 === 0) opts.logger.error('audit log buffer full; dropping events', { path: opts.path, dropped });
+    return true;
+  }
+
   return {
     name: 'log',
     processEvents(events) {
-      for (const ev of events) {
-        if (queue.length >= bufferSize) {
-          if (dropped++ % 1000 === 0) opts.logger.error('audit log buffer full; dropping events', { path: opts.path, dropped });
-          continue;
-        }
-        queue.push(encodeJson(ev));
-      }
+      for (const ev of events) if (!full()) queue.push(encodeJson(ev));
+      kick();
+    },
+    processLines(lines) {
+      for (const line of lines) if (!full()) queue.push(line);
       kick();
     },
     async shutdown() {

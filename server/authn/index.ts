@@ -181,7 +181,7 @@ export function buildAuthentication(input: AuthenticationInputs): Authentication
       if (!ALL_SIGNING_ALGORITHMS.includes(alg)) throw new AuthenticationSetupError(`oidc: unsupported signing alg: ${JSON.stringify(alg)}`);
     }
   }
-  let authConfig: AuthenticationConfiguration = fileConfig?.config ?? { jwt: [] };
+  const authConfig: AuthenticationConfiguration = fileConfig?.config ?? { jwt: [] };
   if (!configFile && str('oidc-issuer-url') && str('oidc-client-id')) {
     const caFile = str('oidc-ca-file');
     authConfig.jwt = [

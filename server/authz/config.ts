@@ -48,7 +48,7 @@ function durationOf(v: unknown, field: string): number {
   if (typeof v !== 'string') throw new AuthorizationConfigError(`${field}: expected a duration string`);
   try {
     return parseDuration(v);
-  } catch (err) {
+  } catch {
     throw new AuthorizationConfigError(`${field}: time: invalid duration ${JSON.stringify(v)}`);
   }
 }
@@ -144,7 +144,7 @@ function validateWebhook(w: WebhookConfig, p: string): FieldError[] {
       else {
         try {
           if (!statSync(ci.kubeConfigFile).isFile()) errs.push(fieldErrors.invalid(`${p}.connectionInfo.kubeConfigFile`, ci.kubeConfigFile, 'must be a regular file'));
-        } catch (err) {
+        } catch {
           errs.push(fieldErrors.invalid(`${p}.connectionInfo.kubeConfigFile`, ci.kubeConfigFile, `error loading file: stat ${ci.kubeConfigFile}: no such file or directory`));
         }
       }

@@ -9,14 +9,16 @@
 import { unwatchFile, watchFile } from 'node:fs';
 import type { FlagValue } from '../machinery/flagset.js';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from './authorizer.js';
-import type { AccessDecision, AccessReviewRequest, ReviewAuthorizer, RulesResolver, RulesReview } from '../registry/virtual/reviews.js';
+import type { AccessDecision, AccessReviewRequest, ReviewAuthorizer } from '../machinery/access-review.js';
+import type { RulesResolver, RulesReview } from '../registry/virtual/reviews.js';
 import type { ResourceResolver } from '../registry/rest.js';
+import type { EscalationChecker } from '../registry/rbac/escalation-checker.js';
 import type { UserInfo } from '../machinery/user.js';
 import { createLogger, type Logger } from '../log.js';
 import { AuthorizationConfigError, loadAuthorizationConfiguration, type AuthorizationConfiguration, type AuthorizerConfig } from './config.js';
 import { createNodeAuthorizer, informerNodeGraph, nodeNameOf, type NodeGraph } from './node.js';
 import { createRbacAuthorizer, type RulesInfo } from './rbac/authorizer.js';
-import type { EscalationDeps } from './rbac/escalation.js';
+import { rbacEscalationChecker } from './rbac/escalation.js';
 import { startRbacInformers, type RbacInformers } from './rbac/informer-store.js';
 import { RuleResolver } from './rbac/resolver.js';
 import type { RbacStore } from './rbac/store.js';
@@ -52,7 +54,7 @@ export interface Authorization {
   /** answers SelfSubjectRulesReview */
   rules: RulesResolver;
   /** RBAC's escalation checks on role and binding writes (undefined without RBAC) */
-  escalation?: EscalationDeps;
+  escalation?: EscalationChecker;
   /** the authorizer names in order, for logs */
   readonly describe: string[];
   /** starts the caches, the default policy reconciliation (RBAC) and config reloading */
@@ -386,7 +388,7 @@ export function buildAuthorization(input: AuthorizationInputs): Authorization {
     authorizer,
     reviews,
     rules,
-    escalation: rbacInitially ? { authorizer, resolver } : undefined,
+    escalation: rbacInitially ? rbacEscalationChecker({ authorizer, resolver }) : undefined,
     get describe() {
       return chain.map((a) => `${a.type}/${a.name}`);
     },

@@ -4,7 +4,7 @@
 // made through any replica within the watch latency. Reads are synchronous map lookups.
 
 import { setMaxListeners } from 'node:events';
-import type { KubeObject, Watch } from '../../storage/interface.js';
+import type { KubeObject, ObjectMeta, Watch } from '../../storage/interface.js';
 import type { RESTResource } from '../registry/rest.js';
 import { internalContext } from '../controllers/util.js';
 import type { Logger } from '../log.js';
@@ -45,7 +45,28 @@ function wait(ms: number, signal: AbortSignal): Promise<void> {
 export interface InformerOptions {
   /** only objects matching this field selector (e.g. `metadata.name=x`) */
   fieldSelector?: string;
+  /**
+   * What the informer keeps of each object, and what its listeners and readers see; default:
+   * the whole object. The informers run inside the API server (kube runs them in the
+   * controller manager), so a decoded copy of every object of a resource would cost each
+   * replica several times what the watch cache holds of it: an informer whose owner reads a
+   * few fields keeps only those (see `slimObject`).
+   */
+  keep?: (obj: KubeObject) => KubeObject;
 }
+
+/** the metadata informers key and compare by, plus `rest`: an object small enough to keep for
+ *  every member of a large resource (pods) */
+export function slimObject(obj: KubeObject, rest: Omit<Partial<KubeObject>, 'metadata'> = {}): KubeObject {
+  const m = obj.metadata;
+  const metadata: Record<string, unknown> = {};
+  for (const k of SLIM_META) if (m[k] !== undefined) metadata[k] = m[k];
+  const out: KubeObject = { metadata: metadata as ObjectMeta };
+  for (const [k, v] of Object.entries(rest)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+const SLIM_META = ['name', 'namespace', 'uid', 'resourceVersion', 'deletionTimestamp', 'deletionGracePeriodSeconds'] as const;
 
 export function startInformer(resource: RESTResource, log: Logger, parent?: AbortSignal, opts: InformerOptions = {}): Informer {
   const abort = new AbortController();
@@ -53,6 +74,7 @@ export function startInformer(resource: RESTResource, log: Logger, parent?: Abor
   // every list and watch of the loop listens on it for a while: not a leak
   setMaxListeners(100, signal);
   parent?.addEventListener('abort', () => abort.abort(), { once: true });
+  const keep = opts.keep ?? ((obj: KubeObject) => obj);
   const objects = new Map<string, KubeObject>();
   const byNamespace = new Map<string, Map<string, KubeObject>>();
   const listeners = new Set<InformerListener>();
@@ -97,7 +119,7 @@ export function startInformer(resource: RESTResource, log: Logger, parent?: Abor
     do {
       const page = await resource.list(ctx, { limit: 500, continue: cont, fieldSelector: opts.fieldSelector });
       if (!cont) rv = page.metadata.resourceVersion;
-      items.push(...page.items);
+      for (const item of page.items) items.push(keep(item));
       cont = page.metadata.continue || undefined;
     } while (cont && !signal.aborted);
     const seen = new Set<string>();
@@ -141,7 +163,7 @@ export function startInformer(resource: RESTResource, log: Logger, parent?: Abor
           }
           rv = ev.object.metadata?.resourceVersion || rv;
           if (ev.type === 'BOOKMARK') continue;
-          const obj = ev.object;
+          const obj = keep(ev.object);
           if (ev.type === 'DELETED') {
             const old = remove(obj.metadata.namespace ?? '', obj.metadata.name ?? '');
             emit('DELETED', obj, old);

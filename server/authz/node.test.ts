@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../storage/interface.js';
-import { createNodeAuthorizer, podReferences } from './node.js';
+import { createNodeAuthorizer, podForGraph, podReferences } from './node.js';
 
 const pod: KubeObject = {
   metadata: { name: 'p', namespace: 'ns' },
@@ -34,6 +34,22 @@ describe('Node authorizer', () => {
     assert.equal((await node.authorize({ ...base, resource: 'serviceaccounts', subresource: 'token', verb: 'create', name: 'sa' })).decision, 'allow');
     assert.equal((await node.authorize({ ...base, user: { username: 'system:node:n2', groups: ['system:nodes'] } })).decision, 'noOpinion');
     assert.equal((await node.authorize({ ...base, verb: 'delete' })).decision, 'noOpinion');
+  });
+
+  it('decides the same over what the graph keeps of a pod (its node and references)', async () => {
+    const slim = podForGraph(pod);
+    assert.deepEqual(Object.keys(slim.spec as object), ['nodeName']);
+    const overSlim = createNodeAuthorizer(() => ({ ...graph, podsOn: (n: string) => (n === 'n1' ? [slim] : []) }));
+    for (const attrs of [
+      base,
+      { ...base, name: 's2' },
+      { ...base, name: 'other' },
+      { ...base, resource: 'configmaps', name: 'cm1' },
+      { ...base, resource: 'persistentvolumes', namespace: '', name: 'pv1' },
+      { ...base, resource: 'serviceaccounts', subresource: 'token', verb: 'create', name: 'sa' },
+    ]) {
+      assert.deepEqual(await overSlim.authorize(attrs), await node.authorize(attrs), JSON.stringify(attrs));
+    }
   });
 
   it('its own lease; system:node rules for the rest; others get no opinion', async () => {

@@ -8,7 +8,7 @@ import type { KubeObject } from '../../storage/interface.js';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from './authorizer.js';
 import type { ResourceResolver } from '../registry/rest.js';
 import type { Logger } from '../log.js';
-import { startInformer, type Informer } from './informer.js';
+import { slimObject, startInformer, type Informer } from './informer.js';
 import { nodeRules } from './bootstrap-policy.js';
 import { rulesAllow } from './rbac/rules.js';
 import { NODE_USER_PREFIX, NODES_GROUP } from './rbac/subjects.js';
@@ -65,6 +65,18 @@ export function podReferences(pod: KubeObject): Ref[] {
   return out;
 }
 
+/** what the graph keeps of a pod: its node and what it refers to, found once per version
+ *  (not the whole pod, for every pod of the cluster) */
+export function podForGraph(pod: KubeObject): KubeObject {
+  const nodeName = (pod.spec as { nodeName?: unknown } | undefined)?.nodeName;
+  return slimObject(pod, { spec: nodeName === undefined ? {} : { nodeName }, references: podReferences(pod) });
+}
+
+/** a pod's references: those podForGraph found, or found now in a whole pod */
+function referencesOf(pod: KubeObject): Ref[] {
+  return Array.isArray(pod.references) ? (pod.references as Ref[]) : podReferences(pod);
+}
+
 export interface NodeGraph {
   podsOn(node: string): KubeObject[];
   pvc(namespace: string, name: string): KubeObject | undefined;
@@ -74,7 +86,7 @@ export function informerNodeGraph(resolver: ResourceResolver, log: Logger, signa
   const pods = resolver.lookup('', 'v1', 'pods');
   const pvcs = resolver.lookup('', 'v1', 'persistentvolumeclaims');
   if (!pods || !pvcs) throw new Error('the registry serves no pods or persistentvolumeclaims');
-  const podInformer: Informer = startInformer(pods, log, signal);
+  const podInformer: Informer = startInformer(pods, log, signal, { keep: podForGraph });
   const pvcInformer: Informer = startInformer(pvcs, log, signal);
   return {
     podsOn: (node) => podInformer.list().filter((p) => (p.spec as { nodeName?: string } | undefined)?.nodeName === node),
@@ -95,7 +107,7 @@ export function createNodeAuthorizer(graph: () => NodeGraph | undefined, ready?:
     const g = graph();
     if (!g) return false;
     for (const pod of g.podsOn(node)) {
-      for (const ref of podReferences(pod)) {
+      for (const ref of referencesOf(pod)) {
         if (ref.kind === want.kind && ref.namespace === want.namespace && ref.name === want.name) return true;
       }
     }
@@ -105,7 +117,7 @@ export function createNodeAuthorizer(graph: () => NodeGraph | undefined, ready?:
     const g = graph();
     if (!g) return false;
     for (const pod of g.podsOn(node)) {
-      for (const ref of podReferences(pod)) {
+      for (const ref of referencesOf(pod)) {
         if (ref.kind !== 'pvc') continue;
         const claim = g.pvc(ref.namespace, ref.name);
         if ((claim?.spec as { volumeName?: string } | undefined)?.volumeName === pvName) return true;

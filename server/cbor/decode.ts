@@ -152,7 +152,7 @@ class Reader {
   private pair(out: Record<string, unknown>, index: number, depth: number): void {
     const key = this.key(depth);
     const value = this.item(depth);
-    if (Object.prototype.hasOwnProperty.call(out, key)) {
+    if (Object.hasOwn(out, key)) {
       throw new CborDecodeError(`cbor: found duplicate map key ${JSON.stringify(key)} at map element index ${index}`);
     }
     // defineProperty: a "__proto__" key is data like any other

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Environment } from '@marcbachmann/cel-js';
 import { AuthorizationPending, AuthorizerSession, AuthorizerValue, evaluateWithAuthorizer, registerAuthorizerLibrary } from './authorizer-library.js';
-import type { AccessReviewRequest } from '../registry/virtual/reviews.js';
+import type { AccessReviewRequest } from '../machinery/access-review.js';
 
 const env = registerAuthorizerLibrary(new Environment(), { declareVariable: true });
 

@@ -12,7 +12,7 @@
 
 import type { Environment } from '@marcbachmann/cel-js';
 import type { UserInfo } from '../machinery/user.js';
-import type { AccessDecision, AccessReviewRequest, ReviewAuthorizer } from '../registry/virtual/reviews.js';
+import type { AccessDecision, AccessReviewRequest, ReviewAuthorizer } from '../machinery/access-review.js';
 
 export class AuthorizationPending extends Error {
   constructor() {

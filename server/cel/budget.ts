@@ -11,7 +11,7 @@
 // is enough: `withCost` installs it for the duration of one call.
 
 import { Environment } from '@marcbachmann/cel-js';
-import { MACRO_COSTS, macroOf, nodeCost, type CostNode } from './runtime-cost.js';
+import { actualSize, MACRO_COSTS, macroOf, nodeCost, type CostNode } from './runtime-cost.js';
 
 /** kube-apiserver's per-expression runtime cost limit (celconfig.PerCallLimit) */
 export const PER_CALL_LIMIT = 1_000_000;
@@ -43,8 +43,31 @@ interface Tracker {
   /** the last value of every evaluated node, for the costs that depend on operand sizes */
   values: WeakMap<object, unknown>;
   /** the macros being evaluated, innermost last */
-  macros: { perCall: number }[];
+  macros: MacroFrame[];
+  /** attribute branches of conditionals, resolved at no cost */
+  free: WeakSet<object>;
 }
+
+interface MacroFrame {
+  /** charged at each setting of an iteration variable */
+  perCall: number;
+  calls: number;
+  receiver: CostNode;
+  twoVariables: boolean;
+  /** the loop condition's cost when it ends the loop early */
+  earlyExit?: number;
+  /** a filter's predicate, and what keeping an element adds to the step */
+  filterNode?: CostNode;
+  kept: number;
+}
+
+/** what keeping an element costs a filtering step (a dropped one costs nothing: cel-go reads
+ *  the accumulator as the attribute branch of a conditional, which is not charged): the append
+ *  (filter's read of the element is a node of cel-js's expansion, charged as such) or, for
+ *  exists_one, the count's increment */
+const KEPT_COSTS: Readonly<Record<string, number>> = { filter: 12, map: 12, transformList: 12, transformMap: 3, transformMapEntry: 2, exists_one: 2, existsOne: 2 };
+/** `all`: @not_strictly_false(__result__); `exists`: @not_strictly_false(!__result__) */
+const EARLY_EXIT_CONDITION: Readonly<Record<string, number>> = { all: 2, exists: 3 };
 
 let active: Tracker | undefined;
 
@@ -59,23 +82,79 @@ function charge(t: Tracker, units: number): void {
 
 const valueOf = (t: Tracker) => (n: unknown) => (n && typeof n === 'object' ? t.values.get(n) : undefined);
 
+/** what cel-go's expansion of a macro spends beyond the per-iteration steps: the loop
+ *  condition that ends `all` and `exists` early, and the append of a kept element */
+function macroFrame(node: CostNode, name: string, twoVariables: boolean): MacroFrame {
+  const costs = MACRO_COSTS[name]!;
+  const [, receiver, args] = node.args as [string, CostNode, CostNode[]];
+  const filtered = name === 'filter' || (name === 'map' && args.length === 3) || (name.startsWith('transform') && args.length === 4);
+  const counted = name === 'exists_one' || name === 'existsOne';
+  // the predicate whose truth decides the step's cost
+  const filterNode = name === 'filter' || counted ? args.at(-1) : filtered ? args.at(-2) : undefined;
+  const perIteration = filterNode ? 0 : costs.perIteration;
+  return {
+    perCall: twoVariables ? perIteration / 2 : perIteration,
+    calls: 0,
+    receiver,
+    twoVariables,
+    earlyExit: EARLY_EXIT_CONDITION[name],
+    filterNode,
+    kept: filterNode ? KEPT_COSTS[name]! : 0,
+  };
+}
+
+/** the number of elements of a macro's range: its last value, or a list literal's length */
+function rangeSize(t: Tracker, receiver: CostNode): number {
+  if (t.values.has(receiver)) return actualSize(t.values.get(receiver));
+  return receiver.op === 'list' && Array.isArray(receiver.args) ? receiver.args.length : 1;
+}
+
+/** a value cel-go resolves as an attribute: a variable and its fields and constant indexes */
+function isAttributeChain(node: CostNode | undefined): boolean {
+  if (!node) return false;
+  if (node.op === 'id') return true;
+  const a = node.args as CostNode[];
+  if (node.op === '.' || node.op === '.?') return isAttributeChain(a[0]);
+  if (node.op === '[]' || node.op === '[?]') return a[1]?.op === 'value' && isAttributeChain(a[0]);
+  return false;
+}
+
+/** marks a chain's nodes as resolved without cost */
+function freeChain(t: Tracker, node: CostNode): void {
+  t.free.add(node);
+  if (node.op !== 'id') freeChain(t, (node.args as CostNode[])[0]!);
+}
+
 /** evaluates one node with its cost charged (the root: withCost; the others: the run hook) */
 function runCharged(t: Tracker, node: CostNode, evaluate: () => unknown): unknown {
   const macro = macroOf(node);
   if (macro) {
-    const costs = MACRO_COSTS[macro.name]!;
-    charge(t, costs.start);
-    // a two-variable macro sets its two variables once each per iteration
-    t.macros.push({ perCall: macro.twoVariables ? costs.perIteration / 2 : costs.perIteration });
+    charge(t, MACRO_COSTS[macro.name]!.start);
+    const frame = macroFrame(node, macro.name, macro.twoVariables);
+    t.macros.push(frame);
+    let result: unknown;
     try {
-      return evaluate();
+      result = evaluate();
     } finally {
       t.macros.pop();
     }
+    t.values.set(node, result);
+    // the loop condition that stopped the loop before the range's end
+    const iterations = frame.twoVariables ? frame.calls / 2 : frame.calls;
+    if (frame.earlyExit && iterations < rangeSize(t, frame.receiver)) charge(t, frame.earlyExit);
+    return result;
+  }
+  if (node.op === '?:') {
+    // cel-go resolves a branch that is an attribute within the conditional, at no cost
+    const [, whenTrue, whenFalse] = node.args as CostNode[];
+    for (const branch of [whenTrue, whenFalse]) if (isAttributeChain(branch)) freeChain(t, branch!);
   }
   const result = evaluate();
   t.values.set(node, result);
+  if (t.free.has(node)) return result;
   charge(t, nodeCost(node, result, valueOf(t)));
+  const frame = t.macros.at(-1);
+  if (frame?.filterNode === node && result === true) charge(t, frame.kept);
   return result;
 }
 
@@ -107,7 +186,11 @@ function install(): void {
   const setIterValue = ctxProto['setIterValue'] as (this: unknown, ...args: unknown[]) => unknown;
   ctxProto['setIterValue'] = function (this: unknown, ...args: unknown[]) {
     const t = active;
-    if (t) charge(t, t.macros.at(-1)?.perCall ?? MACRO_COSTS['all']!.perIteration);
+    const frame = t?.macros.at(-1);
+    if (t && frame) {
+      frame.calls++;
+      charge(t, frame.perCall);
+    } else if (t) charge(t, MACRO_COSTS['all']!.perIteration);
     return setIterValue.apply(this, args);
   };
   const run = evProto['run'] as (this: unknown, node: CostNode, ctx: unknown) => unknown;
@@ -176,6 +259,7 @@ export function evaluateWithCost(program: CostedProgram, activation: Record<stri
     spent: false,
     values: new WeakMap(),
     macros: [],
+    free: new WeakSet(),
   };
   active = t;
   try {

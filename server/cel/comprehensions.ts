@@ -121,14 +121,20 @@ function evaluate(ev: Evaluator, m: TwoVarMacro, ctx: Context): unknown {
   const entries = entriesOf(ev.run(m.receiver, ctx));
   const keyCtx = m.keyCtx!;
   const valueCtx = m.valueCtx!;
-  const run = (node: AstNode, key: unknown, value: unknown): unknown => {
-    const c = valueCtx.reuse(keyCtx.reuse(ctx).setIterValue(key, ev)).setIterValue(value, ev);
-    return ev.run(node, c);
-  };
-  const test = (node: AstNode, key: unknown, value: unknown): boolean => {
-    const r = run(node, key, value);
+  // one context per element: the budget charges each setting of an iteration variable
+  const bound = (key: unknown, value: unknown): Context => valueCtx.reuse(keyCtx.reuse(ctx).setIterValue(key, ev)).setIterValue(value, ev);
+  const testIn = (c: Context, node: AstNode): boolean => {
+    const r = ev.run(node, c);
     if (typeof r !== 'boolean') throw new Error(`no such overload: ${m.kind} predicate must return bool`);
     return r;
+  };
+  const test = (node: AstNode, key: unknown, value: unknown): boolean => testIn(bound(key, value), node);
+  /** the body's value for an element, or `skip` when the filter drops it */
+  const skip = Symbol('skip');
+  const step = (key: unknown, value: unknown): unknown => {
+    const c = bound(key, value);
+    if (m.filter && !testIn(c, m.filter)) return skip;
+    return ev.run(m.body, c);
   };
   switch (m.kind) {
     case 'all':
@@ -153,19 +159,26 @@ function evaluate(ev: Evaluator, m: TwoVarMacro, ctx: Context): unknown {
     }
     case 'transformList': {
       const out: unknown[] = [];
-      for (const [k, v] of entries) if (!m.filter || test(m.filter, k, v)) out.push(run(m.body, k, v));
+      for (const [k, v] of entries) {
+        const r = step(k, v);
+        if (r !== skip) out.push(r);
+      }
       return out;
     }
     case 'transformMap': {
       const out = new Map<unknown, unknown>();
-      for (const [k, v] of entries) if (!m.filter || test(m.filter, k, v)) out.set(k, run(m.body, k, v));
+      for (const [k, v] of entries) {
+        const r = step(k, v);
+        if (r !== skip) out.set(k, r);
+      }
       return toCelMap(out);
     }
     case 'transformMapEntry': {
       const out = new Map<unknown, unknown>();
       for (const [k, v] of entries) {
-        if (m.filter && !test(m.filter, k, v)) continue;
-        for (const [ek, ev2] of entriesOf(run(m.body, k, v))) {
+        const r = step(k, v);
+        if (r === skip) continue;
+        for (const [ek, ev2] of entriesOf(r)) {
           if (out.has(ek)) throw new Error(`insert failed: key ${String(ek)} already exists`);
           out.set(ek, ev2);
         }

@@ -60,6 +60,7 @@ const FORMATS: Record<string, FormatValue> = {
 export function registerFormatLibrary(env: Environment): Environment {
   env
     .registerType('Format', FormatValue)
+    .registerOperator('Format == Format', (a: FormatValue, b: FormatValue) => a.name === b.name)
     .registerType('FormatNamespace', FormatNamespace)
     .registerConstant('format', 'FormatNamespace', new FormatNamespace())
     .registerFunction('FormatNamespace.named(string): optional<Format>', (_ns: FormatNamespace, name: string) =>

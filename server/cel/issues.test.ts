@@ -33,3 +33,18 @@ test('a call of a function the environment lacks is an undeclared reference, as 
   // a known function with the wrong arguments stays an overload issue
   assert.match(issue('size(x, 1)'), /found no matching overload for 'size'/);
 });
+
+test("macro argument errors in cel-go's words (cel-go parser/parser_test.go vectors)", () => {
+  const list = new Environment().registerVariable('m', 'list<int>');
+  const macroIssue = (expr: string): string => {
+    try {
+      const r = list.check(expr) as { valid: boolean; error?: Error };
+      return celGoIssue(expr, r.error!);
+    } catch (err) {
+      return celGoIssue(expr, err as Error);
+    }
+  };
+  assert.equal(macroIssue('1.all(2, 3)'), 'ERROR: <input>:1:7: argument must be a simple name\n | 1.all(2, 3)\n | ......^');
+  assert.equal(macroIssue('m.filter(a.b, false)'), 'ERROR: <input>:1:11: argument is not an identifier\n | m.filter(a.b, false)\n | ..........^');
+  assert.equal(macroIssue('has(m)'), 'ERROR: <input>:1:5: invalid argument to has() macro\n | has(m)\n | ....^');
+});

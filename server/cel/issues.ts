@@ -2,7 +2,11 @@
 //   ERROR: <input>:1:5: undefined field 'nosuch'
 //    | self.nosuch > 0
 //    | ....^
-// cel-js reports its own codes and source ranges; the common ones are translated here.
+// cel-js reports its own codes and source ranges; the common ones are translated here. cel-go
+// parses before it checks, so an expression with syntax errors reports those
+// (syntax-errors.ts), whatever cel-js found.
+
+import { celSyntaxErrors } from './syntax-errors.js';
 
 /** one issue at a 0-based offset of the expression */
 export function celIssue(expr: string, offset: number, message: string): string {
@@ -68,8 +72,50 @@ function declaresFunction(env: IssueEnvironment, name: string): boolean {
   return names.has(name);
 }
 
+/** the names kube's libraries give the types kapi registers under shorter ones */
+const KUBE_TYPE_NAMES: Readonly<Record<string, string>> = {
+  Authorizer: 'kubernetes.authorization.Authorizer',
+  PathCheck: 'kubernetes.authorization.PathCheck',
+  GroupCheck: 'kubernetes.authorization.GroupCheck',
+  ResourceCheck: 'kubernetes.authorization.ResourceCheck',
+  Decision: 'kubernetes.authorization.Decision',
+  Quantity: 'kubernetes.Quantity',
+  'net.URL': 'kubernetes.URL',
+  Format: 'kubernetes.NamedFormat',
+  Semver: 'kubernetes.Semver',
+};
+
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Renames types in the messages of an issue text (its `ERROR:` lines, not the source it
+ *  echoes): whole type names by `names`, a schema type's list items and map values as kube
+ *  names them (`.@idx`, `.@elem`). */
+export function renameTypes(issue: string, names: Readonly<Record<string, string>>): string {
+  const patterns = Object.entries(names).map(([from, to]) => [new RegExp(`(?<![\\w.@])${escapeRegExp(from)}(?![\\w])`, 'g'), to] as const);
+  return issue
+    .split('\n')
+    .map((line) => {
+      if (!line.startsWith('ERROR: ')) return line;
+      let out = line.replace(/\.0items(?![\w])/g, '.@idx').replace(/\.0values(?![\w])/g, '.@elem');
+      // cel-go writes parameterized types with parentheses: list(int), map(string, int)
+      for (let prev = ''; prev !== out; ) {
+        prev = out;
+        out = out.replace(/(?<![\w.])(list|map)<([^<>]*)>/g, '$1($2)');
+      }
+      for (const [re, to] of patterns) out = out.replace(re, to);
+      return out;
+    })
+    .join('\n');
+}
+
 /** a cel-js compile error as cel-go would word it, at the same place */
 export function celGoIssue(expr: string, err: Error, env?: IssueEnvironment): string {
+  const syntax = celSyntaxErrors(expr);
+  if (syntax) return syntax;
+  return renameTypes(translateIssue(expr, err, env), KUBE_TYPE_NAMES);
+}
+
+function translateIssue(expr: string, err: Error, env?: IssueEnvironment): string {
   const e = err as CelJsError;
   const summary = e.summary ?? e.message.split('\n')[0] ?? '';
   const start = e.range?.start ?? 0;
@@ -85,7 +131,7 @@ export function celGoIssue(expr: string, err: Error, env?: IssueEnvironment): st
     case 'heterogeneous_map_value':
       return celIssue(expr, start, summary.replace(/^.*?(expected type)/, '$1'));
     case 'no_such_overload':
-      if ((m = /^no such overload: (\S+) (\S+) (\S+)$/.exec(summary)) && OPERATOR_NAMES[m[2]!]) {
+      if ((m = /^no such overload: (.+?) (\+|-|\*|\/|%|<=|>=|<|>|==|!=|in) (.+)$/.exec(summary)) && OPERATOR_NAMES[m[2]!]) {
         const at = operatorOffset(expr, e.node, m[2]!) ?? start;
         return celIssue(expr, at, `found no matching overload for '${OPERATOR_NAMES[m[2]!]}' applied to '(${m[1]}, ${m[3]})'`);
       }
@@ -102,6 +148,14 @@ export function celGoIssue(expr: string, err: Error, env?: IssueEnvironment): st
         return celIssue(expr, at, `found no matching overload for '${m[1]}' applied to '(${m[2]})'`);
       }
       return celIssue(expr, at, summary);
+    }
+    case 'invalid_macro_argument': {
+      // cel-go's macro expanders: at the argument (a selection: at its dot)
+      const at = e.node?.op === '.' ? Math.max(0, start - 1) : start;
+      if (/^(all|exists|exists_one)\(var, predicate\) invalid predicate iteration variable$/.test(summary)) return celIssue(expr, at, 'argument must be a simple name');
+      if (/^(map|filter)\(var, .*\) invalid predicate iteration variable$/.test(summary)) return celIssue(expr, at, 'argument is not an identifier');
+      if (summary === 'has() invalid argument') return celIssue(expr, at, 'invalid argument to has() macro');
+      return celIssue(expr, start, summary);
     }
     case 'invalid_format':
       return celIssue(expr, (e.node?.op === 'rcall' ? callOffset(expr, e.node) : undefined) ?? start, summary);

@@ -9,7 +9,7 @@
 // `!=` and `+` goes through the functions registered here; those fall back to the library's
 // own operators for everything that is not a marked list.
 
-import { Environment, serialize, type ASTNode } from '@marcbachmann/cel-js';
+import { type Environment, serialize, type ASTNode } from '@marcbachmann/cel-js';
 import { uncharged } from './budget.js';
 import { ROUTED_ADD, ROUTED_EQUALS } from './runtime-cost.js';
 

@@ -6,6 +6,8 @@
 // `in` the list's size, an authorizer check 350000). Comprehensions add, per iteration, what
 // cel-go's expansion of each macro spends on its accumulator.
 
+import { RE2_MATCHES } from './re2.js';
+
 /** the parts of cel-js's AST node read here */
 export interface CostNode {
   op: string;
@@ -86,10 +88,12 @@ export function callCost(name: string, args: readonly unknown[], result: unknown
     case 'isQuantity':
     case 'semver':
     case 'isSemver':
-    case 'startsWith':
-    case 'endsWith':
     case 'bytes':
       return scan(a0);
+    case 'startsWith':
+    case 'endsWith':
+      // the prefix or suffix is scanned
+      return scan(a1);
     case 'ip':
       return typeof a0 === 'string' ? scan(a0) : 1;
     case 'replace':
@@ -100,15 +104,60 @@ export function callCost(name: string, args: readonly unknown[], result: unknown
     case 'find':
     case 'findAll':
     case 'matches':
+    case RE2_MATCHES:
       return regexCost(a0, a1);
     case 'contains':
       return typeof a0 === 'string' ? scan(a0) * scan(a1) : 1;
     case 'string':
       return a0 instanceof Uint8Array ? scan(a0) : 1;
+    case 'strings.quote':
+    case 'jsonpatch.escapeKey':
+      return scan(a0);
+    case 'ip.isCanonical':
+      return scan(a0, 2 * STRING_TRAVERSAL);
+    case 'containsIP':
+    case 'containsCIDR': {
+      // the network is no sized value to the tracker: size 1
+      const own = 1;
+      let cost = Math.ceil(2 * own * STRING_TRAVERSAL);
+      if (name === 'containsCIDR') cost += Math.ceil(own * STRING_TRAVERSAL) + 1;
+      if (typeof a1 === 'string') cost += scan(a1);
+      return cost;
+    }
+    case 'validate': {
+      const regex = FORMAT_REGEX_SIZES[(a0 as { name?: string } | undefined)?.name ?? ''];
+      return regex === undefined ? 1 : Math.ceil((1 + actualSize(a1)) * STRING_TRAVERSAL) * Math.ceil(regex * REGEX_LENGTH);
+    }
+    case 'sets.contains':
+    case 'sets.intersects':
+      return 1 + actualSize(a0) * actualSize(a1);
+    case 'sets.equivalent':
+      return 1 + 2 * actualSize(a0) * actualSize(a1);
+    case 'format':
+      // cel-go's string.format: a tenth of the format string
+      return typeof a0 === 'string' ? scan(a0) : 1;
     default:
       return 1;
   }
 }
+
+/** the size of each named format's validation regex, as kube estimates it (library/format.go) */
+const FORMAT_REGEX_SIZES: Readonly<Record<string, number>> = {
+  DNS1123Label: 30,
+  DNS1123Subdomain: 60,
+  DNS1035Label: 30,
+  QualifiedName: 60,
+  DNS1123LabelPrefix: 30,
+  DNS1123SubdomainPrefix: 60,
+  DNS1035LabelPrefix: 30,
+  LabelValue: 40,
+  URI: 1103,
+  // kube-openapi's strfmt UUIDPattern and DateTimePattern
+  uuid: 70,
+  byte: 84,
+  date: 71,
+  datetime: 71,
+};
 
 /** the cost of an operator node given its operands' values */
 export function operatorCost(op: string, left: unknown, right: unknown): number {
@@ -157,6 +206,27 @@ export function macroOf(node: CostNode): { name: string; twoVariables: boolean }
   return { name, twoVariables };
 }
 
+const NAMESPACE = /Namespace$/;
+
+/** `-5`: cel-go's parser reads a signed number as one constant, not a negation */
+export function isNegativeLiteral(node: CostNode): boolean {
+  const operand = node.args as CostNode | undefined;
+  return node.op === '-_' && operand?.op === 'value' && (typeof operand.args === 'number' || typeof operand.args === 'bigint');
+}
+
+/** the name of a namespace constant (`sets` in `sets.contains(...)`), or undefined */
+function namespaceOf(n: unknown): string | undefined {
+  const node = n as { op?: string; args?: unknown; checkedType?: { name?: string } };
+  return node?.op === 'id' && NAMESPACE.test(node.checkedType?.name ?? '') ? (node.args as string) : undefined;
+}
+
+/** the number of field selections in a chain `a.b.c` (2) */
+function selections(node: unknown): number {
+  let n = 0;
+  for (let x = node as CostNode | undefined; x && (x.op === '.' || x.op === '.?'); x = (x.args as CostNode[])[0]) n++;
+  return n;
+}
+
 /** The cost of a node's own step (its operands are charged as they are evaluated); `valueOf`
  *  gives the last value of an evaluated operand node. */
 export function nodeCost(node: CostNode, result: unknown, valueOf: (n: unknown) => unknown): number {
@@ -165,6 +235,8 @@ export function nodeCost(node: CostNode, result: unknown, valueOf: (n: unknown) 
     case 'value':
       return 0;
     case 'id':
+      // a namespace (sets, strings, format...) is part of a function's name in cel-go
+      return NAMESPACE.test((node as { checkedType?: { name?: string } }).checkedType?.name ?? '') ? 0 : 1;
     case '.':
     case '.?':
     case '[]':
@@ -179,8 +251,9 @@ export function nodeCost(node: CostNode, result: unknown, valueOf: (n: unknown) 
     case '?:':
       return 0;
     case '!_':
-    case '-_':
       return 1;
+    case '-_':
+      return isNegativeLiteral(node) ? 0 : 1;
     case '==':
     case '!=':
     case '<':
@@ -196,13 +269,16 @@ export function nodeCost(node: CostNode, result: unknown, valueOf: (n: unknown) 
       return operatorCost(node.op, valueOf(a[0]), valueOf(a[1]));
     case 'call': {
       const [name, args] = a as [string, unknown[]];
-      // kube turns off the cost of presence tests (PresenceTestHasCost false)
-      if (name === 'has') return 0;
+      // kube turns off the cost of presence tests (PresenceTestHasCost false): the operand's
+      // variable is charged as it is read, and each field selected before the tested one
+      if (name === 'has') return Math.max(0, selections(args[0]) - 1);
       return callCost(name, args.map(valueOf), result);
     }
     case 'rcall': {
       const [name, receiver, args] = a as [string, unknown, unknown[]];
       if (macroOf(node)) return 0;
+      const ns = namespaceOf(receiver);
+      if (ns) return callCost(`${ns}.${name}`, args.map(valueOf), result);
       return callCost(name, [valueOf(receiver), ...args.map(valueOf)], result);
     }
     default:

@@ -110,6 +110,9 @@ test('validation of values', () => {
   assert.throws(() => parse('--etcd-servers=127.0.0.1:2379'), /--etcd-servers/);
   assert.throws(() => parse('--endpoint-reconciler-type=static'), /unknown reconciler type "static"/);
   assert.throws(() => parse('--delete-collection-workers=0'), /--delete-collection-workers must be greater than 0/);
+  assert.throws(() => parse('--workers=-1'), /--workers must be 0 \(one per CPU core\) or a positive number/);
+  assert.equal(parse().values.get('workers'), 1);
+  assert.equal(parse('--workers=0').values.get('workers'), 0);
   assert.equal(parse('--endpoint-reconciler-type=none').values.get('endpoint-reconciler-type'), 'none');
   assert.equal(parse('--storage-backend=etcd3').values.get('storage-backend'), 'etcd3');
 });
@@ -175,7 +178,7 @@ test('every kube-apiserver 1.33 flag is accepted; the only others are kapi\'s ow
   const ours = new Set<string>(FLAG_SPECS.map((s) => s.name));
   assert.deepEqual(KUBE_APISERVER_1_33_FLAGS.filter((name) => !ours.has(name)), []);
   const kube = new Set(KUBE_APISERVER_1_33_FLAGS);
-  assert.deepEqual([...ours].filter((name) => !kube.has(name)).sort(), ['allow-loopback-proxy-targets', 'data-dir', 'kubeconfig', 'max-unread-response-mib', 'replica-response-header', 'tls-san']);
+  assert.deepEqual([...ours].filter((name) => !kube.has(name)).sort(), ['allow-loopback-proxy-targets', 'data-dir', 'kubeconfig', 'max-unread-response-mib', 'replica-response-header', 'tls-san', 'workers']);
   // each one parses with a value of its kind
   for (const spec of FLAG_SPECS) {
     if (spec.name === 'help' || spec.name === 'version') continue;

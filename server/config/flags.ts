@@ -1,5 +1,5 @@
 // kapi's command line. Names, defaults and meanings are kube-apiserver's so that harnesses
-// written for kube-apiserver start kapi unchanged; `--data-dir`, `--tls-san` and `--max-unread-response-mib` are kapi's
+// written for kube-apiserver start kapi unchanged; the flags of the kapi group (`--data-dir`, `--workers` and others) are kapi's
 // own. Flags that a later part of kapi will honour are parsed and validated now (a harness
 // passing them must not fail) and kept in `KapiConfig` for that part to read.
 
@@ -260,6 +260,7 @@ export const FLAG_SPECS = [
   spec(G_KAPI, 'max-unread-response-mib', 'int', 256, 'kapi: MiB of response bodies this replica holds for clients that have not taken them; past it, the response whose client has gone longest without reading is cut.'),
   spec(G_KAPI, 'allow-loopback-proxy-targets', 'bool', false, 'kapi: let pods/proxy, services/proxy and nodes/proxy reach loopback addresses, which kube-apiserver refuses; for tests and one-machine set-ups where pods and kubelets listen on 127.0.0.1.'),
   spec(G_KAPI, 'replica-response-header', 'bool', false, 'kapi: every response carries a Kapi-Replica header naming the replica that answered (its identity Lease), so load tests behind a load balancer can tell replicas apart.'),
+  spec(G_KAPI, 'workers', 'int', 1, 'kapi: worker processes serving this replica, sharing its listening socket; each is a full stateless replica towards etcd with its own watch cache. 0: one per CPU core. A primary process forks them, restarts those that die and stops them on SIGTERM.'),
   spec(G_KAPI, 'help', 'bool', false, 'help for kapi', { shorthand: 'h' }),
   spec(G_KAPI, 'version', 'bool', false, 'Print version information and quit.'),
 ];
@@ -424,6 +425,7 @@ export function parseKapiFlags(argv: readonly string[], cwd = process.cwd()): Pa
   if (!['lease', 'master-count', 'none'].includes(reconciler)) {
     throw new FlagError(`--endpoint-reconciler-type: unknown reconciler type "${reconciler}" (lease, master-count or none)`);
   }
+  if (num(values, 'workers') < 0) throw new FlagError('--workers must be 0 (one per CPU core) or a positive number');
   if (num(values, 'delete-collection-workers') < 1) throw new FlagError('--delete-collection-workers must be greater than 0');
   const prefix = str(values, 'etcd-prefix');
   if (prefix === '') throw new FlagError('--etcd-prefix must not be empty');

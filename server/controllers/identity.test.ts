@@ -63,6 +63,12 @@ test("the identity Lease name: kube-apiserver's APIServerID, plus the endpoint w
   assert.equal(apiserverIdentityLeaseName('kapi-host', '127.0.0.1:6443'), 'apiserver-kgu3syc5ad4wdapsjhl5c2ruti');
   assert.equal(apiserverIdentityLeaseName('kapi-host', servingEndpoint('::1', 6443)), 'apiserver-op3c7qqzd3nhezalgrdj6m2djy');
   assert.notEqual(apiserverIdentityLeaseName('kapi-host', '127.0.0.1:6443'), apiserverIdentityLeaseName('kapi-host', '127.0.0.1:6444'));
+  // the workers of one replica (--workers): worker 0 keeps the replica's name, the others differ
+  assert.equal(servingEndpoint('127.0.0.1', 6443, 0), '127.0.0.1:6443');
+  assert.equal(servingEndpoint('::1', 6443, 2), '[::1]:6443#worker-2');
+  const workerNames = [0, 1, 2].map((k) => apiserverIdentityLeaseName('kapi-host', servingEndpoint('127.0.0.1', 6443, k)));
+  assert.equal(workerNames[0], 'apiserver-kgu3syc5ad4wdapsjhl5c2ruti');
+  assert.equal(new Set(workerNames).size, 3);
 });
 
 test('expiry: renewTime + leaseDurationSeconds before now, or either missing', () => {

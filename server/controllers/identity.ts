@@ -80,9 +80,15 @@ export function apiserverIdentityLeaseName(hostname: string, endpoint?: string):
   return `apiserver-${base32(hash.subarray(0, 16)).toLowerCase()}`;
 }
 
-/** the serving endpoint that names a replica's identity Lease */
-export function servingEndpoint(advertiseAddress: string, securePort: number): string {
-  return `${advertiseAddress.includes(':') ? `[${advertiseAddress}]` : advertiseAddress}:${securePort}`;
+/**
+ * The serving endpoint that names a replica's identity Lease. The worker processes of one
+ * replica (--workers) share its endpoint; each is its own apiserver towards etcd, so each
+ * holds a Lease: worker k > 0 appends `#worker-k`, worker 0 keeps the replica's name. A worker
+ * restarted in the same slot reuses its Lease; slots no longer run expire and are collected.
+ */
+export function servingEndpoint(advertiseAddress: string, securePort: number, workerIndex = 0): string {
+  const endpoint = `${advertiseAddress.includes(':') ? `[${advertiseAddress}]` : advertiseAddress}:${securePort}`;
+  return workerIndex > 0 ? `${endpoint}#worker-${workerIndex}` : endpoint;
 }
 
 export interface IdentityLeaseOptions {
@@ -107,7 +113,7 @@ export function isIdentityLeaseExpired(lease: Lease, now: Date): boolean {
 /** This replica's identity Lease, created and then renewed until `signal` aborts. */
 export function identityLeaseController(deps: ControllerDeps, opts: IdentityLeaseOptions = {}): Controller {
   const hostname = opts.hostname ?? os.hostname();
-  const name = apiserverIdentityLeaseName(hostname, servingEndpoint(deps.advertiseAddress, deps.securePort));
+  const name = apiserverIdentityLeaseName(hostname, servingEndpoint(deps.advertiseAddress, deps.securePort, deps.workerIndex));
   const leaseDurationSeconds = opts.leaseDurationSeconds ?? defaultLeaseDurationSeconds;
   const renewIntervalMs = opts.renewIntervalMs ?? defaultRenewIntervalMs;
   const log = opts.log ?? deps.log ?? defaultLogger;

@@ -10,7 +10,7 @@
 
 import { setMaxListeners } from 'node:events';
 import type { KubeObject } from '../../storage/interface.js';
-import { startInformer, type Informer } from '../authz/informer.js';
+import { slimObject, startInformer, type Informer } from '../authz/informer.js';
 import {
   addLists,
   countedResource,
@@ -120,11 +120,25 @@ export async function syncQuota(resolver: ResourceResolver, quota: KubeObject, s
 }
 
 /** resources whose changes give quota back, and which changes do */
-const replenishing: Array<{ resource: string; changed?: (obj: KubeObject, old: KubeObject | undefined) => boolean }> = [
-  { resource: 'pods', changed: (obj, old) => !old || (podCountsForCompute(old, new Date()) && !podCountsForCompute(obj, new Date())) || Boolean(obj.metadata.deletionTimestamp) },
-  { resource: 'services', changed: (obj, old) => !old || quotaServiceType(obj) !== quotaServiceType(old) },
+const replenishing: Array<{
+  resource: string;
+  changed?: (obj: KubeObject, old: KubeObject | undefined) => boolean;
+  /** what `changed` reads, beside the metadata (the informer keeps only that) */
+  keep?: (obj: KubeObject) => KubeObject;
+}> = [
+  {
+    resource: 'pods',
+    keep: (pod) => slimObject(pod, { status: { phase: asObject(pod.status).phase } }),
+    changed: (obj, old) => !old || (podCountsForCompute(old, new Date()) && !podCountsForCompute(obj, new Date())) || Boolean(obj.metadata.deletionTimestamp),
+  },
+  {
+    resource: 'services',
+    keep: (svc) => slimObject(svc, { spec: { type: asObject(svc.spec).type } }),
+    changed: (obj, old) => !old || quotaServiceType(obj) !== quotaServiceType(old),
+  },
   {
     resource: 'persistentvolumeclaims',
+    keep: (pvc) => slimObject(pvc, { status: { allocatedResources: asObject(pvc.status).allocatedResources } }),
     changed: (obj, old) => !old || !jsonEqual(asObject(obj.status).allocatedResources ?? null, asObject(old.status).allocatedResources ?? null),
   },
   { resource: 'configmaps' },
@@ -155,10 +169,10 @@ export async function runResourceQuotaController(resolver: ResourceResolver, sig
     }
   };
   const watched: Informer[] = [];
-  for (const { resource, changed } of replenishing) {
+  for (const { resource, changed, keep } of replenishing) {
     const rest = resolver.lookup('', 'v1', resource);
     if (!rest) continue;
-    const inf = startInformer(rest, log, signal);
+    const inf = startInformer(rest, log, signal, { keep: keep ?? ((obj) => slimObject(obj)) });
     const evaluator = evaluatorFor('', resource);
     inf.onChange((type, obj, old) => {
       if (!inf.hasSynced) return;
@@ -179,7 +193,7 @@ export async function runResourceQuotaController(resolver: ResourceResolver, sig
       watchedKeys.add(`${gr.group}/${gr.resource}`);
       const rest = findResource(resolver, gr.group, gr.resource);
       if (!rest) continue;
-      const inf = startInformer(rest, log, signal);
+      const inf = startInformer(rest, log, signal, { keep: (obj) => slimObject(obj) });
       const evaluator = evaluatorFor(gr.group, gr.resource);
       inf.onChange((type, obj) => {
         if (type === 'DELETED' && inf.hasSynced) enqueueNamespace(obj.metadata.namespace ?? '', evaluator);

@@ -7,7 +7,7 @@
 
 import { setMaxListeners } from 'node:events';
 import type { KubeObject } from '../../storage/interface.js';
-import { startInformer } from '../authz/informer.js';
+import { slimObject, startInformer } from '../authz/informer.js';
 import { asArray, asObject, clone, isObject } from '../registry/object.js';
 import type { ResourceResolver, RESTResource } from '../registry/rest.js';
 import { runLeaderElected } from './leader.js';
@@ -31,6 +31,12 @@ export function claimsOfPod(pod: KubeObject): string[] {
     if (isObject(v.ephemeral)) out.push(`${pod.metadata.name ?? ''}-${String(v.name ?? '')}`);
   }
   return out;
+}
+
+/** what the controller reads of a pod: its claims and its phase */
+function podClaimsAndPhase(pod: KubeObject): KubeObject {
+  const volumes = asArray(asObject(pod.spec).volumes).filter((v) => isObject(v) && (isObject(v.persistentVolumeClaim) || isObject(v.ephemeral)));
+  return slimObject(pod, { spec: { volumes }, status: { phase: asObject(pod.status).phase } });
 }
 
 function podIsTerminal(pod: KubeObject): boolean {
@@ -60,7 +66,7 @@ export async function runStorageProtectionController(resolver: ResourceResolver,
   setMaxListeners(50, signal);
   const claims = startInformer(pvcRes, log, signal);
   const volumes = startInformer(pvRes, log, signal);
-  const pods = startInformer(podRes, log, signal);
+  const pods = startInformer(podRes, log, signal, { keep: podClaimsAndPhase });
   const queue = new WorkQueue();
   claims.onChange((type, c) => {
     if (type !== 'DELETED' && deleting(c) && hasFinalizer(c, pvcProtectionFinalizer)) queue.add(`pvc:${c.metadata.namespace ?? ''}/${c.metadata.name ?? ''}`);

@@ -20,6 +20,8 @@ export interface ControllerDeps {
   securePort: number;
   /** unique per replica process (two processes must never share one: it names the leader) */
   identity: string;
+  /** which worker process of the replica this is (--workers), 0 when it has one */
+  workerIndex?: number;
   log?: Logger;
 }
 

@@ -3,7 +3,7 @@
 // declared properties, additionalProperties; metadata is ObjectMeta as for built-in kinds.
 
 import { deducedType, scalarAtomOf, type Atom, type TypeModel, type TypeRef } from '../fieldmanager/schema.js';
-import type { JSONSchemaProps } from './schema.js';
+import type { JSONSchemaProps } from '../registry/apiextensions/json-schema-props.js';
 
 const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 
@@ -29,7 +29,6 @@ function build(s: JSONSchemaProps): Atom {
       if (lt === 'map') return { list: { atomic: false, keys: [...(s['x-kubernetes-list-map-keys'] ?? [])], element } };
       return { list: { atomic: true, keys: [], element } };
     }
-    case 'object':
     default: {
       if (!s.properties && (s.additionalProperties === undefined || s.additionalProperties === false)) return deducedType.atom();
       const fields = new Map<string, TypeRef>();

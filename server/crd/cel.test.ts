@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ruleCompileError, ruleCost, ruleCostErrors } from './cel-checks.js';
+import { ruleCompileError, ruleCost, ruleCostErrors } from '../registry/apiextensions/cel-checks.js';
 import { validateRules } from './cel.js';
-import type { JSONSchemaProps } from './schema.js';
+import type { JSONSchemaProps } from '../registry/apiextensions/json-schema-props.js';
 import { errorString } from '../machinery/validation/field-error.js';
 
 const schema: JSONSchemaProps = {

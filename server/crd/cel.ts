@@ -11,10 +11,10 @@ import { celGoRuntimeError } from '../cel/issues.js';
 import { celOptional } from '../cel/values.js';
 import { registerKeyedListOperators, routeOperatorsToKeyedLists } from '../cel/keyed-lists.js';
 import { routeMatchesToRe2 } from '../cel/re2.js';
-import { usesOldSelf } from './cel-checks.js';
+import { usesOldSelf } from '../registry/apiextensions/cel-checks.js';
 import { celValue } from './cel-types.js';
 import { fieldErrors, type FieldError } from '../machinery/validation/field-error.js';
-import type { JSONSchemaProps } from './schema.js';
+import type { JSONSchemaProps } from '../registry/apiextensions/json-schema-props.js';
 
 // Rules run in an environment where `self` and `oldSelf` are dyn, over values converted by the
 // schema (cel-types.ts): the typed check at write time has already refused what does not fit,

@@ -8,23 +8,23 @@
 import type { KubeObject, Storage, Watch } from '../../storage/interface.js';
 import type { Catalog } from '../apis/catalog.js';
 import type { ResourceInfo } from '../apis/types.js';
-import type { TableConvertor } from '../endpoints/table.js';
 import { errors } from '../machinery/status.js';
-import { selectableFieldsFor } from '../selectors/field-sets.js';
+import { selectableFields } from '../selectors/field-sets.js';
 import { keyPrefixFor } from '../registry/keys.js';
 import type { NamespaceLookup } from '../registry/namespace-lifecycle.js';
 import { clone, jsonEqual, rfc3339 } from '../registry/object.js';
 import type { RequestContext, ResourceResolver, RESTResource, WatchRequestOptions } from '../registry/rest.js';
 import { GenericStore, type StoreVerb } from '../registry/store.js';
 import { statusStrategy } from '../registry/strategy.js';
+import type { TableConvertor } from '../registry/printers/table-convertor.js';
 import { compareKubeAwareVersions } from '../apis/catalog.js';
-import { CLEANUP_FINALIZER } from './crd-strategy.js';
+import { CLEANUP_FINALIZER } from '../registry/apiextensions/crd-strategy.js';
 import { withCleanupFinalizer } from './crd-delete.js';
-import { conditionOf, resourcesOf, specOf, statusOf, versionOf, type CRDCondition, type CRDNames, type CRDStatus } from './definition.js';
+import { conditionOf, resourcesOf, specOf, statusOf, versionOf, type CRDCondition, type CRDNames, type CRDStatus } from '../registry/apiextensions/definition.js';
 import { CustomScaleStore } from './scale.js';
 import { defaultingStorage } from './defaulting-storage.js';
 import { storageForVersion } from './conversion/index.js';
-import { validateCustomResource } from './schema.js';
+import { validateCustomResource } from '../registry/apiextensions/schema-validation.js';
 import { validateRules } from './cel.js';
 import { customResourceType } from './apply-types.js';
 import { setCustomKindTypes } from '../fieldmanager/schema.js';
@@ -338,7 +338,7 @@ export class CustomResources {
       const common = {
         info,
         storage,
-        fieldsOf: selectableFieldsFor(info.group, info.resource, info.namespaced),
+        fieldsOf: selectableFields(info.namespaced),
         now,
         namespaces: info.namespaced ? this.opts.namespaces : undefined,
         garbageCollection: true,
@@ -419,7 +419,7 @@ export class CustomResources {
         info,
         storage: this.opts.storageFor(keyPrefixFor(info)),
         strategy: customResourceStrategy(crd),
-        fieldsOf: selectableFieldsFor(info.group, info.resource, info.namespaced),
+        fieldsOf: selectableFields(info.namespaced),
         now: this.now,
       });
       const ctx = internalCtx();

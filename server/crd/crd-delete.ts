@@ -6,7 +6,7 @@ import type { KubeObject } from '../../storage/interface.js';
 import { errors } from '../machinery/status.js';
 import { clone } from '../registry/object.js';
 import type { DeleteRequestOptions, ListObject, ListRequestOptions, RequestContext, RESTResource } from '../registry/rest.js';
-import { CLEANUP_FINALIZER } from './crd-strategy.js';
+import { CLEANUP_FINALIZER } from '../registry/apiextensions/crd-strategy.js';
 
 export function withCleanupFinalizer(store: RESTResource): RESTResource {
   const addFinalizer = async (ctx: RequestContext, name: string, opts: DeleteRequestOptions): Promise<void> => {

@@ -4,7 +4,8 @@
 
 import type { KubeObject, Storage, Watch, WatchEvent } from '../../storage/interface.js';
 import { clone } from '../registry/object.js';
-import { applyDefaults, type JSONSchemaProps } from './schema.js';
+import type { JSONSchemaProps } from '../registry/apiextensions/json-schema-props.js';
+import { applyDefaults } from './defaulting.js';
 
 function hasDefaults(s: JSONSchemaProps | undefined): boolean {
   if (!s) return false;

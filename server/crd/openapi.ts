@@ -6,8 +6,8 @@ import { createHash } from 'node:crypto';
 import type { KubeObject } from '../../storage/interface.js';
 import type { NonResourceHandler, RawResponse } from '../request/non-resource.js';
 import { encodeSwaggerProto } from '../apis/openapi-proto.js';
-import { reverseGroup, servedVersions, specOf, statusOf } from './definition.js';
-import type { JSONSchemaProps } from './schema.js';
+import { reverseGroup, servedVersions, specOf, statusOf } from '../registry/apiextensions/definition.js';
+import type { JSONSchemaProps } from '../registry/apiextensions/json-schema-props.js';
 
 const objectMetaRef = '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 

@@ -10,7 +10,7 @@ import type { GenericStore } from '../registry/store.js';
 import { scaleMetadata } from '../registry/scale.js';
 import type { DeleteRequestOptions, ListObject, ObjectTransform, RequestContext, RESTResource } from '../registry/rest.js';
 import { fieldErrors, invalidError } from '../machinery/validation/field-error.js';
-import type { ScaleSubresource } from './definition.js';
+import type { ScaleSubresource } from '../registry/apiextensions/definition.js';
 import { valueAtJsonPath } from './table.js';
 
 function setAtJsonPath(obj: Record<string, unknown>, jsonPath: string, value: unknown): void {

@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyDefaults, prune, validateCustomResource, type JSONSchemaProps } from './schema.js';
+import type { JSONSchemaProps } from '../registry/apiextensions/json-schema-props.js';
+import { validateCustomResource } from '../registry/apiextensions/schema-validation.js';
+import { applyDefaults } from './defaulting.js';
+import { prune } from './pruning.js';
 import { errorString } from '../machinery/validation/field-error.js';
 
 const schema: JSONSchemaProps = {

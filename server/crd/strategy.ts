@@ -9,9 +9,12 @@ import { defineStrategy, keepOldStatus, type ResourceStrategy, type StrategyCont
 import { validateObjectMeta, validateObjectMetaUpdate } from '../registry/validation/object-meta.js';
 import { nameIsDNSSubdomain } from '../machinery/validation/names.js';
 import type { FieldError } from '../machinery/validation/field-error.js';
-import { specOf, versionOf } from './definition.js';
+import { specOf, versionOf } from '../registry/apiextensions/definition.js';
 import { validateRules } from './cel.js';
-import { applyDefaults, prune, validateCustomResource, type JSONSchemaProps } from './schema.js';
+import type { JSONSchemaProps } from '../registry/apiextensions/json-schema-props.js';
+import { validateCustomResource } from '../registry/apiextensions/schema-validation.js';
+import { applyDefaults } from './defaulting.js';
+import { prune } from './pruning.js';
 
 function withoutMetaAndStatus(obj: KubeObject, dropStatus: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = {};

@@ -2,9 +2,9 @@
 // renders `date` columns as ages), or Name and Age when the version declares none.
 
 import type { KubeObject } from '../../storage/interface.js';
-import { AGE, col, NAME, since } from '../endpoints/table-columns/helpers.js';
-import type { TableConvertor } from '../endpoints/table.js';
-import type { PrinterColumn } from './definition.js';
+import { AGE, col, NAME, since } from '../registry/printers/helpers.js';
+import type { TableConvertor } from '../registry/printers/table-convertor.js';
+import type { PrinterColumn } from '../registry/apiextensions/definition.js';
 
 /** the value at a simple JSONPath (`.spec.a.b`, `.spec.list[0].x`, `{.status.n}`) */
 export function valueAtJsonPath(obj: unknown, jsonPath: string): unknown {

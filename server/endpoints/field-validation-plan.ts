@@ -88,6 +88,7 @@ const UNIONS: Record<string, SchemaUnionPlan['kind']> = {
 
 const INT32 = { min: -2147483648, max: 2147483647 };
 // 2^63 is the first float64 past int64's range
+// biome-ignore lint/correctness/noPrecisionLoss: Go's int64 bounds, compared as float64 the way its decoder compares them
 const INT64 = { min: -9223372036854775808, max: 9223372036854775807 };
 
 /** `io.k8s.api.apps.v1.DeploymentSpec` -> `v1.DeploymentSpec`, as reflect prints the Go type */

@@ -22,7 +22,7 @@ const isHex = (c: number): boolean => isDigit(c) || (c >= 0x61 && c <= 0x66) || 
 export function quoteChar(c: number): string {
   if (c === 0x27) return "'\\''";
   if (c === 0x22) return `'"'`;
-  const named: Record<number, string> = { 7: '\\a', 8: '\\b', 12: '\\f', 10: '\\n', 13: '\\r', 9: '\\t', 11: '\\v', 0x5c: '\\\\' };
+  const named: Record<number, string> = { 7: '\\a', 8: '\\b', 12: '\\f', 10: '\\n', 13: '\\r', 9: '\\t', 11: '\\v', 92: '\\\\' };
   if (named[c]) return `'${named[c]}'`;
   if (c < 0x20 || c === 0x7f) return `'\\x${c.toString(16).padStart(2, '0')}'`;
   // U+0080..U+009F, no-break space and soft hyphen are not printable for strconv

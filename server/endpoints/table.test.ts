@@ -1,9 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../storage/interface.js';
-import { builtinTableConvertor, defaultTableConvertor } from './table-columns/index.js';
-import { humanDuration, labelSelectorString } from './table-columns/helpers.js';
-import { podSummary } from './table-columns/core.js';
+import { defaultTableConvertor } from '../registry/printers/index.js';
+import { tableConvertorFor } from '../registry/providers.js';
+import { humanDuration, labelSelectorString } from '../registry/printers/helpers.js';
+import { podSummary } from '../registry/printers/core.js';
 import { toTable } from './table.js';
 
 const NOW = Date.parse('2025-06-01T12:00:00Z');
@@ -127,7 +128,7 @@ test('pod status: waiting reasons, init containers, sidecars, terminating', () =
 });
 
 test('pod rows: wide cells and the completed condition', () => {
-  const convertor = builtinTableConvertor('', 'pods');
+  const convertor = tableConvertorFor({ group: '', resource: 'pods' });
   assert.deepEqual(
     convertor.columns.map((c) => [c.name, c.priority]),
     [
@@ -158,7 +159,7 @@ test('kubectl-familiar columns of common resources', () => {
     metadata: { name: 'web', creationTimestamp: ago(60) },
     spec: { type: 'NodePort', clusterIPs: ['10.0.0.10'], ports: [{ port: 80, nodePort: 30080, protocol: 'TCP' }, { port: 53, protocol: 'UDP' }], selector: { app: 'web' } },
   };
-  assert.deepEqual(builtinTableConvertor('', 'services').cells(svc, NOW), ['web', 'NodePort', '10.0.0.10', '<none>', '80:30080/TCP,53/UDP', '60s', 'app=web']);
+  assert.deepEqual(tableConvertorFor({ group: '', resource: 'services' }).cells(svc, NOW), ['web', 'NodePort', '10.0.0.10', '<none>', '80:30080/TCP,53/UDP', '60s', 'app=web']);
 
   const deploy: KubeObject = {
     kind: 'Deployment',
@@ -166,7 +167,7 @@ test('kubectl-familiar columns of common resources', () => {
     spec: { replicas: 3, selector: { matchLabels: { app: 'd' } }, template: { spec: { containers: [{ name: 'a', image: 'img:1' }, { name: 'b', image: 'img:2' }] } } },
     status: { readyReplicas: 2, updatedReplicas: 3, availableReplicas: 2 },
   };
-  assert.deepEqual(builtinTableConvertor('apps', 'deployments').cells(deploy, NOW), ['d', '2/3', 3, 2, '120m', 'a,b', 'img:1,img:2', 'app=d']);
+  assert.deepEqual(tableConvertorFor({ group: 'apps', resource: 'deployments' }).cells(deploy, NOW), ['d', '2/3', 3, 2, '120m', 'a,b', 'img:1,img:2', 'app=d']);
 
   const node: KubeObject = {
     kind: 'Node',
@@ -174,7 +175,7 @@ test('kubectl-familiar columns of common resources', () => {
     spec: { unschedulable: true },
     status: { conditions: [{ type: 'Ready', status: 'False' }], nodeInfo: { kubeletVersion: 'v1.33.0' }, addresses: [{ type: 'InternalIP', address: '192.168.1.2' }] },
   };
-  assert.deepEqual(builtinTableConvertor('', 'nodes').cells(node, NOW).slice(0, 7), [
+  assert.deepEqual(tableConvertorFor({ group: '', resource: 'nodes' }).cells(node, NOW).slice(0, 7), [
     'n1',
     'NotReady,SchedulingDisabled',
     'control-plane',
@@ -190,10 +191,10 @@ test('kubectl-familiar columns of common resources', () => {
     spec: { completions: 2, template: { spec: { containers: [] } } },
     status: { succeeded: 2, startTime: ago(100), completionTime: ago(40), conditions: [{ type: 'Complete', status: 'True' }] },
   };
-  assert.deepEqual(builtinTableConvertor('batch', 'jobs').cells(job, NOW).slice(0, 5), ['j', 'Complete', '2/2', '60s', '100s']);
+  assert.deepEqual(tableConvertorFor({ group: 'batch', resource: 'jobs' }).cells(job, NOW).slice(0, 5), ['j', 'Complete', '2/2', '60s', '100s']);
 
   const cm: KubeObject = { kind: 'ConfigMap', metadata: { name: 'c', creationTimestamp: ago(5) }, data: { a: '1', b: '2' }, binaryData: { c: 'AA==' } };
-  assert.deepEqual(builtinTableConvertor('', 'configmaps').cells(cm, NOW), ['c', 3, '5s']);
+  assert.deepEqual(tableConvertorFor({ group: '', resource: 'configmaps' }).cells(cm, NOW), ['c', 3, '5s']);
 
   const ev: KubeObject = {
     kind: 'Event',
@@ -207,7 +208,7 @@ test('kubectl-familiar columns of common resources', () => {
     count: 2,
     source: { component: 'kubelet', host: 'n1' },
   };
-  assert.deepEqual(builtinTableConvertor('', 'events').cells(ev, NOW), ['10s', 'Normal', 'Pulled', 'pod/web', '', 'kubelet, n1', 'pulled image', '30s', 2, 'e1']);
+  assert.deepEqual(tableConvertorFor({ group: '', resource: 'events' }).cells(ev, NOW), ['10s', 'Normal', 'Pulled', 'pod/web', '', 'kubelet, n1', 'pulled image', '30s', 2, 'e1']);
 
   const rb: KubeObject = {
     kind: 'RoleBinding',
@@ -215,12 +216,12 @@ test('kubectl-familiar columns of common resources', () => {
     roleRef: { kind: 'ClusterRole', name: 'view' },
     subjects: [{ kind: 'User', name: 'alice' }, { kind: 'ServiceAccount', name: 'sa', namespace: 'ns' }, { kind: 'Group', name: 'devs' }],
   };
-  assert.deepEqual(builtinTableConvertor('rbac.authorization.k8s.io', 'rolebindings').cells(rb, NOW), ['rb', 'ClusterRole/view', '1s', 'alice', 'devs', 'ns/sa']);
+  assert.deepEqual(tableConvertorFor({ group: 'rbac.authorization.k8s.io', resource: 'rolebindings' }).cells(rb, NOW), ['rb', 'ClusterRole/view', '1s', 'alice', 'devs', 'ns/sa']);
 });
 
 test('resources without columns of their own get Name and Created At', () => {
-  assert.equal(builtinTableConvertor('rbac.authorization.k8s.io', 'roles'), defaultTableConvertor);
-  assert.equal(builtinTableConvertor('example.com', 'widgets'), defaultTableConvertor);
+  assert.equal(tableConvertorFor({ group: 'rbac.authorization.k8s.io', resource: 'roles' }), defaultTableConvertor);
+  assert.equal(tableConvertorFor({ group: 'example.com', resource: 'widgets' }), defaultTableConvertor);
   const obj: KubeObject = { kind: 'Widget', metadata: { name: 'w', creationTimestamp: '2025-01-02T03:04:05Z', resourceVersion: '7' } };
   const table = toTable(obj, defaultTableConvertor, { includeObject: 'None', noHeaders: false });
   assert.deepEqual(table, {

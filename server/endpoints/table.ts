@@ -4,30 +4,9 @@
 import type { KubeObject, ObjectMeta } from '../../storage/interface.js';
 import type { ListObject } from '../registry/rest.js';
 import { errors } from '../machinery/status.js';
+import type { TableConvertor } from '../registry/printers/table-convertor.js';
 
-export interface TableColumnDefinition {
-  name: string;
-  type: string;
-  format: string;
-  description: string;
-  priority: number;
-}
-
-export interface TableRowCondition {
-  type: string;
-  status: string;
-  reason?: string;
-  message?: string;
-}
-
-/** How one resource is shown as a Table. */
-export interface TableConvertor {
-  readonly columns: readonly TableColumnDefinition[];
-  /** one object's cells, in column order; `now` is ms since epoch (ages are relative to it) */
-  cells(obj: KubeObject, now: number): unknown[];
-  /** row conditions (e.g. a completed pod) */
-  conditions?(obj: KubeObject): TableRowCondition[] | undefined;
-}
+export type { TableColumnDefinition, TableConvertor, TableRowCondition } from '../registry/printers/table-convertor.js';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 

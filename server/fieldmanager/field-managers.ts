@@ -10,8 +10,16 @@ import { FieldManager } from './manager.js';
 import type { Path } from './path.js';
 import { TypeModel } from './schema.js';
 
-/** status writes of these kinds keep the stored labels (kube-apiserver's reset fields) */
-const STATUS_KEEPS_LABELS = new Set(['apps/deployments', 'apps/replicasets', 'apps/statefulsets', 'apps/daemonsets']);
+/** do a resource's status writes keep the stored labels (kube-apiserver's reset fields)? */
+export type StatusLabelsRule = (info: ResourceInfo) => boolean;
+
+let statusKeepsLabels: StatusLabelsRule = () => false;
+
+/** The resources' descriptors answer (registry/providers.ts sets this when it loads): this
+ *  module cannot import them, as they import the stores, which import this module. */
+export function setStatusLabelsRule(rule: StatusLabelsRule): void {
+  statusKeepsLabels = rule;
+}
 
 /** the paths an endpoint resets whatever the request says, which nobody owns through it */
 export function resetPathsFor(info: ResourceInfo, subresource: string): Path[] {
@@ -19,7 +27,7 @@ export function resetPathsFor(info: ResourceInfo, subresource: string): Path[] {
   if (subresource === '') return hasStatus ? [[{ field: 'status' }]] : [];
   if (subresource === 'status') {
     const out: Path[] = [[{ field: 'spec' }]];
-    if (STATUS_KEEPS_LABELS.has(`${info.group}/${info.resource}`)) out.push([{ field: 'metadata' }, { field: 'labels' }]);
+    if (statusKeepsLabels(info)) out.push([{ field: 'metadata' }, { field: 'labels' }]);
     return out;
   }
   return [];

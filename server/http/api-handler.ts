@@ -8,7 +8,7 @@ import { builtinPatchTypes } from '../endpoints/patch/appliers.js';
 import type { PatchApplier } from '../endpoints/patch/types.js';
 import type { EndpointConfig } from '../endpoints/scope.js';
 import type { TableConvertor } from '../endpoints/table.js';
-import { builtinTableConvertor } from '../endpoints/table-columns/index.js';
+import { tableConvertorFor } from '../registry/providers.js';
 import type { Auditor } from '../audit/config.js';
 import { MAX_REQUEST_BODY_BYTES } from '../limits/decode-limits.js';
 import type { Authenticator } from '../authn/authenticator.js';
@@ -81,7 +81,7 @@ export const DEFAULT_MAX_REQUEST_BODY_BYTES = MAX_REQUEST_BODY_BYTES;
 export const DEFAULT_MIN_REQUEST_TIMEOUT_SECONDS = 1800;
 
 export function defaultTableConvertorFor(resource: RESTResource): TableConvertor {
-  return builtinTableConvertor(resource.info.group, resource.info.resource, resource.subresource);
+  return tableConvertorFor(resource.info, resource.subresource);
 }
 
 function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {

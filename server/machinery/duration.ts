@@ -52,6 +52,7 @@ export function parseDuration(input: string): number {
     total += value * perUnit;
   }
   // Go's Duration is an int64 of nanoseconds: about 292 years.
+  // biome-ignore lint/correctness/noPrecisionLoss: int64's maximum, as Go's parser writes it
   if (total * 1e6 > 9.223372036854775807e18) throw new DurationError(input, 'invalid duration');
   return sign * total;
 }

@@ -90,7 +90,7 @@ function getChild(c: Container, key: string): Json | undefined {
     }
     return idx < c.length ? c[idx] : undefined;
   }
-  return Object.prototype.hasOwnProperty.call(c, key) ? c[key] : undefined;
+  return  Object.hasOwn(c, key) ? c[key] : undefined;
 }
 
 function invalidIndex(idx: number | string): JsonPatchError {
@@ -144,7 +144,7 @@ function containerAdd(c: Container, key: string, value: Json): void {
 
 function containerRemove(c: Container, key: string): Json {
   if (Array.isArray(c)) return arrayRemove(c, key);
-  if (!Object.prototype.hasOwnProperty.call(c, key)) {
+  if (!Object.hasOwn(c, key)) {
     throw new JsonPatchError(`Unable to remove nonexistent key: ${key}: missing value`);
   }
   const v = c[key];
@@ -183,7 +183,7 @@ export function jsonEqual(a: Json | undefined, b: Json | undefined): boolean {
       const keys = Object.keys(x);
       if (keys.length !== Object.keys(y).length) return false;
       for (const k of keys) {
-        if (!Object.prototype.hasOwnProperty.call(y, k)) return false;
+        if (!Object.hasOwn(y, k)) return false;
         pairs.push([x[k], y[k]]);
       }
       continue;

@@ -1,7 +1,9 @@
 // The metrics kapi exposes at /metrics and /metrics/slis: kube-apiserver 1.33's names, label
 // names, types, buckets and stability prefixes in the help text, on prom-client registries.
 // One process-wide set (as kube-apiserver's legacy registry): the handler chain, the etcd
-// client wrapper and the health checks all record into defaultMetrics().
+// client wrapper and the health checks all record into defaultMetrics(). With --workers each
+// worker has its set; a metric's `aggregator` says how /metrics merges them (cluster.ts):
+// summed unless declared, the same value in every worker `first`, a state `max` or `min`.
 
 import { createHash } from 'node:crypto';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -120,6 +122,7 @@ export class ApiserverMetrics {
     name: 'apiserver_storage_objects',
     help: stable('Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.'),
     labelNames: ['resource'] as const,
+    aggregator: 'max',
     registers: [this.registry],
   });
   readonly etcdRequestDuration = new Histogram({
@@ -177,6 +180,7 @@ export class ApiserverMetrics {
     name: 'kubernetes_build_info',
     help: alpha('A metric with a constant \'1\' value labeled by major, minor, git version, git commit, git tree state, build date, Go version, and compiler from which Kubernetes was built, and platform on which it is running.'),
     labelNames: ['build_date', 'compiler', 'git_commit', 'git_tree_state', 'git_version', 'go_version', 'major', 'minor', 'platform'] as const,
+    aggregator: 'first',
     registers: [this.registry],
   });
 
@@ -184,12 +188,14 @@ export class ApiserverMetrics {
     name: 'kubernetes_feature_enabled',
     help: beta('This metric records the data about the stage and enablement of a k8s feature.'),
     labelNames: ['name', 'stage'] as const,
+    aggregator: 'first',
     registers: [this.registry],
   });
   readonly requestedDeprecatedApis = new Gauge({
     name: 'apiserver_requested_deprecated_apis',
     help: stable('Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.'),
     labelNames: ['group', 'version', 'resource', 'subresource', 'removed_release'] as const,
+    aggregator: 'max',
     registers: [this.registry],
   });
 
@@ -203,6 +209,7 @@ export class ApiserverMetrics {
     name: 'apiserver_authentication_config_controller_automatic_reload_last_timestamp_seconds',
     help: alpha('Timestamp of the last automatic reload of authentication configuration split by status and apiserver identity.'),
     labelNames: ['status', 'apiserver_id_hash'] as const,
+    aggregator: 'max',
     registers: [this.registry],
   });
   readonly authorizationConfigReloads = new Counter({
@@ -215,6 +222,7 @@ export class ApiserverMetrics {
     name: 'apiserver_authorization_config_controller_automatic_reload_last_timestamp_seconds',
     help: alpha('Timestamp of the last automatic reload of authorization configuration split by status and apiserver identity.'),
     labelNames: ['status', 'apiserver_id_hash'] as const,
+    aggregator: 'max',
     registers: [this.registry],
   });
 
@@ -228,6 +236,7 @@ export class ApiserverMetrics {
     name: 'apiserver_encryption_config_controller_automatic_reload_last_timestamp_seconds',
     help: alpha('Timestamp of the last successful or failed automatic reload of encryption configuration split by apiserver identity.'),
     labelNames: ['status', 'apiserver_id_hash'] as const,
+    aggregator: 'max',
     registers: [this.registry],
   });
   // replaced by the status label above; hidden since 1.31 like every metric deprecated a
@@ -263,16 +272,19 @@ export class ApiserverMetrics {
     name: 'registered_metrics_total',
     help: beta('The count of registered metrics broken by stability level and deprecation version.'),
     labelNames: ['stability_level', 'deprecated_version'] as const,
+    aggregator: 'first',
     registers: [this.registry],
   });
   readonly disabledMetrics = new Counter({
     name: 'disabled_metrics_total',
     help: beta('The count of disabled metrics.'),
+    aggregator: 'first',
     registers: [this.registry],
   });
   readonly hiddenMetrics = new Counter({
     name: 'hidden_metrics_total',
     help: beta('The count of hidden metrics.'),
+    aggregator: 'first',
     registers: [this.registry],
   });
 
@@ -280,6 +292,7 @@ export class ApiserverMetrics {
     name: 'kubernetes_healthcheck',
     help: stable('This metric records the result of a single healthcheck.'),
     labelNames: ['name', 'type'] as const,
+    aggregator: 'min',
     registers: [this.sliRegistry],
   });
   readonly healthchecksTotal = new Counter({
@@ -312,6 +325,7 @@ export class ApiserverMetrics {
     new Gauge({
       name: 'process_start_time_seconds',
       help: alpha('Start time of the process since unix epoch in seconds.'),
+      aggregator: 'min',
       registers: [this.sliRegistry],
     }).set(Math.round(Date.now() / 1000 - process.uptime()));
     this.currentInflight.set({ request_kind: 'readOnly' }, 0);

@@ -12,6 +12,7 @@ import { startObjectCountPoller, type CountedResource } from './storage-objects.
 
 export { defaultMetrics, ApiserverMetrics } from './apiserver-metrics.js';
 export { createMetricsHandler } from './handler.js';
+export { workerMetricsSource, startMetricsHub, type ReplicaMetricsSource } from './cluster.js';
 export { observeHealthChecks } from './health.js';
 export { withRequestMetrics } from './filter.js';
 export { instrumentAuthenticator, instrumentAuthorizer } from './auth.js';

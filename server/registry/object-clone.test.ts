@@ -10,7 +10,7 @@ test('clone copies decoded JSON deeply, keeping key order, undefined members and
   assert.deepEqual(copy, src);
   assert.deepEqual(Object.keys(copy), Object.keys(src));
   assert.deepEqual(Object.keys((copy.metadata as { labels: object }).labels), ['z', 'a']);
-  assert.ok(Object.prototype.hasOwnProperty.call(copy, '__proto__'));
+  assert.ok(Object.hasOwn(copy, '__proto__'));
   assert.equal(Object.getPrototypeOf(copy), Object.prototype);
   assert.ok('gone' in copy);
   assert.equal(Object.isFrozen(copy), false);

@@ -3,9 +3,9 @@
 
 import type { KubeObject, SelectionPredicate } from '../../storage/interface.js';
 import { errors } from '../machinery/status.js';
-import { FieldSelector, parseFieldSelectorOrBadRequest, type FieldSet } from '../selectors/fields.js';
+import { type FieldSelector, parseFieldSelectorOrBadRequest, type FieldSet } from '../selectors/fields.js';
 import type { FieldLabelConverter } from '../selectors/field-sets.js';
-import { LabelSelector, parseLabelSelectorOrBadRequest, SelectorError } from '../selectors/labels.js';
+import { type LabelSelector, parseLabelSelectorOrBadRequest, SelectorError } from '../selectors/labels.js';
 
 export interface Selection {
   labels: LabelSelector;

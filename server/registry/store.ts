@@ -10,7 +10,7 @@ import { keepManagedFieldsTimes } from '../fieldmanager/timestamps.js';
 import type { ResourceInfo } from '../apis/types.js';
 import { errors, statusFromStorageError, StatusError } from '../machinery/status.js';
 import type { FieldSet } from '../selectors/fields.js';
-import { fieldLabelConverterFor } from '../selectors/field-sets.js';
+import { objectMetaFieldLabels, type FieldLabelConverter } from '../selectors/field-sets.js';
 import { convertForReading, convertObject, readsAsStored, requestKindOf, storageKindOf, type GroupVersionKind } from './conversion/index.js';
 import { goEscape } from '../machinery/go-json.js';
 import { ListItemTexts } from './item-text.js';
@@ -47,6 +47,8 @@ export interface GenericStoreConfig {
   namespaces?: NamespaceLookup;
   /** the selectable fields of a stored object */
   fieldsOf: (obj: KubeObject) => FieldSet;
+  /** checks (and renames) a request's field labels; default metadata.name and metadata.namespace */
+  fieldLabels?: FieldLabelConverter;
   now?: () => Date;
   /** which verbs this store answers; others are 405 (e.g. `/status` has no create) */
   verbs?: ReadonlySet<StoreVerb>;
@@ -107,6 +109,7 @@ export class GenericStore implements RESTResource {
   readonly keys: KeyScheme;
   protected readonly namespaces?: NamespaceLookup;
   protected readonly fieldsOf: (obj: KubeObject) => FieldSet;
+  protected readonly fieldLabels: FieldLabelConverter;
   protected readonly now: () => Date;
   protected readonly requestKind: GroupVersionKind;
   protected readonly storageKind: GroupVersionKind;
@@ -121,6 +124,7 @@ export class GenericStore implements RESTResource {
     this.storage = cfg.storage;
     this.namespaces = cfg.namespaces;
     this.fieldsOf = cfg.fieldsOf;
+    this.fieldLabels = cfg.fieldLabels ?? objectMetaFieldLabels;
     this.now = cfg.now ?? (() => new Date());
     this.requestKind = requestKindOf(cfg.info);
     this.storageKind = storageKindOf(cfg.info);
@@ -332,7 +336,7 @@ export class GenericStore implements RESTResource {
     const sel = buildSelection(
       opts.labelSelector,
       opts.fieldSelector,
-      fieldLabelConverterFor(this.info.group, this.info.version, this.info.kind),
+      this.fieldLabels,
       this.fieldsOf,
     );
     let namespace = ctx.namespace;
@@ -429,7 +433,7 @@ export class GenericStore implements RESTResource {
 
   private preparedList(stored: StoredList): PreparedList {
     let storedBytes = 0;
-    for (const item of stored.items) storedBytes += item.data.length;
+    for (const item of stored.items) storedBytes += item.size;
     const envelope = this.listEnvelope(stored);
     const texts = this.itemTexts;
     return {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeBody, negotiateInput, negotiateOutput, noConversions, parseAccept, resourceRestrictions } from './negotiation.js';
-import { StatusError } from '../machinery/status.js';
+import type { StatusError } from '../machinery/status.js';
 
 const withTable = resourceRestrictions(true);
 const withoutTable = resourceRestrictions(false);

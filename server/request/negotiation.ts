@@ -6,7 +6,7 @@ import { parseAllDocuments } from 'yaml';
 import { jsonTooDeep, MAX_NESTING_DEPTH, valueTooDeep, yamlTooDeep, type TooDeep } from '../limits/decode-limits.js';
 import { decodeProtobufBody, UnsupportedProtobufKind } from '../protobuf/http.js';
 import { CborDecodeError, decodeCbor } from '../cbor/index.js';
-import { errors, StatusError } from '../machinery/status.js';
+import { errors, type StatusError } from '../machinery/status.js';
 
 export const JSON_MEDIA_TYPE = 'application/json';
 export const YAML_MEDIA_TYPE = 'application/yaml';

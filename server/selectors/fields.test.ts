@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { escapeFieldValue, parseFieldSelector, parseFieldSelectorOrBadRequest, FieldSelector } from './fields.js';
-import { fieldLabelConverterFor, selectableFieldsFor } from './field-sets.js';
+import { fieldCount, fieldLabels, objectMetaFieldLabels, selectableFields } from './field-sets.js';
 import { SelectorError } from './labels.js';
 import { StatusError } from '../machinery/status.js';
 
@@ -57,38 +57,15 @@ test('400 form', () => {
   assert.throws(() => parseFieldSelectorOrBadRequest('nope'), (e) => e instanceof StatusError && e.code === 400);
 });
 
-test('per-kind field labels: supported, renamed, rejected', () => {
-  const pod = fieldLabelConverterFor('', 'v1', 'Pod');
-  assert.deepEqual(pod('spec.nodeName', 'n1'), ['spec.nodeName', 'n1']);
-  assert.deepEqual(pod('spec.host', 'n1'), ['spec.nodeName', 'n1']);
-  assert.equal(message(() => pod('spec.bogus', 'x')), 'field label not supported: spec.bogus');
-  const cm = fieldLabelConverterFor('', 'v1', 'ConfigMap');
-  assert.deepEqual(cm('metadata.namespace', 'a'), ['metadata.namespace', 'a']);
-  assert.equal(message(() => cm('data.x', 'a')), '"data.x" is not a known field selector: only "metadata.name", "metadata.namespace"');
-  const node = fieldLabelConverterFor('', 'v1', 'Node');
-  assert.equal(message(() => node('metadata.namespace', '')), 'field label not supported: metadata.namespace');
-  const job = fieldLabelConverterFor('batch', 'v1', 'Job');
-  assert.equal(message(() => job('spec.x', '')), 'field label "spec.x" not supported for "Job"');
-  const ev = fieldLabelConverterFor('events.k8s.io', 'v1', 'Event');
-  assert.deepEqual(ev('regarding.name', 'p'), ['involvedObject.name', 'p']);
-  assert.deepEqual(ev('reportingController', 'c'), ['reportingComponent', 'c']);
-  assert.equal(message(() => ev('involvedObject.name', 'p')), 'field label not supported: involvedObject.name');
+test('resources without their own labels: metadata.name and metadata.namespace only', () => {
+  assert.deepEqual(objectMetaFieldLabels('metadata.namespace', 'a'), ['metadata.namespace', 'a']);
+  assert.equal(message(() => objectMetaFieldLabels('data.x', 'a')), '"data.x" is not a known field selector: only "metadata.name", "metadata.namespace"');
+  const renamed = fieldLabels(['a'], { b: 'c' });
+  assert.deepEqual(renamed('b', 'v'), ['c', 'v']);
+  assert.equal(message(() => renamed('d', 'v')), 'field label not supported: d');
 });
 
-test('selectable fields of stored objects', () => {
-  const podFields = selectableFieldsFor('', 'pods', true)({
-    metadata: { name: 'p', namespace: 'ns' },
-    spec: { nodeName: 'n1', restartPolicy: 'Always', hostNetwork: true },
-    status: { phase: 'Running', podIPs: [{ ip: '10.0.0.1' }, { ip: 'fd00::1' }] },
-  });
-  assert.equal(podFields['metadata.name'], 'p');
-  assert.equal(podFields['metadata.namespace'], 'ns');
-  assert.equal(podFields['spec.hostNetwork'], 'true');
-  assert.equal(podFields['status.podIP'], '10.0.0.1');
-  const sel = parseFieldSelector('spec.nodeName=n1,status.phase=Running');
-  assert.equal(sel.matches(podFields), true);
-  const ns = selectableFieldsFor('', 'namespaces', false)({ metadata: { name: 'a' }, status: { phase: 'Active' } });
-  assert.deepEqual(ns, { 'metadata.name': 'a', 'status.phase': 'Active' });
-  const job = selectableFieldsFor('batch', 'jobs', true)({ metadata: { name: 'j', namespace: 'd' }, status: { succeeded: 2 } });
-  assert.equal(job['status.successful'], '2');
+test('selectable fields: metadata, and the extra fields of a kind', () => {
+  assert.deepEqual(selectableFields(true)({ metadata: { name: 'a', namespace: 'n' } }), { 'metadata.name': 'a', 'metadata.namespace': 'n' });
+  assert.deepEqual(selectableFields(false, (o) => ({ x: fieldCount(o.x) }))({ metadata: { name: 'a' }, x: 2.5 }), { 'metadata.name': 'a', x: '2' });
 });

@@ -33,7 +33,7 @@ export class SelectorError extends Error {
 }
 
 function has(labels: Labels, key: string): boolean {
-  return labels !== undefined && labels !== null && Object.prototype.hasOwnProperty.call(labels, key);
+  return labels !== undefined && labels !== null && Object.hasOwn(labels, key);
 }
 
 function parseInt64(s: string): bigint | undefined {

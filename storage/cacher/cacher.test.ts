@@ -306,6 +306,64 @@ describe('watch cache over etcd', () => {
     assert.deepEqual(token, { v: 'meta.k8s.io/v1', rv: Number(page.resourceVersion), start: 'c' });
   });
 
+  test('continue pages: from the cache while the rest of the range is unchanged since the token, from etcd after a change', async () => {
+    const prefix = newPrefix();
+    const store = createEtcd3Store(client, { prefix });
+    // the limits of the lists the store answers: a probe of one item, or a whole page
+    const storeLimits: number[] = [];
+    const recording: Storage = Object.assign(Object.create(store) as Storage, {
+      getList: (key: string, opts: Parameters<Storage['getList']>[1]) => {
+        storeLimits.push(opts.limit ?? 0);
+        return store.getList(key, opts);
+      },
+    });
+    try {
+      const feed = await startFeed(prefix, {}, recording);
+      const pods = feed.cacherFor('/pods/');
+      for (const n of ['a', 'b', 'c', 'd', 'e']) await put(prefix, makePod('ns', n, { v: '1' }));
+      const list = { recursive: true, predicate: everything, limit: 2 } as const;
+      const first = await pods.getList('/pods/ns', list);
+      const second = await pods.getList('/pods/ns', { ...list, continue: first.continue });
+      assert.deepEqual(names(second.items), ['c', 'd']);
+      assert.equal(second.resourceVersion, first.resourceVersion);
+      assert.equal(second.remainingItemCount, 1);
+      assert.deepEqual(storeLimits, [1], 'the cache answered the page; the store only checked the revision');
+      // as etcd answers the same page
+      const fromEtcd = await store.getList('/pods/ns', { ...list, continue: first.continue });
+      assert.deepEqual(second.items, fromEtcd.items);
+
+      // a change after the token's revision in the rest of the range: etcd's state at the
+      // token's revision, not the cache's
+      await put(prefix, makePod('ns', 'd', { v: '2' }));
+      await pods.getList('/pods/ns', { recursive: true, predicate: everything });
+      storeLimits.length = 0;
+      const third = await pods.getList('/pods/ns', { ...list, continue: first.continue });
+      assert.deepEqual(storeLimits, [2]);
+      assert.deepEqual(
+        third.items.map((p) => p.metadata.labels?.v),
+        ['1', '1'],
+      );
+      assert.deepEqual(third.items, fromEtcd.items);
+
+      // a change before the start key leaves the rest of the range as it was
+      await put(prefix, makePod('ns', 'a', { v: '2' }));
+      const page = await pods.getList('/pods/ns', list);
+      storeLimits.length = 0;
+      const next = await pods.getList('/pods/ns', { ...list, continue: page.continue });
+      assert.deepEqual(storeLimits, [1]);
+      assert.deepEqual(names(next.items), ['c', 'd']);
+      assert.equal(next.items[1]!.metadata.labels?.v, '2');
+
+      // a token whose revision etcd compacted is expired, even though the cache could answer it
+      await put(prefix, makePod('other', 'f'));
+      const current = await store.currentResourceVersion();
+      await client.compact(current, true);
+      await assert.rejects(pods.getList('/pods/ns', { ...list, continue: page.continue }), (err: unknown) => isStorageError(err, 'ContinueExpired'));
+    } finally {
+      await store.close();
+    }
+  });
+
   test('after losing its etcd watch past a compaction, the feed relists; its watchers end, and a watch from before is 410', async () => {
     // The changes in the gap are gone from etcd: there is no way to tell a watcher about them
     // as events with their own resourceVersions (two deletions would share one, and a client

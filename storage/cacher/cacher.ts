@@ -22,8 +22,9 @@ import type {
   WatchEvent,
   WatchOptions,
 } from '../interface.js';
+import { everything } from '../interface.js';
 import { StorageError, isStorageError } from '../errors.js';
-import { encodeContinue } from '../etcd3/continue.js';
+import { decodeContinue, encodeContinue } from '../etcd3/continue.js';
 import { decodeEntry, type StoredEntry } from './entry.js';
 import type { WatchFeed } from './feed.js';
 import { initialEvents, replayedEvents, type ResourceCache } from './resource-cache.js';
@@ -48,7 +49,8 @@ export const CACHER_DEFAULTS: CacherTiming = {
 /**
  * Must this list be answered by etcd rather than by the cache? Exact reads need history the
  * cache does not keep: resourceVersionMatch=Exact, a limit with a non-zero resourceVersion
- * (Exact per the API's table), and continue tokens (exact at the token's revision).
+ * (Exact per the API's table), and continue tokens (exact at the token's revision; the
+ * cacher still answers those whose state it holds, see continuedList).
  */
 export function shouldDelegateList(opts: ListOptions): boolean {
   if (opts.continue) return true;
@@ -103,7 +105,10 @@ export class Cacher implements Storage {
     const entry = this.cache.get(key);
     if (!entry || entry.error !== undefined) return undefined;
     try {
-      return { object: decodeEntry(entry), text: Buffer.from(entry.data), modRevision: entry.modRevision };
+      // the entry makes its text from its bytes on every read: once here
+      const data = entry.data;
+      const object = decodeEntry({ key: entry.key, data, size: entry.size, modRevision: entry.modRevision });
+      return { object, text: Buffer.from(data), modRevision: entry.modRevision };
     } catch {
       // a text that does not decode: the store reads and reports it
       return undefined;
@@ -168,21 +173,56 @@ export class Cacher implements Storage {
   /** the list from the cache's texts: nothing is decoded unless the predicate must see it */
   async getStoredList(key: string, opts: ListOptions): Promise<StoredList | undefined> {
     opts.signal?.throwIfAborted();
+    if (opts.continue) return this.continuedList(key, opts);
     const rv = parseResourceVersion(opts.resourceVersion, key);
     if (!this.feed.synced || !this.covers(key) || shouldDelegateList(opts)) return undefined;
     await this.waitFor(rv, key, opts.signal);
     // from here on synchronous: the entries and the revision belong together
-    const revision = this.feed.revision;
     const prefix = opts.recursive ? normalizePrefix(key) : key;
-    const entries = this.cache.snapshot(prefix, opts.recursive);
+    return this.page(this.cache.snapshot(prefix, opts.recursive), prefix, this.feed.revision, opts);
+  }
+
+  /**
+   * A page after the first, read at its continue token's revision. etcd answers it unless the
+   * cache holds that very state: the token's revision is within the cache's history and no
+   * change since touched the rest of the range (a client paging through a quiet resource). The
+   * store reads one item at that revision first, so a compacted revision still answers 410
+   * Expired and a malformed token the store's error.
+   */
+  private async continuedList(key: string, opts: ListOptions): Promise<StoredList | undefined> {
+    if (!this.feed.synced || !this.covers(key) || !opts.recursive) return undefined;
+    if ((opts.resourceVersion ?? '') !== '' || opts.resourceVersionMatch !== undefined) return undefined;
+    const prefix = normalizePrefix(key);
+    let position: { startKey: string; revision: number };
+    try {
+      position = decodeContinue(opts.continue!, prefix);
+    } catch {
+      return undefined;
+    }
+    if (!this.holdsStateAt(prefix, position.startKey, position.revision)) return undefined;
+    await this.store.getList(key, { ...opts, limit: 1, predicate: everything });
+    // synchronous from here: the history is checked again after the wait
+    if (!this.holdsStateAt(prefix, position.startKey, position.revision)) return undefined;
+    return this.page(this.cache.snapshot(prefix, true, position.startKey), prefix, position.revision, opts);
+  }
+
+  /** is the cache's state of the keys from `startKey` on under `prefix` the state at `revision`? */
+  private holdsStateAt(prefix: string, startKey: string, revision: number): boolean {
+    if (revision > this.feed.revision) return false;
+    const changes = this.cache.changesSince(revision);
+    return changes !== undefined && !changes.some((c) => c.key.startsWith(prefix) && c.key >= startKey);
+  }
+
+  /** up to opts.limit of `entries` the predicate selects, as read at `revision` */
+  private page(entries: StoredEntry[], prefix: string, revision: number, opts: ListOptions): StoredList {
     const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
-    const everything = opts.predicate.isEverything;
+    const selectsAll = opts.predicate.isEverything;
     const items: StoredEntry[] = [];
     const decoded: Array<KubeObject | undefined> = [];
     let i = 0;
     for (; i < entries.length && items.length < limit; i++) {
       const entry = entries[i]!;
-      if (everything) {
+      if (selectsAll) {
         items.push(entry);
         decoded.push(undefined);
         continue;
@@ -195,9 +235,9 @@ export class Cacher implements Storage {
     let next = '';
     let remainingItemCount: number | undefined;
     if (i < entries.length && opts.recursive) {
-      // the next page is read by the store at this same revision
+      // the next page is read at this same revision
       next = encodeContinue(entries[i]!.key, prefix, revision);
-      if (everything) remainingItemCount = entries.length - i;
+      if (selectsAll) remainingItemCount = entries.length - i;
     }
     return {
       items,

@@ -1,7 +1,10 @@
-// What the cache keeps per object: the serialized bytes (as the JSON text etcd holds) and the
-// revision, nothing decoded. Objects are decoded when a request needs them, so memory stays
-// close to the size of the data in etcd. The format is the etcd3 store's (etcd3/codec.ts):
-// JSON without resourceVersion, which is put back at its ObjectMeta position on decode.
+// What the cache keeps per object: the stored JSON as UTF-8 bytes in a backing store of its
+// own, outside the JS heap, and the revision; nothing decoded. The text is made from the bytes
+// when a request reads it, and objects are decoded when a request needs them. Bytes outside the
+// heap cost what they weigh: a string on the heap is paid again by the room the garbage
+// collector leaves for the heap to grow into. The format is the etcd3 store's
+// (etcd3/codec.ts): JSON without resourceVersion, which is put back at its ObjectMeta position
+// on decode.
 
 import type { KubeObject, StoredObjectText } from '../interface.js';
 import { StorageError } from '../errors.js';
@@ -10,7 +13,7 @@ import { withResourceVersion } from '../etcd3/codec.js';
 export interface StoredEntry extends StoredObjectText {
   /** the key relative to the etcd prefix, e.g. `/pods/default/web-1` */
   readonly key: string;
-  /** the stored JSON text */
+  /** the stored JSON text, made from the bytes on every read */
   readonly data: string;
   readonly modRevision: number;
   /** set when the stored value could not be read (encryption at rest: no provider or key
@@ -19,6 +22,42 @@ export interface StoredEntry extends StoredObjectText {
   /** with `error`: reads the stored value again (the transformers may have been reloaded
    *  since); returns the JSON text or throws */
   readonly reread?: () => string;
+}
+
+/** a readable stored object */
+class BytesEntry implements StoredEntry {
+  constructor(
+    readonly key: string,
+    private readonly bytes: Buffer,
+    readonly modRevision: number,
+  ) {}
+
+  get data(): string {
+    return this.bytes.toString('utf8');
+  }
+
+  get size(): number {
+    return this.bytes.length;
+  }
+}
+
+/** an entry of the stored JSON `json` (its bytes are copied: `json` may be a view of a larger
+ *  message the entry must not keep alive) */
+export function storedEntry(key: string, json: string | Uint8Array, modRevision: number): StoredEntry {
+  let bytes: Buffer;
+  if (typeof json === 'string') {
+    bytes = Buffer.allocUnsafeSlow(Buffer.byteLength(json));
+    bytes.write(json);
+  } else {
+    bytes = Buffer.allocUnsafeSlow(json.length);
+    bytes.set(json);
+  }
+  return new BytesEntry(key, bytes, modRevision);
+}
+
+/** an entry whose stored value could not be read; `reread` may read it later */
+export function unreadableEntry(key: string, modRevision: number, error: string, reread?: () => string): StoredEntry {
+  return { key, data: '', size: 0, modRevision, error, ...(reread ? { reread } : {}) };
 }
 
 /** a fresh, mutable object with metadata.resourceVersion set to `resourceVersion` */

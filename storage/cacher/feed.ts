@@ -28,10 +28,10 @@
 
 import type { EtcdClient, EtcdWatcher, KeyValue, WatchMessage } from '../etcd/types.js';
 import { prefixEnd } from '../etcd/types.js';
-import type { StoredEntry } from './entry.js';
+import { storedEntry, unreadableEntry, type StoredEntry } from './entry.js';
 import { readStored, type TransformerLookup } from '../value/transformer.js';
 import { ResourceCache, type ResourceCacheLimits } from './resource-cache.js';
-import { storedText } from '../etcd3/codec.js';
+import { storedJson, storedText } from '../etcd3/codec.js';
 
 /** the key (under the prefix) of the progress marker; no resource lives there */
 export const PROGRESS_MARKER_KEY = '/kapi/progress-marker';
@@ -336,7 +336,7 @@ export class WatchFeed {
           if (rev <= this.lastEventRevision) continue; // never expected: the client drops repeats
           if (rev <= trusted) this.warnLateEvent(rev, trusted);
           const key = this.relativeKey(e.kv.key);
-          const cur = e.type === 'PUT' ? this.entryOf(e.kv) : undefined;
+          const cur = e.type === 'PUT' ? this.entryOf(e.kv, key) : undefined;
           const cache = this.route(key);
           if (cache) cache.apply(key, cur, rev, now);
           else if (cur) this.unclaimed.set(key, cur);
@@ -448,23 +448,23 @@ export class WatchFeed {
     return key.toString('utf8').slice(this.etcdPrefix.length);
   }
 
-  private entryOf(kv: KeyValue): StoredEntry {
-    if (this.transformers) return this.decryptedEntryOf(kv, this.transformers);
-    return { key: this.relativeKey(kv.key), data: storedText(kv.value), modRevision: kv.modRevision };
+  /** `key`: kv's key relative to the prefix (one string for the entry and the indexes) */
+  private entryOf(kv: KeyValue, key: string = this.relativeKey(kv.key)): StoredEntry {
+    if (this.transformers) return this.decryptedEntryOf(kv, key, this.transformers);
+    return storedEntry(key, storedJson(kv.value), kv.modRevision);
   }
 
   /** an entry read through its key's transformer; one that cannot be read keeps the error
    *  (reads of that object fail with it, every other object is served as usual) */
-  private decryptedEntryOf(kv: KeyValue, transformers: TransformerLookup): StoredEntry {
-    const key = this.relativeKey(kv.key);
+  private decryptedEntryOf(kv: KeyValue, key: string, transformers: TransformerLookup): StoredEntry {
     const read = (): string => {
       const t = transformers.forKey(key);
       return storedText(t ? readStored(t, kv.value, kv.key.toString('utf8'), key).data : kv.value);
     };
     try {
-      return { key, data: read(), modRevision: kv.modRevision };
+      return storedEntry(key, read(), kv.modRevision);
     } catch (err) {
-      return { key, data: '', modRevision: kv.modRevision, error: (err as Error).message, reread: read };
+      return unreadableEntry(key, kv.modRevision, (err as Error).message, read);
     }
   }
 

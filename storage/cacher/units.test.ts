@@ -8,13 +8,10 @@ import { EventHistory, type CacheEvent } from './history.js';
 import { SortedKeys, prefixEnd } from './sorted-keys.js';
 import { CacheWatcher } from './watcher.js';
 import { parseResourceVersion, shouldDelegateList } from './cacher.js';
-import type { StoredEntry } from './entry.js';
+import { decodeEntry, storedEntry, type StoredEntry } from './entry.js';
 
-const entry = (key: string, rev: number, labels: Record<string, string> = {}): StoredEntry => ({
-  key,
-  modRevision: rev,
-  data: JSON.stringify({ kind: 'Pod', metadata: { name: key.split('/').pop(), labels }, spec: { rev } }),
-});
+const entry = (key: string, rev: number, labels: Record<string, string> = {}): StoredEntry =>
+  storedEntry(key, JSON.stringify({ kind: 'Pod', metadata: { name: key.split('/').pop(), labels }, spec: { rev } }), rev);
 const event = (revision: number, key: string, cur?: StoredEntry, prev?: StoredEntry, recordedAt = 0): CacheEvent => ({
   revision,
   key,
@@ -128,6 +125,19 @@ describe('CacheWatcher', () => {
     assert.equal((await next).done, true);
     assert.equal(w.coversKey('/pods/a'), true);
     assert.equal(w.coversKey('/pods/ab'), false);
+  });
+});
+
+describe('stored entries', () => {
+  test('keep a copy of the stored bytes, not the message they came in, and give the text back', () => {
+    const message = Buffer.from('xx{"kind":"Pod","metadata":{"name":"é"}}yy');
+    const json = message.subarray(2, message.length - 2);
+    const e = storedEntry('/pods/ns/a', json, 7);
+    message.fill(0);
+    assert.equal(e.data, '{"kind":"Pod","metadata":{"name":"é"}}');
+    assert.equal(e.size, Buffer.byteLength(e.data));
+    assert.deepEqual(decodeEntry(e).metadata, { name: 'é', resourceVersion: '7' });
+    assert.equal(storedEntry('/pods/ns/a', e.data, 7).size, e.size);
   });
 });
 

@@ -18,6 +18,11 @@ export function storedText(value: Buffer): string {
   }
 }
 
+/** the stored JSON of a value: the value itself when it is JSON, the text of a CBOR one */
+export function storedJson(value: Buffer): Buffer | string {
+  return startsWithSelfDescribedTag(value) ? storedText(value) : value;
+}
+
 /** ObjectMeta fields that come after resourceVersion, in kube-apiserver's order */
 const FIELDS_AFTER_RESOURCE_VERSION = new Set(OBJECT_META_ORDER.slice(OBJECT_META_ORDER.indexOf('resourceVersion') + 1));
 

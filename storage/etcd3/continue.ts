@@ -61,5 +61,6 @@ export function decodeContinue(token: string, keyPrefix: string): ContinuePositi
   // the start key must stay inside the listed prefix: no way up the hierarchy
   const rooted = start.startsWith('/') ? start : `/${start}`;
   if (cleanPath(rooted) !== rooted) throw invalid(keyPrefix, start);
+  // biome-ignore lint/complexity/useMathMinMax: a NaN revision must become 0, which Math.max would not do
   return { startKey: keyPrefix + rooted.slice(1), revision: rv > 0 ? rv : 0 };
 }

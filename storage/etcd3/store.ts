@@ -4,7 +4,7 @@
 // JSON without resourceVersion (codec.ts); every object read gets resourceVersion =
 // mod_revision, every list the revision it was read at.
 
-import { isCompactedError, isFutureRevisionError, isLeaseNotFoundError, isUnavailableError, EtcdError } from '../etcd/errors.js';
+import { isCompactedError, isFutureRevisionError, isLeaseNotFoundError, isUnavailableError, type EtcdError } from '../etcd/errors.js';
 import { prefixEnd, type EtcdClient, type KeyValue, type RangeResponse } from '../etcd/types.js';
 import { StorageError, isStorageError } from '../errors.js';
 import type {

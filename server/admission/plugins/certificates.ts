@@ -15,7 +15,7 @@ import type { KubeObject } from '../../../storage/interface.js';
 import { asObject, jsonEqual } from '../../registry/object.js';
 import type { AdmissionAttributes } from '../../registry/rest.js';
 import type { UserInfo } from '../../machinery/user.js';
-import type { ReviewAuthorizer } from '../../registry/virtual/reviews.js';
+import type { ReviewAuthorizer } from '../../machinery/access-review.js';
 import type { AdmissionPlugin, AdmissionPluginFactory } from '../plugin.js';
 import { forbidden, groupResource } from './shared.js';
 

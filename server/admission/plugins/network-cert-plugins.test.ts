@@ -9,7 +9,7 @@ import { webcrypto } from 'node:crypto';
 import type { KubeObject } from '../../../storage/interface.js';
 import { StatusError } from '../../machinery/status.js';
 import { ctx, startRegistry, type RegistryHarness } from '../../registry/testing/harness.js';
-import type { AccessReviewRequest, ReviewAuthorizer } from '../../registry/virtual/reviews.js';
+import type { AccessReviewRequest, ReviewAuthorizer } from '../../machinery/access-review.js';
 import { certificateApproval, certificateSigning, certificateSubjectRestriction, clusterTrustBundleAttest } from './certificates.js';
 import { defaultIngressClass } from './default-ingress-class.js';
 import { admit, attrsFor, buildPlugin } from './test-helpers.js';

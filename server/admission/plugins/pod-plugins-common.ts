@@ -4,7 +4,7 @@
 // own loopback client.
 
 import type { KubeObject } from '../../../storage/interface.js';
-import { errors, StatusError } from '../../machinery/status.js';
+import { errors, type StatusError } from '../../machinery/status.js';
 import { containerOrder, podSpecOrder } from '../../registry/core/pod-spec.js';
 import { asArray, asObject, isObject, reorder, type JsonObject } from '../../registry/object.js';
 import { internalContext, isNotFound } from '../../controllers/util.js';

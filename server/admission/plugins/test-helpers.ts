@@ -4,7 +4,7 @@
 import type { KubeObject } from '../../../storage/interface.js';
 import type { AdmissionAttributes, AdmissionOperation, ResourceResolver } from '../../registry/rest.js';
 import type { UserInfo } from '../../machinery/user.js';
-import type { ReviewAuthorizer } from '../../registry/virtual/reviews.js';
+import type { ReviewAuthorizer } from '../../machinery/access-review.js';
 import type { AdmissionDeps, AdmissionPlugin, AdmissionPluginFactory, AdmissionRequestContext } from '../plugin.js';
 
 export const testUser: UserInfo = { username: 'alice', groups: ['system:authenticated'] };

@@ -7,7 +7,7 @@
 
 import type { KubeObject } from '../../../storage/interface.js';
 import { internalContext } from '../../controllers/util.js';
-import { errors, StatusError } from '../../machinery/status.js';
+import { errors, type StatusError } from '../../machinery/status.js';
 import { errorString, invalidError, type FieldError } from '../../machinery/validation/field-error.js';
 import type { AdmissionAttributes } from '../../registry/rest.js';
 import type { AdmissionDeps, AdmissionPlugin, AdmissionPluginFactory, AdmissionRequestContext } from '../plugin.js';

@@ -1,6 +1,6 @@
 // A ValidatingAdmissionPolicy with its expressions compiled once (per resourceVersion).
 
-import { compile, type Program } from './cel.js';
+import { compile, type Program } from '../../cel/admission-policy.js';
 import type { PolicyObject, PolicySpec } from './types.js';
 
 export interface CompiledValidation {

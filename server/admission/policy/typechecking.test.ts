@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { customResourceSchema, servedKindSchemas, type KindSchemas } from './kind-schemas.js';
-import { kindsToCheck, typeCheckPolicy } from './typechecking.js';
+import { generatedTypeName, kindsToCheck, typeCheckPolicy } from './typechecking.js';
 import type { PolicySpec } from './types.js';
 
 const served: Record<string, { group: string; version: string; kind: string }> = {
@@ -109,4 +109,29 @@ test('custom resources are checked against their CRD version schema, with the fu
     typeCheckPolicy(spec, widgets).map((w) => [w.fieldRef, w.warning.split('\n')[0]]),
     [['spec.validations[1].expression', "example.com/v1, Kind=Widget: ERROR: <input>:1:12: undefined field 'colour'"]],
   );
+});
+
+test("object types in warnings are named as kube generates them: kind and number, '.@idx', '.@elem'; library types by kube's names", () => {
+  const spec: PolicySpec = {
+    matchConstraints: { resourceRules: [deployments] },
+    paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+    validations: [
+      { expression: 'object.spec + 1 > 0' },
+      { expression: 'object.spec.template.spec.containers[0] + 1 > 0' },
+      { expression: 'object.metadata.labels + params.metadata == 1' },
+      { expression: "quantity('1') + authorizer == 1" },
+    ],
+  };
+  const deployment = generatedTypeName({ group: 'apps', version: 'v1', kind: 'Deployment' });
+  const configMap = generatedTypeName({ group: '', version: 'v1', kind: 'ConfigMap' });
+  assert.match(deployment, /^Deployment\d{1,9}$/);
+  // the same kind always gets the same name: every replica writes the same warnings
+  assert.equal(generatedTypeName({ group: 'apps', version: 'v1', kind: 'Deployment' }), deployment);
+  const first = (w: { warning: string }) => w.warning.split('\n')[0];
+  assert.deepEqual(check(spec).map(first), [
+    `apps/v1, Kind=Deployment: ERROR: <input>:1:13: found no matching overload for '_+_' applied to '(${deployment}.spec, int)'`,
+    `apps/v1, Kind=Deployment: ERROR: <input>:1:41: found no matching overload for '_+_' applied to '(${deployment}.spec.template.spec.containers.@idx, int)'`,
+    `apps/v1, Kind=Deployment: ERROR: <input>:1:24: found no matching overload for '_+_' applied to '(map(string, string), ${configMap}.metadata)'`,
+    "apps/v1, Kind=Deployment: ERROR: <input>:1:15: found no matching overload for '_+_' applied to '(kubernetes.Quantity, kubernetes.authorization.Authorizer)'",
+  ]);
 });

@@ -8,7 +8,7 @@
 
 import type { Environment } from '@marcbachmann/cel-js';
 import { celEnvironment } from '../../cel/environment.js';
-import { celGoIssue } from '../../cel/issues.js';
+import { celGoIssue, renameTypes } from '../../cel/issues.js';
 import { routeMatchesToRe2 } from '../../cel/re2.js';
 import { registerSchemaTypes, type CelSchema, type SchemaTypeOptions } from '../../cel/schema-types.js';
 import type { GroupVersionKind, KindSchemas } from './kind-schemas.js';
@@ -123,6 +123,15 @@ function parseGroupVersion(apiVersion: string | undefined): { group: string; ver
   return undefined;
 }
 
+/** kube names a checked kind's type by the kind and the clock's nanoseconds, so that no
+ *  expression can depend on it; kapi takes the number from the kind instead, so that every
+ *  replica writes the same warnings */
+export function generatedTypeName(kind: GroupVersionKind): string {
+  let hash = 0x811c9dc5;
+  for (const c of `${kind.group}/${kind.version}/${kind.kind}`) hash = Math.imul(hash ^ c.charCodeAt(0), 0x01000193) >>> 0;
+  return `${kind.kind}${hash % 1_000_000_000}`;
+}
+
 /** the compile issue of an expression in an environment, in cel-go's words, or undefined */
 function issueOf(env: Environment, expression: string): string | undefined {
   try {
@@ -180,10 +189,15 @@ export function typeCheckPolicy(spec: PolicySpec, kinds: KindSchemas): Expressio
     params = gv && spec.paramKind.kind ? kinds.schemaFor({ ...gv, kind: spec.paramKind.kind }) : undefined;
   }
   const envs = checked.map((k) => ({ kind: k.kind, env: kindEnvironment(k.schema, params, spec) }));
+  const paramKind = spec.paramKind?.kind ? { ...(parseGroupVersion(spec.paramKind.apiVersion) ?? { group: '', version: '' }), kind: spec.paramKind.kind } : undefined;
   const check = (expression: string): string | undefined => {
     const results = envs.flatMap(({ kind, env }) => {
       const issue = issueOf(env, expression);
-      return issue ? [`${gvkString(kind)}: ${issue}\n`] : [];
+      if (!issue) return [];
+      // the object and params types by the names kube generates for them
+      const names: Record<string, string> = { Object: generatedTypeName(kind) };
+      if (paramKind) names['Params'] = generatedTypeName(paramKind);
+      return [`${gvkString(kind)}: ${renameTypes(issue, names)}\n`];
     });
     return results.length > 0 ? results.join('\n') : undefined;
   };

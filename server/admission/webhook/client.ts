@@ -10,7 +10,7 @@ import type { KubeObject } from '../../../storage/interface.js';
 import type { ResourceResolver } from '../../registry/rest.js';
 import { internalContext } from '../../controllers/util.js';
 import { WebhookCallError } from '../errors.js';
-import type { WebhookClientConfig } from './types.js';
+import type { WebhookClientConfig } from '../../registry/admissionregistration/webhook-client.js';
 import { anonymous, type CredentialResolver, type WebhookCredentials } from './credentials.js';
 
 const MAX_RESPONSE_BYTES = 3 * 1024 * 1024 * 10;
@@ -51,27 +51,45 @@ export async function resolveTarget(webhookName: string, cfg: WebhookClientConfi
   };
 }
 
+interface NamedPort {
+  name?: string;
+  port?: number;
+}
+interface ServiceShape {
+  spec?: { ports?: NamedPort[] };
+}
+interface EndpointsShape {
+  subsets?: { ports?: NamedPort[]; addresses?: { ip?: string }[] }[];
+}
+interface EndpointSliceShape {
+  ports?: NamedPort[];
+  endpoints?: { conditions?: { ready?: boolean }; addresses?: string[] }[];
+}
+
+/** the port a backend serves the service's port on: the one with its name, or the only one */
+function backendPort(ports: NamedPort[], portName: string): NamedPort | undefined {
+  return ports.find((x) => (x.name ?? '') === portName) ?? (ports.length === 1 ? ports[0] : undefined);
+}
+
 async function serviceAddress(webhookName: string, namespace: string, name: string, port: number, resolver: ResourceResolver): Promise<string> {
   const noEndpoints = () => new WebhookCallError(webhookName, `failed to call webhook: service "${namespace}/${name}" has no ready endpoint for port ${port}`);
   const ctx = internalContext('kube-apiserver', namespace);
-  let service: Record<string, any>;
-  let endpoints: Record<string, any>;
+  let service: ServiceShape;
   try {
-    service = (await resolver.lookup('', 'v1', 'services')!.get(ctx, name, {})) as Record<string, any>;
+    service = (await resolver.lookup('', 'v1', 'services')!.get(ctx, name, {})) as ServiceShape;
   } catch {
     throw new WebhookCallError(webhookName, `failed to call webhook: service "${name}" not found`);
   }
-  const svcPort = ((service.spec?.ports ?? []) as Record<string, any>[]).find((p) => p.port === port);
+  const svcPort = (service.spec?.ports ?? []).find((p) => p.port === port);
   if (!svcPort) throw new WebhookCallError(webhookName, `failed to call webhook: service "${namespace}/${name}" has no port ${port}`);
   const hostPort = (ip: string, p: number) => `${ip.includes(':') ? `[${ip}]` : ip}:${p}`;
   const portName = String(svcPort.name ?? '');
   try {
-    endpoints = (await resolver.lookup('', 'v1', 'endpoints')!.get(ctx, name, {})) as Record<string, any>;
-    for (const subset of (endpoints.subsets ?? []) as Record<string, any>[]) {
-      const ports = (subset.ports ?? []) as Record<string, any>[];
-      const p = ports.find((x) => (x.name ?? '') === portName) ?? (ports.length === 1 ? ports[0] : undefined);
-      const addr = ((subset.addresses ?? []) as Record<string, any>[])[0];
-      if (p && addr?.ip) return hostPort(String(addr.ip), p.port);
+    const endpoints = (await resolver.lookup('', 'v1', 'endpoints')!.get(ctx, name, {})) as EndpointsShape;
+    for (const subset of endpoints.subsets ?? []) {
+      const p = backendPort(subset.ports ?? [], portName);
+      const addr = (subset.addresses ?? [])[0];
+      if (p?.port !== undefined && addr?.ip) return hostPort(String(addr.ip), p.port);
     }
   } catch {
     // no Endpoints object: the EndpointSlices below may still name the service's backends
@@ -84,11 +102,10 @@ async function serviceAddress(webhookName: string, namespace: string, name: stri
     } catch {
       // nothing to add: the call fails below
     }
-    for (const slice of list.items as unknown as Record<string, any>[]) {
-      const ports = (slice.ports ?? []) as Record<string, any>[];
-      const p = ports.find((x) => (x.name ?? '') === portName) ?? (ports.length === 1 ? ports[0] : undefined);
-      const ready = ((slice.endpoints ?? []) as Record<string, any>[]).find((e) => e.conditions?.ready !== false && (e.addresses ?? []).length > 0);
-      if (p?.port && ready) return hostPort(String(ready.addresses[0]), p.port);
+    for (const slice of list.items as EndpointSliceShape[]) {
+      const p = backendPort(slice.ports ?? [], portName);
+      const ready = (slice.endpoints ?? []).find((e) => e.conditions?.ready !== false && (e.addresses ?? []).length > 0);
+      if (p?.port && ready?.addresses) return hostPort(String(ready.addresses[0]), p.port);
     }
   }
   throw noEndpoints();

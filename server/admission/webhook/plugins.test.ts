@@ -55,6 +55,7 @@ function fakeResource(resource: string, items: () => KubeObject[]): RESTResource
       ctx.signal?.addEventListener('abort', () => stop(), { once: true });
       return {
         stop,
+        // biome-ignore lint/correctness/useYield: a watch that ends without an event
         async *[Symbol.asyncIterator](): AsyncIterator<WatchEvent> {
           await stopped;
         },

@@ -1,6 +1,7 @@
 // The parts of admissionregistration.k8s.io/v1 webhook configurations kapi acts on.
 
 import type { LabelSelectorObject } from '../../selectors/labels.js';
+import type { WebhookClientConfig } from '../../registry/admissionregistration/webhook-client.js';
 
 export interface RuleWithOperations {
   operations?: string[];
@@ -9,20 +10,6 @@ export interface RuleWithOperations {
   resources?: string[];
   /** '*' (default), 'Cluster' or 'Namespaced' */
   scope?: string;
-}
-
-export interface ServiceReference {
-  namespace: string;
-  name: string;
-  path?: string;
-  port?: number;
-}
-
-export interface WebhookClientConfig {
-  url?: string;
-  service?: ServiceReference;
-  /** base64 PEM */
-  caBundle?: string;
 }
 
 export interface MatchConditionSpec {

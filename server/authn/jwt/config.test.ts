@@ -116,6 +116,6 @@ describe('CEL in the authentication configuration', () => {
     assert.equal(compileExpression('claims', "claims.sub + '@' + claims.iss").evaluate({ sub: 'a', iss: 'b' }), 'a@b');
     assert.equal(compileExpression('user', "user.username.startsWith('system:') || user.groups.exists(g, g == 'x') || 'k' in user.extra").evaluate({ username: 'u', groups: ['x'], extra: {} }), true);
     assert.throws(() => compileExpression('user', 'user.nosuch'), (err: Error) => err.message === "compilation failed: ERROR: <input>:1:5: undefined field 'nosuch'\n | user.nosuch\n | ....^");
-    assert.throws(() => compileExpression('user', 'user.groups == "x"'), /found no matching overload for '_==_' applied to '\(list<string>, string\)'/);
+    assert.throws(() => compileExpression('user', 'user.groups == "x"'), /found no matching overload for '_==_' applied to '\(list\(string\), string\)'/);
   });
 });

@@ -8,11 +8,6 @@ export const SERVICE_ACCOUNT_USER_PREFIX = 'system:serviceaccount:';
 export const SERVICE_ACCOUNTS_GROUP = 'system:serviceaccounts';
 export const SERVICE_ACCOUNT_GROUP_PREFIX = 'system:serviceaccounts:';
 
-/** the expiration kube's admission gives projected tokens, which may be extended (1h + 7s) */
-export const WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS = 3607;
-/** how far such a token is extended: a year */
-export const EXPIRATION_EXTENSION_SECONDS = 24 * 365 * 3600;
-
 export const EXTRA_CREDENTIAL_ID = 'authentication.kubernetes.io/credential-id';
 export const EXTRA_POD_NAME = 'authentication.kubernetes.io/pod-name';
 export const EXTRA_POD_UID = 'authentication.kubernetes.io/pod-uid';

@@ -7,26 +7,13 @@ import { CompactSign } from 'jose';
 import type { SigningKey } from './keys.js';
 import type { BoundClaims, BoundPrivateClaims } from './claims.js';
 import { serviceAccountUsername } from './claims.js';
+import type { BoundTokenRequest } from '../../registry/core/serviceaccount-token.js';
 
 export interface TokenIssuer {
   readonly issuer: string;
   readonly signingKey: SigningKey;
   /** a signed token and its claims */
-  issue(req: IssueRequest): Promise<{ token: string; claims: BoundClaims }>;
-}
-
-export interface IssueRequest {
-  namespace: string;
-  serviceAccount: { name: string; uid: string };
-  audiences: string[];
-  expirationSeconds: number;
-  /** bound objects (a pod also names its node) */
-  pod?: { name: string; uid: string };
-  secret?: { name: string; uid: string };
-  node?: { name: string; uid: string };
-  /** seconds after issue at which an extended token counts as stale */
-  warnAfterSeconds?: number;
-  now?: Date;
+  issue(req: BoundTokenRequest): Promise<{ token: string; claims: BoundClaims }>;
 }
 
 function sortedJson(value: unknown): unknown {

@@ -96,5 +96,9 @@ export function loadSigningKey(file: string): SigningKey {
 /** keys without repeats (the same key from two files, or the signing key among them) */
 export function uniqueKeys(keys: readonly VerificationKey[]): VerificationKey[] {
   const seen = new Set<string>();
-  return keys.filter((k) => (seen.has(k.keyId) ? false : (seen.add(k.keyId), true)));
+  return keys.filter((k) => {
+    if (seen.has(k.keyId)) return false;
+    seen.add(k.keyId);
+    return true;
+  });
 }

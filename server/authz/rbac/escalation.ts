@@ -2,14 +2,16 @@
 // ClusterRole may only grant what its writer already holds at that scope, unless the writer
 // may `escalate` roles; a binding may only bind a role whose permissions the writer holds at
 // the binding's scope, unless the writer may `bind` that role. system:masters bypasses both.
+// The registry asks through its EscalationChecker, which rbacEscalationChecker implements.
 
 import type { Authorizer } from '../authorizer.js';
 import { errors, type StatusError } from '../../machinery/status.js';
 import type { UserInfo } from '../../machinery/user.js';
+import type { EscalationChecker } from '../../registry/rbac/escalation-checker.js';
 import { compactRules, compactString, covers, goQuotedList } from './rules.js';
 import { aggregateMessage, type RuleResolver } from './resolver.js';
 import { SYSTEM_PRIVILEGED_GROUP } from './subjects.js';
-import { RBAC_GROUP, type PolicyRule, type RoleRef } from './types.js';
+import { RBAC_GROUP, roleRefOf, rulesOf, type PolicyRule, type RoleRef } from './types.js';
 
 /** `*` on everything: what using an aggregationRule requires */
 export const FULL_AUTHORITY: PolicyRule[] = [
@@ -129,3 +131,15 @@ export async function checkBindingWrite(
   if (msg) throw forbiddenWrite(resource, name, msg);
 }
 
+
+/** the registry's escalation checks, answered from `deps`; a bound role's rules come from the
+ *  registry's storage unless `deps` reads them itself */
+export function rbacEscalationChecker(deps: EscalationDeps): EscalationChecker {
+  return {
+    checkRoleWrite: (w) => checkRoleWrite(deps, w.user, w.resource, w.namespace, w.name, rulesOf(w.role), w.setsAggregationRule ? 'set' : 'none'),
+    checkBindingWrite(w) {
+      const roleRules = async (ref: RoleRef, namespace: string) => rulesOf(await w.readRole(ref.kind, ref.name, namespace));
+      return checkBindingWrite({ roleRules, ...deps }, w.user, w.resource, w.namespace, w.name, roleRefOf(w.binding));
+    },
+  };
+}

@@ -6,7 +6,7 @@
 // applied one at a time, in the order they are handed in.
 
 import type { AbsentOwnerCache } from './absent-owners.js';
-import { DependencyGraph, GraphNode } from './graph.js';
+import { type DependencyGraph, GraphNode } from './graph.js';
 import {
   beingDeleted,
   foregroundFinalizer,

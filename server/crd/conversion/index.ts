@@ -5,7 +5,7 @@
 import type { KubeObject, Storage } from '../../../storage/interface.js';
 import type { ResourceInfo } from '../../apis/types.js';
 import type { ResourceResolver } from '../../registry/rest.js';
-import { specOf } from '../definition.js';
+import { specOf } from '../../registry/apiextensions/definition.js';
 import { convertingStorage } from './storage.js';
 import { WebhookConverter } from './webhook.js';
 

@@ -4,7 +4,7 @@ import type { KubeObject } from '../../../storage/interface.js';
 import type { ResourceResolver } from '../../registry/rest.js';
 import { StatusError } from '../../machinery/status.js';
 import { acceptConverted, conversionReview, convertedObjectsOf, reviewVersionFor, WebhookConverter } from './webhook.js';
-import { validateConversion } from './validation.js';
+import { validateConversion } from '../../registry/apiextensions/conversion-validation.js';
 
 const noResolver: ResourceResolver = { lookup: () => undefined, all: () => [] };
 

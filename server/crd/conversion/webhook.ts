@@ -10,17 +10,12 @@ import type { ResourceResolver } from '../../registry/rest.js';
 import { StatusError, type StatusReason } from '../../machinery/status.js';
 import { WebhookCallError } from '../../admission/errors.js';
 import { postReview, resolveTarget } from '../../admission/webhook/client.js';
-import type { WebhookClientConfig } from '../../admission/webhook/types.js';
+import type { ConversionWebhookSpec } from '../../registry/apiextensions/definition.js';
 import { validateAnnotations, validateLabels } from '../../registry/validation/object-meta.js';
 import { errorString } from '../../machinery/validation/field-error.js';
 
 /** kube's conversion webhook client gives a call at most this long */
 export const CONVERSION_TIMEOUT_MS = 30_000;
-
-export interface ConversionWebhookSpec {
-  clientConfig?: WebhookClientConfig;
-  conversionReviewVersions?: string[];
-}
 
 type Json = Record<string, unknown>;
 

@@ -112,7 +112,7 @@ describe('impersonation filter', () => {
     // the anonymous user is unauthenticated; an explicit system:unauthenticated suppresses authenticated
     assert.deepEqual(impersonatedUser([{ kind: 'User', name: 'system:anonymous' }], false).groups, ['system:unauthenticated']);
     assert.deepEqual(impersonatedUser([{ kind: 'User', name: 'x' }, { kind: 'Group', name: 'system:unauthenticated' }], true).groups, ['system:unauthenticated']);
-    assert.throws(() => impersonationRequests(new Map([['impersonate-group', ['a']]])), /requested \[\{Group  a    \}\] without impersonating a user/);
+    assert.throws(() => impersonationRequests(new Map([['impersonate-group', ['a']]])), /requested \[\{Group {2}a {4}\}\] without impersonating a user/);
   });
 
   it('masters impersonate a user with repeated groups, extras and a uid; each value is checked', async () => {

@@ -2,7 +2,7 @@
 // becomes a StatusCause (`reason`, `message`, `field`) of a 422 `Invalid` Status, and the
 // Status message joins `<field>: <body>` of every error.
 
-import { errors, StatusError, type StatusCause } from '../status.js';
+import { errors, type StatusError, type StatusCause } from '../status.js';
 import { goQuote } from '../go-quote.js';
 
 export type FieldErrorType =

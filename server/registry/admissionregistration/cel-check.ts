@@ -1,13 +1,13 @@
 // Compile checks of the CEL expressions an admissionregistration object carries. Expressions
-// are compiled with the admission policy plugin's own environment (server/admission/policy/
-// cel.ts), so what validation accepts is what the plugin can run. That environment always
+// are compiled with the admission policy plugin's own environment (server/cel/
+// admission-policy.ts), so what validation accepts is what the plugin can run. That environment always
 // declares `params`, `variables` and `authorizer`; kube-apiserver declares them only where
 // they exist (params with a paramKind, variables with declared variables, authorizer except in
 // messageExpression), so references to the undeclared ones are found here by a scan of the
 // expression's identifiers and refused with cel-go's "undeclared reference" message; so are
 // `variables.<name>` selections of names not declared (before it, for a variable).
 
-import { compile, type PolicyFlavour } from '../../admission/policy/cel.js';
+import { compile, type PolicyFlavour } from '../../cel/admission-policy.js';
 import { celIssue } from '../../cel/issues.js';
 import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
 

@@ -1,20 +1,21 @@
 // admissionregistration.k8s.io/v1alpha1 MutatingAdmissionPolicy and its bindings: kube 1.33's
 // defaults (failurePolicy Fail, match resources as for ValidatingAdmissionPolicy, a paramRef's
-// parameterNotFoundAction Deny) and validation, with expressions compiled in the mutating
-// policy environment (message construction, `jsonpatch.escapeKey`).
+// parameterNotFoundAction Deny) and validation: the spec fields it shares with
+// ValidatingAdmissionPolicy are checked by validatePolicySpecBase (validation.ts), its
+// expressions compiled in the mutating policy environment (message construction,
+// `jsonpatch.escapeKey`).
 
 import type { KubeObject } from '../../../storage/interface.js';
 import { child, fieldErrors, index, type FieldError } from '../../machinery/validation/field-error.js';
 import { nameIsDNSSubdomain } from '../../machinery/validation/names.js';
-import { isObject, semanticEqual, type JsonObject } from '../object.js';
+import { isObject, type JsonObject } from '../object.js';
 import { celErrors, type Declarations } from './cel-check.js';
 import { defaultValidatingAdmissionPolicyBinding } from './defaults.js';
-import { isCELIdentifier, validateMatchConditions, validateMatchResources, validateParamKind, validateParamRef } from './validation.js';
+import { validateMatchResources, validateParamRef, validatePolicySpecBase } from './validation.js';
 
 const objects = (v: unknown): JsonObject[] => (Array.isArray(v) ? v.filter(isObject) : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
-const FAILURE_POLICIES = ['Fail', 'Ignore'];
 const PATCH_TYPES = ['ApplyConfiguration', 'JSONPatch'];
 const REINVOCATION_POLICIES = ['IfNeeded', 'Never'];
 
@@ -58,36 +59,12 @@ function validateMutation(m: JsonObject, decls: Declarations, path: string): Fie
 
 export function validateMutatingAdmissionPolicy(obj: KubeObject, old?: KubeObject): FieldError[] {
   const spec = isObject(obj.spec) ? obj.spec : {};
-  const errs: FieldError[] = [];
   const path = 'spec';
-  if (typeof spec.failurePolicy !== 'string') errs.push(fieldErrors.required(child(path, 'failurePolicy')));
-  else if (!FAILURE_POLICIES.includes(spec.failurePolicy)) errs.push(fieldErrors.notSupported(child(path, 'failurePolicy'), spec.failurePolicy, FAILURE_POLICIES));
-  if (spec.reinvocationPolicy !== undefined && !REINVOCATION_POLICIES.includes(str(spec.reinvocationPolicy))) {
-    errs.push(fieldErrors.notSupported(child(path, 'reinvocationPolicy'), str(spec.reinvocationPolicy), REINVOCATION_POLICIES));
-  }
-  const hasParams = isObject(spec.paramKind);
-  if (hasParams) errs.push(...validateParamKind(spec.paramKind as JsonObject, child(path, 'paramKind')));
-  if (!isObject(spec.matchConstraints)) {
-    errs.push(fieldErrors.required(child(path, 'matchConstraints')));
-  } else {
-    errs.push(...validateMatchResources(spec.matchConstraints, child(path, 'matchConstraints')));
-    if (objects(spec.matchConstraints.resourceRules).length === 0) errs.push(fieldErrors.required(child(child(path, 'matchConstraints'), 'resourceRules')));
-  }
-  const variables = objects(spec.variables);
-  const variableNames = variables.map((v) => str(v.name));
-  const decls: Declarations = { params: hasParams, variables: variables.length > 0 ? variableNames : undefined, authorizer: true };
-  const oldSpec = old && isObject(old.spec) ? old.spec : undefined;
-  const unchangedConditions = oldSpec !== undefined && semanticEqual(oldSpec.paramKind ?? null, spec.paramKind ?? null) && semanticEqual(oldSpec.matchConditions ?? null, spec.matchConditions ?? null);
-  if (!unchangedConditions) errs.push(...validateMatchConditions(spec.matchConditions, child(path, 'matchConditions'), { ...decls, variables: undefined }));
-  variables.forEach((v, i) => {
-    const p = index(child(path, 'variables'), i);
-    const name = str(v.name);
-    if (!name.trim()) errs.push(fieldErrors.required(child(p, 'name'), 'name is not specified'));
-    else if (!isCELIdentifier(name)) errs.push(fieldErrors.invalid(child(p, 'name'), name, 'name is not a valid CEL identifier'));
-    const expression = str(v.expression);
-    if (!expression.trim()) errs.push(fieldErrors.required(child(p, 'expression'), 'expression is not specified'));
-    else errs.push(...celErrors(child(p, 'expression'), expression, 'any', { ...decls, variables: variableNames.slice(0, i) }, 'mutating'));
-  });
+  const { errs, decls } = validatePolicySpecBase(obj, old, 'mutating', (s, p) =>
+    s.reinvocationPolicy !== undefined && !REINVOCATION_POLICIES.includes(str(s.reinvocationPolicy))
+      ? [fieldErrors.notSupported(child(p, 'reinvocationPolicy'), str(s.reinvocationPolicy), REINVOCATION_POLICIES)]
+      : [],
+  );
   const mutations = objects(spec.mutations);
   if (mutations.length === 0) errs.push(fieldErrors.required(child(path, 'mutations'), 'mutations must contain at least one item'));
   mutations.forEach((m, i) => errs.push(...validateMutation(m, decls, index(child(path, 'mutations'), i))));

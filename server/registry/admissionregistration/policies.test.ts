@@ -83,7 +83,7 @@ describe('ValidatingAdmissionPolicy', () => {
       cause('FieldValueDuplicate', 'spec.matchConstraints.resourceRules[0].resourceNames[1]', 'Duplicate value: "x"'),
       cause('FieldValueInvalid', 'spec.matchConstraints.resourceRules[0].resourceNames[2]', `Invalid value: "a/b": may not contain '/'`),
       cause('FieldValueInvalid', 'spec.variables[0].name', 'Invalid value: "in": name is not a valid CEL identifier'),
-      cause('FieldValueInvalid', 'spec.variables[0].expression', 'Invalid value: "1 +": compilation failed: ERROR: <input>:1:4: Unexpected token: EOF\n | 1 +\n | ...^'),
+      cause('FieldValueInvalid', 'spec.variables[0].expression', `Invalid value: "1 +": compilation failed: ERROR: <input>:1:4: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | 1 +\n | ...^`),
       cause('FieldValueRequired', 'spec.validations[0].expression', 'Required value: expression is not specified'),
       cause('FieldValueInvalid', 'spec.validations[1].expression', 'Invalid value: "1": must evaluate to bool but got int'),
       cause('FieldValueInvalid', 'spec.validations[1].message', 'Invalid value: "two\\nlines": message must not contain line breaks'),

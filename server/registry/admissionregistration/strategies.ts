@@ -76,13 +76,3 @@ export function mutatingAdmissionPolicyBindingStrategy(): ResourceStrategy {
     validateSpec: validateMutatingAdmissionPolicyBinding,
   });
 }
-
-/** the strategies by `<group>/<resource>`, for kind-strategies.ts */
-export const admissionRegistrationStrategies: Record<string, () => ResourceStrategy> = {
-  'admissionregistration.k8s.io/mutatingwebhookconfigurations': mutatingWebhookConfigurationStrategy,
-  'admissionregistration.k8s.io/validatingwebhookconfigurations': validatingWebhookConfigurationStrategy,
-  'admissionregistration.k8s.io/validatingadmissionpolicies': validatingAdmissionPolicyStrategy,
-  'admissionregistration.k8s.io/validatingadmissionpolicybindings': validatingAdmissionPolicyBindingStrategy,
-  'admissionregistration.k8s.io/mutatingadmissionpolicies': mutatingAdmissionPolicyStrategy,
-  'admissionregistration.k8s.io/mutatingadmissionpolicybindings': mutatingAdmissionPolicyBindingStrategy,
-};

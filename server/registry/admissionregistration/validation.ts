@@ -12,6 +12,7 @@ import { isObject, semanticEqual, type JsonObject } from '../object.js';
 import { child, fieldErrors, goQuote, index, type FieldError, type RenderedValue } from '../../machinery/validation/field-error.js';
 import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName, isValidPathSegmentName, nameIsDNSSubdomain } from '../../machinery/validation/names.js';
 import { celErrors, type Declarations } from './cel-check.js';
+import type { PolicyFlavour } from '../../cel/admission-policy.js';
 import { validateClientConfig } from './webhook-client.js';
 
 // ---- small readers ----
@@ -370,12 +371,22 @@ function validateAuditAnnotation(policyName: string, a: JsonObject, decls: Decla
 
 /** a policy's spec on create or update (kube re-checks unchanged match conditions only when
  *  the paramKind or the conditions changed) */
-export function validateValidatingAdmissionPolicy(obj: KubeObject, old?: KubeObject): FieldError[] {
+/** What both policy kinds' specs share, in kube's order: failurePolicy, then what `afterFailurePolicy`
+ *  adds (a mutating policy's reinvocationPolicy), paramKind, matchConstraints, matchConditions and
+ *  variables (compiled in the kind's CEL environment); with the declarations the kind's own
+ *  expressions compile with. */
+export function validatePolicySpecBase(
+  obj: KubeObject,
+  old: KubeObject | undefined,
+  flavour: PolicyFlavour,
+  afterFailurePolicy: (spec: JsonObject, path: string) => FieldError[] = () => [],
+): { errs: FieldError[]; decls: Declarations } {
   const spec = isObject(obj.spec) ? obj.spec : {};
   const errs: FieldError[] = [];
   const path = 'spec';
   if (typeof spec.failurePolicy !== 'string') errs.push(fieldErrors.required(child(path, 'failurePolicy')));
   else if (!failurePolicies.includes(spec.failurePolicy)) errs.push(fieldErrors.notSupported(child(path, 'failurePolicy'), spec.failurePolicy, failurePolicies));
+  errs.push(...afterFailurePolicy(spec, path));
   const hasParams = isObject(spec.paramKind);
   if (hasParams) errs.push(...validateParamKind(spec.paramKind as JsonObject, child(path, 'paramKind')));
   if (!isObject(spec.matchConstraints)) {
@@ -400,8 +411,15 @@ export function validateValidatingAdmissionPolicy(obj: KubeObject, old?: KubeObj
     const expression = str(v.expression);
     if (!expression.trim()) errs.push(fieldErrors.required(child(p, 'expression'), 'expression is not specified'));
     // a variable reads only the variables declared before it
-    else errs.push(...celErrors(child(p, 'expression'), expression, 'any', { ...decls, variables: variableNames.slice(0, i) }));
+    else errs.push(...celErrors(child(p, 'expression'), expression, 'any', { ...decls, variables: variableNames.slice(0, i) }, flavour));
   });
+  return { errs, decls };
+}
+
+export function validateValidatingAdmissionPolicy(obj: KubeObject, old?: KubeObject): FieldError[] {
+  const spec = isObject(obj.spec) ? obj.spec : {};
+  const path = 'spec';
+  const { errs, decls } = validatePolicySpecBase(obj, old, 'validating');
   const validations = objects(spec.validations);
   const auditAnnotations = objects(spec.auditAnnotations);
   if (validations.length === 0 && auditAnnotations.length === 0) {

@@ -8,6 +8,23 @@ import { isDNS1123Subdomain } from '../../machinery/validation/names.js';
 import { isObject, type JsonObject } from '../object.js';
 import { isValidPortNum } from '../validation/values.js';
 
+/** the Service a webhook is called through */
+export interface ServiceReference {
+  namespace: string;
+  name: string;
+  path?: string;
+  port?: number;
+}
+
+/** a webhook's clientConfig (admissionregistration.k8s.io/v1), as the admission and the CRD
+ *  conversion webhook clients call it */
+export interface WebhookClientConfig {
+  url?: string;
+  service?: ServiceReference;
+  /** base64 PEM */
+  caBundle?: string;
+}
+
 interface ParsedURL {
   scheme: string;
   host: string;

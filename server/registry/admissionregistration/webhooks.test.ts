@@ -173,7 +173,7 @@ describe('webhook configuration validation', () => {
         ],
       },
       [
-        cause('FieldValueInvalid', 'webhooks[0].matchConditions[1].expression', 'Invalid value: "object.x ==": compilation failed: ERROR: <input>:1:12: Unexpected token: EOF\n | object.x ==\n | ...........^'),
+        cause('FieldValueInvalid', 'webhooks[0].matchConditions[1].expression', `Invalid value: "object.x ==": compilation failed: ERROR: <input>:1:12: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | object.x ==\n | ...........^`),
         cause('FieldValueDuplicate', 'webhooks[0].matchConditions[1].name', 'Duplicate value: "a"'),
         cause('FieldValueInvalid', 'webhooks[0].matchConditions[2].expression', 'Invalid value: "1": must evaluate to bool but got int'),
         cause(

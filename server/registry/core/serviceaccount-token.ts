@@ -5,8 +5,6 @@
 
 import type { KubeObject } from '../../../storage/interface.js';
 import type { ResourceInfo } from '../../apis/types.js';
-import type { TokenIssuer } from '../../authn/serviceaccount/issuer.js';
-import { EXPIRATION_EXTENSION_SECONDS, WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS } from '../../authn/serviceaccount/claims.js';
 import { errors } from '../../machinery/status.js';
 import { asObject, isObject, rfc3339 } from '../object.js';
 import type { RequestContext } from '../rest.js';
@@ -14,12 +12,36 @@ import { CreateOnlyResource } from '../create-only.js';
 import { fieldErrors, invalidError, type FieldError } from '../../machinery/validation/field-error.js';
 
 export const DEFAULT_TOKEN_EXPIRATION_SECONDS = 3600;
+/** the expiration kube's admission gives projected tokens, which may be extended (1h + 7s) */
+export const WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS = 3607;
+/** how far such a token is extended: a year */
+export const EXPIRATION_EXTENSION_SECONDS = 24 * 365 * 3600;
 const MIN_EXPIRATION_SECONDS = 600;
 const MAX_EXPIRATION_SECONDS = 2 ** 32;
 
+/** a bound service account token to sign */
+export interface BoundTokenRequest {
+  namespace: string;
+  serviceAccount: { name: string; uid: string };
+  audiences: string[];
+  expirationSeconds: number;
+  /** bound objects (a pod also names its node) */
+  pod?: { name: string; uid: string };
+  secret?: { name: string; uid: string };
+  node?: { name: string; uid: string };
+  /** seconds after issue at which an extended token counts as stale */
+  warnAfterSeconds?: number;
+  now?: Date;
+}
+
+/** signs bound tokens (kube's TokenGenerator; authentication provides it) */
+export interface BoundTokenSigner {
+  issue(req: BoundTokenRequest): Promise<{ token: string }>;
+}
+
 export interface ServiceAccountTokenOptions {
   /** signs tokens; undefined when this server has no signing key (then 404, as kube-apiserver does not serve the subresource) */
-  issuer?: TokenIssuer;
+  issuer?: BoundTokenSigner;
   /** audiences a request without `spec.audiences` gets (the API audiences) */
   apiAudiences: () => readonly string[];
   /** --service-account-max-token-expiration in seconds (0: no cap) */

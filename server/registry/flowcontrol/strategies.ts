@@ -49,8 +49,10 @@ function flowControlStrategy(applyDefaults: (obj: KubeObject) => void): Resource
   return defineStrategy({ namespaced: false, tracksGeneration: true, hasStatusSubresource: true, applyDefaults });
 }
 
-/** the strategies by `<group>/<resource>`, for kind-strategies.ts */
-export const flowControlStrategies: Record<string, () => ResourceStrategy> = {
-  'flowcontrol.apiserver.k8s.io/flowschemas': () => flowControlStrategy(defaultFlowSchema),
-  'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations': () => flowControlStrategy(defaultPriorityLevelConfiguration),
-};
+export function flowSchemaStrategy(): ResourceStrategy {
+  return flowControlStrategy(defaultFlowSchema);
+}
+
+export function priorityLevelConfigurationStrategy(): ResourceStrategy {
+  return flowControlStrategy(defaultPriorityLevelConfiguration);
+}

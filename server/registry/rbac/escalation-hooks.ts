@@ -1,16 +1,17 @@
 // The escalation checks kube runs in its RBAC policy-based storage, as strategy hooks around
-// the RBAC strategies (validation and defaulting live in rbac.ts): before a Role or
-// ClusterRole is written its writer must hold every rule it grants (or may `escalate`), and
-// before a binding is written its writer must hold the bound role's rules at the binding's
-// scope (or may `bind` that role). Writes that only touch ownerReferences or finalizers are
-// never checked, so the garbage collector can always proceed. server/authz/rbac/escalation.ts
+// the RBAC resources' generic strategies (provider.ts): before a Role or ClusterRole is
+// written its writer must hold every rule it grants (or may `escalate`), and before a binding
+// is written its writer must hold the bound role's rules at the binding's scope (or may
+// `bind` that role). Writes that only touch ownerReferences or finalizers are never checked,
+// so the garbage collector can always proceed. The EscalationChecker the registry is given
 // decides; the hooks run before validation, as kube's checks do.
 
 import type { KubeObject } from '../../../storage/interface.js';
-import { checkBindingWrite, checkRoleWrite, type EscalationDeps } from '../../authz/rbac/escalation.js';
-import { roleRefOf, rulesOf } from '../../authz/rbac/types.js';
+import { errors } from '../../machinery/status.js';
 import { clone, semanticEqual } from '../object.js';
+import type { RESTResource } from '../rest.js';
 import type { FinishFunc, ResourceStrategy, StrategyContext } from '../strategy.js';
+import type { BoundRoleReader, EscalationChecker } from './escalation-checker.js';
 
 export type RbacResource = 'roles' | 'clusterroles' | 'rolebindings' | 'clusterrolebindings';
 
@@ -31,20 +32,17 @@ function hasAggregationRule(obj: KubeObject): boolean {
   return obj.aggregationRule !== undefined && obj.aggregationRule !== null;
 }
 
-export function withEscalationChecks(resource: RbacResource, base: ResourceStrategy, deps: EscalationDeps): ResourceStrategy {
-  const isBinding = resource === 'rolebindings' || resource === 'clusterrolebindings';
+export function withEscalationChecks(resource: RbacResource, base: ResourceStrategy, checker: EscalationChecker, readRole: BoundRoleReader): ResourceStrategy {
   const scopeOf = (obj: KubeObject, c: StrategyContext) => (base.namespaced ? obj.metadata.namespace ?? c.request.namespace : '');
   const check = async (obj: KubeObject, c: StrategyContext, old?: KubeObject): Promise<void> => {
-    const user = c.request.user;
-    const ns = scopeOf(obj, c);
-    const name = obj.metadata.name ?? '';
-    if (isBinding) {
-      await checkBindingWrite(deps, user, resource as 'rolebindings' | 'clusterrolebindings', ns, name, roleRefOf(obj));
+    const write = { user: c.request.user, namespace: scopeOf(obj, c), name: obj.metadata.name ?? '' };
+    if (resource === 'rolebindings' || resource === 'clusterrolebindings') {
+      await checker.checkBindingWrite({ ...write, resource, binding: obj, readRole });
       return;
     }
     // setting (or changing) an aggregationRule needs full authority
-    const aggregation = hasAggregationRule(obj) && (!old || !semanticEqual(obj.aggregationRule, old.aggregationRule)) ? 'set' : 'none';
-    await checkRoleWrite(deps, user, resource as 'roles' | 'clusterroles', ns, name, rulesOf(obj), aggregation);
+    const setsAggregationRule = hasAggregationRule(obj) && (!old || !semanticEqual(obj.aggregationRule, old.aggregationRule));
+    await checker.checkRoleWrite({ ...write, resource, role: obj, setsAggregationRule });
   };
   return {
     ...base,
@@ -56,5 +54,16 @@ export function withEscalationChecks(resource: RbacResource, base: ResourceStrat
       if (!onlyMutatesGCFields(obj, old)) await check(obj, c, old);
       return (await base.beginUpdate?.(obj, old, c)) ?? noop;
     },
+  };
+}
+
+/** reads bound roles through `handler`, the registry's own stores */
+export function roleReaderFrom(handler: (group: string, version: string, resource: string) => RESTResource | undefined): BoundRoleReader {
+  return async (kind, name, bindingNamespace) => {
+    const resource = kind === 'Role' ? 'roles' : 'clusterroles';
+    const store = handler('rbac.authorization.k8s.io', 'v1', resource);
+    if (!store) throw errors.notFound({ group: 'rbac.authorization.k8s.io', resource, name });
+    const ctx = { user: { username: 'system:apiserver', groups: ['system:masters'] }, namespace: kind === 'Role' ? bindingNamespace : '', dryRun: false, fieldValidation: 'Ignore' as const, warnings: [] };
+    return store.get(ctx, name, {});
   };
 }

@@ -106,7 +106,7 @@ function isIPv4(s: string): boolean {
 function isIPv6(s: string): boolean {
   if (!/^[0-9A-Fa-f:.]+$/.test(s) || !s.includes(':')) return false;
   let body = s;
-  let groupsNeeded = 8;
+  const groupsNeeded = 8;
   const lastColon = s.lastIndexOf(':');
   const tail = s.slice(lastColon + 1);
   if (tail.includes('.')) {

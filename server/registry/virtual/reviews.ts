@@ -7,28 +7,13 @@ import type { KubeObject } from '../../../storage/interface.js';
 import type { ResourceInfo } from '../../apis/types.js';
 import { errors } from '../../machinery/status.js';
 import { apiVersionOf, asObject, clone, isObject, orderObject, rfc3339 } from '../object.js';
-import type { RequestContext, RESTResource } from '../rest.js';
+import type { RequestContext } from '../rest.js';
 import type { UserInfo } from '../../machinery/user.js';
+import type { ReviewAuthorizer } from '../../machinery/access-review.js';
 import { CreateOnlyResource } from '../create-only.js';
 import { fieldErrors, invalidError, type FieldError } from '../../machinery/validation/field-error.js';
 
-/** What an access review asks, in SubjectAccessReview spec terms. */
-export interface AccessReviewRequest {
-  user: UserInfo;
-  resourceAttributes?: Record<string, unknown>;
-  nonResourceAttributes?: Record<string, unknown>;
-}
-
-export interface AccessDecision {
-  allowed: boolean;
-  denied?: boolean;
-  reason?: string;
-  evaluationError?: string;
-}
-
-export interface ReviewAuthorizer {
-  authorize(req: AccessReviewRequest): Promise<AccessDecision>;
-}
+export type { AccessDecision, AccessReviewRequest, ReviewAuthorizer } from '../../machinery/access-review.js';
 
 export interface RulesReview {
   resourceRules: Record<string, unknown>[];
@@ -225,28 +210,5 @@ export class TokenReviewResource extends VirtualResource {
       status.user = {};
     }
     return this.typed({ metadata: reviewMeta(obj), spec: clone(spec), status });
-  }
-}
-
-/** the virtual resource for a catalog entry, if it is one */
-export function virtualResourceFor(
-  info: ResourceInfo,
-  now: () => Date,
-  deps: { authorizer?: ReviewAuthorizer; rules?: RulesResolver; tokens?: TokenAuthenticator },
-): RESTResource | undefined {
-  const key = `${info.group}/${info.resource}`;
-  switch (key) {
-    case 'authentication.k8s.io/selfsubjectreviews':
-      return new SelfSubjectReviewResource(info, now);
-    case 'authentication.k8s.io/tokenreviews':
-      return new TokenReviewResource(info, now, deps.tokens ?? noTokens);
-    case 'authorization.k8s.io/subjectaccessreviews':
-    case 'authorization.k8s.io/selfsubjectaccessreviews':
-    case 'authorization.k8s.io/localsubjectaccessreviews':
-      return new AccessReviewResource(info, now, deps.authorizer ?? alwaysAllow);
-    case 'authorization.k8s.io/selfsubjectrulesreviews':
-      return new SelfSubjectRulesReviewResource(info, now, deps.rules ?? allowEverythingRules);
-    default:
-      return undefined;
   }
 }

@@ -1,6 +1,6 @@
 // A MutatingAdmissionPolicy with its expressions compiled once (per resourceVersion).
 
-import { compile, type Program } from '../cel.js';
+import { compile, type Program } from '../../../cel/admission-policy.js';
 import type { MatchResources, ParamKind } from '../types.js';
 import type { MutatingPolicyObject, PatchType } from './types.js';
 

@@ -12,7 +12,7 @@ import type { AdmissionAttributes } from '../../../registry/rest.js';
 import { AuthorizerSession, AuthorizerValue } from '../../../cel/authorizer-library.js';
 import { MATCH_CONDITIONS_COST_BUDGET, RUNTIME_COST_BUDGET } from '../../../cel/budget.js';
 import type { TypeRef } from '../../../fieldmanager/schema.js';
-import { activation, bindVariables, type Activation } from '../cel.js';
+import { activation, bindVariables, type Activation } from '../../../cel/admission-policy.js';
 import {
   admissionRequest,
   collectParams,

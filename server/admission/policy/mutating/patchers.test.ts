@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { loadSchemas } from '../../../apis/schema.js';
 import { TypeModel } from '../../../fieldmanager/schema.js';
 import type { KubeObject } from '../../../../storage/interface.js';
-import { activation } from '../cel.js';
+import { activation } from '../../../cel/admission-policy.js';
 import { compileMutatingPolicy } from './compiled.js';
 import { applyConfigurationMutation, applyJsonPatchMutation, MutationError } from './patchers.js';
 
