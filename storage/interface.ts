@@ -184,6 +184,19 @@ export interface UpdateOptions extends Cancellable {
   dryRun?: boolean;
   /** as CreateOptions.ttlSeconds; a write without it leaves the object without a lease */
   ttlSeconds?: number;
+  /** the object as a cache holds it (kube's cachedExistingObject): the update starts from it
+   *  instead of reading the store, and reads the store when it may have been stale (a failed
+   *  precondition or update function, a write that changes nothing, a lost race) */
+  cached?: CachedObject;
+}
+
+/** an object as a cache holds it */
+export interface CachedObject {
+  /** a fresh object with resourceVersion set, the update function's to change */
+  readonly object: KubeObject;
+  /** the stored JSON it was decoded from */
+  readonly text: Buffer;
+  readonly modRevision: number;
 }
 
 export interface DeleteOptions extends Cancellable {
@@ -197,7 +210,7 @@ export type UnreadableDeletion = 'deleted' | 'readable' | 'absent';
 
 export interface Storage {
   /** fails with KeyExists. Returns the stored object with resourceVersion set, as an object
-   *  of its own that the caller may change (nothing else holds it). */
+   *  the caller may change (at most it shares parts of `obj`, which the caller hands over). */
   create(key: string, obj: KubeObject, opts?: CreateOptions): Promise<KubeObject>;
   /** fails with KeyNotFound unless ignoreNotFound (then resolves null). */
   get(key: string, opts?: GetOptions): Promise<KubeObject | null>;

@@ -2,6 +2,7 @@
 
 import type { KubeObject } from '../../storage/interface.js';
 import { errors } from '../machinery/status.js';
+import { clone } from '../registry/object.js';
 import { writeObject } from '../request/response.js';
 import { bodyFormat, ensureNamespace, readBody } from './decode.js';
 import { fieldValidationFor, validateBodyFields } from './field-validation.js';
@@ -40,7 +41,8 @@ export async function serveUpdate(scope: Scope): Promise<void> {
     fieldValidation: opts.fieldValidation,
   });
   // a fresh copy per attempt: the registry may retry after a conflicting write
-  const { object, created } = await scope.resource.update(ctx, scope.name, () => structuredClone(obj), {
+  ctx.transformReplaces = true;
+  const { object, created } = await scope.resource.update(ctx, scope.name, () => clone(obj), {
     allowCreate: false,
   });
   await writeObject(scope.state, created ? 201 : 200, transformResult(scope, media, object, tableOptions), media);

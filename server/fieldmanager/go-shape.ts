@@ -71,7 +71,8 @@ export class GoShape {
     const ap = resolved.additionalProperties;
     if (ap && typeof ap === 'object' && !resolved.properties) {
       const out: JsonMap = {};
-      for (const [k, x] of Object.entries(v)) {
+      for (const k of Object.keys(v)) {
+        const x = v[k];
         if (x !== null) out[k] = this.value(x, ap, fill);
         else if (fill) out[k] = null;
       }
@@ -84,7 +85,8 @@ export class GoShape {
     const props = resolved.properties ?? {};
     const fieldCodes = codes()[name] ?? {};
     const out: JsonMap = {};
-    for (const [key, x] of Object.entries(v)) {
+    for (const key of Object.keys(v)) {
+      const x = v[key];
       const prop = Object.hasOwn(props, key) ? props[key] : undefined;
       // the Go type has no such member
       if (!prop) continue;
@@ -98,12 +100,21 @@ export class GoShape {
       out[key] = this.value(x, prop, fill);
     }
     if (!fill) return out;
-    for (const [key, code] of Object.entries(fieldCodes)) {
+    for (const [key, code] of this.codeEntries(name, fieldCodes)) {
       if (Object.hasOwn(out, key) || Object.hasOwn(v, key) || !Object.hasOwn(props, key)) continue;
       const zero = this.unset(code, props[key]);
       if (zero !== undefined) out[key] = zero;
     }
     return out;
+  }
+
+  /** the field codes of a definition as a list, made once per definition */
+  private readonly codeLists = new Map<string, [string, FieldCode][]>();
+
+  private codeEntries(name: string, fieldCodes: Record<string, FieldCode>): [string, FieldCode][] {
+    let list = this.codeLists.get(name);
+    if (!list) this.codeLists.set(name, (list = Object.entries(fieldCodes)));
+    return list;
   }
 
   /** what an unset field of this code shows as; undefined when it is left out */

@@ -12,7 +12,7 @@
 
 import type { KubeObject } from '../../storage/interface.js';
 import { errors, StatusError } from '../machinery/status.js';
-import { rfc3339 } from '../registry/object.js';
+import { deepFreeze, rfc3339 } from '../registry/object.js';
 import { ApplyConflicts, conflictError, type Conflict } from './conflict.js';
 import type { GoShape } from './go-shape.js';
 import { allowedConflicts, KUBECTL_MANAGER, lastAppliedOf, lastAppliedValue, setLastApplied } from './last-applied.js';
@@ -132,8 +132,12 @@ export class FieldManager {
     return this.definition ? this.c.shape.of(bare, this.definition) : bare;
   }
 
+  /** the empty object a create is compared with, built once: it is only read (frozen, so
+   *  that a change to it would fail loudly instead of leaking into the next write) */
+  private zeroView: JsonMap | undefined;
+
   private zero(): JsonMap {
-    return this.definition ? this.c.shape.zero(this.definition) : {};
+    return (this.zeroView ??= deepFreeze(this.definition ? this.c.shape.zero(this.definition) : {}));
   }
 
   private id(manager: string, operation: 'Apply' | 'Update'): string {

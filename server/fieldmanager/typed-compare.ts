@@ -78,11 +78,22 @@ function handle(
       const rEmpty = !rm || Object.keys(rm).length === 0;
       if (map.atomic || (lEmpty && rEmpty)) return leaf();
       if (!lm && !rm) return;
-      const keys = new Set([...Object.keys(lm ?? {}), ...Object.keys(rm ?? {})]);
-      for (const key of keys) {
-        const lv = lm && Object.hasOwn(lm, key) ? lm[key] : undefined;
-        const rv = rm && Object.hasOwn(rm, key) ? rm[key] : undefined;
-        compare(lv, rv, memberTypeOrDeduced(map, key, deducedType), [...path, { field: key }], c);
+      // `path` is one array, grown and shrunk as the walk goes (sets copy nothing of it)
+      if (lm) {
+        for (const key of Object.keys(lm)) {
+          const rv = rm && Object.hasOwn(rm, key) ? rm[key] : undefined;
+          path.push({ field: key });
+          compare(lm[key], rv, memberTypeOrDeduced(map, key, deducedType), path, c);
+          path.pop();
+        }
+      }
+      if (rm) {
+        for (const key of Object.keys(rm)) {
+          if (lm && Object.hasOwn(lm, key)) continue;
+          path.push({ field: key });
+          compare(undefined, rm[key], memberTypeOrDeduced(map, key, deducedType), path, c);
+          path.pop();
+        }
       }
       return;
     }
@@ -114,7 +125,8 @@ function compareListItems(
   ll.forEach((item, i) => groupOf(lpes[i]).left.push(item));
   rl.forEach((item, i) => groupOf(rpes[i]).right.push(item));
   for (const g of groups.values()) {
-    const childPath = [...path, g.pe];
+    const childPath = path;
+    childPath.push(g.pe);
     if (g.left.length <= 1 && g.right.length <= 1) {
       compare(g.left[0], g.right[0], element, childPath, c);
     } else if (g.left.length >= 2 && g.right.length >= 2) {
@@ -127,5 +139,6 @@ function compareListItems(
       if (g.left.length !== 0) compare(g.left[0], undefined, element, childPath, c);
       c.added.insert(childPath);
     }
+    childPath.pop();
   }
 }

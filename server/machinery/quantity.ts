@@ -214,6 +214,22 @@ export function roundUpQuantity(q: Quantity, exp10: number): Quantity {
  *  unchanged when it does not parse */
 export function canonicalQuantity(v: unknown, roundTo?: number): unknown {
   if (typeof v !== 'string' && typeof v !== 'number') return v;
+  // objects of one kind repeat the same few quantities (`100m`, `128Mi`) write after write
+  if (typeof v === 'string' && v.length > CANONICAL_TEXT_KEY_MAX) return canonicalQuantityOnce(v, roundTo);
+  const key = `${typeof v === 'string' ? 's' : 'n'}${roundTo ?? ''}:${v}`;
+  const known = canonicalTexts.get(key);
+  if (known !== undefined) return known;
+  const text = canonicalQuantityOnce(v, roundTo);
+  if (canonicalTexts.size >= CANONICAL_TEXTS_MAX) canonicalTexts.clear();
+  canonicalTexts.set(key, text);
+  return text;
+}
+
+const CANONICAL_TEXTS_MAX = 4096;
+const CANONICAL_TEXT_KEY_MAX = 64;
+const canonicalTexts = new Map<string, unknown>();
+
+function canonicalQuantityOnce(v: string | number, roundTo: number | undefined): unknown {
   try {
     const q = parseQuantity(v);
     return formatQuantity(roundTo === undefined ? q : roundUpQuantity(q, roundTo));

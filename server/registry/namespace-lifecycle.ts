@@ -1,26 +1,38 @@
 // New content may only be created in a namespace that exists and is not being terminated
 // (kube-apiserver's NamespaceLifecycle admission, which runs before validation).
 
-import type { KubeObject, Storage } from '../../storage/interface.js';
+import type { KubeObject, Storage, StoredObjectText } from '../../storage/interface.js';
 import { isStorageError } from '../../storage/errors.js';
 import { errors, StatusError } from '../machinery/status.js';
+import { deepFreeze } from './object.js';
 import { stringAt } from './strategy.js';
 
 export const namespaceTerminatingCause = 'NamespaceTerminating';
 
 /** Reads namespaces; the registry gives every namespaced store one of these. */
 export interface NamespaceLookup {
+  /** the namespace, to read only (it may be shared with other callers) */
   get(name: string): Promise<KubeObject | null>;
 }
 
 /** Looks a namespace up in storage: a cheap read first, a consistent one if it is missing
- *  (it may just have been created through another replica). */
+ *  (it may just have been created through another replica). A namespace the cache holds is
+ *  decoded once per stored version: every create in it asks. */
 export function namespaceLookupFrom(storage: Storage, prefix = '/namespaces'): NamespaceLookup {
+  const decoded = new WeakMap<StoredObjectText, KubeObject>();
+  const cachedRead = async (key: string): Promise<KubeObject | null> => {
+    const stored = storage.getStored ? await storage.getStored(key, { resourceVersion: '0', ignoreNotFound: true }) : undefined;
+    if (stored === undefined) return storage.get(key, { resourceVersion: '0', ignoreNotFound: true });
+    if (!stored) return null;
+    let ns = decoded.get(stored.item);
+    if (!ns) decoded.set(stored.item, (ns = deepFreeze(stored.decode(stored.item))));
+    return ns;
+  };
   return {
     async get(name) {
       const key = `${prefix}/${name}`;
       try {
-        const cached = await storage.get(key, { resourceVersion: '0', ignoreNotFound: true });
+        const cached = await cachedRead(key);
         if (cached) return cached;
         return await storage.get(key, { ignoreNotFound: true });
       } catch (e) {

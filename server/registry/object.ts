@@ -36,6 +36,15 @@ function copyJson(v: unknown): unknown {
   return out;
 }
 
+/** freezes an object graph that is shared and only read (a change to it then fails loudly) */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value as object)) deepFreeze(v);
+  }
+  return value;
+}
+
 export function isObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -57,9 +66,18 @@ export function asArray(v: unknown): unknown[] {
   return Array.isArray(v) ? v : [];
 }
 
-/** RFC 3339 in UTC with second precision, as metav1.Time serializes */
+let lastSecond = NaN;
+let lastSecondText = '';
+
+/** RFC 3339 in UTC with second precision, as metav1.Time serializes (every write stamps the
+ *  time, most in the same second as the one before) */
 export function rfc3339(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const second = Math.floor(d.getTime() / 1000);
+  if (second !== lastSecond) {
+    lastSecondText = d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+    lastSecond = second;
+  }
+  return lastSecondText;
 }
 
 /** RFC 3339 with microseconds, as metav1.MicroTime serializes */

@@ -43,7 +43,8 @@ function walk(schemas: SchemaRegistry, node: SchemaNode, value: unknown, memo: M
     return value;
   }
   if (!isObject(value)) return value;
-  for (const [k, v] of Object.entries(value)) {
+  for (const k of Object.keys(value)) {
+    const v = value[k];
     const child = r.properties?.[k] ?? (typeof r.additionalProperties === 'object' ? r.additionalProperties : undefined);
     if (child && v !== null && v !== undefined) value[k] = walk(schemas, child, v, memo);
   }

@@ -30,6 +30,10 @@ export interface RequestContext {
   /** set when the object given to `create` is a freshly decoded request body that the caller
    *  never looks at again: the registry then works on it rather than on a deep copy */
   bodyHandedOver?: boolean;
+  /** set when the transform given to `update` never looks at the object it is given and
+   *  returns a fresh object on every call that nobody else holds (a PUT's body, copied per
+   *  attempt): the registry then copies neither the current object for it nor its result */
+  transformReplaces?: boolean;
 }
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE';

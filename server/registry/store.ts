@@ -230,7 +230,9 @@ export class GenericStore implements RESTResource {
     throw errors.badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
 
-  /** mutating admission of `obj`, which the caller hands over (it uses the result instead) */
+  /** mutating admission of `obj`, which the caller hands over (it uses the result instead).
+   *  The old object is the stored one as admission reads it: plugins never change an
+   *  oldObject (kube hands them the live object itself), so it is not copied. */
   protected async admit(
     ctx: RequestContext,
     operation: AdmissionOperation,
@@ -246,7 +248,7 @@ export class GenericStore implements RESTResource {
       namespace: ctx.namespace,
       name: obj.metadata.name ?? '',
       object: this.fromStorageRead(obj),
-      oldObject: old ? this.fromStorage(old) : null,
+      oldObject: old ? this.fromStorageForReading(old) : null,
       dryRun: ctx.dryRun,
       user: ctx.user,
     });
@@ -270,7 +272,7 @@ export class GenericStore implements RESTResource {
       namespace: ctx.namespace,
       name,
       object: obj ? this.fromStorage(obj) : null,
-      oldObject: old ? this.fromStorage(old) : null,
+      oldObject: old ? this.fromStorageForReading(old) : null,
       dryRun: ctx.dryRun,
       user: ctx.user,
     });
@@ -676,7 +678,8 @@ export class GenericStore implements RESTResource {
     transform: ObjectTransform,
   ): Promise<{ object: KubeObject; finish?: FinishFunc }> {
     const c = this.strategyContext(ctx);
-    let obj = this.toStorage(await transform(null));
+    const body = await transform(null);
+    let obj = ctx.transformReplaces ? this.toStorageOwned(body) : this.toStorage(body);
     if (!obj.metadata) obj.metadata = {};
     if (!obj.metadata.name) obj.metadata.name = name;
     if (obj.metadata.name !== name) {
@@ -709,7 +712,9 @@ export class GenericStore implements RESTResource {
     transform: ObjectTransform,
   ): Promise<{ object: KubeObject; finish?: FinishFunc }> {
     const c = this.strategyContext(ctx);
-    let obj = this.toStorage(await transform(this.fromStorage(current)));
+    let obj = ctx.transformReplaces
+      ? this.toStorageOwned(await transform(this.fromStorageForReading(current)))
+      : this.toStorage(await transform(this.fromStorage(current)));
     if (!obj.metadata) obj.metadata = {};
     this.strategy.applyDefaults(obj, c);
     this.recordManagedFields(ctx, current, obj);

@@ -4,6 +4,7 @@
 // continue: etcd).
 
 import type {
+  CachedObject,
   CreateOptions,
   DeleteOptions,
   GetOptions,
@@ -93,8 +94,25 @@ export class Cacher implements Storage {
     return this.store.create(key, obj, opts);
   }
 
+  /** starts from the cached object, as kube's cacher does (a dry run reads etcd, as kube's) */
   guaranteedUpdate(key: string, tryUpdate: UpdateFunction, opts?: UpdateOptions): Promise<KubeObject> {
-    return this.store.guaranteedUpdate(key, tryUpdate, opts);
+    const cached = opts?.dryRun ? undefined : this.cachedObject(key);
+    return this.store.guaranteedUpdate(key, tryUpdate, cached ? { ...opts, cached } : opts);
+  }
+
+  private cachedObject(key: string): CachedObject | undefined {
+    if (!this.feed.synced || !this.covers(key)) return undefined;
+    const entry = this.cache.get(key);
+    if (!entry || entry.error !== undefined) return undefined;
+    try {
+      // the entry makes its text from its bytes on every read: once here
+      const data = entry.data;
+      const object = decodeEntry({ key: entry.key, data, size: entry.size, modRevision: entry.modRevision });
+      return { object, text: Buffer.from(data), modRevision: entry.modRevision };
+    } catch {
+      // a text that does not decode: the store reads and reports it
+      return undefined;
+    }
   }
 
   deleteUnreadable(key: string): Promise<UnreadableDeletion> {

@@ -80,7 +80,7 @@ function continueExpired(key: string, startKey: string, keyPrefix: string): Stor
 }
 
 interface Current {
-  kv: KeyValue;
+  modRevision: number;
   obj: KubeObject;
   /** the stored value's plaintext, and whether it must be written again (see ReadResult) */
   plain: ReadResult;
@@ -207,7 +207,17 @@ class Etcd3Store implements Storage {
   private current(key: string, kv: KeyValue | undefined): Current | null {
     if (!kv) return null;
     const plain = this.plaintext(kv);
-    return { kv, obj: decodeObject(plain.data, kv.modRevision, key), plain };
+    return { modRevision: kv.modRevision, obj: decodeObject(plain.data, kv.modRevision, key), plain };
+  }
+
+  /** What a write answers: the object it stored (`plain`, encoded from `obj`) at
+   *  `revision`. Stored as JSON, that is `obj` with the resourceVersion set: its top level and
+   *  metadata copied, the rest shared (parsing the bytes just encoded cost every write; every
+   *  encoder of answers leaves out undefined members, as JSON does). CBOR is decoded, as what
+   *  it reads back may differ from the object (e.g. numbers). */
+  private written(obj: KubeObject, plain: Buffer, revision: number, key: string): KubeObject {
+    if (this.opts.storageFormat === 'cbor') return decodeObject(plain, revision, key);
+    return setResourceVersion(obj, revision);
   }
 
   /** a stored value's plaintext, through the key's transformer if there is one */
@@ -278,13 +288,13 @@ class Etcd3Store implements Storage {
       if (!now) throw err;
       const kv = now.kvs[0];
       // our bytes are there: the create was applied
-      if (kv?.value.equals(data)) return decodeObject(plain, kv.modRevision, key);
+      if (kv?.value.equals(data)) return this.written(obj, plain, kv.modRevision, key);
       if (kv) throw new StorageError('KeyExists', key, `key already exists: ${key}`);
       // not applied; a create only succeeds on an absent key, so once more is safe
       res = await write();
     }
     if (!res.succeeded) throw new StorageError('KeyExists', key, `key already exists: ${key}`);
-    return decodeObject(plain, res.header.revision, key);
+    return this.written(obj, plain, res.header.revision, key);
   }
 
   async get(key: string, opts: GetOptions = {}): Promise<KubeObject | null> {
@@ -461,21 +471,46 @@ class Etcd3Store implements Storage {
   async guaranteedUpdate(key: string, tryUpdate: UpdateFunction, opts: UpdateOptions = {}): Promise<KubeObject> {
     const etcdKey = this.etcdKey(key);
     const k = Buffer.from(etcdKey);
-    let cur = await this.readCurrent(key, etcdKey, opts.signal);
+    const read = () => this.readCurrent(key, etcdKey, opts.signal);
+    // a cached object saves a read; a CBOR store compares its bytes with what it writes, which
+    // the cache's JSON text cannot stand for
+    const cached = opts.cached && this.opts.storageFormat !== 'cbor' ? opts.cached : undefined;
+    let cur: Current | null = cached
+      ? { modRevision: cached.modRevision, obj: cached.object, plain: { data: cached.text, stale: false } }
+      : await read();
+    // false while `cur` is the cache's, which may be behind etcd: whatever it makes fail or
+    // leaves unchanged is decided again on what etcd holds
+    let isCurrent = !cached;
     for (;;) {
       // a retry after a lost race is new work: not for a request that has gone
       opts.signal?.throwIfAborted();
       if (!cur && !opts.allowCreate) throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
-      checkPreconditions(key, opts.preconditions, cur?.obj ?? null);
-      const updated = await tryUpdate(cur ? cur.obj : null);
+      let updated: KubeObject;
+      try {
+        checkPreconditions(key, opts.preconditions, cur?.obj ?? null);
+        updated = await tryUpdate(cur ? cur.obj : null);
+      } catch (err) {
+        if (isCurrent) throw err;
+        const cachedRevision = cur?.modRevision;
+        cur = await read();
+        isCurrent = true;
+        // the cache was current after all: its answer stands
+        if (cur?.modRevision === cachedRevision) throw err;
+        continue;
+      }
       const plain = encodeObject(updated, this.opts.storageFormat);
       // a value read through an old provider or key is written again even when unchanged
       if (cur && !cur.plain.stale && plain.equals(cur.plain.data)) {
+        if (!isCurrent) {
+          cur = await read();
+          isCurrent = true;
+          continue;
+        }
         // nothing changed: no write, the resourceVersion stays (as kube-apiserver does)
-        return decodeObject(plain, cur.kv.modRevision, key);
+        return this.written(updated, plain, cur.modRevision, key);
       }
       if (opts.dryRun) {
-        return cur ? setResourceVersion(updated, cur.kv.modRevision) : withoutResourceVersion(updated);
+        return cur ? setResourceVersion(updated, cur.modRevision) : withoutResourceVersion(updated);
       }
       const data = this.sealed(etcdKey, plain);
       // a write with a TTL gets a lease that starts the TTL over (kube refreshes it on update)
@@ -484,7 +519,7 @@ class Etcd3Store implements Storage {
         res = await this.withLease(key, opts.ttlSeconds, (lease) =>
           this.client.txn({
             // a missing key has mod revision 0, so this also covers the allowCreate case
-            compare: [{ key: k, target: 'MOD', result: 'EQUAL', value: cur ? cur.kv.modRevision : 0 }],
+            compare: [{ key: k, target: 'MOD', result: 'EQUAL', value: cur ? cur.modRevision : 0 }],
             success: [{ put: { key: k, value: data, lease } }],
             failure: [{ range: { key: k } }],
           }),
@@ -494,15 +529,17 @@ class Etcd3Store implements Storage {
         const now = await this.readBack(etcdKey);
         if (!now) throw err;
         const kv = now.kvs[0];
-        if (kv?.value.equals(data)) return decodeObject(plain, kv.modRevision, key);
+        if (kv?.value.equals(data)) return this.written(updated, plain, kv.modRevision, key);
         // not applied: as after a lost race, try again on what is there now
         cur = this.current(key, kv);
+        isCurrent = true;
         continue;
       }
-      if (res.succeeded) return decodeObject(plain, res.header.revision, key);
-      // someone else wrote in between: try again on what is there now
+      if (res.succeeded) return this.written(updated, plain, res.header.revision, key);
+      // someone else wrote in between (or the cache was behind): try again on what is there now
       const r = res.responses[0];
       cur = this.current(key, r && 'range' in r ? r.range.kvs[0] : undefined);
+      isCurrent = true;
     }
   }
 
@@ -516,7 +553,7 @@ class Etcd3Store implements Storage {
       checkPreconditions(key, opts.preconditions, cur.obj);
       await opts.validateDeletion?.(cur.obj);
       if (opts.dryRun) return cur.obj;
-      const expected = cur.kv.modRevision;
+      const expected = cur.modRevision;
       let res;
       try {
         res = await this.etcd(key, () =>

@@ -23,6 +23,8 @@ export const VALIDATING_PLUGIN = 'ValidatingAdmissionWebhook';
 const READY_WAIT_MS = 10_000;
 
 async function waitReady(source: WebhookSource, ctx: AdmissionRequestContext): Promise<void> {
+  // once synced, a request needs no timer nor combined signal (each costs every write)
+  if (source.synced) return;
   const limit = AbortSignal.timeout(READY_WAIT_MS);
   const signal = ctx.signal ? AbortSignal.any([ctx.signal, limit]) : limit;
   try {
@@ -45,12 +47,14 @@ function forwardDenialWarnings(err: unknown, ctx: AdmissionRequestContext): void
 
 async function invocationsFor(source: WebhookSource, attrs: AdmissionAttributes, deps: AdmissionDeps, ctx: AdmissionRequestContext): Promise<Invocation[]> {
   if (isExemptFromWebhooks(attrs)) return [];
-  await waitReady(source, ctx);
+  if (!source.synced) await waitReady(source, ctx);
+  const entries = source.webhooks();
+  if (entries.length === 0) return [];
   const out: Invocation[] = [];
   const namespaceLabels = new Map<string, Promise<Record<string, string> | undefined>>();
   // matchConditions' authorizer checks, asked once per request
   const session = new AuthorizerSession(deps.authorizer);
-  for (const entry of source.webhooks()) {
+  for (const entry of entries) {
     const inv = await shouldCall(entry, attrs, deps.resolver, ctx.signal, namespaceLabels, session);
     if (inv) out.push(inv);
   }

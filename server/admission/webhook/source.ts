@@ -8,6 +8,8 @@ import type { AdmissionDeps } from '../plugin.js';
 import type { WebhookEntry, WebhookSpec } from './types.js';
 
 export interface WebhookSource {
+  /** whether the first list is in (then `ready` need not be waited for) */
+  readonly synced: boolean;
   /** resolves once the first list is in */
   ready(signal?: AbortSignal): Promise<void>;
   webhooks(): WebhookEntry[];
@@ -28,7 +30,7 @@ export function loggerFrom(deps: AdmissionDeps): Logger {
 export function startWebhookSource(resource: 'mutatingwebhookconfigurations' | 'validatingwebhookconfigurations', deps: AdmissionDeps): WebhookSource {
   const rest = deps.resolver.lookup('admissionregistration.k8s.io', 'v1', resource);
   if (!rest) {
-    return { ready: async () => {}, webhooks: () => [] };
+    return { synced: true, ready: async () => {}, webhooks: () => [] };
   }
   const informer: Informer = startInformer(rest, loggerFrom(deps), deps.signal);
   let cache: WebhookEntry[] | undefined;
@@ -36,6 +38,9 @@ export function startWebhookSource(resource: 'mutatingwebhookconfigurations' | '
     cache = undefined;
   });
   return {
+    get synced() {
+      return informer.hasSynced;
+    },
     async ready(signal) {
       if (informer.hasSynced) return;
       await new Promise<void>((resolve, reject) => {
