@@ -10,24 +10,13 @@ import { FieldManager } from './manager.js';
 import type { Path } from './path.js';
 import { TypeModel } from './schema.js';
 
-/** do a resource's status writes keep the stored labels (kube-apiserver's reset fields)? */
-export type StatusLabelsRule = (info: ResourceInfo) => boolean;
-
-let statusKeepsLabels: StatusLabelsRule = () => false;
-
-/** The resources' descriptors answer (registry/providers.ts sets this when it loads): this
- *  module cannot import them, as they import the stores, which import this module. */
-export function setStatusLabelsRule(rule: StatusLabelsRule): void {
-  statusKeepsLabels = rule;
-}
-
 /** the paths an endpoint resets whatever the request says, which nobody owns through it */
-export function resetPathsFor(info: ResourceInfo, subresource: string): Path[] {
+export function resetPathsFor(info: ResourceInfo, subresource: string, statusKeepsLabels = false): Path[] {
   const hasStatus = info.subresources.some((s) => s.name === 'status');
   if (subresource === '') return hasStatus ? [[{ field: 'status' }]] : [];
   if (subresource === 'status') {
     const out: Path[] = [[{ field: 'spec' }]];
-    if (statusKeepsLabels(info)) out.push([{ field: 'metadata' }, { field: 'labels' }]);
+    if (statusKeepsLabels) out.push([{ field: 'metadata' }, { field: 'labels' }]);
     return out;
   }
   return [];
@@ -44,8 +33,9 @@ export class FieldManagers {
     this.shape = new GoShape(schemas);
   }
 
-  for(info: ResourceInfo, subresource = ''): FieldManager {
-    const key = `${info.group}/${info.version}/${info.resource}/${subresource}`;
+  /** `statusKeepsLabels`: the resource's status writes keep the stored labels (its descriptor) */
+  for(info: ResourceInfo, subresource = '', statusKeepsLabels = false): FieldManager {
+    const key = `${info.group}/${info.version}/${info.resource}/${subresource}/${statusKeepsLabels}`;
     let fm = this.cache.get(key);
     // a custom resource's info is rebuilt when its CRD changes: so is its field manager
     if (fm && this.infos.get(key) !== info) fm = undefined;
@@ -57,7 +47,7 @@ export class FieldManagers {
         shape: this.shape,
         kind,
         subresource,
-        resetPaths: resetPathsFor(info, subresource),
+        resetPaths: resetPathsFor(info, subresource, statusKeepsLabels),
         convert: (obj: KubeObject, to) => convertObject(obj, kind, to),
       });
       this.cache.set(key, fm);

@@ -163,6 +163,21 @@ describe('Update entries', () => {
     assert.equal(entry?.subresource, 'status');
   });
 
+  it('a status write owns no label change where the status endpoint keeps the stored labels', () => {
+    const d = created(
+      deployments,
+      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', labels: { a: '1' } }, spec: { replicas: 1 } },
+      'creator',
+    );
+    const next = structuredClone(d) as unknown as Obj;
+    next.metadata = { ...(next.metadata as Obj), labels: { a: '1', b: '2' } };
+    next.status = { replicas: 1 };
+    const keeping = managers.for(info('apps', 'v1', 'deployments'), 'status', true);
+    assert.deepEqual(owners(updated(keeping, d, next, 'controller'))['controller/Update/status'], { 'f:status': { 'f:replicas': {} } });
+    const plain = owners(updated(deploymentStatus, d, next, 'controller'))['controller/Update/status'] as Obj;
+    assert.ok('f:metadata' in plain);
+  });
+
   it('the main resource does not own status', () => {
     const d = created(
       deployments,

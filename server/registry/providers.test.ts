@@ -12,6 +12,7 @@ import { SelectorError } from '../selectors/labels.js';
 import { isVirtual } from './descriptor.js';
 import { builtinDescriptors, DescriptorIndex, groupProviders } from './providers.js';
 import { createRegistry } from './registry.js';
+import type { Storage } from '../../storage/interface.js';
 
 /** every resource the generated catalog can serve: all versions, all gates on */
 function everyBuiltinResource(): ResourceInfo[] {
@@ -102,4 +103,12 @@ test('selectable fields of stored objects', () => {
   // events.k8s.io Events are matched as the core Events they are stored as
   const ev = fieldsOf('events.k8s.io', 'events', true)({ metadata: { name: 'e', namespace: 'd' }, involvedObject: { name: 'p' } });
   assert.equal(ev['involvedObject.name'], 'p');
+});
+
+test("a status endpoint keeps the stored labels where the resource's descriptor says so", () => {
+  const resources = everyBuiltinResource().filter((r) => r.version === 'v1' && (r.resource === 'deployments' || r.resource === 'persistentvolumeclaims'));
+  const registry = createRegistry({ resources, storageFor: () => ({}) as Storage });
+  assert.equal(registry.lookup('apps', 'v1', 'deployments', 'status')?.statusKeepsLabels, true);
+  assert.notEqual(registry.lookup('', 'v1', 'persistentvolumeclaims', 'status')?.statusKeepsLabels, true);
+  assert.notEqual(registry.lookup('apps', 'v1', 'deployments')?.statusKeepsLabels, true);
 });

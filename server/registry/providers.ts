@@ -16,8 +16,7 @@ import { batchProvider } from './batch/provider.js';
 import { certificatesProvider } from './certificates/provider.js';
 import { coordinationProvider } from './coordination/provider.js';
 import { coreProvider } from './core/provider.js';
-import { isVirtual, type GroupProvider, type ResourceDescriptor } from './descriptor.js';
-import { setStatusLabelsRule } from '../fieldmanager/field-managers.js';
+import type { GroupProvider, ResourceDescriptor } from './descriptor.js';
 import { discoveryProvider } from './discovery/provider.js';
 import { eventsProvider } from './events/provider.js';
 import { flowControlProvider } from './flowcontrol/provider.js';
@@ -97,10 +96,6 @@ export class DescriptorIndex {
 
 let builtin: DescriptorIndex | undefined;
 
-setStatusLabelsRule((info) => {
-  const d = builtinDescriptors().find(info);
-  return d !== undefined && !isVirtual(d) && d.statusKeepsLabels === true;
-});
 
 /** the built-in resources' descriptors (built on first use: providers import modules that
  *  import this one's users) */

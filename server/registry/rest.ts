@@ -136,6 +136,9 @@ export interface RESTResource {
   readonly info: ResourceInfo;
   /** set for a subresource (`status`, `scale`) */
   readonly subresource?: string;
+  /** a `status` endpoint that resets metadata.labels to the stored ones (kube's reset fields
+   *  of the workload kinds' status strategies) */
+  readonly statusKeepsLabels?: boolean;
   get(ctx: RequestContext, name: string, opts: GetRequestOptions): Promise<KubeObject>;
   /** get, for a reader that may write the object's stored text (optional) */
   openGet?(ctx: RequestContext, name: string, opts: GetRequestOptions): Promise<PreparedObject>;

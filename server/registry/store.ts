@@ -41,6 +41,8 @@ export interface GenericStoreConfig {
   info: ResourceInfo;
   /** set for a subresource store (`status`, `finalize`, ...) */
   subresource?: string;
+  /** a status store whose writes keep the stored labels (the resource's descriptor says) */
+  statusKeepsLabels?: boolean;
   strategy: ResourceStrategy;
   storage: Storage;
   /** namespaced stores check that the namespace exists and is not terminating on create */
@@ -104,6 +106,7 @@ class AlreadyDeleting extends Error {}
 export class GenericStore implements RESTResource {
   readonly info: ResourceInfo;
   readonly subresource?: string;
+  readonly statusKeepsLabels?: boolean;
   readonly strategy: ResourceStrategy;
   readonly storage: Storage;
   readonly keys: KeyScheme;
@@ -120,6 +123,7 @@ export class GenericStore implements RESTResource {
   constructor(cfg: GenericStoreConfig) {
     this.info = cfg.info;
     this.subresource = cfg.subresource;
+    this.statusKeepsLabels = cfg.statusKeepsLabels;
     this.strategy = cfg.strategy;
     this.storage = cfg.storage;
     this.namespaces = cfg.namespaces;
@@ -193,7 +197,7 @@ export class GenericStore implements RESTResource {
    *  changed (kube-apiserver's field manager, run on the defaulted object before admission) */
   protected recordManagedFields(ctx: RequestContext, current: KubeObject | null, obj: KubeObject): void {
     if (ctx.managedFieldsRecorded) return;
-    const fm = fieldManagers().for(this.info, this.subresource ?? '');
+    const fm = fieldManagers().for(this.info, this.subresource ?? '', this.statusKeepsLabels);
     // the field manager only reads both objects
     const entries = fm.update(current ? this.fromStorageForReading(current) : null, this.fromStorageForReading(obj), ctx.fieldManager ?? '');
     if (entries) obj.metadata.managedFields = entries as unknown as NonNullable<KubeObject['metadata']['managedFields']>;

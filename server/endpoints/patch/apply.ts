@@ -68,7 +68,7 @@ export function createApplyPatchApplier(managers: FieldManagers = fieldManagers(
     parse: format === 'cbor' ? parseCborApply : parseApply,
     apply(current, parsed, target) {
       const { config, text } = parsed as ParsedApply;
-      const fm = managers.for(target.resource.info, target.resource.subresource ?? '');
+      const fm = managers.for(target.resource.info, target.resource.subresource ?? '', target.resource.statusKeepsLabels);
       // a fresh copy per attempt: a conflicting write makes the registry apply again
       const result = fm.apply(current, structuredClone(config), target.fieldManager, target.force);
       target.ctx.managedFieldsRecorded = true;
