@@ -132,6 +132,39 @@ describe('ValidatingAdmissionPolicy', () => {
     ]);
   });
 
+  it("variables are typed by their expressions: misuse is refused in cel-go's words", () => {
+    const p = policy({
+      matchConstraints: { resourceRules: [rule] },
+      variables: [
+        { name: 'name', expression: 'object.metadata.name + ""' },
+        { name: 'replicas', expression: 'variables.name + 1' },
+        { name: 'broken', expression: 'params.x' },
+        { name: 'ok', expression: 'variables.broken' },
+      ],
+      validations: [{ expression: 'variables.name + 1 > 0', messageExpression: 'variables.name.size()' }],
+      auditAnnotations: [{ key: 'k', valueExpression: 'variables.ok' }],
+    });
+    assert.deepEqual(policies.createCauses(p), [
+      cause(
+        'FieldValueInvalid',
+        'spec.variables[1].expression',
+        "Invalid value: \"variables.name + 1\": compilation failed: ERROR: <input>:1:16: found no matching overload for '_+_' applied to '(string, int)'\n | variables.name + 1\n | ...............^",
+      ),
+      cause(
+        'FieldValueInvalid',
+        'spec.variables[2].expression',
+        "Invalid value: \"params.x\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')\n | params.x\n | ^",
+      ),
+      cause(
+        'FieldValueInvalid',
+        'spec.validations[0].expression',
+        "Invalid value: \"variables.name + 1 > 0\": compilation failed: ERROR: <input>:1:16: found no matching overload for '_+_' applied to '(string, int)'\n | variables.name + 1 > 0\n | ...............^",
+      ),
+      cause('FieldValueInvalid', 'spec.validations[0].messageExpression', 'Invalid value: "variables.name.size()": must evaluate to string but got int'),
+      // `ok` is `broken`, which did not compile and is dyn: so is `ok`, and it may be a string
+    ]);
+  });
+
   it('an audit annotation key must make a qualified name with the policy name', () => {
     const p = policy({ matchConstraints: { resourceRules: [rule] }, auditAnnotations: [{ key: 'bad key', valueExpression: "'x'" }] });
     const causes = policies.createCauses(p);
