@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../../storage/interface.js';
 import { cause, kind } from '../testing/strategies.js';
+import { validateMutatingAdmissionPolicy } from './mutating-policies.js';
 
 const G = 'admissionregistration.k8s.io';
 const policies = kind(G, 'v1', 'validatingadmissionpolicies');
@@ -171,6 +172,34 @@ describe('ValidatingAdmissionPolicy', () => {
     assert.equal(causes.length, 1);
     assert.equal(causes[0]!.field, 'spec.auditAnnotations[0].key');
     assert.match(causes[0]!.message ?? "", /^Invalid value: "p\/bad key": name part must consist of alphanumeric characters/);
+  });
+});
+
+describe('MutatingAdmissionPolicy', () => {
+  it('mutations see the variables typed by their expressions', () => {
+    const p = {
+      apiVersion: `${G}/v1alpha1`,
+      kind: 'MutatingAdmissionPolicy',
+      metadata: { name: 'm' },
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: { matchPolicy: 'Equivalent', namespaceSelector: {}, objectSelector: {}, resourceRules: [{ ...rule, scope: '*' }] },
+        variables: [{ name: 'label', expression: "'team-' + string(object.metadata.name)" }],
+        mutations: [
+          { patchType: 'JSONPatch', jsonPatch: { expression: "[JSONPatch{op: 'add', path: '/metadata/labels/team', value: variables.label}]" } },
+          { patchType: 'ApplyConfiguration', applyConfiguration: { expression: 'Object{metadata: Object.metadata{generation: variables.label + 1}}' } },
+        ],
+      },
+    } as KubeObject;
+    assert.deepEqual(
+      validateMutatingAdmissionPolicy(p).map((e) => [e.field, e.detail]),
+      [
+        [
+          'spec.mutations[1].applyConfiguration.expression',
+          "compilation failed: ERROR: <input>:1:62: found no matching overload for '_+_' applied to '(string, int)'\n | Object{metadata: Object.metadata{generation: variables.label + 1}}\n | .............................................................^",
+        ],
+      ],
+    );
   });
 });
 
