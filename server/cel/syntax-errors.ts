@@ -543,13 +543,14 @@ export function displayIssues(expression: string, issues: readonly SyntaxIssue[]
 function inReportOrder(tokens: readonly Token[], lexed: readonly SyntaxIssue[], parsed: readonly SyntaxIssue[]): SyntaxIssue[] {
   const pending = [...lexed].sort((a, b) => a.at - b.at);
   const out: SyntaxIssue[] = [];
+  let heard = 0;
   for (const issue of parsed) {
     const named = tokens.findIndex((t) => t.start >= issue.at);
     const next = named < 0 ? Infinity : (tokens[named + 1]?.start ?? Infinity);
-    while (pending.length > 0 && pending[0]!.at < next) out.push(pending.shift()!);
+    while (heard < pending.length && pending[heard]!.at < next) out.push(pending[heard++]!);
     out.push(issue);
   }
-  return [...out, ...pending];
+  return [...out, ...pending.slice(heard)];
 }
 
 /** the deepest nesting of brackets, parentheses and braces */
