@@ -4,7 +4,8 @@
 // Never, an update to an invalid timeout is refused; a ValidatingAdmissionPolicy whose
 // expression does not compile and a binding with both Deny and Warn are refused, valid ones
 // show their defaults; CEL compile errors in cel-go's words (an undeclared variable, the tree
-// depth limit, a wide caret).
+// depth limit, a wide caret, the recovery lookahead limit); variables typed by their expressions,
+// so misusing one is refused.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -134,5 +135,43 @@ describe('admissionregistration validation and defaults with kubectl 1.33', { ti
       assert.ok(r.stderr.includes(text), `missing ${text} in ${r.stderr}`);
     }
     assert.match((await k(['get', 'validatingadmissionpolicy', 'cel-errors'])).stderr, /NotFound|not found/);
+  });
+
+  it("variables are typed by their expressions: an int added to a string variable is refused in cel-go's words", async () => {
+    const rule = { operations: ['CREATE'], apiGroups: ['example.com'], apiVersions: ['v1'], resources: ['nothings'] };
+    const variables = [
+      { name: 'name', expression: 'string(object.metadata.name)' },
+      { name: 'sizes', expression: '[size(variables.name)]' },
+    ];
+    const trailing = `1${' 2'.repeat(257)}`;
+    const r = await k(
+      ['apply', '-f', '-'],
+      doc('ValidatingAdmissionPolicy', 'typed-variables', {
+        spec: {
+          matchConstraints: { resourceRules: [rule] },
+          variables,
+          validations: [{ expression: 'variables.name + 1 > 0' }, { expression: "variables.sizes[0] == 'a'", messageExpression: 'variables.sizes[0]' }, { expression: trailing }],
+        },
+      }),
+    );
+    assert.notEqual(r.code, 0);
+    for (const text of [
+      'The ValidatingAdmissionPolicy "typed-variables" is invalid: \n',
+      `spec.validations[0].expression: Invalid value: "variables.name + 1 > 0": compilation failed: ERROR: <input>:1:16: found no matching overload for '_+_' applied to '(string, int)'\n | variables.name + 1 > 0\n | ...............^`,
+      `spec.validations[1].expression: Invalid value: "variables.sizes[0] == 'a'": compilation failed: ERROR: <input>:1:20: found no matching overload for '_==_' applied to '(int, string)'\n | variables.sizes[0] == 'a'\n | ...................^`,
+      'spec.validations[1].messageExpression: Invalid value: "variables.sizes[0]": must evaluate to string but got int',
+      `spec.validations[2].expression: Invalid value: "${trailing}": compilation failed: ERROR: <input>:-1:0: error recovery token lookahead limit exceeded: 256\nERROR: <input>:1:3: Syntax error: mismatched input '2' expecting <EOF>`,
+    ]) {
+      assert.ok(r.stderr.includes(text), `missing ${text} in ${r.stderr}`);
+    }
+    assert.match((await k(['get', 'validatingadmissionpolicy', 'typed-variables'])).stderr, /NotFound|not found/);
+    // used as their types, the same variables are accepted
+    await kOk(
+      ['apply', '-f', '-'],
+      doc('ValidatingAdmissionPolicy', 'typed-variables', {
+        spec: { matchConstraints: { resourceRules: [rule] }, variables, validations: [{ expression: "variables.name + '-x' != '' && variables.sizes[0] > 0", messageExpression: "'size ' + string(variables.sizes[0])" }] },
+      }),
+    );
+    assert.equal(await kOk(['get', 'validatingadmissionpolicy', 'typed-variables', '-o', 'jsonpath={.spec.variables[1].name}']), 'sizes');
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AuthorizerSession, AuthorizerValue } from './authorizer-library.js';
-import { activation, bindVariables, compile, OUT_OF_BUDGET } from './admission-policy.js';
+import { activation, bindVariables, compile, compileVariables, OUT_OF_BUDGET, variableFieldType } from './admission-policy.js';
 
 const act = (object: unknown, extra: Partial<{ params: unknown; oldObject: unknown }> = {}) =>
   activation({ object, oldObject: extra.oldObject ?? null, request: { operation: 'CREATE', userInfo: { username: 'alice', groups: ['g'] } }, params: extra.params ?? null, namespaceObject: null });
@@ -45,6 +45,50 @@ test('variables are evaluated on first use, once, and can use each other', () =>
   assert.deepEqual(p.evaluate(a), { ok: true, value: true });
   assert.equal(evaluations, 1);
   assert.equal(compile('variables.broken == 1', 'bool').evaluate(a).ok, false);
+});
+
+test("a variable is declared with its expression's type as kube converts it", () => {
+  assert.equal(variableFieldType('string'), 'string');
+  assert.equal(variableFieldType('google.protobuf.Duration'), 'google.protobuf.Duration');
+  assert.equal(variableFieldType('list<list<int>>'), 'list<list<int>>');
+  assert.equal(variableFieldType('map<string, list<Quantity>>'), 'map<string, list<dyn>>');
+  assert.equal(variableFieldType('list'), 'list<dyn>');
+  // objects, optionals and library types are dyn; so is a variable that does not compile
+  assert.equal(variableFieldType('optional<int>'), 'dyn');
+  assert.equal(variableFieldType('net.IP'), 'dyn');
+  assert.equal(variableFieldType(undefined), 'dyn');
+});
+
+test('variables are typed by their expressions, in order; later expressions are checked against them', () => {
+  const { programs, types } = compileVariables([
+    { name: 'name', expression: 'string(object.metadata.name)' },
+    { name: 'sizes', expression: '[size(variables.name)]' },
+    { name: 'self', expression: 'variables.self' },
+    { name: 'broken', expression: '1 +' },
+  ]);
+  assert.deepEqual([...types], [
+    ['name', 'string'],
+    ['sizes', 'list<int>'],
+    ['self', 'dyn'],
+    ['broken', 'dyn'],
+  ]);
+  // a variable does not see itself
+  assert.match(programs[2]!.program.compileError ?? '', /undefined field 'self'/);
+  assert.equal(
+    compile('variables.name + 1 > 0', 'bool', 'stored', 'validating', types).compileError,
+    "compilation error: ERROR: <input>:1:16: found no matching overload for '_+_' applied to '(string, int)'\n | variables.name + 1 > 0\n | ...............^",
+  );
+  assert.equal(
+    compile('variables.nosuch', 'bool', 'stored', 'validating', types).compileError,
+    "compilation error: ERROR: <input>:1:10: undefined field 'nosuch'\n | variables.nosuch\n | .........^",
+  );
+  assert.match(compile("variables.sizes[0] == 'a'", 'bool', 'stored', 'validating', types).compileError ?? '', /'_==_' applied to '\(int, string\)'/);
+  // a variable that does not compile is dyn: what reads it compiles
+  assert.equal(compile('variables.broken == 1', 'bool', 'stored', 'validating', types).compileError, undefined);
+  // and the typed expressions run over the lazily bound variables
+  const a = act({ metadata: { name: 'abc' } });
+  bindVariables(a, programs);
+  assert.deepEqual(compile("variables.name + 'd' == 'abcd' && variables.sizes[0] == 3", 'bool', 'stored', 'validating', types).evaluate(a), { ok: true, value: true });
 });
 
 test('a hostile expression is cut off by the runtime budget', () => {

@@ -19,10 +19,18 @@ import { registerJsonPatchLibrary } from './json-patch-library.js';
  *  (`JSONPatch{...}`, `Object{...}`) and `jsonpatch.escapeKey` */
 export type PolicyFlavour = 'validating' | 'mutating';
 
-const environments = new Map<string, Environment>();
-function environment(age: ExpressionAge, flavour: PolicyFlavour = 'validating'): Environment {
+/** the policy's variables in declaration order, each with the CEL type its expression
+ *  compiled to (as `variableFieldType` declares it) */
+export type VariableTypes = ReadonlyMap<string, string>;
+
+/** the object type kube declares `variables` with */
+export const VARIABLES_TYPE = 'kubernetes.variables';
+
+const bases = new Map<string, Environment>();
+/** the environment without `variables` */
+function baseEnvironment(age: ExpressionAge, flavour: PolicyFlavour): Environment {
   const key = `${age}/${flavour}`;
-  let env = environments.get(key);
+  let env = bases.get(key);
   if (env) return env;
   env = celEnvironment({ age, authorizer: true });
   if (flavour === 'mutating') env = registerJsonPatchLibrary(registerMessageLiterals(env));
@@ -31,10 +39,63 @@ function environment(age: ExpressionAge, flavour: PolicyFlavour = 'validating'):
     .registerVariable('object', 'dyn')
     .registerVariable('oldObject', 'dyn')
     .registerVariable('params', 'dyn')
-    .registerVariable('namespaceObject', 'dyn')
-    .registerVariable('variables', 'map');
+    .registerVariable('namespaceObject', 'dyn');
+  bases.set(key, env);
+  return env;
+}
+
+/** policies seldom change; the bound only keeps a stream of distinct ones from growing it */
+const MAX_CACHED_ENVIRONMENTS = 256;
+const environments = new Map<string, Environment>();
+/** `variables` undefined: declared as a map (callers that refuse it find it themselves);
+ *  otherwise an object type whose fields are the variables, as kube's composition declares it */
+function environment(age: ExpressionAge, flavour: PolicyFlavour = 'validating', variables?: VariableTypes): Environment {
+  const key = `${age}/${flavour}/${variables ? JSON.stringify([...variables]) : ''}`;
+  let env = environments.get(key);
+  if (env) return env;
+  env = baseEnvironment(age, flavour).clone();
+  if (variables) env.registerType(VARIABLES_TYPE, { fields: Object.fromEntries(variables) }).registerVariable('variables', VARIABLES_TYPE);
+  else env.registerVariable('variables', 'map');
+  if (environments.size >= MAX_CACHED_ENVIRONMENTS) environments.delete(environments.keys().next().value!);
   environments.set(key, env);
   return env;
+}
+
+const DECLARABLE = new Set(['bool', 'bytes', 'double', 'int', 'uint', 'string', 'null', 'dyn', 'google.protobuf.Duration', 'google.protobuf.Timestamp']);
+
+/** the type parameters of `name<a, b<c, d>>`, split at the top level */
+function typeParameters(t: string): string[] {
+  const inner = t.slice(t.indexOf('<') + 1, -1);
+  const params: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < inner.length; i++) {
+    if (inner[i] === '<') depth++;
+    else if (inner[i] === '>') depth--;
+    else if (inner[i] === ',' && depth === 0) {
+      params.push(inner.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  params.push(inner.slice(start).trim());
+  return params;
+}
+
+/** The type a variable is declared with, from its expression's compiled type, as kube converts
+ *  it: primitives, durations and timestamps stay, lists and maps keep their (converted)
+ *  parameters, anything else (an object, an optional, a library type) is dyn, and so is a
+ *  variable that does not compile (`undefined`). */
+export function variableFieldType(outputType: string | undefined): string {
+  if (outputType === undefined) return 'dyn';
+  if (DECLARABLE.has(outputType)) return outputType;
+  if (outputType === 'list') return 'list<dyn>';
+  if (outputType === 'map') return 'map<dyn, dyn>';
+  if (outputType.startsWith('list<') && outputType.endsWith('>')) return `list<${variableFieldType(typeParameters(outputType)[0])}>`;
+  if (outputType.startsWith('map<') && outputType.endsWith('>')) {
+    const [k, v] = typeParameters(outputType);
+    return `map<${variableFieldType(k)}, ${variableFieldType(v)}>`;
+  }
+  return 'dyn';
 }
 
 /** the values an expression runs over; JSON numbers are converted by `activation()` */
@@ -63,6 +124,8 @@ export interface Program {
   readonly expression: string;
   /** set when the expression did not compile */
   readonly compileError?: string;
+  /** the type the checker gave the expression (cel-js's notation); unset when it did not compile */
+  readonly outputType?: string;
   evaluate(activation: Activation): EvalResult;
   /** evaluate, answering the authorizer checks it asks for between attempts */
   evaluateAsync(activation: Activation): Promise<EvalResult>;
@@ -79,15 +142,24 @@ function parsedSource(expression: string, flavour: PolicyFlavour): RewrittenSour
 const describe = (v: unknown): string => (v === null ? 'null_type' : typeof v === 'bigint' ? 'int' : typeof v);
 
 /** Compiles an expression; `want` is the result type the field requires (checked when the
- *  checker knows it statically, and again at run time); `age`: 'new' when it is being written.
- *  Never throws. */
-export function compile(expression: string, want: 'bool' | 'string' | 'string-or-null' | 'any', age: ExpressionAge = 'stored', flavour: PolicyFlavour = 'validating'): Program {
+ *  checker knows it statically, and again at run time); `age`: 'new' when it is being written;
+ *  `variables`: the policy's variables it may read, typed (see `environment`). Never throws. */
+export function compile(
+  expression: string,
+  want: 'bool' | 'string' | 'string-or-null' | 'any',
+  age: ExpressionAge = 'stored',
+  flavour: PolicyFlavour = 'validating',
+  variables?: VariableTypes,
+): Program {
   let program: Parsed;
+  let outputType: string | undefined;
+  const env = environment(age, flavour, variables);
   try {
-    program = environment(age, flavour).parse(parsedSource(expression, flavour).text);
+    program = env.parse(parsedSource(expression, flavour).text);
     const check = program.check() as { valid: boolean; error?: Error; type?: string };
     if (!check.valid) throw check.error ?? new Error('type check failed');
     const t = check.type;
+    outputType = t ?? 'dyn';
     if (t && t !== 'dyn') {
       if (want === 'bool' && t !== 'bool') throw new Error(`must evaluate to bool but got ${t}`);
       if (want === 'string' && t !== 'string') throw new Error(`must evaluate to string but got ${t}`);
@@ -98,13 +170,14 @@ export function compile(expression: string, want: 'bool' | 'string' | 'string-or
   } catch (err) {
     // syntax and type errors in cel-go's words and layout
     const e = err as Error & { code?: string };
-    const reason = e.code && !/^must evaluate/.test(e.message) ? celGoIssue(expression, e, environment(age, flavour), parsedSource(expression, flavour)) : e.message.split('\n')[0];
+    const reason = e.code && !/^must evaluate/.test(e.message) ? celGoIssue(expression, e, env, parsedSource(expression, flavour)) : e.message.split('\n')[0];
     const message = `compilation error: ${reason}`;
     const failed: EvalResult = { ok: false, error: message };
     return { expression, compileError: message, evaluate: () => failed, evaluateAsync: async () => failed };
   }
   return {
     expression,
+    outputType,
     evaluateAsync(activation) {
       return evaluateWithAuthorizer(activation.authorizer.session, () => this.evaluate(activation), (r) => !r.ok);
     },
@@ -133,6 +206,23 @@ export function compile(expression: string, want: 'bool' | 'string' | 'string-or
       return { ok: true, value };
     },
   };
+}
+
+/** Compiles a policy's variables in order, each seeing the ones before it typed; returns them
+ *  with the types later expressions see them with. */
+export function compileVariables(
+  variables: readonly { name: string; expression: string }[],
+  age: ExpressionAge = 'stored',
+  flavour: PolicyFlavour = 'validating',
+): { programs: { name: string; program: Program }[]; types: VariableTypes } {
+  const types = new Map<string, string>();
+  const programs = variables.map((v) => {
+    const program = compile(v.expression, 'any', age, flavour, new Map(types));
+    // a later variable of the same name replaces the earlier one's type
+    types.set(v.name, variableFieldType(program.outputType));
+    return { name: v.name, program };
+  });
+  return { programs, types };
 }
 
 /** builds an activation: objects become CEL values (integral numbers as ints); `variables`

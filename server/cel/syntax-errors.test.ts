@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { celSyntaxErrors } from './syntax-errors.js';
+import { CEL_GO_PARSER_LIMITS, celSyntaxErrors } from './syntax-errors.js';
 
 const PRIMARY = "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}";
 const IN_MAP = "{'[', '{', '}', '(', '.', ',', '-', '!', '?', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}";
@@ -104,8 +104,8 @@ test('expressions cel-go parses have no syntax errors', () => {
 });
 
 // cel-go's parser test runs with smaller limits than its defaults (which kube keeps): recursion
-// 32, error recovery 4; its limit vectors with the text cel-go reports
-const TEST_LIMITS = { maxRecursionDepth: 32, errorRecoveryLimit: 4 };
+// 32, error recovery 4, recovery lookahead 4; its limit vectors with the text cel-go reports
+const TEST_LIMITS = { ...CEL_GO_PARSER_LIMITS, maxRecursionDepth: 32, errorRecoveryLimit: 4, errorRecoveryTokenLookahead: 4 };
 const numbers = (from: number, to: number, sep: string) => Array.from({ length: to - from + 1 }, (_, i) => String(from + i)).join(sep);
 const indexes = (n: number) => Array.from({ length: n }, (_, i) => `[${i + 1}]`).join('');
 
@@ -209,4 +209,55 @@ test("cel-go's deep vector: the recursion limit and the syntax errors read befor
       issue(14, 23, extraneous, line(14)),
     ].join('\n'),
   );
+});
+
+test("cel-go's recovery lookahead limit: a recovery that would skip more tokens stops the parse", () => {
+  // cel-go's vector (its test limits): non-breaking spaces and a DEL the lexer refuses, then a
+  // recovery to the end that skips more than 4 tokens
+  const lines = ['ó\u00a0¢', '\t\tó\u00a00\u00a0', '\t\t\u007f0"""\\""\\"""\\""\\"""\\""\\"""\\""\\"""\\"\\"""\\""\\"""\\""\\"""\\""\\"""\\"!\\"""\\""\\"""\\""\\"'];
+  const source = (n: number) => lines[n - 1]!.replace(/\t/g, ' ');
+  const wide = (n: number, column: number, before = '') => `ERROR: <input>:${n}:${column}: Syntax error: token recognition error at: '${lines[n - 1]!.replace(/\t/g, '')[column - 1 - (n > 1 ? 2 : 0)]}'\n | ${source(n)}\n | ${before}\uff3e`;
+  assert.equal(
+    celSyntaxErrors(lines.join('\n'), TEST_LIMITS),
+    [
+      'ERROR: <input>:-1:0: error recovery token lookahead limit exceeded: 4',
+      wide(1, 1),
+      wide(1, 2, '\uff0e'),
+      wide(1, 3, '\uff0e\uff0e'),
+      wide(2, 3, '..'),
+      wide(2, 4, '..\uff0e'),
+      wide(2, 6, '..\uff0e\uff0e.'),
+      issue(3, 3, "Syntax error: token recognition error at: '\u007f'", source(3)),
+      issue(3, 4, "Syntax error: mismatched input '0' expecting <EOF>", source(3)),
+      issue(3, 11, "Syntax error: token recognition error at: '\\'", source(3)),
+    ].join('\n'),
+  );
+  // kube's limit is cel-go's default, 256 tokens
+  const trailing = (n: number) => `1${' 2'.repeat(n)}`;
+  assert.equal(celSyntaxErrors(trailing(256)), issue(1, 3, "Syntax error: mismatched input '2' expecting <EOF>", trailing(256)));
+  assert.equal(
+    celSyntaxErrors(trailing(257)),
+    `ERROR: <input>:-1:0: error recovery token lookahead limit exceeded: 256\n${issue(1, 3, "Syntax error: mismatched input '2' expecting <EOF>", trailing(257))}`,
+  );
+});
+
+test("cel-go's syntax error reporting limit: the error past it says so, and the parse ends", () => {
+  // cel-go's vector (ErrorReportingLimit(2)): the lexer has read to the end before the parser
+  // reports the stray `tru`, so the third error is the second '^'
+  const input = `'3# < 10" '& tru ^^`;
+  assert.equal(
+    celSyntaxErrors(input, { ...CEL_GO_PARSER_LIMITS, errorReportingLimit: 2 }),
+    [
+      issue(1, 12, "Syntax error: token recognition error at: '& '", input),
+      issue(1, 18, "Syntax error: token recognition error at: '^'", input),
+      issue(1, 19, 'Syntax error: More than 2 syntax errors', input),
+    ].join('\n'),
+  );
+  // at kube's limit (100) the 101st error is that line, but cel-go records at most 100 issues:
+  // the display counts it instead
+  const dollars = (n: number) => `1${' $'.repeat(n)}`;
+  const shown = (input: string, n: number) => Array.from({ length: n }, (_, i) => issue(1, 3 + 2 * i, "Syntax error: token recognition error at: '$'", input));
+  assert.equal(celSyntaxErrors(dollars(100)), shown(dollars(100), 100).join('\n'));
+  assert.equal(celSyntaxErrors(dollars(101)), [...shown(dollars(101), 100), '1 more errors were truncated'].join('\n'));
+  assert.equal(celSyntaxErrors(dollars(150)), [...shown(dollars(150), 100), '1 more errors were truncated'].join('\n'));
 });

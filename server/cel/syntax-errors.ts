@@ -45,9 +45,16 @@ export interface ParserLimits {
   maxRecursionDepth: number;
   /** error recoveries before the parser gives up */
   errorRecoveryLimit: number;
+  /** tokens one recovery may skip before the parser gives up */
+  errorRecoveryTokenLookahead: number;
+  /** syntax errors reported before the parser gives up (the next one says so instead) */
+  errorReportingLimit: number;
 }
 
-export const CEL_GO_PARSER_LIMITS: ParserLimits = { maxRecursionDepth: 250, errorRecoveryLimit: 30 };
+export const CEL_GO_PARSER_LIMITS: ParserLimits = { maxRecursionDepth: 250, errorRecoveryLimit: 30, errorRecoveryTokenLookahead: 256, errorReportingLimit: 100 };
+
+/** cel-go records at most this many issues of an expression; the display counts the rest */
+const MAX_ISSUES_RECORDED = 100;
 
 /** cel-go refuses longer expressions before it parses them */
 const EXPRESSION_SIZE_CODE_POINT_LIMIT = 100_000;
@@ -169,11 +176,26 @@ class Parser {
     } catch (err) {
       if (!(err instanceof RecognitionError)) throw err;
       this.checkAttempts();
-      if (this.lastErrorIndex === this.p) this.consume();
-      this.lastErrorIndex = this.p;
-      while (this.la().type !== T.EOF && !follow.has(this.la().type)) this.consume();
+      this.recover(follow);
       return 0;
     }
+  }
+
+  /** ANTLR's recovery in a rule: skips to a token that may follow it (one token at least when
+   *  the last recovery stopped here too), each skipped token counted against cel-go's limit */
+  private recover(follow: TokenSet): void {
+    let skipped = 0;
+    const skip = (): void => {
+      if (skipped >= this.limits.errorRecoveryTokenLookahead) {
+        this.unlocated.push(`error recovery token lookahead limit exceeded: ${this.limits.errorRecoveryTokenLookahead}`);
+        throw new ParseAbort();
+      }
+      skipped++;
+      this.consume();
+    };
+    if (this.lastErrorIndex === this.p) skip();
+    this.lastErrorIndex = this.p;
+    while (this.la().type !== T.EOF && !follow.has(this.la().type)) skip();
   }
 
   /** Parses the expression. Returns the height of its parse tree as cel-go's visitor counts it:
@@ -188,6 +210,7 @@ class Parser {
     else {
       this.report(t, `mismatched input ${display(t)} expecting <EOF>`);
       this.checkAttempts();
+      this.recover(set(T.EOF));
     }
     return height;
   }
@@ -502,13 +525,32 @@ class Parser {
 }
 
 /** cel-go's display of issues: those without a location first, then each with its source line
- *  and a caret, in source order */
-export function displayIssues(expression: string, issues: readonly SyntaxIssue[], unlocated: readonly string[] = []): string {
+ *  and a caret, in source order; `truncated`: issues recorded beyond cel-go's limit, counted
+ *  on a last line */
+export function displayIssues(expression: string, issues: readonly SyntaxIssue[], unlocated: readonly string[] = [], truncated = 0): string {
   const chars = [...expression];
   return [
     ...unlocated.map((message) => issueLayout(message, -1, -1)),
     ...[...issues].sort((a, b) => a.at - b.at).map((issue) => issueAtOffset(chars, issue.at, issue.message)),
+    ...(truncated > 0 ? [`${truncated} more errors were truncated`] : []),
   ].join('\n');
+}
+
+/** The syntax errors in the order cel-go hears of them. ANTLR's lexer runs as the parser asks
+ *  for tokens, and the parser looks one token past the one it reports (to try deleting it)
+ *  before it does: so a parser error comes after the lexer errors before the token that
+ *  follows the one it names. */
+function inReportOrder(tokens: readonly Token[], lexed: readonly SyntaxIssue[], parsed: readonly SyntaxIssue[]): SyntaxIssue[] {
+  const pending = [...lexed].sort((a, b) => a.at - b.at);
+  const out: SyntaxIssue[] = [];
+  let heard = 0;
+  for (const issue of parsed) {
+    const named = tokens.findIndex((t) => t.start >= issue.at);
+    const next = named < 0 ? Infinity : (tokens[named + 1]?.start ?? Infinity);
+    while (heard < pending.length && pending[heard]!.at < next) out.push(pending[heard++]!);
+    out.push(issue);
+  }
+  return [...out, ...pending.slice(heard)];
 }
 
 /** the deepest nesting of brackets, parentheses and braces */
@@ -524,6 +566,7 @@ function bracketDepth(tokens: readonly Token[]): number {
 
 interface ParseOutcome {
   lexer: Lexer;
+  tokens: Token[];
   parser: Parser;
   /** the tree's height as cel-go's visitor counts it; undefined when the parse stopped */
   height?: number;
@@ -539,35 +582,53 @@ function parseWithLimits(expression: string, limits: ParserLimits): ParseOutcome
   const tokens = lexer.tokens();
   const parser = new Parser(tokens, limits);
   if (chars.length > EXPRESSION_SIZE_CODE_POINT_LIMIT) {
-    return { lexer, parser, stopped: true, unlocated: [`expression code point size exceeds limit: size: ${chars.length}, limit ${EXPRESSION_SIZE_CODE_POINT_LIMIT}`] };
+    return { lexer, tokens, parser, stopped: true, unlocated: [`expression code point size exceeds limit: size: ${chars.length}, limit ${EXPRESSION_SIZE_CODE_POINT_LIMIT}`] };
   }
   try {
     const height = parser.parse();
     // cel-go's reading of the parse tree has its own limit on how deep the tree nests
-    return { lexer, parser, height, stopped: false, unlocated: height > limits.maxRecursionDepth ? ['max recursion depth exceeded'] : [] };
+    return { lexer, tokens, parser, height, stopped: false, unlocated: height > limits.maxRecursionDepth ? ['max recursion depth exceeded'] : [] };
   } catch (err) {
     if (err instanceof RangeError) {
       // nesting deeper than this parser's stack allows: each bracket, parenthesis or brace
       // nests an expression in cel-go's grammar (one more than the top one), so cel-go's
       // recursion limit decides; within it, the expression is left to the library
       const tooDeep = bracketDepth(tokens) + 1 > limits.maxRecursionDepth;
-      return { lexer, parser, stopped: true, unlocated: tooDeep ? [`expression recursion limit exceeded: ${limits.maxRecursionDepth}`] : [] };
+      return { lexer, tokens, parser, stopped: true, unlocated: tooDeep ? [`expression recursion limit exceeded: ${limits.maxRecursionDepth}`] : [] };
     }
     if (!(err instanceof ParseAbort)) throw err;
-    return { lexer, parser, stopped: true, unlocated: parser.unlocated };
+    return { lexer, tokens, parser, stopped: true, unlocated: parser.unlocated };
   }
 }
 
 /** cel-go's syntax errors for an expression, in its layout, or undefined when it parses;
  *  `limits`: cel-go's parser limits (its defaults, which kube keeps, unless a test sets others) */
 export function celSyntaxErrors(expression: string, limits: ParserLimits = CEL_GO_PARSER_LIMITS): string | undefined {
-  const { lexer, parser, stopped, unlocated } = parseWithLimits(expression, limits);
+  const { lexer, tokens, parser, stopped, unlocated } = parseWithLimits(expression, limits);
   if (stopped && parser.errors.length === 0 && unlocated.length === 0) return undefined;
   // a parse stopped at a limit has reported what it read up to there (ANTLR reads tokens as the
   // parser asks for them)
   const lexed = stopped ? lexer.errors.filter((e) => e.at <= parser.position) : lexer.errors;
-  const syntax = [...lexed, ...parser.errors];
-  if (syntax.length > 0 || unlocated.length > 0) return displayIssues(expression, syntax, unlocated);
+  let syntax = inReportOrder(tokens, lexed, parser.errors);
+  let internal = unlocated;
+  if (syntax.length > limits.errorReportingLimit) {
+    // the error past the limit is reported as the limit, and the parse ends there
+    const over = syntax[limits.errorReportingLimit]!;
+    syntax = [...syntax.slice(0, limits.errorReportingLimit), { at: over.at, message: `Syntax error: More than ${limits.errorReportingLimit} syntax errors` }];
+    internal = [];
+  }
+  if (syntax.length > 0 || internal.length > 0) {
+    // internal errors are recorded last (the parse stopped, or its tree was read, after the
+    // syntax errors); what is past cel-go's record is only counted
+    const recorded = [...syntax.map((issue) => ({ issue })), ...internal.map((message) => ({ message }))];
+    const kept = recorded.slice(0, MAX_ISSUES_RECORDED);
+    return displayIssues(
+      expression,
+      kept.flatMap((r) => ('issue' in r ? [r.issue] : [])),
+      kept.flatMap((r) => ('message' in r ? [r.message] : [])),
+      recorded.length - kept.length,
+    );
+  }
   if (parser.reserved.length > 0) return displayIssues(expression, parser.reserved);
   return undefined;
 }

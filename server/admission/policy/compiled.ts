@@ -1,6 +1,6 @@
 // A ValidatingAdmissionPolicy with its expressions compiled once (per resourceVersion).
 
-import { compile, type Program } from '../../cel/admission-policy.js';
+import { compile, compileVariables, type Program } from '../../cel/admission-policy.js';
 import type { PolicyObject, PolicySpec } from './types.js';
 
 export interface CompiledValidation {
@@ -23,23 +23,26 @@ export interface CompiledPolicy {
 
 export function compilePolicy(policy: PolicyObject): CompiledPolicy {
   const spec = policy.spec ?? {};
+  // later expressions see the variables typed by their expressions, as kube composes them
+  const variables = compileVariables(spec.variables ?? []);
+  const types = variables.types;
   return {
     name: policy.metadata.name ?? '',
     resourceVersion: policy.metadata.resourceVersion ?? '',
     spec,
     failurePolicy: spec.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail',
-    matchConditions: (spec.matchConditions ?? []).map((m) => ({ name: m.name, program: compile(m.expression, 'bool') })),
-    variables: (spec.variables ?? []).map((v) => ({ name: v.name, program: compile(v.expression, 'any') })),
+    matchConditions: (spec.matchConditions ?? []).map((m) => ({ name: m.name, program: compile(m.expression, 'bool', 'stored', 'validating', types) })),
+    variables: variables.programs,
     validations: (spec.validations ?? []).map((v) => ({
-      program: compile(v.expression, 'bool'),
+      program: compile(v.expression, 'bool', 'stored', 'validating', types),
       message: v.message,
-      messageProgram: v.messageExpression ? compile(v.messageExpression, 'string') : undefined,
+      messageProgram: v.messageExpression ? compile(v.messageExpression, 'string', 'stored', 'validating', types) : undefined,
       reason: v.reason,
     })),
     auditAnnotations: (spec.auditAnnotations ?? []).map((a) => ({
       key: a.key,
       valueExpression: a.valueExpression,
-      program: compile(a.valueExpression, 'string-or-null'),
+      program: compile(a.valueExpression, 'string-or-null', 'stored', 'validating', types),
     })),
   };
 }

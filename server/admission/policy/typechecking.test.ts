@@ -77,6 +77,21 @@ test('params from paramKind, request, namespaceObject, authorizer and variables 
   );
 });
 
+test('a variable of an object type is dyn, as kube declares it; a list keeps its element type', () => {
+  const spec: PolicySpec = {
+    matchConstraints: { resourceRules: [deployments] },
+    variables: [
+      { name: 'spec', expression: 'object.spec' },
+      { name: 'names', expression: 'object.spec.template.spec.containers.map(c, c.name)' },
+    ],
+    validations: [{ expression: 'variables.spec.nosuch == 1' }, { expression: 'variables.names[0] == 1' }],
+  };
+  assert.deepEqual(
+    check(spec).map((w) => [w.fieldRef, w.warning.split('\n')[0]]),
+    [['spec.validations[1].expression', "apps/v1, Kind=Deployment: ERROR: <input>:1:20: found no matching overload for '_==_' applied to '(string, int)'"]],
+  );
+});
+
 test('without paramKind there is no params; a kind without a schema is not checked', () => {
   assert.deepEqual(
     check({ matchConstraints: { resourceRules: [deployments] }, validations: [{ expression: 'params.x' }] }).map((w) => w.warning.split('\n')[0]),

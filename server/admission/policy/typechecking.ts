@@ -7,6 +7,7 @@
 // dynamic types, so a warning never changes what the policy admits.
 
 import type { Environment } from '@marcbachmann/cel-js';
+import { VARIABLES_TYPE, variableFieldType } from '../../cel/admission-policy.js';
 import { celEnvironment } from '../../cel/environment.js';
 import { celGoIssue, renameTypes } from '../../cel/issues.js';
 import { routeMatchesToRe2 } from '../../cel/re2.js';
@@ -142,10 +143,11 @@ function issueOf(env: Environment, expression: string): string | undefined {
   }
 }
 
+/** the type a variable is declared with: its expression's type as kube converts it */
 function checkedType(env: Environment, expression: string): string {
   try {
     const check = env.parse(routeMatchesToRe2(expression)).check() as { valid: boolean; type?: string };
-    return check.valid && check.type ? check.type : 'dyn';
+    return variableFieldType(check.valid ? check.type : undefined);
   } catch {
     return 'dyn';
   }
@@ -170,8 +172,8 @@ function kindEnvironment(object: CelSchema, params: CelSchema | undefined | null
   const fields: Record<string, string> = {};
   const withVariables = (): Environment => {
     const env = declare(base.clone());
-    env.registerType('kubernetes.Variables', { fields: { ...fields } });
-    return env.registerVariable('variables', 'kubernetes.Variables');
+    env.registerType(VARIABLES_TYPE, { fields: { ...fields } });
+    return env.registerVariable('variables', VARIABLES_TYPE);
   };
   for (const v of spec.variables ?? []) fields[v.name] = checkedType(withVariables(), v.expression);
   return withVariables();

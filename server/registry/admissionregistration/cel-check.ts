@@ -4,10 +4,11 @@
 // declares `params`, `variables` and `authorizer`; kube-apiserver declares them only where
 // they exist (params with a paramKind, variables with declared variables, authorizer except in
 // messageExpression), so references to the undeclared ones are found here by a scan of the
-// expression's identifiers and refused with cel-go's "undeclared reference" message; so are
-// `variables.<name>` selections of names not declared (before it, for a variable).
+// expression's identifiers and refused with cel-go's "undeclared reference" message. Declared
+// variables are an object type whose fields carry each variable's type, so the checker itself
+// refuses `variables.<name>` of a name not declared and a misuse of a declared one.
 
-import { compile, type PolicyFlavour } from '../../cel/admission-policy.js';
+import { compile, type PolicyFlavour, type VariableTypes } from '../../cel/admission-policy.js';
 import { celIssue } from '../../cel/issues.js';
 import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
 
@@ -15,8 +16,8 @@ export type ResultType = 'bool' | 'string' | 'string-or-null' | 'any';
 
 export interface Declarations {
   params: boolean;
-  /** the variables an expression may read (undefined: `variables` is not declared at all) */
-  variables?: readonly string[];
+  /** the variables an expression may read, typed (undefined: `variables` is not declared at all) */
+  variables?: VariableTypes;
   authorizer: boolean;
 }
 
@@ -39,42 +40,27 @@ function firstReference(expr: string, names: ReadonlySet<string>): { name: strin
   return undefined;
 }
 
-/** the first `variables.<name>` whose name is not among the declared ones (offset of the dot) */
-function unknownVariable(expr: string, declared: readonly string[]): { name: string; offset: number } | undefined {
-  const text = withoutStrings(expr);
-  const sel = /(^|[^.\w\s]|\s)(variables)\s*(\.)\s*([A-Za-z_][A-Za-z0-9_]*)/g;
-  for (let m = sel.exec(text); m; m = sel.exec(text)) {
-    const name = m[4]!;
-    if (declared.includes(name)) continue;
-    const start = m.index + m[1]!.length;
-    // a field selection `x.variables.y` is not the variables object
-    let j = start - 1;
-    while (j >= 0 && /\s/.test(text[j]!)) j--;
-    if (j >= 0 && text[j] === '.') continue;
-    return { name, offset: start + m[0].slice(m[1]!.length).indexOf('.') };
-  }
-  return undefined;
-}
-
-/** why the expression does not compile, in kube's words where we know them; undefined: it compiles */
-export function celCompileError(expression: string, want: ResultType, decls: Declarations, flavour: PolicyFlavour = 'validating'): string | undefined {
-  const program = compile(expression, want, 'new', flavour);
+/** The checked expression: why it does not compile, in kube's words where we know them
+ *  (`error`), and the type the checker gave it when it does (`outputType`). */
+export function checkExpression(expression: string, want: ResultType, decls: Declarations, flavour: PolicyFlavour = 'validating'): { error?: string; outputType?: string } {
+  const program = compile(expression, want, 'new', flavour, decls.variables);
   if (program.compileError) {
     const reason = program.compileError.replace(/^compilation error: /, '');
     // kube reports a wrong result type without the "compilation failed" prefix
-    return reason.startsWith('must evaluate to ') ? reason : `compilation failed: ${reason}`;
+    return { error: reason.startsWith('must evaluate to ') ? reason : `compilation failed: ${reason}` };
   }
   const undeclared = new Set<string>();
   if (!decls.params) undeclared.add('params');
   if (!decls.variables) undeclared.add('variables');
   if (!decls.authorizer) undeclared.add('authorizer');
   const ref = firstReference(expression, undeclared);
-  if (ref) return `compilation failed: ${celIssue(expression, ref.offset, `undeclared reference to '${ref.name}' (in container '')`)}`;
-  if (decls.variables) {
-    const field = unknownVariable(expression, decls.variables);
-    if (field) return `compilation failed: ${celIssue(expression, field.offset, `undefined field '${field.name}'`)}`;
-  }
-  return undefined;
+  if (ref) return { error: `compilation failed: ${celIssue(expression, ref.offset, `undeclared reference to '${ref.name}' (in container '')`)}` };
+  return { outputType: program.outputType };
+}
+
+/** why the expression does not compile, in kube's words where we know them; undefined: it compiles */
+export function celCompileError(expression: string, want: ResultType, decls: Declarations, flavour: PolicyFlavour = 'validating'): string | undefined {
+  return checkExpression(expression, want, decls, flavour).error;
 }
 
 /** the field error for an expression that does not compile ([] when it does) */

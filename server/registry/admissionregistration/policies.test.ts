@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../../../storage/interface.js';
 import { cause, kind } from '../testing/strategies.js';
+import { validateMutatingAdmissionPolicy } from './mutating-policies.js';
 
 const G = 'admissionregistration.k8s.io';
 const policies = kind(G, 'v1', 'validatingadmissionpolicies');
@@ -132,12 +133,73 @@ describe('ValidatingAdmissionPolicy', () => {
     ]);
   });
 
+  it("variables are typed by their expressions: misuse is refused in cel-go's words", () => {
+    const p = policy({
+      matchConstraints: { resourceRules: [rule] },
+      variables: [
+        { name: 'name', expression: 'object.metadata.name + ""' },
+        { name: 'replicas', expression: 'variables.name + 1' },
+        { name: 'broken', expression: 'params.x' },
+        { name: 'ok', expression: 'variables.broken' },
+      ],
+      validations: [{ expression: 'variables.name + 1 > 0', messageExpression: 'variables.name.size()' }],
+      auditAnnotations: [{ key: 'k', valueExpression: 'variables.ok' }],
+    });
+    assert.deepEqual(policies.createCauses(p), [
+      cause(
+        'FieldValueInvalid',
+        'spec.variables[1].expression',
+        "Invalid value: \"variables.name + 1\": compilation failed: ERROR: <input>:1:16: found no matching overload for '_+_' applied to '(string, int)'\n | variables.name + 1\n | ...............^",
+      ),
+      cause(
+        'FieldValueInvalid',
+        'spec.variables[2].expression',
+        "Invalid value: \"params.x\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')\n | params.x\n | ^",
+      ),
+      cause(
+        'FieldValueInvalid',
+        'spec.validations[0].expression',
+        "Invalid value: \"variables.name + 1 > 0\": compilation failed: ERROR: <input>:1:16: found no matching overload for '_+_' applied to '(string, int)'\n | variables.name + 1 > 0\n | ...............^",
+      ),
+      cause('FieldValueInvalid', 'spec.validations[0].messageExpression', 'Invalid value: "variables.name.size()": must evaluate to string but got int'),
+      // `ok` is `broken`, which did not compile and is dyn: so is `ok`, and it may be a string
+    ]);
+  });
+
   it('an audit annotation key must make a qualified name with the policy name', () => {
     const p = policy({ matchConstraints: { resourceRules: [rule] }, auditAnnotations: [{ key: 'bad key', valueExpression: "'x'" }] });
     const causes = policies.createCauses(p);
     assert.equal(causes.length, 1);
     assert.equal(causes[0]!.field, 'spec.auditAnnotations[0].key');
     assert.match(causes[0]!.message ?? "", /^Invalid value: "p\/bad key": name part must consist of alphanumeric characters/);
+  });
+});
+
+describe('MutatingAdmissionPolicy', () => {
+  it('mutations see the variables typed by their expressions', () => {
+    const p = {
+      apiVersion: `${G}/v1alpha1`,
+      kind: 'MutatingAdmissionPolicy',
+      metadata: { name: 'm' },
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: { matchPolicy: 'Equivalent', namespaceSelector: {}, objectSelector: {}, resourceRules: [{ ...rule, scope: '*' }] },
+        variables: [{ name: 'label', expression: "'team-' + string(object.metadata.name)" }],
+        mutations: [
+          { patchType: 'JSONPatch', jsonPatch: { expression: "[JSONPatch{op: 'add', path: '/metadata/labels/team', value: variables.label}]" } },
+          { patchType: 'ApplyConfiguration', applyConfiguration: { expression: 'Object{metadata: Object.metadata{generation: variables.label + 1}}' } },
+        ],
+      },
+    } as KubeObject;
+    assert.deepEqual(
+      validateMutatingAdmissionPolicy(p).map((e) => [e.field, e.detail]),
+      [
+        [
+          'spec.mutations[1].applyConfiguration.expression',
+          "compilation failed: ERROR: <input>:1:62: found no matching overload for '_+_' applied to '(string, int)'\n | Object{metadata: Object.metadata{generation: variables.label + 1}}\n | .............................................................^",
+        ],
+      ],
+    );
   });
 });
 

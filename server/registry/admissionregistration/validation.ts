@@ -11,8 +11,8 @@ import { validateLabelSelectorObject, type LabelSelectorObject } from '../../sel
 import { isObject, semanticEqual, type JsonObject } from '../object.js';
 import { child, fieldErrors, goQuote, index, type FieldError, type RenderedValue } from '../../machinery/validation/field-error.js';
 import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName, isValidPathSegmentName, nameIsDNSSubdomain } from '../../machinery/validation/names.js';
-import { celErrors, type Declarations } from './cel-check.js';
-import type { PolicyFlavour } from '../../cel/admission-policy.js';
+import { celErrors, checkExpression, type Declarations } from './cel-check.js';
+import { variableFieldType, type PolicyFlavour } from '../../cel/admission-policy.js';
 import { validateClientConfig } from './webhook-client.js';
 
 // ---- small readers ----
@@ -397,22 +397,29 @@ export function validatePolicySpecBase(
     if (objects(spec.matchConstraints.resourceRules).length === 0) errs.push(fieldErrors.required(child(child(path, 'matchConstraints'), 'resourceRules')));
   }
   const variables = objects(spec.variables);
-  const variableNames = variables.map((v) => str(v.name));
-  const decls: Declarations = { params: hasParams, variables: variables.length > 0 ? variableNames : undefined, authorizer: true };
   const oldSpec = old && isObject(old.spec) ? old.spec : undefined;
   const ignoreMatchConditions = oldSpec !== undefined && semanticEqual(oldSpec.paramKind ?? null, spec.paramKind ?? null) && semanticEqual(oldSpec.matchConditions ?? null, spec.matchConditions ?? null);
   // kube compiles match conditions without the policy's variables
-  if (!ignoreMatchConditions) errs.push(...validateMatchConditions(spec.matchConditions, child(path, 'matchConditions'), { ...decls, variables: undefined }));
+  if (!ignoreMatchConditions) errs.push(...validateMatchConditions(spec.matchConditions, child(path, 'matchConditions'), { params: hasParams, authorizer: true }));
+  // as kube composes them: each variable is compiled seeing the ones before it, then declared
+  // with the type its expression has (dyn when it does not compile); one without an
+  // expression is not declared
+  const variableTypes = new Map<string, string>();
   variables.forEach((v, i) => {
     const p = index(child(path, 'variables'), i);
     const name = str(v.name);
     if (!name.trim()) errs.push(fieldErrors.required(child(p, 'name'), 'name is not specified'));
     else if (!isCELIdentifier(name)) errs.push(fieldErrors.invalid(child(p, 'name'), name, 'name is not a valid CEL identifier'));
     const expression = str(v.expression);
-    if (!expression.trim()) errs.push(fieldErrors.required(child(p, 'expression'), 'expression is not specified'));
-    // a variable reads only the variables declared before it
-    else errs.push(...celErrors(child(p, 'expression'), expression, 'any', { ...decls, variables: variableNames.slice(0, i) }, flavour));
+    if (!expression.trim()) {
+      errs.push(fieldErrors.required(child(p, 'expression'), 'expression is not specified'));
+      return;
+    }
+    const checked = checkExpression(expression, 'any', { params: hasParams, variables: new Map(variableTypes), authorizer: true }, flavour);
+    if (checked.error) errs.push(fieldErrors.invalid(child(p, 'expression'), expression, checked.error));
+    variableTypes.set(name, variableFieldType(checked.outputType));
   });
+  const decls: Declarations = { params: hasParams, variables: variables.length > 0 ? variableTypes : undefined, authorizer: true };
   return { errs, decls };
 }
 

@@ -1,6 +1,6 @@
 // A MutatingAdmissionPolicy with its expressions compiled once (per resourceVersion).
 
-import { compile, type Program } from '../../../cel/admission-policy.js';
+import { compile, compileVariables, type Program } from '../../../cel/admission-policy.js';
 import type { MatchResources, ParamKind } from '../types.js';
 import type { MutatingPolicyObject, PatchType } from './types.js';
 
@@ -23,7 +23,9 @@ export interface CompiledMutatingPolicy {
 
 export function compileMutatingPolicy(policy: MutatingPolicyObject): CompiledMutatingPolicy {
   const spec = policy.spec ?? {};
-  const program = (expression: string) => compile(expression, 'any', 'stored', 'mutating');
+  // later expressions see the variables typed by their expressions, as kube composes them
+  const variables = compileVariables(spec.variables ?? [], 'stored', 'mutating');
+  const program = (expression: string) => compile(expression, 'any', 'stored', 'mutating', variables.types);
   return {
     name: policy.metadata.name ?? '',
     resourceVersion: policy.metadata.resourceVersion ?? '',
@@ -31,8 +33,8 @@ export function compileMutatingPolicy(policy: MutatingPolicyObject): CompiledMut
     matchConstraints: spec.matchConstraints ?? undefined,
     failurePolicy: spec.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail',
     reinvocationPolicy: spec.reinvocationPolicy === 'IfNeeded' ? 'IfNeeded' : 'Never',
-    matchConditions: (spec.matchConditions ?? []).map((m) => ({ name: m.name, program: compile(m.expression, 'bool', 'stored', 'mutating') })),
-    variables: (spec.variables ?? []).map((v) => ({ name: v.name, program: program(v.expression) })),
+    matchConditions: (spec.matchConditions ?? []).map((m) => ({ name: m.name, program: compile(m.expression, 'bool', 'stored', 'mutating', variables.types) })),
+    variables: variables.programs,
     mutations: (spec.mutations ?? []).map((m) => {
       const patchType: PatchType = m.patchType === 'ApplyConfiguration' ? 'ApplyConfiguration' : 'JSONPatch';
       const expression = (patchType === 'ApplyConfiguration' ? m.applyConfiguration?.expression : m.jsonPatch?.expression) ?? '';
