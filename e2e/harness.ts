@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../storage/testing/etcd-server.js';
 import { KubeHttpClient, loadKubeconfig } from './http-client.js';
+import { processAlive as alive } from '../storage/testing/processes.js';
 
 export { startEtcd, freePort, type EtcdProcess } from '../storage/testing/etcd-server.js';
 export { KubeHttpClient, WatchStream, jsonOf, loadKubeconfig, type HttpResponse, type WatchEvent } from './http-client.js';
@@ -55,16 +56,6 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    // a zombie still answers signal 0; /proc tells it apart
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 /** PIDs of every process below `pid` (children, grandchildren, ...), read from /proc. */
 export function descendants(pid: number): number[] {

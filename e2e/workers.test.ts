@@ -25,18 +25,10 @@ import {
   type WatchEvent,
   type WatchStream,
 } from './harness.js';
+import { processAlive as alive } from '../storage/testing/processes.js';
 
 type Meta = { metadata: { name: string; resourceVersion: string } };
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 /** the worker processes below a primary: node running kapi's entry script */
 function workerPids(primary: number): number[] {

@@ -10,19 +10,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { freePort, startEtcd } from '../storage/testing/etcd-server.js';
+import { processAlive as alive } from '../storage/testing/processes.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const kapiBin = path.join(repoRoot, 'bin', 'kapi');
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
