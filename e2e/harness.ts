@@ -369,6 +369,9 @@ export function kubectl(args: string[], opts: KubectlOptions): Promise<KubectlRe
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
+    // a kubectl that exits without reading its input (a refused command) closes the pipe: the
+    // result is its exit code and output, not the write's EPIPE
+    child.stdin.on('error', () => undefined);
     child.stdin.end(opts.input ?? '');
   });
 }
@@ -407,6 +410,9 @@ export function kubectlInTerminal(args: string[], opts: KubectlOptions & { rows:
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
+    // a kubectl that exits without reading its input (a refused command) closes the pipe: the
+    // result is its exit code and output, not the write's EPIPE
+    child.stdin.on('error', () => undefined);
     child.stdin.end(opts.input ?? '');
   });
 }
