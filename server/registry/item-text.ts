@@ -18,6 +18,18 @@ interface TextEdits {
   readonly rvAt: number;
   readonly rvText: string;
   readonly escape: boolean;
+  /** the stored bytes may be written as they are around the edits: the text is ASCII (its
+   *  character offsets are its byte offsets) and needs no Go escapes */
+  readonly asBytes: boolean;
+}
+
+/** a list item or object as the stored bytes around its edits: `{`, bytes [bodyStart, rvAt),
+ *  rvText, bytes [rvAt, end) */
+export interface ItemBytes {
+  readonly bytes: Uint8Array;
+  readonly bodyStart: number;
+  readonly rvAt: number;
+  readonly rvText: string;
 }
 
 const META_ORDER = OBJECT_META_ORDER;
@@ -91,7 +103,7 @@ function membersOf(s: string, start: number): Member[] | undefined {
 }
 
 /** where the edits would go in `text`, before checking that they give the decoded path's bytes */
-function findEdits(text: string, resourceVersion: string, keepTypeMeta: boolean): TextEdits | undefined {
+function findEdits(text: string, byteLength: number, resourceVersion: string, keepTypeMeta: boolean): TextEdits | undefined {
   const top = membersOf(text, 0);
   if (!top) return undefined;
   let first = 0;
@@ -105,7 +117,8 @@ function findEdits(text: string, resourceVersion: string, keepTypeMeta: boolean)
   const edits = after
     ? { rvAt: after.start, rvText: `${rv},` }
     : { rvAt: metadata.valueEnd - 1, rvText: meta.length > 0 ? `,${rv}` : rv };
-  return { bodyStart: top[first]!.start, ...edits, escape: needsGoEscape(text) };
+  const escape = needsGoEscape(text);
+  return { bodyStart: top[first]!.start, ...edits, escape, asBytes: !escape && byteLength === text.length };
 }
 
 function applyEdits(text: string, edits: TextEdits): string {
@@ -148,14 +161,25 @@ export class ListItemTexts {
     return edits ? applyEdits(stored.data, edits) : this.decodedText(stored, decode);
   }
 
+  /** the item as its stored bytes around the edits, when they give its text (the item is
+   *  checked first if it was not seen before); undefined when only text gives it */
+  bytes(stored: StoredObjectText, decode: DecodeStored): ItemBytes | undefined {
+    if (stored.bytes === undefined) return undefined;
+    let edits = this.edits.get(stored);
+    if (edits === undefined) edits = this.check(stored, decode);
+    if (!edits || !edits.asBytes) return undefined;
+    return { bytes: stored.bytes, bodyStart: edits.bodyStart, rvAt: edits.rvAt, rvText: edits.rvText };
+  }
+
   private decodedText(stored: StoredObjectText, decode: DecodeStored): string {
     return goEscape(JSON.stringify(this.toItem(decode(stored))));
   }
 
   private check(stored: StoredObjectText, decode: DecodeStored): TextEdits | null {
     const expected = this.decodedText(stored, decode);
-    const found = findEdits(stored.data, String(stored.modRevision), this.keepTypeMeta);
-    const edits = found && applyEdits(stored.data, found) === expected ? found : null;
+    const text = stored.data;
+    const found = findEdits(text, stored.bytes?.length ?? -1, String(stored.modRevision), this.keepTypeMeta);
+    const edits = found && applyEdits(text, found) === expected ? found : null;
     this.edits.set(stored, edits);
     return edits;
   }

@@ -36,7 +36,7 @@ describe('lists from stored texts', { timeout: 120_000 }, () => {
     const text = prepared.jsonText();
     return {
       decoded,
-      edited: text ? [...text].join('') + '\n' : undefined,
+      edited: text ? Buffer.concat([...text].map((p) => (typeof p === 'string' ? Buffer.from(p) : p))).toString() + '\n' : undefined,
       preparedObject: encodeJson(prepared.toObject()),
     };
   }

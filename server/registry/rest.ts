@@ -112,8 +112,9 @@ export interface PreparedList {
   /** the list with every item decoded and converted */
   toObject(): ListObject;
   /** the compact JSON of toObject() (Go's escapes, no trailing newline) in pieces, header
-   *  first; undefined when it cannot be had without decoding the items */
-  jsonText(): Iterable<string> | undefined;
+   *  first, each text or UTF-8 bytes (views of storage's own bytes, never to be modified);
+   *  undefined when it cannot be had without decoding the items */
+  jsonText(): Iterable<string | Uint8Array> | undefined;
 }
 
 /** An object read by name, before it is written: as an object, or as JSON text edited from
