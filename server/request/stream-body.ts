@@ -6,11 +6,13 @@
 // Over TLS the parser reads straight from the TLS layer, which can still hand it cleartext it
 // had already decrypted (a request that spans several TLS records, or a pipelined one), and a
 // paused parser answers that with HPE_PAUSED: the connection is reset. So the socket is never
-// left needing a drain: each slice is smaller than the socket's high-water mark and the next is
-// written only once the previous one has gone to the kernel (its write callback), which is
-// also what waits for a client that stops reading. Over HTTP/2 a write also waits for 'drain'
+// left needing a drain: each slice is smaller than the socket's high-water mark (over HTTP/1.1
+// raised while the response streams, so a slice is a large write) and the next is written only
+// once the previous one has gone to the kernel (its write callback), which is also what waits
+// for a client that stops reading. Over HTTP/2 a write also waits for 'drain'
 // when the stream's flow control holds it.
 
+import { ServerResponse } from 'node:http';
 import { createGzip, type Gzip } from 'node:zlib';
 import { acceptsGzip, applyWarnings, GZIP_THRESHOLD_BYTES, responseDone, responseFinished, writeBody } from './response.js';
 import type { HttpResponse, RequestState } from './types.js';
@@ -18,6 +20,11 @@ import { unreadResponseBudget } from './unread-budget.js';
 
 /** below node's 16 KiB socket high-water mark with room for chunk framing and the head */
 export const WRITE_SLICE_BYTES = 15 * 1024;
+/** a slice over HTTP/1.1, where the socket's high-water mark is raised above it while the
+ *  response streams: TLS writes and syscalls are paid per write, not per byte */
+const WIDE_SLICE_BYTES = 128 * 1024;
+/** a chunk's size line and CRLFs, and room for the head */
+const SLICE_FRAMING_BYTES = 1024;
 /** the body is made in one buffer of at most this size per response, refilled once what it
  *  held has gone (to the socket, or into gzip); at least GZIP_THRESHOLD_BYTES, so the head
  *  that decides between a whole body and a streamed one fits in it */
@@ -200,13 +207,37 @@ function taken(gzip: Gzip, chunk: Buffer): Promise<boolean> {
 
 async function sendChunks(res: HttpResponse, chunks: Iterable<Buffer> | AsyncIterable<Buffer>): Promise<void> {
   const gone = responseDone(res).then(() => false);
-  for await (const chunk of chunks) {
-    for (let at = 0; at < chunk.length; at += WRITE_SLICE_BYTES) {
-      if (responseFinished(res)) return;
-      const written = await Promise.race([writeSlice(res, chunk.subarray(at, at + WRITE_SLICE_BYTES)), gone]);
-      if (!written) return;
+  const restoreMark = raiseSocketHighWaterMark(res, WIDE_SLICE_BYTES + SLICE_FRAMING_BYTES);
+  const sliceBytes = restoreMark ? WIDE_SLICE_BYTES : WRITE_SLICE_BYTES;
+  try {
+    for await (const chunk of chunks) {
+      for (let at = 0; at < chunk.length; at += sliceBytes) {
+        if (responseFinished(res)) return;
+        const written = await Promise.race([writeSlice(res, chunk.subarray(at, at + sliceBytes)), gone]);
+        if (!written) return;
+      }
     }
+  } finally {
+    restoreMark?.();
   }
+}
+
+/**
+ * Over HTTP/1.1, raises the socket's high-water mark to `bytes` while one response streams, so
+ * a slice that big is one write (one TLS write, one syscall) and still never leaves the socket
+ * needing a drain. Node offers no public way to set it on the server's TLS sockets. Returns
+ * what puts the old mark back, or undefined (HTTP/2, or a socket without the state).
+ */
+function raiseSocketHighWaterMark(res: HttpResponse, bytes: number): (() => void) | undefined {
+  if (!(res instanceof ServerResponse)) return undefined;
+  const state = (res.socket as { _writableState?: { highWaterMark?: unknown } } | null)?._writableState;
+  if (!state || typeof state.highWaterMark !== 'number') return undefined;
+  const old = state.highWaterMark;
+  if (old >= bytes) return () => {};
+  state.highWaterMark = bytes;
+  return () => {
+    state.highWaterMark = old;
+  };
 }
 
 /** resolves true once the slice has gone to the socket (and, over HTTP/2, the stream drained);
