@@ -46,6 +46,8 @@ interface Member {
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const NEWLINE = 0x0a;
 
 /** the index after the string opening at `i`, or -1 */
 function skipString(s: string, i: number): number {
@@ -169,6 +171,22 @@ export class ListItemTexts {
     if (edits === undefined) edits = this.check(stored, decode);
     if (!edits || !edits.asBytes) return undefined;
     return { bytes: stored.bytes, bodyStart: edits.bodyStart, rvAt: edits.rvAt, rvText: edits.rvText };
+  }
+
+  /** the item's JSON text and a newline (Go's encoder ends a document with one), as UTF-8:
+   *  the stored bytes around the edits where they give it */
+  body(stored: StoredObjectText, decode: DecodeStored): Buffer {
+    const item = this.bytes(stored, decode);
+    if (!item) return Buffer.from(this.text(stored, decode) + '\n', 'utf8');
+    const { bytes, bodyStart, rvAt, rvText } = item;
+    const out = Buffer.allocUnsafe(1 + (rvAt - bodyStart) + rvText.length + (bytes.length - rvAt) + 1);
+    out[0] = OPEN_BRACE;
+    out.set(bytes.subarray(bodyStart, rvAt), 1);
+    let at = 1 + rvAt - bodyStart;
+    at += out.write(rvText, at, 'latin1');
+    out.set(bytes.subarray(rvAt), at);
+    out[out.length - 1] = NEWLINE;
+    return out;
   }
 
   private decodedText(stored: StoredObjectText, decode: DecodeStored): string {

@@ -122,9 +122,9 @@ export interface PreparedList {
 export interface PreparedObject {
   /** the object decoded and converted, as get answers it */
   toObject(): KubeObject;
-  /** the compact JSON of toObject() (Go's escapes, no trailing newline); undefined when it
-   *  cannot be had without decoding the object */
-  jsonText(): string | undefined;
+  /** the compact JSON of toObject() (Go's escapes) and Go's trailing newline, as UTF-8;
+   *  undefined when it cannot be had without decoding the object */
+  jsonBody(): Buffer | undefined;
 }
 
 /** One resource (or subresource) as the endpoints see it. Objects going in and out are in

@@ -311,7 +311,7 @@ export class GenericStore implements RESTResource {
     const texts = this.objectTexts;
     if (!texts || !this.storage.getStored) {
       const obj = await this.get(ctx, name, opts);
-      return { toObject: () => obj, jsonText: () => undefined };
+      return { toObject: () => obj, jsonBody: () => undefined };
     }
     this.requireVerb('get');
     const key = this.keys.objectKey(ctx.namespace, name);
@@ -324,16 +324,16 @@ export class GenericStore implements RESTResource {
     if (stored === undefined) {
       // the storage cannot answer from its texts (e.g. not synced yet): the decoded path
       const obj = await this.get(ctx, name, opts);
-      return { toObject: () => obj, jsonText: () => undefined };
+      return { toObject: () => obj, jsonBody: () => undefined };
     }
     if (!stored) throw errors.notFound(this.ref(name));
     const { item, decode } = stored;
     return {
       toObject: () => this.fromStorageRead(decode(item)),
-      jsonText: () => {
+      jsonBody: () => {
         if (item.error !== undefined) return undefined;
         try {
-          return texts.text(item, decode);
+          return texts.body(item, decode);
         } catch {
           // a text that does not decode: the decoded path reports it as it always has
           return undefined;
