@@ -20,8 +20,8 @@ import { unreadResponseBudget } from './unread-budget.js';
 
 /** below node's 16 KiB socket high-water mark with room for chunk framing and the head */
 export const WRITE_SLICE_BYTES = 15 * 1024;
-/** a slice over HTTP/1.1, where the socket's high-water mark is raised above it while the
- *  response streams: TLS writes and syscalls are paid per write, not per byte */
+/** a slice over HTTP/2, and over HTTP/1.1 where the socket's high-water mark is raised above
+ *  it while the response streams: TLS writes and syscalls are paid per write, not per byte */
 const WIDE_SLICE_BYTES = 128 * 1024;
 /** a chunk's size line and CRLFs, and room for the head */
 const SLICE_FRAMING_BYTES = 1024;
@@ -207,8 +207,10 @@ function taken(gzip: Gzip, chunk: Buffer): Promise<boolean> {
 
 async function sendChunks(res: HttpResponse, chunks: Iterable<Buffer> | AsyncIterable<Buffer>): Promise<void> {
   const gone = responseDone(res).then(() => false);
-  const restoreMark = raiseSocketHighWaterMark(res, WIDE_SLICE_BYTES + SLICE_FRAMING_BYTES);
-  const sliceBytes = restoreMark ? WIDE_SLICE_BYTES : WRITE_SLICE_BYTES;
+  // HTTP/2 has no parser to pause: its writes wait for 'drain' instead
+  const http1 = res instanceof ServerResponse;
+  const restoreMark = http1 ? raiseSocketHighWaterMark(res, WIDE_SLICE_BYTES + SLICE_FRAMING_BYTES) : undefined;
+  const sliceBytes = !http1 || restoreMark ? WIDE_SLICE_BYTES : WRITE_SLICE_BYTES;
   try {
     for await (const chunk of chunks) {
       for (let at = 0; at < chunk.length; at += sliceBytes) {
@@ -226,10 +228,9 @@ async function sendChunks(res: HttpResponse, chunks: Iterable<Buffer> | AsyncIte
  * Over HTTP/1.1, raises the socket's high-water mark to `bytes` while one response streams, so
  * a slice that big is one write (one TLS write, one syscall) and still never leaves the socket
  * needing a drain. Node offers no public way to set it on the server's TLS sockets. Returns
- * what puts the old mark back, or undefined (HTTP/2, or a socket without the state).
+ * what puts the old mark back, or undefined (a socket without that state).
  */
-function raiseSocketHighWaterMark(res: HttpResponse, bytes: number): (() => void) | undefined {
-  if (!(res instanceof ServerResponse)) return undefined;
+function raiseSocketHighWaterMark(res: ServerResponse, bytes: number): (() => void) | undefined {
   const state = (res.socket as { _writableState?: { highWaterMark?: unknown } } | null)?._writableState;
   if (!state || typeof state.highWaterMark !== 'number') return undefined;
   const old = state.highWaterMark;
