@@ -49,7 +49,7 @@ export type BodyPiece = string | Uint8Array;
 export async function writeTextBody(state: RequestState, code: number, pieces: Iterable<BodyPiece>, contentType: string, sizeHint = 0): Promise<void> {
   const res = state.res;
   if (res.headersSent || responseFinished(res)) return;
-  const body = new ChunkFiller(pieces[Symbol.iterator](), Math.min(CHUNK_BYTES, Math.max(4096, sizeHint + (sizeHint >> 4) + 1024)));
+  const body = new ChunkFiller(pieces[Symbol.iterator](), Math.min(CHUNK_BYTES, sizeHint + (sizeHint >> 4) + 1024));
   body.fill();
   while (!body.done && body.full && body.capacity < CHUNK_BYTES) {
     body.grow(CHUNK_BYTES);
