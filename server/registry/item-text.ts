@@ -4,7 +4,8 @@
 // places: no `kind` or `apiVersion`, `metadata.resourceVersion` at its ObjectMeta position,
 // and Go's escapes (an object read by name keeps its `kind` and `apiVersion`). An object's text is checked once per stored version against the decoded path (the
 // edit must give the very bytes the decoder and encoder give); from then on the item is a few
-// slices of the text. Texts written elsewhere (another field order, whitespace, numbers or
+// slices of the text, or, where the storage holds the text's bytes and they are ASCII that
+// needs no escapes, of those bytes (no text is made at all). Texts written elsewhere (another field order, whitespace, numbers or
 // escapes JSON.stringify writes differently) fail the check and keep the decoded path.
 
 import { OBJECT_META_ORDER, type KubeObject, type StoredObjectText } from '../../storage/interface.js';
