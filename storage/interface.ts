@@ -107,6 +107,9 @@ export interface StoredObjectText {
   readonly data: string;
   /** the size of the stored JSON in bytes, known without reading `data` */
   readonly size: number;
+  /** the stored JSON's UTF-8 bytes, when the holder keeps them as bytes (never to be
+   *  modified: they are the holder's own) */
+  readonly bytes?: Uint8Array;
   readonly modRevision: number;
   /** set when the stored value cannot be read (encryption at rest); decoding then fails */
   readonly error?: string;

@@ -17,10 +17,9 @@ export async function serveGet(scope: Scope): Promise<void> {
     return;
   }
   const prepared = await scope.resource.openGet(ctx, scope.name, opts);
-  const text = prepared.jsonText();
-  if (text !== undefined) {
-    // the bytes writeObject would write: Go's encoder ends the JSON with a newline
-    await writeBody(scope.state, 200, text + '\n', media.contentType);
+  const body = prepared.jsonBody();
+  if (body !== undefined) {
+    await writeBody(scope.state, 200, body, media.contentType);
     return;
   }
   await writeObject(scope.state, 200, transformResult(scope, media, prepared.toObject(), tableOptions), media);

@@ -34,7 +34,7 @@ export async function serveList(scope: Scope): Promise<void> {
   const prepared = await scope.resource.openList(ctx, listRequestOptions(opts));
   const text = isCompactJson(scope.state, media) ? prepared.jsonText() : undefined;
   if (text) {
-    await writeTextBody(scope.state, 200, text, media.contentType);
+    await writeTextBody(scope.state, 200, text, media.contentType, prepared.storedBytes);
     return;
   }
   const producing = await unreadResponseBudget().reserve(prepared.storedBytes * BUILT_LIST_BYTES_PER_STORED_BYTE, scope.state.signal);

@@ -4,7 +4,8 @@
 // places: no `kind` or `apiVersion`, `metadata.resourceVersion` at its ObjectMeta position,
 // and Go's escapes (an object read by name keeps its `kind` and `apiVersion`). An object's text is checked once per stored version against the decoded path (the
 // edit must give the very bytes the decoder and encoder give); from then on the item is a few
-// slices of the text. Texts written elsewhere (another field order, whitespace, numbers or
+// slices of the text, or, where the storage holds the text's bytes and they are ASCII that
+// needs no escapes, of those bytes (no text is made at all). Texts written elsewhere (another field order, whitespace, numbers or
 // escapes JSON.stringify writes differently) fail the check and keep the decoded path.
 
 import { OBJECT_META_ORDER, type KubeObject, type StoredObjectText } from '../../storage/interface.js';
@@ -18,6 +19,18 @@ interface TextEdits {
   readonly rvAt: number;
   readonly rvText: string;
   readonly escape: boolean;
+  /** the stored bytes may be written as they are around the edits: the text is ASCII (its
+   *  character offsets are its byte offsets) and needs no Go escapes */
+  readonly asBytes: boolean;
+}
+
+/** a list item or object as the stored bytes around its edits: `{`, bytes [bodyStart, rvAt),
+ *  rvText, bytes [rvAt, end) */
+export interface ItemBytes {
+  readonly bytes: Uint8Array;
+  readonly bodyStart: number;
+  readonly rvAt: number;
+  readonly rvText: string;
 }
 
 const META_ORDER = OBJECT_META_ORDER;
@@ -34,6 +47,8 @@ interface Member {
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const NEWLINE = 0x0a;
 
 /** the index after the string opening at `i`, or -1 */
 function skipString(s: string, i: number): number {
@@ -91,7 +106,7 @@ function membersOf(s: string, start: number): Member[] | undefined {
 }
 
 /** where the edits would go in `text`, before checking that they give the decoded path's bytes */
-function findEdits(text: string, resourceVersion: string, keepTypeMeta: boolean): TextEdits | undefined {
+function findEdits(text: string, byteLength: number, resourceVersion: string, keepTypeMeta: boolean): TextEdits | undefined {
   const top = membersOf(text, 0);
   if (!top) return undefined;
   let first = 0;
@@ -105,7 +120,8 @@ function findEdits(text: string, resourceVersion: string, keepTypeMeta: boolean)
   const edits = after
     ? { rvAt: after.start, rvText: `${rv},` }
     : { rvAt: metadata.valueEnd - 1, rvText: meta.length > 0 ? `,${rv}` : rv };
-  return { bodyStart: top[first]!.start, ...edits, escape: needsGoEscape(text) };
+  const escape = needsGoEscape(text);
+  return { bodyStart: top[first]!.start, ...edits, escape, asBytes: !escape && byteLength === text.length };
 }
 
 function applyEdits(text: string, edits: TextEdits): string {
@@ -148,14 +164,41 @@ export class ListItemTexts {
     return edits ? applyEdits(stored.data, edits) : this.decodedText(stored, decode);
   }
 
+  /** the item as its stored bytes around the edits, when they give its text (the item is
+   *  checked first if it was not seen before); undefined when only text gives it */
+  bytes(stored: StoredObjectText, decode: DecodeStored): ItemBytes | undefined {
+    if (stored.bytes === undefined) return undefined;
+    let edits = this.edits.get(stored);
+    if (edits === undefined) edits = this.check(stored, decode);
+    if (!edits || !edits.asBytes) return undefined;
+    return { bytes: stored.bytes, bodyStart: edits.bodyStart, rvAt: edits.rvAt, rvText: edits.rvText };
+  }
+
+  /** the item's JSON text and a newline (Go's encoder ends a document with one), as UTF-8:
+   *  the stored bytes around the edits where they give it */
+  body(stored: StoredObjectText, decode: DecodeStored): Buffer {
+    const item = this.bytes(stored, decode);
+    if (!item) return Buffer.from(this.text(stored, decode) + '\n', 'utf8');
+    const { bytes, bodyStart, rvAt, rvText } = item;
+    const out = Buffer.allocUnsafe(1 + (rvAt - bodyStart) + rvText.length + (bytes.length - rvAt) + 1);
+    out[0] = OPEN_BRACE;
+    out.set(bytes.subarray(bodyStart, rvAt), 1);
+    let at = 1 + rvAt - bodyStart;
+    at += out.write(rvText, at, 'latin1');
+    out.set(bytes.subarray(rvAt), at);
+    out[out.length - 1] = NEWLINE;
+    return out;
+  }
+
   private decodedText(stored: StoredObjectText, decode: DecodeStored): string {
     return goEscape(JSON.stringify(this.toItem(decode(stored))));
   }
 
   private check(stored: StoredObjectText, decode: DecodeStored): TextEdits | null {
     const expected = this.decodedText(stored, decode);
-    const found = findEdits(stored.data, String(stored.modRevision), this.keepTypeMeta);
-    const edits = found && applyEdits(stored.data, found) === expected ? found : null;
+    const text = stored.data;
+    const found = findEdits(text, stored.bytes?.length ?? -1, String(stored.modRevision), this.keepTypeMeta);
+    const edits = found && applyEdits(text, found) === expected ? found : null;
     this.edits.set(stored, edits);
     return edits;
   }

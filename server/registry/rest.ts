@@ -116,8 +116,9 @@ export interface PreparedList {
   /** the list with every item decoded and converted */
   toObject(): ListObject;
   /** the compact JSON of toObject() (Go's escapes, no trailing newline) in pieces, header
-   *  first; undefined when it cannot be had without decoding the items */
-  jsonText(): Iterable<string> | undefined;
+   *  first, each text or UTF-8 bytes (views of storage's own bytes, never to be modified);
+   *  undefined when it cannot be had without decoding the items */
+  jsonText(): Iterable<string | Uint8Array> | undefined;
 }
 
 /** An object read by name, before it is written: as an object, or as JSON text edited from
@@ -125,9 +126,9 @@ export interface PreparedList {
 export interface PreparedObject {
   /** the object decoded and converted, as get answers it */
   toObject(): KubeObject;
-  /** the compact JSON of toObject() (Go's escapes, no trailing newline); undefined when it
-   *  cannot be had without decoding the object */
-  jsonText(): string | undefined;
+  /** the compact JSON of toObject() (Go's escapes) and Go's trailing newline, as UTF-8;
+   *  undefined when it cannot be had without decoding the object */
+  jsonBody(): Buffer | undefined;
 }
 
 /** One resource (or subresource) as the endpoints see it. Objects going in and out are in

@@ -13,7 +13,7 @@ import type { FieldSet } from '../selectors/fields.js';
 import { objectMetaFieldLabels, type FieldLabelConverter } from '../selectors/field-sets.js';
 import { convertForReading, convertObject, readsAsStored, requestKindOf, storageKindOf, type GroupVersionKind } from './conversion/index.js';
 import { goEscape } from '../machinery/go-json.js';
-import { ListItemTexts } from './item-text.js';
+import { type DecodeStored, ListItemTexts } from './item-text.js';
 import { beforeDelete, gcFinalizers, markAsDeleting } from './deletion.js';
 import { KeyScheme, keyPrefixFor } from './keys.js';
 import { checkNamespaceAcceptsCreate, type NamespaceLookup } from './namespace-lifecycle.js';
@@ -71,11 +71,24 @@ const maxNameGenerationAttempts = 8;
 /** page size when deleteCollection lists without a limit */
 const deleteCollectionPageSize = 10000;
 
-/** a list's JSON in pieces: the envelope opened for its items, the items, the close */
-function* listTextPieces(envelopeJson: string, items: PreparedListItems, text: (item: PreparedListItems[number]) => string): Generator<string> {
+/** a list's JSON in pieces: the envelope opened for its items, the items, the close. An item
+ *  whose stored bytes give its text is those bytes around its edits (views, not copies). */
+function* listTextPieces(envelopeJson: string, items: PreparedListItems, texts: ListItemTexts, decode: DecodeStored): Generator<string | Uint8Array> {
   // the envelope's last member is `metadata`, an object: its text ends with two braces
   yield envelopeJson.slice(0, -1) + ',"items":[';
-  for (let i = 0; i < items.length; i++) yield i === 0 ? text(items[i]!) : ',' + text(items[i]!);
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!;
+    const bytes = texts.bytes(item, decode);
+    if (bytes) {
+      yield i === 0 ? '{' : ',{';
+      yield bytes.bytes.subarray(bytes.bodyStart, bytes.rvAt);
+      yield bytes.rvText;
+      yield bytes.bytes.subarray(bytes.rvAt);
+    } else {
+      const text = texts.text(item, decode);
+      yield i === 0 ? text : ',' + text;
+    }
+  }
   yield ']}';
 }
 
@@ -304,7 +317,7 @@ export class GenericStore implements RESTResource {
     const texts = this.objectTexts;
     if (!texts || !this.storage.getStored) {
       const obj = await this.get(ctx, name, opts);
-      return { toObject: () => obj, jsonText: () => undefined };
+      return { toObject: () => obj, jsonBody: () => undefined };
     }
     this.requireVerb('get');
     const key = this.keys.objectKey(ctx.namespace, name);
@@ -317,16 +330,16 @@ export class GenericStore implements RESTResource {
     if (stored === undefined) {
       // the storage cannot answer from its texts (e.g. not synced yet): the decoded path
       const obj = await this.get(ctx, name, opts);
-      return { toObject: () => obj, jsonText: () => undefined };
+      return { toObject: () => obj, jsonBody: () => undefined };
     }
     if (!stored) throw errors.notFound(this.ref(name));
     const { item, decode } = stored;
     return {
       toObject: () => this.fromStorageRead(decode(item)),
-      jsonText: () => {
+      jsonBody: () => {
         if (item.error !== undefined) return undefined;
         try {
-          return texts.text(item, decode);
+          return texts.body(item, decode);
         } catch {
           // a text that does not decode: the decoded path reports it as it always has
           return undefined;
@@ -454,7 +467,7 @@ export class GenericStore implements RESTResource {
           // an item that does not decode: the decoded path reports it as it always has
           return undefined;
         }
-        return listTextPieces(goEscape(JSON.stringify(envelope)), stored.items, (item) => texts.text(item, stored.decode));
+        return listTextPieces(goEscape(JSON.stringify(envelope)), stored.items, texts, stored.decode);
       },
     };
   }

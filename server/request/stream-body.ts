@@ -6,47 +6,58 @@
 // Over TLS the parser reads straight from the TLS layer, which can still hand it cleartext it
 // had already decrypted (a request that spans several TLS records, or a pipelined one), and a
 // paused parser answers that with HPE_PAUSED: the connection is reset. So the socket is never
-// left needing a drain: each slice is smaller than the socket's high-water mark and the next is
-// written only once the previous one has gone to the kernel (its write callback), which is
-// also what waits for a client that stops reading. Over HTTP/2 a write also waits for 'drain'
+// left needing a drain: each slice is smaller than the socket's high-water mark (over HTTP/1.1
+// raised while the response streams, so a slice is a large write) and the next is written only
+// once the previous one has gone to the kernel (its write callback), which is also what waits
+// for a client that stops reading. Over HTTP/2 a write also waits for 'drain'
 // when the stream's flow control holds it.
 
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { createGzip } from 'node:zlib';
+import { ServerResponse } from 'node:http';
+import { createGzip, type Gzip } from 'node:zlib';
 import { acceptsGzip, applyWarnings, GZIP_THRESHOLD_BYTES, responseDone, responseFinished, writeBody } from './response.js';
 import type { HttpResponse, RequestState } from './types.js';
 import { unreadResponseBudget } from './unread-budget.js';
 
 /** below node's 16 KiB socket high-water mark with room for chunk framing and the head */
 export const WRITE_SLICE_BYTES = 15 * 1024;
-/** text is encoded this many characters at a time */
-const TEXT_CHUNK_CHARS = 64 * 1024;
-/** what one streamed response holds at most: a text chunk, its bytes, the slice queued for
- *  TLS and its encrypted copy, and gzip's window */
+/** a slice over HTTP/2, and over HTTP/1.1 where the socket's high-water mark is raised above
+ *  it while the response streams: TLS writes and syscalls are paid per write, not per byte */
+const WIDE_SLICE_BYTES = 128 * 1024;
+/** a chunk's size line and CRLFs, and room for the head */
+const SLICE_FRAMING_BYTES = 1024;
+/** the body is made in one buffer of at most this size per response, refilled once what it
+ *  held has gone (to the socket, or into gzip); at least GZIP_THRESHOLD_BYTES, so the head
+ *  that decides between a whole body and a streamed one fits in it */
+const CHUNK_BYTES = GZIP_THRESHOLD_BYTES;
+/** what one streamed response holds at most: its chunk buffer, the slice queued for TLS and
+ *  its encrypted copy, and gzip's window and output */
 export const STREAMED_RESPONSE_HELD_BYTES = 512 * 1024;
 /** BestSpeed, as kube-apiserver */
 const GZIP_LEVEL = 1;
+
+/** a piece of a body: text, or UTF-8 bytes written as they are (never modified here) */
+export type BodyPiece = string | Uint8Array;
 
 /**
  * Writes `pieces` joined, then a newline (Go's json.Encoder), as `contentType`. A body that
  * ends within the first 128 KiB is written whole, with a Content-Length, exactly as
  * writeBody writes it; a longer one streams (chunked over HTTP/1.1), gzip-compressed when
- * the client accepts it, as a whole body of that size would be. Resolves once the client has
+ * the client accepts it, as a whole body of that size would be. `sizeHint` is about the
+ * body's size in bytes, when known (it sizes the first buffer). Resolves once the client has
  * taken it all or the response is gone (cut by the request timeout or the budget).
  */
-export async function writeTextBody(state: RequestState, code: number, pieces: Iterable<string>, contentType: string): Promise<void> {
+export async function writeTextBody(state: RequestState, code: number, pieces: Iterable<BodyPiece>, contentType: string, sizeHint = 0): Promise<void> {
   const res = state.res;
   if (res.headersSent || responseFinished(res)) return;
-  const rest = pieces[Symbol.iterator]();
-  let head = '';
-  while (head.length < GZIP_THRESHOLD_BYTES) {
-    const next = rest.next();
-    if (next.done) {
-      await writeBody(state, code, head + '\n', contentType);
-      return;
-    }
-    head += next.value;
+  const body = new ChunkFiller(pieces[Symbol.iterator](), Math.min(CHUNK_BYTES, sizeHint + (sizeHint >> 4) + 1024));
+  body.fill();
+  while (!body.done && body.full && body.capacity < CHUNK_BYTES) {
+    body.grow(CHUNK_BYTES);
+    body.fill();
+  }
+  if (body.done && body.filled.length < GZIP_THRESHOLD_BYTES) {
+    await writeBody(state, code, body.filled, contentType);
+    return;
   }
   const gzip = (state.compressResponses ?? true) && acceptsGzip(state);
   applyWarnings(state);
@@ -62,9 +73,8 @@ export async function writeTextBody(state: RequestState, code: number, pieces: I
   }
   const booking = unreadResponseBudget().book(STREAMED_RESPONSE_HELD_BYTES, () => res.destroy());
   try {
-    const chunks = textChunks(head, rest);
-    if (gzip) await sendCompressed(res, chunks);
-    else await sendChunks(res, chunks);
+    if (gzip) await sendCompressed(res, body.chunks());
+    else await sendChunks(res, body.chunks());
     if (!responseFinished(res)) res.end();
     await responseDone(res);
   } finally {
@@ -72,32 +82,101 @@ export async function writeTextBody(state: RequestState, code: number, pieces: I
   }
 }
 
-/** the text as UTF-8 chunks of about TEXT_CHUNK_CHARS characters, newline last */
-function* textChunks(head: string, rest: Iterator<string>): Generator<Buffer> {
-  let pending = head;
-  for (;;) {
-    while (pending.length < TEXT_CHUNK_CHARS) {
-      const next = rest.next();
+/**
+ * A body made in one buffer: each fill copies pieces into it until it is full or the body has
+ * ended (with its newline). The buffer is reused: what a fill made must have gone before the
+ * next fill. One buffer per response, instead of a fresh one per chunk, leaves the garbage
+ * collector no dead chunk buffers outside the heap to find.
+ */
+class ChunkFiller {
+  private buf: Buffer;
+  private used = 0;
+  /** the rest of a piece that did not fit */
+  private carry: Uint8Array | undefined;
+  private ended = false;
+
+  constructor(
+    private readonly pieces: Iterator<BodyPiece>,
+    capacity: number,
+  ) {
+    this.buf = Buffer.allocUnsafe(capacity);
+  }
+
+  /** every piece and the newline are in */
+  get done(): boolean {
+    return this.ended && this.carry === undefined;
+  }
+
+  get full(): boolean {
+    return this.used === this.buf.length;
+  }
+
+  get capacity(): number {
+    return this.buf.length;
+  }
+
+  /** what the last fills made */
+  get filled(): Buffer {
+    return this.buf.subarray(0, this.used);
+  }
+
+  /** a bigger buffer, keeping what is filled */
+  grow(capacity: number): void {
+    const next = Buffer.allocUnsafe(capacity);
+    this.buf.copy(next, 0, 0, this.used);
+    this.buf = next;
+  }
+
+  /** adds pieces until the buffer is full or the body has ended */
+  fill(): void {
+    const buf = this.buf;
+    if (this.carry) this.copyIn(this.carry);
+    while (this.used < buf.length && !this.ended) {
+      const next = this.pieces.next();
+      let piece: BodyPiece;
       if (next.done) {
-        yield Buffer.from(pending + '\n', 'utf8');
-        return;
+        this.ended = true;
+        piece = '\n';
+      } else {
+        piece = next.value;
       }
-      pending += next.value;
+      if (typeof piece !== 'string') this.copyIn(piece);
+      // a UTF-8 character takes at most 3 bytes per UTF-16 unit
+      else if (piece.length * 3 <= buf.length - this.used) this.used += buf.write(piece, this.used);
+      else this.copyIn(Buffer.from(piece, 'utf8'));
     }
-    while (pending.length >= TEXT_CHUNK_CHARS) {
-      let end = TEXT_CHUNK_CHARS;
-      // a surrogate pair is one character: its halves are never encoded apart
-      const last = pending.charCodeAt(end - 1);
-      if (last >= 0xd800 && last <= 0xdbff) end--;
-      yield Buffer.from(pending.slice(0, end), 'utf8');
-      pending = pending.slice(end);
+  }
+
+  /** the buffer's content so far, then each further fill's, the buffer reused each time */
+  *chunks(): Generator<Buffer> {
+    yield this.filled;
+    while (!this.done) {
+      this.used = 0;
+      this.fill();
+      yield this.filled;
+    }
+  }
+
+  /** copies what fits of `bytes`; the rest is carried to the next fill */
+  private copyIn(bytes: Uint8Array): void {
+    const room = this.buf.length - this.used;
+    if (bytes.length <= room) {
+      this.buf.set(bytes, this.used);
+      this.used += bytes.length;
+      this.carry = undefined;
+    } else {
+      this.buf.set(bytes.subarray(0, room), this.used);
+      this.used += room;
+      this.carry = bytes.subarray(room);
     }
   }
 }
 
+/** compresses the chunks as the client takes the compressed ones; each chunk is fed once the
+ *  previous one is in gzip's window (the chunks share a buffer) */
 async function sendCompressed(res: HttpResponse, chunks: Iterable<Buffer>): Promise<void> {
   const gzip = createGzip({ level: GZIP_LEVEL });
-  const feeding = pipeline(Readable.from(chunks, { objectMode: false }), gzip).catch(() => undefined);
+  const feeding = feed(gzip, chunks).catch(() => undefined);
   try {
     await sendChunks(res, gzip);
   } finally {
@@ -107,15 +186,59 @@ async function sendCompressed(res: HttpResponse, chunks: Iterable<Buffer>): Prom
   }
 }
 
+async function feed(gzip: Gzip, chunks: Iterable<Buffer>): Promise<void> {
+  for (const chunk of chunks) {
+    if (gzip.destroyed || !(await taken(gzip, chunk))) return;
+  }
+  gzip.end();
+}
+
+/** resolves true once gzip has consumed `chunk`, false when it fails or closes first */
+function taken(gzip: Gzip, chunk: Buffer): Promise<boolean> {
+  return new Promise((resolve) => {
+    const closed = (): void => resolve(false);
+    gzip.once('close', closed);
+    gzip.write(chunk, (err?: Error | null) => {
+      gzip.off('close', closed);
+      resolve(!err);
+    });
+  });
+}
+
 async function sendChunks(res: HttpResponse, chunks: Iterable<Buffer> | AsyncIterable<Buffer>): Promise<void> {
   const gone = responseDone(res).then(() => false);
-  for await (const chunk of chunks) {
-    for (let at = 0; at < chunk.length; at += WRITE_SLICE_BYTES) {
-      if (responseFinished(res)) return;
-      const written = await Promise.race([writeSlice(res, chunk.subarray(at, at + WRITE_SLICE_BYTES)), gone]);
-      if (!written) return;
+  // HTTP/2 has no parser to pause: its writes wait for 'drain' instead
+  const http1 = res instanceof ServerResponse;
+  const restoreMark = http1 ? raiseSocketHighWaterMark(res, WIDE_SLICE_BYTES + SLICE_FRAMING_BYTES) : undefined;
+  const sliceBytes = !http1 || restoreMark ? WIDE_SLICE_BYTES : WRITE_SLICE_BYTES;
+  try {
+    for await (const chunk of chunks) {
+      for (let at = 0; at < chunk.length; at += sliceBytes) {
+        if (responseFinished(res)) return;
+        const written = await Promise.race([writeSlice(res, chunk.subarray(at, at + sliceBytes)), gone]);
+        if (!written) return;
+      }
     }
+  } finally {
+    restoreMark?.();
   }
+}
+
+/**
+ * Over HTTP/1.1, raises the socket's high-water mark to `bytes` while one response streams, so
+ * a slice that big is one write (one TLS write, one syscall) and still never leaves the socket
+ * needing a drain. Node offers no public way to set it on the server's TLS sockets. Returns
+ * what puts the old mark back, or undefined (a socket without that state).
+ */
+function raiseSocketHighWaterMark(res: ServerResponse, bytes: number): (() => void) | undefined {
+  const state = (res.socket as { _writableState?: { highWaterMark?: unknown } } | null)?._writableState;
+  if (!state || typeof state.highWaterMark !== 'number') return undefined;
+  const old = state.highWaterMark;
+  if (old >= bytes) return () => {};
+  state.highWaterMark = bytes;
+  return () => {
+    state.highWaterMark = old;
+  };
 }
 
 /** resolves true once the slice has gone to the socket (and, over HTTP/2, the stream drained);

@@ -179,7 +179,7 @@ export class Cacher implements Storage {
     await this.waitFor(rv, key, opts.signal);
     // from here on synchronous: the entries and the revision belong together
     const prefix = opts.recursive ? normalizePrefix(key) : key;
-    return this.page(this.cache.snapshot(prefix, opts.recursive), prefix, this.feed.revision, opts);
+    return this.page(prefix, opts.recursive, undefined, this.feed.revision, opts);
   }
 
   /**
@@ -203,7 +203,7 @@ export class Cacher implements Storage {
     await this.store.getList(key, { ...opts, limit: 1, predicate: everything });
     // synchronous from here: the history is checked again after the wait
     if (!this.holdsStateAt(prefix, position.startKey, position.revision)) return undefined;
-    return this.page(this.cache.snapshot(prefix, true, position.startKey), prefix, position.revision, opts);
+    return this.page(prefix, true, position.startKey, position.revision, opts);
   }
 
   /** is the cache's state of the keys from `startKey` on under `prefix` the state at `revision`? */
@@ -213,10 +213,13 @@ export class Cacher implements Storage {
     return changes !== undefined && !changes.some((c) => c.key.startsWith(prefix) && c.key >= startKey);
   }
 
-  /** up to opts.limit of `entries` the predicate selects, as read at `revision` */
-  private page(entries: StoredEntry[], prefix: string, revision: number, opts: ListOptions): StoredList {
+  /** up to opts.limit of the cache's entries under `prefix` (from `start` on) the predicate
+   *  selects, as read at `revision`. Selecting everything, only the entries the page holds
+   *  (and the next one's key) are taken from the cache, not the rest of the range. */
+  private page(prefix: string, recursive: boolean, start: string | undefined, revision: number, opts: ListOptions): StoredList {
     const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
     const selectsAll = opts.predicate.isEverything;
+    const entries = this.cache.snapshot(prefix, recursive, start, selectsAll ? limit + 1 : undefined);
     const items: StoredEntry[] = [];
     const decoded: Array<KubeObject | undefined> = [];
     let i = 0;
@@ -237,7 +240,7 @@ export class Cacher implements Storage {
     if (i < entries.length && opts.recursive) {
       // the next page is read at this same revision
       next = encodeContinue(entries[i]!.key, prefix, revision);
-      if (selectsAll) remainingItemCount = entries.length - i;
+      if (selectsAll) remainingItemCount = this.cache.countRange(prefix, true, start) - i;
     }
     return {
       items,

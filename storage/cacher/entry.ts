@@ -28,7 +28,7 @@ export interface StoredEntry extends StoredObjectText {
 class BytesEntry implements StoredEntry {
   constructor(
     readonly key: string,
-    private readonly bytes: Buffer,
+    readonly bytes: Buffer,
     readonly modRevision: number,
   ) {}
 

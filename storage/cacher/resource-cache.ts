@@ -60,13 +60,20 @@ export class ResourceCache {
     return this.items.get(key);
   }
 
-  /** the entries a list or an initial-state watch covers, in key order (`start`: inclusive) */
-  snapshot(key: string, recursive: boolean, start?: string): StoredEntry[] {
+  /** the entries a list or an initial-state watch covers, in key order (`start`: inclusive);
+   *  the first `max` of them when given */
+  snapshot(key: string, recursive: boolean, start?: string, max?: number): StoredEntry[] {
     if (!recursive) {
       const e = this.items.get(key);
       return e ? [e] : [];
     }
-    return this.keys.range(key, start).map((k) => this.items.get(k)!);
+    return this.keys.range(key, start, max).map((k) => this.items.get(k)!);
+  }
+
+  /** how many entries snapshot(key, recursive, start) holds */
+  countRange(key: string, recursive: boolean, start?: string): number {
+    if (!recursive) return this.items.has(key) ? 1 : 0;
+    return this.keys.countRange(key, start);
   }
 
   count(prefix: string): number {

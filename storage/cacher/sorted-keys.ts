@@ -32,11 +32,18 @@ export class SortedKeys {
     if (this.keys[i] === key) this.keys.splice(i, 1);
   }
 
-  /** the keys starting with `prefix`, from `start` on (inclusive) when given, in order */
-  range(prefix: string, start?: string): string[] {
+  /** the keys starting with `prefix`, from `start` on (inclusive) when given, in order; the
+   *  first `max` of them when given */
+  range(prefix: string, start?: string, max = Infinity): string[] {
     const from = this.lowerBound(start !== undefined && start > prefix ? start : prefix);
-    const to = this.lowerBound(prefixEnd(prefix));
+    const to = Math.min(this.lowerBound(prefixEnd(prefix)), from + max);
     return from < to ? this.keys.slice(from, to) : [];
+  }
+
+  /** how many keys range(prefix, start) holds */
+  countRange(prefix: string, start?: string): number {
+    const from = this.lowerBound(start !== undefined && start > prefix ? start : prefix);
+    return Math.max(0, this.lowerBound(prefixEnd(prefix)) - from);
   }
 
   countPrefix(prefix: string): number {
