@@ -18,6 +18,8 @@ export const IMPERSONATE_USER = 'impersonate-user';
 export const IMPERSONATE_GROUP = 'impersonate-group';
 export const IMPERSONATE_UID = 'impersonate-uid';
 export const IMPERSONATE_EXTRA_PREFIX = 'impersonate-extra-';
+/** what every impersonation header's name starts with */
+const IMPERSONATE_HEADER_PREFIX = 'impersonate-';
 
 /** one thing to impersonate, as kube-apiserver lists them (an ObjectReference) */
 export interface ImpersonationRequest {
@@ -141,8 +143,16 @@ export interface ImpersonationOptions {
   onImpersonate?: (from: UserInfo, to: UserInfo) => void;
 }
 
+/** node lower-cases the names of its parsed headers (HTTP/1.1 and HTTP/2 alike) */
+function hasImpersonationHeader(headers: HttpRequest['headers']): boolean {
+  for (const name in headers) if (name.startsWith(IMPERSONATE_HEADER_PREFIX)) return true;
+  return false;
+}
+
 export function withImpersonation(authorizer: Authorizer, opts: ImpersonationOptions = {}): Filter {
   return (next) => async (state) => {
+    // most requests impersonate no one: their headers are not copied apart for it
+    if (!hasImpersonationHeader(state.req.headers)) return next(state);
     const headers = distinctHeaders(state.req as HttpRequest & { rawHeaders?: readonly string[] });
     let list: ImpersonationRequest[];
     try {
