@@ -54,6 +54,8 @@ function flowHash(flowSchema: string, distinguisher: string): number {
   return createHash('sha256').update(flowSchema).update('\0').update(distinguisher).digest().readUIntBE(0, 6);
 }
 
+const noRelease = (): void => {};
+
 export class FlowController {
   private schemas: FlowSchemaConfig[] = [];
   private levels = new Map<string, Level>();
@@ -134,11 +136,16 @@ export class FlowController {
     };
   }
 
-  /** Classifies the request and waits for a seat at its level (exempt: at once). */
-  async admit(d: RequestDigest, signal?: AbortSignal): Promise<Admission> {
+  /** Classifies the request and waits for a seat at its level; an exempt request is admitted
+   *  at once, without a promise (most of a cluster admin's requests). */
+  admit(d: RequestDigest, signal?: AbortSignal): Admission | Promise<Admission> {
     const { classification, distinguisher, level } = this.classify(d);
-    if (!level.queues) return { admitted: true, classification, release: () => {} };
-    const outcome = await level.queues.acquire(flowHash(classification.flowSchema, distinguisher), signal, this.opts.maxQueueWaitMs);
+    if (!level.queues) return { admitted: true, classification, release: noRelease };
+    return this.queue(level.queues, classification, distinguisher, signal);
+  }
+
+  private async queue(queues: QueueSet, classification: Classification, distinguisher: string, signal?: AbortSignal): Promise<Admission> {
+    const outcome = await queues.acquire(flowHash(classification.flowSchema, distinguisher), signal, this.opts.maxQueueWaitMs);
     if (outcome.admitted) {
       const release = () => {
         outcome.release();
