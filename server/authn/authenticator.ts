@@ -59,12 +59,20 @@ export function unionAuthenticator(methods: readonly Authenticator[]): Authentic
 
 /** every authenticated (non-anonymous) user is in `system:authenticated` */
 export function withAuthenticatedGroup(method: Authenticator): Authenticator {
+  // a method that answers with the same user object each time (a static token's user, a
+  // cached one) gets the same completed user back, not a copy per request
+  const completed = new WeakMap<UserInfo, UserInfo>();
   return async (req) => {
     const user = await method(req);
     if (!user) return null;
     const isAnonymous = user.username === ANONYMOUS_USER || user.groups.includes(UNAUTHENTICATED_GROUP);
     if (isAnonymous || user.groups.includes(AUTHENTICATED_GROUP)) return user;
-    return { ...user, groups: [...user.groups, AUTHENTICATED_GROUP] };
+    let withGroup = completed.get(user);
+    if (!withGroup) {
+      withGroup = { ...user, groups: [...user.groups, AUTHENTICATED_GROUP] };
+      completed.set(user, withGroup);
+    }
+    return withGroup;
   };
 }
 

@@ -222,7 +222,7 @@ export function buildAuthorization(input: AuthorizationInputs): Authorization {
     listClusterRoleBindings: () => rbacInformers?.store.listClusterRoleBindings() ?? [],
   };
   const resolver = new RuleResolver(lazyStore);
-  const rbac = createRbacAuthorizer(resolver, rbacReady);
+  const rbac = createRbacAuthorizer(resolver, rbacReady, () => rbacInformers?.generation());
   const node = createNodeAuthorizer(() => nodeGraph, nodeReady);
   const nodeNamed: Named = {
     type: 'Node',

@@ -74,4 +74,20 @@ describe('FlowController', () => {
     next.release();
     assert.equal(c.levelStats('tight'), undefined);
   });
+
+  it('classifies each user and request by its own match, asked again and again', () => {
+    const c = new FlowController({ serverConcurrencyLimit: 20 });
+    c.update([...mandatoryFlowSchemas(), schemaFor('dev', 'tight', 'dev')], [...mandatoryPriorityLevels(), rejectLevel('tight', 1)]);
+    const joe = { username: 'joe', groups: ['system:authenticated'] };
+    for (let round = 0; round < 2; round++) {
+      assert.equal(c.classify({ user: jane, info: info('GET', '/api/v1/pods') }).classification.flowSchema, 'dev');
+      assert.equal(c.classify({ user: joe, info: info('GET', '/api/v1/pods') }).classification.flowSchema, 'catch-all');
+      assert.equal(c.classify({ user: admin, info: info('GET', '/api/v1/pods') }).classification.flowSchema, 'exempt');
+      // the schema's rule covers cluster-scoped and every namespace: namespaced requests too
+      assert.equal(c.classify({ user: jane, info: info('DELETE', '/api/v1/namespaces/a/pods/x') }).classification.flowSchema, 'dev');
+      // non-resource requests match no resource rule
+      assert.equal(c.classify({ user: jane, info: info('GET', '/healthz') }).classification.flowSchema, 'catch-all');
+      assert.equal(c.classify({ user: jane, info: info('GET', '/api/v1/pods') }).distinguisher, 'jane');
+    }
+  });
 });

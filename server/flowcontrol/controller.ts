@@ -54,8 +54,23 @@ function flowHash(flowSchema: string, distinguisher: string): number {
   return createHash('sha256').update(flowSchema).update('\0').update(distinguisher).digest().readUIntBE(0, 6);
 }
 
+const noRelease = (): void => {};
+
+/** classifications remembered per configuration; past this many the memory starts over */
+const MAX_REMEMBERED_MATCHES = 10_000;
+
+/** everything a FlowSchema rule can match on: the user's name and groups and the request */
+function digestKey(d: RequestDigest): string {
+  const who = `${d.user.username}\0${d.user.groups.join('\x01')}`;
+  const i = d.info;
+  if (!i.isResourceRequest) return `n\0${who}\0${i.verb}\0${i.path}`;
+  return `r\0${who}\0${i.verb}\0${i.apiGroup}\0${i.resource}\0${i.subresource}\0${i.namespace}`;
+}
+
 export class FlowController {
   private schemas: FlowSchemaConfig[] = [];
+  /** the schema each kind of request matched, under the current configuration */
+  private readonly matched = new Map<string, FlowSchemaConfig>();
   private levels = new Map<string, Level>();
   /** levels no FlowSchema leads to any more, kept until their requests are done */
   private draining = new Map<string, Level>();
@@ -111,6 +126,7 @@ export class FlowController {
     if (!sorted.some((s) => s.name === CATCH_ALL)) sorted = [...sorted, catchAllFS!];
     this.schemas = sorted;
     this.dangling = dangling;
+    this.matched.clear();
   }
 
   /** per FlowSchema object: true when its priority level does not exist */
@@ -119,7 +135,13 @@ export class FlowController {
   }
 
   classify(d: RequestDigest): { classification: Classification; distinguisher: string; level: Level } {
-    const fs = classify(this.schemas, d) ?? this.schemas.find((s) => s.name === CATCH_ALL)!;
+    const key = digestKey(d);
+    let fs = this.matched.get(key);
+    if (!fs) {
+      fs = classify(this.schemas, d) ?? this.schemas.find((s) => s.name === CATCH_ALL)!;
+      if (this.matched.size >= MAX_REMEMBERED_MATCHES) this.matched.clear();
+      this.matched.set(key, fs);
+    }
     const level = this.levels.get(fs.priorityLevel)!;
     return {
       classification: {
@@ -134,11 +156,16 @@ export class FlowController {
     };
   }
 
-  /** Classifies the request and waits for a seat at its level (exempt: at once). */
-  async admit(d: RequestDigest, signal?: AbortSignal): Promise<Admission> {
+  /** Classifies the request and waits for a seat at its level; an exempt request is admitted
+   *  at once, without a promise (most of a cluster admin's requests). */
+  admit(d: RequestDigest, signal?: AbortSignal): Admission | Promise<Admission> {
     const { classification, distinguisher, level } = this.classify(d);
-    if (!level.queues) return { admitted: true, classification, release: () => {} };
-    const outcome = await level.queues.acquire(flowHash(classification.flowSchema, distinguisher), signal, this.opts.maxQueueWaitMs);
+    if (!level.queues) return { admitted: true, classification, release: noRelease };
+    return this.queue(level.queues, classification, distinguisher, signal);
+  }
+
+  private async queue(queues: QueueSet, classification: Classification, distinguisher: string, signal?: AbortSignal): Promise<Admission> {
+    const outcome = await queues.acquire(flowHash(classification.flowSchema, distinguisher), signal, this.opts.maxQueueWaitMs);
     if (outcome.admitted) {
       const release = () => {
         outcome.release();

@@ -7,6 +7,32 @@ import type { Authorizer } from '../authz/authorizer.js';
 import type { AnonymousOptions } from '../authn/authenticator.js';
 import { defaultMetrics, type ApiserverMetrics } from './apiserver-metrics.js';
 import { compressUsername } from './request-labels.js';
+import { CounterSeries, HistogramSeries } from './series.js';
+
+interface AuthSeries {
+  users: CounterSeries<string>;
+  authnAttempts: CounterSeries<string>;
+  authnDuration: HistogramSeries<string>;
+  authzAttempts: CounterSeries<string>;
+  authzDuration: HistogramSeries<string>;
+}
+
+const seriesByMetrics = new WeakMap<ApiserverMetrics, AuthSeries>();
+
+function authSeries(metrics: ApiserverMetrics): AuthSeries {
+  let series = seriesByMetrics.get(metrics);
+  if (!series) {
+    series = {
+      users: new CounterSeries(metrics.authenticatedUserRequests),
+      authnAttempts: new CounterSeries(metrics.authenticationAttempts),
+      authnDuration: new HistogramSeries(metrics.authenticationDuration),
+      authzAttempts: new CounterSeries(metrics.authorizationAttempts),
+      authzDuration: new HistogramSeries(metrics.authorizationDuration),
+    };
+    seriesByMetrics.set(metrics, series);
+  }
+  return series;
+}
 
 function anonymousAllowed(anonymous: AnonymousOptions | undefined, path: string): boolean {
   if (anonymous?.enabled !== true) return false;
@@ -21,6 +47,7 @@ export function instrumentAuthenticator(
   anonymous: AnonymousOptions | undefined,
   metrics: ApiserverMetrics = defaultMetrics(),
 ): Authenticator {
+  const series = authSeries(metrics);
   return async (req) => {
     const started = performance.now();
     let result = 'error';
@@ -31,12 +58,13 @@ export function instrumentAuthenticator(
         result = 'failure';
       } else {
         result = 'success';
-        metrics.authenticatedUserRequests.inc({ username: compressUsername(name) });
+        const username = compressUsername(name);
+        series.users.inc(username, () => ({ username }));
       }
       return user;
     } finally {
-      metrics.authenticationAttempts.inc({ result });
-      metrics.authenticationDuration.observe({ result }, (performance.now() - started) / 1000);
+      series.authnAttempts.inc(result, () => ({ result }));
+      series.authnDuration.observe(result, () => ({ result }), (performance.now() - started) / 1000);
     }
   };
 }
@@ -44,6 +72,7 @@ export function instrumentAuthenticator(
 const DECISION_LABELS = { allow: 'allowed', deny: 'denied', noOpinion: 'no-opinion' } as const;
 
 export function instrumentAuthorizer(authorizer: Authorizer, metrics: ApiserverMetrics = defaultMetrics()): Authorizer {
+  const series = authSeries(metrics);
   return {
     async authorize(attrs) {
       const started = performance.now();
@@ -53,8 +82,8 @@ export function instrumentAuthorizer(authorizer: Authorizer, metrics: ApiserverM
         result = DECISION_LABELS[r.decision];
         return r;
       } finally {
-        metrics.authorizationAttempts.inc({ result });
-        metrics.authorizationDuration.observe({ result }, (performance.now() - started) / 1000);
+        series.authzAttempts.inc(result, () => ({ result }));
+        series.authzDuration.observe(result, () => ({ result }), (performance.now() - started) / 1000);
       }
     },
   };

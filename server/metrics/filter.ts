@@ -12,6 +12,7 @@ import type { Filter, RequestState } from '../request/types.js';
 import { header } from '../request/types.js';
 import { defaultMetrics, type ApiserverMetrics } from './apiserver-metrics.js';
 import { dryRunLabel, isLongRunning, isReadOnly, metricsScope, reportedVerb } from './request-labels.js';
+import { CounterSeries, HistogramSeries } from './series.js';
 
 const APISERVER = 'apiserver';
 const HEALTH_PATHS = new Set(['/healthz', '/livez', '/readyz']);
@@ -27,6 +28,27 @@ function componentOf(state: RequestState, metrics: ApiserverMetrics): string | u
   if (HEALTH_PATHS.has(state.path)) return '';
   if (DISCOVERY_PATHS.has(state.path) && (header(state.req, 'accept') ?? '').includes('as=APIGroupDiscoveryList')) return APISERVER;
   return undefined;
+}
+
+interface RequestSeries {
+  total: CounterSeries<string>;
+  duration: HistogramSeries<string>;
+  sizes: HistogramSeries<string>;
+}
+
+const seriesByMetrics = new WeakMap<ApiserverMetrics, RequestSeries>();
+
+function requestSeries(metrics: ApiserverMetrics): RequestSeries {
+  let series = seriesByMetrics.get(metrics);
+  if (!series) {
+    series = {
+      total: new CounterSeries(metrics.requestTotal),
+      duration: new HistogramSeries(metrics.requestDuration),
+      sizes: new HistogramSeries(metrics.responseSizes),
+    };
+    seriesByMetrics.set(metrics, series);
+  }
+  return series;
 }
 
 export function withRequestMetrics(metrics: ApiserverMetrics = defaultMetrics()): Filter {
@@ -70,16 +92,16 @@ export function withRequestMetrics(metrics: ApiserverMetrics = defaultMetrics())
     // reached only when the handler returned (a thrown handler is a 500 the panic filter
     // writes; kube-apiserver does not count those at the route either)
     const dryRun = dryRunLabel(state.query);
-    const code = String(state.res.statusCode);
-    metrics.requestTotal.inc({ verb, dry_run: dryRun, group, version, resource, subresource, scope, component, code });
-    metrics.requestDuration.observe(
-      { verb, dry_run: dryRun, group, version, resource, subresource, scope, component },
-      (Date.now() - state.receivedAt) / 1000,
-    );
+    const code = state.res.statusCode;
+    // one key names the series of all three metrics (the label values never hold a NUL)
+    const key = `${verb}\0${dryRun}\0${group}\0${version}\0${resource}\0${subresource}\0${scope}\0${component}`;
+    const series = requestSeries(metrics);
+    series.total.inc(`${key}\0${code}`, () => ({ verb, dry_run: dryRun, group, version, resource, subresource, scope, component, code: String(code) }));
+    series.duration.observe(key, () => ({ verb, dry_run: dryRun, group, version, resource, subresource, scope, component }), (Date.now() - state.receivedAt) / 1000);
     // sizes of reads only; every complete body carries its (possibly compressed) length
     if ((verb === 'GET' || verb === 'LIST') && state.method !== 'HEAD') {
       const length = Number(state.res.getHeader('content-length'));
-      if (Number.isFinite(length)) metrics.responseSizes.observe({ verb, group, version, resource, subresource, scope, component }, length);
+      if (Number.isFinite(length)) series.sizes.observe(key, () => ({ verb, group, version, resource, subresource, scope, component }), length);
     }
   };
 }

@@ -22,22 +22,42 @@ export interface RuleListingAuthorizer extends Authorizer {
   rulesFor(user: UserInfo, namespace: string): Promise<RulesInfo>;
 }
 
-export function createRbacAuthorizer(resolver: RuleResolver, ready?: () => Promise<void>): RuleListingAuthorizer {
+/** decisions remembered per RBAC generation; past this many the memory starts over */
+const MAX_REMEMBERED_DECISIONS = 10_000;
+
+/** what a decision depends on: the user's name and groups and the rule-matched attributes */
+function decisionKey(attrs: AuthorizationAttributes): string {
+  const u = attrs.user;
+  const who = `${u.username}\0${u.groups.join('\x01')}`;
+  if (!attrs.isResourceRequest) return `n\0${who}\0${attrs.verb}\0${attrs.path}`;
+  return `r\0${who}\0${attrs.verb}\0${attrs.apiGroup}\0${attrs.resource}\0${attrs.subresource}\0${attrs.namespace}\0${attrs.name}`;
+}
+
+/**
+ * `generation` (of the RBAC objects, undefined while they are not being watched) lets
+ * decisions be remembered: a user asking the same thing again is answered without walking
+ * the bindings, until any Role, ClusterRole or binding changes.
+ */
+export function createRbacAuthorizer(resolver: RuleResolver, ready?: () => Promise<void>, generation?: () => number | undefined): RuleListingAuthorizer {
+  const remembered = new Map<string, AuthorizationResult>();
+  let rememberedGeneration: number | undefined;
   return {
     async authorize(attrs: AuthorizationAttributes): Promise<AuthorizationResult> {
       await ready?.();
-      let reason: string | undefined;
-      const errors: Error[] = [];
-      resolver.visitRulesFor(attrs.user, attrs.namespace, (source, rule, err) => {
-        if (rule && ruleAllows(attrs, rule)) {
-          reason = `RBAC: allowed by ${source}`;
-          return false;
-        }
-        if (err) errors.push(err);
-        return true;
-      });
-      if (reason) return { decision: 'allow', reason };
-      return { decision: 'noOpinion', reason: errors.length ? `RBAC: ${aggregateMessage(errors)}` : undefined };
+      const current = generation?.();
+      if (current === undefined) return decide(resolver, attrs);
+      if (current !== rememberedGeneration || remembered.size >= MAX_REMEMBERED_DECISIONS) {
+        remembered.clear();
+        rememberedGeneration = current;
+      }
+      const key = decisionKey(attrs);
+      let result = remembered.get(key);
+      if (!result) {
+        // shared by every request that asks the same: nobody may change it
+        result = Object.freeze(decide(resolver, attrs));
+        remembered.set(key, result);
+      }
+      return result;
     },
     async rulesFor(user, namespace) {
       await ready?.();
@@ -55,4 +75,19 @@ export function createRbacAuthorizer(resolver: RuleResolver, ready?: () => Promi
       return out;
     },
   };
+}
+
+function decide(resolver: RuleResolver, attrs: AuthorizationAttributes): AuthorizationResult {
+  let reason: string | undefined;
+  const errors: Error[] = [];
+  resolver.visitRulesFor(attrs.user, attrs.namespace, (source, rule, err) => {
+    if (rule && ruleAllows(attrs, rule)) {
+      reason = `RBAC: allowed by ${source}`;
+      return false;
+    }
+    if (err) errors.push(err);
+    return true;
+  });
+  if (reason) return { decision: 'allow', reason };
+  return { decision: 'noOpinion', reason: errors.length ? `RBAC: ${aggregateMessage(errors)}` : undefined };
 }

@@ -15,6 +15,8 @@ export interface RbacInformers {
   roleBindings: Informer;
   clusterRoleBindings: Informer;
   synced: Promise<void>;
+  /** grows with every change to any RBAC object (decisions made before a change are stale) */
+  generation(): number;
   stop(): void;
 }
 
@@ -57,6 +59,8 @@ export function startRbacInformers(resolver: ResourceResolver, log: Logger, sign
     listClusterRoleBindings: () => clusterRoleBindings.list('').map(binding),
   };
   const all = [roles, clusterRoles, roleBindings, clusterRoleBindings];
+  let generation = 0;
+  for (const informer of all) informer.onChange(() => generation++);
   return {
     store,
     roles,
@@ -64,6 +68,7 @@ export function startRbacInformers(resolver: ResourceResolver, log: Logger, sign
     roleBindings,
     clusterRoleBindings,
     synced: Promise.all(all.map((i) => i.synced)).then(() => undefined),
+    generation: () => generation,
     stop: () => all.forEach((i) => i.stop()),
   };
 }

@@ -33,11 +33,12 @@ import { isLongRunning } from './long-running.js';
 import { header, type Filter, type HttpRequest, type HttpResponse, type RequestState } from '../../request/types.js';
 
 export function withAuditInit(): Filter {
-  return (next) => async (state) => {
+  // not an async layer of its own: the request goes on in the same promise
+  return (next) => (state) => {
     const given = header(state.req, 'audit-id');
     state.auditId = given && given.trim() !== '' ? given.trim() : randomUUID();
     if (!state.res.headersSent) state.res.setHeader('Audit-Id', state.auditId);
-    await next(state);
+    return next(state);
   };
 }
 

@@ -8,7 +8,7 @@
 // Inside authorization, as kube's route handlers are: a 401 or 403 carries no warning.
 
 import { defaultMetrics, type ApiserverMetrics } from '../../metrics/apiserver-metrics.js';
-import type { Filter } from '../../request/types.js';
+import type { Filter, Handler, RequestState } from '../../request/types.js';
 import { addAuditAnnotations } from '../../request/audit-annotations.js';
 
 export interface ApiDeprecation {
@@ -24,21 +24,27 @@ const DEPRECATED_ANNOTATION = 'k8s.io/deprecated';
 const REMOVED_RELEASE_ANNOTATION = 'k8s.io/removed-release';
 
 export function withDeprecationWarnings(deprecationOf: DeprecationLookup, metrics: ApiserverMetrics = defaultMetrics()): Filter {
-  return (next) => async (state) => {
+  // a request for what is not deprecated goes on in the same promise
+  return (next) => (state) => {
     const info = state.info;
     if (!info.isResourceRequest) return next(state);
     const deprecation = deprecationOf(info.apiGroup, info.apiVersion, info.resource, info.subresource);
     if (!deprecation) return next(state);
-    if (deprecation.warning !== '' && !state.warnings.includes(deprecation.warning)) state.warnings.push(deprecation.warning);
-    await next(state);
-    // reached when the handler answered (a thrown handler is the panic filter's 500, which
-    // kube records at no route either)
-    metrics.requestedDeprecatedApis.set(
-      { group: info.apiGroup, version: info.apiVersion, resource: info.resource, subresource: info.subresource, removed_release: deprecation.removedRelease },
-      1,
-    );
-    const annotations: Record<string, string> = { [DEPRECATED_ANNOTATION]: 'true' };
-    if (deprecation.removedRelease !== '') annotations[REMOVED_RELEASE_ANNOTATION] = deprecation.removedRelease;
-    addAuditAnnotations(state, annotations);
+    return serveDeprecated(state, deprecation, next, metrics);
   };
+}
+
+async function serveDeprecated(state: RequestState, deprecation: ApiDeprecation, next: Handler, metrics: ApiserverMetrics): Promise<void> {
+  const info = state.info;
+  if (deprecation.warning !== '' && !state.warnings.includes(deprecation.warning)) state.warnings.push(deprecation.warning);
+  await next(state);
+  // reached when the handler answered (a thrown handler is the panic filter's 500, which
+  // kube records at no route either)
+  metrics.requestedDeprecatedApis.set(
+    { group: info.apiGroup, version: info.apiVersion, resource: info.resource, subresource: info.subresource, removed_release: deprecation.removedRelease },
+    1,
+  );
+  const annotations: Record<string, string> = { [DEPRECATED_ANNOTATION]: 'true' };
+  if (deprecation.removedRelease !== '') annotations[REMOVED_RELEASE_ANNOTATION] = deprecation.removedRelease;
+  addAuditAnnotations(state, annotations);
 }

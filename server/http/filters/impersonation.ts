@@ -10,7 +10,7 @@ import { forbidden, type AuthorizationAttributes, type Authorizer } from '../../
 import { AUTHENTICATED_GROUP, ANONYMOUS_USER, UNAUTHENTICATED_GROUP } from '../../authn/authenticator.js';
 import { writeStatusError } from '../../request/response.js';
 import { errors } from '../../machinery/status.js';
-import type { Filter, HttpRequest } from '../../request/types.js';
+import type { Filter, Handler, HttpRequest, RequestState } from '../../request/types.js';
 import type { UserInfo } from '../../machinery/user.js';
 import { serviceAccountGroups, splitServiceAccountUsername } from '../../authn/serviceaccount/claims.js';
 
@@ -18,6 +18,8 @@ export const IMPERSONATE_USER = 'impersonate-user';
 export const IMPERSONATE_GROUP = 'impersonate-group';
 export const IMPERSONATE_UID = 'impersonate-uid';
 export const IMPERSONATE_EXTRA_PREFIX = 'impersonate-extra-';
+/** what every impersonation header's name starts with */
+const IMPERSONATE_HEADER_PREFIX = 'impersonate-';
 
 /** one thing to impersonate, as kube-apiserver lists them (an ObjectReference) */
 export interface ImpersonationRequest {
@@ -141,41 +143,51 @@ export interface ImpersonationOptions {
   onImpersonate?: (from: UserInfo, to: UserInfo) => void;
 }
 
+/** node lower-cases the names of its parsed headers (HTTP/1.1 and HTTP/2 alike) */
+function hasImpersonationHeader(headers: HttpRequest['headers']): boolean {
+  for (const name in headers) if (name.startsWith(IMPERSONATE_HEADER_PREFIX)) return true;
+  return false;
+}
+
 export function withImpersonation(authorizer: Authorizer, opts: ImpersonationOptions = {}): Filter {
-  return (next) => async (state) => {
-    const headers = distinctHeaders(state.req as HttpRequest & { rawHeaders?: readonly string[] });
-    let list: ImpersonationRequest[];
-    try {
-      list = impersonationRequests(headers);
-    } catch (err) {
-      await writeStatusError(state, errors.internal((err as Error).message));
-      return;
-    }
-    if (list.length === 0) {
-      await next(state);
-      return;
-    }
-    const caller = state.user;
-    if (!caller) {
-      await writeStatusError(state, errors.internal('no user found for request'));
-      return;
-    }
-    for (const r of list) {
-      const attrs = checkFor(caller, r);
-      let decision;
-      try {
-        decision = await authorizer.authorize(attrs);
-      } catch (err) {
-        decision = { decision: 'noOpinion' as const, reason: (err as Error).message };
-      }
-      if (decision.decision !== 'allow') {
-        await writeStatusError(state, forbidden(attrs, decision.reason));
-        return;
-      }
-    }
-    const impersonated = impersonatedUser(list, (headers.get(IMPERSONATE_GROUP) ?? []).length > 0);
-    opts.onImpersonate?.(caller, impersonated);
-    state.user = impersonated;
+  // most requests impersonate no one: they go on in the same promise, their headers not
+  // copied apart for it
+  return (next) => (state) => (hasImpersonationHeader(state.req.headers) ? impersonate(state, next, authorizer, opts) : next(state));
+}
+
+async function impersonate(state: RequestState, next: Handler, authorizer: Authorizer, opts: ImpersonationOptions): Promise<void> {
+  const headers = distinctHeaders(state.req as HttpRequest & { rawHeaders?: readonly string[] });
+  let list: ImpersonationRequest[];
+  try {
+    list = impersonationRequests(headers);
+  } catch (err) {
+    await writeStatusError(state, errors.internal((err as Error).message));
+    return;
+  }
+  if (list.length === 0) {
     await next(state);
-  };
+    return;
+  }
+  const caller = state.user;
+  if (!caller) {
+    await writeStatusError(state, errors.internal('no user found for request'));
+    return;
+  }
+  for (const r of list) {
+    const attrs = checkFor(caller, r);
+    let decision;
+    try {
+      decision = await authorizer.authorize(attrs);
+    } catch (err) {
+      decision = { decision: 'noOpinion' as const, reason: (err as Error).message };
+    }
+    if (decision.decision !== 'allow') {
+      await writeStatusError(state, forbidden(attrs, decision.reason));
+      return;
+    }
+  }
+  const impersonated = impersonatedUser(list, (headers.get(IMPERSONATE_GROUP) ?? []).length > 0);
+  opts.onImpersonate?.(caller, impersonated);
+  state.user = impersonated;
+  await next(state);
 }

@@ -10,8 +10,8 @@
 // run: the classic filter lets them through; APF classifies a watch and lets it start once it
 // gets a seat, which it gives back as the watch begins.
 
-import type { FlowController } from '../../flowcontrol/controller.js';
-import type { Filter, RequestState } from '../../request/types.js';
+import type { Admission, FlowController } from '../../flowcontrol/controller.js';
+import type { Filter, Handler, RequestState } from '../../request/types.js';
 import { recordDroppedRequest } from '../../metrics/filter.js';
 import { isLongRunning } from './long-running.js';
 
@@ -62,31 +62,44 @@ function classicLimits(readOnlyLimit: number, mutatingLimit: number): Filter {
 }
 
 function priorityAndFairness(controller: FlowController): Filter {
-  return (next) => async (state) => {
+  return (next) => (state) => {
     const user = state.user;
     // exec, attach, log, portforward, proxy: never limited (watches are, until they start)
     if (!user || (isLongRunning(state.info) && state.info.verb !== 'watch')) return next(state);
-    const admission = await controller.admit({ user, info: state.info }, state.signal);
-    const { classification } = admission;
-    if (!state.res.headersSent) {
-      state.res.setHeader(PRIORITY_LEVEL_UID_HEADER, classification.priorityLevelUID);
-      state.res.setHeader(FLOW_SCHEMA_UID_HEADER, classification.flowSchemaUID);
-    }
-    if (!admission.admitted) {
-      // a client that went away gets no answer
-      if (admission.reason !== 'cancelled') tooManyRequests(state, admission.retryAfterSeconds);
-      return;
-    }
-    if (state.info.verb === 'watch') {
-      admission.release();
-      return next(state);
-    }
-    try {
-      await next(state);
-    } finally {
-      admission.release();
-    }
+    const admission = controller.admit({ user, info: state.info }, state.signal);
+    // an exempt request holds no seat: it goes on in the same promise
+    if (!(admission instanceof Promise)) return admitted(state, admission, next);
+    return admission.then((a) => admitted(state, a, next));
   };
+}
+
+const answered = Promise.resolve();
+
+/** not an async layer of its own: a seat is given back when the rest of the chain settles */
+function admitted(state: RequestState, admission: Admission, next: Handler): Promise<void> {
+  const { classification } = admission;
+  if (!state.res.headersSent) {
+    state.res.setHeader(PRIORITY_LEVEL_UID_HEADER, classification.priorityLevelUID);
+    state.res.setHeader(FLOW_SCHEMA_UID_HEADER, classification.flowSchemaUID);
+  }
+  if (!admission.admitted) {
+    // a client that went away gets no answer
+    if (admission.reason !== 'cancelled') tooManyRequests(state, admission.retryAfterSeconds);
+    return answered;
+  }
+  if (classification.exempt) return next(state);
+  if (state.info.verb === 'watch') {
+    admission.release();
+    return next(state);
+  }
+  let rest: Promise<void>;
+  try {
+    rest = next(state);
+  } catch (err) {
+    admission.release();
+    throw err;
+  }
+  return rest.finally(admission.release);
 }
 
 export function withMaxInFlight(opts?: MaxInFlightOptions): Filter {

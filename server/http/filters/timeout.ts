@@ -104,11 +104,9 @@ export function withRequestTimeout(opts: RequestTimeoutOptions): Filter {
 
 type HeaderSnapshot = Record<string, string | number | string[]>;
 
+/** node's getHeaders is already a copy, and setHeader refuses undefined values */
 function snapshotHeaders(res: HttpResponse): HeaderSnapshot {
-  const out: HeaderSnapshot = {};
-  const all = (res as unknown as { getHeaders?: () => Record<string, string | number | string[] | undefined> }).getHeaders?.() ?? {};
-  for (const [k, v] of Object.entries(all)) if (v !== undefined) out[k] = v;
-  return out;
+  return (res as unknown as { getHeaders?: () => HeaderSnapshot }).getHeaders?.() ?? {};
 }
 
 /** the 504 with the headers the outer filters had set (the handler's own are dropped) */
