@@ -10,7 +10,7 @@ CLUSTER_DIR ?= ./cluster
 REPLICAS ?= 3
 ETCD_MEMBERS ?= 3
 
-.PHONY: all deps docker-deps build run test test-unit check test-docker docker-images docker-engine-stop bench clean help cluster cluster-down cluster-status
+.PHONY: all deps docker-deps build run test test-unit check format test-docker docker-images docker-engine-stop bench clean help cluster cluster-down cluster-status
 
 all: build
 
@@ -18,7 +18,8 @@ help:
 	@echo "make run    install what is missing, build, start one kapi replica with embedded etcd"
 	@echo "make test   install what is missing, build, run every test"
 	@echo "make test-unit  build, run the unit tests only (those that start no etcd, kapi or other process; seconds)"
-	@echo "make check  types, import boundaries between layers, generated files current"
+	@echo "make check  types, lint, formatting, import boundaries between layers, generated files current"
+	@echo "make format  rewrite the sources in the formatting make check wants"
 	@echo "make cluster        start 3 etcd members, 3 kapi replicas and haproxy on 127.0.0.1 in CLUSTER_DIR (./cluster)"
 	@echo "make cluster-down   stop them (by recorded PID); make cluster-status lists them"
 	@echo "make test-docker    deploy/docker-compose.yml end to end on a Docker engine (faults under load, down/up, down -v)"
@@ -62,6 +63,10 @@ test-unit: build
 
 check: deps
 	@scripts/check.sh
+
+# rewrites the sources as make check wants them formatted (biome.json)
+format: deps
+	@node_modules/.bin/biome format --write
 
 # the engine, and the base images deploy/ names (pulled, or built locally when no registry answers)
 docker-images: docker-deps
