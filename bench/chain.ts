@@ -29,7 +29,14 @@ async function main(): Promise<void> {
   const requests = Number(option('--requests') ?? 20000);
   const bare = process.argv.includes('--bare');
   const admin = { user: { username: 'admin', uid: '1', groups: ['system:masters'] }, audiences: [] };
-  const authenticator = withAuthenticatedGroup(unionAuthenticator([createBearerAuthenticator(async (t) => (t === TOKEN ? admin : null), () => [])]));
+  const authenticator = withAuthenticatedGroup(
+    unionAuthenticator([
+      createBearerAuthenticator(
+        async (t) => (t === TOKEN ? admin : null),
+        () => [],
+      ),
+    ]),
+  );
   const authorizer: Authorizer = {
     authorize: async (a) => (a.user.groups.includes('system:masters') ? { decision: 'allow' } : { decision: 'noOpinion' }),
   };
@@ -71,7 +78,9 @@ async function main(): Promise<void> {
   const before = process.cpuUsage();
   await run(requests);
   const used = process.cpuUsage(before);
-  console.log(`${bare ? 'stub without the chain' : 'handler chain'}: ${((used.user + used.system) / requests).toFixed(1)} µs CPU per request (${requests} requests, client included)`);
+  console.log(
+    `${bare ? 'stub without the chain' : 'handler chain'}: ${((used.user + used.system) / requests).toFixed(1)} µs CPU per request (${requests} requests, client included)`,
+  );
   agent.destroy();
   server.close();
 }

@@ -158,7 +158,18 @@ export function markdownTable(head: string[], body: string[][]): string {
 }
 
 export function resultsTable(results: Result[]): string {
-  const head = ['scenario', 'unit', 'kapi', 'raw etcd', 'kapi / raw', 'kapi p50/p99 ms', 'raw p50/p99 ms', 'kapi CPU ms/op', 'etcd CPU ms/op', 'kapi cores'];
+  const head = [
+    'scenario',
+    'unit',
+    'kapi',
+    'raw etcd',
+    'kapi / raw',
+    'kapi p50/p99 ms',
+    'raw p50/p99 ms',
+    'kapi CPU ms/op',
+    'etcd CPU ms/op',
+    'kapi cores',
+  ];
   const pair = (a?: number, b?: number) => (a === undefined ? '—' : `${fmt(a)} / ${fmt(b)}`);
   const body = results.map((r) => [
     r.scenario,

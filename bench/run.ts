@@ -72,7 +72,9 @@ interface Options {
 }
 
 const USAGE =
-  'node dist/bench/run.js [--only ' + SCENARIOS.join(',') + '] [--quick]\n' +
+  'node dist/bench/run.js [--only ' +
+  SCENARIOS.join(',') +
+  '] [--quick]\n' +
   '  [--objects N] [--serial N] [--gets N] [--updates N] [--pods N] [--list-repeats R]\n' +
   '  [--watchers W] [--watch-rate R] [--watch-seconds S] [--watch-transport h1,h2]\n' +
   '  [--workers N] [--cpu-prof DIR] [--out FILE|-]';
@@ -117,10 +119,20 @@ function parseArgs(argv: string[]): Options {
       (o as unknown as Record<string, number>)[ints[flag]!] = n;
     } else if (flag === '--quick') {
       // a before/after comparison in a minute or two
-      Object.assign(o, { objects: 2000, serial: 300, gets: 4000, updates: 2000, pods: 3000, listRepeats: 3, watchers: 200, watchSeconds: 5 });
+      Object.assign(o, {
+        objects: 2000,
+        serial: 300,
+        gets: 4000,
+        updates: 2000,
+        pods: 3000,
+        listRepeats: 3,
+        watchers: 200,
+        watchSeconds: 5,
+      });
     } else if (flag === '--only') {
       const names = value().split(',').filter(Boolean);
-      for (const n of names) if (!(SCENARIOS as readonly string[]).includes(n)) throw new Error(`unknown scenario ${n}; known: ${SCENARIOS.join(',')}`);
+      for (const n of names)
+        if (!(SCENARIOS as readonly string[]).includes(n)) throw new Error(`unknown scenario ${n}; known: ${SCENARIOS.join(',')}`);
       o.only = new Set(names as Scenario[]);
     } else if (flag === '--watch-transport') {
       const list = value().split(',');
@@ -228,7 +240,9 @@ const cmBase = `/api/v1/namespaces/${NS}/configmaps`;
 /** creates ConfigMaps [from, to) through kapi; the measured run when `name` is given */
 async function createConfigMaps(b: Bench, from: number, to: number, concurrency: number): Promise<[Run, CpuUse]> {
   const bodies = Array.from({ length: to - from }, (_, i) => configMapBody(objectName('cm', from + i), from + i));
-  const result = await withCpu(b.pids, () => runConcurrent(bodies.length, concurrency, (i) => b.client.expect(201, 'POST', cmBase, { body: bodies[i] }).then(() => {})));
+  const result = await withCpu(b.pids, () =>
+    runConcurrent(bodies.length, concurrency, (i) => b.client.expect(201, 'POST', cmBase, { body: bodies[i] }).then(() => {})),
+  );
   b.configMaps = Math.max(b.configMaps, to);
   return result;
 }
@@ -252,7 +266,9 @@ async function ensureConfigMaps(b: Bench, n: number): Promise<void> {
 async function benchCreate(b: Bench): Promise<void> {
   const { o } = b;
   log('create: warm-up');
-  await runConcurrent(200, 64, (i) => b.client.expect(201, 'POST', cmBase, { body: configMapBody(objectName('warm', i), i) }).then(() => {}));
+  await runConcurrent(200, 64, (i) =>
+    b.client.expect(201, 'POST', cmBase, { body: configMapBody(objectName('warm', i), i) }).then(() => {}),
+  );
   const create = rawCreate(b.etcd);
   await runConcurrent(200, 64, (i) => create(Buffer.from(`${RAW}/warm/${i}`), configMapBody(objectName('warm', i), i)));
   if (o.only.has('create')) {
@@ -299,7 +315,9 @@ async function benchUpdate(b: Bench): Promise<void> {
   const perWriter = Math.ceil(o.updates / WRITERS);
   const rvs: string[] = [];
   for (let w = 0; w < WRITERS; w++) {
-    const got = JSON.parse((await b.client.expect(200, 'GET', `${cmBase}/${objectName('cm', w)}`)).toString()) as { metadata: { resourceVersion: string } };
+    const got = JSON.parse((await b.client.expect(200, 'GET', `${cmBase}/${objectName('cm', w)}`)).toString()) as {
+      metadata: { resourceVersion: string };
+    };
     rvs.push(got.metadata.resourceVersion);
   }
   const RV = /"resourceVersion":"(\d+)"/;
@@ -366,32 +384,50 @@ async function benchPods(b: Bench): Promise<void> {
   const { o } = b;
   const base = `/api/v1/namespaces/${POD_NS}/pods`;
   const rs = JSON.parse(
-    (await b.client.expect(201, 'POST', `/apis/apps/v1/namespaces/${POD_NS}/replicasets`, { body: replicaSetBody('bench-app-7d4b9c8f6d') })).toString(),
+    (
+      await b.client.expect(201, 'POST', `/apis/apps/v1/namespaces/${POD_NS}/replicasets`, { body: replicaSetBody('bench-app-7d4b9c8f6d') })
+    ).toString(),
   ) as { metadata: { name: string; uid: string } };
   const owner: Owner = { name: rs.metadata.name, uid: rs.metadata.uid };
   const bodies = Array.from({ length: o.pods }, (_, i) => podBody(objectName('pod', i), i, owner));
   const before = await kapiMemory(b);
   log(`pods: creating ${o.pods} pods, 64 concurrent`);
-  const [kapi, cpu] = await withCpu(b.pids, () => runConcurrent(o.pods, 64, (i) => b.client.expect(201, 'POST', base, { body: bodies[i] }).then(() => {})));
+  const [kapi, cpu] = await withCpu(b.pids, () =>
+    runConcurrent(o.pods, 64, (i) => b.client.expect(201, 'POST', base, { body: bodies[i] }).then(() => {})),
+  );
   b.pods = o.pods - kapi.errors;
   const after = await kapiMemory(b);
   let settled = NaN;
   if (o.only.has('pods')) {
-    log('pods: waiting for kapi\'s RSS to settle (up to 3 minutes)');
+    log("pods: waiting for kapi's RSS to settle (up to 3 minutes)");
     settled = await settledRss(b.pids.kapi);
   }
   const stored = await storedUnder(b.etcd, `/registry/pods/${POD_NS}/`);
   log(`pods: raw etcd, ${stored.length} txn creates of the stored bytes`);
   const create = rawCreate(b.etcd);
-  const [raw] = await withCpu(b.pids, () => runConcurrent(stored.length, 64, (i) => create(rawKeyOf(stored[i]!.key, 'pods'), stored[i]!.value)));
+  const [raw] = await withCpu(b.pids, () =>
+    runConcurrent(stored.length, 64, (i) => create(rawKeyOf(stored[i]!.key, 'pods'), stored[i]!.value)),
+  );
   noteErrors(b, 'pods', { kapi, raw });
   if (o.only.has('pods')) {
     b.results.push(throughputResult(`create ${o.pods} Pods, 64 concurrent`, o.pods, kapi, cpu, raw));
     const per = (a: number, z: number) => (z - a) / 1024 / stored.length;
-    b.results.push({ scenario: 'memory per cached Pod: RSS 2 s after', unit: 'KiB', higherIsBetter: false, kapi: per(before.rss, after.rss) });
+    b.results.push({
+      scenario: 'memory per cached Pod: RSS 2 s after',
+      unit: 'KiB',
+      higherIsBetter: false,
+      kapi: per(before.rss, after.rss),
+    });
     b.results.push({ scenario: 'memory per cached Pod: RSS settled', unit: 'KiB', higherIsBetter: false, kapi: per(before.rss, settled) });
-    b.results.push({ scenario: 'memory per cached Pod: V8 heap in use', unit: 'KiB', higherIsBetter: false, kapi: per(before.heap, after.heap) });
-    b.notes.push(`pods: ${stored.length} stored, ${(stored.reduce((s, kv) => s + kv.value.length, 0) / stored.length).toFixed(0)} B each in etcd`);
+    b.results.push({
+      scenario: 'memory per cached Pod: V8 heap in use',
+      unit: 'KiB',
+      higherIsBetter: false,
+      kapi: per(before.heap, after.heap),
+    });
+    b.notes.push(
+      `pods: ${stored.length} stored, ${(stored.reduce((s, kv) => s + kv.value.length, 0) / stored.length).toFixed(0)} B each in etcd`,
+    );
   }
 }
 
@@ -411,7 +447,10 @@ function continueOf(body: Buffer): string {
 async function pagedList(b: Bench, base: string, accept: string): Promise<void> {
   let next = '';
   do {
-    const body = await b.client.expect(200, 'GET', `${base}?limit=500${next ? `&continue=${encodeURIComponent(next)}` : ''}`, { accept, timeoutMs: 120000 });
+    const body = await b.client.expect(200, 'GET', `${base}?limit=500${next ? `&continue=${encodeURIComponent(next)}` : ''}`, {
+      accept,
+      timeoutMs: 120000,
+    });
     next = continueOf(body);
   } while (next);
 }
@@ -480,7 +519,11 @@ async function benchWatch(b: Bench, transport: 'h1' | 'h2'): Promise<void> {
   const base = `/api/v1/namespaces/${WATCH_NS}/configmaps`;
   const beaconName = `beacon-${transport}`;
   const created = JSON.parse(
-    (await b.client.expect(201, 'POST', base, { body: Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: beaconName }, data: { seq: '0' } })) })).toString(),
+    (
+      await b.client.expect(201, 'POST', base, {
+        body: Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: beaconName }, data: { seq: '0' } })),
+      })
+    ).toString(),
   ) as { metadata: { resourceVersion: string } };
   const key = Buffer.from(`/registry/configmaps/${WATCH_NS}/${beaconName}`);
   const stored = JSON.parse((await b.etcd.range({ key })).kvs[0]!.value.toString()) as { data?: Record<string, string> };
@@ -490,7 +533,13 @@ async function benchWatch(b: Bench, transport: 'h1' | 'h2'): Promise<void> {
 
   log(`watch (${transport}): opening ${o.watchers} kapi watches`);
   const kapiLog = new DeliveryLog();
-  const watches = await openKapiWatches({ url: b.kapi.url, ca: b.ca, token: b.token }, transport, o.watchers, `${base}?watch=1&fieldSelector=metadata.name%3D${beaconName}&resourceVersion=${created.metadata.resourceVersion}`, (s) => kapiLog.arrived(s));
+  const watches = await openKapiWatches(
+    { url: b.kapi.url, ca: b.ca, token: b.token },
+    transport,
+    o.watchers,
+    `${base}?watch=1&fieldSelector=metadata.name%3D${beaconName}&resourceVersion=${created.metadata.resourceVersion}`,
+    (s) => kapiLog.arrived(s),
+  );
   log(`watch (${transport}): ${o.watchRate} changes/s for ${o.watchSeconds} s`);
   const [events, cpu] = await withCpu(b.pids, async () => {
     const n = await writeAtRate(o.watchRate, o.watchSeconds, kapiLog, async (seq) => void (await b.etcd.put(key, valueFor(seq))));
@@ -523,7 +572,12 @@ async function benchWatch(b: Bench, transport: 'h1' | 'h2'): Promise<void> {
     if (probeLog.delivered - before >= o.watchers) break;
   }
   current = measuredLog;
-  const rawEvents = await writeAtRate(o.watchRate, o.watchSeconds, measuredLog, async (seq) => void (await b.etcd.put(rawKey, valueFor(seq))));
+  const rawEvents = await writeAtRate(
+    o.watchRate,
+    o.watchSeconds,
+    measuredLog,
+    async (seq) => void (await b.etcd.put(rawKey, valueFor(seq))),
+  );
   await settle(measuredLog, rawEvents * o.watchers);
   for (const w of rawWatchers) w.cancel();
 
@@ -595,11 +649,16 @@ async function main(): Promise<void> {
       etcdServers: etcdProc.endpoint,
       nodeArgs: o.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', o.cpuProfDir] : [],
       extraArgs: [
-        '--token-auth-file', tokenFile,
-        '--authorization-mode', 'RBAC',
-        '--disable-admission-plugins', 'ServiceAccount',
-        '--endpoint-reconciler-type', 'none',
-        '--workers', String(o.workers),
+        '--token-auth-file',
+        tokenFile,
+        '--authorization-mode',
+        'RBAC',
+        '--disable-admission-plugins',
+        'ServiceAccount',
+        '--endpoint-reconciler-type',
+        'none',
+        '--workers',
+        String(o.workers),
       ],
     });
     if (o.workers > 1) {
@@ -610,9 +669,23 @@ async function main(): Promise<void> {
     etcd = createEtcdClient({ endpoints: [etcdProc.endpoint] });
     const ca = kapi.http.creds.ca;
     client = new TokenClient(kapi.url, ca, token, 64);
-    const b: Bench = { o, kapi, client, token, ca, etcd, pids: { kapi: kapi.pid, etcd: etcdProc.pid }, results: [], notes: [], configMaps: 0, pods: 0 };
+    const b: Bench = {
+      o,
+      kapi,
+      client,
+      token,
+      ca,
+      etcd,
+      pids: { kapi: kapi.pid, etcd: etcdProc.pid },
+      results: [],
+      notes: [],
+      configMaps: 0,
+      pods: 0,
+    };
     for (const ns of [NS, POD_NS, WATCH_NS]) {
-      await client.expect(201, 'POST', '/api/v1/namespaces', { body: Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } })) });
+      await client.expect(201, 'POST', '/api/v1/namespaces', {
+        body: Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } })),
+      });
     }
 
     const started = Date.now();
@@ -649,7 +722,7 @@ async function main(): Promise<void> {
         'Produced by `node dist/bench/run.js` (`make bench`). kapi and raw etcd are measured in the same',
         "run against the same etcd member. Raw etcd uses kapi's own etcd client (storage/etcd/client.ts)",
         'with the bytes kapi stored; watch changes are direct etcd puts seen by both sides. "kapi / raw"',
-        'is kapi\'s figure over raw etcd\'s. CPU time per operation (user+system, from /proc) is what each',
+        "is kapi's figure over raw etcd's. CPU time per operation (user+system, from /proc) is what each",
         'operation costs; a busy machine disturbs it far less than the latencies.',
         '',
         ...env.map((e) => `- ${e}`),

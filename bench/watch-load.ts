@@ -90,7 +90,13 @@ export async function openKapiWatches(
   const agent = new https.Agent({ keepAlive: true, maxSockets: Infinity, ca: target.ca });
   const url = new URL(target.url);
   for (let i = 0; i < count; i++) {
-    const req = https.request({ agent, hostname: url.hostname, port: url.port, path, headers: { accept: 'application/json', authorization } });
+    const req = https.request({
+      agent,
+      hostname: url.hostname,
+      port: url.port,
+      path,
+      headers: { accept: 'application/json', authorization },
+    });
     ready.push(
       new Promise((resolve, reject) => {
         req.on('response', (res) => {

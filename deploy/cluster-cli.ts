@@ -123,12 +123,16 @@ async function run(p: Parsed): Promise<number> {
         etcdCompactionInterval: p.compaction,
         detached: true,
       });
-      console.log(`cluster up in ${((Date.now() - started) / 1000).toFixed(1)}s: ${c.etcd.length} etcd members, ${c.replicas.length} kapi replicas, haproxy`);
+      console.log(
+        `cluster up in ${((Date.now() - started) / 1000).toFixed(1)}s: ${c.etcd.length} etcd members, ${c.replicas.length} kapi replicas, haproxy`,
+      );
       printStatus(c);
       console.log(`try:   kubectl --kubeconfig ${rel(c.state.kubeconfig)} get ns`);
       console.log(`status: ${c.state.lbURL}/status (any replica; admins and system:monitoring), in a browser through`);
       console.log(`        kubectl --kubeconfig ${rel(c.state.kubeconfig)} proxy --port 8001, then http://127.0.0.1:8001/status`);
-      console.log(`stop:  make cluster-down${p.dir === './cluster' ? '' : ` CLUSTER_DIR=${p.dir}`}   (logs in ${rel(path.join(c.state.dir, 'logs'))}/)`);
+      console.log(
+        `stop:  make cluster-down${p.dir === './cluster' ? '' : ` CLUSTER_DIR=${p.dir}`}   (logs in ${rel(path.join(c.state.dir, 'logs'))}/)`,
+      );
       return 0;
     }
     case 'down': {
@@ -139,7 +143,9 @@ async function run(p: Parsed): Promise<number> {
       }
       const running = c.all().filter((x) => x.running()).length;
       await c.stop();
-      console.log(`stopped ${running} processes of the cluster in ${rel(c.state.dir)} (data kept; rm -rf ${rel(c.state.dir)} for a fresh one)`);
+      console.log(
+        `stopped ${running} processes of the cluster in ${rel(c.state.dir)} (data kept; rm -rf ${rel(c.state.dir)} for a fresh one)`,
+      );
       return 0;
     }
     case 'status': {
@@ -156,7 +162,8 @@ async function run(p: Parsed): Promise<number> {
     case 'restart-haproxy': {
       const c = mustOpen(p.dir);
       const [verb, what] = p.command.split('-') as [string, string];
-      const proc = what === 'haproxy' ? c.haproxy : what === 'etcd' ? pick(c.etcd, p.index, 'etcd member') : pick(c.replicas, p.index, 'replica');
+      const proc =
+        what === 'haproxy' ? c.haproxy : what === 'etcd' ? pick(c.etcd, p.index, 'etcd member') : pick(c.replicas, p.index, 'replica');
       const pid = proc.pid;
       if (verb === 'restart') {
         await proc.restart();

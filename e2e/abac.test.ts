@@ -32,9 +32,16 @@ before(async () => {
   writeFileSync(path.join(dir, 'policy.jsonl'), POLICIES);
   writeFileSync(path.join(dir, 'tokens.csv'), ['alice', 'bob', 'carol', 'dave'].map((u) => `tok-${u},${u},${u}-uid`).join('\n') + '\n');
   kapi = await startKapi({
-    extraArgs: ['--authorization-mode=ABAC', '--authorization-policy-file', path.join(dir, 'policy.jsonl'), '--token-auth-file', path.join(dir, 'tokens.csv')],
+    extraArgs: [
+      '--authorization-mode=ABAC',
+      '--authorization-policy-file',
+      path.join(dir, 'policy.jsonl'),
+      '--token-auth-file',
+      path.join(dir, 'tokens.csv'),
+    ],
   });
-  for (const u of ['alice', 'bob', 'carol', 'dave']) writeKubeconfig(path.join(dir, `${u}.kubeconfig`), kapi.kubeconfig, { token: `tok-${u}` });
+  for (const u of ['alice', 'bob', 'carol', 'dave'])
+    writeKubeconfig(path.join(dir, `${u}.kubeconfig`), kapi.kubeconfig, { token: `tok-${u}` });
   await kubectlOk(['create', 'namespace', 'team'], { kubeconfig: kapi.kubeconfig });
 });
 
@@ -48,7 +55,10 @@ test('a read-only policy reads everything and writes nothing', async () => {
   assert.equal((await kubectl(['get', 'clusterroles'], as('alice'))).code, 0);
   const write = await kubectl(['create', 'configmap', 'x', '-n', 'team'], as('alice'));
   assert.notEqual(write.code, 0);
-  assert.match(write.stderr, /configmaps is forbidden: User "alice" cannot create resource "configmaps" in API group "" in the namespace "team": No policy matched\./);
+  assert.match(
+    write.stderr,
+    /configmaps is forbidden: User "alice" cannot create resource "configmaps" in API group "" in the namespace "team": No policy matched\./,
+  );
 });
 
 test('a namespace- and resource-bound policy; a v0 line allows everything; strangers nothing', async () => {
@@ -76,7 +86,7 @@ test('auth can-i --list shows the rules of the matching policies', async () => {
   assert.doesNotMatch(alice, /\/version/);
 });
 
-test('a policy file that does not parse stops start-up with kube\'s message', async () => {
+test("a policy file that does not parse stops start-up with kube's message", async () => {
   const bad = path.join(dir, 'bad.jsonl');
   writeFileSync(bad, '{"user": "x"}\n{not json\n');
   await assert.rejects(

@@ -9,7 +9,18 @@ import { webcrypto } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
-import { createNamespace, jsonOf, kubectl, kubectlOk, startEtcd, startKapi, uniqueName, waitFor, type EtcdProcess, type KapiProcess } from './harness.js';
+import {
+  createNamespace,
+  jsonOf,
+  kubectl,
+  kubectlOk,
+  startEtcd,
+  startKapi,
+  uniqueName,
+  waitFor,
+  type EtcdProcess,
+  type KapiProcess,
+} from './harness.js';
 
 x509.cryptoProvider.set(webcrypto as unknown as Crypto);
 
@@ -35,18 +46,24 @@ describe('built-in admission: storage, ingress, quota, certificates', () => {
   });
 
   it('a claim without a class gets the default StorageClass and the pvc-protection finalizer', async () => {
-    await k(['apply', '-f', '-'], JSON.stringify({
-      apiVersion: 'storage.k8s.io/v1',
-      kind: 'StorageClass',
-      metadata: { name: 'standard', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
-      provisioner: 'example.com/provisioner',
-    }));
-    await k(['create', '-n', ns, '-f', '-'], JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'PersistentVolumeClaim',
-      metadata: { name: 'data' },
-      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
-    }));
+    await k(
+      ['apply', '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'storage.k8s.io/v1',
+        kind: 'StorageClass',
+        metadata: { name: 'standard', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
+        provisioner: 'example.com/provisioner',
+      }),
+    );
+    await k(
+      ['create', '-n', ns, '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        metadata: { name: 'data' },
+        spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+      }),
+    );
     const got = await k(['get', 'pvc', 'data', '-n', ns, '-o', 'jsonpath={.spec.storageClassName} {.metadata.finalizers}']);
     assert.equal(got, 'standard ["kubernetes.io/pvc-protection"]');
     // once bound, it may grow only when its class allows expansion
@@ -65,12 +82,15 @@ describe('built-in admission: storage, ingress, quota, certificates', () => {
   });
 
   it('an Ingress without a class gets the default IngressClass', async () => {
-    await k(['apply', '-f', '-'], JSON.stringify({
-      apiVersion: 'networking.k8s.io/v1',
-      kind: 'IngressClass',
-      metadata: { name: 'nginx', annotations: { 'ingressclass.kubernetes.io/is-default-class': 'true' } },
-      spec: { controller: 'example.com/ingress-controller' },
-    }));
+    await k(
+      ['apply', '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'networking.k8s.io/v1',
+        kind: 'IngressClass',
+        metadata: { name: 'nginx', annotations: { 'ingressclass.kubernetes.io/is-default-class': 'true' } },
+        spec: { controller: 'example.com/ingress-controller' },
+      }),
+    );
     await k(['create', 'ingress', 'web', '-n', ns, '--rule=example.com/=web:80']);
     assert.equal(await k(['get', 'ingress', 'web', '-n', ns, '-o', 'jsonpath={.spec.ingressClassName}']), 'nginx');
   });
@@ -78,7 +98,10 @@ describe('built-in admission: storage, ingress, quota, certificates', () => {
   it('a quota of 2 configmaps refuses the one too many; describe quota shows what is used', async () => {
     await k(['create', 'quota', 'cm-quota', '-n', ns, '--hard=configmaps=2']);
     // the quota controller fills in status; until then admission cannot charge the quota
-    await waitFor('status.used of the quota', async () => (await k(['get', 'quota', 'cm-quota', '-n', ns, '-o', 'jsonpath={.status.used.configmaps}'])) || undefined);
+    await waitFor(
+      'status.used of the quota',
+      async () => (await k(['get', 'quota', 'cm-quota', '-n', ns, '-o', 'jsonpath={.status.used.configmaps}'])) || undefined,
+    );
     // kube-root-ca.crt may already take one of the two
     let refused = '';
     for (let i = 1; i <= 3 && !refused; i++) {
@@ -86,7 +109,10 @@ describe('built-in admission: storage, ingress, quota, certificates', () => {
       if (r.code !== 0) refused = r.stderr;
       else assert.equal(r.stdout, `configmap/cm-${i} created\n`);
     }
-    assert.match(refused, /configmaps "cm-\d" is forbidden: exceeded quota: cm-quota, requested: configmaps=1, used: configmaps=2, limited: configmaps=2/);
+    assert.match(
+      refused,
+      /configmaps "cm-\d" is forbidden: exceeded quota: cm-quota, requested: configmaps=1, used: configmaps=2, limited: configmaps=2/,
+    );
     const described = await k(['describe', 'quota', 'cm-quota', '-n', ns]);
     assert.match(described, /^Name:\s+cm-quota$/m);
     assert.match(described, /^Resource\s+Used\s+Hard$/m);
@@ -97,7 +123,10 @@ describe('built-in admission: storage, ingress, quota, certificates', () => {
     const quotaNs = uniqueName('admq');
     await createNamespace(kapi.http, quotaNs);
     await k(['create', 'quota', 'compute', '-n', quotaNs, '--hard=requests.cpu=1,pods=3']);
-    await waitFor('status.used of the compute quota', async () => (await k(['get', 'quota', 'compute', '-n', quotaNs, '-o', 'jsonpath={.status.used.pods}'])) || undefined);
+    await waitFor(
+      'status.used of the compute quota',
+      async () => (await k(['get', 'quota', 'compute', '-n', quotaNs, '-o', 'jsonpath={.status.used.pods}'])) || undefined,
+    );
     const bare = await kubectl(['run', 'bare', '-n', quotaNs, '--image=nginx'], { kubeconfig: kapi.kubeconfig });
     assert.notEqual(bare.code, 0);
     assert.match(bare.stderr, /pods "bare" is forbidden: failed quota: compute: must specify requests.cpu for: bare/);
@@ -108,9 +137,15 @@ describe('built-in admission: storage, ingress, quota, certificates', () => {
       spec: { containers: [{ name: 'app', image: 'nginx', resources: { requests: { cpu: '700m' } } }] },
     });
     await k(['create', '-n', quotaNs, '-f', '-'], sized);
-    const over = await kubectl(['create', '-n', quotaNs, '-f', '-'], { kubeconfig: kapi.kubeconfig, input: sized.replace('"sized"', '"second"') });
+    const over = await kubectl(['create', '-n', quotaNs, '-f', '-'], {
+      kubeconfig: kapi.kubeconfig,
+      input: sized.replace('"sized"', '"second"'),
+    });
     assert.notEqual(over.code, 0);
-    assert.match(over.stderr, /pods "second" is forbidden: exceeded quota: compute, requested: requests.cpu=700m, used: requests.cpu=700m, limited: requests.cpu=1/);
+    assert.match(
+      over.stderr,
+      /pods "second" is forbidden: exceeded quota: compute, requested: requests.cpu=700m, used: requests.cpu=700m, limited: requests.cpu=1/,
+    );
     assert.match(await k(['describe', 'quota', 'compute', '-n', quotaNs]), /^requests\.cpu\s+700m\s+1$/m);
   });
 
@@ -122,13 +157,19 @@ describe('built-in admission: storage, ingress, quota, certificates', () => {
         metadata: { name },
         spec: { request, signerName: 'kubernetes.io/kube-apiserver-client', usages: ['client auth'] },
       });
-    const r = await kubectl(['create', '-f', '-'], { kubeconfig: kapi.kubeconfig, input: csr('masters', await csrRequest('CN=eve, O=system:masters')) });
+    const r = await kubectl(['create', '-f', '-'], {
+      kubeconfig: kapi.kubeconfig,
+      input: csr('masters', await csrRequest('CN=eve, O=system:masters')),
+    });
     assert.notEqual(r.code, 0);
     assert.match(
       r.stderr,
       /Error from server \(Forbidden\): error when creating "STDIN": certificatesigningrequests\.certificates\.k8s\.io "masters" is forbidden: use of kubernetes\.io\/kube-apiserver-client signer with system:masters group is not allowed/,
     );
-    assert.equal(await k(['create', '-f', '-'], csr('devs', await csrRequest('CN=bob, O=devs'))), 'certificatesigningrequest.certificates.k8s.io/devs created\n');
+    assert.equal(
+      await k(['create', '-f', '-'], csr('devs', await csrRequest('CN=bob, O=devs'))),
+      'certificatesigningrequest.certificates.k8s.io/devs created\n',
+    );
   });
 });
 
@@ -161,12 +202,17 @@ describe('ResourceQuota across two replicas on one etcd', () => {
     interface Quota {
       status?: { used?: Record<string, string> };
     }
-    const usedThrough = async (k: KapiProcess) => jsonOf<Quota>(await k.http.get(`/api/v1/namespaces/${ns}/resourcequotas/cms`)).status?.used?.configmaps;
+    const usedThrough = async (k: KapiProcess) =>
+      jsonOf<Quota>(await k.http.get(`/api/v1/namespaces/${ns}/resourcequotas/cms`)).status?.used?.configmaps;
     await waitFor('status.used on both replicas', async () => (await usedThrough(a)) !== undefined && (await usedThrough(b)) !== undefined);
 
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        (i % 2 ? a : b).http.post(`/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}` } }),
+        (i % 2 ? a : b).http.post(`/api/v1/namespaces/${ns}/configmaps`, {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: `cm-${i}` },
+        }),
       ),
     );
     const ok = results.filter((r) => r.status === 201).length;
@@ -195,27 +241,45 @@ describe('CertificateApproval under RBAC', () => {
   });
 
   it('approving needs `approve` on the signer (or its domain wildcard) besides the approval subresource', async () => {
-    await k(['create', 'clusterrole', 'csr-approver', '--verb=get,list,update', '--resource=certificatesigningrequests,certificatesigningrequests/approval']);
+    await k([
+      'create',
+      'clusterrole',
+      'csr-approver',
+      '--verb=get,list,update',
+      '--resource=certificatesigningrequests,certificatesigningrequests/approval',
+    ]);
     await k(['create', 'clusterrolebinding', 'alice-approves', '--clusterrole=csr-approver', '--user=alice']);
-    await k(['create', '-f', '-'], JSON.stringify({
-      apiVersion: 'certificates.k8s.io/v1',
-      kind: 'CertificateSigningRequest',
-      metadata: { name: 'widget' },
-      spec: { request: await csrRequest('CN=widget'), signerName: 'example.com/widgets', usages: ['client auth'] },
-    }));
+    await k(
+      ['create', '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'certificates.k8s.io/v1',
+        kind: 'CertificateSigningRequest',
+        metadata: { name: 'widget' },
+        spec: { request: await csrRequest('CN=widget'), signerName: 'example.com/widgets', usages: ['client auth'] },
+      }),
+    );
     const denied = await kubectl(['certificate', 'approve', 'widget', '--as=alice'], { kubeconfig: kapi.kubeconfig });
     assert.notEqual(denied.code, 0);
-    assert.match(denied.stderr, /certificatesigningrequests\.certificates\.k8s\.io "widget" is forbidden: user not permitted to approve requests with signerName "example\.com\/widgets"/);
+    assert.match(
+      denied.stderr,
+      /certificatesigningrequests\.certificates\.k8s\.io "widget" is forbidden: user not permitted to approve requests with signerName "example\.com\/widgets"/,
+    );
 
     // (kubectl create clusterrole refuses `signers`: it is not a served resource, only an authorization one)
-    await k(['create', '-f', '-'], JSON.stringify({
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRole',
-      metadata: { name: 'example-signer' },
-      rules: [{ apiGroups: ['certificates.k8s.io'], resources: ['signers'], resourceNames: ['example.com/*'], verbs: ['approve'] }],
-    }));
+    await k(
+      ['create', '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: 'example-signer' },
+        rules: [{ apiGroups: ['certificates.k8s.io'], resources: ['signers'], resourceNames: ['example.com/*'], verbs: ['approve'] }],
+      }),
+    );
     await k(['create', 'clusterrolebinding', 'alice-signer', '--clusterrole=example-signer', '--user=alice']);
-    await waitFor('alice may approve', async () => (await kubectl(['certificate', 'approve', 'widget', '--as=alice'], { kubeconfig: kapi.kubeconfig })).code === 0);
+    await waitFor(
+      'alice may approve',
+      async () => (await kubectl(['certificate', 'approve', 'widget', '--as=alice'], { kubeconfig: kapi.kubeconfig })).code === 0,
+    );
     assert.match(await k(['get', 'csr', 'widget', '-o', 'jsonpath={.status.conditions[0].type}']), /^Approved$/);
   });
 });

@@ -24,7 +24,12 @@ const SIX = 'ServiceAccount,Priority,DefaultTolerationSeconds,LimitRanger,Runtim
 async function createNamespace(name: string, kc: Kc, waitForAccount = true): Promise<void> {
   await kubectlOk(['create', 'namespace', name], kc);
   if (waitForAccount) {
-    await waitFor(`serviceaccount default in ${name}`, async () => (await kubectl(['get', 'serviceaccount', 'default', '-n', name], kc)).code === 0, 60_000, 200);
+    await waitFor(
+      `serviceaccount default in ${name}`,
+      async () => (await kubectl(['get', 'serviceaccount', 'default', '-n', name], kc)).code === 0,
+      60_000,
+      200,
+    );
   }
 }
 
@@ -53,7 +58,12 @@ describe('pod admission plugins with kubectl 1.33', () => {
     writeFileSync(path.join(dir, 'tokens.csv'), 'tok-n1,system:node:n1,uid-n1,"system:nodes"\n');
     const started = await Promise.allSettled([
       startKapi({
-        extraArgs: ['--default-unreachable-toleration-seconds=120', '--enable-admission-plugins=NodeRestriction', '--token-auth-file', path.join(dir, 'tokens.csv')],
+        extraArgs: [
+          '--default-unreachable-toleration-seconds=120',
+          '--enable-admission-plugins=NodeRestriction',
+          '--token-auth-file',
+          path.join(dir, 'tokens.csv'),
+        ],
       }),
       startKapi({ extraArgs: [`--disable-admission-plugins=${SIX}`] }),
     ]);
@@ -73,16 +83,31 @@ describe('pod admission plugins with kubectl 1.33', () => {
     const out = await waitFor(
       'system PriorityClasses',
       async () => {
-        const r = await kubectl(['get', 'priorityclasses', '-o', 'custom-columns=NAME:.metadata.name,VALUE:.value,DEFAULT:.globalDefault,POLICY:.preemptionPolicy', '--no-headers'], kc);
+        const r = await kubectl(
+          [
+            'get',
+            'priorityclasses',
+            '-o',
+            'custom-columns=NAME:.metadata.name,VALUE:.value,DEFAULT:.globalDefault,POLICY:.preemptionPolicy',
+            '--no-headers',
+          ],
+          kc,
+        );
         return r.code === 0 && r.stdout.split('\n').filter(Boolean).length === 2 ? r.stdout : undefined;
       },
       60_000,
       200,
     );
-    assert.deepEqual(out.trim().split('\n').map((l) => l.split(/\s+/)), [
-      ['system-cluster-critical', '2000000000', '<none>', 'PreemptLowerPriority'],
-      ['system-node-critical', '2000001000', '<none>', 'PreemptLowerPriority'],
-    ]);
+    assert.deepEqual(
+      out
+        .trim()
+        .split('\n')
+        .map((l) => l.split(/\s+/)),
+      [
+        ['system-cluster-critical', '2000000000', '<none>', 'PreemptLowerPriority'],
+        ['system-node-critical', '2000001000', '<none>', 'PreemptLowerPriority'],
+      ],
+    );
   });
 
   it('a plain pod gets its service account, token volume, tolerations, priority and LimitRange defaults', async () => {
@@ -90,12 +115,24 @@ describe('pod admission plugins with kubectl 1.33', () => {
     await createNamespace(ns, kc);
     await kubectlOk(['create', '-f', '-'], {
       ...kc,
-      input: JSON.stringify({ apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: `${ns}-default` }, value: 1000, globalDefault: true }),
+      input: JSON.stringify({
+        apiVersion: 'scheduling.k8s.io/v1',
+        kind: 'PriorityClass',
+        metadata: { name: `${ns}-default` },
+        value: 1000,
+        globalDefault: true,
+      }),
     });
     // only one globalDefault class
     const second = await kubectl(['create', '-f', '-'], {
       ...kc,
-      input: JSON.stringify({ apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: `${ns}-other` }, value: 5, globalDefault: true }),
+      input: JSON.stringify({
+        apiVersion: 'scheduling.k8s.io/v1',
+        kind: 'PriorityClass',
+        metadata: { name: `${ns}-other` },
+        value: 5,
+        globalDefault: true,
+      }),
     });
     assert.notEqual(second.code, 0);
     assert.equal(
@@ -140,7 +177,11 @@ describe('pod admission plugins with kubectl 1.33', () => {
       });
       for (const key of ['initContainers', 'containers']) {
         const c = (spec[key] as Json[])[0]!;
-        assert.deepEqual(c.volumeMounts, [{ name: vol.name, readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' }], key);
+        assert.deepEqual(
+          c.volumeMounts,
+          [{ name: vol.name, readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' }],
+          key,
+        );
         assert.deepEqual(c.resources, { limits: { cpu: '500m', memory: '128Mi' }, requests: { cpu: '100m', memory: '128Mi' } }, key);
       }
       assert.equal(
@@ -170,7 +211,10 @@ describe('pod admission plugins with kubectl 1.33', () => {
     }
     // kubectl run names the pod on the command line
     const run = await kubectl(['run', 'r', '--image=nginx', '-n', ns, '--overrides={"spec":{"serviceAccountName":"nobody"}}'], kc);
-    assert.equal(run.stderr.trim(), `Error from server (Forbidden): pods "r" is forbidden: error looking up service account ${ns}/nobody: serviceaccount "nobody" not found`);
+    assert.equal(
+      run.stderr.trim(),
+      `Error from server (Forbidden): pods "r" is forbidden: error looking up service account ${ns}/nobody: serviceaccount "nobody" not found`,
+    );
   });
 
   it('a pod with a system class gets its priority; a new Node gets the not-ready taint', async () => {
@@ -188,9 +232,18 @@ describe('pod admission plugins with kubectl 1.33', () => {
 
   it('NodeRestriction: a kubelet registers only its own Node and creates only mirror pods', async () => {
     const node = { kubeconfig: writeKubeconfig(path.join(dir, 'n1.kubeconfig'), kapi.kubeconfig, { token: 'tok-n1' }) };
-    const other = await kubectl(['create', '-f', '-'], { ...node, input: JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n2' } }) });
-    assert.equal(other.stderr.trim(), 'Error from server (Forbidden): error when creating "STDIN": nodes "n2" is forbidden: node "n1" is not allowed to modify node "n2"');
-    const own = await kubectl(['create', '-f', '-'], { ...node, input: JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } }) });
+    const other = await kubectl(['create', '-f', '-'], {
+      ...node,
+      input: JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n2' } }),
+    });
+    assert.equal(
+      other.stderr.trim(),
+      'Error from server (Forbidden): error when creating "STDIN": nodes "n2" is forbidden: node "n1" is not allowed to modify node "n2"',
+    );
+    const own = await kubectl(['create', '-f', '-'], {
+      ...node,
+      input: JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } }),
+    });
     assert.equal(own.code, 0, own.stderr);
     const run = await kubectl(['run', 'kubelet-pod', '--image=nginx', '-n', 'default'], node);
     assert.equal(
@@ -230,7 +283,10 @@ describe('pod admission plugins with kubectl 1.33', () => {
     assert.equal(bare.code, 0, bare.stderr);
     assert.equal(((await getJson(['get', 'pod', 'bare', '-n', ns], kcOff)).spec as Json).serviceAccountName, undefined);
     const node = uniqueName('node');
-    await kubectlOk(['create', '-f', '-'], { ...kcOff, input: JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: node } }) });
+    await kubectlOk(['create', '-f', '-'], {
+      ...kcOff,
+      input: JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: node } }),
+    });
     assert.equal(((await getJson(['get', 'node', node], kcOff)).spec as Json | undefined)?.taints, undefined);
   });
 });

@@ -52,7 +52,9 @@ describe('ValidatingAdmissionPolicy with kubectl 1.33', () => {
       path.join(auditDir, 'policy.yaml'),
       'apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: Metadata\n  resources: [{group: apps, resources: [deployments]}]\n- level: None\n',
     );
-    kapi = await startKapi({ extraArgs: ['--audit-policy-file', path.join(auditDir, 'policy.yaml'), '--audit-log-path', path.join(auditDir, 'audit.log')] });
+    kapi = await startKapi({
+      extraArgs: ['--audit-policy-file', path.join(auditDir, 'policy.yaml'), '--audit-log-path', path.join(auditDir, 'audit.log')],
+    });
     kc = { kubeconfig: kapi.kubeconfig };
     await kubectlOk(['create', 'namespace', checked], kc);
     await kubectlOk(['label', 'namespace', checked, 'policy-test=checked'], kc);
@@ -61,7 +63,11 @@ describe('ValidatingAdmissionPolicy with kubectl 1.33', () => {
       apiVersion: G,
       kind: 'ValidatingAdmissionPolicy',
       metadata: { name: 'max-replicas' },
-      spec: { failurePolicy: 'Fail', matchConstraints: { resourceRules: [replicasRule] }, validations: [{ expression: 'object.spec.replicas <= 5' }] },
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: { resourceRules: [replicasRule] },
+        validations: [{ expression: 'object.spec.replicas <= 5' }],
+      },
     });
   });
   after(async () => {
@@ -74,7 +80,11 @@ describe('ValidatingAdmissionPolicy with kubectl 1.33', () => {
       apiVersion: G,
       kind: 'ValidatingAdmissionPolicyBinding',
       metadata: { name: 'max-replicas-deny' },
-      spec: { policyName: 'max-replicas', validationActions: ['Deny'], matchResources: { namespaceSelector: { matchLabels: { 'policy-test': 'checked' } } } },
+      spec: {
+        policyName: 'max-replicas',
+        validationActions: ['Deny'],
+        matchResources: { namespaceSelector: { matchLabels: { 'policy-test': 'checked' } } },
+      },
     });
     await waitFor('the binding to apply', async () => (await dryRun(deployment('web', checked, 6))).code !== 0);
     const refused = await create(deployment('web', checked, 6));
@@ -97,7 +107,10 @@ describe('ValidatingAdmissionPolicy with kubectl 1.33', () => {
     assert.equal((await kubectl(['create', '-f', '-'], { ...kc, input: deployment('web', checked, 5) })).code, 0);
     const patched = await kubectl(['patch', 'deployment', 'web', '-n', checked, '--type=merge', '-p', '{"spec":{"replicas":6}}'], kc);
     assert.notEqual(patched.code, 0);
-    assert.match(patched.stderr, /ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-deny' denied request: failed expression: object.spec.replicas <= 5/);
+    assert.match(
+      patched.stderr,
+      /ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-deny' denied request: failed expression: object.spec.replicas <= 5/,
+    );
     const scaled = await kubectl(['scale', 'deployment/web', '-n', checked, '--replicas=6'], kc);
     assert.equal(scaled.code, 0, scaled.stderr);
     // the namespace the selector does not pick is not checked
@@ -127,7 +140,10 @@ describe('ValidatingAdmissionPolicy with kubectl 1.33', () => {
       `Warning: Validation failed for ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-warn': failed expression: object.spec.replicas <= 5`,
     );
     await kubectlOk(['delete', 'validatingadmissionpolicybinding', 'max-replicas-warn'], kc);
-    await waitFor('the warn binding deletion to apply', async () => !(await dryRun(deployment('quiet', checked, 7))).stderr.includes('Warning:'));
+    await waitFor(
+      'the warn binding deletion to apply',
+      async () => !(await dryRun(deployment('quiet', checked, 7))).stderr.includes('Warning:'),
+    );
   });
 
   it('an Audit binding admits and records the validation_failure audit annotation; auditAnnotations are recorded too', async () => {
@@ -162,10 +178,22 @@ describe('ValidatingAdmissionPolicy with kubectl 1.33', () => {
       const created = await create(deployment(n, free, 2));
       assert.equal(created.code, 0, created.stderr);
       assert.equal(created.stderr, '');
-      return events().find((e) => e.stage === 'ResponseComplete' && e.verb === 'create' && e.objectRef?.name === n && e.annotations?.['validation.policy.admission.k8s.io/validation_failure']);
+      return events().find(
+        (e) =>
+          e.stage === 'ResponseComplete' &&
+          e.verb === 'create' &&
+          e.objectRef?.name === n &&
+          e.annotations?.['validation.policy.admission.k8s.io/validation_failure'],
+      );
     });
     assert.deepEqual(JSON.parse(event.annotations!['validation.policy.admission.k8s.io/validation_failure']!), [
-      { message: 'more than one replica', policy: 'audited-replicas', binding: 'audited-replicas', expressionIndex: 0, validationActions: ['Audit'] },
+      {
+        message: 'more than one replica',
+        policy: 'audited-replicas',
+        binding: 'audited-replicas',
+        expressionIndex: 0,
+        validationActions: ['Audit'],
+      },
     ]);
     assert.equal(event.annotations!['audited-replicas/replicas'], 'replicas: 2');
     await kubectlOk(['delete', 'validatingadmissionpolicybinding', 'audited-replicas'], kc);
@@ -176,20 +204,39 @@ describe('ValidatingAdmissionPolicy with kubectl 1.33', () => {
       apiVersion: G,
       kind: 'ValidatingAdmissionPolicy',
       metadata: { name: 'typo' },
-      spec: { matchConstraints: { resourceRules: [replicasRule] }, validations: [{ expression: 'object.spec.replicas <= 5' }, { expression: 'object.spec.replicaz <= 5' }] },
+      spec: {
+        matchConstraints: { resourceRules: [replicasRule] },
+        validations: [{ expression: 'object.spec.replicas <= 5' }, { expression: 'object.spec.replicaz <= 5' }],
+      },
     });
-    const statusOf = async () => JSON.parse(await kubectlOk(['get', 'validatingadmissionpolicy', 'typo', '-o', 'jsonpath={.status}'], kc)) as Record<string, unknown>;
-    const first = await waitFor('the first type check', async () => ((await statusOf())['observedGeneration'] === 1 ? statusOf() : undefined));
+    const statusOf = async () =>
+      JSON.parse(await kubectlOk(['get', 'validatingadmissionpolicy', 'typo', '-o', 'jsonpath={.status}'], kc)) as Record<string, unknown>;
+    const first = await waitFor('the first type check', async () =>
+      (await statusOf())['observedGeneration'] === 1 ? statusOf() : undefined,
+    );
     assert.deepEqual(first['typeChecking'], {
       expressionWarnings: [
         {
           fieldRef: 'spec.validations[1].expression',
-          warning: "apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replicaz'\n | object.spec.replicaz <= 5\n | ...........^\n",
+          warning:
+            "apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replicaz'\n | object.spec.replicaz <= 5\n | ...........^\n",
         },
       ],
     });
-    await kubectlOk(['patch', 'validatingadmissionpolicy', 'typo', '--type=json', '-p', '[{"op":"replace","path":"/spec/validations/1/expression","value":"object.spec.replicas >= 0"}]'], kc);
-    const second = await waitFor('the second type check', async () => ((await statusOf())['observedGeneration'] === 2 ? statusOf() : undefined));
+    await kubectlOk(
+      [
+        'patch',
+        'validatingadmissionpolicy',
+        'typo',
+        '--type=json',
+        '-p',
+        '[{"op":"replace","path":"/spec/validations/1/expression","value":"object.spec.replicas >= 0"}]',
+      ],
+      kc,
+    );
+    const second = await waitFor('the second type check', async () =>
+      (await statusOf())['observedGeneration'] === 2 ? statusOf() : undefined,
+    );
     assert.deepEqual(second['typeChecking'], {});
     await kubectlOk(['delete', 'validatingadmissionpolicy', 'typo'], kc);
   });
@@ -201,15 +248,29 @@ describe('ValidatingAdmissionPolicy with kubectl 1.33', () => {
       metadata: { name: 'formatted' },
       spec: {
         matchConstraints: { resourceRules: [replicasRule] },
-        validations: [{ expression: 'object.spec.replicas <= 5', messageExpression: "'%s asks for %d replicas (%.1f%% of the limit)'.format([strings.quote(object.metadata.name), object.spec.replicas, double(object.spec.replicas) * 20.0])" }],
+        validations: [
+          {
+            expression: 'object.spec.replicas <= 5',
+            messageExpression:
+              "'%s asks for %d replicas (%.1f%% of the limit)'.format([strings.quote(object.metadata.name), object.spec.replicas, double(object.spec.replicas) * 20.0])",
+          },
+        ],
       },
     });
-    await apply({ apiVersion: G, kind: 'ValidatingAdmissionPolicyBinding', metadata: { name: 'formatted' }, spec: { policyName: 'formatted', validationActions: ['Warn'] } });
+    await apply({
+      apiVersion: G,
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: { name: 'formatted' },
+      spec: { policyName: 'formatted', validationActions: ['Warn'] },
+    });
     const warned = await waitFor('the formatted warning', async () => {
       const r = await dryRun(deployment('fmt', free, 7));
       return r.stderr.includes("'formatted'") ? r : undefined;
     });
-    assert.match(warned.stderr, /Warning: Validation failed for ValidatingAdmissionPolicy 'formatted' with binding 'formatted': "fmt" asks for 7 replicas \(140\.0% of the limit\)/);
+    assert.match(
+      warned.stderr,
+      /Warning: Validation failed for ValidatingAdmissionPolicy 'formatted' with binding 'formatted': "fmt" asks for 7 replicas \(140\.0% of the limit\)/,
+    );
     await kubectlOk(['delete', 'validatingadmissionpolicybinding', 'formatted'], kc);
     await kubectlOk(['delete', 'validatingadmissionpolicy', 'formatted'], kc);
   });
@@ -217,19 +278,28 @@ describe('ValidatingAdmissionPolicy with kubectl 1.33', () => {
   it("url() reads Go's opaque form and sets.* compare numbers across types, as kube's libraries do", async () => {
     // kube's url() parses like Go's net/url: `https:://x` is opaque, with scheme https and no host;
     // sets.intersects over a double literal list and an int from the object (CEL's numeric equality)
-    const expression = "!(url('https:://kubernetes.io/').getScheme() == 'https' && url('https:://kubernetes.io/').getHost() == '' && sets.intersects([1.0, 7.0], [object.spec.replicas]))";
+    const expression =
+      "!(url('https:://kubernetes.io/').getScheme() == 'https' && url('https:://kubernetes.io/').getHost() == '' && sets.intersects([1.0, 7.0], [object.spec.replicas]))";
     await apply({
       apiVersion: G,
       kind: 'ValidatingAdmissionPolicy',
       metadata: { name: 'libraries' },
       spec: { matchConstraints: { resourceRules: [replicasRule] }, validations: [{ expression, message: 'seven replicas' }] },
     });
-    await apply({ apiVersion: G, kind: 'ValidatingAdmissionPolicyBinding', metadata: { name: 'libraries' }, spec: { policyName: 'libraries', validationActions: ['Warn'] } });
+    await apply({
+      apiVersion: G,
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: { name: 'libraries' },
+      spec: { policyName: 'libraries', validationActions: ['Warn'] },
+    });
     const warned = await waitFor('the libraries warning', async () => {
       const r = await dryRun(deployment('libs', free, 7));
       return r.stderr.includes("'libraries'") ? r : undefined;
     });
-    assert.match(warned.stderr, /Warning: Validation failed for ValidatingAdmissionPolicy 'libraries' with binding 'libraries': seven replicas/);
+    assert.match(
+      warned.stderr,
+      /Warning: Validation failed for ValidatingAdmissionPolicy 'libraries' with binding 'libraries': seven replicas/,
+    );
     const quiet = await dryRun(deployment('libs', free, 3));
     assert.equal(quiet.code, 0, quiet.stderr);
     assert.doesNotMatch(quiet.stderr, /'libraries'/);
@@ -311,9 +381,17 @@ describe('ValidatingAdmissionPolicy on two replicas', () => {
         apiVersion: G,
         kind: 'ValidatingAdmissionPolicy',
         metadata: { name: 'two-replicas' },
-        spec: { matchConstraints: { resourceRules: [replicasRule] }, validations: [{ expression: 'object.spec.replicas <= 5', message: 'at most 5 replicas' }] },
+        spec: {
+          matchConstraints: { resourceRules: [replicasRule] },
+          validations: [{ expression: 'object.spec.replicas <= 5', message: 'at most 5 replicas' }],
+        },
       },
-      { apiVersion: G, kind: 'ValidatingAdmissionPolicyBinding', metadata: { name: 'two-replicas' }, spec: { policyName: 'two-replicas', validationActions: ['Deny'] } },
+      {
+        apiVersion: G,
+        kind: 'ValidatingAdmissionPolicyBinding',
+        metadata: { name: 'two-replicas' },
+        spec: { policyName: 'two-replicas', validationActions: ['Deny'] },
+      },
     ];
     await kubectlOk(['apply', '-f', '-'], { ...onA, input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: manifests }) });
     const dryRunOnB = () => kubectl(['create', '-f', '-', '--dry-run=server'], { ...onB, input: deployment('web', ns, 6) });

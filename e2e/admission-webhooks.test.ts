@@ -122,12 +122,25 @@ function hook(o: HookOptions): Record<string, unknown> {
   return h;
 }
 
-function configuration(kind: 'MutatingWebhookConfiguration' | 'ValidatingWebhookConfiguration', name: string, hooks: Record<string, unknown>[]): string {
+function configuration(
+  kind: 'MutatingWebhookConfiguration' | 'ValidatingWebhookConfiguration',
+  name: string,
+  hooks: Record<string, unknown>[],
+): string {
   return JSON.stringify({ apiVersion: 'admissionregistration.k8s.io/v1', kind, metadata: { name }, webhooks: hooks });
 }
 
-function configMap(ns: string, name: string, opts: { labels?: Record<string, string>; annotations?: Record<string, string>; data?: Record<string, string> } = {}): string {
-  return JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, labels: opts.labels, annotations: opts.annotations }, data: opts.data ?? { a: '1' } });
+function configMap(
+  ns: string,
+  name: string,
+  opts: { labels?: Record<string, string>; annotations?: Record<string, string>; data?: Record<string, string> } = {},
+): string {
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: ns, labels: opts.labels, annotations: opts.annotations },
+    data: opts.data ?? { a: '1' },
+  });
 }
 
 describe('admission webhooks', { timeout: 600_000 }, () => {
@@ -137,7 +150,7 @@ describe('admission webhooks', { timeout: 600_000 }, () => {
   const k = (args: string[], input?: string) => kubectl(args, { kubeconfig: kapi.kubeconfig, input });
   const kOk = (args: string[], input?: string) => kubectlOk(args, { kubeconfig: kapi.kubeconfig, input });
   const labelsOf = async (ns: string, kind: string, name: string) =>
-    JSON.parse(await kOk(['get', kind, name, '-n', ns, '-o', 'jsonpath={.metadata.labels}']) || '{}') as Record<string, string>;
+    JSON.parse((await kOk(['get', kind, name, '-n', ns, '-o', 'jsonpath={.metadata.labels}'])) || '{}') as Record<string, string>;
 
   const dir = mkdtempSync(path.join(os.tmpdir(), 'adm-webhooks-'));
   const auditLog = path.join(dir, 'audit.log');
@@ -153,43 +166,91 @@ describe('admission webhooks', { timeout: 600_000 }, () => {
     hooks = await startWebhookServer();
     deadPort = await freePort();
     const policy = path.join(dir, 'policy.yaml');
-    writeFileSync(policy, 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  resources:\n  - group: ""\n    resources: ["configmaps"]\n');
+    writeFileSync(
+      policy,
+      'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  resources:\n  - group: ""\n    resources: ["configmaps"]\n',
+    );
     kapi = await startKapi({ extraArgs: ['--audit-policy-file', policy, '--audit-log-path', auditLog] });
     await kOk(['create', 'namespace', 'adm-on']);
     await kOk(['label', 'namespace', 'adm-on', 'webhooks=on']);
     await kOk(['create', 'namespace', 'adm-off']);
     const base = `https://127.0.0.1:${hooks.port}`;
     const dead = `https://127.0.0.1:${deadPort}`;
-    await kOk(['apply', '-f', '-'], configuration('MutatingWebhookConfiguration', 'add-label', [
-      hook({
-        name: 'label.example.com',
-        url: `${base}/mutate`,
-        caBundle: hooks.caBundle,
-        resources: ['configmaps', 'pods'],
-        namespaceSelector: { matchLabels: { webhooks: 'on' } },
-        objectSelector: { matchExpressions: [{ key: 'skip-mutation', operator: 'DoesNotExist' }] },
-      }),
-    ]));
-    await kOk(['apply', '-f', '-'], configuration('ValidatingWebhookConfiguration', 'deny-forbidden', [
-      hook({
-        name: 'deny.example.com',
-        url: `${base}/validate`,
-        caBundle: hooks.caBundle,
-        matchConditions: [{ name: 'not-skipped', expression: "!has(object.metadata.annotations) || !('skip-validation' in object.metadata.annotations)" }],
-      }),
-      hook({ name: 'dead-ignore.example.com', url: `${dead}/validate`, caBundle: hooks.caBundle, failurePolicy: 'Ignore', objectSelector: { matchLabels: { dead: 'ignore' } } }),
-      hook({ name: 'dead-fail.example.com', url: `${dead}/validate`, caBundle: hooks.caBundle, failurePolicy: 'Fail', objectSelector: { matchLabels: { dead: 'fail' } } }),
-      hook({ name: 'slow.example.com', url: `${base}/slow`, caBundle: hooks.caBundle, timeoutSeconds: 1, objectSelector: { matchLabels: { slow: 'yes' } } }),
-    ]));
+    await kOk(
+      ['apply', '-f', '-'],
+      configuration('MutatingWebhookConfiguration', 'add-label', [
+        hook({
+          name: 'label.example.com',
+          url: `${base}/mutate`,
+          caBundle: hooks.caBundle,
+          resources: ['configmaps', 'pods'],
+          namespaceSelector: { matchLabels: { webhooks: 'on' } },
+          objectSelector: { matchExpressions: [{ key: 'skip-mutation', operator: 'DoesNotExist' }] },
+        }),
+      ]),
+    );
+    await kOk(
+      ['apply', '-f', '-'],
+      configuration('ValidatingWebhookConfiguration', 'deny-forbidden', [
+        hook({
+          name: 'deny.example.com',
+          url: `${base}/validate`,
+          caBundle: hooks.caBundle,
+          matchConditions: [
+            { name: 'not-skipped', expression: "!has(object.metadata.annotations) || !('skip-validation' in object.metadata.annotations)" },
+          ],
+        }),
+        hook({
+          name: 'dead-ignore.example.com',
+          url: `${dead}/validate`,
+          caBundle: hooks.caBundle,
+          failurePolicy: 'Ignore',
+          objectSelector: { matchLabels: { dead: 'ignore' } },
+        }),
+        hook({
+          name: 'dead-fail.example.com',
+          url: `${dead}/validate`,
+          caBundle: hooks.caBundle,
+          failurePolicy: 'Fail',
+          objectSelector: { matchLabels: { dead: 'fail' } },
+        }),
+        hook({
+          name: 'slow.example.com',
+          url: `${base}/slow`,
+          caBundle: hooks.caBundle,
+          timeoutSeconds: 1,
+          objectSelector: { matchLabels: { slow: 'yes' } },
+        }),
+      ]),
+    );
     // the configurations reach the chain through a watch: wait until both are in effect
-    await waitFor('the mutating webhook in effect', async () => {
-      const r = await k(['create', 'configmap', 'probe', '-n', 'adm-on', '--dry-run=server', '-o', 'jsonpath={.metadata.labels.mutated}']);
-      return r.code === 0 && r.stdout === 'yes';
-    }, 30_000, 200);
-    await waitFor('the validating webhooks in effect', async () => {
-      const r = await k(['create', 'configmap', 'probe', '-n', 'adm-on', '--from-literal=forbidden=1', '--dry-run=server']);
-      return r.code !== 0 && r.stderr.includes('denied the request');
-    }, 30_000, 200);
+    await waitFor(
+      'the mutating webhook in effect',
+      async () => {
+        const r = await k([
+          'create',
+          'configmap',
+          'probe',
+          '-n',
+          'adm-on',
+          '--dry-run=server',
+          '-o',
+          'jsonpath={.metadata.labels.mutated}',
+        ]);
+        return r.code === 0 && r.stdout === 'yes';
+      },
+      30_000,
+      200,
+    );
+    await waitFor(
+      'the validating webhooks in effect',
+      async () => {
+        const r = await k(['create', 'configmap', 'probe', '-n', 'adm-on', '--from-literal=forbidden=1', '--dry-run=server']);
+        return r.code !== 0 && r.stderr.includes('denied the request');
+      },
+      30_000,
+      200,
+    );
   });
 
   after(async () => {
@@ -222,12 +283,17 @@ describe('admission webhooks', { timeout: 600_000 }, () => {
     // the audit event records which webhook mutated the object
     await waitFor('the audit event of cm1', () => createEvents().some((e) => e.objectRef.name === 'cm1'), 30_000, 200);
     const ev = createEvents().find((e) => e.objectRef.name === 'cm1')!;
-    assert.equal(ev.annotations['mutation.webhook.admission.k8s.io/round_0_index_0'], JSON.stringify({ configuration: 'add-label', webhook: 'label.example.com', mutated: true }));
+    assert.equal(
+      ev.annotations['mutation.webhook.admission.k8s.io/round_0_index_0'],
+      JSON.stringify({ configuration: 'add-label', webhook: 'label.example.com', mutated: true }),
+    );
   });
 
   it('an update goes to the webhooks with the old object', async () => {
     await kOk(['label', 'configmap', 'cm1', '-n', 'adm-on', 'extra=1']);
-    const req = hooks.seen.filter((s) => s.path === '/mutate' && s.request.name === 'cm1' && s.request.operation === 'UPDATE').at(-1)!.request;
+    const req = hooks.seen
+      .filter((s) => s.path === '/mutate' && s.request.name === 'cm1' && s.request.operation === 'UPDATE')
+      .at(-1)!.request;
     assert.equal(req.oldObject.metadata.labels.mutated, 'yes');
     assert.equal(req.options.kind, 'UpdateOptions');
   });
@@ -239,19 +305,27 @@ describe('admission webhooks', { timeout: 600_000 }, () => {
     assert.deepEqual(await labelsOf('adm-on', 'configmap', 'cm-skip'), { 'skip-mutation': 'true' });
   });
 
-  it('a validating webhook denies with kube\'s message; matchConditions skip it', async () => {
+  it("a validating webhook denies with kube's message; matchConditions skip it", async () => {
     const r = await k(['create', 'configmap', 'cm-bad', '-n', 'adm-off', '--from-literal=forbidden=1']);
     assert.notEqual(r.code, 0);
     assert.match(r.stderr, /admission webhook "deny\.example\.com" denied the request: data key "forbidden" is not allowed/);
     assert.match((await k(['get', 'configmap', 'cm-bad', '-n', 'adm-off'])).stderr, /NotFound|not found/);
-    await kOk(['create', '-f', '-'], configMap('adm-off', 'cm-skipped', { annotations: { 'skip-validation': 'yes' }, data: { forbidden: '1' } }));
+    await kOk(
+      ['create', '-f', '-'],
+      configMap('adm-off', 'cm-skipped', { annotations: { 'skip-validation': 'yes' }, data: { forbidden: '1' } }),
+    );
   });
 
   it('failurePolicy: Ignore lets the request through when the webhook is down, Fail refuses it', async () => {
     await kOk(['create', '-f', '-'], configMap('adm-off', 'cm-ignore', { labels: { dead: 'ignore' } }));
     await waitFor('the audit event of cm-ignore', () => createEvents().some((e) => e.objectRef.name === 'cm-ignore'), 30_000, 200);
     const ev = createEvents().find((e) => e.objectRef.name === 'cm-ignore')!;
-    assert.ok(Object.entries(ev.annotations).some(([k, v]) => k.startsWith('failed-open.validating.webhook.admission.k8s.io/round_0_index_') && v === 'dead-ignore.example.com'), JSON.stringify(ev.annotations));
+    assert.ok(
+      Object.entries(ev.annotations).some(
+        ([k, v]) => k.startsWith('failed-open.validating.webhook.admission.k8s.io/round_0_index_') && v === 'dead-ignore.example.com',
+      ),
+      JSON.stringify(ev.annotations),
+    );
     const r = await k(['create', '-f', '-'], configMap('adm-off', 'cm-fail', { labels: { dead: 'fail' } }));
     assert.notEqual(r.code, 0);
     assert.ok(
@@ -265,23 +339,43 @@ describe('admission webhooks', { timeout: 600_000 }, () => {
   it('a slow webhook is cut at its timeoutSeconds', async () => {
     const r = await k(['create', '-f', '-'], configMap('adm-off', 'cm-slow', { labels: { slow: 'yes' } }));
     assert.notEqual(r.code, 0);
-    assert.match(r.stderr, /failed calling webhook "slow\.example\.com": failed to call webhook: Post "https:\/\/127\.0\.0\.1:\d+\/slow\?timeout=1s": context deadline exceeded/);
+    assert.match(
+      r.stderr,
+      /failed calling webhook "slow\.example\.com": failed to call webhook: Post "https:\/\/127\.0\.0\.1:\d+\/slow\?timeout=1s": context deadline exceeded/,
+    );
   });
 
   it('a webhook with sideEffects Unknown is refused (v1), and a dry run runs through one with None', async () => {
     // v1 takes only None and NoneOnDryRun: the webhooks kube refuses dry runs for cannot be made
     const unknown = configuration('MutatingWebhookConfiguration', 'unknown-effects', [
-      hook({ name: 'unknown-effects.example.com', url: `https://127.0.0.1:${hooks.port}/mutate`, caBundle: hooks.caBundle, sideEffects: 'Unknown', objectSelector: { matchLabels: { dry: 'yes' } } }),
+      hook({
+        name: 'unknown-effects.example.com',
+        url: `https://127.0.0.1:${hooks.port}/mutate`,
+        caBundle: hooks.caBundle,
+        sideEffects: 'Unknown',
+        objectSelector: { matchLabels: { dry: 'yes' } },
+      }),
     ]);
     const r = await k(['apply', '-f', '-'], unknown);
     assert.notEqual(r.code, 0);
     assert.ok(
-      r.stderr.includes('The MutatingWebhookConfiguration "unknown-effects" is invalid: webhooks[0].sideEffects: Unsupported value: "Unknown": supported values: "None", "NoneOnDryRun"'),
+      r.stderr.includes(
+        'The MutatingWebhookConfiguration "unknown-effects" is invalid: webhooks[0].sideEffects: Unsupported value: "Unknown": supported values: "None", "NoneOnDryRun"',
+      ),
       r.stderr,
     );
     assert.match((await k(['get', 'mutatingwebhookconfiguration', 'unknown-effects'])).stderr, /NotFound|not found/);
     const before = hooks.seen.filter((s) => s.request.name === 'cm-dry2').length;
-    const out = await kOk(['create', 'configmap', 'cm-dry2', '-n', 'adm-on', '--dry-run=server', '-o', 'jsonpath={.metadata.labels.mutated}']);
+    const out = await kOk([
+      'create',
+      'configmap',
+      'cm-dry2',
+      '-n',
+      'adm-on',
+      '--dry-run=server',
+      '-o',
+      'jsonpath={.metadata.labels.mutated}',
+    ]);
     assert.equal(out, 'yes');
     const calls = hooks.seen.filter((s) => s.request.name === 'cm-dry2');
     assert.ok(calls.length > before && calls.every((s) => s.request.dryRun === true && s.request.options.dryRun[0] === 'All'));
@@ -297,20 +391,36 @@ describe('admission webhooks', { timeout: 600_000 }, () => {
         group: 'example.com',
         scope: 'Namespaced',
         names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
-        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+          },
+        ],
       },
     };
     await kOk(['apply', '-f', '-'], JSON.stringify(crd));
     await kOk(['wait', '--for=condition=Established', 'crd/widgets.example.com', '--timeout=60s']);
     const config = configuration('MutatingWebhookConfiguration', 'widgets', [
-      { ...hook({ name: 'widgets.example.com', url: `https://127.0.0.1:${hooks.port}/mutate`, caBundle: hooks.caBundle }), rules: [{ operations: ['CREATE'], apiGroups: ['example.com'], apiVersions: ['*'], resources: ['widgets'] }] },
+      {
+        ...hook({ name: 'widgets.example.com', url: `https://127.0.0.1:${hooks.port}/mutate`, caBundle: hooks.caBundle }),
+        rules: [{ operations: ['CREATE'], apiGroups: ['example.com'], apiVersions: ['*'], resources: ['widgets'] }],
+      },
     ]);
     await kOk(['apply', '-f', '-'], config);
-    const widget = (name: string) => JSON.stringify({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name, namespace: 'adm-off' }, spec: { size: 1 } });
-    await waitFor('the widget webhook in effect', async () => {
-      const r = await k(['create', '-f', '-', '--dry-run=server', '-o', 'jsonpath={.metadata.labels.mutated}'], widget('probe'));
-      return r.code === 0 && r.stdout === 'yes';
-    }, 60_000, 300);
+    const widget = (name: string) =>
+      JSON.stringify({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name, namespace: 'adm-off' }, spec: { size: 1 } });
+    await waitFor(
+      'the widget webhook in effect',
+      async () => {
+        const r = await k(['create', '-f', '-', '--dry-run=server', '-o', 'jsonpath={.metadata.labels.mutated}'], widget('probe'));
+        return r.code === 0 && r.stdout === 'yes';
+      },
+      60_000,
+      300,
+    );
     const r = await k(['create', '-f', '-'], widget('w1'));
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /Warning: mutated w1/);
@@ -322,7 +432,12 @@ describe('admission webhooks', { timeout: 600_000 }, () => {
 
   it('pods are mutated too', async () => {
     // the ServiceAccount admission needs the namespace's default service account first
-    await waitFor('default service account', async () => (await k(['get', 'serviceaccount', 'default', '-n', 'adm-on'])).code === 0, 30_000, 200);
+    await waitFor(
+      'default service account',
+      async () => (await k(['get', 'serviceaccount', 'default', '-n', 'adm-on'])).code === 0,
+      30_000,
+      200,
+    );
     const r = await k(['run', 'p1', '-n', 'adm-on', '--image=registry.k8s.io/pause:3.10']);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /Warning: mutated p1/);
@@ -337,12 +452,30 @@ describe('admission plugin flags', { timeout: 300_000 }, () => {
     try {
       const opts = { kubeconfig: kapi.kubeconfig };
       const base = `https://127.0.0.1:${hooks.port}`;
-      await kubectlOk(['apply', '-f', '-'], { ...opts, input: configuration('MutatingWebhookConfiguration', 'add-label', [hook({ name: 'label.example.com', url: `${base}/mutate`, caBundle: hooks.caBundle })]) });
-      await kubectlOk(['apply', '-f', '-'], { ...opts, input: configuration('ValidatingWebhookConfiguration', 'deny', [hook({ name: 'deny.example.com', url: `${base}/validate`, caBundle: hooks.caBundle })]) });
-      await waitFor('the validating webhook in effect', async () => {
-        const r = await kubectl(['create', 'configmap', 'probe', '-n', 'default', '--from-literal=forbidden=1', '--dry-run=server'], opts);
-        return r.code !== 0 && r.stderr.includes('admission webhook "deny.example.com" denied the request');
-      }, 30_000, 200);
+      await kubectlOk(['apply', '-f', '-'], {
+        ...opts,
+        input: configuration('MutatingWebhookConfiguration', 'add-label', [
+          hook({ name: 'label.example.com', url: `${base}/mutate`, caBundle: hooks.caBundle }),
+        ]),
+      });
+      await kubectlOk(['apply', '-f', '-'], {
+        ...opts,
+        input: configuration('ValidatingWebhookConfiguration', 'deny', [
+          hook({ name: 'deny.example.com', url: `${base}/validate`, caBundle: hooks.caBundle }),
+        ]),
+      });
+      await waitFor(
+        'the validating webhook in effect',
+        async () => {
+          const r = await kubectl(
+            ['create', 'configmap', 'probe', '-n', 'default', '--from-literal=forbidden=1', '--dry-run=server'],
+            opts,
+          );
+          return r.code !== 0 && r.stderr.includes('admission webhook "deny.example.com" denied the request');
+        },
+        30_000,
+        200,
+      );
       await kubectlOk(['create', 'configmap', 'plain', '-n', 'default', '--from-literal=a=1'], opts);
       const labels = await kubectlOk(['get', 'configmap', 'plain', '-n', 'default', '-o', 'jsonpath={.metadata.labels}'], opts);
       assert.equal(labels, '');
@@ -363,10 +496,14 @@ describe('admission plugin flags', { timeout: 300_000 }, () => {
       started.push(a);
       const b = await startKapi({ etcdServers: etcd.endpoint });
       started.push(b);
-      const config = configuration('ValidatingWebhookConfiguration', 'deny', [hook({ name: 'deny.example.com', url: `https://127.0.0.1:${hooks.port}/validate`, caBundle: hooks.caBundle })]);
+      const config = configuration('ValidatingWebhookConfiguration', 'deny', [
+        hook({ name: 'deny.example.com', url: `https://127.0.0.1:${hooks.port}/validate`, caBundle: hooks.caBundle }),
+      ]);
       await kubectlOk(['apply', '-f', '-'], { kubeconfig: a.kubeconfig, input: config });
       const deniedOnB = async () => {
-        const r = await kubectl(['create', 'configmap', 'probe', '-n', 'default', '--from-literal=forbidden=1', '--dry-run=server'], { kubeconfig: b.kubeconfig });
+        const r = await kubectl(['create', 'configmap', 'probe', '-n', 'default', '--from-literal=forbidden=1', '--dry-run=server'], {
+          kubeconfig: b.kubeconfig,
+        });
         return r.code !== 0 && r.stderr.includes('admission webhook "deny.example.com" denied the request');
       };
       await waitFor('replica b applies the configuration written through a', deniedOnB, 30_000, 200);
@@ -379,14 +516,17 @@ describe('admission plugin flags', { timeout: 300_000 }, () => {
     }
   });
 
-  it('unknown and overlapping plugin names stop start-up with kube\'s messages', async () => {
+  it("unknown and overlapping plugin names stop start-up with kube's messages", async () => {
     await assert.rejects(
       startKapi({ extraArgs: ['--enable-admission-plugins=NoSuchPlugin'], readyTimeoutMs: 60_000 }),
-      (err: Error) => /kapi exited \(1\)/.test(err.message) && /enable-admission-plugins plugin \\?"NoSuchPlugin\\?" is unknown/.test(err.message),
+      (err: Error) =>
+        /kapi exited \(1\)/.test(err.message) && /enable-admission-plugins plugin \\?"NoSuchPlugin\\?" is unknown/.test(err.message),
     );
     await assert.rejects(
       startKapi({ extraArgs: ['--enable-admission-plugins=AlwaysDeny', '--disable-admission-plugins=AlwaysDeny'], readyTimeoutMs: 60_000 }),
-      (err: Error) => /kapi exited \(1\)/.test(err.message) && /\[AlwaysDeny\] in enable-admission-plugins and disable-admission-plugins overlapped/.test(err.message),
+      (err: Error) =>
+        /kapi exited \(1\)/.test(err.message) &&
+        /\[AlwaysDeny\] in enable-admission-plugins and disable-admission-plugins overlapped/.test(err.message),
     );
   });
 });

@@ -42,9 +42,17 @@ describe('admissionregistration validation and defaults with kubectl 1.33', { ti
     await kapi?.stop();
   });
 
-  it('kubectl apply of an invalid ValidatingWebhookConfiguration is refused with kube\'s messages', async () => {
+  it("kubectl apply of an invalid ValidatingWebhookConfiguration is refused with kube's messages", async () => {
     const bad = doc('ValidatingWebhookConfiguration', 'bad-hooks', {
-      webhooks: [hook({ name: 'deny', sideEffects: 'Unknown', timeoutSeconds: 40, clientConfig: { url: 'http://hooks.example.com/x' }, admissionReviewVersions: undefined })],
+      webhooks: [
+        hook({
+          name: 'deny',
+          sideEffects: 'Unknown',
+          timeoutSeconds: 40,
+          clientConfig: { url: 'http://hooks.example.com/x' },
+          admissionReviewVersions: undefined,
+        }),
+      ],
     });
     const r = await k(['apply', '-f', '-'], bad);
     assert.notEqual(r.code, 0);
@@ -62,10 +70,19 @@ describe('admissionregistration validation and defaults with kubectl 1.33', { ti
     assert.match((await k(['get', 'validatingwebhookconfiguration', 'bad-hooks'])).stderr, /NotFound|not found/);
   });
 
-  it('a valid ValidatingWebhookConfiguration shows kube\'s defaults in -o yaml; an invalid update is refused', async () => {
+  it("a valid ValidatingWebhookConfiguration shows kube's defaults in -o yaml; an invalid update is refused", async () => {
     await kOk(['apply', '-f', '-'], doc('ValidatingWebhookConfiguration', 'good-hooks', { webhooks: [hook()] }));
     const yaml = await kOk(['get', 'validatingwebhookconfiguration', 'good-hooks', '-o', 'yaml']);
-    for (const line of ['failurePolicy: Fail', 'matchPolicy: Equivalent', 'namespaceSelector: {}', 'objectSelector: {}', 'timeoutSeconds: 10', 'port: 443', "scope: '*'", 'sideEffects: None']) {
+    for (const line of [
+      'failurePolicy: Fail',
+      'matchPolicy: Equivalent',
+      'namespaceSelector: {}',
+      'objectSelector: {}',
+      'timeoutSeconds: 10',
+      'port: 443',
+      "scope: '*'",
+      'sideEffects: None',
+    ]) {
       assert.ok(yaml.includes(line), `missing ${line} in\n${yaml}`);
     }
     assert.ok(!yaml.includes('reinvocationPolicy'), yaml);
@@ -73,15 +90,24 @@ describe('admissionregistration validation and defaults with kubectl 1.33', { ti
     assert.deepEqual(h.clientConfig.service, { name: 'hooks', namespace: 'default', path: '/validate', port: 443 });
     assert.equal(h.rules[0].scope, '*');
 
-    const r = await k(['apply', '-f', '-'], doc('ValidatingWebhookConfiguration', 'good-hooks', { webhooks: [hook({ timeoutSeconds: 0 })] }));
+    const r = await k(
+      ['apply', '-f', '-'],
+      doc('ValidatingWebhookConfiguration', 'good-hooks', { webhooks: [hook({ timeoutSeconds: 0 })] }),
+    );
     assert.notEqual(r.code, 0);
-    assert.ok(r.stderr.includes('webhooks[0].timeoutSeconds: Invalid value: 0: the timeout value must be between 1 and 30 seconds'), r.stderr);
+    assert.ok(
+      r.stderr.includes('webhooks[0].timeoutSeconds: Invalid value: 0: the timeout value must be between 1 and 30 seconds'),
+      r.stderr,
+    );
     assert.equal(await kOk(['get', 'validatingwebhookconfiguration', 'good-hooks', '-o', 'jsonpath={.webhooks[0].timeoutSeconds}']), '10');
   });
 
   it('a MutatingWebhookConfiguration gets reinvocationPolicy Never; duplicate webhook names are refused', async () => {
     await kOk(['apply', '-f', '-'], doc('MutatingWebhookConfiguration', 'good-mutating', { webhooks: [hook()] }));
-    assert.equal(await kOk(['get', 'mutatingwebhookconfiguration', 'good-mutating', '-o', 'jsonpath={.webhooks[0].reinvocationPolicy}']), 'Never');
+    assert.equal(
+      await kOk(['get', 'mutatingwebhookconfiguration', 'good-mutating', '-o', 'jsonpath={.webhooks[0].reinvocationPolicy}']),
+      'Never',
+    );
     const r = await k(['create', '-f', '-'], doc('MutatingWebhookConfiguration', 'twice', { webhooks: [hook(), hook()] }));
     assert.notEqual(r.code, 0);
     assert.ok(r.stderr.includes('webhooks[1].name: Duplicate value: "never.example.com"'), r.stderr);
@@ -89,12 +115,24 @@ describe('admissionregistration validation and defaults with kubectl 1.33', { ti
 
   it('ValidatingAdmissionPolicy and binding: invalid ones refused, valid ones defaulted', async () => {
     const rule = { operations: ['CREATE'], apiGroups: ['example.com'], apiVersions: ['v1'], resources: ['nothings'] };
-    const badPolicy = doc('ValidatingAdmissionPolicy', 'bad-policy', { spec: { matchConstraints: { resourceRules: [rule] }, validations: [{ expression: '1' }] } });
+    const badPolicy = doc('ValidatingAdmissionPolicy', 'bad-policy', {
+      spec: { matchConstraints: { resourceRules: [rule] }, validations: [{ expression: '1' }] },
+    });
     const r = await k(['apply', '-f', '-'], badPolicy);
     assert.notEqual(r.code, 0);
-    assert.ok(r.stderr.includes('The ValidatingAdmissionPolicy "bad-policy" is invalid: spec.validations[0].expression: Invalid value: "1": must evaluate to bool but got int'), r.stderr);
+    assert.ok(
+      r.stderr.includes(
+        'The ValidatingAdmissionPolicy "bad-policy" is invalid: spec.validations[0].expression: Invalid value: "1": must evaluate to bool but got int',
+      ),
+      r.stderr,
+    );
 
-    await kOk(['apply', '-f', '-'], doc('ValidatingAdmissionPolicy', 'good-policy', { spec: { matchConstraints: { resourceRules: [rule] }, validations: [{ expression: 'true' }] } }));
+    await kOk(
+      ['apply', '-f', '-'],
+      doc('ValidatingAdmissionPolicy', 'good-policy', {
+        spec: { matchConstraints: { resourceRules: [rule] }, validations: [{ expression: 'true' }] },
+      }),
+    );
     const spec = JSON.parse(await kOk(['get', 'validatingadmissionpolicy', 'good-policy', '-o', 'json'])).spec;
     assert.equal(spec.failurePolicy, 'Fail');
     assert.equal(spec.matchConstraints.matchPolicy, 'Equivalent');
@@ -102,7 +140,10 @@ describe('admissionregistration validation and defaults with kubectl 1.33', { ti
     assert.deepEqual(spec.matchConstraints.objectSelector, {});
     assert.equal(spec.matchConstraints.resourceRules[0].scope, '*');
 
-    const rb = await k(['apply', '-f', '-'], doc('ValidatingAdmissionPolicyBinding', 'bad-binding', { spec: { policyName: 'good-policy', validationActions: ['Deny', 'Warn'] } }));
+    const rb = await k(
+      ['apply', '-f', '-'],
+      doc('ValidatingAdmissionPolicyBinding', 'bad-binding', { spec: { policyName: 'good-policy', validationActions: ['Deny', 'Warn'] } }),
+    );
     assert.notEqual(rb.code, 0);
     assert.ok(
       rb.stderr.includes(
@@ -110,7 +151,12 @@ describe('admissionregistration validation and defaults with kubectl 1.33', { ti
       ),
       rb.stderr,
     );
-    await kOk(['apply', '-f', '-'], doc('ValidatingAdmissionPolicyBinding', 'good-binding', { spec: { policyName: 'good-policy', validationActions: ['Audit'], matchResources: {} } }));
+    await kOk(
+      ['apply', '-f', '-'],
+      doc('ValidatingAdmissionPolicyBinding', 'good-binding', {
+        spec: { policyName: 'good-policy', validationActions: ['Audit'], matchResources: {} },
+      }),
+    );
     const bspec = JSON.parse(await kOk(['get', 'validatingadmissionpolicybinding', 'good-binding', '-o', 'json'])).spec;
     assert.deepEqual(bspec.matchResources, { matchPolicy: 'Equivalent', namespaceSelector: {}, objectSelector: {} });
   });
@@ -150,7 +196,11 @@ describe('admissionregistration validation and defaults with kubectl 1.33', { ti
         spec: {
           matchConstraints: { resourceRules: [rule] },
           variables,
-          validations: [{ expression: 'variables.name + 1 > 0' }, { expression: "variables.sizes[0] == 'a'", messageExpression: 'variables.sizes[0]' }, { expression: trailing }],
+          validations: [
+            { expression: 'variables.name + 1 > 0' },
+            { expression: "variables.sizes[0] == 'a'", messageExpression: 'variables.sizes[0]' },
+            { expression: trailing },
+          ],
         },
       }),
     );
@@ -169,7 +219,16 @@ describe('admissionregistration validation and defaults with kubectl 1.33', { ti
     await kOk(
       ['apply', '-f', '-'],
       doc('ValidatingAdmissionPolicy', 'typed-variables', {
-        spec: { matchConstraints: { resourceRules: [rule] }, variables, validations: [{ expression: "variables.name + '-x' != '' && variables.sizes[0] > 0", messageExpression: "'size ' + string(variables.sizes[0])" }] },
+        spec: {
+          matchConstraints: { resourceRules: [rule] },
+          variables,
+          validations: [
+            {
+              expression: "variables.name + '-x' != '' && variables.sizes[0] > 0",
+              messageExpression: "'size ' + string(variables.sizes[0])",
+            },
+          ],
+        },
       }),
     );
     assert.equal(await kOk(['get', 'validatingadmissionpolicy', 'typed-variables', '-o', 'jsonpath={.spec.variables[1].name}']), 'sizes');

@@ -27,7 +27,11 @@ export async function makeFrontProxyCerts(dir: string): Promise<FrontProxyCerts>
   const ca = await createCA('front-proxy-ca', 1, await generateKey('ecdsa'));
   const key = await generateKey('ecdsa');
   const cert = await issueCert(ca, { commonName: 'front-proxy-client', usage: 'client', validDays: 1 }, key);
-  const files = { caFile: path.join(dir, 'front-proxy-ca.crt'), certFile: path.join(dir, 'front-proxy-client.crt'), keyFile: path.join(dir, 'front-proxy-client.key') };
+  const files = {
+    caFile: path.join(dir, 'front-proxy-ca.crt'),
+    certFile: path.join(dir, 'front-proxy-client.crt'),
+    keyFile: path.join(dir, 'front-proxy-client.key'),
+  };
   writeFileSync(files.caFile, ca.certPem);
   writeFileSync(files.certFile, cert);
   writeFileSync(files.keyFile, key.privateKeyPem, { mode: 0o600 });
@@ -53,15 +57,24 @@ export function backendArgs(certs: FrontProxyCerts, auditDir: string): string[] 
   const policy = path.join(auditDir, 'audit-policy.yaml');
   writeFileSync(policy, 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n  omitStages: [RequestReceived]\n');
   return [
-    '--requestheader-client-ca-file', certs.caFile,
-    '--requestheader-allowed-names', 'front-proxy-client',
-    '--requestheader-username-headers', 'X-Remote-User',
-    '--requestheader-group-headers', 'X-Remote-Group',
-    '--requestheader-extra-headers-prefix', 'X-Remote-Extra-',
-    '--tls-san', `${SERVICE_NAME}.${SERVICE_NAMESPACE}.svc`,
-    '--authorization-mode', 'RBAC',
-    '--audit-policy-file', policy,
-    '--audit-log-path', path.join(auditDir, 'audit.log'),
+    '--requestheader-client-ca-file',
+    certs.caFile,
+    '--requestheader-allowed-names',
+    'front-proxy-client',
+    '--requestheader-username-headers',
+    'X-Remote-User',
+    '--requestheader-group-headers',
+    'X-Remote-Group',
+    '--requestheader-extra-headers-prefix',
+    'X-Remote-Extra-',
+    '--tls-san',
+    `${SERVICE_NAME}.${SERVICE_NAMESPACE}.svc`,
+    '--authorization-mode',
+    'RBAC',
+    '--audit-policy-file',
+    policy,
+    '--audit-log-path',
+    path.join(auditDir, 'audit.log'),
   ];
 }
 
@@ -102,7 +115,14 @@ export async function startBackend(args: string[], dataDir: string, port?: numbe
     await kubectlOk(['create', 'clusterrolebinding', 'alice-widgets', '--clusterrole=widget-editor', '--user=alice'], opts);
   }
   await waitFor('the backend to serve widgets', async () => (await kapi.http.get(`/apis/${GROUP}/v1`)).status === 200 || undefined, 30_000);
-  return { kapi, port: kapi.port, dataDir, caPem: readFileSync(path.join(dataDir, 'pki', 'ca.crt'), 'utf8'), auditLog: args[args.indexOf('--audit-log-path') + 1]!, args };
+  return {
+    kapi,
+    port: kapi.port,
+    dataDir,
+    caPem: readFileSync(path.join(dataDir, 'pki', 'ca.crt'), 'utf8'),
+    auditLog: args[args.indexOf('--audit-log-path') + 1]!,
+    args,
+  };
 }
 
 /** Service + EndpointSlice (127.0.0.1:<port>) + APIService, as one kubectl apply input */
@@ -142,5 +162,14 @@ export function registration(backendPort: number, caPem: string): string {
 
 /** the APIService's Available condition as `status reason message` */
 export async function availability(kubeconfig: string): Promise<string> {
-  return kubectlOk(['get', 'apiservice', API_SERVICE, '-o', 'jsonpath={.status.conditions[?(@.type=="Available")].status} {.status.conditions[?(@.type=="Available")].reason} {.status.conditions[?(@.type=="Available")].message}'], { kubeconfig });
+  return kubectlOk(
+    [
+      'get',
+      'apiservice',
+      API_SERVICE,
+      '-o',
+      'jsonpath={.status.conditions[?(@.type=="Available")].status} {.status.conditions[?(@.type=="Available")].reason} {.status.conditions[?(@.type=="Available")].message}',
+    ],
+    { kubeconfig },
+  );
 }

@@ -32,7 +32,9 @@ describe('aggregated API servers', { timeout: 900_000 }, () => {
   let front: KapiProcess;
   let admin: { kubeconfig: string };
   /** kubectl options for a token user (a kubeconfig of its own beside the admin's) */
-  const asUser = (name: string) => ({ kubeconfig: writeKubeconfig(path.join(dir, `${name}.kubeconfig`), front.kubeconfig, { token: `${name}-token` }) });
+  const asUser = (name: string) => ({
+    kubeconfig: writeKubeconfig(path.join(dir, `${name}.kubeconfig`), front.kubeconfig, { token: `${name}-token` }),
+  });
 
   before(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'kapi-aggregator-'));
@@ -43,9 +45,16 @@ describe('aggregated API servers', { timeout: 900_000 }, () => {
     front = await startKapi({ extraArgs: [...frontProxyFlags(certs), '--authorization-mode', 'RBAC', '--token-auth-file', tokens] });
     admin = { kubeconfig: front.kubeconfig };
     await kubectlOk(['apply', '-f', '-'], { ...admin, input: registration(backend.port, backend.caPem) });
-    await kubectlOk(['create', 'clusterrole', 'widget-editor', '--verb=get,list,watch,create,delete', `--resource=widgets.${GROUP}`], admin);
+    await kubectlOk(
+      ['create', 'clusterrole', 'widget-editor', '--verb=get,list,watch,create,delete', `--resource=widgets.${GROUP}`],
+      admin,
+    );
     await kubectlOk(['create', 'clusterrolebinding', 'front-widgets', '--clusterrole=widget-editor', '--user=alice', '--user=bob'], admin);
-    await waitFor('the APIService to be Available', async () => ((await availability(admin.kubeconfig)).startsWith('True Passed') ? true : undefined), 60_000);
+    await waitFor(
+      'the APIService to be Available',
+      async () => ((await availability(admin.kubeconfig)).startsWith('True Passed') ? true : undefined),
+      60_000,
+    );
   });
 
   after(async () => {
@@ -113,7 +122,10 @@ describe('aggregated API servers', { timeout: 900_000 }, () => {
   it('authorizes at the front, and the backend sees the front user', async () => {
     const denied = await kubectl(['get', 'widgets'], asUser('carol'));
     assert.notEqual(denied.code, 0);
-    assert.match(denied.stderr, /widgets\.agg\.example\.com is forbidden: User "carol" cannot list resource "widgets" in API group "agg\.example\.com" in the namespace "default"/);
+    assert.match(
+      denied.stderr,
+      /widgets\.agg\.example\.com is forbidden: User "carol" cannot list resource "widgets" in API group "agg\.example\.com" in the namespace "default"/,
+    );
     // alice is allowed at both ends
     await kubectlOk(['create', '-f', '-'], { ...asUser('alice'), input: widget('by-alice', 'blue') });
     assert.match(await kubectlOk(['get', 'widgets'], asUser('alice')), /by-alice\s+blue/);
@@ -122,10 +134,14 @@ describe('aggregated API servers', { timeout: 900_000 }, () => {
     assert.notEqual(bob.code, 0);
     assert.match(bob.stderr, /User "bob" cannot list resource "widgets"/);
     // the backend's audit log is written after the response: wait for bob's line
-    const audit = await waitFor('bob in the backend\'s audit log', async () => {
-      const text = readFileSync(backend.auditLog, 'utf8');
-      return /"username":"bob"/.test(text) ? text : undefined;
-    }, 30_000);
+    const audit = await waitFor(
+      "bob in the backend's audit log",
+      async () => {
+        const text = readFileSync(backend.auditLog, 'utf8');
+        return /"username":"bob"/.test(text) ? text : undefined;
+      },
+      30_000,
+    );
     assert.match(audit, /"username":"alice"/);
     assert.doesNotMatch(audit, /"username":"carol"/);
     await kubectlOk(['delete', 'widget', 'by-alice'], admin);
@@ -134,10 +150,19 @@ describe('aggregated API servers', { timeout: 900_000 }, () => {
   it('marks the APIService unavailable while the backend is down, and 503s', async () => {
     const { args, dataDir, port } = backend;
     await backend.kapi.stop();
-    await waitFor('the APIService to be unavailable', async () => {
-      const a = await availability(admin.kubeconfig);
-      return a.startsWith('False FailedDiscoveryCheck') ? a : undefined;
-    }, 120_000).then((a) => assert.match(a, new RegExp(`failing or missing response from https://127\\.0\\.0\\.1:${port}/apis/${GROUP}/v1: .*connection refused`)));
+    await waitFor(
+      'the APIService to be unavailable',
+      async () => {
+        const a = await availability(admin.kubeconfig);
+        return a.startsWith('False FailedDiscoveryCheck') ? a : undefined;
+      },
+      120_000,
+    ).then((a) =>
+      assert.match(
+        a,
+        new RegExp(`failing or missing response from https://127\\.0\\.0\\.1:${port}/apis/${GROUP}/v1: .*connection refused`),
+      ),
+    );
     const down = await kubectl(['get', 'widgets'], admin);
     assert.notEqual(down.code, 0);
     assert.match(down.stderr, /the server is currently unable to handle the request/);
@@ -147,17 +172,39 @@ describe('aggregated API servers', { timeout: 900_000 }, () => {
     // the rest of the front is not disturbed
     await kubectlOk(['get', 'ns', 'default'], admin);
     backend = await startBackend(args, dataDir, port);
-    await waitFor('the APIService to be available again', async () => ((await availability(admin.kubeconfig)).startsWith('True Passed') ? true : undefined), 120_000);
+    await waitFor(
+      'the APIService to be available again',
+      async () => ((await availability(admin.kubeconfig)).startsWith('True Passed') ? true : undefined),
+      120_000,
+    );
     await kubectlOk(['get', 'widgets'], admin);
   });
 
   it('reports a missing Service and missing endpoints with kube reasons', async () => {
     await kubectlOk(['-n', 'aggregated', 'delete', 'endpointslice', 'backend-1'], admin);
-    await waitFor('EndpointsNotFound', async () => ((await availability(admin.kubeconfig)) === 'False EndpointsNotFound cannot find endpointslices for service/backend in "aggregated"' ? true : undefined), 60_000);
+    await waitFor(
+      'EndpointsNotFound',
+      async () =>
+        (await availability(admin.kubeconfig)) === 'False EndpointsNotFound cannot find endpointslices for service/backend in "aggregated"'
+          ? true
+          : undefined,
+      60_000,
+    );
     await kubectlOk(['-n', 'aggregated', 'delete', 'service', 'backend'], admin);
-    await waitFor('ServiceNotFound', async () => ((await availability(admin.kubeconfig)) === 'False ServiceNotFound service/backend in "aggregated" is not present' ? true : undefined), 60_000);
+    await waitFor(
+      'ServiceNotFound',
+      async () =>
+        (await availability(admin.kubeconfig)) === 'False ServiceNotFound service/backend in "aggregated" is not present'
+          ? true
+          : undefined,
+      60_000,
+    );
     await kubectlOk(['apply', '-f', '-'], { ...admin, input: registration(backend.port, backend.caPem) });
-    await waitFor('the APIService to be available again', async () => ((await availability(admin.kubeconfig)).startsWith('True Passed') ? true : undefined), 60_000);
+    await waitFor(
+      'the APIService to be available again',
+      async () => ((await availability(admin.kubeconfig)).startsWith('True Passed') ? true : undefined),
+      60_000,
+    );
     void API_SERVICE;
   });
 });

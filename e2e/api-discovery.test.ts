@@ -8,7 +8,11 @@ import { fixturePath, jsonOf, kubectlOk, loadKubeconfig, startKapi, type KapiPro
 
 /** rows that differ, so that a failure names them instead of printing two long blobs */
 export function rowDiff(expected: string, got: string): string {
-  const norm = (s: string) => s.split('\n').map((l) => l.trimEnd()).filter(Boolean);
+  const norm = (s: string) =>
+    s
+      .split('\n')
+      .map((l) => l.trimEnd())
+      .filter(Boolean);
   const e = norm(expected);
   const g = norm(got);
   const missing = e.filter((l) => !g.includes(l));
@@ -33,7 +37,12 @@ describe('api discovery (kubectl 1.33)', () => {
     const out = await kubectlOk(['get', 'ns', '--no-headers', '-o', 'custom-columns=NAME:.metadata.name,PHASE:.status.phase'], {
       kubeconfig: kapi.kubeconfig,
     });
-    const rows = new Map(out.trim().split('\n').map((l) => l.trim().split(/\s+/) as [string, string]));
+    const rows = new Map(
+      out
+        .trim()
+        .split('\n')
+        .map((l) => l.trim().split(/\s+/) as [string, string]),
+    );
     for (const ns of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
       assert.equal(rows.get(ns), 'Active', `namespace ${ns} in:\n${out}`);
     }
@@ -91,14 +100,23 @@ describe('api discovery (kubectl 1.33)', () => {
     const deploy = list.resources.find((r) => r.name === 'deployments');
     assert.ok(deploy, res.body.slice(0, 300));
     assert.deepEqual(Object.keys(deploy), [
-      'name', 'singularName', 'namespaced', 'kind', 'verbs', 'shortNames', 'categories', 'storageVersionHash',
+      'name',
+      'singularName',
+      'namespaced',
+      'kind',
+      'verbs',
+      'shortNames',
+      'categories',
+      'storageVersionHash',
     ]);
     assert.deepEqual(deploy.verbs, ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']);
     assert.deepEqual(deploy.shortNames, ['deploy']);
     assert.deepEqual(deploy.categories, ['all']);
     const scale = list.resources.find((r) => r.name === 'deployments/scale');
     assert.deepEqual(scale && { group: scale.group, version: scale.version, kind: scale.kind }, {
-      group: 'autoscaling', version: 'v1', kind: 'Scale',
+      group: 'autoscaling',
+      version: 'v1',
+      kind: 'Scale',
     });
   });
 });

@@ -70,11 +70,16 @@ rules:
     writeFileSync(path.join(dir, NOT_A_BACKUP), 'kept\n');
     kapi = await startKapi({
       extraArgs: [
-        '--audit-policy-file', policy,
-        '--audit-log-path', path.join(dir, 'audit.log'),
-        '--audit-log-maxsize', '1',
-        '--audit-log-maxbackup', '3',
-        '--audit-log-maxage', '1',
+        '--audit-policy-file',
+        policy,
+        '--audit-log-path',
+        path.join(dir, 'audit.log'),
+        '--audit-log-maxsize',
+        '1',
+        '--audit-log-maxbackup',
+        '3',
+        '--audit-log-maxage',
+        '1',
         '--audit-log-compress',
       ],
     });
@@ -92,7 +97,10 @@ rules:
       const names = b.map((x) => x.name);
       return names.length === 2 && !names.includes(OLD_BACKUP) && current().includes('cm-3') ? b : undefined;
     });
-    assert.deepEqual(state.map((b) => b.created), [['cm-1'], ['cm-2']]);
+    assert.deepEqual(
+      state.map((b) => b.created),
+      [['cm-1'], ['cm-2']],
+    );
     for (const b of state) {
       assert.match(b.name, /\.log\.gz$/);
       assert.ok(b.size <= MB, `${b.name} holds ${b.size} bytes`);
@@ -105,9 +113,14 @@ rules:
     await createConfigMaps(['cm-4', 'cm-5', 'cm-6', 'cm-7']);
     const state = await waitFor('three backups holding cm-4..cm-6', () => {
       const b = backups();
-      return b.length === 3 && b[2]!.created.includes('cm-6') && b[0]!.created.includes('cm-4') && current().includes('cm-7') ? b : undefined;
+      return b.length === 3 && b[2]!.created.includes('cm-6') && b[0]!.created.includes('cm-4') && current().includes('cm-7')
+        ? b
+        : undefined;
     });
-    assert.deepEqual(state.map((b) => b.created), [['cm-4'], ['cm-5'], ['cm-6']]);
+    assert.deepEqual(
+      state.map((b) => b.created),
+      [['cm-4'], ['cm-5'], ['cm-6']],
+    );
     assert.deepEqual(current(), ['cm-7']);
     assert.ok(statSync(path.join(dir, 'audit.log')).size <= MB);
     assert.equal(readFileSync(path.join(dir, NOT_A_BACKUP), 'utf8'), 'kept\n');

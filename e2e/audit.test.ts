@@ -54,8 +54,24 @@ rules:
 
 // kube-apiserver's Event field order (omitted fields aside)
 const FIELD_ORDER = [
-  'kind', 'apiVersion', 'level', 'auditID', 'stage', 'requestURI', 'verb', 'user', 'impersonatedUser', 'sourceIPs', 'userAgent',
-  'objectRef', 'responseStatus', 'requestObject', 'responseObject', 'requestReceivedTimestamp', 'stageTimestamp', 'annotations',
+  'kind',
+  'apiVersion',
+  'level',
+  'auditID',
+  'stage',
+  'requestURI',
+  'verb',
+  'user',
+  'impersonatedUser',
+  'sourceIPs',
+  'userAgent',
+  'objectRef',
+  'responseStatus',
+  'requestObject',
+  'responseObject',
+  'requestReceivedTimestamp',
+  'stageTimestamp',
+  'annotations',
 ];
 const MICRO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const SECRET_VALUE = 'sup3r-s3cret-audit-value';
@@ -70,7 +86,11 @@ function logEvents(): AuditEvent[] {
   if (!existsSync(logPath)) return [];
   const text = readFileSync(logPath, 'utf8');
   // a line still being written has no newline yet
-  return text.slice(0, text.lastIndexOf('\n') + 1).split('\n').filter(Boolean).map((l) => JSON.parse(l) as AuditEvent);
+  return text
+    .slice(0, text.lastIndexOf('\n') + 1)
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as AuditEvent);
 }
 
 function webhookEvents(): AuditEvent[] {
@@ -78,12 +98,21 @@ function webhookEvents(): AuditEvent[] {
 }
 
 /** the events of one request, once its final stage has arrived */
-async function eventsOf(where: () => AuditEvent[], match: (e: AuditEvent) => boolean, finalStage = 'ResponseComplete'): Promise<AuditEvent[]> {
-  return waitFor(`audit events (${finalStage})`, () => {
-    const all = where();
-    const final = all.find((e) => match(e) && e.stage === finalStage);
-    return final ? all.filter((e) => e.auditID === final.auditID) : undefined;
-  }, 30_000, 100);
+async function eventsOf(
+  where: () => AuditEvent[],
+  match: (e: AuditEvent) => boolean,
+  finalStage = 'ResponseComplete',
+): Promise<AuditEvent[]> {
+  return waitFor(
+    `audit events (${finalStage})`,
+    () => {
+      const all = where();
+      const final = all.find((e) => match(e) && e.stage === finalStage);
+      return final ? all.filter((e) => e.auditID === final.auditID) : undefined;
+    },
+    30_000,
+    100,
+  );
 }
 
 function stage(events: AuditEvent[], name: string): AuditEvent {
@@ -96,7 +125,11 @@ function assertShape(e: AuditEvent): void {
   assert.equal(e.kind, 'Event');
   assert.equal(e.apiVersion, 'audit.k8s.io/v1');
   const keys = Object.keys(e);
-  assert.deepEqual(keys, FIELD_ORDER.filter((k) => keys.includes(k)), 'fields in kube-apiserver order');
+  assert.deepEqual(
+    keys,
+    FIELD_ORDER.filter((k) => keys.includes(k)),
+    'fields in kube-apiserver order',
+  );
   assert.match(e.requestReceivedTimestamp, MICRO_TIME);
   assert.match(e.stageTimestamp, MICRO_TIME);
   assert.deepEqual(e.sourceIPs, ['127.0.0.1']);
@@ -116,16 +149,19 @@ before(async () => {
   const serverCert = await issueCert(ca, { commonName: 'audit-sink', sans: ['127.0.0.1'], usage: 'server', validDays: 1 }, serverKey);
   const clientKey = await generateKey('ecdsa');
   const clientCert = await issueCert(ca, { commonName: 'kapi-audit', usage: 'client', validDays: 1 }, clientKey);
-  sink = https.createServer({ key: serverKey.privateKeyPem, cert: serverCert, ca: ca.certPem, requestCert: true, rejectUnauthorized: true }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      const clientCN = (req.socket as TLSSocket).getPeerCertificate().subject?.CN ?? '';
-      batches.push({ clientCN: String(clientCN), body: JSON.parse(raw) as (typeof batches)[number]['body'], raw });
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
-    });
-  });
+  sink = https.createServer(
+    { key: serverKey.privateKeyPem, cert: serverCert, ca: ca.certPem, requestCert: true, rejectUnauthorized: true },
+    (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const raw = Buffer.concat(chunks).toString('utf8');
+        const clientCN = (req.socket as TLSSocket).getPeerCertificate().subject?.CN ?? '';
+        batches.push({ clientCN: String(clientCN), body: JSON.parse(raw) as (typeof batches)[number]['body'], raw });
+        res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+      });
+    },
+  );
   await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
   const webhookConfig = path.join(dir, 'webhook.kubeconfig');
   const b64 = (s: string) => Buffer.from(s).toString('base64');
@@ -134,7 +170,15 @@ before(async () => {
     JSON.stringify({
       apiVersion: 'v1',
       kind: 'Config',
-      clusters: [{ name: 'sink', cluster: { server: `https://127.0.0.1:${(sink.address() as AddressInfo).port}/audit`, 'certificate-authority-data': b64(ca.certPem) } }],
+      clusters: [
+        {
+          name: 'sink',
+          cluster: {
+            server: `https://127.0.0.1:${(sink.address() as AddressInfo).port}/audit`,
+            'certificate-authority-data': b64(ca.certPem),
+          },
+        },
+      ],
       users: [{ name: 'kapi', user: { 'client-certificate-data': b64(clientCert), 'client-key-data': b64(clientKey.privateKeyPem) } }],
       contexts: [{ name: 'sink', context: { cluster: 'sink', user: 'kapi' } }],
       'current-context': 'sink',
@@ -145,12 +189,18 @@ before(async () => {
   logPath = path.join(dir, 'log', 'audit.log');
   kapi = await startKapi({
     extraArgs: [
-      '--authorization-mode', 'RBAC',
-      '--audit-policy-file', policy,
-      '--audit-log-path', logPath,
-      '--audit-webhook-config-file', webhookConfig,
-      '--audit-webhook-batch-max-wait', '1s',
-      '--audit-webhook-initial-backoff', '200ms',
+      '--authorization-mode',
+      'RBAC',
+      '--audit-policy-file',
+      policy,
+      '--audit-log-path',
+      logPath,
+      '--audit-webhook-config-file',
+      webhookConfig,
+      '--audit-webhook-batch-max-wait',
+      '1s',
+      '--audit-webhook-initial-backoff',
+      '200ms',
     ],
   });
 });
@@ -228,7 +278,9 @@ test('Secrets at Metadata: no bodies, and the data never appears', async () => {
   }
   const text = readFileSync(logPath, 'utf8');
   assert.ok(!text.includes(SECRET_VALUE) && !text.includes(Buffer.from(SECRET_VALUE).toString('base64')), 'secret data in the audit log');
-  await waitFor('the webhook to get the secret events', () => webhookEvents().some((e) => isVerb('delete', 'secrets', name)(e) && e.stage === 'ResponseComplete'));
+  await waitFor('the webhook to get the secret events', () =>
+    webhookEvents().some((e) => isVerb('delete', 'secrets', name)(e) && e.stage === 'ResponseComplete'),
+  );
   const raw = batches.map((b) => b.raw).join('\n');
   assert.ok(!raw.includes(SECRET_VALUE) && !raw.includes(Buffer.from(SECRET_VALUE).toString('base64')), 'secret data sent to the webhook');
 });
@@ -250,7 +302,11 @@ test('a forbidden request of an impersonated user, and a failed authentication',
   const bad = writeKubeconfig(path.join(dir, 'bad-token.kubeconfig'), kapi.kubeconfig, { token: 'not-a-valid-token' });
   const unauthorized = await kubectl(['get', '--raw', '/api/v1/namespaces/kube-public/configmaps'], { kubeconfig: bad });
   assert.notEqual(unauthorized.code, 0);
-  const failed = await eventsOf(logEvents, (e) => e.responseStatus?.code === 401 && e.objectRef?.namespace === 'kube-public', 'ResponseStarted');
+  const failed = await eventsOf(
+    logEvents,
+    (e) => e.responseStatus?.code === 401 && e.objectRef?.namespace === 'kube-public',
+    'ResponseStarted',
+  );
   assert.equal(failed.length, 1, 'a failed authentication is one ResponseStarted event');
   const e = failed[0]!;
   assertShape(e);
@@ -271,7 +327,10 @@ test('a watch: RequestReceived, ResponseStarted, ResponseComplete; /livez gets a
   await watcher.waitForOutput(new RegExp(name));
   await watcher.stop();
   const all = await eventsOf(logEvents, (e) => e.auditID === auditID);
-  assert.deepEqual(all.map((e) => e.stage), ['RequestReceived', 'ResponseStarted', 'ResponseComplete']);
+  assert.deepEqual(
+    all.map((e) => e.stage),
+    ['RequestReceived', 'ResponseStarted', 'ResponseComplete'],
+  );
   assert.equal(stage(all, 'ResponseComplete').responseObject, undefined, 'a watch stream is not a response object');
 
   const livez = await kapi.http.get('/livez');
@@ -300,7 +359,11 @@ test('the webhook gets the same events in EventList batches over mutual TLS', as
     return logEvents().filter((e) => e.stageTimestamp < cutoff && !ids.has(`${e.auditID}/${e.stage}`));
   };
   await waitFor('every logged event at the webhook', () => notHooked().length === 0, 30_000).catch((err: Error) => {
-    throw new Error(`${err.message}: ${notHooked().map((e) => `${e.verb} ${e.requestURI} ${e.stage}`).join('; ')}`);
+    throw new Error(
+      `${err.message}: ${notHooked()
+        .map((e) => `${e.verb} ${e.requestURI} ${e.stage}`)
+        .join('; ')}`,
+    );
   });
 });
 
@@ -309,10 +372,15 @@ test('a bad policy file or an unsupported log format stops start-up with the rea
   writeFileSync(bad, 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Everything\n');
   await assert.rejects(
     startKapi({ extraArgs: ['--audit-policy-file', bad], readyTimeoutMs: 60_000 }),
-    (err: Error) => /kapi exited \(1\)/.test(err.message) && /--audit-policy-file: .*rules\[0\]\.level: Unsupported value: \\?"Everything\\?"/.test(err.message),
+    (err: Error) =>
+      /kapi exited \(1\)/.test(err.message) &&
+      /--audit-policy-file: .*rules\[0\]\.level: Unsupported value: \\?"Everything\\?"/.test(err.message),
   );
   await assert.rejects(
-    startKapi({ extraArgs: ['--audit-policy-file', path.join(dir, 'policy.yaml'), '--audit-log-path', '-', '--audit-log-format', 'legacy'], readyTimeoutMs: 60_000 }),
+    startKapi({
+      extraArgs: ['--audit-policy-file', path.join(dir, 'policy.yaml'), '--audit-log-path', '-', '--audit-log-format', 'legacy'],
+      readyTimeoutMs: 60_000,
+    }),
     (err: Error) => /kapi exited \(1\)/.test(err.message) && /--audit-log-format=legacy is not supported/.test(err.message),
   );
 });

@@ -24,19 +24,23 @@ interface UserInfo {
 
 const OIDC_CLIENT_ID = 'kapi-e2e-can-i';
 
-
 /** what every authenticated user may do, as kubectl prints it (one row per rule, blanks squeezed) */
 const AUTHENTICATED_DEFAULTS = [
   'selfsubjectreviews.authentication.k8s.io [] [] [create]',
   'selfsubjectaccessreviews.authorization.k8s.io [] [] [create]',
   'selfsubjectrulesreviews.authorization.k8s.io [] [] [create]',
-  ...['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'].map((u) => `[${u}] [] [get]`),
+  ...['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'].map(
+    (u) => `[${u}] [] [get]`,
+  ),
 ];
 
 /** the issuer discovery documents, granted to the group system:serviceaccounts */
-const SERVICE_ACCOUNT_DEFAULTS = ['/.well-known/openid-configuration', '/.well-known/openid-configuration/', '/openid/v1/jwks', '/openid/v1/jwks/'].map(
-  (u) => `[${u}] [] [get]`,
-);
+const SERVICE_ACCOUNT_DEFAULTS = [
+  '/.well-known/openid-configuration',
+  '/.well-known/openid-configuration/',
+  '/openid/v1/jwks',
+  '/openid/v1/jwks/',
+].map((u) => `[${u}] [] [get]`);
 
 /** the rows of `kubectl auth can-i --list` (header dropped, columns joined by one space, duplicates merged) */
 function canIRows(out: string): string[] {
@@ -63,7 +67,8 @@ describe('authentication and RBAC together: whoami and can-i --list for every cr
   };
   const admin = () => ({ kubeconfig: kapi.kubeconfig });
   const apply = (doc: unknown) => kubectlOk(['apply', '-f', '-'], { ...admin(), input: JSON.stringify(doc) });
-  const kubeconfig = (name: string, user: Record<string, unknown>) => writeKubeconfig(path.join(dir, `${name}.kubeconfig`), kapi.kubeconfig, user);
+  const kubeconfig = (name: string, user: Record<string, unknown>) =>
+    writeKubeconfig(path.join(dir, `${name}.kubeconfig`), kapi.kubeconfig, user);
 
   const whoami = async (kc: string): Promise<UserInfo> => {
     const r = await kubectl(['auth', 'whoami', '-o', 'json'], { kubeconfig: kc });
@@ -99,14 +104,21 @@ describe('authentication and RBAC together: whoami and can-i --list for every cr
     kapi = await startKapi({
       extraArgs: [
         '--authorization-mode=Node,RBAC',
-        '--token-auth-file', path.join(dir, 'tokens.csv'),
+        '--token-auth-file',
+        path.join(dir, 'tokens.csv'),
         '--enable-bootstrap-token-auth',
-        '--oidc-issuer-url', issuer.url,
-        '--oidc-client-id', OIDC_CLIENT_ID,
-        '--oidc-ca-file', issuer.caFile,
-        '--oidc-username-prefix', 'oidc:',
-        '--oidc-groups-claim', 'groups',
-        '--oidc-groups-prefix', 'oidc:',
+        '--oidc-issuer-url',
+        issuer.url,
+        '--oidc-client-id',
+        OIDC_CLIENT_ID,
+        '--oidc-ca-file',
+        issuer.caFile,
+        '--oidc-username-prefix',
+        'oidc:',
+        '--oidc-groups-claim',
+        'groups',
+        '--oidc-groups-prefix',
+        'oidc:',
       ],
     });
     for (const n of Object.values(ns)) await kubectlOk(['create', 'namespace', n], admin());
@@ -142,7 +154,12 @@ describe('authentication and RBAC together: whoami and can-i --list for every cr
     await expectRows(kc, ns.carol, AUTHENTICATED_DEFAULTS);
     await kubectlOk(['create', 'rolebinding', 'team-b-view', '--clusterrole=view', '--group=team-b', '-n', ns.carol], admin());
     let rows: string[] = [];
-    await waitFor('view to reach team-b', async () => (rows = await canIList(kc, ns.carol)).includes('pods [] [] [get list watch]'), 30000, 200);
+    await waitFor(
+      'view to reach team-b',
+      async () => (rows = await canIList(kc, ns.carol)).includes('pods [] [] [get list watch]'),
+      30000,
+      200,
+    );
     for (const row of AUTHENTICATED_DEFAULTS) assert.ok(rows.includes(row), `missing ${row}`);
     for (const row of ['deployments.apps [] [] [get list watch]', 'configmaps [] [] [get list watch]', 'pods/log [] [] [get list watch]']) {
       assert.ok(rows.includes(row), `missing ${row}`);
@@ -186,12 +203,22 @@ describe('authentication and RBAC together: whoami and can-i --list for every cr
   it('a bootstrap token: system:bootstrap:<id>, and system:node-bootstrapper bound to system:bootstrappers', async () => {
     await kubectlOk(
       [
-        'create', 'secret', 'generic', 'bootstrap-token-k7cani', '-n', 'kube-system',
-        '--type', 'bootstrap.kubernetes.io/token',
-        '--from-literal', 'token-id=k7cani',
-        '--from-literal', 'token-secret=abcdefghij012345',
-        '--from-literal', 'usage-bootstrap-authentication=true',
-        '--from-literal', 'auth-extra-groups=system:bootstrappers:workers',
+        'create',
+        'secret',
+        'generic',
+        'bootstrap-token-k7cani',
+        '-n',
+        'kube-system',
+        '--type',
+        'bootstrap.kubernetes.io/token',
+        '--from-literal',
+        'token-id=k7cani',
+        '--from-literal',
+        'token-secret=abcdefghij012345',
+        '--from-literal',
+        'usage-bootstrap-authentication=true',
+        '--from-literal',
+        'auth-extra-groups=system:bootstrappers:workers',
       ],
       admin(),
     );
@@ -201,8 +228,20 @@ describe('authentication and RBAC together: whoami and can-i --list for every cr
     assert.deepEqual(u.groups, ['system:bootstrappers', 'system:bootstrappers:workers', 'system:authenticated']);
 
     await expectRows(kc, ns.boot, AUTHENTICATED_DEFAULTS);
-    await kubectlOk(['create', 'clusterrolebinding', `${run}-node-bootstrapper`, '--clusterrole=system:node-bootstrapper', '--group=system:bootstrappers'], admin());
-    await expectRows(kc, ns.boot, [...AUTHENTICATED_DEFAULTS, 'certificatesigningrequests.certificates.k8s.io [] [] [create get list watch]']);
+    await kubectlOk(
+      [
+        'create',
+        'clusterrolebinding',
+        `${run}-node-bootstrapper`,
+        '--clusterrole=system:node-bootstrapper',
+        '--group=system:bootstrappers',
+      ],
+      admin(),
+    );
+    await expectRows(kc, ns.boot, [
+      ...AUTHENTICATED_DEFAULTS,
+      'certificatesigningrequests.certificates.k8s.io [] [] [create get list watch]',
+    ]);
     await kubectlOk(['delete', 'secret', 'bootstrap-token-k7cani', '-n', 'kube-system'], admin());
   });
 
@@ -222,7 +261,10 @@ describe('authentication and RBAC together: whoami and can-i --list for every cr
     await kubectlOk(['create', 'role', 'pod-lister', '--verb=list', '--resource=pods', '-n', ns.sa], admin());
     await kubectlOk(['create', 'rolebinding', 'robot-logs', '--role=log-reader', `--serviceaccount=${ns.sa}:robot`, '-n', ns.sa], admin());
     // a binding to the namespace's service account group reaches robot as well
-    await kubectlOk(['create', 'rolebinding', 'sa-pods', '--role=pod-lister', `--group=system:serviceaccounts:${ns.sa}`, '-n', ns.sa], admin());
+    await kubectlOk(
+      ['create', 'rolebinding', 'sa-pods', '--role=pod-lister', `--group=system:serviceaccounts:${ns.sa}`, '-n', ns.sa],
+      admin(),
+    );
     await expectRows(kc, ns.sa, [...AUTHENTICATED_DEFAULTS, ...SERVICE_ACCOUNT_DEFAULTS, 'pods/log [] [] [get]', 'pods [] [] [list]']);
     await expectRows(kc, ns.oidc, [...AUTHENTICATED_DEFAULTS, ...SERVICE_ACCOUNT_DEFAULTS]);
   });
@@ -245,7 +287,8 @@ describe('authentication and RBAC together: whoami and can-i --list for every cr
     const plugin = path.join(dir, 'credential-plugin.sh');
     writeFileSync(
       plugin,
-      '#!/bin/sh\n' + 'echo \'{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"static-token-bob"}}\'\n',
+      '#!/bin/sh\n' +
+        'echo \'{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"static-token-bob"}}\'\n',
     );
     chmodSync(plugin, 0o755);
     const kc = kubeconfig('exec', { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: plugin, interactiveMode: 'Never' } });
@@ -258,7 +301,13 @@ describe('authentication and RBAC together: whoami and can-i --list for every cr
     await kubectlOk(['create', 'role', 'leases', '--verb=*', '--resource=leases.coordination.k8s.io', '-n', ns.bob], admin());
     await kubectlOk(['create', 'rolebinding', 'bob-leases', '--role=leases', '--user=bob', '-n', ns.bob], admin());
     await expectRows(kc, ns.bob, [...AUTHENTICATED_DEFAULTS, 'leases.coordination.k8s.io [] [] [*]']);
-    assert.equal((await kubectl(['auth', 'can-i', 'delete', 'leases.coordination.k8s.io', '-n', ns.bob], { kubeconfig: kc })).stdout.trim(), 'yes');
-    assert.equal((await kubectl(['auth', 'can-i', 'delete', 'leases.coordination.k8s.io', '-n', ns.alice], { kubeconfig: kc })).stdout.trim(), 'no');
+    assert.equal(
+      (await kubectl(['auth', 'can-i', 'delete', 'leases.coordination.k8s.io', '-n', ns.bob], { kubeconfig: kc })).stdout.trim(),
+      'yes',
+    );
+    assert.equal(
+      (await kubectl(['auth', 'can-i', 'delete', 'leases.coordination.k8s.io', '-n', ns.alice], { kubeconfig: kc })).stdout.trim(),
+      'no',
+    );
   });
 });

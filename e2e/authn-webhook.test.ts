@@ -27,7 +27,12 @@ interface TokenReviewService {
 
 /** the users the service knows, by token; any other token is refused */
 const USERS: Record<string, Record<string, unknown>> = {
-  'hook-token-jane': { username: 'jane@example.com', uid: 'jane-42', groups: ['hook:devs', 'hook:oncall'], extra: { 'example.com/team': ['blue'] } },
+  'hook-token-jane': {
+    username: 'jane@example.com',
+    uid: 'jane-42',
+    groups: ['hook:devs', 'hook:oncall'],
+    extra: { 'example.com/team': ['blue'] },
+  },
   'hook-token-cached': { username: 'carl', groups: ['hook:cached'] },
   'hook-token-review': { username: 'rita', groups: [] },
 };
@@ -42,18 +47,27 @@ async function startTokenReviewService(dir: string): Promise<TokenReviewService>
   const port = await freePort();
   const counts = new Map<string, number>();
   const reviews: Record<string, unknown>[] = [];
-  const server = https.createServer({ cert: serverCert, key: serverKey.privateKeyPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: true }, (req, res) => {
-    let text = '';
-    req.on('data', (c: Buffer) => (text += c.toString()));
-    req.on('end', () => {
-      const review = JSON.parse(text) as { apiVersion: string; spec: { token: string; audiences?: string[] } };
-      reviews.push({ ...review, clientCN: (req.socket as TLSSocket).getPeerCertificate().subject?.CN });
-      counts.set(review.spec.token, (counts.get(review.spec.token) ?? 0) + 1);
-      const user = USERS[review.spec.token];
-      res.setHeader('Content-Type', 'application/json');
-      res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'TokenReview', status: user ? { authenticated: true, user } : { authenticated: false } }));
-    });
-  });
+  const server = https.createServer(
+    { cert: serverCert, key: serverKey.privateKeyPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: true },
+    (req, res) => {
+      let text = '';
+      req.on('data', (c: Buffer) => (text += c.toString()));
+      req.on('end', () => {
+        const review = JSON.parse(text) as { apiVersion: string; spec: { token: string; audiences?: string[] } };
+        reviews.push({ ...review, clientCN: (req.socket as TLSSocket).getPeerCertificate().subject?.CN });
+        counts.set(review.spec.token, (counts.get(review.spec.token) ?? 0) + 1);
+        const user = USERS[review.spec.token];
+        res.setHeader('Content-Type', 'application/json');
+        res.end(
+          JSON.stringify({
+            apiVersion: review.apiVersion,
+            kind: 'TokenReview',
+            status: user ? { authenticated: true, user } : { authenticated: false },
+          }),
+        );
+      });
+    },
+  );
   await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
   const kubeconfig = path.join(dir, 'token-webhook.kubeconfig');
   const b64 = (s: string) => Buffer.from(s).toString('base64');
@@ -62,7 +76,9 @@ async function startTokenReviewService(dir: string): Promise<TokenReviewService>
     JSON.stringify({
       apiVersion: 'v1',
       kind: 'Config',
-      clusters: [{ name: 'authn', cluster: { server: `https://127.0.0.1:${port}/authenticate`, 'certificate-authority-data': b64(ca.certPem) } }],
+      clusters: [
+        { name: 'authn', cluster: { server: `https://127.0.0.1:${port}/authenticate`, 'certificate-authority-data': b64(ca.certPem) } },
+      ],
       users: [{ name: 'kapi', user: { 'client-certificate-data': b64(clientCert), 'client-key-data': b64(clientKey.privateKeyPem) } }],
       contexts: [{ name: 'authn', context: { cluster: 'authn', user: 'kapi' } }],
       'current-context': 'authn',
@@ -88,7 +104,11 @@ describe('authentication: --authentication-token-webhook-config-file with kubect
   // a kubeconfig with the cluster only: `--token` is the sole credential
   let bare: string;
   const whoami = async (token: string) =>
-    (JSON.parse(await kubectlOk(['auth', 'whoami', '-o', 'json', `--token=${token}`], { kubeconfig: bare })) as { status: { userInfo: Record<string, unknown> } }).status.userInfo;
+    (
+      JSON.parse(await kubectlOk(['auth', 'whoami', '-o', 'json', `--token=${token}`], { kubeconfig: bare })) as {
+        status: { userInfo: Record<string, unknown> };
+      }
+    ).status.userInfo;
 
   before(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'kapi-authn-webhook-'));
@@ -96,7 +116,14 @@ describe('authentication: --authentication-token-webhook-config-file with kubect
     hook = await startTokenReviewService(dir);
     kapi = await startKapi({
       // a TTL no slow run outlasts (the default is 2m); the version is left at its default
-      extraArgs: ['--token-auth-file', path.join(dir, 'tokens.csv'), '--authentication-token-webhook-config-file', hook.kubeconfig, '--authentication-token-webhook-cache-ttl', '10m'],
+      extraArgs: [
+        '--token-auth-file',
+        path.join(dir, 'tokens.csv'),
+        '--authentication-token-webhook-config-file',
+        hook.kubeconfig,
+        '--authentication-token-webhook-cache-ttl',
+        '10m',
+      ],
     });
     bare = writeKubeconfig(path.join(dir, 'bare.kubeconfig'), kapi.kubeconfig, {});
   });
@@ -106,7 +133,7 @@ describe('authentication: --authentication-token-webhook-config-file with kubect
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('kubectl auth whoami shows the webhook\'s user, uid, groups and extra, plus system:authenticated', async () => {
+  it("kubectl auth whoami shows the webhook's user, uid, groups and extra, plus system:authenticated", async () => {
     const u = await whoami('hook-token-jane');
     assert.equal(u.username, 'jane@example.com');
     assert.equal(u.uid, 'jane-42');
@@ -145,7 +172,7 @@ describe('authentication: --authentication-token-webhook-config-file with kubect
     assert.equal(hook.calls('static-token-sam'), 0);
   });
 
-  it('kapi\'s TokenReview endpoint asks the webhook too', async () => {
+  it("kapi's TokenReview endpoint asks the webhook too", async () => {
     const out = await kubectlOk(['create', '-o', 'json', '-f', '-'], {
       kubeconfig: kapi.kubeconfig,
       input: JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: 'hook-token-review' } }),
@@ -179,9 +206,12 @@ describe('authentication: --authentication-token-webhook-version=v1 and --authen
     hook = await startTokenReviewService(dir);
     kapi = await startKapi({
       extraArgs: [
-        '--authentication-token-webhook-config-file', hook.kubeconfig,
-        '--authentication-token-webhook-version', 'v1',
-        '--authentication-token-webhook-cache-ttl', '0s',
+        '--authentication-token-webhook-config-file',
+        hook.kubeconfig,
+        '--authentication-token-webhook-version',
+        'v1',
+        '--authentication-token-webhook-cache-ttl',
+        '0s',
       ],
     });
     bare = writeKubeconfig(path.join(dir, 'bare.kubeconfig'), kapi.kubeconfig, {});

@@ -23,14 +23,14 @@ interface Whoami {
 
 const OIDC_CLIENT_ID = 'kapi-e2e';
 
-
 describe('authentication: kubectl auth whoami for every credential kind', () => {
   let dir: string;
   let kapi: KapiProcess;
   let issuer: OidcIssuer;
   const ns = uniqueName('authn');
   const admin = () => ({ kubeconfig: kapi.kubeconfig });
-  const kubeconfig = (name: string, user: Record<string, unknown>) => writeKubeconfig(path.join(dir, `${name}.kubeconfig`), kapi.kubeconfig, user);
+  const kubeconfig = (name: string, user: Record<string, unknown>) =>
+    writeKubeconfig(path.join(dir, `${name}.kubeconfig`), kapi.kubeconfig, user);
   const whoami = async (kc: string, ...extra: string[]): Promise<Whoami['status']['userInfo']> =>
     (JSON.parse(await kubectlOk(['auth', 'whoami', '-o', 'json', ...extra], { kubeconfig: kc })) as Whoami).status.userInfo;
   const withToken = (name: string, token: string) => kubeconfig(name, { token });
@@ -41,14 +41,21 @@ describe('authentication: kubectl auth whoami for every credential kind', () => 
     issuer = await startOidcIssuer(dir, OIDC_CLIENT_ID);
     kapi = await startKapi({
       extraArgs: [
-        '--token-auth-file', path.join(dir, 'tokens.csv'),
+        '--token-auth-file',
+        path.join(dir, 'tokens.csv'),
         '--enable-bootstrap-token-auth',
-        '--oidc-issuer-url', issuer.url,
-        '--oidc-client-id', OIDC_CLIENT_ID,
-        '--oidc-ca-file', issuer.caFile,
-        '--oidc-username-prefix', 'oidc:',
-        '--oidc-groups-claim', 'groups',
-        '--oidc-groups-prefix', 'oidc:',
+        '--oidc-issuer-url',
+        issuer.url,
+        '--oidc-client-id',
+        OIDC_CLIENT_ID,
+        '--oidc-ca-file',
+        issuer.caFile,
+        '--oidc-username-prefix',
+        'oidc:',
+        '--oidc-groups-claim',
+        'groups',
+        '--oidc-groups-prefix',
+        'oidc:',
       ],
     });
     await kubectlOk(['create', 'namespace', ns], admin());
@@ -65,7 +72,7 @@ describe('authentication: kubectl auth whoami for every credential kind', () => 
     assert.deepEqual(u.groups, ['system:masters', 'system:authenticated']);
   });
 
-  it('a certificate from the data dir\'s CA with two O values gives two groups', async () => {
+  it("a certificate from the data dir's CA with two O values gives two groups", async () => {
     const caCertPem = readFileSync(path.join(kapi.dataDir, 'pki', 'ca.crt'), 'utf8');
     const ca = { certPem: caCertPem, key: await loadKey(readFileSync(path.join(kapi.dataDir, 'pki', 'ca.key'), 'utf8')) };
     const key = await generateKey('ecdsa');
@@ -98,12 +105,22 @@ describe('authentication: kubectl auth whoami for every credential kind', () => 
   it('a bootstrap token authenticates as system:bootstrap:<id> with its extra groups', async () => {
     await kubectlOk(
       [
-        'create', 'secret', 'generic', 'bootstrap-token-abcdef', '-n', 'kube-system',
-        '--type', 'bootstrap.kubernetes.io/token',
-        '--from-literal', 'token-id=abcdef',
-        '--from-literal', 'token-secret=0123456789abcdef',
-        '--from-literal', 'usage-bootstrap-authentication=true',
-        '--from-literal', 'auth-extra-groups=system:bootstrappers:workers',
+        'create',
+        'secret',
+        'generic',
+        'bootstrap-token-abcdef',
+        '-n',
+        'kube-system',
+        '--type',
+        'bootstrap.kubernetes.io/token',
+        '--from-literal',
+        'token-id=abcdef',
+        '--from-literal',
+        'token-secret=0123456789abcdef',
+        '--from-literal',
+        'usage-bootstrap-authentication=true',
+        '--from-literal',
+        'auth-extra-groups=system:bootstrappers:workers',
       ],
       admin(),
     );
@@ -115,12 +132,22 @@ describe('authentication: kubectl auth whoami for every credential kind', () => 
     await kubectlOk(['delete', 'secret', 'bootstrap-token-abcdef', '-n', 'kube-system'], admin());
     await kubectlOk(
       [
-        'create', 'secret', 'generic', 'bootstrap-token-abcdef', '-n', 'kube-system',
-        '--type', 'bootstrap.kubernetes.io/token',
-        '--from-literal', 'token-id=abcdef',
-        '--from-literal', 'token-secret=0123456789abcdef',
-        '--from-literal', 'usage-bootstrap-authentication=true',
-        '--from-literal', 'expiration=2020-01-01T00:00:00Z',
+        'create',
+        'secret',
+        'generic',
+        'bootstrap-token-abcdef',
+        '-n',
+        'kube-system',
+        '--type',
+        'bootstrap.kubernetes.io/token',
+        '--from-literal',
+        'token-id=abcdef',
+        '--from-literal',
+        'token-secret=0123456789abcdef',
+        '--from-literal',
+        'usage-bootstrap-authentication=true',
+        '--from-literal',
+        'expiration=2020-01-01T00:00:00Z',
       ],
       admin(),
     );
@@ -158,7 +185,7 @@ describe('authentication: kubectl auth whoami for every credential kind', () => 
     assert.match(r.stderr, /Unauthorized/);
 
     await kubectlOk(['delete', 'serviceaccount', 'robot', '-n', ns], admin());
-    await waitFor('the deleted account\'s token to fail', async () => {
+    await waitFor("the deleted account's token to fail", async () => {
       const res = await kubectl(['auth', 'whoami'], { kubeconfig: kc });
       return res.code !== 0 && /Unauthorized/.test(res.stderr);
     });
@@ -250,9 +277,17 @@ describe('impersonation needs the impersonate verb (RBAC)', () => {
     // so the denials are shown through a plain get)
     const denied = await kubectl(['get', 'namespaces', '--as', 'jane'], { kubeconfig: kc() });
     assert.notEqual(denied.code, 0);
-    assert.match(denied.stderr, /users "jane" is forbidden: User "bob" cannot impersonate resource "users" in API group "" at the cluster scope/);
-    await kubectlOk(['create', 'clusterrole', 'impersonate-jane', '--verb', 'impersonate', '--resource', 'users', '--resource-name', 'jane'], { kubeconfig: kapi.kubeconfig });
-    await kubectlOk(['create', 'clusterrolebinding', 'bob-impersonates-jane', '--clusterrole', 'impersonate-jane', '--user', 'bob'], { kubeconfig: kapi.kubeconfig });
+    assert.match(
+      denied.stderr,
+      /users "jane" is forbidden: User "bob" cannot impersonate resource "users" in API group "" at the cluster scope/,
+    );
+    await kubectlOk(
+      ['create', 'clusterrole', 'impersonate-jane', '--verb', 'impersonate', '--resource', 'users', '--resource-name', 'jane'],
+      { kubeconfig: kapi.kubeconfig },
+    );
+    await kubectlOk(['create', 'clusterrolebinding', 'bob-impersonates-jane', '--clusterrole', 'impersonate-jane', '--user', 'bob'], {
+      kubeconfig: kapi.kubeconfig,
+    });
     const u = await waitFor('bob to be allowed to impersonate jane', async () => {
       const r = await kubectl(['auth', 'whoami', '--as', 'jane', '-o', 'json'], { kubeconfig: kc() });
       return r.code === 0 ? (JSON.parse(r.stdout) as Whoami).status.userInfo : false;
@@ -301,7 +336,9 @@ describe('--authentication-config: CEL claim mappings and anonymous conditions; 
   });
 
   it('maps an ID token with CEL; validation rules reject with 401', async () => {
-    const kc = writeKubeconfig(path.join(dir, 'cel.kubeconfig'), kapi.kubeconfig, { token: await issuer.sign({ sub: 'erin', roles: ['dev'], team: 'blue' }) });
+    const kc = writeKubeconfig(path.join(dir, 'cel.kubeconfig'), kapi.kubeconfig, {
+      token: await issuer.sign({ sub: 'erin', roles: ['dev'], team: 'blue' }),
+    });
     const u = await waitFor('the issuer keys to be fetched', async () => {
       const r = await kubectl(['auth', 'whoami', '-o', 'json'], { kubeconfig: kc });
       return r.code === 0 ? (JSON.parse(r.stdout) as Whoami).status.userInfo : false;
@@ -310,7 +347,9 @@ describe('--authentication-config: CEL claim mappings and anonymous conditions; 
     assert.deepEqual(u.groups, ['role:dev', 'system:authenticated']);
     assert.deepEqual(u.extra?.['example.com/team'], ['blue']);
     for (const sub of ['mallory', 'system:x']) {
-      const bad = writeKubeconfig(path.join(dir, `bad-${sub.replace(/:/g, '')}.kubeconfig`), kapi.kubeconfig, { token: await issuer.sign({ sub, roles: [] }) });
+      const bad = writeKubeconfig(path.join(dir, `bad-${sub.replace(/:/g, '')}.kubeconfig`), kapi.kubeconfig, {
+        token: await issuer.sign({ sub, roles: [] }),
+      });
       const r = await kubectl(['auth', 'whoami'], { kubeconfig: bad });
       assert.match(r.stderr, /Unauthorized/);
     }
@@ -334,7 +373,10 @@ describe('--authentication-config: CEL claim mappings and anonymous conditions; 
   it('kapi refuses to start with --authentication-config and --oidc-* together, or with --anonymous-auth', async () => {
     const cfg = path.join(dir, 'authn.json');
     await assert.rejects(
-      startKapi({ extraArgs: ['--authentication-config', cfg, '--oidc-issuer-url', issuer.url, '--oidc-client-id', 'x'], readyTimeoutMs: 30000 }),
+      startKapi({
+        extraArgs: ['--authentication-config', cfg, '--oidc-issuer-url', issuer.url, '--oidc-client-id', 'x'],
+        readyTimeoutMs: 30000,
+      }),
       /authentication-config file and oidc-\* flags are mutually exclusive/,
     );
     await assert.rejects(

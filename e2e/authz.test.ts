@@ -15,7 +15,18 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { createCA, generateKey, issueCert } from '../server/pki/x509.js';
-import { freePort, kubectl, kubectlOk, loadKubeconfig, repoRoot, startKapi, uniqueName, waitFor, writeKubeconfig, type KapiProcess } from './harness.js';
+import {
+  freePort,
+  kubectl,
+  kubectlOk,
+  loadKubeconfig,
+  repoRoot,
+  startKapi,
+  uniqueName,
+  waitFor,
+  writeKubeconfig,
+  type KapiProcess,
+} from './harness.js';
 
 /** a request without credentials (anonymous) */
 function anonymousGet(kapi: KapiProcess, urlPath: string): Promise<{ status: number; body: string }> {
@@ -31,11 +42,7 @@ function anonymousGet(kapi: KapiProcess, urlPath: string): Promise<{ status: num
   });
 }
 
-const TOKENS = [
-  'tok-alice,alice,alice-uid,"viewers"',
-  'tok-bob,bob,bob-uid',
-  'tok-carol,carol,carol-uid',
-].join('\n') + '\n';
+const TOKENS = ['tok-alice,alice,alice-uid,"viewers"', 'tok-bob,bob,bob-uid', 'tok-carol,carol,carol-uid'].join('\n') + '\n';
 
 describe('authorization: Node,RBAC with kubectl 1.33', () => {
   let dir: string;
@@ -49,14 +56,26 @@ describe('authorization: Node,RBAC with kubectl 1.33', () => {
   before(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'kapi-authz-'));
     writeFileSync(path.join(dir, 'tokens.csv'), TOKENS);
-    kapi = await startKapi({ extraArgs: ['--authorization-mode=Node,RBAC', '--token-auth-file', path.join(dir, 'tokens.csv'), '--feature-gates=AllowUnsafeMalformedObjectDeletion=true'] });
+    kapi = await startKapi({
+      extraArgs: [
+        '--authorization-mode=Node,RBAC',
+        '--token-auth-file',
+        path.join(dir, 'tokens.csv'),
+        '--feature-gates=AllowUnsafeMalformedObjectDeletion=true',
+      ],
+    });
     for (const u of ['alice', 'bob', 'carol']) writeKubeconfig(path.join(dir, `${u}.kubeconfig`), kapi.kubeconfig, { token: `tok-${u}` });
     writeKubeconfig(path.join(dir, 'bad.kubeconfig'), kapi.kubeconfig, { token: 'not-a-token' });
     await kubectlOk(['create', 'namespace', ns1], admin());
     await kubectlOk(['create', 'namespace', ns2], admin());
     await kubectlOk(['create', 'rolebinding', 'alice-view', '--clusterrole=view', '--user=alice', '-n', ns1], admin());
     // view gets its rules from the (leader-elected) aggregation controller shortly after start
-    await waitFor('alice may list pods', async () => (await kubectl(['auth', 'can-i', 'list', 'pods', '-n', ns1], as('alice'))).stdout.trim() === 'yes', 30000, 200);
+    await waitFor(
+      'alice may list pods',
+      async () => (await kubectl(['auth', 'can-i', 'list', 'pods', '-n', ns1], as('alice'))).stdout.trim() === 'yes',
+      30000,
+      200,
+    );
   });
   after(async () => {
     await kapi?.stop();
@@ -84,10 +103,16 @@ describe('authorization: Node,RBAC with kubectl 1.33', () => {
     await kubectlOk(['get', 'pods', '-n', ns1], as('alice'));
     const other = await kubectl(['get', 'pods', '-n', ns2], as('alice'));
     assert.notEqual(other.code, 0);
-    assert.match(other.stderr, new RegExp(`pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "${ns2}"`));
+    assert.match(
+      other.stderr,
+      new RegExp(`pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "${ns2}"`),
+    );
     const write = await kubectl(['create', 'configmap', 'x', '-n', ns1], as('alice'));
     assert.notEqual(write.code, 0);
-    assert.match(write.stderr, new RegExp(`configmaps is forbidden: User "alice" cannot create resource "configmaps" in API group "" in the namespace "${ns1}"`));
+    assert.match(
+      write.stderr,
+      new RegExp(`configmaps is forbidden: User "alice" cannot create resource "configmaps" in API group "" in the namespace "${ns1}"`),
+    );
     const secrets = await kubectl(['get', 'secrets', '-n', ns1], as('alice'));
     assert.match(secrets.stderr, /secrets is forbidden/);
   });
@@ -113,8 +138,13 @@ describe('authorization: Node,RBAC with kubectl 1.33', () => {
   it('--as works only for callers allowed to impersonate, resourceNames honoured', async () => {
     const denied = await kubectl(['get', 'pods', '-n', ns1, '--as', 'alice'], as('bob'));
     assert.notEqual(denied.code, 0);
-    assert.match(denied.stderr, /users "alice" is forbidden: User "bob" cannot impersonate resource "users" in API group "" at the cluster scope/);
-    const whoami = JSON.parse(await kubectlOk(['auth', 'whoami', '-o', 'json', '--as', 'alice', '--as-group', 'viewers'], admin())) as { status: { userInfo: { username: string; groups: string[] } } };
+    assert.match(
+      denied.stderr,
+      /users "alice" is forbidden: User "bob" cannot impersonate resource "users" in API group "" at the cluster scope/,
+    );
+    const whoami = JSON.parse(await kubectlOk(['auth', 'whoami', '-o', 'json', '--as', 'alice', '--as-group', 'viewers'], admin())) as {
+      status: { userInfo: { username: string; groups: string[] } };
+    };
     assert.equal(whoami.status.userInfo.username, 'alice');
     assert.deepEqual(whoami.status.userInfo.groups, ['viewers', 'system:authenticated']);
     await apply({
@@ -123,8 +153,16 @@ describe('authorization: Node,RBAC with kubectl 1.33', () => {
       metadata: { name: `${ns1}-impersonate-alice` },
       rules: [{ apiGroups: [''], resources: ['users'], verbs: ['impersonate'], resourceNames: ['alice'] }],
     });
-    await kubectlOk(['create', 'clusterrolebinding', `${ns1}-carol-impersonates`, `--clusterrole=${ns1}-impersonate-alice`, '--user=carol'], admin());
-    await waitFor('carol may impersonate alice', async () => (await kubectl(['get', 'pods', '-n', ns1, '--as', 'alice'], as('carol'))).code === 0, 15000, 200);
+    await kubectlOk(
+      ['create', 'clusterrolebinding', `${ns1}-carol-impersonates`, `--clusterrole=${ns1}-impersonate-alice`, '--user=carol'],
+      admin(),
+    );
+    await waitFor(
+      'carol may impersonate alice',
+      async () => (await kubectl(['get', 'pods', '-n', ns1, '--as', 'alice'], as('carol'))).code === 0,
+      15000,
+      200,
+    );
     const other = await kubectl(['get', 'pods', '-n', ns1, '--as', 'bob'], as('carol'));
     assert.match(other.stderr, /users "bob" is forbidden: User "carol" cannot impersonate resource "users"/);
     const group = await kubectl(['get', 'pods', '-n', ns1, '--as', 'alice', '--as-group', 'system:masters'], as('carol'));
@@ -142,17 +180,28 @@ describe('authorization: Node,RBAC with kubectl 1.33', () => {
       ],
     });
     await kubectlOk(['create', 'rolebinding', 'bob-role-manager', '--role=role-manager', '--user=bob', '-n', ns1], admin());
-    await waitFor('bob may create roles', async () => (await kubectl(['auth', 'can-i', 'create', 'roles', '-n', ns1], as('bob'))).stdout.trim() === 'yes', 15000, 200);
+    await waitFor(
+      'bob may create roles',
+      async () => (await kubectl(['auth', 'can-i', 'create', 'roles', '-n', ns1], as('bob'))).stdout.trim() === 'yes',
+      15000,
+      200,
+    );
 
     const escalating = await kubectl(['create', 'role', 'secret-reader', '--verb=get', '--resource=secrets', '-n', ns1], as('bob'));
     assert.notEqual(escalating.code, 0);
-    assert.match(escalating.stderr, /roles\.rbac\.authorization\.k8s\.io "secret-reader" is forbidden: user "bob" \(groups=\["system:authenticated"\]\) is attempting to grant RBAC permissions not currently held:/);
+    assert.match(
+      escalating.stderr,
+      /roles\.rbac\.authorization\.k8s\.io "secret-reader" is forbidden: user "bob" \(groups=\["system:authenticated"\]\) is attempting to grant RBAC permissions not currently held:/,
+    );
     assert.match(escalating.stderr, /\{APIGroups:\[""\], Resources:\["secrets"\], Verbs:\["get"\]\}/);
     await kubectlOk(['create', 'role', 'pod-reader', '--verb=get', '--resource=pods', '-n', ns1], as('bob'));
 
     const noBind = await kubectl(['create', 'rolebinding', 'bob-gives-edit', '--clusterrole=edit', '--user=carol', '-n', ns1], as('bob'));
     assert.notEqual(noBind.code, 0);
-    assert.match(noBind.stderr, /rolebindings\.rbac\.authorization\.k8s\.io "bob-gives-edit" is forbidden: user "bob" .* is attempting to grant RBAC permissions not currently held/);
+    assert.match(
+      noBind.stderr,
+      /rolebindings\.rbac\.authorization\.k8s\.io "bob-gives-edit" is forbidden: user "bob" .* is attempting to grant RBAC permissions not currently held/,
+    );
     // a role whose rules bob holds may be bound without `bind`
     await kubectlOk(['create', 'rolebinding', 'bob-gives-pod-reader', '--role=pod-reader', '--user=carol', '-n', ns1], as('bob'));
 
@@ -163,7 +212,13 @@ describe('authorization: Node,RBAC with kubectl 1.33', () => {
       rules: [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], verbs: ['bind'], resourceNames: ['view'] }],
     });
     await kubectlOk(['create', 'rolebinding', 'bob-view-binder', '--role=view-binder', '--user=bob', '-n', ns1], admin());
-    await waitFor('bob may bind view', async () => (await kubectl(['create', 'rolebinding', 'bob-gives-view', '--clusterrole=view', '--user=carol', '-n', ns1], as('bob'))).code === 0, 15000, 200);
+    await waitFor(
+      'bob may bind view',
+      async () =>
+        (await kubectl(['create', 'rolebinding', 'bob-gives-view', '--clusterrole=view', '--user=carol', '-n', ns1], as('bob'))).code === 0,
+      15000,
+      200,
+    );
     const edit = await kubectl(['create', 'rolebinding', 'bob-gives-edit-2', '--clusterrole=edit', '--user=carol', '-n', ns1], as('bob'));
     assert.notEqual(edit.code, 0);
     assert.match(edit.stderr, /is attempting to grant RBAC permissions not currently held/);
@@ -178,7 +233,12 @@ describe('authorization: Node,RBAC with kubectl 1.33', () => {
       rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'delete'] }],
     });
     await kubectlOk(['create', 'rolebinding', 'carol-cm-deleter', '--role=cm-deleter', '--user=carol', '-n', ns1], admin());
-    await waitFor('carol may delete configmaps', async () => (await kubectl(['auth', 'can-i', 'delete', 'configmaps', '-n', ns1], as('carol'))).stdout.trim() === 'yes', 15000, 200);
+    await waitFor(
+      'carol may delete configmaps',
+      async () => (await kubectl(['auth', 'can-i', 'delete', 'configmaps', '-n', ns1], as('carol'))).stdout.trim() === 'yes',
+      15000,
+      200,
+    );
     const url = `/api/v1/namespaces/${ns1}/configmaps/doomed?ignoreStoreReadErrorWithClusterBreakingPotential=true`;
     const refused = await kubectl(['delete', '--raw', url], as('carol'));
     assert.notEqual(refused.code, 0);
@@ -190,7 +250,12 @@ describe('authorization: Node,RBAC with kubectl 1.33', () => {
       rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'delete', 'unsafe-delete-ignore-read-errors'] }],
     });
     // allowed now, but the object reads fine: kube refuses the unsafe path for it
-    await waitFor('the verb is granted', async () => /is exclusively used to delete corrupt object/.test((await kubectl(['delete', '--raw', url], as('carol'))).stderr), 15000, 200);
+    await waitFor(
+      'the verb is granted',
+      async () => /is exclusively used to delete corrupt object/.test((await kubectl(['delete', '--raw', url], as('carol'))).stderr),
+      15000,
+      200,
+    );
     assert.equal((await kubectl(['get', 'configmap', 'doomed', '-n', ns1], admin())).code, 0);
   });
 
@@ -219,7 +284,10 @@ describe('authorization: Node,RBAC with kubectl 1.33', () => {
     );
     assert.deepEqual(rules, [{ apiGroups: ['apps'], resources: ['deployments'], verbs: ['get'] }]);
     // view is aggregated too: the default role shows its rules
-    const view = JSON.parse(await kubectlOk(['get', 'clusterrole', 'view', '-o', 'json'], admin())) as { rules?: { resources?: string[] }[]; metadata: { labels: Record<string, string> } };
+    const view = JSON.parse(await kubectlOk(['get', 'clusterrole', 'view', '-o', 'json'], admin())) as {
+      rules?: { resources?: string[] }[];
+      metadata: { labels: Record<string, string> };
+    };
     assert.equal(view.metadata.labels['kubernetes.io/bootstrapping'], 'rbac-defaults');
     assert.ok(view.rules?.some((r) => r.resources?.includes('pods')));
   });
@@ -227,7 +295,12 @@ describe('authorization: Node,RBAC with kubectl 1.33', () => {
   it('every namespace gets the default ServiceAccount and kube-root-ca.crt', async () => {
     const ns = uniqueName('authz-c');
     await kubectlOk(['create', 'namespace', ns], admin());
-    await waitFor('default service account', async () => (await kubectl(['get', 'serviceaccount', 'default', '-n', ns], admin())).code === 0, 15000, 200);
+    await waitFor(
+      'default service account',
+      async () => (await kubectl(['get', 'serviceaccount', 'default', '-n', ns], admin())).code === 0,
+      15000,
+      200,
+    );
     const cm = await waitFor(
       'kube-root-ca.crt',
       async () => {
@@ -267,7 +340,15 @@ async function startWebhook(dir: string): Promise<{ kubeconfig: string; calls: (
     JSON.stringify({
       apiVersion: 'v1',
       kind: 'Config',
-      clusters: [{ name: 'hook', cluster: { server: `https://127.0.0.1:${port}/authorize`, 'certificate-authority-data': Buffer.from(ca.certPem).toString('base64') } }],
+      clusters: [
+        {
+          name: 'hook',
+          cluster: {
+            server: `https://127.0.0.1:${port}/authorize`,
+            'certificate-authority-data': Buffer.from(ca.certPem).toString('base64'),
+          },
+        },
+      ],
       users: [{ name: 'kapi', user: {} }],
       contexts: [{ name: 'hook', context: { cluster: 'hook', user: 'kapi' } }],
       'current-context': 'hook',
@@ -321,7 +402,9 @@ describe('authorization: --authorization-config with a webhook', () => {
         ],
       }),
     );
-    kapi = await startKapi({ extraArgs: ['--authorization-config', path.join(dir, 'authz.yaml'), '--token-auth-file', path.join(dir, 'tokens.csv')] });
+    kapi = await startKapi({
+      extraArgs: ['--authorization-config', path.join(dir, 'authz.yaml'), '--token-auth-file', path.join(dir, 'tokens.csv')],
+    });
     writeKubeconfig(path.join(dir, 'alice.kubeconfig'), kapi.kubeconfig, { token: 'tok-alice' });
     await kubectlOk(['create', 'namespace', hooked], { kubeconfig: kapi.kubeconfig });
     await kubectlOk(['create', 'namespace', plain], { kubeconfig: kapi.kubeconfig });
@@ -355,13 +438,35 @@ describe('authorization: start-up errors', () => {
   it('--authorization-config together with --authorization-mode ends start-up with an error', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'kapi-authz-mix-'));
     try {
-      writeFileSync(path.join(dir, 'authz.yaml'), 'apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\nauthorizers:\n- type: RBAC\n  name: rbac\n');
-      const r = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'kapi'), '--data-dir', dir, '--secure-port', '1', '--bind-address', '127.0.0.1', '--authorization-config', path.join(dir, 'authz.yaml'), '--authorization-mode', 'RBAC'], {
-        encoding: 'utf8',
-        timeout: 60_000,
-      });
+      writeFileSync(
+        path.join(dir, 'authz.yaml'),
+        'apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\nauthorizers:\n- type: RBAC\n  name: rbac\n',
+      );
+      const r = spawnSync(
+        process.execPath,
+        [
+          path.join(repoRoot, 'bin', 'kapi'),
+          '--data-dir',
+          dir,
+          '--secure-port',
+          '1',
+          '--bind-address',
+          '127.0.0.1',
+          '--authorization-config',
+          path.join(dir, 'authz.yaml'),
+          '--authorization-mode',
+          'RBAC',
+        ],
+        {
+          encoding: 'utf8',
+          timeout: 60_000,
+        },
+      );
       assert.notEqual(r.status, 0);
-      assert.match(r.stdout + r.stderr, /--authorization-config can not be specified when --authorization-mode or --authorization-webhook-\* flags are defined/);
+      assert.match(
+        r.stdout + r.stderr,
+        /--authorization-config can not be specified when --authorization-mode or --authorization-webhook-\* flags are defined/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -32,17 +32,32 @@ const exists = async (args: string[]): Promise<boolean> => (await kubectl(['get'
 
 test('the token cleaner deletes expired bootstrap tokens, and later ones when they expire', async () => {
   const opts = { kubeconfig: kapi.kubeconfig };
-  await kubectlOk(['create', '-f', '-'], { ...opts, input: tokenSecret('aaaaaa', 'aaaaaaaaaaaaaaaa', { expiration: '2020-01-01T00:00:00Z' }) });
-  await kubectlOk(['create', '-f', '-'], { ...opts, input: tokenSecret('bbbbbb', 'bbbbbbbbbbbbbbbb', { expiration: new Date(Date.now() + 3000).toISOString().replace(/\.\d+Z$/, 'Z') }) });
-  await kubectlOk(['create', '-f', '-'], { ...opts, input: tokenSecret('cccccc', 'cccccccccccccccc', { expiration: '2999-01-01T00:00:00Z' }) });
-  await waitFor('the expired token deleted', async () => !(await exists(['secret', 'bootstrap-token-aaaaaa', '-n', 'kube-system'])), 30_000);
+  await kubectlOk(['create', '-f', '-'], {
+    ...opts,
+    input: tokenSecret('aaaaaa', 'aaaaaaaaaaaaaaaa', { expiration: '2020-01-01T00:00:00Z' }),
+  });
+  await kubectlOk(['create', '-f', '-'], {
+    ...opts,
+    input: tokenSecret('bbbbbb', 'bbbbbbbbbbbbbbbb', { expiration: new Date(Date.now() + 3000).toISOString().replace(/\.\d+Z$/, 'Z') }),
+  });
+  await kubectlOk(['create', '-f', '-'], {
+    ...opts,
+    input: tokenSecret('cccccc', 'cccccccccccccccc', { expiration: '2999-01-01T00:00:00Z' }),
+  });
+  await waitFor(
+    'the expired token deleted',
+    async () => !(await exists(['secret', 'bootstrap-token-aaaaaa', '-n', 'kube-system'])),
+    30_000,
+  );
   await waitFor('the later token deleted', async () => !(await exists(['secret', 'bootstrap-token-bbbbbb', '-n', 'kube-system'])), 30_000);
   assert.ok(await exists(['secret', 'bootstrap-token-cccccc', '-n', 'kube-system']));
 });
 
 function expectedSignature(content: string, id: string, secret: string): string {
   const header = Buffer.from(`{"alg":"HS256","kid":"${id}"}`).toString('base64url');
-  const mac = createHmac('sha256', secret).update(`${header}.${Buffer.from(content).toString('base64url')}`).digest('base64url');
+  const mac = createHmac('sha256', secret)
+    .update(`${header}.${Buffer.from(content).toString('base64url')}`)
+    .digest('base64url');
   return `${header}..${mac}`;
 }
 
@@ -50,9 +65,20 @@ test('the bootstrap signer signs cluster-info for signing tokens only, and unsig
   const opts = { kubeconfig: kapi.kubeconfig };
   const kubeconfig = 'apiVersion: v1\nkind: Config\nclusters:\n- name: ""\n  cluster:\n    server: https://127.0.0.1:6443\n';
   await kubectlOk(['create', 'configmap', 'cluster-info', '-n', 'kube-public', `--from-literal=kubeconfig=${kubeconfig}`], opts);
-  await kubectlOk(['create', '-f', '-'], { ...opts, input: tokenSecret('signer', 'ssssssssssssssss', { 'usage-bootstrap-signing': 'true' }) });
-  await kubectlOk(['create', '-f', '-'], { ...opts, input: tokenSecret('nosign', 'nnnnnnnnnnnnnnnn', { 'usage-bootstrap-authentication': 'true' }) });
-  const data = async () => (JSON.parse(await kubectlOk(['get', 'configmap', 'cluster-info', '-n', 'kube-public', '-o', 'json'], opts)) as { data: Record<string, string> }).data;
+  await kubectlOk(['create', '-f', '-'], {
+    ...opts,
+    input: tokenSecret('signer', 'ssssssssssssssss', { 'usage-bootstrap-signing': 'true' }),
+  });
+  await kubectlOk(['create', '-f', '-'], {
+    ...opts,
+    input: tokenSecret('nosign', 'nnnnnnnnnnnnnnnn', { 'usage-bootstrap-authentication': 'true' }),
+  });
+  const data = async () =>
+    (
+      JSON.parse(await kubectlOk(['get', 'configmap', 'cluster-info', '-n', 'kube-public', '-o', 'json'], opts)) as {
+        data: Record<string, string>;
+      }
+    ).data;
   const signed = await waitFor('cluster-info signed', async () => ((await data())['jws-kubeconfig-signer'] ? data() : undefined), 30_000);
   assert.equal(signed['jws-kubeconfig-signer'], expectedSignature(kubeconfig, 'signer', 'ssssssssssssssss'));
   assert.equal(signed['jws-kubeconfig-nosign'], undefined);

@@ -60,7 +60,8 @@ class WebSocketConnection {
   send(text: string): void {
     const payload = Buffer.from(text);
     const len = payload.length;
-    const header = len < 126 ? Buffer.from([0x81, 0x80 | len]) : len < 65536 ? Buffer.from([0x81, 0x80 | 126, len >> 8, len & 255]) : Buffer.alloc(10);
+    const header =
+      len < 126 ? Buffer.from([0x81, 0x80 | len]) : len < 65536 ? Buffer.from([0x81, 0x80 | 126, len >> 8, len & 255]) : Buffer.alloc(10);
     if (len >= 65536) {
       header[0] = 0x81;
       header[1] = 0x80 | 127;
@@ -245,7 +246,10 @@ async function attach(ws: WebSocketConnection): Promise<BrowserPage> {
   await send('Network.enable');
 
   const evaluate = async <T>(expression: string): Promise<T> => {
-    const r = (await send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true })) as { result: { value: T }; exceptionDetails?: unknown };
+    const r = (await send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true })) as {
+      result: { value: T };
+      exceptionDetails?: unknown;
+    };
     if (r.exceptionDetails) throw new Error(`evaluate ${expression}: ${JSON.stringify(r.exceptionDetails)}`);
     return r.result.value;
   };

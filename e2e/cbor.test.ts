@@ -22,10 +22,16 @@ describe('CBOR with the gate off', () => {
     const body = encodeCbor({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } });
     const create = await kapi.http.post('/api/v1/namespaces/default/configmaps', body, { contentType: 'application/cbor' });
     assert.equal(create.status, 415);
-    assert.match(create.body, /the body of the request was in an unknown format - accepted media types include: application\/json, application\/yaml, application\/vnd.kubernetes.protobuf"/);
+    assert.match(
+      create.body,
+      /the body of the request was in an unknown format - accepted media types include: application\/json, application\/yaml, application\/vnd.kubernetes.protobuf"/,
+    );
     const get = await kapi.http.get('/api/v1/namespaces/default/configmaps', { accept: 'application/cbor' });
     assert.equal(get.status, 406);
-    assert.match(get.body, /only the following media types are accepted: application\/json, application\/yaml, application\/vnd.kubernetes.protobuf/);
+    assert.match(
+      get.body,
+      /only the following media types are accepted: application\/json, application\/yaml, application\/vnd.kubernetes.protobuf/,
+    );
     const apply = await kapi.http.patch('/api/v1/namespaces/default/configmaps/x?fieldManager=t', body, 'application/apply-patch+cbor');
     assert.equal(apply.status, 415);
     assert.doesNotMatch(apply.body, /cbor/);
@@ -51,7 +57,10 @@ describe('CBOR with the gate on', () => {
   test('create, get and list in CBOR; errors in CBOR too', async () => {
     const name = uniqueName('cm');
     const body = encodeCbor({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: 'v' } });
-    const created = await kapi.http.post('/api/v1/namespaces/default/configmaps', body, { contentType: 'application/cbor', accept: 'application/cbor' });
+    const created = await kapi.http.post('/api/v1/namespaces/default/configmaps', body, {
+      contentType: 'application/cbor',
+      accept: 'application/cbor',
+    });
     assert.equal(created.status, 201, created.body);
     assert.equal(created.headers['content-type'], 'application/cbor');
     assert.deepEqual([...created.bytes!.subarray(0, 3)], [0xd9, 0xd9, 0xf7]);
@@ -71,15 +80,22 @@ describe('CBOR with the gate on', () => {
   });
 
   test('malformed CBOR, duplicate keys and unknown fields', async () => {
-    const dup = Buffer.from('d9d9f7a3' + '4a61706956657273696f6e' + '427631' + '446b696e64' + '49436f6e6669674d6170' + '446b696e64' + '49436f6e6669674d6170', 'hex');
+    const dup = Buffer.from(
+      'd9d9f7a3' + '4a61706956657273696f6e' + '427631' + '446b696e64' + '49436f6e6669674d6170' + '446b696e64' + '49436f6e6669674d6170',
+      'hex',
+    );
     const r1 = await kapi.http.post('/api/v1/namespaces/default/configmaps', dup, { contentType: 'application/cbor' });
     assert.equal(r1.status, 400);
     assert.match(r1.body, /cbor: found duplicate map key \\"kind\\" at map element index 2/);
-    const r2 = await kapi.http.post('/api/v1/namespaces/default/configmaps', Buffer.from('d9d9f7a1', 'hex'), { contentType: 'application/cbor' });
+    const r2 = await kapi.http.post('/api/v1/namespaces/default/configmaps', Buffer.from('d9d9f7a1', 'hex'), {
+      contentType: 'application/cbor',
+    });
     assert.equal(r2.status, 400);
     assert.match(r2.body, /unexpected EOF/);
     const unknown = encodeCbor({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: uniqueName('cm') }, bogus: 1 });
-    const strict = await kapi.http.post('/api/v1/namespaces/default/configmaps?fieldValidation=Strict', unknown, { contentType: 'application/cbor' });
+    const strict = await kapi.http.post('/api/v1/namespaces/default/configmaps?fieldValidation=Strict', unknown, {
+      contentType: 'application/cbor',
+    });
     assert.equal(strict.status, 400);
     assert.match(strict.body, /unknown field \\"bogus\\"/);
     const warn = await kapi.http.post('/api/v1/namespaces/default/configmaps', unknown, { contentType: 'application/cbor' });
@@ -90,7 +106,11 @@ describe('CBOR with the gate on', () => {
   test('server-side apply with application/apply-patch+cbor', async () => {
     const name = uniqueName('cm');
     const config = encodeCbor({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: '1' } });
-    const r = await kapi.http.patch(`/api/v1/namespaces/default/configmaps/${name}?fieldManager=cbor-test`, config, 'application/apply-patch+cbor');
+    const r = await kapi.http.patch(
+      `/api/v1/namespaces/default/configmaps/${name}?fieldManager=cbor-test`,
+      config,
+      'application/apply-patch+cbor',
+    );
     assert.equal(r.status, 201, r.body);
     const o = JSON.parse(r.body);
     assert.equal(o.data.a, '1');
@@ -101,7 +121,9 @@ describe('CBOR with the gate on', () => {
   test('a watch in application/cbor-seq', async () => {
     const name = uniqueName('cm');
     await kapi.http.post('/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } });
-    const w = await kapi.http.get(`/api/v1/namespaces/default/configmaps?watch=1&fieldSelector=metadata.name%3D${name}&timeoutSeconds=1`, { accept: 'application/cbor' });
+    const w = await kapi.http.get(`/api/v1/namespaces/default/configmaps?watch=1&fieldSelector=metadata.name%3D${name}&timeoutSeconds=1`, {
+      accept: 'application/cbor',
+    });
     assert.equal(w.status, 200);
     assert.equal(w.headers['content-type'], 'application/cbor-seq');
     const event = decodeCbor(w.bytes!) as { type: string; object: { metadata: { name: string } } };
@@ -109,7 +131,7 @@ describe('CBOR with the gate on', () => {
     assert.equal(event.object.metadata.name, name);
   });
 
-  test('kubectl 1.33 with client-go\'s CBOR client: create, get, apply --server-side, watch, delete', async () => {
+  test("kubectl 1.33 with client-go's CBOR client: create, get, apply --server-side, watch, delete", async () => {
     const opts = { kubeconfig: kapi.kubeconfig, env: CBOR_ENV };
     const name = uniqueName('cm');
     const manifest = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  a: "1"\n`;

@@ -45,18 +45,29 @@ describe('chunked lists', () => {
   it('kubectl get cm --chunk-size=2 returns all 7, fetched in several requests', async () => {
     const r = await kubectl(['get', 'cm', '-n', ns, '--chunk-size=2', '-o', 'name', '-v=6'], { kubeconfig: kapi.kubeconfig });
     assert.equal(r.code, 0, r.stderr);
-    const got = ours(r.stdout.trim().split('\n').map((l) => l.replace(/^configmap\//, '')));
+    const got = ours(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.replace(/^configmap\//, '')),
+    );
     assert.deepEqual(got, names);
     const requests = r.stderr.split('\n').filter((l) => /\/configmaps\?[^\s"]*limit=2/.test(l));
     assert.ok(requests.length >= 4, `kubectl made ${requests.length} chunk requests:\n${r.stderr}`);
-    assert.ok(requests.slice(1).every((l) => /continue=/.test(l)), requests.join('\n'));
+    assert.ok(
+      requests.slice(1).every((l) => /continue=/.test(l)),
+      requests.join('\n'),
+    );
   });
 
   it('kubectl get cm --chunk-size=2 prints one table for all chunks', async () => {
     const out = await kubectlOk(['get', 'cm', '-n', ns, '--chunk-size=2', '-l', 'set=seven'], { kubeconfig: kapi.kubeconfig });
     const lines = out.trim().split('\n');
     assert.match(lines[0]!, /^NAME\s+DATA\s+AGE$/);
-    assert.deepEqual(lines.slice(1).map((l) => l.split(/\s+/)[0]), names);
+    assert.deepEqual(
+      lines.slice(1).map((l) => l.split(/\s+/)[0]),
+      names,
+    );
   });
 
   it('a raw list with limit=2 carries continue and remainingItemCount at one revision', async () => {
@@ -146,7 +157,12 @@ describe('chunked lists', () => {
     const made = Array.from({ length: 8 }, (_, i) => `big-${i}`);
     for (const [i, name] of made.entries()) {
       const data = i === 3 ? { filler, note } : { filler: filler + i };
-      const r = await kapi.http.post(`/api/v1/namespaces/${bigNs}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });
+      const r = await kapi.http.post(`/api/v1/namespaces/${bigNs}/configmaps`, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name },
+        data,
+      });
       assert.equal(r.status, 201, r.body);
     }
     const path = `/api/v1/namespaces/${bigNs}/configmaps`;
@@ -154,7 +170,11 @@ describe('chunked lists', () => {
     const assertWhole = (body: string, how: string): void => {
       assert.ok(body.endsWith('}\n'), `${how}: Go's trailing newline`);
       const items = (JSON.parse(body) as BigList).items.filter((i) => i.metadata.name.startsWith('big-'));
-      assert.deepEqual(items.map((i) => i.metadata.name), made, how);
+      assert.deepEqual(
+        items.map((i) => i.metadata.name),
+        made,
+        how,
+      );
       for (const [i, item] of items.entries()) {
         assert.deepEqual(item.data, i === 3 ? { filler, note } : { filler: filler + i }, `${how}: ${item.metadata.name}`);
       }

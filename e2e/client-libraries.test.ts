@@ -82,10 +82,8 @@ describe('@kubernetes/client-node 1.x', () => {
 
   it('an informer lists, then receives add, update and delete', async () => {
     const seen: string[] = [];
-    const informer = makeInformer<V1ConfigMap>(
-      kc,
-      `/api/v1/namespaces/${ns}/configmaps`,
-      () => core.listNamespacedConfigMap({ namespace: ns }),
+    const informer = makeInformer<V1ConfigMap>(kc, `/api/v1/namespaces/${ns}/configmaps`, () =>
+      core.listNamespacedConfigMap({ namespace: ns }),
     );
     informer.on('add', (o) => seen.push(`add ${o.metadata?.name}`));
     informer.on('update', (o) => seen.push(`update ${o.metadata?.name}`));

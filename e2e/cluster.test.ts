@@ -50,7 +50,10 @@ describe('local cluster: 3 etcd + 3 kapi + haproxy', () => {
     assert.equal(loadKubeconfig(cluster.kubeconfig).server, cluster.lbURL);
     assert.match(cluster.lbURL, /^https:\/\/127\.0\.0\.1:\d+$/);
     const listed = readFileSync(path.join(dir, 'replicas'), 'utf8').trim().split('\n');
-    assert.deepEqual(listed, cluster.replicas.map((r) => r.url));
+    assert.deepEqual(
+      listed,
+      cluster.replicas.map((r) => r.url),
+    );
     cluster.replicas.forEach((r, i) => {
       assert.match(r.url, /^https:\/\/127\.0\.0\.1:\d+$/);
       assert.equal(loadKubeconfig(cluster.replicaKubeconfig(i)).server, r.url);
@@ -62,7 +65,8 @@ describe('local cluster: 3 etcd + 3 kapi + haproxy', () => {
 
   it('kubectl through the load balancer: get ns, create/get/delete a configmap', async () => {
     const namespaces = await kubectlOk(['get', 'ns', '-o', 'name'], lb());
-    for (const n of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) assert.match(namespaces, new RegExp(`^namespace/${n}$`, 'm'));
+    for (const n of ['default', 'kube-system', 'kube-public', 'kube-node-lease'])
+      assert.match(namespaces, new RegExp(`^namespace/${n}$`, 'm'));
     await kubectlOk(['create', 'namespace', ns], lb());
     await kubectlOk(['create', 'configmap', 'cm1', '-n', ns, '--from-literal=k=v'], lb());
     assert.equal(await kubectlOk(['get', 'configmap', 'cm1', '-n', ns, '-o', 'jsonpath={.data.k}'], lb()), 'v');
@@ -89,7 +93,12 @@ describe('local cluster: 3 etcd + 3 kapi + haproxy', () => {
       await w.waitForOutput(/^MODIFIED\s+p1\s.*\sone$/m);
       await kubectlOk(['label', 'pod', 'p1', '-n', ns, 'step=two', '--overwrite'], { kubeconfig: cluster.replicaKubeconfig(1) });
       await w.waitForOutput(/^MODIFIED\s+p1\s.*\stwo$/m);
-      const events = w.stdout().trim().split('\n').slice(1).map((l) => l.split(/\s+/).slice(0, 2).join(' '));
+      const events = w
+        .stdout()
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((l) => l.split(/\s+/).slice(0, 2).join(' '));
       assert.deepEqual(events, ['ADDED p1', 'MODIFIED p1', 'MODIFIED p1']);
     } finally {
       await w.stop();
@@ -107,7 +116,12 @@ describe('local cluster: 3 etcd + 3 kapi + haproxy', () => {
       await kubectlOk(['create', 'configmap', `during-${i}`, '-n', ns], lb());
       assert.match(await kubectlOk(['get', 'configmap', `during-${i}`, '-n', ns, '-o', 'name'], lb()), /configmap\/during-/);
     }
-    await waitFor('haproxy to take kapi-1 out', async () => (await backendServers(dir)).find((s) => s.name === 'kapi-1')?.status.startsWith('DOWN'), 15_000, 200);
+    await waitFor(
+      'haproxy to take kapi-1 out',
+      async () => (await backendServers(dir)).find((s) => s.name === 'kapi-1')?.status.startsWith('DOWN'),
+      15_000,
+      200,
+    );
 
     await victim.restart();
     assert.ok(victim.running());
@@ -115,7 +129,12 @@ describe('local cluster: 3 etcd + 3 kapi + haproxy', () => {
     // the restarted replica serves what was written while it was down
     const direct = await kubectlOk(['get', 'configmaps', '-n', ns, '-o', 'name'], { kubeconfig: cluster.replicaKubeconfig(1) });
     for (let i = 0; i < 6; i++) assert.match(direct, new RegExp(`^configmap/during-${i}$`, 'm'));
-    await waitFor('haproxy to put kapi-1 back', async () => (await backendServers(dir)).find((s) => s.name === 'kapi-1')?.status === 'UP', 15_000, 200);
+    await waitFor(
+      'haproxy to put kapi-1 back',
+      async () => (await backendServers(dir)).find((s) => s.name === 'kapi-1')?.status === 'UP',
+      15_000,
+      200,
+    );
     const before = (await backendServers(dir)).find((s) => s.name === 'kapi-1')!.sessionsTotal;
     for (let i = 0; i < 6; i++) await kubectlOk(['get', 'ns', ns, '-o', 'name'], lb());
     const afterRejoin = (await backendServers(dir)).find((s) => s.name === 'kapi-1')!.sessionsTotal;

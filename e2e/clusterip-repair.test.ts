@@ -46,7 +46,12 @@ describe('ClusterIP repair loop', () => {
     };
     const leaked = {
       ...stored,
-      metadata: { ...stored.metadata, name: leakedIP, uid: '6b1c1f0e-0000-4000-8000-00000000beef', creationTimestamp: '2020-01-01T00:00:00Z' },
+      metadata: {
+        ...stored.metadata,
+        name: leakedIP,
+        uid: '6b1c1f0e-0000-4000-8000-00000000beef',
+        creationTimestamp: '2020-01-01T00:00:00Z',
+      },
       spec: { parentRef: { ...stored.spec.parentRef, name: 'never-written' } },
     };
     await kapi.stop();
@@ -68,9 +73,17 @@ describe('ClusterIP repair loop', () => {
     assert.deepEqual(ip.spec.parentRef, { resource: 'services', namespace: ns, name: 'web' });
     assert.equal(ip.metadata.labels['ipaddress.kubernetes.io/managed-by'], 'ipallocator.k8s.io');
     // and it is taken again: another Service cannot have it
-    const clash = await kubectl(['create', 'service', 'clusterip', 'clash', '-n', ns, '--tcp=80:8080', `--clusterip=${serviceIP}`], admin());
+    const clash = await kubectl(
+      ['create', 'service', 'clusterip', 'clash', '-n', ns, '--tcp=80:8080', `--clusterip=${serviceIP}`],
+      admin(),
+    );
     assert.notEqual(clash.code, 0);
-    assert.match(clash.stderr, new RegExp(`spec\\.clusterIPs: Invalid value: \\[\\]string\\{"${serviceIP.replace(/\./g, '\\.')}"\\}: failed to allocate IP ${serviceIP.replace(/\./g, '\\.')}: provided IP is already allocated`));
+    assert.match(
+      clash.stderr,
+      new RegExp(
+        `spec\\.clusterIPs: Invalid value: \\[\\]string\\{"${serviceIP.replace(/\./g, '\\.')}"\\}: failed to allocate IP ${serviceIP.replace(/\./g, '\\.')}: provided IP is already allocated`,
+      ),
+    );
   });
 
   it('releases an address whose Service does not exist', async () => {

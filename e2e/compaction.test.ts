@@ -8,16 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  etcdctl,
-  etcdRevision,
-  jsonOf,
-  startEtcd,
-  startKapi,
-  uniqueName,
-  type EtcdProcess,
-  type KapiProcess,
-} from './harness.js';
+import { etcdctl, etcdRevision, jsonOf, startEtcd, startKapi, uniqueName, type EtcdProcess, type KapiProcess } from './harness.js';
 
 interface Status {
   kind: string;
@@ -142,7 +133,10 @@ describe('compaction', () => {
     const res = await kapi.http.get(`${base()}?limit=2&continue=${encodeURIComponent(oldToken)}`);
     assert.equal(res.status, 410, res.body);
     const s = jsonOf<Status>(res);
-    assert.deepEqual(Object.keys(s).filter((k) => k !== 'details'), ['kind', 'apiVersion', 'metadata', 'status', 'message', 'reason', 'code']);
+    assert.deepEqual(
+      Object.keys(s).filter((k) => k !== 'details'),
+      ['kind', 'apiVersion', 'metadata', 'status', 'message', 'reason', 'code'],
+    );
     assert.equal(s.kind, 'Status');
     assert.equal(s.status, 'Failure');
     assert.equal(s.reason, 'Expired');
@@ -157,7 +151,9 @@ describe('compaction', () => {
     const rest = await kapi.http.get(`${base()}?limit=10&continue=${encodeURIComponent(s.metadata.continue)}`);
     assert.equal(rest.status, 200, rest.body);
     // the root CA publisher adds kube-root-ca.crt to every namespace, whenever it gets to it
-    const names = jsonOf<List>(rest).items.map((i) => i.metadata.name).filter((n) => n !== 'kube-root-ca.crt');
+    const names = jsonOf<List>(rest)
+      .items.map((i) => i.metadata.name)
+      .filter((n) => n !== 'kube-root-ca.crt');
     assert.deepEqual(names, ['c2', 'c3', 'c4']);
   });
 
@@ -173,7 +169,11 @@ describe('compaction', () => {
         // kube-apiserver's watch cache: HTTP 200, one ERROR event, then the stream ends
         const ev = await w.waitFor((e) => e.type === 'ERROR');
         await w.ended;
-        assert.deepEqual(w.events.map((e) => e.type), ['ERROR'], 'a single ERROR event');
+        assert.deepEqual(
+          w.events.map((e) => e.type),
+          ['ERROR'],
+          'a single ERROR event',
+        );
         s = ev.object as unknown as Status;
       } else {
         await w.ended;

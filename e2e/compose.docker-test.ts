@@ -18,17 +18,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
-import {
-  KubeHttpClient,
-  freePort,
-  kubectl,
-  kubectlOk,
-  repoRoot,
-  sleep,
-  uniqueName,
-  waitFor,
-  type HttpResponse,
-} from './harness.js';
+import { KubeHttpClient, freePort, kubectl, kubectlOk, repoRoot, sleep, uniqueName, waitFor, type HttpResponse } from './harness.js';
 
 interface RunResult {
   code: number | null;
@@ -126,27 +116,50 @@ let composeEnv: NodeJS.ProcessEnv = process.env;
 const compose = (args: string[], timeoutMs = 180_000): Promise<string> =>
   runOk('docker-compose', ['-p', project, '-f', composeFile, ...args], { env: composeEnv, timeoutMs });
 const docker = (args: string[], timeoutMs = 120_000): Promise<string> => runOk('docker', args, { timeoutMs });
-const lines = (s: string): string[] => s.split('\n').map((l) => l.trim()).filter(Boolean);
+const lines = (s: string): string[] =>
+  s
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
 
 /** the ID of a service's container in this project, by compose's labels */
 async function container(service: string): Promise<string> {
-  const ids = lines(await docker(['ps', '-a', '-q', '--filter', label, '--filter', `label=com.docker.compose.service=${service}`, '--filter', 'label=com.docker.compose.oneoff=False']));
+  const ids = lines(
+    await docker([
+      'ps',
+      '-a',
+      '-q',
+      '--filter',
+      label,
+      '--filter',
+      `label=com.docker.compose.service=${service}`,
+      '--filter',
+      'label=com.docker.compose.oneoff=False',
+    ]),
+  );
   assert.equal(ids.length, 1, `one container for ${service}: ${ids.join(' ')}`);
   return ids[0]!;
 }
 
 async function health(service: string): Promise<string> {
-  return (await docker(['inspect', '-f', '{{.State.Status}}/{{if .State.Health}}{{.State.Health.Status}}{{end}}', await container(service)])).trim();
+  return (
+    await docker(['inspect', '-f', '{{.State.Status}}/{{if .State.Health}}{{.State.Health.Status}}{{end}}', await container(service)])
+  ).trim();
 }
 
 const replicas = ['kapi1', 'kapi2', 'kapi3'];
 const etcdMembers = ['etcd1', 'etcd2', 'etcd3'];
 
 async function waitHealthy(services: string[], what: string): Promise<void> {
-  await waitFor(what, async () => {
-    for (const s of services) if ((await health(s)) !== 'running/healthy') return false;
-    return true;
-  }, 180_000, 500);
+  await waitFor(
+    what,
+    async () => {
+      for (const s of services) if ((await health(s)) !== 'running/healthy') return false;
+      return true;
+    },
+    180_000,
+    500,
+  );
 }
 
 /** etcdctl in `service`'s container, against `members` (a stopped one would fail the command) */
@@ -265,7 +278,12 @@ describe(`docker-compose deployment (project ${project})`, () => {
 
   const waitServing = async (): Promise<void> => {
     await waitHealthy(replicas, 'the three replicas to be healthy');
-    await waitFor('kubectl through the load balancer', async () => (await kubectl(['get', '--raw', '/readyz'], { kubeconfig, timeoutMs: 20_000 })).code === 0, 120_000, 1000);
+    await waitFor(
+      'kubectl through the load balancer',
+      async () => (await kubectl(['get', '--raw', '/readyz'], { kubeconfig, timeoutMs: 20_000 })).code === 0,
+      120_000,
+      1000,
+    );
   };
 
   const down = async (volumes: boolean): Promise<void> => {
@@ -297,7 +315,8 @@ describe(`docker-compose deployment (project ${project})`, () => {
     assert.match(kubeconfigText, new RegExp(`server: https://127\\.0\\.0\\.1:${port}\\n`));
     const ports = (await docker(['port', await container('haproxy')])).trim();
     assert.equal(ports, `6443/tcp -> 127.0.0.1:${port}`);
-    for (const s of [...replicas, ...etcdMembers]) assert.equal((await docker(['port', await container(s)])).trim(), '', `${s} publishes nothing`);
+    for (const s of [...replicas, ...etcdMembers])
+      assert.equal((await docker(['port', await container(s)])).trim(), '', `${s} publishes nothing`);
   });
 
   it('kubectl 1.33 through 127.0.0.1: namespaces, a namespace and a configmap', async () => {
@@ -309,14 +328,21 @@ describe(`docker-compose deployment (project ${project})`, () => {
   });
 
   /** runs `fault` under load; `unsettledWrites`: whether writes may be answered 503 (above) */
-  const underLoad = async (t: { diagnostic(m: string): void }, tag: string, fault: () => Promise<void>, unsettledWrites = false): Promise<LoadResult> => {
+  const underLoad = async (
+    t: { diagnostic(m: string): void },
+    tag: string,
+    fault: () => Promise<void>,
+    unsettledWrites = false,
+  ): Promise<LoadResult> => {
     const load = startLoad(client, ns, tag);
     // some traffic before the fault, so that it lands on busy replicas and connections
     await sleep(2000);
     await fault();
     await sleep(3000);
     const r = await load.stop();
-    t.diagnostic(`${tag}: ${r.requests} requests, ${r.failed} failed, ${r.retried} retries, ${r.unsettled} writes answered 503 and settled`);
+    t.diagnostic(
+      `${tag}: ${r.requests} requests, ${r.failed} failed, ${r.retried} retries, ${r.unsettled} writes answered 503 and settled`,
+    );
     for (const f of r.failures) t.diagnostic(`  ${f}`);
     assert.ok(r.requests > 0, 'the load ran');
     assert.equal(r.failed, 0, `failed requests:\n${r.failures.join('\n')}`);
@@ -352,19 +378,41 @@ describe(`docker-compose deployment (project ${project})`, () => {
     const leader = await etcdLeader(etcdMembers);
     const others = etcdMembers.filter((m) => m !== leader);
     t.diagnostic(`etcd leader: ${leader}`);
-    await underLoad(t, 'etcd', async () => {
-      const id = await container(leader);
-      await docker(['kill', '-s', 'KILL', id]);
-      await waitFor('a new etcd leader', async () => {
-        const l = await etcdLeader(others).catch(() => undefined);
-        return l !== undefined && l !== leader;
-      }, 60_000, 500);
-      await sleep(3000);
-      await docker(['start', id]);
-      await waitFor(`${leader} healthy again`, async () => (await run('docker', ['exec', id, 'etcdctl', 'endpoint', 'health'])).code === 0, 60_000, 500);
-    }, false);
+    await underLoad(
+      t,
+      'etcd',
+      async () => {
+        const id = await container(leader);
+        await docker(['kill', '-s', 'KILL', id]);
+        await waitFor(
+          'a new etcd leader',
+          async () => {
+            const l = await etcdLeader(others).catch(() => undefined);
+            return l !== undefined && l !== leader;
+          },
+          60_000,
+          500,
+        );
+        await sleep(3000);
+        await docker(['start', id]);
+        await waitFor(
+          `${leader} healthy again`,
+          async () => (await run('docker', ['exec', id, 'etcdctl', 'endpoint', 'health'])).code === 0,
+          60_000,
+          500,
+        );
+      },
+      false,
+    );
     // etcdctl 3.4 reports health on stderr
-    const health = await run('docker', ['exec', await container(others[0]!), 'etcdctl', `--endpoints=${etcdMembers.map((m) => `http://${m}:2379`).join(',')}`, 'endpoint', 'health']);
+    const health = await run('docker', [
+      'exec',
+      await container(others[0]!),
+      'etcdctl',
+      `--endpoints=${etcdMembers.map((m) => `http://${m}:2379`).join(',')}`,
+      'endpoint',
+      'health',
+    ]);
     assert.equal(health.code, 0, health.stderr);
     for (const m of etcdMembers) assert.match(health.stdout + health.stderr, new RegExp(`http://${m}:2379 is healthy`));
   });
@@ -374,7 +422,10 @@ describe(`docker-compose deployment (project ${project})`, () => {
     await down(false);
     assert.deepEqual(lines(await docker(['ps', '-a', '-q', '--filter', label])), [], 'no containers after down');
     const kept = lines(await docker(['volume', 'ls', '-q', '--filter', label])).sort();
-    assert.deepEqual(kept, ['etcd1', 'etcd2', 'etcd3', 'pki'].map((v) => `${project}_${v}`));
+    assert.deepEqual(
+      kept,
+      ['etcd1', 'etcd2', 'etcd3', 'pki'].map((v) => `${project}_${v}`),
+    );
     await compose(['up', '-d'], 600_000);
     // the same PKI: the kubeconfig from before down still authenticates and trusts the server
     assert.equal(await fetchKubeconfig(), kubeconfigText);

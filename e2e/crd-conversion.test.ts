@@ -55,7 +55,12 @@ function crd(plural: string, kind: string, url: string, caBundle: string): strin
 }
 
 const widget = (version: 'v1' | 'v2', name: string, value: number, kind = 'Widget') =>
-  JSON.stringify({ apiVersion: `${GROUP}/${version}`, kind, metadata: { name, namespace: 'default' }, spec: version === 'v1' ? { size: value } : { count: value } });
+  JSON.stringify({
+    apiVersion: `${GROUP}/${version}`,
+    kind,
+    metadata: { name, namespace: 'default' },
+    spec: version === 'v1' ? { size: value } : { count: value },
+  });
 
 describe('CRD webhook conversion', { timeout: 600_000 }, () => {
   let kapi: KapiProcess;
@@ -64,7 +69,8 @@ describe('CRD webhook conversion', { timeout: 600_000 }, () => {
   const reviews: Review[] = [];
   const k = (args: string[], input?: string) => kubectl(args, { kubeconfig: kapi.kubeconfig, input });
   const kOk = (args: string[], input?: string) => kubectlOk(args, { kubeconfig: kapi.kubeconfig, input });
-  const getJson = async (resource: string, name: string) => JSON.parse(await kOk(['get', resource, name, '-o', 'json'])) as Record<string, any>;
+  const getJson = async (resource: string, name: string) =>
+    JSON.parse(await kOk(['get', resource, name, '-o', 'json'])) as Record<string, any>;
 
   before(async () => {
     hook = await startLoopbackHttps((path, body) => {
@@ -77,11 +83,16 @@ describe('CRD webhook conversion', { timeout: 600_000 }, () => {
     kapi = await startKapi();
     await kOk(['apply', '-f', '-'], crd('widgets', 'Widget', `${hook.url}/convert`, hook.caBundle));
     await kOk(['apply', '-f', '-'], crd('gadgets', 'Gadget', `https://127.0.0.1:${deadPort}/convert`, hook.caBundle));
-    await waitFor('both versions served', async () => {
-      const r = await k(['get', `widgets.v2.${GROUP}`, '-o', 'name']);
-      const g = await k(['get', `gadgets.v1.${GROUP}`, '-o', 'name']);
-      return r.code === 0 && g.code === 0;
-    }, 60_000, 200);
+    await waitFor(
+      'both versions served',
+      async () => {
+        const r = await k(['get', `widgets.v2.${GROUP}`, '-o', 'name']);
+        const g = await k(['get', `gadgets.v1.${GROUP}`, '-o', 'name']);
+        return r.code === 0 && g.code === 0;
+      },
+      60_000,
+      200,
+    );
   });
 
   after(async () => {
@@ -98,7 +109,9 @@ describe('CRD webhook conversion', { timeout: 600_000 }, () => {
     assert.deepEqual(v1.spec, { size: 3 });
     assert.equal(v1.metadata.uid, v2.metadata.uid);
     assert.equal(v1.metadata.resourceVersion, v2.metadata.resourceVersion);
-    const sent = reviews.find((r) => r.request.desiredAPIVersion === `${GROUP}/v2` && r.request.objects.some((o) => o.metadata?.name === 'one'));
+    const sent = reviews.find(
+      (r) => r.request.desiredAPIVersion === `${GROUP}/v2` && r.request.objects.some((o) => o.metadata?.name === 'one'),
+    );
     assert.ok(sent, 'the webhook was asked for v2');
     assert.equal(sent.apiVersion, 'apiextensions.k8s.io/v1');
     assert.equal(sent.request.objects[0]!.apiVersion, `${GROUP}/v1`);
@@ -110,7 +123,12 @@ describe('CRD webhook conversion', { timeout: 600_000 }, () => {
     assert.equal(out.apiVersion, `${GROUP}/v2`);
     assert.deepEqual(out.spec, { count: 5 });
     assert.deepEqual((await getJson(`widgets.v1.${GROUP}`, 'two')).spec, { size: 5 });
-    assert.ok(reviews.some((r) => r.request.desiredAPIVersion === `${GROUP}/v1` && r.request.objects.some((o) => o.metadata?.name === 'two' && o.spec?.count === 5)));
+    assert.ok(
+      reviews.some(
+        (r) =>
+          r.request.desiredAPIVersion === `${GROUP}/v1` && r.request.objects.some((o) => o.metadata?.name === 'two' && o.spec?.count === 5),
+      ),
+    );
     await kOk(['patch', `widgets.v2.${GROUP}`, 'two', '--type=merge', '-p', '{"spec":{"count":6}}']);
     assert.deepEqual((await getJson(`widgets.v1.${GROUP}`, 'two')).spec, { size: 6 });
     await kOk(['label', `widgets.v2.${GROUP}`, 'two', 'tier=gold']);
@@ -136,7 +154,10 @@ describe('CRD webhook conversion', { timeout: 600_000 }, () => {
       ['two', `${GROUP}/v2`, { count: 6 }],
     ]);
     const batched = reviews.slice(before).filter((r) => r.request.desiredAPIVersion === `${GROUP}/v2`);
-    assert.ok(batched.some((r) => r.request.objects.length === 2), `one review with both objects: ${JSON.stringify(batched.map((r) => r.request.objects.length))}`);
+    assert.ok(
+      batched.some((r) => r.request.objects.length === 2),
+      `one review with both objects: ${JSON.stringify(batched.map((r) => r.request.objects.length))}`,
+    );
   });
 
   it('a watch in v2 sees converted objects', async () => {
@@ -159,7 +180,9 @@ describe('CRD webhook conversion', { timeout: 600_000 }, () => {
 
   it('kubectl get -w in v2 prints converted objects', async () => {
     const { kubectlSpawn } = await import('./harness.js');
-    const child = kubectlSpawn(['get', `widgets.v2.${GROUP}`, '-w', '-o', 'jsonpath={.metadata.name}={.spec.count}{"\\n"}'], { kubeconfig: kapi.kubeconfig });
+    const child = kubectlSpawn(['get', `widgets.v2.${GROUP}`, '-w', '-o', 'jsonpath={.metadata.name}={.spec.count}{"\\n"}'], {
+      kubeconfig: kapi.kubeconfig,
+    });
     try {
       await child.waitForOutput(/two=6/);
       await kOk(['patch', `widgets.v1.${GROUP}`, 'two', '--type=merge', '-p', '{"spec":{"size":7}}']);

@@ -105,14 +105,24 @@ describe('CustomResourceDefinitions (kubectl 1.33, two replicas)', () => {
     await kubectlOk(['wait', '--for', 'condition=established', '--timeout=30s', 'crd/crontabs.stable.example.com'], onA());
     const crd = JSON.parse(await kubectlOk(['get', 'crd', 'crontabs.stable.example.com', '-o', 'json'], onA())) as {
       metadata: { finalizers?: string[] };
-      status: { acceptedNames: { plural: string; shortNames: string[] }; storedVersions: string[]; conditions: { type: string; status: string }[] };
+      status: {
+        acceptedNames: { plural: string; shortNames: string[] };
+        storedVersions: string[];
+        conditions: { type: string; status: string }[];
+      };
     };
     assert.equal(crd.status.acceptedNames.plural, 'crontabs');
     // the cleanup finalizer comes with the delete, as in kube
     assert.equal(crd.metadata.finalizers, undefined);
     assert.deepEqual(crd.status.storedVersions, ['v1']);
-    assert.deepEqual(crd.status.conditions.filter((c) => c.type === 'NamesAccepted' || c.type === 'Established').map((c) => `${c.type}=${c.status}`), ['NamesAccepted=True', 'Established=True']);
-    await waitFor('B serves crontabs', async () => (await b.http.get('/apis/stable.example.com/v1/namespaces/default/crontabs')).status === 200);
+    assert.deepEqual(
+      crd.status.conditions.filter((c) => c.type === 'NamesAccepted' || c.type === 'Established').map((c) => `${c.type}=${c.status}`),
+      ['NamesAccepted=True', 'Established=True'],
+    );
+    await waitFor(
+      'B serves crontabs',
+      async () => (await b.http.get('/apis/stable.example.com/v1/namespaces/default/crontabs')).status === 200,
+    );
     const groups = jsonOf<{ groups: { name: string; preferredVersion: { version: string } }[] }>(await b.http.get('/apis'));
     assert.equal(groups.groups.find((g) => g.name === 'stable.example.com')?.preferredVersion.version, 'v1');
   });
@@ -125,26 +135,33 @@ describe('CustomResourceDefinitions (kubectl 1.33, two replicas)', () => {
       .replace('kind: CronTab', 'kind: CronTabZ');
     await kubectlOk(['apply', '-f', '-'], { ...onA(), input: clash });
     const conditions = await waitFor('NamesAccepted=False', async () => {
-      const crd = JSON.parse(await kubectlOk(['get', 'crd', 'crontabzs.stable.example.com', '-o', 'json'], onB())) as { status?: { conditions?: { type: string; status: string; reason: string; message: string }[] } };
+      const crd = JSON.parse(await kubectlOk(['get', 'crd', 'crontabzs.stable.example.com', '-o', 'json'], onB())) as {
+        status?: { conditions?: { type: string; status: string; reason: string; message: string }[] };
+      };
       const c = crd.status?.conditions ?? [];
       return c.some((x) => x.type === 'NamesAccepted') ? c : undefined;
     });
     assert.deepEqual(
-      conditions.filter((c) => c.type === 'NamesAccepted' || c.type === 'Established').map((c) => `${c.type}=${c.status} ${c.reason}: ${c.message}`),
+      conditions
+        .filter((c) => c.type === 'NamesAccepted' || c.type === 'Established')
+        .map((c) => `${c.type}=${c.status} ${c.reason}: ${c.message}`),
       ['NamesAccepted=False ShortNamesConflict: "ct" is already in use', 'Established=False NotAccepted: not all names are accepted'],
     );
     assert.equal((await a.http.get('/apis/stable.example.com/v1/namespaces/default/crontabzs')).status, 404);
     await kubectlOk(['delete', 'crd', 'crontabzs.stable.example.com'], onA());
   });
 
-  it('refuses invalid CRDs with kube-apiserver\'s messages', async () => {
+  it("refuses invalid CRDs with kube-apiserver's messages", async () => {
     const bad = crdYaml.replace(/stable\.example\.com/g, 'example').replace('storage: false', 'storage: true');
     const r = await kubectl(['create', '-f', '-'], { ...onA(), input: bad });
     assert.notEqual(r.code, 0);
     assert.match(r.stderr, /The CustomResourceDefinition "crontabs\.example" is invalid: /);
     assert.match(r.stderr, /spec\.group: Invalid value: "example": should be a domain with at least one dot/);
     assert.match(r.stderr, /spec\.versions: Invalid value: .*must have exactly one version marked as storage version/);
-    const scope = await kubectl(['patch', 'crd', 'crontabs.stable.example.com', '--type=merge', '-p', '{"spec":{"scope":"Cluster"}}'], onA());
+    const scope = await kubectl(
+      ['patch', 'crd', 'crontabs.stable.example.com', '--type=merge', '-p', '{"spec":{"scope":"Cluster"}}'],
+      onA(),
+    );
     assert.match(scope.stderr, /spec\.scope: Invalid value: "Cluster": field is immutable/);
   });
 
@@ -158,15 +175,21 @@ describe('CustomResourceDefinitions (kubectl 1.33, two replicas)', () => {
     assert.match(apiResources, /^crontabs\s+ct\s+stable\.example\.com\/v1\s+true\s+CronTab$/m);
     const all = await kubectlOk(['get', 'all'], onA());
     assert.match(all, /crontab\.stable\.example\.com\/daily/);
-    const obj = JSON.parse(await kubectlOk(['get', 'crontab', 'daily', '-o', 'json'], onA())) as { spec: Record<string, unknown>; metadata: { generation: number } };
+    const obj = JSON.parse(await kubectlOk(['get', 'crontab', 'daily', '-o', 'json'], onA())) as {
+      spec: Record<string, unknown>;
+      metadata: { generation: number };
+    };
     assert.deepEqual(obj.spec, { cronSpec: '* * * * */5', image: 'my-image', replicas: 1 });
     assert.equal(obj.metadata.generation, 1);
   });
 
-  it('refuses an invalid custom resource with kube-apiserver\'s message (schema and x-kubernetes-validations)', async () => {
+  it("refuses an invalid custom resource with kube-apiserver's message (schema and x-kubernetes-validations)", async () => {
     const r = await kubectl(['create', '-f', '-'], { ...onA(), input: cronTab('bad', '  cronSpec: "often"\n  replicas: 20') });
     assert.notEqual(r.code, 0);
-    assert.match(r.stderr, /The CronTab "bad" is invalid: \n\* spec\.cronSpec: Invalid value: "often": spec\.cronSpec in body should match/);
+    assert.match(
+      r.stderr,
+      /The CronTab "bad" is invalid: \n\* spec\.cronSpec: Invalid value: "often": spec\.cronSpec in body should match/,
+    );
     assert.match(r.stderr, /\* spec\.replicas: Invalid value: 20: spec\.replicas in body should be less than or equal to 10/);
     const cel = await kubectl(['create', '-f', '-'], { ...onA(), input: cronTab('bad', '  cronSpec: "* * * * *"\n  image: forbidden') });
     assert.match(cel.stderr, /The CronTab "bad" is invalid: spec: Invalid value: "object": image forbidden is not allowed/);
@@ -197,7 +220,10 @@ describe('CustomResourceDefinitions (kubectl 1.33, two replicas)', () => {
     const sp = await kubectl(['patch', 'ct', 'daily', '--type=strategic', '-p', '{"spec":{"image":"v3"}}'], onA());
     assert.notEqual(sp.code, 0);
     assert.match(sp.stderr, /application\/strategic-merge-patch\+json is not supported/);
-    await kubectlOk(['apply', '--server-side', '--field-manager=tester', '-f', '-'], { ...onA(), input: cronTab('applied', '  cronSpec: "0 * * * *"\n  tags: [a]') });
+    await kubectlOk(['apply', '--server-side', '--field-manager=tester', '-f', '-'], {
+      ...onA(),
+      input: cronTab('applied', '  cronSpec: "0 * * * *"\n  tags: [a]'),
+    });
     // a set (x-kubernetes-list-type) merges the items two managers apply
     await kubectlOk(['apply', '--server-side', '--field-manager=other', '-f', '-'], { ...onB(), input: cronTab('applied', '  tags: [b]') });
     const applied = JSON.parse(await kubectlOk(['get', 'ct', 'applied', '-o', 'json', '--show-managed-fields'], onB())) as {
@@ -207,27 +233,40 @@ describe('CustomResourceDefinitions (kubectl 1.33, two replicas)', () => {
     assert.deepEqual(applied.spec, { cronSpec: '0 * * * *', replicas: 1, tags: ['a', 'b'] });
     assert.ok(applied.metadata.managedFields.some((m) => m.manager === 'tester' && m.operation === 'Apply'));
     await kubectlOk(['scale', 'ct', 'daily', '--replicas=3'], onA());
-    const scale = JSON.parse(await kubectlOk(['get', '--raw', '/apis/stable.example.com/v1/namespaces/default/crontabs/daily/scale'], onB())) as {
+    const scale = JSON.parse(
+      await kubectlOk(['get', '--raw', '/apis/stable.example.com/v1/namespaces/default/crontabs/daily/scale'], onB()),
+    ) as {
       kind: string;
       spec: { replicas: number };
     };
     assert.equal(scale.kind, 'Scale');
     assert.equal(scale.spec.replicas, 3);
-    const scaled = JSON.parse(await kubectlOk(['get', 'ct', 'daily', '-o', 'json', '--show-managed-fields'], onA())) as { metadata: { managedFields: { subresource?: string; fieldsV1: unknown }[] } };
+    const scaled = JSON.parse(await kubectlOk(['get', 'ct', 'daily', '-o', 'json', '--show-managed-fields'], onA())) as {
+      metadata: { managedFields: { subresource?: string; fieldsV1: unknown }[] };
+    };
     assert.deepEqual(scaled.metadata.managedFields.find((m) => m.subresource === 'scale')?.fieldsV1, { 'f:spec': { 'f:replicas': {} } });
     await kubectlOk(['patch', 'ct', 'daily', '--subresource=status', '--type=merge', '-p', '{"status":{"replicas":3}}'], onA());
-    const daily = JSON.parse(await kubectlOk(['get', 'ct', 'daily', '-o', 'json'], onA())) as { spec: { image: string; replicas: number }; status: { replicas: number }; metadata: { generation: number } };
+    const daily = JSON.parse(await kubectlOk(['get', 'ct', 'daily', '-o', 'json'], onA())) as {
+      spec: { image: string; replicas: number };
+      status: { replicas: number };
+      metadata: { generation: number };
+    };
     assert.equal(daily.spec.image, 'v2');
     assert.equal(daily.status.replicas, 3);
     // created (1), image v1 (2), image v2 (3), replicas (4); the status write bumps nothing
     assert.equal(daily.metadata.generation, 4);
     // status sent to the main resource is ignored
     await kubectlOk(['patch', 'ct', 'daily', '--type=merge', '-p', '{"status":{"replicas":9}}'], onA());
-    assert.equal((JSON.parse(await kubectlOk(['get', 'ct', 'daily', '-o', 'json'], onA())) as { status: { replicas: number } }).status.replicas, 3);
+    assert.equal(
+      (JSON.parse(await kubectlOk(['get', 'ct', 'daily', '-o', 'json'], onA())) as { status: { replicas: number } }).status.replicas,
+      3,
+    );
   });
 
   it('serves the other version with apiVersion rewritten', async () => {
-    const v1beta1 = jsonOf<{ apiVersion: string; spec: { cronSpec: string } }>(await b.http.get('/apis/stable.example.com/v1beta1/namespaces/default/crontabs/daily'));
+    const v1beta1 = jsonOf<{ apiVersion: string; spec: { cronSpec: string } }>(
+      await b.http.get('/apis/stable.example.com/v1beta1/namespaces/default/crontabs/daily'),
+    );
     assert.equal(v1beta1.apiVersion, 'stable.example.com/v1beta1');
     assert.equal(v1beta1.spec.cronSpec, '* * * * */5');
   });
@@ -257,15 +296,25 @@ describe('CustomResourceDefinitions (kubectl 1.33, two replicas)', () => {
     const open = b.http.watch('/apis/stable.example.com/v1/namespaces/default/crontabs?watch=1');
     assert.equal(await open.status, 200);
     await kubectlOk(['delete', 'crd', 'crontabs.stable.example.com', '--timeout=60s'], onA());
-    await waitFor('the CRD to be gone', async () => (await a.http.get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/crontabs.stable.example.com')).status === 404, 60000);
+    await waitFor(
+      'the CRD to be gone',
+      async () => (await a.http.get('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/crontabs.stable.example.com')).status === 404,
+      60000,
+    );
     const keys = await etcdctl(etcd.endpoint, ['get', '--prefix', '/registry/stable.example.com/', '--keys-only']);
     assert.equal(keys.stdout.trim(), '');
     await waitFor('A and B to stop serving crontabs', async () => {
-      const [ra, rb] = await Promise.all([a.http.get('/apis/stable.example.com/v1/namespaces/default/crontabs'), b.http.get('/apis/stable.example.com/v1/namespaces/default/crontabs')]);
+      const [ra, rb] = await Promise.all([
+        a.http.get('/apis/stable.example.com/v1/namespaces/default/crontabs'),
+        b.http.get('/apis/stable.example.com/v1/namespaces/default/crontabs'),
+      ]);
       return ra.status === 404 && rb.status === 404;
     });
     assert.doesNotMatch((await b.http.get('/apis')).body, /stable\.example\.com/);
     await open.ended;
-    assert.ok(open.events.some((e) => e.type === 'DELETED'), 'the watch saw the CRs deleted before it ended');
+    assert.ok(
+      open.events.some((e) => e.type === 'DELETED'),
+      'the watch saw the CRs deleted before it ended',
+    );
   });
 });

@@ -146,7 +146,14 @@ describe('crud with kubectl 1.33', () => {
     assert.equal(res.status, 200, res.body);
     const d = JSON.parse(res.body) as Record<string, any>;
     assert.deepEqual(Object.keys(d), ['kind', 'apiVersion', 'metadata', 'spec', 'status']);
-    assert.deepEqual(Object.keys(d.metadata).slice(0, 6), ['name', 'namespace', 'uid', 'resourceVersion', 'generation', 'creationTimestamp']);
+    assert.deepEqual(Object.keys(d.metadata).slice(0, 6), [
+      'name',
+      'namespace',
+      'uid',
+      'resourceVersion',
+      'generation',
+      'creationTimestamp',
+    ]);
     const cm = JSON.parse((await kapi.http.get(`/api/v1/namespaces/${ns}/configmaps/settings`)).body) as Record<string, any>;
     assert.deepEqual(Object.keys(cm), ['kind', 'apiVersion', 'metadata', 'data']);
   });
@@ -203,10 +210,7 @@ describe('crud with kubectl 1.33', () => {
   it('label selectors and field selectors', async () => {
     assert.equal(await k(['get', 'cm', '-n', ns, '-l', 'app=web', '-o', 'name']), 'configmap/settings\n');
     assert.equal(await k(['get', 'cm', '-n', ns, '-l', 'app!=web,app', '-o', 'name']), '');
-    assert.equal(
-      await k(['get', 'pods', '-n', ns, '--field-selector', 'status.phase=Pending', '-o', 'name']),
-      'pod/solo\n',
-    );
+    assert.equal(await k(['get', 'pods', '-n', ns, '--field-selector', 'status.phase=Pending', '-o', 'name']), 'pod/solo\n');
     assert.equal(await k(['get', 'pods', '-n', ns, '--field-selector', 'spec.nodeName=node-1', '-o', 'name']), '');
   });
 
@@ -267,7 +271,10 @@ dat:
       'Error from server (BadRequest): error when creating "STDIN": ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "dat"\n',
     );
     const raw = await kapi.http.post(`/api/v1/namespaces/${ns}/configmaps?fieldValidation=Warn`, {
-      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'typo-warn' }, dat: { a: 'b' },
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'typo-warn' },
+      dat: { a: 'b' },
     });
     assert.equal(raw.status, 201, raw.body);
     assert.equal(raw.headers.warning, '299 - "unknown field \\"dat\\""');

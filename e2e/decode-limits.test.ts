@@ -95,7 +95,7 @@ describe('bounded decoders and patch appliers', () => {
     await assertServing();
   });
 
-  it('JSON nested 4000 deep as a create: 400 with Go\'s words', async () => {
+  it("JSON nested 4000 deep as a create: 400 with Go's words", async () => {
     const res = await kapi.http.post(`/api/v1/namespaces/${ns}/configmaps`, nested('[', ']', 4000));
     const s = failure(res, 400, 'BadRequest');
     assert.equal(
@@ -106,11 +106,14 @@ describe('bounded decoders and patch appliers', () => {
   });
 
   it('apply patches nested 3000 (YAML) and 4000 (JSON) deep: 400, nothing created', async () => {
-    const apply = (body: string) =>
-      kapi.http.patch(`${cm('applied')}?fieldManager=probe`, body, 'application/apply-patch+yaml');
+    const apply = (body: string) => kapi.http.patch(`${cm('applied')}?fieldManager=probe`, body, 'application/apply-patch+yaml');
     const yaml = failure(await apply(nested('[', ']', 3000)), 400, 'BadRequest');
     assert.equal(yaml.message, 'error decoding YAML: error converting YAML to JSON: yaml: exceeded max depth of 500');
-    failure(await apply(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"applied","annotations":${deepObject(4000)}}}`), 400, 'BadRequest');
+    failure(
+      await apply(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"applied","annotations":${deepObject(4000)}}}`),
+      400,
+      'BadRequest',
+    );
     assert.equal((await kapi.http.get(cm('applied'))).status, 404);
     await assertServing();
   });
@@ -123,7 +126,11 @@ describe('bounded decoders and patch appliers', () => {
     const strategic = failure(await kapi.http.patch(cm('base'), body, 'application/strategic-merge-patch+json'), 400, 'BadRequest');
     assert.equal(strategic.message, "invalid character '{' exceeded max depth");
     const jsonPatch = failure(
-      await kapi.http.patch(cm('base'), `[{"op":"add","path":"/metadata/annotations","value":${deepObject(9000)}}]`, 'application/json-patch+json'),
+      await kapi.http.patch(
+        cm('base'),
+        `[{"op":"add","path":"/metadata/annotations","value":${deepObject(9000)}}]`,
+        'application/json-patch+json',
+      ),
       400,
       'BadRequest',
     );

@@ -70,16 +70,32 @@ function kinds(ms: Manifest[]): string[] {
 }
 
 function podContainers(m: Manifest): Container[] {
-  return ((m.spec as { template: { spec: { containers: Container[] } } }).template.spec.containers);
+  return (m.spec as { template: { spec: { containers: Container[] } } }).template.spec.containers;
 }
 
-const EXTERNAL = ['--set', 'etcd.bundled=false', '--set', 'etcd.external.endpoints={https://etcd-a.example:2379,https://etcd-b.example:2379,https://etcd-c.example:2379}', '--set', 'etcd.external.tlsSecret=etcd-client'];
+const EXTERNAL = [
+  '--set',
+  'etcd.bundled=false',
+  '--set',
+  'etcd.external.endpoints={https://etcd-a.example:2379,https://etcd-b.example:2379,https://etcd-c.example:2379}',
+  '--set',
+  'etcd.external.tlsSecret=etcd-client',
+];
 
 describe('docker-compose', () => {
   it('docker-compose config accepts deploy/docker-compose.yml: 3 etcd members, kapi certs once, 3 replicas on the shared PKI, haproxy', async () => {
     const out = await runOk('docker-compose', ['-f', 'deploy/docker-compose.yml', 'config']);
     const config = parse(out) as {
-      services: Record<string, { command?: string[]; entrypoint?: string[]; ports?: unknown[]; volumes?: unknown[]; depends_on?: Record<string, { condition: string }> }>;
+      services: Record<
+        string,
+        {
+          command?: string[];
+          entrypoint?: string[];
+          ports?: unknown[];
+          volumes?: unknown[];
+          depends_on?: Record<string, { condition: string }>;
+        }
+      >;
       volumes: Record<string, unknown>;
     };
     assert.deepEqual(Object.keys(config.services).sort(), ['etcd1', 'etcd2', 'etcd3', 'haproxy', 'kapi-certs', 'kapi1', 'kapi2', 'kapi3']);
@@ -122,8 +138,12 @@ describe('helm chart', () => {
   it('helm template, bundled etcd: Deployment, Service, PDB, etcd StatefulSet and headless Service; probes on /livez and /readyz', async () => {
     const ms = manifests(await helm(['template', 'kapi', 'helm/kapi', '--namespace', ns]));
     assert.deepEqual(kinds(ms), [
-      'Deployment/kapi', 'PodDisruptionBudget/kapi', 'PodDisruptionBudget/kapi-etcd',
-      'Service/kapi', 'Service/kapi-etcd-peers', 'StatefulSet/kapi-etcd',
+      'Deployment/kapi',
+      'PodDisruptionBudget/kapi',
+      'PodDisruptionBudget/kapi-etcd',
+      'Service/kapi',
+      'Service/kapi-etcd-peers',
+      'StatefulSet/kapi-etcd',
     ]);
     const deploy = ms.find((m) => m.kind === 'Deployment')!;
     assert.equal(deploy.spec!.replicas, 3);
@@ -144,7 +164,10 @@ describe('helm chart', () => {
     const ms = manifests(await helm(['template', 'kapi', 'helm/kapi', '--namespace', ns, ...EXTERNAL]));
     assert.deepEqual(kinds(ms), ['Deployment/kapi', 'PodDisruptionBudget/kapi', 'Service/kapi']);
     const args = podContainers(ms.find((m) => m.kind === 'Deployment')!).find((x) => x.name === 'kapi')!.args!;
-    assert.ok(args.includes('--etcd-servers=https://etcd-a.example:2379,https://etcd-b.example:2379,https://etcd-c.example:2379'), args.join(' '));
+    assert.ok(
+      args.includes('--etcd-servers=https://etcd-a.example:2379,https://etcd-b.example:2379,https://etcd-c.example:2379'),
+      args.join(' '),
+    );
     assert.ok(args.includes('--etcd-cafile=/etc/kapi/etcd/ca.crt'));
     // without endpoints, external etcd is an error
     const missing = await run(path.join(repoRoot, 'scripts', 'helm.sh'), ['template', 'kapi', 'helm/kapi', '--set', 'etcd.bundled=false']);
@@ -154,14 +177,33 @@ describe('helm chart', () => {
 
   it('the rendered manifests pass kubectl apply --dry-run=server against kapi, and nothing is created', async () => {
     await kubectlOk(['create', 'namespace', ns], { kubeconfig: kapi.kubeconfig });
-    for (const values of [[], EXTERNAL, ['--set', 'service.type=NodePort', '--set', 'service.nodePort=30443', '--set', 'tlsSans={kapi.example.com}', '--set', 'extraArgs={-v=2}']]) {
+    for (const values of [
+      [],
+      EXTERNAL,
+      [
+        '--set',
+        'service.type=NodePort',
+        '--set',
+        'service.nodePort=30443',
+        '--set',
+        'tlsSans={kapi.example.com}',
+        '--set',
+        'extraArgs={-v=2}',
+      ],
+    ]) {
       const rendered = await helm(['template', 'kapi', 'helm/kapi', '--namespace', ns, ...values]);
       const out = await kubectlOk(['apply', '--dry-run=server', '-f', '-'], { kubeconfig: kapi.kubeconfig, input: rendered });
       for (const m of manifests(rendered)) {
-        assert.match(out, new RegExp(`^${m.kind.toLowerCase()}(\\.\\S+)?/${m.metadata.name} created \\(server dry run\\)$`, 'm'), `${m.kind}/${m.metadata.name}:\n${out}`);
+        assert.match(
+          out,
+          new RegExp(`^${m.kind.toLowerCase()}(\\.\\S+)?/${m.metadata.name} created \\(server dry run\\)$`, 'm'),
+          `${m.kind}/${m.metadata.name}:\n${out}`,
+        );
       }
     }
-    const left = await kubectlOk(['get', 'deployments,statefulsets,services,poddisruptionbudgets', '-n', ns, '-o', 'name'], { kubeconfig: kapi.kubeconfig });
+    const left = await kubectlOk(['get', 'deployments,statefulsets,services,poddisruptionbudgets', '-n', ns, '-o', 'name'], {
+      kubeconfig: kapi.kubeconfig,
+    });
     assert.equal(left.trim(), '');
   });
 

@@ -50,7 +50,12 @@ spec:
     schema: { openAPIV3Schema: { type: object, x-kubernetes-preserve-unknown-fields: true } }
 `;
 
-type AuditEvent = { stage: string; verb: string; objectRef?: { resource?: string; apiGroup?: string; apiVersion?: string }; annotations?: Record<string, string> };
+type AuditEvent = {
+  stage: string;
+  verb: string;
+  objectRef?: { resource?: string; apiGroup?: string; apiVersion?: string };
+  annotations?: Record<string, string>;
+};
 
 let kapi: KapiProcess;
 let dir: string;
@@ -63,11 +68,15 @@ before(async () => {
   auditLog = path.join(dir, 'audit.log');
   kapi = await startKapi({
     extraArgs: [
-      '--audit-policy-file', policy,
-      '--audit-log-path', auditLog,
-      '--runtime-config', 'admissionregistration.k8s.io/v1beta1=true',
+      '--audit-policy-file',
+      policy,
+      '--audit-log-path',
+      auditLog,
+      '--runtime-config',
+      'admissionregistration.k8s.io/v1beta1=true',
       '--apiserver-count=1',
-      '--default-watch-cache-size', '100',
+      '--default-watch-cache-size',
+      '100',
     ],
   });
 });
@@ -79,13 +88,22 @@ after(async () => {
 
 function auditEvents(): AuditEvent[] {
   if (!existsSync(auditLog)) return [];
-  return readFileSync(auditLog, 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as AuditEvent);
+  return readFileSync(auditLog, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as AuditEvent);
 }
 
-test('deprecated flags print pflag\'s notice at start-up', () => {
+test("deprecated flags print pflag's notice at start-up", () => {
   const logs = kapi.logs();
-  assert.match(logs, /^Flag --apiserver-count has been deprecated, apiserver-count is deprecated and will be removed in a future version\.$/m);
-  assert.match(logs, /^Flag --default-watch-cache-size has been deprecated, watch caches are sized automatically and this flag will be removed in a future version$/m);
+  assert.match(
+    logs,
+    /^Flag --apiserver-count has been deprecated, apiserver-count is deprecated and will be removed in a future version\.$/m,
+  );
+  assert.match(
+    logs,
+    /^Flag --default-watch-cache-size has been deprecated, watch caches are sized automatically and this flag will be removed in a future version$/m,
+  );
   assert.doesNotMatch(logs, /Flag --runtime-config has been deprecated/);
 });
 
@@ -124,14 +142,24 @@ test('a beta version with a planned removal: warning and k8s.io/removed-release'
   const opts = { kubeconfig: kapi.kubeconfig };
   const r = await kubectl(['get', 'validatingadmissionpolicies.v1beta1.admissionregistration.k8s.io'], opts);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stderr, /^Warning: admissionregistration\.k8s\.io\/v1beta1 ValidatingAdmissionPolicy is deprecated in v1\.31\+, unavailable in v1\.34\+$/m);
+  assert.match(
+    r.stderr,
+    /^Warning: admissionregistration\.k8s\.io\/v1beta1 ValidatingAdmissionPolicy is deprecated in v1\.31\+, unavailable in v1\.34\+$/m,
+  );
   const v1 = await kubectl(['get', 'validatingadmissionpolicies.v1.admissionregistration.k8s.io'], opts);
   assert.doesNotMatch(v1.stderr, /Warning/);
 
-  const events = await waitFor('the v1beta1 audit event', () => {
-    const found = auditEvents().filter((e) => e.stage === 'ResponseComplete' && e.objectRef?.apiVersion === 'v1beta1' && e.objectRef.resource === 'validatingadmissionpolicies');
-    return found.length > 0 ? found : undefined;
-  }, 15_000);
+  const events = await waitFor(
+    'the v1beta1 audit event',
+    () => {
+      const found = auditEvents().filter(
+        (e) =>
+          e.stage === 'ResponseComplete' && e.objectRef?.apiVersion === 'v1beta1' && e.objectRef.resource === 'validatingadmissionpolicies',
+      );
+      return found.length > 0 ? found : undefined;
+    },
+    15_000,
+  );
   assert.equal(events[0]!.annotations?.['k8s.io/deprecated'], 'true');
   assert.equal(events[0]!.annotations?.['k8s.io/removed-release'], '1.34');
   const endpoints = auditEvents().filter((e) => e.stage === 'ResponseComplete' && e.objectRef?.resource === 'endpoints');
@@ -144,18 +172,22 @@ test('a beta version with a planned removal: warning and k8s.io/removed-release'
   for (const e of v1Events) assert.equal(e.annotations?.['k8s.io/deprecated'], undefined);
 });
 
-test('CRD versions marked deprecated warn with their text or kube\'s default', async () => {
+test("CRD versions marked deprecated warn with their text or kube's default", async () => {
   const opts = { kubeconfig: kapi.kubeconfig };
   await kubectlOk(['apply', '-f', '-'], { ...opts, input: CRD });
   await kubectlOk(['wait', '--for=condition=Established', 'crd/widgets.deprecation.example.com', '--timeout=60s'], opts);
   const name = uniqueName('w');
-  const created = await waitFor('a v1beta1 Widget', async () => {
-    const r = await kubectl(['create', '-f', '-'], {
-      ...opts,
-      input: JSON.stringify({ apiVersion: 'deprecation.example.com/v1beta1', kind: 'Widget', metadata: { name, namespace: 'default' } }),
-    });
-    return r.code === 0 ? r : undefined;
-  }, 30_000);
+  const created = await waitFor(
+    'a v1beta1 Widget',
+    async () => {
+      const r = await kubectl(['create', '-f', '-'], {
+        ...opts,
+        input: JSON.stringify({ apiVersion: 'deprecation.example.com/v1beta1', kind: 'Widget', metadata: { name, namespace: 'default' } }),
+      });
+      return r.code === 0 ? r : undefined;
+    },
+    30_000,
+  );
   assert.match(created.stderr, /^Warning: deprecation\.example\.com\/v1beta1 Widget is going away; use v1$/m);
 
   const alpha = await kubectl(['get', 'widgets.v1alpha1.deprecation.example.com', name, '-n', 'default'], opts);
@@ -166,10 +198,14 @@ test('CRD versions marked deprecated warn with their text or kube\'s default', a
   assert.equal(v1.code, 0, v1.stderr);
   assert.doesNotMatch(v1.stderr, /Warning/);
 
-  const crEvents = await waitFor('the Widget audit events', () => {
-    const found = auditEvents().filter((e) => e.stage === 'ResponseComplete' && e.objectRef?.apiGroup === 'deprecation.example.com');
-    return found.length >= 3 ? found : undefined;
-  }, 15_000);
+  const crEvents = await waitFor(
+    'the Widget audit events',
+    () => {
+      const found = auditEvents().filter((e) => e.stage === 'ResponseComplete' && e.objectRef?.apiGroup === 'deprecation.example.com');
+      return found.length >= 3 ? found : undefined;
+    },
+    15_000,
+  );
   for (const e of crEvents) {
     const deprecated = e.objectRef?.apiVersion !== 'v1';
     assert.equal(e.annotations?.['k8s.io/deprecated'], deprecated ? 'true' : undefined, JSON.stringify(e));
@@ -183,8 +219,16 @@ test('apiserver_requested_deprecated_apis names what was requested', async () =>
   const has = (labels: string) => lines.some((l) => l === `apiserver_requested_deprecated_apis{${labels}} 1`);
   assert.ok(has('group="",version="v1",resource="endpoints",subresource="",removed_release=""'), lines.join('\n'));
   assert.ok(has('group="",version="v1",resource="componentstatuses",subresource="",removed_release=""'), lines.join('\n'));
-  assert.ok(has('group="admissionregistration.k8s.io",version="v1beta1",resource="validatingadmissionpolicies",subresource="",removed_release="1.34"'), lines.join('\n'));
-  assert.ok(has('group="deprecation.example.com",version="v1beta1",resource="widgets",subresource="",removed_release=""'), lines.join('\n'));
+  assert.ok(
+    has(
+      'group="admissionregistration.k8s.io",version="v1beta1",resource="validatingadmissionpolicies",subresource="",removed_release="1.34"',
+    ),
+    lines.join('\n'),
+  );
+  assert.ok(
+    has('group="deprecation.example.com",version="v1beta1",resource="widgets",subresource="",removed_release=""'),
+    lines.join('\n'),
+  );
   assert.ok(!lines.some((l) => l.includes('resource="endpointslices"')));
   assert.match(metrics, /# HELP apiserver_requested_deprecated_apis \[STABLE\]/);
 });

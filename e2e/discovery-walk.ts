@@ -54,7 +54,12 @@ interface ObjectRef {
 }
 
 /** an existing object of the resource, or a name that exists nowhere */
-async function someObject(http: KubeHttpClient, base: string, resource: DiscoveredResource | undefined, targets: WalkTargets): Promise<ObjectRef> {
+async function someObject(
+  http: KubeHttpClient,
+  base: string,
+  resource: DiscoveredResource | undefined,
+  targets: WalkTargets,
+): Promise<ObjectRef> {
   if (resource?.name === 'pods') return { name: targets.pod, namespace: targets.namespace };
   if (resource?.name === 'nodes') return { name: targets.node };
   if (resource?.name === 'namespaces') return { name: targets.namespace };

@@ -44,9 +44,16 @@ function writeStream(http: KubeHttpClient, ns: string, concurrency = 4) {
       const name = `w-${seq++}`;
       attempted++;
       try {
-        const res = await http.post(`/api/v1/namespaces/${ns}/configmaps`, {
-          apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { seq: String(seq) },
-        }, { timeoutMs: 10000 });
+        const res = await http.post(
+          `/api/v1/namespaces/${ns}/configmaps`,
+          {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name },
+            data: { seq: String(seq) },
+          },
+          { timeoutMs: 10000 },
+        );
         if (res.status === 201) acked.push(name);
       } catch {
         // connection reset: the server is gone, the write is not acknowledged
@@ -83,12 +90,17 @@ describe('durability', () => {
     await createNamespace(kapi.http, ns);
     for (let i = 0; i < 20; i++) {
       const r = await kapi.http.post(`/api/v1/namespaces/${ns}/configmaps`, {
-        apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}`, labels: { i: String(i) } }, data: { i: String(i) },
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: `cm-${i}`, labels: { i: String(i) } },
+        data: { i: String(i) },
       });
       assert.equal(r.status, 201, r.body);
     }
     const dep = await kapi.http.post(`/apis/apps/v1/namespaces/${ns}/deployments`, {
-      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' },
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web' },
       spec: {
         selector: { matchLabels: { app: 'web' } },
         template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
@@ -121,7 +133,7 @@ describe('durability', () => {
     await kapi.stop();
   });
 
-  it('SIGKILL of kapi alone (embedded etcd left to kapi\'s watchdog) during writes loses no acknowledged write', async () => {
+  it("SIGKILL of kapi alone (embedded etcd left to kapi's watchdog) during writes loses no acknowledged write", async () => {
     const dataDir = tempDir();
     const ns = uniqueName('crash-kapi');
     const first = await startKapi({ dataDir });
@@ -143,7 +155,7 @@ describe('durability', () => {
     assert.deepEqual(lost, [], `${lost.length} of ${acked.length} acknowledged writes lost`);
     await second.stop();
     assert.deepEqual(second.warnings, []);
-    await waitFor('the crashed kapi\'s processes to be gone', () => first.orphans().length === 0, 30000).catch(() => {
+    await waitFor("the crashed kapi's processes to be gone", () => first.orphans().length === 0, 30000).catch(() => {
       throw new Error(`processes the SIGKILLed kapi started are still running: ${first.orphans().join(', ')}`);
     });
   });
@@ -168,7 +180,11 @@ describe('durability', () => {
     const lost = acked.filter((n) => !names.has(n));
     assert.deepEqual(lost, [], `${lost.length} of ${acked.length} acknowledged writes lost`);
     // the server works normally after the crash
-    const r = await kapi.http.post(`/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'after-crash' } });
+    const r = await kapi.http.post(`/api/v1/namespaces/${ns}/configmaps`, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'after-crash' },
+    });
     assert.equal(r.status, 201, r.body);
     await kapi.stop();
   });

@@ -82,12 +82,21 @@ resources:
   });
 
   it('kubectl reads the data back, also through a new kapi process', async () => {
-    const read = async () => Buffer.from(await kubectlOk(['get', 'secret', 'twin-a', '-n', ns, '-o', 'jsonpath={.data.password}'], admin()), 'base64').toString();
+    const read = async () =>
+      Buffer.from(await kubectlOk(['get', 'secret', 'twin-a', '-n', ns, '-o', 'jsonpath={.data.password}'], admin()), 'base64').toString();
     assert.equal(await read(), SECRET_VALUE);
     await kapi.stop();
     kapi = await startKapi({ etcdServers: etcd.endpoint, dataDir: path.join(dir, 'kapi'), extraArgs: kapiArgs });
     assert.equal(await read(), SECRET_VALUE);
-    const listed = JSON.parse(await kubectlOk(['get', 'secrets', '-n', ns, '-o', 'json'], admin())) as { items: { metadata: { name: string } }[] };
-    assert.deepEqual(listed.items.map((s) => s.metadata.name).filter((n) => n.startsWith('twin-')).sort(), ['twin-a', 'twin-b']);
+    const listed = JSON.parse(await kubectlOk(['get', 'secrets', '-n', ns, '-o', 'json'], admin())) as {
+      items: { metadata: { name: string } }[];
+    };
+    assert.deepEqual(
+      listed.items
+        .map((s) => s.metadata.name)
+        .filter((n) => n.startsWith('twin-'))
+        .sort(),
+      ['twin-a', 'twin-b'],
+    );
   });
 });

@@ -136,12 +136,17 @@ describe('encryption at rest', () => {
 
   it('automatic reload: a new provider writes at once; an invalid file is logged and ignored', async () => {
     await reloadTo(
-      configFile(`      - aesgcm:\n          keys:\n            - name: gcm1\n              secret: ${KEY3}\n` + aescbc(['key2', KEY2]) + IDENTITY),
+      configFile(
+        `      - aesgcm:\n          keys:\n            - name: gcm1\n              secret: ${KEY3}\n` + aescbc(['key2', KEY2]) + IDENTITY,
+      ),
       'k8s:enc:aesgcm:v1:gcm1:',
     );
     await kubectlOk(['create', 'secret', 'generic', 's3', '-n', ns, '--from-literal=k=v'], opts());
     assert.ok((await stored(`/secrets/${ns}/s3`)).startsWith('k8s:enc:aesgcm:v1:gcm1:'));
-    assert.equal(await kubectlOk(['get', 'secret', 's2', '-n', ns, '-o', 'jsonpath={.data.token}'], opts()), Buffer.from('abc').toString('base64'));
+    assert.equal(
+      await kubectlOk(['get', 'secret', 's2', '-n', ns, '-o', 'jsonpath={.data.token}'], opts()),
+      Buffer.from('abc').toString('base64'),
+    );
 
     writeFileSync(configPath, configFile('      - aescbc:\n          keys:\n            - name: short\n              secret: c2hvcnQ=\n'));
     await waitFor('the reload error in the log', () => /encryption provider configuration not reloaded/.test(kapi.logs()), 30_000, 200);
@@ -155,7 +160,10 @@ describe('encryption at rest', () => {
     assert.equal(put.code, 0, put.stderr);
     const r = await kubectl(['get', 'secret', 'lost', '-n', ns], opts());
     assert.notEqual(r.code, 0);
-    assert.match(r.stderr, new RegExp(`Internal error occurred: unable to transform key "${key}": no matching key was found for the provided AES transformer`));
+    assert.match(
+      r.stderr,
+      new RegExp(`Internal error occurred: unable to transform key "${key}": no matching key was found for the provided AES transformer`),
+    );
     assert.equal(await kubectlOk(['get', 'secret', 's3', '-n', ns, '-o', 'jsonpath={.metadata.name}'], opts()), 's3');
     await etcdctl(etcd.endpoint, ['del', key]);
   });
@@ -196,7 +204,10 @@ describe('encryption at rest without automatic reload', () => {
     assert.equal(ready.status, 200, ready.body);
     assert.doesNotMatch(ready.body, /kms-providers|encryption-provider-config-automatic-reload/);
 
-    writeFileSync(configPath, configFile(`      - aesgcm:\n          keys:\n            - name: gcm1\n              secret: ${KEY3}\n` + aescbc(['key1', KEY1])));
+    writeFileSync(
+      configPath,
+      configFile(`      - aesgcm:\n          keys:\n            - name: gcm1\n              secret: ${KEY3}\n` + aescbc(['key1', KEY1])),
+    );
     await kubectlOk(['create', 'secret', 'generic', 'b', '-n', ns, '--from-literal=k=v'], opts);
     assert.ok((await stored(`/secrets/${ns}/b`)).startsWith('k8s:enc:aescbc:v1:key1:'));
     await kapi.stop();

@@ -25,7 +25,11 @@ function failure(res: HttpResponse, code: number, reason: string): Status {
   assert.equal(res.status, code, res.body);
   assert.match(String(res.headers['content-type']), /^application\/json/);
   const s = jsonOf<Status>(res);
-  assert.deepEqual(Object.keys(s), STATUS_FIELDS.filter((f) => f in s), 'Status field order');
+  assert.deepEqual(
+    Object.keys(s),
+    STATUS_FIELDS.filter((f) => f in s),
+    'Status field order',
+  );
   assert.equal(s.kind, 'Status');
   assert.equal(s.apiVersion, 'v1');
   assert.deepEqual(s.metadata, {});
@@ -166,6 +170,9 @@ describe('errors are Status objects', () => {
     assert.equal(dup.stderr, 'error: failed to create configmap: configmaps "twice" already exists\n');
     const invalid = await kubectl(['create', 'configmap', 'Bad_Name', '-n', ns], opts);
     assert.equal(invalid.code, 1);
-    assert.match(invalid.stderr, /^error: failed to create configmap: ConfigMap "Bad_Name" is invalid: metadata\.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/);
+    assert.match(
+      invalid.stderr,
+      /^error: failed to create configmap: ConfigMap "Bad_Name" is invalid: metadata\.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/,
+    );
   });
 });

@@ -30,14 +30,22 @@ describe('kapi with etcd over TLS and client-certificate authentication', () => 
     };
     const ca = await createCA('etcd-ca', 1, await generateKey('ecdsa'));
     const serverKey = await generateKey('ecdsa');
-    const serverCert = await issueCert(ca, { commonName: 'etcd', sans: ['127.0.0.1', 'localhost'], usage: 'server', validDays: 1 }, serverKey);
+    const serverCert = await issueCert(
+      ca,
+      { commonName: 'etcd', sans: ['127.0.0.1', 'localhost'], usage: 'server', validDays: 1 },
+      serverKey,
+    );
     const clientKey = await generateKey('ecdsa');
     const clientCert = await issueCert(ca, { commonName: 'kube-apiserver-etcd-client', usage: 'client', validDays: 1 }, clientKey);
     const otherCA = await createCA('another-ca', 1, await generateKey('ecdsa'));
     const strangerKey = await generateKey('ecdsa');
     const strangerCert = await issueCert(otherCA, { commonName: 'kube-apiserver-etcd-client', usage: 'client', validDays: 1 }, strangerKey);
 
-    clientFlags = { caFile: file('ca.crt', ca.certPem), certFile: file('client.crt', clientCert), keyFile: file('client.key', clientKey.privateKeyPem) };
+    clientFlags = {
+      caFile: file('ca.crt', ca.certPem),
+      certFile: file('client.crt', clientCert),
+      keyFile: file('client.key', clientKey.privateKeyPem),
+    };
     strangerFlags = { certFile: file('stranger.crt', strangerCert), keyFile: file('stranger.key', strangerKey.privateKeyPem) };
     etcd = await startEtcd({
       tls: { caFile: clientFlags.caFile, certFile: file('server.crt', serverCert), keyFile: file('server.key', serverKey.privateKeyPem) },
@@ -73,8 +81,15 @@ describe('kapi with etcd over TLS and client-certificate authentication', () => 
     assert.equal(await kubectlOk(['get', 'configmap', 'over-tls', '-n', ns, '-o', 'jsonpath={.data.greeting}'], admin()), 'hello-over-tls');
 
     const read = await etcdctl(etcd.endpoint, [
-      '--cacert', clientFlags.caFile, '--cert', clientFlags.certFile, '--key', clientFlags.keyFile,
-      'get', `/registry/configmaps/${ns}/over-tls`, '--print-value-only',
+      '--cacert',
+      clientFlags.caFile,
+      '--cert',
+      clientFlags.certFile,
+      '--key',
+      clientFlags.keyFile,
+      'get',
+      `/registry/configmaps/${ns}/over-tls`,
+      '--print-value-only',
     ]);
     assert.equal(read.code, 0, read.stderr);
     assert.match(read.stdout, /hello-over-tls/);
@@ -84,9 +99,25 @@ describe('kapi with etcd over TLS and client-certificate authentication', () => 
     const key = ['get', '/registry/namespaces/default', '--print-value-only', '--dial-timeout', '3s', '--command-timeout', '5s'];
     const anonymous = await etcdctl(etcd.endpoint, ['--cacert', clientFlags.caFile, ...key]);
     assert.notEqual(anonymous.code, 0, anonymous.stdout);
-    const stranger = await etcdctl(etcd.endpoint, ['--cacert', clientFlags.caFile, '--cert', strangerFlags.certFile, '--key', strangerFlags.keyFile, ...key]);
+    const stranger = await etcdctl(etcd.endpoint, [
+      '--cacert',
+      clientFlags.caFile,
+      '--cert',
+      strangerFlags.certFile,
+      '--key',
+      strangerFlags.keyFile,
+      ...key,
+    ]);
     assert.notEqual(stranger.code, 0, stranger.stdout);
-    const trusted = await etcdctl(etcd.endpoint, ['--cacert', clientFlags.caFile, '--cert', clientFlags.certFile, '--key', clientFlags.keyFile, ...key]);
+    const trusted = await etcdctl(etcd.endpoint, [
+      '--cacert',
+      clientFlags.caFile,
+      '--cert',
+      clientFlags.certFile,
+      '--key',
+      clientFlags.keyFile,
+      ...key,
+    ]);
     assert.equal(trusted.code, 0, trusted.stderr);
   });
 });

@@ -93,7 +93,11 @@ class EtcdctlWatch {
       const quoted = line.replace(/"lease":(\d+)/g, '"lease":"$1"');
       const msg = JSON.parse(quoted) as { Events?: EtcdWatchEvent[] };
       for (const e of msg.Events ?? []) {
-        all.push({ type: e.type === 1 ? 'DELETE' : 'PUT', key: Buffer.from(e.kv.key, 'base64').toString(), lease: String(e.kv.lease ?? '0') });
+        all.push({
+          type: e.type === 1 ? 'DELETE' : 'PUT',
+          key: Buffer.from(e.kv.key, 'base64').toString(),
+          lease: String(e.kv.lease ?? '0'),
+        });
       }
     }
     return all;
@@ -164,7 +168,10 @@ describe('event TTL (--event-ttl=3s)', () => {
       await waitFor(
         'etcd to delete both Events',
         () => {
-          const deleted = etcdWatch.events().filter((e) => e.type === 'DELETE').map((e) => e.key);
+          const deleted = etcdWatch
+            .events()
+            .filter((e) => e.type === 'DELETE')
+            .map((e) => e.key);
           return deleted.includes(coreKey) && deleted.includes(newKey);
         },
         120_000,
@@ -183,11 +190,22 @@ describe('event TTL (--event-ttl=3s)', () => {
       await kubectlWatch.waitForOutput(/^DELETED\s.*CoreTtlReason/m, 60_000);
       await kubectlWatch.waitForOutput(/^DELETED\s.*NewTtlReason/m, 60_000);
       const rows = kubectlWatch.stdout().split('\n');
-      assert.ok(rows.some((l) => /^ADDED\s.*CoreTtlReason/.test(l)), kubectlWatch.stdout());
-      assert.ok(rows.some((l) => /^ADDED\s.*NewTtlReason/.test(l)), kubectlWatch.stdout());
+      assert.ok(
+        rows.some((l) => /^ADDED\s.*CoreTtlReason/.test(l)),
+        kubectlWatch.stdout(),
+      );
+      assert.ok(
+        rows.some((l) => /^ADDED\s.*NewTtlReason/.test(l)),
+        kubectlWatch.stdout(),
+      );
 
       // both APIs list nothing any more
-      await waitFor('kubectl get events to find none', async () => (await kubectlOk(['get', 'events', '-n', ns, '-o', 'name'], opts)).trim() === '', 60_000, 500);
+      await waitFor(
+        'kubectl get events to find none',
+        async () => (await kubectlOk(['get', 'events', '-n', ns, '-o', 'name'], opts)).trim() === '',
+        60_000,
+        500,
+      );
       assert.equal((await kubectlOk(['get', 'events.v1.events.k8s.io', '-n', ns, '-o', 'name'], opts)).trim(), '');
 
       // the ConfigMap written alongside is still there, and has no lease in etcd

@@ -37,13 +37,16 @@ for (const version of ['1.33', '1.27'] as KubectlVersion[]) {
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stdout.trim().split('\n');
     assert.match(lines[0]!, /^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE$/);
-    assert.deepEqual(lines.slice(1).map((l) => l.split(/\s+/)[0]), ['a-pod', 'b-pod', 'c-pod']);
+    assert.deepEqual(
+      lines.slice(1).map((l) => l.split(/\s+/)[0]),
+      ['a-pod', 'b-pod', 'c-pod'],
+    );
     for (const l of lines.slice(1)) assert.match(l, /\s0\/1\s+Pending\s+0\s+\d+s$/);
     assert.doesNotMatch(r.stdout, /<unknown>/);
   });
 }
 
-test('a Table with includeObject=Object: every row\'s object says its kind and apiVersion', async () => {
+test("a Table with includeObject=Object: every row's object says its kind and apiVersion", async () => {
   const ns = uniqueName('rows');
   await kubectlOk(['create', 'namespace', ns], { kubeconfig: kapi.kubeconfig });
   await kubectlOk(['create', '-f', '-'], { kubeconfig: kapi.kubeconfig, input: pod('p', ns) });
@@ -77,7 +80,10 @@ for (const version of ['1.33', '1.27'] as KubectlVersion[]) {
     const opts = { kubeconfig: kapi.kubeconfig, version };
     const ns = uniqueName('retain');
     await kubectlOk(['create', 'namespace', ns], opts);
-    await kubectlOk(['apply', '-f', '-'], { ...opts, input: deployment('d', ns, { type: 'RollingUpdate', rollingUpdate: { maxSurge: 2, maxUnavailable: 0 } }) });
+    await kubectlOk(['apply', '-f', '-'], {
+      ...opts,
+      input: deployment('d', ns, { type: 'RollingUpdate', rollingUpdate: { maxSurge: 2, maxUnavailable: 0 } }),
+    });
     const r = await kubectl(['apply', '-f', '-'], { ...opts, input: deployment('d', ns, { type: 'Recreate' }) });
     assert.equal(r.code, 0, r.stderr);
     const strategy = JSON.parse(await kubectlOk(['get', 'deployment', 'd', '-n', ns, '-o', 'jsonpath={.spec.strategy}'], opts)) as unknown;
@@ -118,10 +124,15 @@ test('the default RBAC policy is created and reconciled under --authorization-mo
 
     // a default role whose rules were changed gets kube's rules back at the next start
     const before = JSON.parse(await kubectlOk(['get', 'clusterrole', 'system:discovery', '-o', 'json'], opts)) as { rules: Rule[] };
-    await kubectlOk(['patch', 'clusterrole', 'system:discovery', '--type=json', '-p', '[{"op":"replace","path":"/rules","value":[]}]'], opts);
+    await kubectlOk(
+      ['patch', 'clusterrole', 'system:discovery', '--type=json', '-p', '[{"op":"replace","path":"/rules","value":[]}]'],
+      opts,
+    );
     await own.stop();
     own = await startKapi({ dataDir, extraArgs: ['--authorization-mode=AlwaysAllow'] });
-    const after = JSON.parse(await kubectlOk(['get', 'clusterrole', 'system:discovery', '-o', 'json'], { kubeconfig: own.kubeconfig })) as { rules: Rule[] };
+    const after = JSON.parse(await kubectlOk(['get', 'clusterrole', 'system:discovery', '-o', 'json'], { kubeconfig: own.kubeconfig })) as {
+      rules: Rule[];
+    };
     // kube appends what is missing one verb and URL at a time
     assert.deepEqual(grants(after.rules), grants(before.rules));
   } finally {
@@ -130,7 +141,7 @@ test('the default RBAC policy is created and reconciled under --authorization-mo
   }
 });
 
-test('flowcontrol v1 objects are stored with kube\'s defaults', async () => {
+test("flowcontrol v1 objects are stored with kube's defaults", async () => {
   const opts = { kubeconfig: kapi.kubeconfig };
   const level = uniqueName('level');
   const exempt = uniqueName('exempt');
@@ -141,18 +152,37 @@ test('flowcontrol v1 objects are stored with kube\'s defaults', async () => {
       apiVersion: 'v1',
       kind: 'List',
       items: [
-        { apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name: level }, spec: { type: 'Limited', limited: { limitResponse: { type: 'Queue', queuing: {} } } } },
-        { apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name: exempt }, spec: { type: 'Exempt', exempt: {} } },
+        {
+          apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+          kind: 'PriorityLevelConfiguration',
+          metadata: { name: level },
+          spec: { type: 'Limited', limited: { limitResponse: { type: 'Queue', queuing: {} } } },
+        },
+        {
+          apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+          kind: 'PriorityLevelConfiguration',
+          metadata: { name: exempt },
+          spec: { type: 'Exempt', exempt: {} },
+        },
         {
           apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
           kind: 'FlowSchema',
           metadata: { name: schema },
-          spec: { priorityLevelConfiguration: { name: level }, rules: [{ subjects: [{ kind: 'Group', group: { name: 'nobody' } }], nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/nothing'] }] }] },
+          spec: {
+            priorityLevelConfiguration: { name: level },
+            rules: [
+              {
+                subjects: [{ kind: 'Group', group: { name: 'nobody' } }],
+                nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/nothing'] }],
+              },
+            ],
+          },
         },
       ],
     }),
   });
-  const get = async (kind: string, name: string) => (JSON.parse(await kubectlOk(['get', kind, name, '-o', 'json'], opts)) as { spec: Record<string, unknown> }).spec;
+  const get = async (kind: string, name: string) =>
+    (JSON.parse(await kubectlOk(['get', kind, name, '-o', 'json'], opts)) as { spec: Record<string, unknown> }).spec;
   assert.deepEqual((await get('prioritylevelconfigurations', level)).limited, {
     nominalConcurrencyShares: 30,
     lendablePercent: 0,
@@ -161,8 +191,14 @@ test('flowcontrol v1 objects are stored with kube\'s defaults', async () => {
   assert.deepEqual((await get('prioritylevelconfigurations', exempt)).exempt, { nominalConcurrencyShares: 0, lendablePercent: 0 });
   assert.equal((await get('flowschemas', schema)).matchingPrecedence, 1000);
   // an explicit 0 of a v1 pointer stays 0
-  await kubectlOk(['patch', 'prioritylevelconfigurations', level, '--type=merge', '-p', '{"spec":{"limited":{"nominalConcurrencyShares":0}}}'], opts);
-  assert.equal(((await get('prioritylevelconfigurations', level)).limited as { nominalConcurrencyShares: number }).nominalConcurrencyShares, 0);
+  await kubectlOk(
+    ['patch', 'prioritylevelconfigurations', level, '--type=merge', '-p', '{"spec":{"limited":{"nominalConcurrencyShares":0}}}'],
+    opts,
+  );
+  assert.equal(
+    ((await get('prioritylevelconfigurations', level)).limited as { nominalConcurrencyShares: number }).nominalConcurrencyShares,
+    0,
+  );
 });
 
 test('eviction: a PodDisruptionBudget with an empty selector guards every pod of its namespace', async () => {
@@ -177,21 +213,47 @@ test('eviction: a PodDisruptionBudget with an empty selector guards every pod of
   }
   await kubectlOk(['create', '-f', '-'], {
     ...opts,
-    input: JSON.stringify({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'all', namespace: ns }, spec: { selector: {}, maxUnavailable: 0 } }),
+    input: JSON.stringify({
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: { name: 'all', namespace: ns },
+      spec: { selector: {}, maxUnavailable: 0 },
+    }),
   });
   // no disruption controller runs here: the status says what it would
-  await kubectlOk(['patch', 'pdb', 'all', '-n', ns, '--subresource=status', '--type=merge', '-p',
-    JSON.stringify({ status: { observedGeneration: 1, disruptionsAllowed: 0, currentHealthy: 2, desiredHealthy: 2, expectedPods: 2 } })], opts);
+  await kubectlOk(
+    [
+      'patch',
+      'pdb',
+      'all',
+      '-n',
+      ns,
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      JSON.stringify({ status: { observedGeneration: 1, disruptionsAllowed: 0, currentHealthy: 2, desiredHealthy: 2, expectedPods: 2 } }),
+    ],
+    opts,
+  );
   const evict = (name: string) =>
-    kapi.http.post(`/api/v1/namespaces/${ns}/pods/${name}/eviction`, { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: ns } });
+    kapi.http.post(`/api/v1/namespaces/${ns}/pods/${name}/eviction`, {
+      apiVersion: 'policy/v1',
+      kind: 'Eviction',
+      metadata: { name, namespace: ns },
+    });
   const refused = await evict('p1');
   assert.equal(refused.status, 429, refused.body);
   assert.match(refused.body, /Cannot evict pod as it would violate the pod's disruption budget/);
 
-  await kubectlOk(['patch', 'pdb', 'all', '-n', ns, '--subresource=status', '--type=merge', '-p', '{"status":{"disruptionsAllowed":1}}'], opts);
+  await kubectlOk(
+    ['patch', 'pdb', 'all', '-n', ns, '--subresource=status', '--type=merge', '-p', '{"status":{"disruptionsAllowed":1}}'],
+    opts,
+  );
   const allowed = await evict('p2');
   assert.equal(allowed.status, 201, allowed.body);
-  const left = JSON.parse(await kubectlOk(['get', 'pdb', 'all', '-n', ns, '-o', 'json'], opts)) as { status: { disruptionsAllowed: number; disruptedPods?: Record<string, string> } };
+  const left = JSON.parse(await kubectlOk(['get', 'pdb', 'all', '-n', ns, '-o', 'json'], opts)) as {
+    status: { disruptionsAllowed: number; disruptedPods?: Record<string, string> };
+  };
   assert.equal(left.status.disruptionsAllowed, 0);
   assert.ok(left.status.disruptedPods?.p2);
 });
@@ -214,10 +276,22 @@ test('automatic reloads of --authentication-config and --authorization-config ar
     // a valid change, then one that is refused (anonymous may not change)
     writeFileSync(authn, authnText + '# changed\n');
     writeFileSync(authz, authzText + '# changed\n');
-    await waitFor('a successful authentication reload', async () => (await series(reloads)).some((l) => l.includes('status="success"')), 30_000);
-    await waitFor('a successful authorization reload', async () => (await series(authzReloads)).some((l) => l.includes('status="success"')), 90_000);
+    await waitFor(
+      'a successful authentication reload',
+      async () => (await series(reloads)).some((l) => l.includes('status="success"')),
+      30_000,
+    );
+    await waitFor(
+      'a successful authorization reload',
+      async () => (await series(authzReloads)).some((l) => l.includes('status="success"')),
+      90_000,
+    );
     writeFileSync(authn, authnText + 'anonymous:\n  enabled: true\n');
-    await waitFor('a failed authentication reload', async () => (await series(reloads)).some((l) => l.includes('status="failure"')), 30_000);
+    await waitFor(
+      'a failed authentication reload',
+      async () => (await series(reloads)).some((l) => l.includes('status="failure"')),
+      30_000,
+    );
 
     const lines = await series(reloads);
     const hash = /apiserver_id_hash="(sha256:[0-9a-f]{64})"/.exec(lines[0]!)?.[1];

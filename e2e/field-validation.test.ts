@@ -89,13 +89,19 @@ describe('field validation', () => {
       });
 
       it('create --raw -f (the bytes as they are) with fieldValidation=Strict: 400 listing the repeated and the unknown field', async () => {
-        const r = await k(['create', '--raw', `/api/v1/namespaces/${ns}/configmaps?fieldValidation=Strict`, '-f', '-'], configMapJson(`raw-${v}`));
+        const r = await k(
+          ['create', '--raw', `/api/v1/namespaces/${ns}/configmaps?fieldValidation=Strict`, '-f', '-'],
+          configMapJson(`raw-${v}`),
+        );
         assert.equal(r.code, 1, r.stdout);
         assert.equal(
           r.stderr,
           'Error from server (BadRequest): ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field "data.a", unknown field "dat"\n',
         );
-        const warned = await k(['create', '--raw', `/api/v1/namespaces/${ns}/configmaps?fieldValidation=Warn`, '-f', '-'], configMapJson(`raw-${v}`));
+        const warned = await k(
+          ['create', '--raw', `/api/v1/namespaces/${ns}/configmaps?fieldValidation=Warn`, '-f', '-'],
+          configMapJson(`raw-${v}`),
+        );
         assert.equal(warned.code, 0, warned.stderr);
         assert.equal(warned.stderr, 'Warning: duplicate field "data.a"\nWarning: unknown field "dat"\n');
         const stored = await getJson(`/api/v1/namespaces/${ns}/configmaps/raw-${v}`);
@@ -149,7 +155,10 @@ describe('field validation', () => {
         const name = `patched-${v}`;
         const created = await k(['create', '-f', '-'], deploymentYaml(name, '1'));
         assert.equal(created.code, 0, created.stderr);
-        const replaced = await k(['replace', '-f', '-'], deploymentYaml(name, '2').replace('image: nginx', 'image: nginx\n        imagee: typo'));
+        const replaced = await k(
+          ['replace', '-f', '-'],
+          deploymentYaml(name, '2').replace('image: nginx', 'image: nginx\n        imagee: typo'),
+        );
         assert.equal(replaced.code, 1, replaced.stdout);
         assert.equal(
           replaced.stderr,
@@ -166,7 +175,10 @@ describe('field validation', () => {
 
         const strategic = await k(['patch', 'deploy', name, '-n', ns, '-p', '{"spec":{"replicas":"3"}}']);
         assert.equal(strategic.code, 1, strategic.stdout);
-        assert.equal(strategic.stderr, 'The request is invalid: patch: Invalid value: "map[spec:map[replicas:3]]": unrecognized type: int32\n');
+        assert.equal(
+          strategic.stderr,
+          'The request is invalid: patch: Invalid value: "map[spec:map[replicas:3]]": unrecognized type: int32\n',
+        );
       });
     });
   }
@@ -175,7 +187,9 @@ describe('field validation', () => {
     const configmaps = `/api/v1/namespaces/${ns}/configmaps`;
 
     it('YAML bodies: the repeated key with its line, the unknown fields in key order', async () => {
-      const r = await kapi.http.post(`${configmaps}?fieldValidation=Strict`, configMapYaml('yaml-body'), { contentType: 'application/yaml' });
+      const r = await kapi.http.post(`${configmaps}?fieldValidation=Strict`, configMapYaml('yaml-body'), {
+        contentType: 'application/yaml',
+      });
       assert.equal(r.status, 400, r.body);
       assert.equal(
         (JSON.parse(r.body) as { message: string }).message,
@@ -203,7 +217,12 @@ describe('field validation', () => {
       assert.equal(plain.status, 415, plain.body);
       assert.equal((JSON.parse(plain.body) as { reason: string }).reason, 'UnsupportedMediaType');
 
-      const big = await kapi.http.post(configmaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big' }, data: { a: 'x'.repeat(3 * 1024 * 1024 + 1) } });
+      const big = await kapi.http.post(configmaps, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'big' },
+        data: { a: 'x'.repeat(3 * 1024 * 1024 + 1) },
+      });
       assert.equal(big.status, 413, big.body.slice(0, 300));
       assert.deepEqual(JSON.parse(big.body), {
         kind: 'Status',
@@ -228,7 +247,12 @@ describe('field validation', () => {
 
       const ready = await kapi.http.get('/readyz');
       assert.equal(ready.status, 200);
-      const fine = await kapi.http.post(configmaps, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'after-all' }, data: { ok: 'yes' } });
+      const fine = await kapi.http.post(configmaps, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'after-all' },
+        data: { ok: 'yes' },
+      });
       assert.equal(fine.status, 201, fine.body);
     });
   });

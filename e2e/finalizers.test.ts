@@ -85,7 +85,9 @@ describe('finalizers and namespace deletion', () => {
   it('a watch sees the finalized object as MODIFIED, then DELETED when the last finalizer goes', async () => {
     const base = `/api/v1/namespaces/${ns}/configmaps`;
     const created = await kapi.http.post(base, {
-      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'watched', finalizers: ['example.com/hold'] },
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'watched', finalizers: ['example.com/hold'] },
     });
     assert.equal(created.status, 201, created.body);
     const rv = jsonOf<Obj>(created).metadata.resourceVersion;
@@ -97,7 +99,10 @@ describe('finalizers and namespace deletion', () => {
       assert.equal((await kapi.http.patch(`${base}/watched`, { metadata: { finalizers: null } })).status, 200);
       await w.waitFor((e) => e.type === 'DELETED');
       // kube-apiserver deletes instead of writing the emptied finalizer list: no MODIFIED between
-      assert.deepEqual(w.events.map((e) => e.type), ['MODIFIED', 'DELETED']);
+      assert.deepEqual(
+        w.events.map((e) => e.type),
+        ['MODIFIED', 'DELETED'],
+      );
     } finally {
       w.close();
     }
@@ -129,7 +134,9 @@ describe('finalizers and namespace deletion', () => {
     await createNamespace(kapi.http, ending);
     const base = `/api/v1/namespaces/${ending}/configmaps`;
     const held = await kapi.http.post(base, {
-      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'anchor', finalizers: ['example.com/hold'] },
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'anchor', finalizers: ['example.com/hold'] },
     });
     assert.equal(held.status, 201, held.body);
     await k(['delete', 'ns', ending, '--wait=false']);
@@ -144,8 +151,14 @@ describe('finalizers and namespace deletion', () => {
     assert.equal(refused.status, 403, refused.body);
     const s = jsonOf<{ reason: string; message: string; details: { causes?: { reason: string; field: string }[] } }>(refused);
     assert.equal(s.reason, 'Forbidden');
-    assert.equal(s.message, `configmaps "late" is forbidden: unable to create new content in namespace ${ending} because it is being terminated`);
-    assert.deepEqual(s.details.causes?.map((c) => [c.reason, c.field]), [['NamespaceTerminating', 'metadata.namespace']]);
+    assert.equal(
+      s.message,
+      `configmaps "late" is forbidden: unable to create new content in namespace ${ending} because it is being terminated`,
+    );
+    assert.deepEqual(
+      s.details.causes?.map((c) => [c.reason, c.field]),
+      [['NamespaceTerminating', 'metadata.namespace']],
+    );
 
     // the namespace controller marks the held configmap deleted, and waits for it
     await waitFor('the anchor configmap to be marked deleted', async () => {

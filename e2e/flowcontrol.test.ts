@@ -12,7 +12,17 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { jsonOf, kubectlOk, loadKubeconfig, startEtcd, startKapi, uniqueName, waitFor, type EtcdProcess, type KapiProcess } from './harness.js';
+import {
+  jsonOf,
+  kubectlOk,
+  loadKubeconfig,
+  startEtcd,
+  startKapi,
+  uniqueName,
+  waitFor,
+  type EtcdProcess,
+  type KapiProcess,
+} from './harness.js';
 
 const G = 'flowcontrol.apiserver.k8s.io';
 const JANE_TOKEN = 'flowcontrol-jane-token';
@@ -76,7 +86,7 @@ describe('API Priority and Fairness', () => {
   const ns = uniqueName('apf');
   const admin = () => ({ kubeconfig: kapi.kubeconfig });
   const uidOf = async (resource: string, name: string) =>
-    (jsonOf<{ metadata: { uid: string } }>(await kapi.http.get(`/apis/${G}/v1/${resource}/${name}`))).metadata.uid;
+    jsonOf<{ metadata: { uid: string } }>(await kapi.http.get(`/apis/${G}/v1/${resource}/${name}`)).metadata.uid;
 
   before(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'kapi-apf-'));
@@ -94,13 +104,31 @@ describe('API Priority and Fairness', () => {
 
   it('kubectl shows the default FlowSchemas and PriorityLevelConfigurations of kube 1.33', async () => {
     const schemas = await kubectlOk(['get', 'flowschemas', '-o', 'name'], admin());
-    assert.deepEqual(schemas.trim().split('\n'), [
-      'catch-all', 'endpoint-controller', 'exempt', 'global-default', 'kube-controller-manager', 'kube-scheduler',
-      'kube-system-service-accounts', 'probes', 'service-accounts', 'system-leader-election', 'system-node-high',
-      'system-nodes', 'workload-leader-election',
-    ].map((n) => `flowschema.${G}/${n}`));
+    assert.deepEqual(
+      schemas.trim().split('\n'),
+      [
+        'catch-all',
+        'endpoint-controller',
+        'exempt',
+        'global-default',
+        'kube-controller-manager',
+        'kube-scheduler',
+        'kube-system-service-accounts',
+        'probes',
+        'service-accounts',
+        'system-leader-election',
+        'system-node-high',
+        'system-nodes',
+        'workload-leader-election',
+      ].map((n) => `flowschema.${G}/${n}`),
+    );
     const levels = await kubectlOk(['get', 'prioritylevelconfigurations', '-o', 'name'], admin());
-    assert.deepEqual(levels.trim().split('\n'), ['catch-all', 'exempt', 'global-default', 'leader-election', 'node-high', 'system', 'workload-high', 'workload-low'].map((n) => `prioritylevelconfiguration.${G}/${n}`));
+    assert.deepEqual(
+      levels.trim().split('\n'),
+      ['catch-all', 'exempt', 'global-default', 'leader-election', 'node-high', 'system', 'workload-high', 'workload-low'].map(
+        (n) => `prioritylevelconfiguration.${G}/${n}`,
+      ),
+    );
     const table = await kubectlOk(['get', 'flowschemas'], admin());
     const [header, ...rows] = table.trim().split('\n');
     assert.deepEqual(header!.split(/\s+/), ['NAME', 'PRIORITYLEVEL', 'MATCHINGPRECEDENCE', 'DISTINGUISHERMETHOD', 'AGE', 'MISSINGPL']);
@@ -109,13 +137,24 @@ describe('API Priority and Fairness', () => {
     // MISSINGPL comes from the Dangling condition every replica writes
     await waitFor('Dangling conditions', async () => {
       const t = await kubectlOk(['get', 'flowschemas', '--no-headers'], admin());
-      return t.trim().split('\n').every((r) => r.trim().endsWith('False')) || undefined;
+      return (
+        t
+          .trim()
+          .split('\n')
+          .every((r) => r.trim().endsWith('False')) || undefined
+      );
     });
-    const pl = jsonOf<{ metadata: { annotations: Record<string, string> }; spec: unknown }>(await kapi.http.get(`/apis/${G}/v1/prioritylevelconfigurations/workload-low`));
+    const pl = jsonOf<{ metadata: { annotations: Record<string, string> }; spec: unknown }>(
+      await kapi.http.get(`/apis/${G}/v1/prioritylevelconfigurations/workload-low`),
+    );
     assert.equal(pl.metadata.annotations['apf.kubernetes.io/autoupdate-spec'], 'true');
     assert.deepEqual(pl.spec, {
       type: 'Limited',
-      limited: { nominalConcurrencyShares: 100, limitResponse: { type: 'Queue', queuing: { queues: 128, handSize: 6, queueLengthLimit: 50 } }, lendablePercent: 90 },
+      limited: {
+        nominalConcurrencyShares: 100,
+        limitResponse: { type: 'Queue', queuing: { queues: 128, handSize: 6, queueLengthLimit: 50 } },
+        lendablePercent: 90,
+      },
     });
   });
 
@@ -139,23 +178,32 @@ describe('API Priority and Fairness', () => {
   });
 
   it('a full Reject level answers 429 while a request is held; the exempt admin is still served', async () => {
-    await kapi.http.post(`/apis/${G}/v1/prioritylevelconfigurations`, {
-      apiVersion: `${G}/v1`,
-      kind: 'PriorityLevelConfiguration',
-      metadata: { name: 'e2e-tight' },
-      spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, limitResponse: { type: 'Reject' } } },
-    }).then((r) => assert.equal(r.status, 201, r.body));
-    await kapi.http.post(`/apis/${G}/v1/flowschemas`, {
-      apiVersion: `${G}/v1`,
-      kind: 'FlowSchema',
-      metadata: { name: 'e2e-devs' },
-      spec: {
-        priorityLevelConfiguration: { name: 'e2e-tight' },
-        matchingPrecedence: 10,
-        distinguisherMethod: { type: 'ByUser' },
-        rules: [{ subjects: [{ kind: 'Group', group: { name: 'devs' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'] }] }],
-      },
-    }).then((r) => assert.equal(r.status, 201, r.body));
+    await kapi.http
+      .post(`/apis/${G}/v1/prioritylevelconfigurations`, {
+        apiVersion: `${G}/v1`,
+        kind: 'PriorityLevelConfiguration',
+        metadata: { name: 'e2e-tight' },
+        spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, limitResponse: { type: 'Reject' } } },
+      })
+      .then((r) => assert.equal(r.status, 201, r.body));
+    await kapi.http
+      .post(`/apis/${G}/v1/flowschemas`, {
+        apiVersion: `${G}/v1`,
+        kind: 'FlowSchema',
+        metadata: { name: 'e2e-devs' },
+        spec: {
+          priorityLevelConfiguration: { name: 'e2e-tight' },
+          matchingPrecedence: 10,
+          distinguisherMethod: { type: 'ByUser' },
+          rules: [
+            {
+              subjects: [{ kind: 'Group', group: { name: 'devs' } }],
+              resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'] }],
+            },
+          ],
+        },
+      })
+      .then((r) => assert.equal(r.status, 201, r.body));
     const fsUid = await uidOf('flowschemas', 'e2e-devs');
     const plUid = await uidOf('prioritylevelconfigurations', 'e2e-tight');
     // the server follows the new objects by watch
@@ -185,22 +233,37 @@ describe('API Priority and Fairness', () => {
   });
 
   it('a Queue level makes the next request wait for the held one instead', async () => {
-    await kapi.http.post(`/apis/${G}/v1/prioritylevelconfigurations`, {
-      apiVersion: `${G}/v1`,
-      kind: 'PriorityLevelConfiguration',
-      metadata: { name: 'e2e-queue' },
-      spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, limitResponse: { type: 'Queue', queuing: { queues: 1, handSize: 1, queueLengthLimit: 50 } } } },
-    }).then((r) => assert.equal(r.status, 201, r.body));
-    await kapi.http.post(`/apis/${G}/v1/flowschemas`, {
-      apiVersion: `${G}/v1`,
-      kind: 'FlowSchema',
-      metadata: { name: 'e2e-jane' },
-      spec: {
-        priorityLevelConfiguration: { name: 'e2e-queue' },
-        matchingPrecedence: 5,
-        rules: [{ subjects: [{ kind: 'User', user: { name: 'jane' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'] }] }],
-      },
-    }).then((r) => assert.equal(r.status, 201, r.body));
+    await kapi.http
+      .post(`/apis/${G}/v1/prioritylevelconfigurations`, {
+        apiVersion: `${G}/v1`,
+        kind: 'PriorityLevelConfiguration',
+        metadata: { name: 'e2e-queue' },
+        spec: {
+          type: 'Limited',
+          limited: {
+            nominalConcurrencyShares: 1,
+            limitResponse: { type: 'Queue', queuing: { queues: 1, handSize: 1, queueLengthLimit: 50 } },
+          },
+        },
+      })
+      .then((r) => assert.equal(r.status, 201, r.body));
+    await kapi.http
+      .post(`/apis/${G}/v1/flowschemas`, {
+        apiVersion: `${G}/v1`,
+        kind: 'FlowSchema',
+        metadata: { name: 'e2e-jane' },
+        spec: {
+          priorityLevelConfiguration: { name: 'e2e-queue' },
+          matchingPrecedence: 5,
+          rules: [
+            {
+              subjects: [{ kind: 'User', user: { name: 'jane' } }],
+              resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'] }],
+            },
+          ],
+        },
+      })
+      .then((r) => assert.equal(r.status, 201, r.body));
     const fsUid = await uidOf('flowschemas', 'e2e-jane');
     await waitFor('e2e-jane classifies jane', async () => {
       const r = await tokenRequest(kapi, JANE_TOKEN, 'GET', `/api/v1/namespaces/${ns}/configmaps`);
@@ -239,7 +302,12 @@ describe('--enable-priority-and-fairness=false: the classic max-in-flight limits
     dir = mkdtempSync(path.join(os.tmpdir(), 'kapi-maxinflight-'));
     writeFileSync(path.join(dir, 'tokens.csv'), `${JANE_TOKEN},jane,jane-uid,"devs"\n`);
     kapi = await startKapi({
-      extraArgs: ['--token-auth-file', path.join(dir, 'tokens.csv'), '--enable-priority-and-fairness=false', '--max-mutating-requests-inflight=1'],
+      extraArgs: [
+        '--token-auth-file',
+        path.join(dir, 'tokens.csv'),
+        '--enable-priority-and-fairness=false',
+        '--max-mutating-requests-inflight=1',
+      ],
     });
     await kubectlOk(['create', 'namespace', ns], { kubeconfig: kapi.kubeconfig });
   });
@@ -278,7 +346,9 @@ describe('two replicas on one etcd', () => {
     writeFileSync(path.join(dir, 'tokens.csv'), `${JANE_TOKEN},jane,jane-uid,"devs"\n`);
     etcd = await startEtcd();
     // both start at once: both put the bootstrap configuration in place
-    [a, b] = await Promise.all([0, 1].map(() => startKapi({ etcdServers: etcd.endpoint, extraArgs: ['--token-auth-file', path.join(dir, 'tokens.csv')] })));
+    [a, b] = await Promise.all(
+      [0, 1].map(() => startKapi({ etcdServers: etcd.endpoint, extraArgs: ['--token-auth-file', path.join(dir, 'tokens.csv')] })),
+    );
   });
   after(async () => {
     await a?.stop();
@@ -288,7 +358,8 @@ describe('two replicas on one etcd', () => {
   });
 
   it('the objects exist once, and a FlowSchema made through one replica classifies on the other', async () => {
-    const names = (r: Parameters<typeof jsonOf>[0]) => jsonOf<{ items: Array<{ metadata: { name: string } }> }>(r).items.map((i) => i.metadata.name);
+    const names = (r: Parameters<typeof jsonOf>[0]) =>
+      jsonOf<{ items: Array<{ metadata: { name: string } }> }>(r).items.map((i) => i.metadata.name);
     assert.equal(names(await b.http.get(`/apis/${G}/v1/flowschemas`)).length, 13);
     assert.equal(names(await b.http.get(`/apis/${G}/v1/prioritylevelconfigurations`)).length, 8);
     const created = await a.http.post(`/apis/${G}/v1/flowschemas`, {
@@ -303,7 +374,8 @@ describe('two replicas on one etcd', () => {
     });
     assert.equal(created.status, 201, created.body);
     const uid = jsonOf<{ metadata: { uid: string } }>(created).metadata.uid;
-    const plUid = jsonOf<{ metadata: { uid: string } }>(await b.http.get(`/apis/${G}/v1/prioritylevelconfigurations/workload-high`)).metadata.uid;
+    const plUid = jsonOf<{ metadata: { uid: string } }>(await b.http.get(`/apis/${G}/v1/prioritylevelconfigurations/workload-high`))
+      .metadata.uid;
     const seen = await waitFor('replica b to classify jane by e2e-jane', async () => {
       const r = await tokenRequest(b, JANE_TOKEN, 'GET', '/version');
       return r.headers[FS_HEADER] === uid ? r : undefined;
@@ -312,6 +384,9 @@ describe('two replicas on one etcd', () => {
     // and back to global-default once it is deleted through the other replica
     assert.equal((await a.http.delete(`/apis/${G}/v1/flowschemas/e2e-jane`)).status, 200);
     const globalDefault = jsonOf<{ metadata: { uid: string } }>(await b.http.get(`/apis/${G}/v1/flowschemas/global-default`)).metadata.uid;
-    await waitFor('replica b to drop e2e-jane', async () => (await tokenRequest(b, JANE_TOKEN, 'GET', '/version')).headers[FS_HEADER] === globalDefault || undefined);
+    await waitFor(
+      'replica b to drop e2e-jane',
+      async () => (await tokenRequest(b, JANE_TOKEN, 'GET', '/version')).headers[FS_HEADER] === globalDefault || undefined,
+    );
   });
 });

@@ -64,13 +64,20 @@ describe('authenticating proxy: --requestheader-*', () => {
     writeFileSync(caFile, frontProxyCA.certPem);
     kapi = await startKapi({
       extraArgs: [
-        '--authorization-mode', 'RBAC',
-        '--requestheader-client-ca-file', caFile,
-        '--requestheader-allowed-names', 'front-proxy-client,aggregator',
-        '--requestheader-username-headers', 'X-Remote-User',
-        '--requestheader-uid-headers', 'X-Remote-Uid',
-        '--requestheader-group-headers', 'X-Remote-Group',
-        '--requestheader-extra-headers-prefix', 'X-Remote-Extra-',
+        '--authorization-mode',
+        'RBAC',
+        '--requestheader-client-ca-file',
+        caFile,
+        '--requestheader-allowed-names',
+        'front-proxy-client,aggregator',
+        '--requestheader-username-headers',
+        'X-Remote-User',
+        '--requestheader-uid-headers',
+        'X-Remote-Uid',
+        '--requestheader-group-headers',
+        'X-Remote-Group',
+        '--requestheader-extra-headers-prefix',
+        'X-Remote-Extra-',
       ],
     });
     proxy = await clientWith(frontProxyCA, 'front-proxy-client');
@@ -99,8 +106,13 @@ describe('authenticating proxy: --requestheader-*', () => {
     const list = `/api/v1/namespaces/${ns}/configmaps`;
     const denied = await proxy.get(list, { headers: { 'X-Remote-User': 'alice', 'X-Remote-Group': 'developers' } });
     assert.equal(denied.status, 403);
-    assert.match(jsonOf<{ message: string }>(denied).message, /^configmaps is forbidden: User "alice" cannot list resource "configmaps" in API group "" in the namespace "/);
-    await kubectlOk(['create', 'rolebinding', 'developers-view', '-n', ns, '--clusterrole=view', '--group=developers'], { kubeconfig: kapi.kubeconfig });
+    assert.match(
+      jsonOf<{ message: string }>(denied).message,
+      /^configmaps is forbidden: User "alice" cannot list resource "configmaps" in API group "" in the namespace "/,
+    );
+    await kubectlOk(['create', 'rolebinding', 'developers-view', '-n', ns, '--clusterrole=view', '--group=developers'], {
+      kubeconfig: kapi.kubeconfig,
+    });
     // RBAC's cache follows the binding by a watch: wait until the group is allowed
     let allowed = denied;
     for (let i = 0; i < 100 && allowed.status !== 200; i++) {

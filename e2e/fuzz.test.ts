@@ -16,7 +16,10 @@ import { seedFromEnv } from './fuzz/prng.js';
 const MAX_RSS_MIB = 1024;
 
 function listFromEnv(value: string | undefined): string[] {
-  return (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 describe('fuzz: hostile input keeps a replica harmless', () => {

@@ -8,7 +8,6 @@ import { after, before, describe, it } from 'node:test';
 import { treeTools, type Meta } from './owner-trees.js';
 import { createNamespace, startEtcd, startKapi, uniqueName, waitFor, type EtcdProcess, type KapiProcess } from './harness.js';
 
-
 describe('garbage collection through kubectl delete --cascade', () => {
   let kapi: KapiProcess;
   let k: (args: string[], input?: string) => Promise<string>;
@@ -92,14 +91,23 @@ describe('garbage collection through kubectl delete --cascade', () => {
     assert.deepEqual(await names('pods', 'orph'), t.pods);
     for (const p of t.pods) {
       const m = await meta('pod', p);
-      assert.deepEqual(m?.ownerReferences?.map((r) => r.kind), ['ReplicaSet'], p);
+      assert.deepEqual(
+        m?.ownerReferences?.map((r) => r.kind),
+        ['ReplicaSet'],
+        p,
+      );
     }
 
     // deleting an orphaned ReplicaSet now collects only its own Pods
     const [first, second] = t.replicaSets as [string, string];
     await k(['delete', 'replicaset', first]);
-    await waitFor('the first ReplicaSet\'s pods to be collected', async () => (await names('pods', 'orph')).every((p) => !p.startsWith(first)));
-    assert.deepEqual(await names('pods', 'orph'), t.pods.filter((p) => p.startsWith(second)));
+    await waitFor("the first ReplicaSet's pods to be collected", async () =>
+      (await names('pods', 'orph')).every((p) => !p.startsWith(first)),
+    );
+    assert.deepEqual(
+      await names('pods', 'orph'),
+      t.pods.filter((p) => p.startsWith(second)),
+    );
   });
 });
 
@@ -134,7 +142,10 @@ describe('garbage collection with two replicas: kubectl on either, the collector
       const bg = `bg${i}`;
       await there.tree(bg);
       await here.k(['delete', 'deployment', bg]);
-      await waitFor(`the dependents of ${bg} to be collected`, async () => (await there.names('pods', bg)).length + (await there.names('replicasets', bg)).length === 0);
+      await waitFor(
+        `the dependents of ${bg} to be collected`,
+        async () => (await there.names('pods', bg)).length + (await there.names('replicasets', bg)).length === 0,
+      );
 
       const orph = `orph${i}`;
       const t = await there.tree(orph);

@@ -56,7 +56,6 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-
 /** PIDs of every process below `pid` (children, grandchildren, ...), read from /proc. */
 export function descendants(pid: number): number[] {
   const children = new Map<number, number[]>();
@@ -158,13 +157,7 @@ export async function startKapi(opts: StartKapiOptions = {}): Promise<KapiProces
   const ownDir = !opts.dataDir;
   const dataDir = opts.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'kapi-e2e-'));
   const port = opts.port ?? (await freePort());
-  const args = [
-    ...(opts.nodeArgs ?? []),
-    kapiBin(),
-    '--data-dir', dataDir,
-    '--secure-port', String(port),
-    '--bind-address', '127.0.0.1',
-  ];
+  const args = [...(opts.nodeArgs ?? []), kapiBin(), '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1'];
   if (opts.etcdServers) args.push('--etcd-servers', opts.etcdServers);
   if (opts.etcdCompactionInterval) args.push('--etcd-compaction-interval', opts.etcdCompactionInterval);
   args.push(...(opts.extraArgs ?? []));
@@ -513,7 +506,9 @@ export function writeKubeconfig(file: string, admin: string, user: Record<string
   const doc = {
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name: 'kapi', cluster: { server: creds.server, 'certificate-authority-data': Buffer.from(creds.ca ?? '').toString('base64') } }],
+    clusters: [
+      { name: 'kapi', cluster: { server: creds.server, 'certificate-authority-data': Buffer.from(creds.ca ?? '').toString('base64') } },
+    ],
     users: [{ name: 'u', user }],
     contexts: [{ name: 'kapi', context: { cluster: 'kapi', user: 'u' } }],
     'current-context': 'kapi',
@@ -567,7 +562,10 @@ export async function createConfigMap(
   data: Record<string, string> = {},
 ): Promise<void> {
   const res = await http.post(`/api/v1/namespaces/${namespace}/configmaps`, {
-    apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data,
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name },
+    data,
   });
   if (res.status !== 201) throw new Error(`create configmap ${namespace}/${name}: HTTP ${res.status} ${res.body}`);
 }

@@ -27,7 +27,9 @@ describe('issue 8: hostile input must never take a replica down or reach another
     return replica;
   };
   const ns = (): string => ready().targets.namespace;
-  const send = async (req: Omit<FuzzRequest, 'kind' | 'protocol' | 'headers'> & Partial<Pick<FuzzRequest, 'protocol' | 'headers'>>): Promise<FuzzResponse> => {
+  const send = async (
+    req: Omit<FuzzRequest, 'kind' | 'protocol' | 'headers'> & Partial<Pick<FuzzRequest, 'protocol' | 'headers'>>,
+  ): Promise<FuzzResponse> => {
     const outcome = await transport.send({ kind: 'regression', protocol: 'http/1.1', headers: { accept: 'application/json' }, ...req });
     if (isTransportError(outcome)) throw new Error(`${req.method} ${req.path}: no answer (${outcome.error})`);
     return outcome;
@@ -80,8 +82,11 @@ describe('issue 8: hostile input must never take a replica down or reach another
     const ops: unknown[] = [{ op: 'add', path: '/metadata/annotations', value: { a: 'x'.repeat(1000) } }];
     for (let i = 0; i < 30; i++) ops.push({ op: 'copy', from: '/metadata/annotations', path: `/metadata/annotations/a${i}` });
     const res = await send({
-      caller: 'limited', method: 'PATCH', path: `/api/v1/namespaces/${ns()}/configmaps/${ready().targets.target}`,
-      headers: { accept: 'application/json', 'content-type': 'application/json-patch+json' }, body: Buffer.from(JSON.stringify(ops)),
+      caller: 'limited',
+      method: 'PATCH',
+      path: `/api/v1/namespaces/${ns()}/configmaps/${ready().targets.target}`,
+      headers: { accept: 'application/json', 'content-type': 'application/json-patch+json' },
+      body: Buffer.from(JSON.stringify(ops)),
     });
     assertStatus(res, 422, 'Invalid', '30-copy JSON patch');
     await assertWell();
@@ -91,7 +96,13 @@ describe('issue 8: hostile input must never take a replica down or reach another
   it('3000-deep YAML to selfsubjectaccessreviews, sent twice, is a 4xx both times and the replica lives', async () => {
     const body = Buffer.from(`${'['.repeat(3000)}${']'.repeat(3000)}\n`);
     for (const attempt of [1, 2]) {
-      const res = await send({ caller: 'limited', method: 'POST', path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', headers: { accept: 'application/json', 'content-type': 'application/yaml' }, body });
+      const res = await send({
+        caller: 'limited',
+        method: 'POST',
+        path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+        headers: { accept: 'application/json', 'content-type': 'application/yaml' },
+        body,
+      });
       assert4xx(res, `attempt ${attempt}`);
       await assertWell();
     }
@@ -99,8 +110,11 @@ describe('issue 8: hostile input must never take a replica down or reach another
 
   it('4000-deep JSON sent as application/apply-patch+yaml is a 4xx and the replica lives', async () => {
     const res = await send({
-      caller: 'limited', method: 'PATCH', path: `/api/v1/namespaces/${ns()}/configmaps/${ready().targets.target}?fieldManager=deep`,
-      headers: { accept: 'application/json', 'content-type': 'application/apply-patch+yaml' }, body: Buffer.from(deepText(4000, 'array')),
+      caller: 'limited',
+      method: 'PATCH',
+      path: `/api/v1/namespaces/${ns()}/configmaps/${ready().targets.target}?fieldManager=deep`,
+      headers: { accept: 'application/json', 'content-type': 'application/apply-patch+yaml' },
+      body: Buffer.from(deepText(4000, 'array')),
     });
     assert4xx(res, 'deep apply patch');
     await assertWell();
@@ -109,8 +123,11 @@ describe('issue 8: hostile input must never take a replica down or reach another
   for (const type of ['application/merge-patch+json', 'application/strategic-merge-patch+json']) {
     it(`a 9000-deep ${type} patch is a 4xx`, async () => {
       const res = await send({
-        caller: 'limited', method: 'PATCH', path: `/api/v1/namespaces/${ns()}/configmaps/${ready().targets.target}`,
-        headers: { accept: 'application/json', 'content-type': type }, body: Buffer.from(`{"metadata":${deepText(9000, 'object')}}`),
+        caller: 'limited',
+        method: 'PATCH',
+        path: `/api/v1/namespaces/${ns()}/configmaps/${ready().targets.target}`,
+        headers: { accept: 'application/json', 'content-type': type },
+        body: Buffer.from(`{"metadata":${deepText(9000, 'object')}}`),
       });
       assert4xx(res, type);
       await assertWell();
@@ -124,7 +141,8 @@ describe('issue 8: hostile input must never take a replica down or reach another
       for (const caller of ['admin', 'limited'] as const) {
         const res = await send({ caller, method: 'DELETE', path: `/api/v1/namespaces/${t.namespace}/configmaps/${segment}?dryRun=All` });
         assert4xx(res, `DELETE configmaps/${segment} as ${caller}`);
-        if (segment === '..' || segment === '.' || /^%2e(%2e)?$/i.test(segment)) assertStatus(res, 400, 'BadRequest', `DELETE configmaps/${segment} as ${caller}`);
+        if (segment === '..' || segment === '.' || /^%2e(%2e)?$/i.test(segment))
+          assertStatus(res, 400, 'BadRequest', `DELETE configmaps/${segment} as ${caller}`);
       }
       const res = await send({ caller: 'admin', method: 'DELETE', path: `/api/v1/namespaces/${t.namespace}/configmaps/${segment}` });
       assert4xx(res, `DELETE configmaps/${segment} without a dry run`);
@@ -140,30 +158,82 @@ describe('issue 8: hostile input must never take a replica down or reach another
     if (up.status === 200) {
       // kube reads '..' as a (nonexistent) namespace's name: nothing from another namespace
       const items = (JSON.parse(up.body.toString()) as { items: { metadata: { namespace: string } }[] }).items;
-      assert.deepEqual(items.map((i) => i.metadata.namespace).filter((n) => n !== '..'), []);
+      assert.deepEqual(
+        items.map((i) => i.metadata.namespace).filter((n) => n !== '..'),
+        [],
+      );
     } else {
       assertStatus(up, 400, 'BadRequest', 'GET /namespaces/../secrets');
     }
   });
 
-  const invalidOptions: { what: string; method: string; path: (ns: string, name: string) => string; body?: string; contentType?: string }[] = [
-    { what: 'dryRun=bogus on create', method: 'POST', path: (n) => `/api/v1/namespaces/${n}/configmaps?dryRun=bogus`, body: '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dry-bogus"}}' },
-    { what: 'fieldValidation=bogus on create', method: 'POST', path: (n) => `/api/v1/namespaces/${n}/configmaps?fieldValidation=bogus`, body: '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"fv-bogus"}}' },
-    { what: 'propagationPolicy=bogus on delete', method: 'DELETE', path: (n, name) => `/api/v1/namespaces/${n}/configmaps/${name}?propagationPolicy=bogus&dryRun=All` },
-    { what: 'a 129-character fieldManager', method: 'POST', path: (n) => `/api/v1/namespaces/${n}/configmaps?fieldManager=${'m'.repeat(129)}`, body: '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"fm-long"}}' },
-    { what: 'a fieldManager with a control character', method: 'POST', path: (n) => `/api/v1/namespaces/${n}/configmaps?fieldManager=a%01b`, body: '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"fm-ctl"}}' },
-    { what: 'apply without a fieldManager', method: 'PATCH', path: (n, name) => `/api/v1/namespaces/${n}/configmaps/${name}`, body: undefined, contentType: 'application/apply-patch+yaml' },
-    { what: 'a watch with resourceVersionMatch=Exact', method: 'GET', path: (n) => `/api/v1/namespaces/${n}/configmaps?watch=true&resourceVersion=1&resourceVersionMatch=Exact&timeoutSeconds=1` },
-    { what: 'resourceVersionMatch=Exact without a resourceVersion', method: 'GET', path: (n) => `/api/v1/namespaces/${n}/configmaps?resourceVersionMatch=Exact` },
+  const invalidOptions: {
+    what: string;
+    method: string;
+    path: (ns: string, name: string) => string;
+    body?: string;
+    contentType?: string;
+  }[] = [
+    {
+      what: 'dryRun=bogus on create',
+      method: 'POST',
+      path: (n) => `/api/v1/namespaces/${n}/configmaps?dryRun=bogus`,
+      body: '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dry-bogus"}}',
+    },
+    {
+      what: 'fieldValidation=bogus on create',
+      method: 'POST',
+      path: (n) => `/api/v1/namespaces/${n}/configmaps?fieldValidation=bogus`,
+      body: '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"fv-bogus"}}',
+    },
+    {
+      what: 'propagationPolicy=bogus on delete',
+      method: 'DELETE',
+      path: (n, name) => `/api/v1/namespaces/${n}/configmaps/${name}?propagationPolicy=bogus&dryRun=All`,
+    },
+    {
+      what: 'a 129-character fieldManager',
+      method: 'POST',
+      path: (n) => `/api/v1/namespaces/${n}/configmaps?fieldManager=${'m'.repeat(129)}`,
+      body: '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"fm-long"}}',
+    },
+    {
+      what: 'a fieldManager with a control character',
+      method: 'POST',
+      path: (n) => `/api/v1/namespaces/${n}/configmaps?fieldManager=a%01b`,
+      body: '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"fm-ctl"}}',
+    },
+    {
+      what: 'apply without a fieldManager',
+      method: 'PATCH',
+      path: (n, name) => `/api/v1/namespaces/${n}/configmaps/${name}`,
+      body: undefined,
+      contentType: 'application/apply-patch+yaml',
+    },
+    {
+      what: 'a watch with resourceVersionMatch=Exact',
+      method: 'GET',
+      path: (n) => `/api/v1/namespaces/${n}/configmaps?watch=true&resourceVersion=1&resourceVersionMatch=Exact&timeoutSeconds=1`,
+    },
+    {
+      what: 'resourceVersionMatch=Exact without a resourceVersion',
+      method: 'GET',
+      path: (n) => `/api/v1/namespaces/${n}/configmaps?resourceVersionMatch=Exact`,
+    },
     { what: 'sendInitialEvents on a list', method: 'GET', path: (n) => `/api/v1/namespaces/${n}/configmaps?sendInitialEvents=true` },
   ];
   for (const c of invalidOptions) {
     it(`${c.what} is 422 Invalid`, async () => {
       const t = ready().targets;
       // an apply body names the object it applies to
-      const patchBody = c.contentType === 'application/apply-patch+yaml' ? `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${t.target}"}}` : c.body;
+      const patchBody =
+        c.contentType === 'application/apply-patch+yaml'
+          ? `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${t.target}"}}`
+          : c.body;
       const res = await send({
-        caller: 'limited', method: c.method, path: c.path(t.namespace, t.target),
+        caller: 'limited',
+        method: c.method,
+        path: c.path(t.namespace, t.target),
         headers: { accept: 'application/json', ...(patchBody ? { 'content-type': c.contentType ?? 'application/json' } : {}) },
         body: patchBody === undefined ? undefined : Buffer.from(patchBody),
       });
@@ -175,14 +245,20 @@ describe('issue 8: hostile input must never take a replica down or reach another
     const t = ready().targets;
     const name = `null-labels-${Date.now()}`;
     const created = await send({
-      caller: 'limited', method: 'POST', path: `/api/v1/namespaces/${t.namespace}/configmaps`,
+      caller: 'limited',
+      method: 'POST',
+      path: `/api/v1/namespaces/${t.namespace}/configmaps`,
       headers: { accept: 'application/json', 'content-type': 'application/json' },
       body: Buffer.from(JSON.stringify({ metadata: { name, labels: null, annotations: null, finalizers: null } })),
     });
     assert.equal(created.status, 201, created.body.toString());
     const meta = (JSON.parse(created.body.toString()) as { metadata: Record<string, unknown> }).metadata;
     assert.equal('labels' in meta || 'annotations' in meta || 'finalizers' in meta, false, JSON.stringify(meta));
-    const listed = await send({ caller: 'limited', method: 'GET', path: `/api/v1/namespaces/${t.namespace}/configmaps?labelSelector=${encodeURIComponent('a/b in (v0,v1)')}` });
+    const listed = await send({
+      caller: 'limited',
+      method: 'GET',
+      path: `/api/v1/namespaces/${t.namespace}/configmaps?labelSelector=${encodeURIComponent('a/b in (v0,v1)')}`,
+    });
     assert.equal(listed.status, 200, listed.body.toString());
     await assertWell();
   });
@@ -202,7 +278,14 @@ describe('issue 8: hostile input must never take a replica down or reach another
     const full = (await r.kapi.http.get(`/api/v1/namespaces/${bulk}/configmaps`, { timeoutMs: 60_000 })).body.length;
     const url = new URL(r.admin.server);
     const sockets = Array.from({ length: 20 }, () => {
-      const socket = tls.connect({ host: url.hostname, port: Number(url.port), ca: r.admin.ca, cert: r.admin.cert, key: r.admin.key, ALPNProtocols: ['http/1.1'] });
+      const socket = tls.connect({
+        host: url.hostname,
+        port: Number(url.port),
+        ca: r.admin.ca,
+        cert: r.admin.cert,
+        key: r.admin.key,
+        ALPNProtocols: ['http/1.1'],
+      });
       socket.on('error', () => {});
       socket.write(`GET /api/v1/namespaces/${bulk}/configmaps HTTP/1.1\r\nHost: ${url.host}\r\nAccept: application/json\r\n\r\n`);
       socket.pause();
@@ -216,16 +299,25 @@ describe('issue 8: hostile input must never take a replica down or reach another
         await sleep(1000);
       }
       assert.ok(peak < SLOW_READER_RSS_BOUND_MIB, `peak RSS ${Math.round(peak)} MiB while 20 clients held a ${full}-byte list unread`);
-      const received = await Promise.all(sockets.map((s) => new Promise<number>((resolve) => {
-        let n = 0;
-        const done = (): void => resolve(n);
-        s.on('data', (c: Buffer) => (n += c.length));
-        s.on('end', done);
-        s.on('close', done);
-        s.setTimeout(30_000, () => { s.destroy(); done(); });
-        s.resume();
-      })));
-      for (const n of received) assert.ok(n < full, `a client that did not read got the whole list (${n} of ${full} bytes) after --request-timeout`);
+      const received = await Promise.all(
+        sockets.map(
+          (s) =>
+            new Promise<number>((resolve) => {
+              let n = 0;
+              const done = (): void => resolve(n);
+              s.on('data', (c: Buffer) => (n += c.length));
+              s.on('end', done);
+              s.on('close', done);
+              s.setTimeout(30_000, () => {
+                s.destroy();
+                done();
+              });
+              s.resume();
+            }),
+        ),
+      );
+      for (const n of received)
+        assert.ok(n < full, `a client that did not read got the whole list (${n} of ${full} bytes) after --request-timeout`);
       await assertWell();
     } finally {
       for (const s of sockets) s.destroy();
@@ -235,9 +327,18 @@ describe('issue 8: hostile input must never take a replica down or reach another
   it('more than 16 KB of headers over HTTP/1.1 is accepted (kube accepts up to 1 MiB)', async () => {
     const t = ready().targets;
     const selector = `app notin (${Array.from({ length: 2500 }, (_v, i) => `v${i}`).join(',')})`;
-    const viaQuery = await send({ caller: 'limited', method: 'GET', path: `/api/v1/namespaces/${t.namespace}/configmaps?labelSelector=${encodeURIComponent(selector)}` });
+    const viaQuery = await send({
+      caller: 'limited',
+      method: 'GET',
+      path: `/api/v1/namespaces/${t.namespace}/configmaps?labelSelector=${encodeURIComponent(selector)}`,
+    });
     assert.equal(viaQuery.status, 200, viaQuery.body.subarray(0, 300).toString());
-    const viaHeader = await send({ caller: 'limited', method: 'GET', path: `/api/v1/namespaces/${t.namespace}/configmaps/${t.target}`, headers: { accept: 'application/json', 'x-large': 'a'.repeat(100 * 1024) } });
+    const viaHeader = await send({
+      caller: 'limited',
+      method: 'GET',
+      path: `/api/v1/namespaces/${t.namespace}/configmaps/${t.target}`,
+      headers: { accept: 'application/json', 'x-large': 'a'.repeat(100 * 1024) },
+    });
     assert.equal(viaHeader.status, 200, viaHeader.body.subarray(0, 300).toString());
   });
 
@@ -246,7 +347,13 @@ describe('issue 8: hostile input must never take a replica down or reach another
     for (const count of [128, 300]) {
       const headers: Record<string, string> = { accept: 'application/json' };
       for (let i = 0; i < count; i++) headers[`x-field-${i}`] = `v${i}`;
-      const res = await send({ caller: 'limited', protocol: 'h2', method: 'GET', path: `/api/v1/namespaces/${t.namespace}/configmaps/${t.target}`, headers });
+      const res = await send({
+        caller: 'limited',
+        protocol: 'h2',
+        method: 'GET',
+        path: `/api/v1/namespaces/${t.namespace}/configmaps/${t.target}`,
+        headers,
+      });
       assert.equal(res.status, 200, `${count} fields: ${res.body.subarray(0, 300).toString()}`);
     }
   });

@@ -112,10 +112,7 @@ export class KubeHttpClient {
     let payload: Buffer | undefined;
     const headers: Record<string, string | string[]> = { accept: opts.accept ?? 'application/json', ...opts.headers };
     if (opts.body !== undefined) {
-      payload =
-        Buffer.isBuffer(opts.body)
-          ? opts.body
-          : Buffer.from(typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body));
+      payload = Buffer.isBuffer(opts.body) ? opts.body : Buffer.from(typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body));
       headers['content-type'] = opts.contentType ?? 'application/json';
       headers['content-length'] = String(payload.length);
     }
@@ -140,7 +137,12 @@ export class KubeHttpClient {
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('error', reject);
         res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8'), bytes: Buffer.concat(chunks) }),
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+            bytes: Buffer.concat(chunks),
+          }),
         );
       });
       req.end(payload);

@@ -93,7 +93,29 @@ describe('HTTP serving flags', () => {
   before(async () => {
     // a second serving certificate, for clients that ask for sni.example (or *.wild.example)
     dir = mkdtempSync(path.join(os.tmpdir(), 'kapi-serving-'));
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'sni.key', '-out', 'sni.crt', '-days', '2', '-subj', '/CN=sni.example', '-addext', 'subjectAltName=DNS:sni.example'], { cwd: dir, stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        'sni.key',
+        '-out',
+        'sni.crt',
+        '-days',
+        '2',
+        '-subj',
+        '/CN=sni.example',
+        '-addext',
+        'subjectAltName=DNS:sni.example',
+      ],
+      { cwd: dir, stdio: 'ignore' },
+    );
     kapi = await startKapi({
       extraArgs: [
         `--tls-sni-cert-key=${path.join(dir, 'sni.crt')},${path.join(dir, 'sni.key')}:sni.example,*.wild.example`,
@@ -168,8 +190,13 @@ describe('HTTP serving flags', () => {
     let headersAt = 0;
     const status = await new Promise<number>((resolve, reject) => {
       const req = https.request({
-        host: '127.0.0.1', port: kapi.port, path: `/api/v1/namespaces/${ns}/configmaps?watch=true`,
-        ca: creds.ca, cert: creds.cert, key: creds.key, agent: false,
+        host: '127.0.0.1',
+        port: kapi.port,
+        path: `/api/v1/namespaces/${ns}/configmaps?watch=true`,
+        ca: creds.ca,
+        cert: creds.cert,
+        key: creds.key,
+        agent: false,
       });
       req.on('error', reject);
       req.on('response', (res) => {
@@ -186,7 +213,10 @@ describe('HTTP serving flags', () => {
     // headers: the time since sending bounds it from above, the time since the headers from
     // below; only the upper end gets room for a loaded machine delaying the end
     assert.ok(ended - sent >= 1000, `ended ${Math.round(ended - sent)} ms after the request, before --min-request-timeout`);
-    assert.ok(ended - headersAt < 2000 + 500, `ended ${Math.round(ended - headersAt)} ms after the headers, past 2 x --min-request-timeout`);
+    assert.ok(
+      ended - headersAt < 2000 + 500,
+      `ended ${Math.round(ended - headersAt)} ms after the headers, past 2 x --min-request-timeout`,
+    );
   });
 
   it('CORS: a preflight from an allowed origin is answered 204 without credentials; others get no CORS headers', async () => {
@@ -211,7 +241,11 @@ describe('HTTP serving flags', () => {
   });
 
   it('HSTS: every response carries the Strict-Transport-Security directives', async () => {
-    for (const [path, anonymous] of [['/version', false], ['/api/v1/namespaces/nope-nope', false], ['/api/v1/namespaces', true]] as const) {
+    for (const [path, anonymous] of [
+      ['/version', false],
+      ['/api/v1/namespaces/nope-nope', false],
+      ['/api/v1/namespaces', true],
+    ] as const) {
       const res = await get(kapi, path, { anonymous });
       assert.equal(res.headers['strict-transport-security'], 'max-age=31536000; includeSubDomains', path);
     }
@@ -306,7 +340,9 @@ describe('--shutdown-send-retry-after and --shutdown-watch-termination-grace-per
   const ns = uniqueName('shutdown');
 
   before(async () => {
-    kapi = await startKapi({ extraArgs: ['--shutdown-send-retry-after', '--shutdown-watch-termination-grace-period=5s', '--request-timeout=60s'] });
+    kapi = await startKapi({
+      extraArgs: ['--shutdown-send-retry-after', '--shutdown-watch-termination-grace-period=5s', '--request-timeout=60s'],
+    });
     await kubectlOk(['create', 'namespace', ns], { kubeconfig: kapi.kubeconfig });
   });
   after(async () => {
@@ -337,7 +373,12 @@ describe('--shutdown-send-retry-after and --shutdown-watch-termination-grace-per
       watch.stream.end();
       assert.equal(await watch.response, 200);
       const body = Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'held' } }));
-      const held = open({ ':method': 'POST', ':path': `/api/v1/namespaces/${ns}/configmaps`, 'content-type': 'application/json', 'content-length': String(body.length) });
+      const held = open({
+        ':method': 'POST',
+        ':path': `/api/v1/namespaces/${ns}/configmaps`,
+        'content-type': 'application/json',
+        'content-length': String(body.length),
+      });
       const probe = open({ ':path': `/api/v1/namespaces/${ns}/configmaps` });
       probe.stream.end();
       // answered after the held create's headers arrived: that request is in flight now
@@ -345,10 +386,15 @@ describe('--shutdown-send-retry-after and --shutdown-watch-termination-grace-per
 
       process.kill(kapi.pid, 'SIGTERM');
       try {
-        const refused = await waitFor('a 429 from the shutting-down kapi', async () => {
-          const res = await get(kapi, `/api/v1/namespaces/${ns}/configmaps`);
-          return res.status === 429 ? res : undefined;
-        }, 30_000, 100);
+        const refused = await waitFor(
+          'a 429 from the shutting-down kapi',
+          async () => {
+            const res = await get(kapi, `/api/v1/namespaces/${ns}/configmaps`);
+            return res.status === 429 ? res : undefined;
+          },
+          30_000,
+          100,
+        );
         assert.equal(refused.headers['retry-after'], '5');
         assert.equal(refused.headers.connection, 'close');
         assert.equal(refused.body, 'The apiserver is shutting down, please try again later.\n');
@@ -361,14 +407,19 @@ describe('--shutdown-send-retry-after and --shutdown-watch-termination-grace-per
       }
       // the request in flight is answered, then the listener closes
       assert.equal(await held.response, 201);
-      await waitFor('the listener to close', async () => {
-        try {
-          await get(kapi, '/livez');
-          return undefined;
-        } catch {
-          return true;
-        }
-      }, 30_000, 100);
+      await waitFor(
+        'the listener to close',
+        async () => {
+          try {
+            await get(kapi, '/livez');
+            return undefined;
+          } catch {
+            return true;
+          }
+        },
+        30_000,
+        100,
+      );
     } finally {
       session.destroy();
     }

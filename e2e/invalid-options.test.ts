@@ -4,7 +4,16 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createConfigMap, createNamespace, jsonOf, kubectl, startKapi, uniqueName, type HttpResponse, type KapiProcess } from './harness.js';
+import {
+  createConfigMap,
+  createNamespace,
+  jsonOf,
+  kubectl,
+  startKapi,
+  uniqueName,
+  type HttpResponse,
+  type KapiProcess,
+} from './harness.js';
 
 interface InvalidStatus {
   kind: string;
@@ -43,7 +52,10 @@ describe('invalid request options are 422 Invalid', () => {
 
   it('create: dryRun, fieldValidation and fieldManager (too long, control characters)', async () => {
     const dry = invalid(await kapi.http.post(`${cms()}?dryRun=Maybe`, body('n1')), 'CreateOptions');
-    assert.equal(dry.message, 'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"Maybe"}: supported values: "All"');
+    assert.equal(
+      dry.message,
+      'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"Maybe"}: supported values: "All"',
+    );
     assert.deepEqual(dry.details.causes, [
       { reason: 'FieldValueNotSupported', message: 'Unsupported value: []string{"Maybe"}: supported values: "All"', field: 'dryRun' },
     ]);
@@ -55,7 +67,10 @@ describe('invalid request options are 422 Invalid', () => {
     const long = invalid(await kapi.http.post(`${cms()}?fieldManager=${'m'.repeat(129)}`, body('n3')), 'CreateOptions');
     assert.equal(long.message, 'CreateOptions.meta.k8s.io "" is invalid: fieldManager: Too long: may not be more than 128 bytes');
     const control = invalid(await kapi.http.post(`${cms()}?fieldManager=a%07b`, body('n4')), 'CreateOptions');
-    assert.equal(control.message, 'CreateOptions.meta.k8s.io "" is invalid: fieldManager: Invalid value: "a\\ab": invalid character U+0007 (at position 1)');
+    assert.equal(
+      control.message,
+      'CreateOptions.meta.k8s.io "" is invalid: fieldManager: Invalid value: "a\\ab": invalid character U+0007 (at position 1)',
+    );
   });
 
   it('update and patch: UpdateOptions and PatchOptions; apply without a fieldManager', async () => {
@@ -91,7 +106,10 @@ describe('invalid request options are 422 Invalid', () => {
       'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
     );
     const initial = invalid(await kapi.http.get(`${cms()}?sendInitialEvents=true`), 'ListOptions');
-    assert.equal(initial.message, 'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list');
+    assert.equal(
+      initial.message,
+      'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list',
+    );
     const watch = invalid(await kapi.http.get(`${cms()}?watch=1&resourceVersion=1&resourceVersionMatch=Exact`), 'ListOptions');
     assert.deepEqual(
       watch.details.causes.map((c) => [c.reason, c.field]),
@@ -116,7 +134,10 @@ describe('invalid request options are 422 Invalid', () => {
   it('nothing was written by a refused request', async () => {
     const names = jsonOf<{ items: { metadata: { name: string } }[] }>(await kapi.http.get(cms())).items.map((i) => i.metadata.name);
     // kube-root-ca.crt is the root CA publisher's, made for every namespace
-    assert.deepEqual(names.filter((n) => n !== 'kube-root-ca.crt'), ['keep']);
+    assert.deepEqual(
+      names.filter((n) => n !== 'kube-root-ca.crt'),
+      ['keep'],
+    );
     const keep = jsonOf<{ data: Record<string, string> }>(await kapi.http.get(`${cms()}/keep`));
     assert.deepEqual(keep.data, { a: '1' });
   });

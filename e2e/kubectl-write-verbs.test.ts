@@ -9,8 +9,17 @@ import { kubectl, kubectlOk, startKapi, uniqueName, type KapiProcess } from './h
 
 const ns = uniqueName('verbs');
 
-interface Port { name?: string; port: number; targetPort?: number | string; protocol?: string }
-interface Container { name: string; image: string; ports?: { containerPort: number }[] }
+interface Port {
+  name?: string;
+  port: number;
+  targetPort?: number | string;
+  protocol?: string;
+}
+interface Container {
+  name: string;
+  image: string;
+  ports?: { containerPort: number }[];
+}
 interface Obj {
   metadata: { labels?: Record<string, string>; annotations?: Record<string, string>; resourceVersion?: string; generation?: number };
   spec: {
@@ -47,7 +56,8 @@ ${opts.metricsPort ? '  - {name: metrics, port: 9090, targetPort: 9090}\n' : ''}
 describe('kubectl write verbs', () => {
   let kapi: KapiProcess;
   const run = (args: string[], input?: string) => kubectlOk(args, { kubeconfig: kapi.kubeconfig, input });
-  const getJson = async (kind: string, name: string): Promise<Obj> => JSON.parse(await run(['get', kind, name, '-n', ns, '-o', 'json'])) as Obj;
+  const getJson = async (kind: string, name: string): Promise<Obj> =>
+    JSON.parse(await run(['get', kind, name, '-n', ns, '-o', 'json'])) as Obj;
 
   before(async () => {
     kapi = await startKapi();
@@ -58,11 +68,20 @@ describe('kubectl write verbs', () => {
   });
 
   it('client-side apply creates, updates and prunes list items; diff shows the pending change', async () => {
-    assert.match(await run(['apply', '-f', '-'], manifest({ image: 'nginx:1.25', sidecar: true, metricsPort: true })), /deployment.apps\/web created/);
+    assert.match(
+      await run(['apply', '-f', '-'], manifest({ image: 'nginx:1.25', sidecar: true, metricsPort: true })),
+      /deployment.apps\/web created/,
+    );
     let dep = await getJson('deployment', 'web');
-    assert.deepEqual(dep.spec.template!.spec.containers.map((c) => c.name), ['app', 'sidecar']);
+    assert.deepEqual(
+      dep.spec.template!.spec.containers.map((c) => c.name),
+      ['app', 'sidecar'],
+    );
     let svc = await getJson('service', 'web');
-    assert.deepEqual(svc.spec.ports!.map((p) => p.name), ['http', 'metrics']);
+    assert.deepEqual(
+      svc.spec.ports!.map((p) => p.name),
+      ['http', 'metrics'],
+    );
 
     const next = manifest({ image: 'nginx:1.27', sidecar: false, metricsPort: false });
     // kubectl diff exits 1 when there are differences and prints a unified diff
@@ -79,9 +98,15 @@ describe('kubectl write verbs', () => {
     assert.match(out, /deployment.apps\/web configured/);
     assert.match(out, /service\/web configured/);
     dep = await getJson('deployment', 'web');
-    assert.deepEqual(dep.spec.template!.spec.containers.map((c) => [c.name, c.image]), [['app', 'nginx:1.27']]);
+    assert.deepEqual(
+      dep.spec.template!.spec.containers.map((c) => [c.name, c.image]),
+      [['app', 'nginx:1.27']],
+    );
     svc = await getJson('service', 'web');
-    assert.deepEqual(svc.spec.ports!.map((p) => p.name), ['http']);
+    assert.deepEqual(
+      svc.spec.ports!.map((p) => p.name),
+      ['http'],
+    );
 
     const same = await kubectl(['diff', '-f', '-'], { kubeconfig: kapi.kubeconfig, input: next });
     assert.equal(same.code, 0, same.stdout + same.stderr);
@@ -90,9 +115,21 @@ describe('kubectl write verbs', () => {
 
   it('patch with --type=json, merge and strategic', async () => {
     await run(['create', 'configmap', 'p', '-n', ns, '--from-literal=a=1', '--from-literal=b=2']);
-    await run(['patch', 'configmap', 'p', '-n', ns, '--type=json', '-p', '[{"op":"test","path":"/data/a","value":"1"},{"op":"replace","path":"/data/a","value":"10"},{"op":"remove","path":"/data/b"}]']);
+    await run([
+      'patch',
+      'configmap',
+      'p',
+      '-n',
+      ns,
+      '--type=json',
+      '-p',
+      '[{"op":"test","path":"/data/a","value":"1"},{"op":"replace","path":"/data/a","value":"10"},{"op":"remove","path":"/data/b"}]',
+    ]);
     assert.deepEqual((await getJson('configmap', 'p')).data, { a: '10' });
-    const failed = await kubectl(['patch', 'configmap', 'p', '-n', ns, '--type=json', '-p', '[{"op":"test","path":"/data/a","value":"1"}]'], { kubeconfig: kapi.kubeconfig });
+    const failed = await kubectl(
+      ['patch', 'configmap', 'p', '-n', ns, '--type=json', '-p', '[{"op":"test","path":"/data/a","value":"1"}]'],
+      { kubeconfig: kapi.kubeconfig },
+    );
     assert.notEqual(failed.code, 0);
     // kube-apiserver answers a failed `test` with a generic 422, which kubectl prints so
     assert.match(failed.stderr, /The request is invalid: the server rejected our request due to an error in our request/);
@@ -100,9 +137,21 @@ describe('kubectl write verbs', () => {
     await run(['patch', 'configmap', 'p', '-n', ns, '--type=merge', '-p', '{"data":{"c":"3","a":null}}']);
     assert.deepEqual((await getJson('configmap', 'p')).data, { c: '3' });
 
-    await run(['patch', 'deployment', 'web', '-n', ns, '--type=strategic', '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"extra","image":"busybox:1.36"}]}}}}']);
+    await run([
+      'patch',
+      'deployment',
+      'web',
+      '-n',
+      ns,
+      '--type=strategic',
+      '-p',
+      '{"spec":{"template":{"spec":{"containers":[{"name":"extra","image":"busybox:1.36"}]}}}}',
+    ]);
     const dep = await getJson('deployment', 'web');
-    assert.deepEqual(dep.spec.template!.spec.containers.map((c) => c.name), ['extra', 'app']);
+    assert.deepEqual(
+      dep.spec.template!.spec.containers.map((c) => c.name),
+      ['extra', 'app'],
+    );
   });
 
   it('label, annotate, scale, set image and replace', async () => {
@@ -119,7 +168,9 @@ describe('kubectl write verbs', () => {
     assert.match(await run(['scale', 'deployment', 'web', '-n', ns, '--replicas=3']), /scaled/);
     dep = await getJson('deployment', 'web');
     assert.equal(dep.spec.replicas, 3);
-    const stale = await kubectl(['scale', 'deployment', 'web', '-n', ns, '--replicas=4', '--current-replicas=2'], { kubeconfig: kapi.kubeconfig });
+    const stale = await kubectl(['scale', 'deployment', 'web', '-n', ns, '--replicas=4', '--current-replicas=2'], {
+      kubeconfig: kapi.kubeconfig,
+    });
     assert.notEqual(stale.code, 0, '--current-replicas is a precondition');
     assert.equal((await getJson('deployment', 'web')).spec.replicas, 3);
 

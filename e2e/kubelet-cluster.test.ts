@@ -51,10 +51,14 @@ describe('kubelet subresources behind a local cluster', { timeout: 900_000 }, ()
     cluster = await startLocalCluster({
       dir: path.join(dir, 'cluster'),
       kapiArgs: [
-        '--kubelet-certificate-authority', file('kubelet-ca.crt', kubelet.caPem),
-        '--kubelet-client-certificate', file('kubelet-client.crt', kubelet.clientCertPem),
-        '--kubelet-client-key', file('kubelet-client.key', kubelet.clientKeyPem),
-        '--kubelet-preferred-address-types', 'InternalIP',
+        '--kubelet-certificate-authority',
+        file('kubelet-ca.crt', kubelet.caPem),
+        '--kubelet-client-certificate',
+        file('kubelet-client.crt', kubelet.clientCertPem),
+        '--kubelet-client-key',
+        file('kubelet-client.key', kubelet.clientKeyPem),
+        '--kubelet-preferred-address-types',
+        'InternalIP',
       ],
     });
     http = KubeHttpClient.fromKubeconfig(cluster.kubeconfig);
@@ -87,7 +91,12 @@ describe('kubelet subresources behind a local cluster', { timeout: 900_000 }, ()
         const failed = await k(['exec', 'one', '--', 'sh', '-c', 'exit 4']);
         assert.equal(failed.code, 4, failed.stderr);
         if (terminalAvailable) {
-          const tty = await kubectlInTerminal(['-n', NS, 'exec', '-it', 'one', '--', 'stty', 'size'], { kubeconfig: cluster.kubeconfig, version, rows: 33, cols: 101 });
+          const tty = await kubectlInTerminal(['-n', NS, 'exec', '-it', 'one', '--', 'stty', 'size'], {
+            kubeconfig: cluster.kubeconfig,
+            version,
+            rows: 33,
+            cols: 101,
+          });
           assert.match(tty.stdout, /33 101\r?\n/, tty.stderr);
         }
         const attached = await k(['attach', '-i', 'one'], 'typed\n');
@@ -107,13 +116,30 @@ describe('kubelet subresources behind a local cluster', { timeout: 900_000 }, ()
   it('every resource and subresource discovery lists answers something other than a 404 for the route', async () => {
     const requests = await discoveryRequests(http, { namespace: NS, pod: 'one', node: 'node-1' });
     assert.ok(requests.length > 90, `only ${requests.length} endpoints found`);
-    for (const sub of ['pods/log', 'pods/exec', 'pods/attach', 'pods/portforward', 'pods/proxy', 'nodes/proxy', 'services/proxy', 'pods/ephemeralcontainers', 'pods/resize']) {
-      assert.ok(requests.some((r) => r.endpoint === `v1 ${sub}`), `discovery lists ${sub}`);
+    for (const sub of [
+      'pods/log',
+      'pods/exec',
+      'pods/attach',
+      'pods/portforward',
+      'pods/proxy',
+      'nodes/proxy',
+      'services/proxy',
+      'pods/ephemeralcontainers',
+      'pods/resize',
+    ]) {
+      assert.ok(
+        requests.some((r) => r.endpoint === `v1 ${sub}`),
+        `discovery lists ${sub}`,
+      );
     }
     const unserved: string[] = [];
     for (const r of requests) {
-      const res = await http.request(r.method, r.path, { body: r.body, headers: r.body !== undefined ? { 'content-type': r.contentType } : {} });
-      if (res.status === 404 && !r.objectNotFound(res.body)) unserved.push(`${r.endpoint}: ${r.method} ${r.path} -> 404 ${res.body.slice(0, 160)}`);
+      const res = await http.request(r.method, r.path, {
+        body: r.body,
+        headers: r.body !== undefined ? { 'content-type': r.contentType } : {},
+      });
+      if (res.status === 404 && !r.objectNotFound(res.body))
+        unserved.push(`${r.endpoint}: ${r.method} ${r.path} -> 404 ${res.body.slice(0, 160)}`);
     }
     assert.deepEqual(unserved, []);
   });

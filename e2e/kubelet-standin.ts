@@ -61,11 +61,15 @@ function chooseProtocol(req: IncomingMessage, supported: string[]): string | und
 }
 
 function upgradeTo(socket: Duplex, protocol: string): void {
-  socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: ${protocol}\r\n\r\n`);
+  socket.write(
+    `HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: ${protocol}\r\n\r\n`,
+  );
 }
 
 function refuse(socket: Duplex, code: number, text: string): void {
-  socket.end(`HTTP/1.1 ${code} Refused\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
+  socket.end(
+    `HTTP/1.1 ${code} Refused\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+  );
 }
 
 function serveRemoteCommand(socket: Duplex, head: Buffer, q: URLSearchParams, kind: 'exec' | 'attach'): void {
@@ -158,9 +162,17 @@ export async function startKubeletStandin(): Promise<KubeletStandin> {
   const caKey = await generateKey('ecdsa');
   const ca = await createCA('kubelet-standin-ca', 1, caKey);
   const serverKey = await generateKey('ecdsa');
-  const serverCert = await issueCert(ca, { commonName: 'kubelet', sans: ['127.0.0.1', 'localhost'], usage: 'server', validDays: 1 }, serverKey);
+  const serverCert = await issueCert(
+    ca,
+    { commonName: 'kubelet', sans: ['127.0.0.1', 'localhost'], usage: 'server', validDays: 1 },
+    serverKey,
+  );
   const clientKey = await generateKey('ecdsa');
-  const clientCert = await issueCert(ca, { commonName: 'kube-apiserver-kubelet-client', organizations: ['kubeadm:cluster-admins'], usage: 'client', validDays: 1 }, clientKey);
+  const clientCert = await issueCert(
+    ca,
+    { commonName: 'kube-apiserver-kubelet-client', organizations: ['kubeadm:cluster-admins'], usage: 'client', validDays: 1 },
+    clientKey,
+  );
   const logs = new Map<string, string[]>();
   const seen: string[] = [];
   const port = await freePort();
@@ -216,7 +228,10 @@ export async function startKubeletStandin(): Promise<KubeletStandin> {
     refuse(socket, 400, `unsupported upgrade to ${String(req.headers.upgrade)}`);
   };
   const listen = async (address: string, at: number): Promise<https.Server> => {
-    const server = https.createServer({ cert: serverCert, key: serverKey.privateKeyPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: true }, onRequest);
+    const server = https.createServer(
+      { cert: serverCert, key: serverKey.privateKeyPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: true },
+      onRequest,
+    );
     server.on('upgrade', onUpgrade);
     await new Promise<void>((resolve) => server.listen(at, address, resolve));
     return server;
@@ -254,7 +269,15 @@ export async function registerNode(kapi: { http: KubeHttpClient }, name: string,
 }
 
 /** a Pod with these containers, bound to `node` (when given) and reported Running there */
-export async function createRunningPod(kapi: { http: KubeHttpClient }, ns: string, name: string, node: string | undefined, containers: string[], podIP?: string, containerPort?: number): Promise<void> {
+export async function createRunningPod(
+  kapi: { http: KubeHttpClient },
+  ns: string,
+  name: string,
+  node: string | undefined,
+  containers: string[],
+  podIP?: string,
+  containerPort?: number,
+): Promise<void> {
   const pod = {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -271,7 +294,14 @@ export async function createRunningPod(kapi: { http: KubeHttpClient }, ns: strin
     status: {
       phase: 'Running',
       ...(podIP ? { podIP, podIPs: [{ ip: podIP }] } : {}),
-      containerStatuses: containers.map((c) => ({ name: c, ready: true, restartCount: 0, image: 'busybox', imageID: '', state: { running: { startedAt: '2025-01-01T00:00:00Z' } } })),
+      containerStatuses: containers.map((c) => ({
+        name: c,
+        ready: true,
+        restartCount: 0,
+        image: 'busybox',
+        imageID: '',
+        state: { running: { startedAt: '2025-01-01T00:00:00Z' } },
+      })),
     },
   };
   const patched = await kapi.http.patch(`/api/v1/namespaces/${ns}/pods/${name}/status`, status);

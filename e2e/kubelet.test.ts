@@ -9,7 +9,16 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, kubectl, kubectlInTerminal, kubectlSpawn, startKapi, terminalAvailable, type KapiProcess, type KubectlVersion } from './harness.js';
+import {
+  freePort,
+  kubectl,
+  kubectlInTerminal,
+  kubectlSpawn,
+  startKapi,
+  terminalAvailable,
+  type KapiProcess,
+  type KubectlVersion,
+} from './harness.js';
 import { createRunningPod, registerNode, startKubeletStandin, type KubeletStandin } from './kubelet-standin.js';
 
 const NS = 'kubelet-e2e';
@@ -38,10 +47,14 @@ describe('kubelet subresources', () => {
     };
     kapi = await startKapi({
       extraArgs: [
-        '--kubelet-certificate-authority', file('kubelet-ca.crt', kubelet.caPem),
-        '--kubelet-client-certificate', file('kubelet-client.crt', kubelet.clientCertPem),
-        '--kubelet-client-key', file('kubelet-client.key', kubelet.clientKeyPem),
-        '--kubelet-preferred-address-types', 'InternalIP,Hostname',
+        '--kubelet-certificate-authority',
+        file('kubelet-ca.crt', kubelet.caPem),
+        '--kubelet-client-certificate',
+        file('kubelet-client.crt', kubelet.clientCertPem),
+        '--kubelet-client-key',
+        file('kubelet-client.key', kubelet.clientKeyPem),
+        '--kubelet-preferred-address-types',
+        'InternalIP,Hostname',
         '--allow-loopback-proxy-targets',
       ],
     });
@@ -81,7 +94,10 @@ describe('kubelet subresources', () => {
       const followed = await k(['logs', '-f', 'one']);
       assert.equal(followed.code, 0, followed.stderr);
       assert.equal(followed.stdout, 'first line\nsecond line\nthird line\nfollowed line 1\nfollowed line 2\n');
-      assert.ok(kubelet.seen.some((p) => p === `/containerLogs/${NS}/one/main?sinceSeconds=3600&tailLines=1`), kubelet.seen.join('\n'));
+      assert.ok(
+        kubelet.seen.some((p) => p === `/containerLogs/${NS}/one/main?sinceSeconds=3600&tailLines=1`),
+        kubelet.seen.join('\n'),
+      );
     });
 
     it(`kubectl ${version} exec -i with stdin, output and an exit code`, async () => {
@@ -95,8 +111,15 @@ describe('kubelet subresources', () => {
       assert.match(failed.stderr, /command terminated with exit code 3/);
     });
 
-    it(`kubectl ${version} exec -it: a terminal and its size on the resize channel`, { skip: terminalAvailable ? false : 'no script(1)' }, async () => {
-      const r = await kubectlInTerminal(['-n', NS, 'exec', '-it', 'one', '--', 'stty', 'size'], { kubeconfig: kapi.kubeconfig, version, rows: 27, cols: 91 });
+    it(`kubectl ${version} exec -it: a terminal and its size on the resize channel`, {
+      skip: terminalAvailable ? false : 'no script(1)',
+    }, async () => {
+      const r = await kubectlInTerminal(['-n', NS, 'exec', '-it', 'one', '--', 'stty', 'size'], {
+        kubeconfig: kapi.kubeconfig,
+        version,
+        rows: 27,
+        cols: 91,
+      });
       assert.equal(r.code, 0, r.stdout + r.stderr);
       assert.match(r.stdout, /27 91\r?\n/);
     });
@@ -133,17 +156,27 @@ describe('kubelet subresources', () => {
     });
   }
 
-  it('pods/ephemeralcontainers (kubectl debug, patch) with kube\'s validation', async () => {
+  it("pods/ephemeralcontainers (kubectl debug, patch) with kube's validation", async () => {
     const k = (args: string[]) => kubectl(['-n', NS, ...args], { kubeconfig: kapi.kubeconfig });
     await createRunningPod(kapi, NS, 'debugged', 'node-1', ['c1', 'c2']);
     const debug = await k(['debug', 'debugged', '--image=busybox', '--container=dbg', '--target=c1', '--', 'sleep', '1']);
     assert.equal(debug.code, 0, debug.stderr);
-    const names = async (): Promise<string[]> => (JSON.parse((await k(['get', 'pod', 'debugged', '-o', 'json'])).stdout) as { spec: { ephemeralContainers?: { name: string }[] } }).spec.ephemeralContainers?.map((c) => c.name) ?? [];
+    const names = async (): Promise<string[]> =>
+      (
+        JSON.parse((await k(['get', 'pod', 'debugged', '-o', 'json'])).stdout) as { spec: { ephemeralContainers?: { name: string }[] } }
+      ).spec.ephemeralContainers?.map((c) => c.name) ?? [];
     assert.deepEqual(await names(), ['dbg']);
     const duplicate = await k(['debug', 'debugged', '--image=busybox', '--container=c2']);
     assert.match(duplicate.stderr, /spec\.ephemeralContainers\[1\]\.name: Duplicate value: "c2"/);
-    const patch = (ops: unknown[]) => k(['patch', 'pod', 'debugged', '--subresource=ephemeralcontainers', '--type=json', '-p', JSON.stringify(ops)]);
-    const ports = await patch([{ op: 'add', path: '/spec/ephemeralContainers/-', value: { name: 'p', image: 'busybox', ports: [{ containerPort: 80 }], readinessProbe: { exec: { command: ['true'] } } } }]);
+    const patch = (ops: unknown[]) =>
+      k(['patch', 'pod', 'debugged', '--subresource=ephemeralcontainers', '--type=json', '-p', JSON.stringify(ops)]);
+    const ports = await patch([
+      {
+        op: 'add',
+        path: '/spec/ephemeralContainers/-',
+        value: { name: 'p', image: 'busybox', ports: [{ containerPort: 80 }], readinessProbe: { exec: { command: ['true'] } } },
+      },
+    ]);
     assert.match(ports.stderr, /spec\.ephemeralContainers\[1\]\.ports: Forbidden: cannot be set for an Ephemeral Container/);
     assert.match(ports.stderr, /spec\.ephemeralContainers\[1\]\.readinessProbe: Forbidden: cannot be set for an Ephemeral Container/);
     const removed = await patch([{ op: 'remove', path: '/spec/ephemeralContainers/0' }]);
@@ -151,28 +184,53 @@ describe('kubelet subresources', () => {
     const changed = await patch([{ op: 'replace', path: '/spec/ephemeralContainers/0/image', value: 'alpine' }]);
     assert.match(changed.stderr, /spec\.ephemeralContainers\[dbg\]: Forbidden: existing ephemeral containers "dbg" may not be changed/);
     // what is not an ephemeral container is dropped, not refused
-    const other = await patch([{ op: 'replace', path: '/spec/containers/0/image', value: 'alpine' }, { op: 'add', path: '/metadata/labels/x', value: 'y' }, { op: 'add', path: '/spec/ephemeralContainers/-', value: { name: 'dbg2', image: 'busybox' } }]);
+    const other = await patch([
+      { op: 'replace', path: '/spec/containers/0/image', value: 'alpine' },
+      { op: 'add', path: '/metadata/labels/x', value: 'y' },
+      { op: 'add', path: '/spec/ephemeralContainers/-', value: { name: 'dbg2', image: 'busybox' } },
+    ]);
     assert.equal(other.code, 0, other.stderr);
-    const pod = JSON.parse((await k(['get', 'pod', 'debugged', '-o', 'json'])).stdout) as { metadata: { labels: Record<string, string> }; spec: { containers: { image: string }[] } };
+    const pod = JSON.parse((await k(['get', 'pod', 'debugged', '-o', 'json'])).stdout) as {
+      metadata: { labels: Record<string, string> };
+      spec: { containers: { image: string }[] };
+    };
     assert.equal(pod.spec.containers[0].image, 'busybox');
     assert.equal(pod.metadata.labels.x, undefined);
     assert.deepEqual(await names(), ['dbg', 'dbg2']);
     const log = await kubectl(['get', '--raw', `/api/v1/namespaces/${NS}/pods/debugged/log`], { kubeconfig: kapi.kubeconfig });
-    assert.match(log.stderr, /a container name must be specified for pod debugged, choose one of: \[c1 c2\] or one of the ephemeral containers: \[dbg dbg2\]/);
+    assert.match(
+      log.stderr,
+      /a container name must be specified for pod debugged, choose one of: \[c1 c2\] or one of the ephemeral containers: \[dbg dbg2\]/,
+    );
   });
 
-  it('pods/resize (kubectl patch --subresource=resize) with kube 1.33\'s validation', async () => {
+  it("pods/resize (kubectl patch --subresource=resize) with kube 1.33's validation", async () => {
     const k = (args: string[]) => kubectl(['-n', NS, ...args], { kubeconfig: kapi.kubeconfig });
     const pod = {
-      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'sized', namespace: NS },
-      spec: { containers: [{ name: 'main', image: 'busybox', resources: { requests: { cpu: '100m', memory: '64Mi' }, limits: { cpu: '200m', memory: '64Mi' } } }] },
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'sized', namespace: NS },
+      spec: {
+        containers: [
+          {
+            name: 'main',
+            image: 'busybox',
+            resources: { requests: { cpu: '100m', memory: '64Mi' }, limits: { cpu: '200m', memory: '64Mi' } },
+          },
+        ],
+      },
     };
     assert.equal((await kapi.http.post(`/api/v1/namespaces/${NS}/pods`, pod)).status, 201);
     const resize = (p: unknown) => k(['patch', 'pod', 'sized', '--subresource=resize', '-p', JSON.stringify(p)]);
-    const container = (resources: unknown, extra: Record<string, unknown> = {}) => ({ spec: { containers: [{ name: 'main', resources, ...extra }] } });
+    const container = (resources: unknown, extra: Record<string, unknown> = {}) => ({
+      spec: { containers: [{ name: 'main', resources, ...extra }] },
+    });
     const grown = await resize(container({ limits: { cpu: '300m' } }, { image: 'alpine' }));
     assert.equal(grown.code, 0, grown.stderr);
-    const stored = JSON.parse((await k(['get', 'pod', 'sized', '-o', 'json'])).stdout) as { metadata: { generation: number }; spec: { containers: { image: string; resources: { limits: Record<string, string> } }[] } };
+    const stored = JSON.parse((await k(['get', 'pod', 'sized', '-o', 'json'])).stdout) as {
+      metadata: { generation: number };
+      spec: { containers: { image: string; resources: { limits: Record<string, string> } }[] };
+    };
     assert.equal(stored.spec.containers[0].resources.limits.cpu, '300m');
     assert.equal(stored.spec.containers[0].image, 'busybox', 'not a resource: dropped');
     assert.equal(stored.metadata.generation, 2);
@@ -183,7 +241,14 @@ describe('kubelet subresources', () => {
     // (a removed request comes back by defaulting from its limit; a removed limit does not)
     r = await resize(container({ limits: { cpu: null } }));
     assert.match(r.stderr, /spec\.containers\[0\]\.resources\.limits\[cpu\]: Forbidden: resource limits cannot be removed/);
-    r = await k(['patch', 'pod', 'two', '--subresource=resize', '-p', JSON.stringify({ spec: { containers: [{ name: 'c1', resources: { limits: { cpu: '1' } } }] } })]);
+    r = await k([
+      'patch',
+      'pod',
+      'two',
+      '--subresource=resize',
+      '-p',
+      JSON.stringify({ spec: { containers: [{ name: 'c1', resources: { limits: { cpu: '1' } } }] } }),
+    ]);
     assert.match(r.stderr, /spec: Forbidden: Pod running on node without support for resize/);
   });
 
@@ -214,21 +279,30 @@ describe('kubelet subresources', () => {
     assert.match(r.stderr, /address not allowed/);
   });
 
-  it('nodes/proxy to a kubelet at the Node\'s address (loopback, allowed by --allow-loopback-proxy-targets)', async () => {
+  it("nodes/proxy to a kubelet at the Node's address (loopback, allowed by --allow-loopback-proxy-targets)", async () => {
     await registerNode(kapi, 'node-2', host, kubelet.port);
     const r = await kubectl(['get', '--raw', '/api/v1/nodes/node-2/proxy/healthz?verbose=1'], { kubeconfig: kapi.kubeconfig });
     assert.equal(r.stdout, 'kubelet GET /healthz?verbose=1\n', r.stderr);
     assert.ok(kubelet.seen.includes('/healthz?verbose=1'));
-    const named = await kubectl(['get', '--raw', `/api/v1/nodes/https:node-2:${kubelet.port}/proxy/metrics`], { kubeconfig: kapi.kubeconfig });
+    const named = await kubectl(['get', '--raw', `/api/v1/nodes/https:node-2:${kubelet.port}/proxy/metrics`], {
+      kubeconfig: kapi.kubeconfig,
+    });
     assert.equal(named.stdout, 'kubelet GET /metrics\n', named.stderr);
   });
 
   it('pods/proxy and services/proxy (kubectl proxy)', async () => {
     const r = await kubectl(['get', '--raw', `/api/v1/namespaces/${NS}/pods/one/proxy/hello/?x=1`], { kubeconfig: kapi.kubeconfig });
     assert.equal(r.stdout, 'pod web GET /hello/?x=1\n', r.stderr);
-    const withPort = await kubectl(['get', '--raw', `/api/v1/namespaces/${NS}/pods/http:one:${webPort}/proxy/p`], { kubeconfig: kapi.kubeconfig });
+    const withPort = await kubectl(['get', '--raw', `/api/v1/namespaces/${NS}/pods/http:one:${webPort}/proxy/p`], {
+      kubeconfig: kapi.kubeconfig,
+    });
     assert.equal(withPort.stdout, 'pod web GET /p\n', withPort.stderr);
-    const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: NS }, spec: { ports: [{ name: 'http', port: 80, targetPort: webPort }], selector: { app: 'one' } } };
+    const svc = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'web', namespace: NS },
+      spec: { ports: [{ name: 'http', port: 80, targetPort: webPort }], selector: { app: 'one' } },
+    };
     assert.equal((await kapi.http.post(`/api/v1/namespaces/${NS}/services`, svc)).status, 201);
     const slice = {
       apiVersion: 'discovery.k8s.io/v1',
@@ -244,11 +318,13 @@ describe('kubelet subresources', () => {
     try {
       await proxy.waitForOutput(/Starting to serve/);
       const body = await new Promise<string>((resolve, reject) => {
-        http.get(`http://127.0.0.1:${proxyPort}/api/v1/namespaces/${NS}/services/web:http/proxy/svc?y=2`, (res) => {
-          let b = '';
-          res.on('data', (d) => (b += d));
-          res.on('end', () => resolve(b));
-        }).on('error', reject);
+        http
+          .get(`http://127.0.0.1:${proxyPort}/api/v1/namespaces/${NS}/services/web:http/proxy/svc?y=2`, (res) => {
+            let b = '';
+            res.on('data', (d) => (b += d));
+            res.on('end', () => resolve(b));
+          })
+          .on('error', reject);
       });
       assert.equal(body, 'pod web GET /svc?y=2\n');
     } finally {

@@ -58,7 +58,7 @@ describe('leader-elected controllers across three replicas', () => {
     return (await lease(via, controllerLease)).spec.holderIdentity ?? '';
   }
 
-  it('kubectl get leases -n kube-system shows the controllers\' Leases and one identity Lease per replica', async () => {
+  it("kubectl get leases -n kube-system shows the controllers' Leases and one identity Lease per replica", async () => {
     const identities = await waitFor('an identity lease per replica', async () => {
       const out = await kubectlOk(
         ['get', 'leases', '-n', 'kube-system', '-l', 'apiserver.kubernetes.io/identity=kube-apiserver', '-o', 'json'],
@@ -129,25 +129,26 @@ describe('leader-elected controllers across three replicas', () => {
     const last = living()[0]!;
     // 10 s after the holder exited: without the release the Lease would still be valid
     // (15 s from its last renewal, at most 2 s before the exit)
-    await waitFor(
-      'the remaining replica to hold the lease',
-      async () => byIdentity.get(await holder(last)) === last,
-      10_000,
-      250,
-    );
+    await waitFor('the remaining replica to hold the lease', async () => byIdentity.get(await holder(last)) === last, 10_000, 250);
   });
 
-  it('the replicas\' logs never show two leaders of a controller at once', () => {
+  it("the replicas' logs never show two leaders of a controller at once", () => {
     for (const leaseName of [controllerLease, 'kapi-garbage-collector']) {
       const intervals = replicas.flatMap((r) => leadership(r.logs(), `kube-system/${leaseName}`, killedAt.get(r)));
       intervals.sort((a, b) => a.start - b.start);
       assert.ok(intervals.length >= 1, `someone led ${leaseName}`);
       for (let i = 1; i < intervals.length; i++) {
         const prev = intervals[i - 1]!;
-        assert.ok(prev.end !== undefined && prev.end <= intervals[i]!.start, `${leaseName}: overlapping terms ${JSON.stringify(intervals)}`);
+        assert.ok(
+          prev.end !== undefined && prev.end <= intervals[i]!.start,
+          `${leaseName}: overlapping terms ${JSON.stringify(intervals)}`,
+        );
       }
     }
-    assert.ok(leadership(replicas.map((r) => r.logs()).join('\n'), `kube-system/${controllerLease}`).length >= 3, 'the namespace controller changed hands twice');
+    assert.ok(
+      leadership(replicas.map((r) => r.logs()).join('\n'), `kube-system/${controllerLease}`).length >= 3,
+      'the namespace controller changed hands twice',
+    );
   });
 });
 

@@ -33,9 +33,13 @@ describe('kapi load and /status on a 3-replica cluster', () => {
 
   /** `kapi load <args>` as a child process (stopped by PID if the test gives up on it) */
   async function load(args: string[], resultsDir: string): Promise<Run> {
-    const child = spawn(process.execPath, [path.join(repoRoot, 'dist/server/main.js'), 'load', ...args, '--kubeconfig', cluster.kubeconfig, '--results-dir', resultsDir], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [path.join(repoRoot, 'dist/server/main.js'), 'load', ...args, '--kubeconfig', cluster.kubeconfig, '--results-dir', resultsDir],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
@@ -46,7 +50,13 @@ describe('kapi load and /status on a 3-replica cluster', () => {
     const runDirs = readdirSync(resultsDir, { withFileTypes: true }).filter((d) => d.isDirectory());
     if (runDirs.length !== 1) return { code, stdout, stderr };
     const runDir = path.join(resultsDir, runDirs[0]!.name);
-    return { code, stdout, stderr, result: JSON.parse(readFileSync(path.join(runDir, 'result.json'), 'utf8')) as LoadResult, reportPath: path.join(runDir, 'report.html') };
+    return {
+      code,
+      stdout,
+      stderr,
+      result: JSON.parse(readFileSync(path.join(runDir, 'result.json'), 'utf8')) as LoadResult,
+      reportPath: path.join(runDir, 'report.html'),
+    };
   }
 
   async function scenario(name: string, args: string[]): Promise<LoadResult> {
@@ -98,7 +108,9 @@ describe('kapi load and /status on a 3-replica cluster', () => {
   it('churn: objects created, updated and deleted, none left', async () => {
     const r = await scenario('churn', ['--objects', '40', '--rate', '60', '--size', '2048']);
     for (const verb of ['create', 'update', 'delete']) {
-      const n = r.calls.filter((c) => c.verb === verb && (c.resource === 'configmaps' || c.resource === 'secrets')).reduce((k, c) => k + c.count, 0);
+      const n = r.calls
+        .filter((c) => c.verb === verb && (c.resource === 'configmaps' || c.resource === 'secrets'))
+        .reduce((k, c) => k + c.count, 0);
       assert.equal(n, 40, verb);
     }
   });
@@ -114,7 +126,22 @@ describe('kapi load and /status on a 3-replica cluster', () => {
   });
 
   it('mixed: the parts run together and each adds up', async () => {
-    const r = await scenario('mixed', ['--duration', '8s', '--rate', '40', '--namespaces', '2', '--nodes', '2', '--informers', '1', '--watchers', '2', '--objects', '60']);
+    const r = await scenario('mixed', [
+      '--duration',
+      '8s',
+      '--rate',
+      '40',
+      '--namespaces',
+      '2',
+      '--nodes',
+      '2',
+      '--informers',
+      '1',
+      '--watchers',
+      '2',
+      '--objects',
+      '60',
+    ]);
     assert.deepEqual(r.parts?.map((p) => p.scenario).sort(), ['churn', 'density', 'list', 'watch']);
   });
 
@@ -125,7 +152,9 @@ describe('kapi load and /status on a 3-replica cluster', () => {
     assert.match(run.stderr, /--allow-non-loopback/);
   });
 
-  it('the HTML report opens in chromium without errors, with plots and every replica', { skip: !chromiumAvailable() && 'chromium is not installed' }, async () => {
+  it('the HTML report opens in chromium without errors, with plots and every replica', {
+    skip: !chromiumAvailable() && 'chromium is not installed',
+  }, async () => {
     browser ??= await startChromium();
     const report = reports.find((p) => p.includes(`${path.sep}density-`));
     assert.ok(report, 'the density run wrote a report');
@@ -138,7 +167,9 @@ describe('kapi load and /status on a 3-replica cluster', () => {
     assert.deepEqual(browser.page.errors, []);
   });
 
-  it('/status in chromium shows every replica, updates itself, and notices a stopped replica', { skip: !chromiumAvailable() && 'chromium is not installed' }, async () => {
+  it('/status in chromium shows every replica, updates itself, and notices a stopped replica', {
+    skip: !chromiumAvailable() && 'chromium is not installed',
+  }, async () => {
     browser ??= await startChromium();
     proxy = kubectlSpawn(['proxy', '--port=0', '--address=127.0.0.1'], { kubeconfig: cluster.replicaKubeconfig(0) });
     const port = /Starting to serve on 127\.0\.0\.1:(\d+)/.exec(await proxy.waitForOutput(/Starting to serve on 127\.0\.0\.1:\d+/))![1];

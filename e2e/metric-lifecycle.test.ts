@@ -34,7 +34,9 @@ after(async () => {
 
 async function start(extraArgs: string[]): Promise<KapiProcess> {
   writeFileSync(encryption, config('key1'));
-  const kapi = await startKapi({ extraArgs: ['--encryption-provider-config', encryption, '--encryption-provider-config-automatic-reload', ...extraArgs] });
+  const kapi = await startKapi({
+    extraArgs: ['--encryption-provider-config', encryption, '--encryption-provider-config-automatic-reload', ...extraArgs],
+  });
   running.push(kapi);
   return kapi;
 }
@@ -66,10 +68,19 @@ test('by default the metrics deprecated before 1.33 are hidden and the others st
 });
 
 test('--show-hidden-metrics-for-version=1.32 shows them, marked deprecated; --disabled-metrics hides by name', async () => {
-  const kapi = await start(['--show-hidden-metrics-for-version=1.32', '--disabled-metrics=apiserver_request_total,apiserver_longrunning_requests']);
+  const kapi = await start([
+    '--show-hidden-metrics-for-version=1.32',
+    '--disabled-metrics=apiserver_request_total,apiserver_longrunning_requests',
+  ]);
   const text = await reload(kapi);
-  assert.match(text, /^# HELP apiserver_encryption_config_controller_automatic_reload_success_total \[ALPHA\] \(Deprecated since 1\.30\.0\) /m);
-  assert.match(text, /^apiserver_encryption_config_controller_automatic_reload_success_total\{apiserver_id_hash="sha256:[0-9a-f]{64}"\} 1$/m);
+  assert.match(
+    text,
+    /^# HELP apiserver_encryption_config_controller_automatic_reload_success_total \[ALPHA\] \(Deprecated since 1\.30\.0\) /m,
+  );
+  assert.match(
+    text,
+    /^apiserver_encryption_config_controller_automatic_reload_success_total\{apiserver_id_hash="sha256:[0-9a-f]{64}"\} 1$/m,
+  );
   assert.match(text, /^# TYPE apiserver_encryption_config_controller_automatic_reload_failures_total counter$/m);
   assert.doesNotMatch(text, /^apiserver_request_total\{/m);
   assert.doesNotMatch(text, /^# HELP apiserver_longrunning_requests /m);
@@ -79,7 +90,7 @@ test('--show-hidden-metrics-for-version=1.32 shows them, marked deprecated; --di
   assert.match(text, /^registered_metrics_total\{stability_level="ALPHA",deprecated_version="1\.30\.0"\} 2$/m);
 });
 
-test('any other --show-hidden-metrics-for-version stops start-up with kube\'s message', async () => {
+test("any other --show-hidden-metrics-for-version stops start-up with kube's message", async () => {
   await assert.rejects(
     startKapi({ extraArgs: ['--show-hidden-metrics-for-version=1.31'], readyTimeoutMs: 60_000 }),
     /--show-hidden-metrics-for-version must be omitted or have the value '1\.32'\. Only the previous minor version is allowed/,

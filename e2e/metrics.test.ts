@@ -52,7 +52,12 @@ describe('metrics: /metrics and /metrics/slis with kubectl 1.33', () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'kapi-metrics-'));
     writeFileSync(path.join(dir, 'tokens.csv'), TOKENS);
     kapi = await startKapi({
-      extraArgs: ['--authorization-mode=Node,RBAC', '--token-auth-file', path.join(dir, 'tokens.csv'), '--etcd-count-metric-poll-period=1s'],
+      extraArgs: [
+        '--authorization-mode=Node,RBAC',
+        '--token-auth-file',
+        path.join(dir, 'tokens.csv'),
+        '--etcd-count-metric-poll-period=1s',
+      ],
     });
     writeKubeconfig(path.join(dir, 'mon.kubeconfig'), kapi.kubeconfig, { token: 'tok-mon' });
     writeKubeconfig(path.join(dir, 'nobody.kubeconfig'), kapi.kubeconfig, { token: 'tok-nobody' });
@@ -64,7 +69,7 @@ describe('metrics: /metrics and /metrics/slis with kubectl 1.33', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('counts requests with kube-apiserver\'s verb, scope and code labels', async () => {
+  it("counts requests with kube-apiserver's verb, scope and code labels", async () => {
     await kubectlOk(['-n', ns, 'create', 'configmap', 'one', '--from-literal=a=1'], admin());
     await kubectlOk(['-n', ns, 'get', 'configmap', 'one'], admin());
     await kubectlOk(['-n', ns, 'get', 'configmaps'], admin());
@@ -84,14 +89,20 @@ describe('metrics: /metrics and /metrics/slis with kubectl 1.33', () => {
     assert.ok(count({ verb: 'APPLY', scope: 'resource', code: '201' }) >= 1, 'APPLY 201');
     assert.ok(count({ verb: 'DELETE', scope: 'resource', code: '200' }) >= 1, 'DELETE 200');
     // the namespace was created through the namespaces resource, cluster-scoped
-    assert.ok(find(samples, 'apiserver_request_total', { verb: 'POST', resource: 'namespaces', scope: 'resource', code: '201' }).length >= 1);
+    assert.ok(
+      find(samples, 'apiserver_request_total', { verb: 'POST', resource: 'namespaces', scope: 'resource', code: '201' }).length >= 1,
+    );
     // latencies and read sizes with the same labels (no code)
-    assert.ok(find(samples, 'apiserver_request_duration_seconds_bucket', { ...base, verb: 'LIST', scope: 'namespace', le: '60' }).length === 1);
+    assert.ok(
+      find(samples, 'apiserver_request_duration_seconds_bucket', { ...base, verb: 'LIST', scope: 'namespace', le: '60' }).length === 1,
+    );
     assert.ok(find(samples, 'apiserver_request_duration_seconds_count', { ...base, verb: 'APPLY' }).length === 1);
     assert.ok(find(samples, 'apiserver_response_sizes_count', { ...base, verb: 'LIST', scope: 'namespace' }).length === 1);
     assert.equal(find(samples, 'apiserver_response_sizes_count', { ...base, verb: 'POST' }).length, 0, 'sizes of reads only');
     // the health endpoints the harness polled: subresource is the path, component empty
-    assert.ok(find(samples, 'apiserver_request_total', { verb: 'GET', subresource: '/readyz', component: '', scope: '', code: '200' }).length === 1);
+    assert.ok(
+      find(samples, 'apiserver_request_total', { verb: 'GET', subresource: '/readyz', component: '', scope: '', code: '200' }).length === 1,
+    );
     // the store's etcd calls by operation and group-resource
     assert.ok(find(samples, 'etcd_request_duration_seconds_count', { operation: 'create', type: 'configmaps' }).length === 1);
     assert.ok(find(samples, 'etcd_requests_total', { operation: 'delete', type: 'configmaps' }).length === 1);
@@ -113,7 +124,12 @@ describe('metrics: /metrics and /metrics/slis with kubectl 1.33', () => {
     try {
       await watch.waitForOutput(/two/);
       const open = await waitFor('the watch in apiserver_longrunning_requests', async () => {
-        const s = find(await scrape(), 'apiserver_longrunning_requests', { verb: 'WATCH', resource: 'configmaps', scope: 'namespace', component: 'apiserver' });
+        const s = find(await scrape(), 'apiserver_longrunning_requests', {
+          verb: 'WATCH',
+          resource: 'configmaps',
+          scope: 'namespace',
+          component: 'apiserver',
+        });
         return s.length === 1 && s[0]!.value >= 1 ? s : undefined;
       });
       assert.equal(open[0]!.labels.version, 'v1');
@@ -162,7 +178,10 @@ describe('metrics: /metrics and /metrics/slis with kubectl 1.33', () => {
 
   it('/status is authorized like /metrics: system:monitoring reads it, another user gets 403 naming /status', async () => {
     const mon = path.join(dir, 'mon.kubeconfig');
-    const status = JSON.parse(await kubectlOk(['get', '--raw', '/status?format=json'], { kubeconfig: mon })) as { kind: string; replicas: unknown[] };
+    const status = JSON.parse(await kubectlOk(['get', '--raw', '/status?format=json'], { kubeconfig: mon })) as {
+      kind: string;
+      replicas: unknown[];
+    };
     assert.equal(status.kind, 'KapiStatus');
     assert.equal(status.replicas.length, 1);
     assert.match(await kubectlOk(['get', '--raw', '/status'], { kubeconfig: mon }), /^<!DOCTYPE html>/);

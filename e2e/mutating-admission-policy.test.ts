@@ -22,7 +22,10 @@ describe('MutatingAdmissionPolicy with kubectl 1.33', () => {
   const apply = (obj: unknown) => kubectlOk(['apply', '-f', '-'], { ...kc, input: JSON.stringify(obj) });
   const configMap = (name: string, labels: Record<string, string> = {}) =>
     JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, labels }, data: { a: 'b' } });
-  const getJson = async (name: string) => JSON.parse(await kubectlOk(['get', 'configmap', name, '-n', ns, '-o', 'json'], kc)) as { metadata: { labels?: Record<string, string>; annotations?: Record<string, string> } };
+  const getJson = async (name: string) =>
+    JSON.parse(await kubectlOk(['get', 'configmap', name, '-n', ns, '-o', 'json'], kc)) as {
+      metadata: { labels?: Record<string, string>; annotations?: Record<string, string> };
+    };
 
   before(async () => {
     kapi = await startKapi({ extraArgs: ['--feature-gates=MutatingAdmissionPolicy=true', `--runtime-config=${G}=true`] });
@@ -38,7 +41,12 @@ describe('MutatingAdmissionPolicy with kubectl 1.33', () => {
         matchConstraints: { resourceRules: [configMapRule] },
         matchConditions: notSkipped,
         reinvocationPolicy: 'Never',
-        mutations: [{ patchType: 'ApplyConfiguration', applyConfiguration: { expression: 'Object{metadata: Object.metadata{labels: {"owner": params.data.owner}}}' } }],
+        mutations: [
+          {
+            patchType: 'ApplyConfiguration',
+            applyConfiguration: { expression: 'Object{metadata: Object.metadata{labels: {"owner": params.data.owner}}}' },
+          },
+        ],
       },
     });
     await apply({
@@ -75,7 +83,10 @@ describe('MutatingAdmissionPolicy with kubectl 1.33', () => {
       apiVersion: G,
       kind: 'MutatingAdmissionPolicyBinding',
       metadata: { name: 'stamp-annotation' },
-      spec: { policyName: 'stamp-annotation', matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns } } } },
+      spec: {
+        policyName: 'stamp-annotation',
+        matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns } } },
+      },
     });
   });
   after(async () => {
@@ -128,7 +139,12 @@ describe('MutatingAdmissionPolicy with kubectl 1.33', () => {
         ],
       },
     });
-    await apply({ apiVersion: G, kind: 'MutatingAdmissionPolicyBinding', metadata: { name: 'optional-fields' }, spec: { policyName: 'optional-fields' } });
+    await apply({
+      apiVersion: G,
+      kind: 'MutatingAdmissionPolicyBinding',
+      metadata: { name: 'optional-fields' },
+      spec: { policyName: 'optional-fields' },
+    });
     await waitFor('the optional-fields policy to apply', async () => {
       const r = await kubectl(['create', '-f', '-', '--dry-run=server', '-o', 'json'], { ...kc, input: configMap('opt-probe') });
       return r.code === 0 && r.stdout.includes('"tier": "gold"');
@@ -146,13 +162,18 @@ describe('MutatingAdmissionPolicy with kubectl 1.33', () => {
         apiVersion: G,
         kind: 'MutatingAdmissionPolicy',
         metadata: { name: 'bad-column' },
-        spec: { matchConstraints: { resourceRules: [configMapRule] }, mutations: [{ patchType: 'ApplyConfiguration', applyConfiguration: { expression } }] },
+        spec: {
+          matchConstraints: { resourceRules: [configMapRule] },
+          mutations: [{ patchType: 'ApplyConfiguration', applyConfiguration: { expression } }],
+        },
       }),
     });
     assert.notEqual(bad.code, 0);
     const column = expression.indexOf('+') + 1;
     assert.ok(
-      bad.stderr.includes(`compilation failed: ERROR: <input>:1:${column}: found no matching overload for '_+_' applied to '(int, string)'\n | ${expression}\n | ${'.'.repeat(column - 1)}^`),
+      bad.stderr.includes(
+        `compilation failed: ERROR: <input>:1:${column}: found no matching overload for '_+_' applied to '(int, string)'\n | ${expression}\n | ${'.'.repeat(column - 1)}^`,
+      ),
       bad.stderr,
     );
   });
@@ -166,7 +187,9 @@ describe('MutatingAdmissionPolicy with kubectl 1.33', () => {
         failurePolicy: 'Fail',
         matchConstraints: { resourceRules: [configMapRule] },
         matchConditions: [{ name: 'only-broken', expression: 'object.metadata.name.startsWith("broken")' }],
-        mutations: [{ patchType: 'JSONPatch', jsonPatch: { expression: '[JSONPatch{op: "add", path: "/data/x", value: object.data.missing}]' } }],
+        mutations: [
+          { patchType: 'JSONPatch', jsonPatch: { expression: '[JSONPatch{op: "add", path: "/data/x", value: object.data.missing}]' } },
+        ],
       },
     });
     await apply({ apiVersion: G, kind: 'MutatingAdmissionPolicyBinding', metadata: { name: 'broken' }, spec: { policyName: 'broken' } });

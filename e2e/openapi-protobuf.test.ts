@@ -80,7 +80,10 @@ function schemaJson(s: Msg): Json {
   if (s.required?.length) out.required = s.required;
   if (s.items?.schema?.length) out.items = schemaJson(s.items.schema[0] as Msg);
   if (s.all_of?.length) out.allOf = (s.all_of as Msg[]).map(schemaJson);
-  if (s.properties) out.properties = Object.fromEntries(((s.properties.additional_properties ?? []) as Msg[]).map((p) => [p.name, schemaJson(p.value as Msg)]));
+  if (s.properties)
+    out.properties = Object.fromEntries(
+      ((s.properties.additional_properties ?? []) as Msg[]).map((p) => [p.name, schemaJson(p.value as Msg)]),
+    );
   if (s.additional_properties) {
     const ap = s.additional_properties as Msg;
     out.additionalProperties = ap.oneof === 'boolean' ? ap.boolean : schemaJson(ap.schema as Msg);
@@ -95,9 +98,17 @@ function operationSummary(op: Msg | Json, fromProto: boolean): Json {
     const o = op as Json & { parameters?: Json[]; responses?: Record<string, Json> };
     const extensions = Object.fromEntries(Object.entries(o).filter(([k]) => k.startsWith('x-')));
     return {
-      operationId: o.operationId, tags: o.tags, consumes: o.consumes, produces: o.produces, schemes: o.schemes, description: o.description, extensions,
+      operationId: o.operationId,
+      tags: o.tags,
+      consumes: o.consumes,
+      produces: o.produces,
+      schemes: o.schemes,
+      description: o.description,
+      extensions,
       parameters: (o.parameters ?? []).map((p) => ({ name: p.name, in: p.in, required: p.required ?? false, schema: p.schema })),
-      responses: Object.fromEntries(Object.entries(o.responses ?? {}).map(([code, r]) => [code, { description: r.description, schema: r.schema }])),
+      responses: Object.fromEntries(
+        Object.entries(o.responses ?? {}).map(([code, r]) => [code, { description: r.description, schema: r.schema }]),
+      ),
     };
   }
   const o = op as Msg;
@@ -121,8 +132,15 @@ function operationSummary(op: Msg | Json, fromProto: boolean): Json {
   );
   const list = (v: unknown) => ((v as string[] | undefined)?.length ? v : undefined);
   return {
-    operationId: o.operation_id || undefined, tags: list(o.tags), consumes: list(o.consumes), produces: list(o.produces), schemes: list(o.schemes),
-    description: o.description || undefined, extensions, parameters, responses,
+    operationId: o.operation_id || undefined,
+    tags: list(o.tags),
+    consumes: list(o.consumes),
+    produces: list(o.produces),
+    schemes: list(o.schemes),
+    description: o.description || undefined,
+    extensions,
+    parameters,
+    responses,
   };
 }
 
@@ -171,16 +189,24 @@ describe('OpenAPI v2 as protobuf', () => {
 
   it('has the same definitions, each schema in full', () => {
     const defs = (decoded.definitions.additional_properties as Msg[]).map((d) => [d.name as string, schemaJson(d.value as Msg)] as const);
-    assert.deepEqual(defs.map(([name]) => name), Object.keys(json.definitions));
+    assert.deepEqual(
+      defs.map(([name]) => name),
+      Object.keys(json.definitions),
+    );
     assert.ok(defs.length > 500, `${defs.length} definitions`);
     for (const [name, schema] of defs) assert.deepEqual(schema, json.definitions[name], name);
   });
 
   it('kubectl 1.33 reads it for explain --output=plaintext-openapiv2', async () => {
-    const r = await kubectl(['explain', 'deployments.spec.replicas', '--output=plaintext-openapiv2', '-v=8'], { kubeconfig: kapi.kubeconfig });
+    const r = await kubectl(['explain', 'deployments.spec.replicas', '--output=plaintext-openapiv2', '-v=8'], {
+      kubeconfig: kapi.kubeconfig,
+    });
     assert.equal(r.code, 0, r.stderr.slice(-2000));
     // client-go's request log: the verb and URL, then the headers, one per line
-    assert.match(r.stderr, /"Request" verb="GET" url="https:\/\/[^"]+\/openapi\/v2(\?[^"]*)?" headers=<\n\tAccept: application\/com\.github\.proto-openapi\.spec\.v2@v1\.0\+protobuf\n/);
+    assert.match(
+      r.stderr,
+      /"Request" verb="GET" url="https:\/\/[^"]+\/openapi\/v2(\?[^"]*)?" headers=<\n\tAccept: application\/com\.github\.proto-openapi\.spec\.v2@v1\.0\+protobuf\n/,
+    );
     // the fields kubectl lists are the definition's properties, as the document has them
     const spec = json.definitions['io.k8s.api.apps.v1.DeploymentSpec'] as { properties: Record<string, unknown> };
     assert.match(r.stdout, /^KIND:\s+Deployment$/m);

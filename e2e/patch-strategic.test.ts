@@ -57,7 +57,8 @@ describe('strategic merge patch with kubectl 1.33', () => {
   let kapi: KapiProcess;
   let scratch: string;
   let k: (args: string[], input?: string) => Promise<string>;
-  const getDeployment = async (): Promise<Deployment> => JSON.parse(await k(['get', 'deploy', 'web', '-n', ns, '-o', 'json'])) as Deployment;
+  const getDeployment = async (): Promise<Deployment> =>
+    JSON.parse(await k(['get', 'deploy', 'web', '-n', ns, '-o', 'json'])) as Deployment;
   const images = (d: Deployment) => d.spec.template.spec.containers.map((c) => [c.name, c.image]);
 
   before(async () => {
@@ -91,11 +92,22 @@ describe('strategic merge patch with kubectl 1.33', () => {
     assert.deepEqual(applied.metadata.labels, { app: 'web', tier: 'front' });
 
     // the same manifest again changes nothing
-    assert.equal(await k(['apply', '-f', '-'], deploymentYaml({ image: 'nginx:1.1', envB: false, tier: true })), 'deployment.apps/web unchanged\n');
+    assert.equal(
+      await k(['apply', '-f', '-'], deploymentYaml({ image: 'nginx:1.1', envB: false, tier: true })),
+      'deployment.apps/web unchanged\n',
+    );
   });
 
   it('kubectl patch (strategic by default) merges the container by name', async () => {
-    const out = await k(['patch', 'deploy', 'web', '-n', ns, '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"c","image":"nginx:2"}]}}}}']);
+    const out = await k([
+      'patch',
+      'deploy',
+      'web',
+      '-n',
+      ns,
+      '-p',
+      '{"spec":{"template":{"spec":{"containers":[{"name":"c","image":"nginx:2"}]}}}}',
+    ]);
     assert.equal(out, 'deployment.apps/web patched\n');
     const d = await getDeployment();
     assert.deepEqual(images(d), [
@@ -129,7 +141,10 @@ describe('strategic merge patch with kubectl 1.33', () => {
     writeFileSync(editor, '#!/bin/sh\nsed -i "s/image: nginx:2/image: nginx:3/" "$1"\n');
     chmodSync(editor, 0o755);
     // KUBE_EDITOR wins over EDITOR in kubectl: set both so that an inherited one cannot interfere
-    const r = await kubectl(['edit', 'deploy', 'web', '-n', ns], { kubeconfig: kapi.kubeconfig, env: { EDITOR: editor, KUBE_EDITOR: editor } });
+    const r = await kubectl(['edit', 'deploy', 'web', '-n', ns], {
+      kubeconfig: kapi.kubeconfig,
+      env: { EDITOR: editor, KUBE_EDITOR: editor },
+    });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, 'deployment.apps/web edited\n');
     const d = await getDeployment();
@@ -141,7 +156,15 @@ describe('strategic merge patch with kubectl 1.33', () => {
   });
 
   it('kubectl patch with $patch: delete removes a container', async () => {
-    await k(['patch', 'deploy', 'web', '-n', ns, '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"sidecar","$patch":"delete"}]}}}}']);
+    await k([
+      'patch',
+      'deploy',
+      'web',
+      '-n',
+      ns,
+      '-p',
+      '{"spec":{"template":{"spec":{"containers":[{"name":"sidecar","$patch":"delete"}]}}}}',
+    ]);
     assert.deepEqual(images(await getDeployment()), [['c', 'nginx:3']]);
   });
 

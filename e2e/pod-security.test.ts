@@ -17,7 +17,12 @@ import { kubectl, kubectlOk, startKapi, uniqueName, waitFor, type KapiProcess } 
  *  refuses pods until the controller has created it) */
 async function createNamespace(name: string, kc: { kubeconfig: string }): Promise<void> {
   await kubectlOk(['create', 'namespace', name], kc);
-  await waitFor(`serviceaccount default in ${name}`, async () => (await kubectl(['get', 'serviceaccount', 'default', '-n', name], kc)).code === 0, 60_000, 200);
+  await waitFor(
+    `serviceaccount default in ${name}`,
+    async () => (await kubectl(['get', 'serviceaccount', 'default', '-n', name], kc)).code === 0,
+    60_000,
+    200,
+  );
 }
 
 const PLAIN_NGINX_MESSAGE =
@@ -172,7 +177,17 @@ describe('PodSecurity configuration from --admission-control-config-file', () =>
     const policy = path.join(dir, 'audit-policy.yaml');
     writeFileSync(
       policy,
-      ['apiVersion: audit.k8s.io/v1', 'kind: Policy', 'rules:', '- level: Metadata', '  resources:', '  - group: ""', '    resources: [pods]', '- level: None', ''].join('\n'),
+      [
+        'apiVersion: audit.k8s.io/v1',
+        'kind: Policy',
+        'rules:',
+        '- level: Metadata',
+        '  resources:',
+        '  - group: ""',
+        '    resources: [pods]',
+        '- level: None',
+        '',
+      ].join('\n'),
     );
     auditLog = path.join(dir, 'audit.log');
     kapi = await startKapi({
@@ -212,7 +227,10 @@ describe('PodSecurity configuration from --admission-control-config-file', () =>
     const ns = uniqueName('psa-u');
     await createNamespace(ns, kc);
     await kubectlOk(['run', 'web', '--image=nginx', '-n', ns], kc);
-    await kubectlOk(['label', 'namespace', ns, 'pod-security.kubernetes.io/enforce=restricted', 'pod-security.kubernetes.io/audit=restricted'], kc);
+    await kubectlOk(
+      ['label', 'namespace', ns, 'pod-security.kubernetes.io/enforce=restricted', 'pod-security.kubernetes.io/audit=restricted'],
+      kc,
+    );
     const relabel = await kubectl(['label', 'pod', 'web', '-n', ns, 'tier=front'], kc);
     assert.equal(relabel.code, 0, relabel.stderr);
     const setImage = await kubectl(['set', 'image', 'pod/web', 'web=nginx:1.27', '-n', ns], kc);
@@ -230,8 +248,19 @@ describe('PodSecurity configuration from --admission-control-config-file', () =>
         return readFileSync(auditLog, 'utf8')
           .split('\n')
           .filter((l) => l.trim() !== '')
-          .map((l) => JSON.parse(l) as { stage?: string; verb?: string; objectRef?: { namespace?: string; name?: string }; annotations?: Record<string, string> })
-          .find((e) => e.stage === 'ResponseComplete' && e.verb === 'create' && e.objectRef?.namespace === other && e.objectRef?.name === 'audited');
+          .map(
+            (l) =>
+              JSON.parse(l) as {
+                stage?: string;
+                verb?: string;
+                objectRef?: { namespace?: string; name?: string };
+                annotations?: Record<string, string>;
+              },
+          )
+          .find(
+            (e) =>
+              e.stage === 'ResponseComplete' && e.verb === 'create' && e.objectRef?.namespace === other && e.objectRef?.name === 'audited',
+          );
       },
       60_000,
       200,

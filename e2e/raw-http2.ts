@@ -69,7 +69,15 @@ const SETTINGS_MAX_FRAME_SIZE = 5;
 
 export function rawHttp2Get(opts: RawHttp2Options, timeoutMs = 60_000): Promise<RawHttp2Answer> {
   return new Promise((resolve, reject) => {
-    const socket = tls.connect({ host: '127.0.0.1', port: opts.port, ALPNProtocols: ['h2'], ca: opts.ca, cert: opts.cert, key: opts.key, servername: 'localhost' });
+    const socket = tls.connect({
+      host: '127.0.0.1',
+      port: opts.port,
+      ALPNProtocols: ['h2'],
+      ca: opts.ca,
+      cert: opts.cert,
+      key: opts.key,
+      servername: 'localhost',
+    });
     const timer = setTimeout(() => finish(undefined, new Error('no answer from the server in time')), timeoutMs);
     let done = false;
     const finish = (answer?: RawHttp2Answer, err?: Error): void => {
@@ -83,13 +91,23 @@ export function rawHttp2Get(opts: RawHttp2Options, timeoutMs = 60_000): Promise<
     let sent = false;
     const sendRequest = (maxFrame: number): void => {
       sent = true;
-      const fields: [string, string][] = [[':method', 'GET'], [':scheme', 'https'], [':authority', `127.0.0.1:${opts.port}`], [':path', opts.path], ...opts.headers];
+      const fields: [string, string][] = [
+        [':method', 'GET'],
+        [':scheme', 'https'],
+        [':authority', `127.0.0.1:${opts.port}`],
+        [':path', opts.path],
+        ...opts.headers,
+      ];
       const block = Buffer.concat(fields.map(([n, v]) => literalField(n, v)));
       const frames: Buffer[] = [];
       for (let offset = 0; offset < block.length || offset === 0; offset += maxFrame) {
         const piece = block.subarray(offset, offset + maxFrame);
         const last = offset + maxFrame >= block.length;
-        frames.push(offset === 0 ? frame(HEADERS, END_STREAM | (last ? END_HEADERS : 0), 1, piece) : frame(CONTINUATION, last ? END_HEADERS : 0, 1, piece));
+        frames.push(
+          offset === 0
+            ? frame(HEADERS, END_STREAM | (last ? END_HEADERS : 0), 1, piece)
+            : frame(CONTINUATION, last ? END_HEADERS : 0, 1, piece),
+        );
       }
       socket.write(Buffer.concat(frames));
     };
@@ -109,7 +127,8 @@ export function rawHttp2Get(opts: RawHttp2Options, timeoutMs = 60_000): Promise<
         buffered = buffered.subarray(9 + length);
         if (type === SETTINGS && !(flags & ACK)) {
           let maxFrame = 16384;
-          for (let i = 0; i + 6 <= payload.length; i += 6) if (payload.readUInt16BE(i) === SETTINGS_MAX_FRAME_SIZE) maxFrame = payload.readUInt32BE(i + 2);
+          for (let i = 0; i + 6 <= payload.length; i += 6)
+            if (payload.readUInt16BE(i) === SETTINGS_MAX_FRAME_SIZE) maxFrame = payload.readUInt32BE(i + 2);
           socket.write(frame(SETTINGS, ACK, 0, Buffer.alloc(0)));
           if (!sent) sendRequest(maxFrame);
         } else if (type === HEADERS && streamId === 1) {

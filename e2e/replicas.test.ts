@@ -27,7 +27,9 @@ describe('two replicas on one etcd', () => {
   it('a write through A is read back at once through B (consistent read, no stale answer)', async () => {
     for (let i = 0; i < 20; i++) {
       const created = await a.http.post(`/api/v1/namespaces/${ns}/configmaps`, {
-        apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}` },
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: `cm-${i}` },
       });
       assert.equal(created.status, 201, created.body);
       const rv = Number(jsonOf<{ metadata: { resourceVersion: string } }>(created).metadata.resourceVersion);
@@ -35,7 +37,10 @@ describe('two replicas on one etcd', () => {
       assert.equal(list.status, 200, list.body);
       const body = jsonOf<{ metadata: { resourceVersion: string }; items: { metadata: { name: string } }[] }>(list);
       assert.ok(Number(body.metadata.resourceVersion) >= rv, `list revision ${body.metadata.resourceVersion} >= write ${rv}`);
-      assert.ok(body.items.some((it) => it.metadata.name === `cm-${i}`), `cm-${i} listed by B`);
+      assert.ok(
+        body.items.some((it) => it.metadata.name === `cm-${i}`),
+        `cm-${i} listed by B`,
+      );
       assert.equal((await b.http.get(`/api/v1/namespaces/${ns}/configmaps/cm-${i}`)).status, 200);
     }
   });

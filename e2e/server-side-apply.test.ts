@@ -31,7 +31,8 @@ describe('server-side apply', () => {
   const ok = (args: string[], input?: string) => kubectlOk(args, { kubeconfig: kapi.kubeconfig, input });
   const getJson = async (kind: string, name: string): Promise<Obj> =>
     JSON.parse(await ok(['get', kind, name, '-n', ns, '-o', 'json', '--show-managed-fields'])) as Obj;
-  const entries = (o: Obj) => (o.metadata.managedFields ?? []).map((e) => ({ manager: e.manager, operation: e.operation, fieldsV1: e.fieldsV1 }));
+  const entries = (o: Obj) =>
+    (o.metadata.managedFields ?? []).map((e) => ({ manager: e.manager, operation: e.operation, fieldsV1: e.fieldsV1 }));
   const cmPath = (name: string) => `/api/v1/namespaces/${ns}/configmaps/${name}`;
 
   before(async () => {
@@ -53,7 +54,10 @@ metadata:
 data:
   mode: "${value}"
 ${extra}`;
-    assert.match(await ok(['apply', '--server-side', '--field-manager=team-a', '-f', '-'], config('fast')), /configmap\/settings serverside-applied/);
+    assert.match(
+      await ok(['apply', '--server-side', '--field-manager=team-a', '-f', '-'], config('fast')),
+      /configmap\/settings serverside-applied/,
+    );
 
     const conflict = await run(['apply', '--server-side', '--field-manager=team-b', '-f', '-'], config('safe', '  owner: b\n'));
     assert.equal(conflict.code, 1);
@@ -103,17 +107,26 @@ spec:
 `;
     await ok(['apply', '-f', '-'], deployment(2, 'nginx:1'));
     let o = await getJson('deployment', 'web');
-    assert.deepEqual(o.metadata.managedFields?.map((e) => [e.manager, e.operation, e.apiVersion]), [['kubectl-client-side-apply', 'Update', 'apps/v1']]);
+    assert.deepEqual(
+      o.metadata.managedFields?.map((e) => [e.manager, e.operation, e.apiVersion]),
+      [['kubectl-client-side-apply', 'Update', 'apps/v1']],
+    );
 
     const conflict = await run(['apply', '--server-side', '--field-manager=scaler', '-f', '-'], deployment(5, 'nginx:1'));
     assert.equal(conflict.code, 1);
-    assert.match(conflict.stderr, /Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using apps\/v1: \.spec\.replicas/);
+    assert.match(
+      conflict.stderr,
+      /Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using apps\/v1: \.spec\.replicas/,
+    );
 
     await ok(['apply', '--server-side', '--field-manager=scaler', '--force-conflicts', '-f', '-'], deployment(5, 'nginx:1'));
     o = await getJson('deployment', 'web');
     assert.equal(o.spec?.replicas, 5);
     // kubectl then moves what its client-side apply owned to the new manager (and re-applies)
-    assert.deepEqual(o.metadata.managedFields?.map((e) => [e.manager, e.operation]), [['scaler', 'Apply']]);
+    assert.deepEqual(
+      o.metadata.managedFields?.map((e) => [e.manager, e.operation]),
+      [['scaler', 'Apply']],
+    );
     assert.ok(JSON.stringify(o.metadata.managedFields?.[0]?.fieldsV1).includes('"f:replicas":{}'));
   });
 
@@ -175,12 +188,18 @@ spec:
     await ok(['apply', '--server-side', '--field-manager=app-team', '-f', '-'], app);
     await ok(['apply', '--server-side', '--field-manager=mesh-injector', '-f', '-'], sidecar);
     const o = await getJson('deployment', 'mesh');
-    assert.deepEqual(o.spec?.template?.spec?.containers?.map((c) => c.name), ['app', 'proxy']);
+    assert.deepEqual(
+      o.spec?.template?.spec?.containers?.map((c) => c.name),
+      ['app', 'proxy'],
+    );
     const injector = (o.metadata.managedFields ?? []).find((e) => e.manager === 'mesh-injector');
     assert.deepEqual(injector?.fieldsV1, {
       'f:spec': { 'f:template': { 'f:spec': { 'f:containers': { 'k:{"name":"proxy"}': { '.': {}, 'f:image': {}, 'f:name': {} } } } } },
     });
-    const conflict = await run(['apply', '--server-side', '--field-manager=mesh-injector', '-f', '-'], sidecar.replace('{name: proxy, image: "envoy:1"}', '{name: app, image: "app:2"}'));
+    const conflict = await run(
+      ['apply', '--server-side', '--field-manager=mesh-injector', '-f', '-'],
+      sidecar.replace('{name: proxy, image: "envoy:1"}', '{name: app, image: "app:2"}'),
+    );
     assert.equal(conflict.code, 1);
     assert.match(conflict.stderr, /conflict with "app-team": \.spec\.template\.spec\.containers\[name="app"\]\.image/);
   });
@@ -218,15 +237,25 @@ data: {keep: "1", drop: "2"}
     assert.equal(res.status, 422);
     assert.equal(jsonOf(res).message, 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
 
-    res = await kapi.http.patch(`${cmPath('raw')}?fieldManager=one`, { ...body, metadata: { name: 'raw', managedFields: [] } }, 'application/apply-patch+yaml');
+    res = await kapi.http.patch(
+      `${cmPath('raw')}?fieldManager=one`,
+      { ...body, metadata: { name: 'raw', managedFields: [] } },
+      'application/apply-patch+yaml',
+    );
     assert.equal(res.status, 400);
     assert.equal(jsonOf(res).message, 'metadata.managedFields must be nil');
 
-    res = await kapi.http.patch(`${cmPath('raw')}?fieldManager=one`, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: raw}\ndata: {a: "1", b: "2"}\n', 'application/apply-patch+yaml');
+    res = await kapi.http.patch(
+      `${cmPath('raw')}?fieldManager=one`,
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: raw}\ndata: {a: "1", b: "2"}\n',
+      'application/apply-patch+yaml',
+    );
     assert.equal(res.status, 201);
     res = await kapi.http.patch(`${cmPath('raw')}?fieldManager=two`, { ...body, data: { a: 'x', b: 'y' } }, 'application/apply-patch+yaml');
     assert.equal(res.status, 409);
-    const status = jsonOf<{ reason: string; message: string; details: { causes: { reason: string; message: string; field: string }[] } }>(res);
+    const status = jsonOf<{ reason: string; message: string; details: { causes: { reason: string; message: string; field: string }[] } }>(
+      res,
+    );
     assert.equal(status.reason, 'Conflict');
     assert.equal(status.message, 'Apply failed with 2 conflicts: conflicts with "one":\n- .data.a\n- .data.b');
     assert.deepEqual(status.details, {
@@ -235,7 +264,11 @@ data: {keep: "1", drop: "2"}
         { reason: 'FieldManagerConflict', message: 'conflict with "one"', field: '.data.b' },
       ],
     });
-    res = await kapi.http.patch(`${cmPath('raw')}?fieldManager=two&force=true`, { ...body, data: { a: 'x' } }, 'application/apply-patch+yaml');
+    res = await kapi.http.patch(
+      `${cmPath('raw')}?fieldManager=two&force=true`,
+      { ...body, data: { a: 'x' } },
+      'application/apply-patch+yaml',
+    );
     assert.equal(res.status, 200);
     assert.deepEqual(jsonOf<Obj>(res).data, { a: 'x', b: '2' });
   });
@@ -251,14 +284,22 @@ data: {keep: "1", drop: "2"}
       assert.equal(res.status, 201);
       const o = jsonOf<Obj>(res);
       assert.deepEqual(entries(o), [
-        { manager: 'creator', operation: 'Update', fieldsV1: { 'f:data': { '.': {}, 'f:a': {} }, 'f:metadata': { 'f:labels': { '.': {}, 'f:l': {} } } } },
+        {
+          manager: 'creator',
+          operation: 'Update',
+          fieldsV1: { 'f:data': { '.': {}, 'f:a': {} }, 'f:metadata': { 'f:labels': { '.': {}, 'f:l': {} } } },
+        },
       ]);
       return o;
     };
 
     // rule 3: [{}] (here by JSON patch) strips managedFields entirely
     await create('rule3');
-    let res = await kapi.http.patch(`${cmPath('rule3')}?fieldManager=stripper`, [{ op: 'replace', path: '/metadata/managedFields', value: [{}] }], 'application/json-patch+json');
+    let res = await kapi.http.patch(
+      `${cmPath('rule3')}?fieldManager=stripper`,
+      [{ op: 'replace', path: '/metadata/managedFields', value: [{}] }],
+      'application/json-patch+json',
+    );
     assert.equal(res.status, 200);
     assert.equal(jsonOf<Obj>(res).metadata.managedFields, undefined);
     assert.equal(jsonOf<Obj>(await kapi.http.get(cmPath('rule3'))).metadata.managedFields, undefined);
@@ -273,13 +314,21 @@ data: {keep: "1", drop: "2"}
     });
     assert.equal(res.status, 200);
     assert.deepEqual(entries(jsonOf<Obj>(res)), [
-      { manager: 'creator', operation: 'Update', fieldsV1: { 'f:data': { '.': {}, 'f:a': {} }, 'f:metadata': { 'f:labels': { '.': {}, 'f:l': {} } } } },
+      {
+        manager: 'creator',
+        operation: 'Update',
+        fieldsV1: { 'f:data': { '.': {}, 'f:a': {} }, 'f:metadata': { 'f:labels': { '.': {}, 'f:l': {} } } },
+      },
       { manager: 'editor', operation: 'Update', fieldsV1: { 'f:data': { 'f:b': {} } } },
     ]);
 
     // rule 5: the reset comes first, then the requester owns what it changed
     await create('rule5');
-    res = await kapi.http.patch(`${cmPath('rule5')}?fieldManager=resetter`, { metadata: { managedFields: [{}] }, data: { c: '3' } }, 'application/merge-patch+json');
+    res = await kapi.http.patch(
+      `${cmPath('rule5')}?fieldManager=resetter`,
+      { metadata: { managedFields: [{}] }, data: { c: '3' } },
+      'application/merge-patch+json',
+    );
     assert.equal(res.status, 200);
     assert.deepEqual(entries(jsonOf<Obj>(res)), [{ manager: 'resetter', operation: 'Update', fieldsV1: { 'f:data': { 'f:c': {} } } }]);
   });
@@ -288,7 +337,9 @@ data: {keep: "1", drop: "2"}
     await ok(['create', 'configmap', 'who', '-n', ns, '--from-literal=a=1']);
     await ok(['label', 'configmap', 'who', '-n', ns, 'x=y']);
     await ok(['patch', 'configmap', 'who', '-n', ns, '--type=merge', '-p', '{"data":{"b":"2"}}']);
-    const res = await kapi.http.patch(cmPath('who'), { data: { c: '3' } }, 'application/merge-patch+json', { headers: { 'user-agent': 'my-controller/v1.2 (linux)' } });
+    const res = await kapi.http.patch(cmPath('who'), { data: { c: '3' } }, 'application/merge-patch+json', {
+      headers: { 'user-agent': 'my-controller/v1.2 (linux)' },
+    });
     assert.equal(res.status, 200);
     const o = await getJson('configmap', 'who');
     assert.deepEqual(

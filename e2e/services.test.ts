@@ -53,9 +53,13 @@ describe('Service ClusterIP and NodePort allocation', () => {
   });
 
   it('the kubernetes Service holds the first address of the range, as an IPAddress; the range is the default ServiceCIDR', async () => {
-    const ip = (await kubectlOk(['get', 'service', 'kubernetes', '-n', 'default', '-o', 'jsonpath={.spec.clusterIP}'], { kubeconfig: a.kubeconfig })).trim();
+    const ip = (
+      await kubectlOk(['get', 'service', 'kubernetes', '-n', 'default', '-o', 'jsonpath={.spec.clusterIP}'], { kubeconfig: a.kubeconfig })
+    ).trim();
     assert.equal(ip, '10.96.0.1');
-    const parent = await kubectlOk(['get', 'ipaddress', '10.96.0.1', '-o', 'jsonpath={.spec.parentRef.namespace}/{.spec.parentRef.name}'], { kubeconfig: a.kubeconfig });
+    const parent = await kubectlOk(['get', 'ipaddress', '10.96.0.1', '-o', 'jsonpath={.spec.parentRef.namespace}/{.spec.parentRef.name}'], {
+      kubeconfig: a.kubeconfig,
+    });
     assert.equal(parent, 'default/kubernetes');
     // and the range itself is the default ServiceCIDR, as kube-apiserver 1.33 shows it
     const cidrs = await kubectlOk(['get', 'servicecidr', 'kubernetes', '-o', 'jsonpath={.spec.cidrs[*]}'], { kubeconfig: a.kubeconfig });
@@ -89,7 +93,10 @@ describe('Service ClusterIP and NodePort allocation', () => {
     await k('create', 'service', 'nodeport', 'np-fixed', '--tcp=80:8080', '--node-port=30008');
     assert.equal(await k('get', 'service', 'np-fixed', '-o', 'jsonpath={.spec.ports[0].nodePort}'), '30008');
     const stderr = await kFails('create', 'service', 'nodeport', 'np-taken', '--tcp=80:8080', '--node-port=30008');
-    assert.match(stderr, /Service "np-taken" is invalid: spec\.ports\[0\]\.nodePort: Invalid value: 30008: provided port is already allocated/);
+    assert.match(
+      stderr,
+      /Service "np-taken" is invalid: spec\.ports\[0\]\.nodePort: Invalid value: 30008: provided port is already allocated/,
+    );
     const outside = await kFails('create', 'service', 'nodeport', 'np-outside', '--tcp=80:8080', '--node-port=8080');
     assert.match(outside, /provided port is not in the valid range\. The range of valid ports is 30000-32767/);
     // deleting frees the port for the next Service
@@ -101,18 +108,26 @@ describe('Service ClusterIP and NodePort allocation', () => {
     await k('create', 'service', 'clusterip', 'fixed', '--tcp=80', '--clusterip=10.96.0.50');
     assert.equal(await clusterIPOf('fixed'), '10.96.0.50');
     const taken = await kFails('create', 'service', 'clusterip', 'fixed-taken', '--tcp=80', '--clusterip=10.96.0.50');
-    assert.match(taken, /spec\.clusterIPs: Invalid value: \[\]string\{"10\.96\.0\.50"\}: failed to allocate IP 10\.96\.0\.50: provided IP is already allocated/);
+    assert.match(
+      taken,
+      /spec\.clusterIPs: Invalid value: \[\]string\{"10\.96\.0\.50"\}: failed to allocate IP 10\.96\.0\.50: provided IP is already allocated/,
+    );
     await k('delete', 'service', 'fixed');
     const gone = await kubectl(['get', 'ipaddress', '10.96.0.50'], { kubeconfig: a.kubeconfig });
     assert.notEqual(gone.code, 0, 'the IPAddress is gone with its Service');
     // through the other replica, the freed address can be had again
-    await kubectlOk(['create', 'service', 'clusterip', 'fixed-again', '--tcp=80', '--clusterip=10.96.0.50', '-n', ns], { kubeconfig: b.kubeconfig });
+    await kubectlOk(['create', 'service', 'clusterip', 'fixed-again', '--tcp=80', '--clusterip=10.96.0.50', '-n', ns], {
+      kubeconfig: b.kubeconfig,
+    });
     assert.equal(await clusterIPOf('fixed-again'), '10.96.0.50');
   });
 
   it('addresses outside the range are refused; headless and ExternalName Services take none', async () => {
     const outside = await kFails('create', 'service', 'clusterip', 'far', '--tcp=80', '--clusterip=192.168.7.7');
-    assert.match(outside, /Service "far" is invalid: spec\.clusterIPs: Invalid value: \[\]string\{"192\.168\.7\.7"\}: failed to allocate IP 192\.168\.7\.7: /);
+    assert.match(
+      outside,
+      /Service "far" is invalid: spec\.clusterIPs: Invalid value: \[\]string\{"192\.168\.7\.7"\}: failed to allocate IP 192\.168\.7\.7: /,
+    );
     await k('create', 'service', 'clusterip', 'headless', '--clusterip=None', '--tcp=80');
     assert.equal(await clusterIPOf('headless'), 'None');
     await k('create', 'service', 'externalname', 'ext', '--external-name=example.com');
@@ -138,12 +153,16 @@ describe('Service ClusterIP and NodePort allocation', () => {
     const many = uniqueName('many');
     await createNamespace(a.http, many);
     const create = (replica: KapiProcess, i: number) =>
-      replica.http.post(`/api/v1/namespaces/${many}/services`, {
-        apiVersion: 'v1',
-        kind: 'Service',
-        metadata: { name: `s${i}` },
-        spec: { selector: { app: `s${i}` }, ports: [{ port: 80 }] },
-      }, { timeoutMs: 60000 });
+      replica.http.post(
+        `/api/v1/namespaces/${many}/services`,
+        {
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name: `s${i}` },
+          spec: { selector: { app: `s${i}` }, ports: [{ port: 80 }] },
+        },
+        { timeoutMs: 60000 },
+      );
     const responses = await Promise.all(Array.from({ length: 200 }, (_, i) => create(i % 2 ? a : b, i)));
     const ips = responses.map((res) => {
       assert.equal(res.status, 201, res.body);

@@ -22,7 +22,9 @@ const OBJECTS = 80;
 const OBJECT_BYTES = 100 * 1024;
 
 function rssBytes(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmRSS:'));
   return Number(/(\d+)/.exec(line ?? '')?.[1] ?? NaN) * 1024;
 }
 
@@ -37,7 +39,15 @@ interface StalledClient {
 function stalledClient(kapi: KapiProcess, path: string, accept = 'application/json'): Promise<StalledClient> {
   const creds = loadKubeconfig(kapi.kubeconfig);
   return new Promise((resolve, reject) => {
-    const socket = tls.connect({ host: '127.0.0.1', port: kapi.port, ALPNProtocols: ['http/1.1'], ca: creds.ca, cert: creds.cert, key: creds.key, servername: 'localhost' });
+    const socket = tls.connect({
+      host: '127.0.0.1',
+      port: kapi.port,
+      ALPNProtocols: ['http/1.1'],
+      ca: creds.ca,
+      cert: creds.cert,
+      key: creds.key,
+      servername: 'localhost',
+    });
     socket.pause();
     const received: Buffer[] = [];
     // a generous upper bound: a connection the server never ends fails the test, not hangs it
@@ -91,7 +101,15 @@ async function inflightReadOnly(kapi: KapiProcess): Promise<number> {
 function rawHttp1(kapi: KapiProcess, head: string): Promise<string> {
   const creds = loadKubeconfig(kapi.kubeconfig);
   return new Promise((resolve) => {
-    const socket = tls.connect({ host: '127.0.0.1', port: kapi.port, ALPNProtocols: ['http/1.1'], ca: creds.ca, cert: creds.cert, key: creds.key, servername: 'localhost' });
+    const socket = tls.connect({
+      host: '127.0.0.1',
+      port: kapi.port,
+      ALPNProtocols: ['http/1.1'],
+      ca: creds.ca,
+      cert: creds.cert,
+      key: creds.key,
+      servername: 'localhost',
+    });
     let data = '';
     socket.on('error', () => {});
     socket.on('data', (c: Buffer) => {
@@ -113,7 +131,9 @@ describe('clients that stop reading, and large request heads', { timeout: 600_00
     await createNamespace(kapi.http, ns);
     const value = 'x'.repeat(OBJECT_BYTES);
     for (let i = 0; i < OBJECTS; i++) {
-      const res = await kapi.http.request('POST', listPath, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}` }, data: { v: value } } });
+      const res = await kapi.http.request('POST', listPath, {
+        body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `cm-${i}` }, data: { v: value } },
+      });
       assert.equal(res.status, 201, res.body.toString());
     }
   });
@@ -169,7 +189,10 @@ describe('clients that stop reading, and large request heads', { timeout: 600_00
     // each streamed list holds at most a text chunk, its bytes and the slice queued for TLS
     // (STREAMED_RESPONSE_HELD_BYTES, 0.5 MiB); the rest is the allocator's slack
     const allowed = 20 * 0.5 + 32;
-    assert.ok(grown < allowed, `RSS grew by ${grown.toFixed(0)} MiB with ${bodies.toFixed(0)} MiB of unread bodies (allowed ${allowed.toFixed(0)} MiB)`);
+    assert.ok(
+      grown < allowed,
+      `RSS grew by ${grown.toFixed(0)} MiB with ${bodies.toFixed(0)} MiB of unread bodies (allowed ${allowed.toFixed(0)} MiB)`,
+    );
   });
 
   it('many clients that do not read a protobuf list cost no more than the response budget', async () => {
@@ -179,10 +202,13 @@ describe('clients that stop reading, and large request heads', { timeout: 600_00
     // budget plus one list (a reservation larger than the budget is admitted alone); the
     // garbage collector's slack over the builds already done adds up to another budget
     const allowed = 2 * BUDGET_MIB + (4 * OBJECTS * OBJECT_BYTES) / MiB + 32;
-    assert.ok(grown < allowed, `RSS grew by ${grown.toFixed(0)} MiB with ${bodies.toFixed(0)} MiB of unread bodies (allowed ${allowed.toFixed(0)} MiB)`);
+    assert.ok(
+      grown < allowed,
+      `RSS grew by ${grown.toFixed(0)} MiB with ${bodies.toFixed(0)} MiB of unread bodies (allowed ${allowed.toFixed(0)} MiB)`,
+    );
   });
 
-  it('accepts request heads up to Go\'s limits over HTTP/1.1 and answers Go\'s 431 beyond them', async () => {
+  it("accepts request heads up to Go's limits over HTTP/1.1 and answers Go's 431 beyond them", async () => {
     const big = await rawHttp1(kapi, `GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(900 * 1024)}\r\n\r\n`);
     assert.match(big, /^HTTP\/1\.1 200 /);
     const fields = Array.from({ length: 200 }, (_, i) => `X-Field-${i}: v${i}\r\n`).join('');
@@ -195,7 +221,7 @@ describe('clients that stop reading, and large request heads', { timeout: 600_00
     );
   });
 
-  it('accepts request heads up to Go\'s limits over HTTP/2 and refuses a larger one', async () => {
+  it("accepts request heads up to Go's limits over HTTP/2 and refuses a larger one", async () => {
     const creds = loadKubeconfig(kapi.kubeconfig);
     const base = { port: kapi.port, path: `${listPath}/cm-0`, ca: creds.ca, cert: creds.cert, key: creds.key };
     // 900 KB in fields of 45 KB: nghttp2's HPACK decoder refuses a single field of 64 KiB or more

@@ -46,8 +46,16 @@ describe('with AllowUnsafeMalformedObjectDeletion', () => {
     kapi = await startKapi({
       etcdServers: etcd.endpoint,
       extraArgs: [
-        '--etcd-prefix', prefix, '--feature-gates=AllowUnsafeMalformedObjectDeletion=true', '--authorization-mode=RBAC',
-        '--token-auth-file', path.join(dir, 'tokens.csv'), '--audit-policy-file', path.join(dir, 'policy.yaml'), '--audit-log-path', auditLog(),
+        '--etcd-prefix',
+        prefix,
+        '--feature-gates=AllowUnsafeMalformedObjectDeletion=true',
+        '--authorization-mode=RBAC',
+        '--token-auth-file',
+        path.join(dir, 'tokens.csv'),
+        '--audit-policy-file',
+        path.join(dir, 'policy.yaml'),
+        '--audit-log-path',
+        auditLog(),
       ],
     });
     limited = writeKubeconfig(path.join(dir, 'dana.kubeconfig'), kapi.kubeconfig, { token: 'tok-dana' });
@@ -77,21 +85,41 @@ describe('with AllowUnsafeMalformedObjectDeletion', () => {
     assert.match(denied.stderr, /configmaps "broken" is forbidden: not permitted to do "unsafe-delete-ignore-read-errors", reason: /);
 
     const combined = await kubectl(['delete', '--raw', `${uri}&gracePeriodSeconds=0`], admin);
-    assert.match(combined.stderr, /ignoreStoreReadErrorWithClusterBreakingPotential: Invalid value: true: cannot be set together with \.gracePeriodSeconds/);
+    assert.match(
+      combined.stderr,
+      /ignoreStoreReadErrorWithClusterBreakingPotential: Invalid value: true: cannot be set together with \.gracePeriodSeconds/,
+    );
 
     const readable = await kubectl(['delete', '--raw', `/api/v1/namespaces/default/configmaps/fine?${UNSAFE}`], admin);
-    assert.match(readable.stderr, /configmaps "fine" is invalid: ignoreStoreReadErrorWithClusterBreakingPotential: Invalid value: true: is exclusively used to delete corrupt object\(s\), try again by removing this option/);
+    assert.match(
+      readable.stderr,
+      /configmaps "fine" is invalid: ignoreStoreReadErrorWithClusterBreakingPotential: Invalid value: true: is exclusively used to delete corrupt object\(s\), try again by removing this option/,
+    );
     const collection = await kubectl(['delete', '--raw', `/api/v1/namespaces/default/configmaps?${UNSAFE}`], admin);
     assert.match(collection.stderr, /is not allowed with DELETECOLLECTION, try again after removing the option/);
 
-    const done = JSON.parse(await kubectlOk(['delete', '--raw', uri], admin)) as { status: string; details: { name: string; kind: string } };
+    const done = JSON.parse(await kubectlOk(['delete', '--raw', uri], admin)) as {
+      status: string;
+      details: { name: string; kind: string };
+    };
     assert.equal(done.status, 'Success');
     assert.deepEqual(done.details, { name: 'broken', kind: 'ConfigMap' });
     const names = await kubectlOk(['get', 'configmaps', '-o', 'name'], admin);
     assert.match(names, /^configmap\/fine$/m);
     assert.doesNotMatch(names, /broken/);
 
-    const events = readFileSync(auditLog(), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { stage: string; objectRef?: { name?: string }; responseStatus?: { code?: number }; annotations?: Record<string, string> });
+    const events = readFileSync(auditLog(), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            stage: string;
+            objectRef?: { name?: string };
+            responseStatus?: { code?: number };
+            annotations?: Record<string, string>;
+          },
+      );
     const unsafe = events.filter((e) => e.stage === 'ResponseComplete' && e.objectRef?.name === 'broken' && e.responseStatus?.code === 200);
     assert.equal(unsafe.length, 1);
     assert.equal(unsafe[0]!.annotations?.['apiserver.k8s.io/unsafe-delete-ignore-read-error'], '');
@@ -109,7 +137,9 @@ describe('without the gate', () => {
       const broken = await kubectl(['delete', '--raw', `/api/v1/namespaces/default/configmaps/broken?${UNSAFE}`], admin);
       assert.notEqual(broken.code, 0);
       assert.match(broken.stderr, /InternalError/);
-      const fine = JSON.parse(await kubectlOk(['delete', '--raw', `/api/v1/namespaces/default/configmaps/fine?${UNSAFE}`], admin)) as { details: { kind: string; uid?: string } };
+      const fine = JSON.parse(await kubectlOk(['delete', '--raw', `/api/v1/namespaces/default/configmaps/fine?${UNSAFE}`], admin)) as {
+        details: { kind: string; uid?: string };
+      };
       assert.equal(fine.details.kind, 'configmaps');
       assert.ok(fine.details.uid);
     } finally {

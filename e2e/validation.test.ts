@@ -81,18 +81,31 @@ describe('defaulting, validation and dry run of built-in kinds', () => {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 'raw' },
-      spec: { selector: { matchLabels: { app: 'raw' } }, template: { metadata: { labels: { app: 'raw' } }, spec: { containers: [{ name: 'c', image: 'x', ports: [{ containerPort: 70000 }] }] } } },
+      spec: {
+        selector: { matchLabels: { app: 'raw' } },
+        template: {
+          metadata: { labels: { app: 'raw' } },
+          spec: { containers: [{ name: 'c', image: 'x', ports: [{ containerPort: 70000 }] }] },
+        },
+      },
     });
     assert.equal(res.status, 422, res.body);
     const s = jsonOf<{ reason: string; message: string; details: { name: string; group: string; kind: string; causes: unknown[] } }>(res);
     assert.equal(s.reason, 'Invalid');
-    assert.equal(s.message, 'Deployment.apps "raw" is invalid: spec.template.spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive');
+    assert.equal(
+      s.message,
+      'Deployment.apps "raw" is invalid: spec.template.spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive',
+    );
     assert.deepEqual(s.details, {
       name: 'raw',
       group: 'apps',
       kind: 'Deployment',
       causes: [
-        { reason: 'FieldValueInvalid', message: 'Invalid value: 70000: must be between 1 and 65535, inclusive', field: 'spec.template.spec.containers[0].ports[0].containerPort' },
+        {
+          reason: 'FieldValueInvalid',
+          message: 'Invalid value: 70000: must be between 1 and 65535, inclusive',
+          field: 'spec.template.spec.containers[0].ports[0].containerPort',
+        },
       ],
     });
   });
@@ -133,7 +146,9 @@ describe('defaulting, validation and dry run of built-in kinds', () => {
   });
 
   it('a selector is immutable; a Job template must not restart Always', async () => {
-    const patch = JSON.stringify({ spec: { selector: { matchLabels: { app: 'other' } }, template: { metadata: { labels: { app: 'other' } } } } });
+    const patch = JSON.stringify({
+      spec: { selector: { matchLabels: { app: 'other' } }, template: { metadata: { labels: { app: 'other' } } } },
+    });
     const r = await k(['patch', 'deployment', 'web', '--type=merge', '-p', patch]);
     assert.equal(r.code, 1);
     assert.equal(
@@ -153,7 +168,10 @@ spec:
 `;
     const j = await k(['create', '-f', '-'], job);
     assert.equal(j.code, 1);
-    assert.equal(j.stderr, 'The Job "j" is invalid: spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"\n');
+    assert.equal(
+      j.stderr,
+      'The Job "j" is invalid: spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"\n',
+    );
   });
 
   it('kubectl create --dry-run=server returns the defaulted object and persists nothing', async () => {
@@ -208,7 +226,10 @@ spec:
 `;
     await kOk(['create', '-f', '-'], pod);
     const p = JSON.parse(await kOk(['get', 'pod', 'q', '-o', 'json'])) as { spec: Record<string, any>; status: Record<string, unknown> };
-    assert.deepEqual(p.spec.containers[0].resources, { limits: { cpu: '1500m', memory: '512Mi' }, requests: { cpu: '1500m', memory: '512Mi' } });
+    assert.deepEqual(p.spec.containers[0].resources, {
+      limits: { cpu: '1500m', memory: '512Mi' },
+      requests: { cpu: '1500m', memory: '512Mi' },
+    });
     assert.equal(p.spec.enableServiceLinks, true);
     assert.equal(p.status.qosClass, 'Guaranteed');
   });

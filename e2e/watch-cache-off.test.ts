@@ -32,7 +32,12 @@ for (const flags of [['--watch-cache=false'], ['--watch-cache-sizes=configmaps#0
         await kubectlOk(['delete', 'configmap', 'c1', '-n', ns], opts);
         await w.waitForOutput(/^DELETED\s+c1\s/m);
         // leaving the selection (the label added) is an ADDED for this watcher, then MODIFIED, DELETED
-        const events = w.stdout().trim().split('\n').slice(1).map((l) => l.split(/\s+/).slice(0, 2).join(' '));
+        const events = w
+          .stdout()
+          .trim()
+          .split('\n')
+          .slice(1)
+          .map((l) => l.split(/\s+/).slice(0, 2).join(' '));
         assert.deepEqual(events, ['ADDED c1', 'MODIFIED c1', 'DELETED c1']);
       } finally {
         await w.stop();
@@ -44,7 +49,9 @@ for (const flags of [['--watch-cache=false'], ['--watch-cache-sizes=configmaps#0
       for (let i = 0; i < 5; i++) await kubectlOk(['create', 'configmap', `chunk-${i}`, '-n', ns, '--from-literal=i=' + i], opts);
       const names = (await kubectlOk(['get', 'configmaps', '-n', ns, '--chunk-size=2', '-o', 'name'], opts)).trim().split('\n');
       for (let i = 0; i < 5; i++) assert.ok(names.includes(`configmap/chunk-${i}`), names.join(' '));
-      const page = jsonOf<{ metadata: { continue?: string; resourceVersion: string } }>(await kapi.http.get(`/api/v1/namespaces/${ns}/configmaps?limit=2`));
+      const page = jsonOf<{ metadata: { continue?: string; resourceVersion: string } }>(
+        await kapi.http.get(`/api/v1/namespaces/${ns}/configmaps?limit=2`),
+      );
       assert.ok(page.metadata.continue);
       const next = jsonOf<{ metadata: { resourceVersion: string } }>(
         await kapi.http.get(`/api/v1/namespaces/${ns}/configmaps?limit=2&continue=${encodeURIComponent(page.metadata.continue!)}`),
@@ -58,14 +65,22 @@ for (const flags of [['--watch-cache=false'], ['--watch-cache-sizes=configmaps#0
         const r = await kapi.http.post(base, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { initial: 'yes' } } });
         assert.equal(r.status, 201, r.body);
       }
-      const w = kapi.http.watch(`${base}?watch=1&labelSelector=initial%3Dyes&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`);
+      const w = kapi.http.watch(
+        `${base}?watch=1&labelSelector=initial%3Dyes&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`,
+      );
       try {
         assert.equal(await w.status, 200);
         const bm = await w.waitFor(
-          (e) => e.type === 'BOOKMARK' && (e.object.metadata as { annotations?: Record<string, string> } | undefined)?.annotations?.['k8s.io/initial-events-end'] === 'true',
+          (e) =>
+            e.type === 'BOOKMARK' &&
+            (e.object.metadata as { annotations?: Record<string, string> } | undefined)?.annotations?.['k8s.io/initial-events-end'] ===
+              'true',
         );
         const initial = w.events.slice(0, w.events.indexOf(bm));
-        assert.deepEqual(initial.map((e) => [e.type, e.object.metadata?.name]).sort(), [['ADDED', 'i1'], ['ADDED', 'i2']]);
+        assert.deepEqual(initial.map((e) => [e.type, e.object.metadata?.name]).sort(), [
+          ['ADDED', 'i1'],
+          ['ADDED', 'i2'],
+        ]);
       } finally {
         w.close();
       }

@@ -62,7 +62,13 @@ describe('watch', () => {
       await w.waitForOutput(/^p3\s+0\/1\s+Pending/m);
       await kubectlOk(['delete', 'pod', 'p2', 'p3', '-n', ns], opts);
       // each deletion is two events (deletionTimestamp set, then removed): two rows per pod
-      const rows = () => w.stdout().trim().split('\n').slice(1).map((l) => l.split(/\s+/)[0]);
+      const rows = () =>
+        w
+          .stdout()
+          .trim()
+          .split('\n')
+          .slice(1)
+          .map((l) => l.split(/\s+/)[0]);
       await waitFor('four more rows after the deletes', () => rows().length >= 6 || undefined, 30000).catch((e: Error) => {
         throw new Error(`${e.message}\n${w.stdout()}\n${w.stderr()}`);
       });
@@ -88,14 +94,20 @@ describe('watch', () => {
       assert.equal(deleted.status, 200, deleted.body);
       await w.waitFor((e) => e.type === 'DELETED');
       const evs = w.events.filter((e) => e.type !== 'BOOKMARK');
-      assert.deepEqual(evs.map((e) => e.type), ['ADDED', 'MODIFIED', 'DELETED']);
+      assert.deepEqual(
+        evs.map((e) => e.type),
+        ['ADDED', 'MODIFIED', 'DELETED'],
+      );
       assert.deepEqual(
         evs.map((e) => e.object.kind),
         ['ConfigMap', 'ConfigMap', 'ConfigMap'],
       );
       const rvs = evs.map((e) => Number(e.object.metadata?.resourceVersion));
       assert.ok(rvs[0]! > Number(rv) && rvs[0]! < rvs[1]! && rvs[1]! < rvs[2]!, `increasing resourceVersions: ${rvs}`);
-      assert.equal(evs[0]!.object.metadata?.resourceVersion, jsonOf<{ metadata: { resourceVersion: string } }>(created).metadata.resourceVersion);
+      assert.equal(
+        evs[0]!.object.metadata?.resourceVersion,
+        jsonOf<{ metadata: { resourceVersion: string } }>(created).metadata.resourceVersion,
+      );
     } finally {
       w.close();
     }
@@ -114,11 +126,16 @@ describe('watch', () => {
     try {
       assert.equal(await w.status, 200);
       const bm = await w.waitFor(
-        (e) => e.type === 'BOOKMARK' &&
-          (e.object.metadata as { annotations?: Record<string, string> } | undefined)?.annotations?.['k8s.io/initial-events-end'] === 'true',
+        (e) =>
+          e.type === 'BOOKMARK' &&
+          (e.object.metadata as { annotations?: Record<string, string> } | undefined)?.annotations?.['k8s.io/initial-events-end'] ===
+            'true',
       );
       const before = w.events.slice(0, w.events.indexOf(bm));
-      assert.deepEqual(before.map((e) => [e.type, e.object.metadata?.name]).sort(), [['ADDED', 'i1'], ['ADDED', 'i2']]);
+      assert.deepEqual(before.map((e) => [e.type, e.object.metadata?.name]).sort(), [
+        ['ADDED', 'i1'],
+        ['ADDED', 'i2'],
+      ]);
     } finally {
       w.close();
     }

@@ -61,7 +61,10 @@ describe('mutating webhook reinvocation', () => {
     JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, labels: { policy } }, data: { a: 'b' } });
 
   async function labelsOf(name: string): Promise<Record<string, string>> {
-    return JSON.parse(await kubectlOk(['get', 'configmap', name, '-n', ns, '-o', 'jsonpath={.metadata.labels}'], admin())) as Record<string, string>;
+    return JSON.parse(await kubectlOk(['get', 'configmap', name, '-n', ns, '-o', 'jsonpath={.metadata.labels}'], admin())) as Record<
+      string,
+      string
+    >;
   }
 
   before(async () => {

@@ -29,7 +29,6 @@ import { processAlive as alive } from '../storage/testing/processes.js';
 
 type Meta = { metadata: { name: string; resourceVersion: string } };
 
-
 /** the worker processes below a primary: node running kapi's entry script */
 function workerPids(primary: number): number[] {
   return descendants(primary).filter((pid) => {
@@ -66,7 +65,11 @@ class ResumingWatch {
   private stopped = false;
   private readonly running: Promise<void>;
 
-  constructor(private readonly kapi: KapiProcess, private readonly path: string, private resourceVersion: string) {
+  constructor(
+    private readonly kapi: KapiProcess,
+    private readonly path: string,
+    private resourceVersion: string,
+  ) {
     this.running = this.loop();
   }
 
@@ -115,7 +118,9 @@ describe('--workers 2', () => {
   it('runs two workers, each with its own identity Lease', async () => {
     assert.equal(workerPids(a.pid).length, 2);
     const leases = jsonOf<{ items: { metadata: { name: string } }[] }>(
-      await a.http.get('/apis/coordination.k8s.io/v1/namespaces/kube-system/leases?labelSelector=apiserver.kubernetes.io/identity%3Dkube-apiserver'),
+      await a.http.get(
+        '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases?labelSelector=apiserver.kubernetes.io/identity%3Dkube-apiserver',
+      ),
     );
     // two replicas of two workers
     assert.equal(new Set(leases.items.map((l) => l.metadata.name)).size, 4);
@@ -136,7 +141,10 @@ describe('--workers 2', () => {
         const list = await onFreshConnection(replica, (http) => http.get(`/api/v1/namespaces/${ns}/configmaps`));
         const body = jsonOf<{ metadata: { resourceVersion: string }; items: Meta[] }>(list);
         assert.ok(Number(body.metadata.resourceVersion) >= rv, `list at ${body.metadata.resourceVersion} after write at ${rv}`);
-        assert.ok(body.items.some((it) => it.metadata.name === `ryw-${i}`), `ryw-${i} listed by ${list.headers['kapi-replica']}`);
+        assert.ok(
+          body.items.some((it) => it.metadata.name === `ryw-${i}`),
+          `ryw-${i} listed by ${list.headers['kapi-replica']}`,
+        );
         servedBy.add(String(list.headers['kapi-replica']));
       }
     }
@@ -147,7 +155,12 @@ describe('--workers 2', () => {
   it('/metrics counts the requests every worker served, whichever worker answers', async () => {
     const listCount = async (): Promise<number> => {
       const text = await onFreshConnection(a, async (http) => (await http.get('/metrics')).body);
-      const line = text.split('\n').find((l) => l.startsWith('apiserver_request_total{verb="LIST"') && l.includes('resource="persistentvolumes"') && l.includes('code="200"'));
+      const line = text
+        .split('\n')
+        .find(
+          (l) =>
+            l.startsWith('apiserver_request_total{verb="LIST"') && l.includes('resource="persistentvolumes"') && l.includes('code="200"'),
+        );
       return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
     };
     const before = await listCount();
@@ -197,31 +210,49 @@ describe('--workers 2', () => {
         await waitFor('writes before the kill', () => written.length >= seen + 5);
         process.kill(victim, 'SIGKILL');
         await waitFor('the killed worker gone', () => !alive(victim));
-        await waitFor('the primary starting a new worker', () => {
-          const now = workerPids(a.pid);
-          return now.length === 2 && !now.includes(victim);
-        }, 60_000);
+        await waitFor(
+          'the primary starting a new worker',
+          () => {
+            const now = workerPids(a.pid);
+            return now.length === 2 && !now.includes(victim);
+          },
+          60_000,
+        );
         // the new worker serves: fresh connections reach two live workers again
-        await waitFor('the replacement serving', async () => {
-          const replicas = new Set<string>();
-          for (let i = 0; i < 4; i++) {
-            const res = await onFreshConnection(a, (http) => http.get('/readyz')).catch(() => undefined);
-            if (res?.status === 200) replicas.add(String(res.headers['kapi-replica']));
-          }
-          return replicas.size === 2;
-        }, 60_000);
+        await waitFor(
+          'the replacement serving',
+          async () => {
+            const replicas = new Set<string>();
+            for (let i = 0; i < 4; i++) {
+              const res = await onFreshConnection(a, (http) => http.get('/readyz')).catch(() => undefined);
+              if (res?.status === 200) replicas.add(String(res.headers['kapi-replica']));
+            }
+            return replicas.size === 2;
+          },
+          60_000,
+        );
       }
       assert.ok(watch.reconnects >= 1, 'the watch lost its worker at least once');
       writing = false;
       await writer;
       const last = written[written.length - 1]!;
       await waitFor('the watch catching up', () => watch.events.some((e) => e.object.metadata?.name === last), 30_000);
-      assert.deepEqual(watch.events.filter((e) => e.type === 'ERROR'), [], 'no watch error (e.g. 410 Gone)');
+      assert.deepEqual(
+        watch.events.filter((e) => e.type === 'ERROR'),
+        [],
+        'no watch error (e.g. 410 Gone)',
+      );
       const added = watch.events.filter((e) => e.object.metadata?.name?.startsWith('w-'));
-      assert.deepEqual(added.map((e) => `${e.type} ${e.object.metadata?.name}`), written.map((n) => `ADDED ${n}`));
+      assert.deepEqual(
+        added.map((e) => `${e.type} ${e.object.metadata?.name}`),
+        written.map((n) => `ADDED ${n}`),
+      );
       // resourceVersions strictly increase: nothing replayed, nothing out of order
       const rvs = watch.events.map((e) => Number(e.object.metadata?.resourceVersion));
-      assert.ok(rvs.every((rv, i) => i === 0 || rv > rvs[i - 1]!), `resourceVersions in order: ${rvs.join(',')}`);
+      assert.ok(
+        rvs.every((rv, i) => i === 0 || rv > rvs[i - 1]!),
+        `resourceVersions in order: ${rvs.join(',')}`,
+      );
     } finally {
       writing = false;
       await writer;
@@ -229,7 +260,9 @@ describe('--workers 2', () => {
     }
     // the restarted workers took over their slots' identity Leases: still four
     const leases = jsonOf<{ items: unknown[] }>(
-      await a.http.get('/apis/coordination.k8s.io/v1/namespaces/kube-system/leases?labelSelector=apiserver.kubernetes.io/identity%3Dkube-apiserver'),
+      await a.http.get(
+        '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases?labelSelector=apiserver.kubernetes.io/identity%3Dkube-apiserver',
+      ),
     );
     assert.equal(leases.items.length, 4);
   });
@@ -242,19 +275,29 @@ describe('--workers 2: audit log, shutdown and a killed primary', () => {
   before(async () => {
     etcd = await startEtcd();
     dir = mkdtempSync(path.join(os.tmpdir(), 'kapi-workers-audit-'));
-    writeFileSync(path.join(dir, 'policy.yaml'), 'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: RequestResponse\n  resources:\n  - group: ""\n    resources: ["configmaps"]\n- level: None\n');
+    writeFileSync(
+      path.join(dir, 'policy.yaml'),
+      'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: RequestResponse\n  resources:\n  - group: ""\n    resources: ["configmaps"]\n- level: None\n',
+    );
   });
   after(async () => {
     await etcd?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('the primary writes and rotates every worker\'s audit events as whole lines, and SIGTERM stops every process', async () => {
+  it("the primary writes and rotates every worker's audit events as whole lines, and SIGTERM stops every process", async () => {
     // each event carries the ConfigMap twice (request and response): 40 pass 1 MB
     const CREATES = 40;
     const logPath = path.join(dir, 'audit.log');
     // past 1 MB the file rotates: once, by the primary, between whole lines
-    const kapi = await startWithWorkers(etcd, ['--audit-policy-file', path.join(dir, 'policy.yaml'), '--audit-log-path', logPath, '--audit-log-maxsize', '1']);
+    const kapi = await startWithWorkers(etcd, [
+      '--audit-policy-file',
+      path.join(dir, 'policy.yaml'),
+      '--audit-log-path',
+      logPath,
+      '--audit-log-maxsize',
+      '1',
+    ]);
     let workers: number[] = [];
     try {
       workers = workerPids(kapi.pid);
@@ -266,7 +309,12 @@ describe('--workers 2: audit log, shutdown and a killed primary', () => {
       const payload = 'x'.repeat(20_000);
       for (let i = 0; i < CREATES; i++) {
         const res = await onFreshConnection(kapi, (http) =>
-          http.post(`/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `a-${i}` }, data: { payload } }),
+          http.post(`/api/v1/namespaces/${ns}/configmaps`, {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: { name: `a-${i}` },
+            data: { payload },
+          }),
         );
         assert.equal(res.status, 201, res.body);
         servedBy.add(String(res.headers['kapi-replica']));
@@ -280,7 +328,10 @@ describe('--workers 2: audit log, shutdown and a killed primary', () => {
     const files = readdirSync(dir).filter((f) => /^audit.*\.log$/.test(f));
     assert.ok(files.length >= 2, `rotated: ${files.join(', ')}`);
     const events = files.flatMap((f) =>
-      readFileSync(path.join(dir, f), 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line) as { verb: string; stage: string; objectRef?: { name?: string } }),
+      readFileSync(path.join(dir, f), 'utf8')
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { verb: string; stage: string; objectRef?: { name?: string } }),
     );
     const created = events.filter((e) => e.verb === 'create' && e.stage === 'ResponseComplete' && e.objectRef?.name?.startsWith('a-'));
     assert.deepEqual(created.map((e) => e.objectRef?.name).sort(), Array.from({ length: CREATES }, (_, i) => `a-${i}`).sort());

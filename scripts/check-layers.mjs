@@ -20,9 +20,28 @@ const LAYERS = [
   ['storage/etcd', 'storage/value'],
   ['storage/etcd3'],
   ['storage/cacher', 'storage/testing'],
-  ['server/apis', 'server/request', 'server/protobuf', 'server/selectors', 'server/cel', 'server/pki', 'server/kubeconfig', 'server/etcd-embedded', 'server/streaming'],
+  [
+    'server/apis',
+    'server/request',
+    'server/protobuf',
+    'server/selectors',
+    'server/cel',
+    'server/pki',
+    'server/kubeconfig',
+    'server/etcd-embedded',
+    'server/streaming',
+  ],
   ['server/registry', 'server/fieldmanager', 'server/allocators', 'server/encryption'],
-  ['server/authn', 'server/authz', 'server/admission', 'server/crd', 'server/audit', 'server/flowcontrol', 'server/controllers', 'server/metrics'],
+  [
+    'server/authn',
+    'server/authz',
+    'server/admission',
+    'server/crd',
+    'server/audit',
+    'server/flowcontrol',
+    'server/controllers',
+    'server/metrics',
+  ],
   ['server/endpoints'],
   ['server/http', 'server/nonresource', 'server/aggregator', 'server/proxy'],
   ['server/config', 'server/load', 'server/cli'],
@@ -46,7 +65,8 @@ function sources(dir, out = []) {
   return out;
 }
 
-const IMPORT = /^\s*(?:import|export)\b[^'"]*?from\s+'(\.{1,2}\/[^']+)'|^\s*import\s+'(\.{1,2}\/[^']+)'|import\(\s*'(\.{1,2}\/[^']+)'\s*\)/gm;
+const IMPORT =
+  /^\s*(?:import|export)\b[^'"]*?from\s+'(\.{1,2}\/[^']+)'|^\s*import\s+'(\.{1,2}\/[^']+)'|import\(\s*'(\.{1,2}\/[^']+)'\s*\)/gm;
 
 const found = new Set();
 const unknown = new Set();
@@ -72,7 +92,8 @@ if (unknown.size > 0) {
 }
 
 if (process.argv.includes('--write-exceptions')) {
-  const header = '# Upward imports that exist today (file -> module it reaches up to), none left: every import\n# runs down the layers, and scripts/check-layers.mjs fails on any upward import not listed here.\n';
+  const header =
+    '# Upward imports that exist today (file -> module it reaches up to), none left: every import\n# runs down the layers, and scripts/check-layers.mjs fails on any upward import not listed here.\n';
   writeFileSync(exceptionsFile, header + [...found].sort().join('\n') + '\n');
   console.log(`check-layers: wrote ${found.size} exceptions`);
   process.exit(0);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make check: types (strict, no unused locals or parameters), lint (biome.json), the import
+# make check: types (strict, no unused locals or parameters), lint and formatting (biome.json), the import
 # boundaries between layers, and generated files that match their generators. Fast; runs in .ci/run before the
 # tests.
 set -euo pipefail
@@ -8,8 +8,9 @@ cd "$(dirname "$0")/.."
 echo "check: types" >&2
 npx tsc -p tsconfig.json --noEmit --noUnusedLocals --noUnusedParameters
 
-echo "check: lint" >&2
-node_modules/.bin/biome lint --error-on-warnings
+echo "check: lint and formatting" >&2
+# lint rules and the formatting make format writes (biome.json)
+node_modules/.bin/biome ci --error-on-warnings --colors=off
 
 echo "check: layers" >&2
 node scripts/check-layers.mjs

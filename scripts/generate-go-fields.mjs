@@ -39,7 +39,24 @@ function sourceOf(importPath) {
   return undefined;
 }
 
-const SCALARS = new Set(['string', 'bool', 'int', 'int8', 'int16', 'int32', 'int64', 'uint', 'uint8', 'uint16', 'uint32', 'uint64', 'float32', 'float64', 'byte', 'rune']);
+const SCALARS = new Set([
+  'string',
+  'bool',
+  'int',
+  'int8',
+  'int16',
+  'int32',
+  'int64',
+  'uint',
+  'uint8',
+  'uint16',
+  'uint32',
+  'uint64',
+  'float32',
+  'float64',
+  'byte',
+  'rune',
+]);
 
 /** per package: struct name -> fields; named type -> underlying type expression */
 const packages = new Map();
@@ -55,13 +72,16 @@ function packageAt(importPath) {
   } catch {
     return pkg;
   }
-  for (const name of names.filter((n) => n.endsWith('.go') && !n.endsWith('_test.go') && !n.startsWith('zz_generated') && !n.endsWith('.pb.go'))) {
+  for (const name of names.filter(
+    (n) => n.endsWith('.go') && !n.endsWith('_test.go') && !n.startsWith('zz_generated') && !n.endsWith('.pb.go'),
+  )) {
     const text = git(src[0], 'show', `${tag}:${src[1]}/${name}`);
     const imports = goImports(text);
     const resolveType = (expr) => {
       const bare = expr.replace(/^\*/, '');
       const dot = bare.indexOf('.');
-      if (dot > 0 && !bare.startsWith('[]') && !bare.startsWith('map[')) return { pkg: imports.get(bare.slice(0, dot)), name: bare.slice(dot + 1) };
+      if (dot > 0 && !bare.startsWith('[]') && !bare.startsWith('map['))
+        return { pkg: imports.get(bare.slice(0, dot)), name: bare.slice(dot + 1) };
       return { pkg: importPath, name: bare };
     };
     for (const m of text.matchAll(/^type\s+(\w+)\s+([^\s{=]+)\s*(?:\/\/.*)?$/gm)) {

@@ -48,7 +48,11 @@ function goLocation(prefix) {
     return [mirrors.apimachinery, rest('io.k8s.apimachinery.'), `k8s.io/apimachinery/${rest('io.k8s.apimachinery.')}`];
   }
   if (prefix.startsWith('io.k8s.apiextensions-apiserver.')) {
-    return [mirrors.apiextensions, rest('io.k8s.apiextensions-apiserver.'), `k8s.io/apiextensions-apiserver/${rest('io.k8s.apiextensions-apiserver.')}`];
+    return [
+      mirrors.apiextensions,
+      rest('io.k8s.apiextensions-apiserver.'),
+      `k8s.io/apiextensions-apiserver/${rest('io.k8s.apiextensions-apiserver.')}`,
+    ];
   }
   if (prefix.startsWith('io.k8s.kube-aggregator.')) {
     return [mirrors.aggregator, rest('io.k8s.kube-aggregator.'), `k8s.io/kube-aggregator/${rest('io.k8s.kube-aggregator.')}`];
@@ -58,7 +62,26 @@ function goLocation(prefix) {
 
 const lastElement = (importPath) => importPath.slice(importPath.lastIndexOf('/') + 1);
 
-const GO_BUILTIN = new Set(['string', 'bool', 'int', 'int8', 'int16', 'int32', 'int64', 'uint', 'uint8', 'uint16', 'uint32', 'uint64', 'float32', 'float64', 'byte', 'rune', 'interface{}', 'any']);
+const GO_BUILTIN = new Set([
+  'string',
+  'bool',
+  'int',
+  'int8',
+  'int16',
+  'int32',
+  'int64',
+  'uint',
+  'uint8',
+  'uint16',
+  'uint32',
+  'uint64',
+  'float32',
+  'float64',
+  'byte',
+  'rune',
+  'interface{}',
+  'any',
+]);
 
 /** a Go type expression as reflect prints it (local names qualified with `pkg`) */
 function qualify(expr, pkg, importsOf) {
@@ -77,7 +100,8 @@ function qualify(expr, pkg, importsOf) {
     }
     return `map[${qualify(expr.slice(4, i), pkg, importsOf)}]${qualify(expr.slice(i + 1), pkg, importsOf)}`;
   }
-  if (GO_BUILTIN.has(expr)) return expr === 'byte' ? 'uint8' : expr === 'any' ? 'interface {}' : expr === 'interface{}' ? 'interface {}' : expr;
+  if (GO_BUILTIN.has(expr))
+    return expr === 'byte' ? 'uint8' : expr === 'any' ? 'interface {}' : expr === 'interface{}' ? 'interface {}' : expr;
   const dot = expr.indexOf('.');
   if (dot > 0) return `${lastElement(importsOf.get(expr.slice(0, dot)) ?? expr.slice(0, dot))}.${expr.slice(dot + 1)}`;
   return `${pkg}.${expr}`;
@@ -134,7 +158,10 @@ function readGoPackage(gitDir, dir, importPath) {
           fields.push(dot > 0 ? { inline: [importsOf.get(bare.slice(0, dot)), bare.slice(dot + 1)] } : { inline: [importPath, bare] });
           continue;
         }
-        fields.push({ json: jsonName || (embedded ? goType.replace(/^\*/, '').replace(/^\w+\./, '') : decl[0]), type: qualify(goType, pkg, importsOf) });
+        fields.push({
+          json: jsonName || (embedded ? goType.replace(/^\*/, '').replace(/^\w+\./, '') : decl[0]),
+          type: qualify(goType, pkg, importsOf),
+        });
       }
       i--;
       structs.set(head[1], { fields, importPath });

@@ -193,7 +193,10 @@ for (const type of messages) {
   const props = definitionFor(name)?.p;
   // Go declaration order where known (Go's JSON order), then any proto-only field
   const order = goFields
-    ? [...goFields.map((g) => type.fieldsArray.find((f) => f.id === g.number)).filter(Boolean), ...type.fieldsArray.filter((f) => !byNumber.has(f.id))]
+    ? [
+        ...goFields.map((g) => type.fieldsArray.find((f) => f.id === g.number)).filter(Boolean),
+        ...type.fieldsArray.filter((f) => !byNumber.has(f.id)),
+      ]
     : type.fieldsArray;
   const fields = [];
   for (const field of order) {

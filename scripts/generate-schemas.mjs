@@ -166,8 +166,16 @@ const ADVERTISED_STORAGE_VERSION = {
 const DEPRECATIONS = {
   '/v1/componentstatuses': { kind: 'ComponentStatus', deprecated: '1.19' },
   '/v1/endpoints': { kind: 'Endpoints', deprecated: '1.33', replacement: 'discovery.k8s.io/v1 EndpointSlice' },
-  'admissionregistration.k8s.io/v1beta1/validatingadmissionpolicies': { kind: 'ValidatingAdmissionPolicy', deprecated: '1.31', removed: '1.34' },
-  'admissionregistration.k8s.io/v1beta1/validatingadmissionpolicybindings': { kind: 'ValidatingAdmissionPolicyBinding', deprecated: '1.31', removed: '1.34' },
+  'admissionregistration.k8s.io/v1beta1/validatingadmissionpolicies': {
+    kind: 'ValidatingAdmissionPolicy',
+    deprecated: '1.31',
+    removed: '1.34',
+  },
+  'admissionregistration.k8s.io/v1beta1/validatingadmissionpolicybindings': {
+    kind: 'ValidatingAdmissionPolicyBinding',
+    deprecated: '1.31',
+    removed: '1.34',
+  },
   'storage.k8s.io/v1alpha1/volumeattributesclasses': { kind: 'VolumeAttributesClass', deprecated: '1.32', removed: '1.35' },
   'storagemigration.k8s.io/v1alpha1/storageversionmigrations': { kind: 'StorageVersionMigration', deprecated: '1.33', removed: '1.36' },
 };
@@ -234,10 +242,23 @@ function compact(node) {
   x('x-kubernetes-embedded-resource', 'er');
   if (node['x-kubernetes-unions']) out.un = node['x-kubernetes-unions'];
   const known = new Set([
-    '$ref', 'type', 'format', 'properties', 'required', 'items', 'additionalProperties', 'description',
-    'x-kubernetes-group-version-kind', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys',
-    'x-kubernetes-map-type', 'x-kubernetes-patch-merge-key', 'x-kubernetes-patch-strategy',
-    'x-kubernetes-int-or-string', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-embedded-resource',
+    '$ref',
+    'type',
+    'format',
+    'properties',
+    'required',
+    'items',
+    'additionalProperties',
+    'description',
+    'x-kubernetes-group-version-kind',
+    'x-kubernetes-list-type',
+    'x-kubernetes-list-map-keys',
+    'x-kubernetes-map-type',
+    'x-kubernetes-patch-merge-key',
+    'x-kubernetes-patch-strategy',
+    'x-kubernetes-int-or-string',
+    'x-kubernetes-preserve-unknown-fields',
+    'x-kubernetes-embedded-resource',
     'x-kubernetes-unions',
   ]);
   for (const key of Object.keys(node)) {
@@ -262,8 +283,15 @@ function buildSchemas() {
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 const ACTION_VERB = {
-  get: 'get', list: 'list', post: 'create', put: 'update', patch: 'patch',
-  delete: 'delete', deletecollection: 'deletecollection', watch: 'watch', watchlist: 'watch',
+  get: 'get',
+  list: 'list',
+  post: 'create',
+  put: 'update',
+  patch: 'patch',
+  delete: 'delete',
+  deletecollection: 'deletecollection',
+  watch: 'watch',
+  watchlist: 'watch',
 };
 const CONNECT_VERB = { get: 'get', post: 'create', put: 'update', patch: 'patch', delete: 'delete' };
 
@@ -316,7 +344,17 @@ function buildCatalog() {
     const key = `${group}/${version}/${resource}`;
     let e = found.get(key);
     if (!e) {
-      e = { group, version, resource, namespacedPaths: false, clusterPaths: false, verbs: new Set(), kind: null, listDef: null, subresources: new Map() };
+      e = {
+        group,
+        version,
+        resource,
+        namespacedPaths: false,
+        clusterPaths: false,
+        verbs: new Set(),
+        kind: null,
+        listDef: null,
+        subresources: new Map(),
+      };
       found.set(key, e);
     }
     return e;
@@ -395,7 +433,11 @@ function buildCatalog() {
       categories: CATEGORIES[gr] ?? [],
       subresources: [...e.subresources.values()]
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-        .map((s) => ({ name: s.name, kind: { group: s.kind.group, version: s.kind.version, kind: s.kind.kind }, verbs: [...s.verbs].sort() })),
+        .map((s) => ({
+          name: s.name,
+          kind: { group: s.kind.group, version: s.kind.version, kind: s.kind.kind },
+          verbs: [...s.verbs].sort(),
+        })),
       storageVersion: '', // filled below, once every version of the group is known
       preferredVersion: '',
       storageVersionHash: '',
@@ -411,7 +453,13 @@ function buildCatalog() {
       const prio = PRIORITIES[r.group];
       const versionPriority = prio?.versions[r.version];
       if (!prio || versionPriority === undefined) throw new Error(`no discovery priority for ${gv}; add it to PRIORITIES`);
-      gvs.set(gv, { group: r.group, version: r.version, groupPriority: prio.group, versionPriority, enabledByDefault: DEFAULT_ENABLED.has(gv) });
+      gvs.set(gv, {
+        group: r.group,
+        version: r.version,
+        groupPriority: prio.group,
+        versionPriority,
+        enabledByDefault: DEFAULT_ENABLED.has(gv),
+      });
     }
   }
   for (const gv of DEFAULT_ENABLED) {
@@ -484,7 +532,11 @@ writeFileSync(
 );
 // The catalog's keys as types, so that a table keyed by resource or kind does not compile
 // with a key the catalog lacks.
-const union = (keys) => [...new Set(keys)].sort().map((k) => `  | ${JSON.stringify(k)}`).join('\n');
+const union = (keys) =>
+  [...new Set(keys)]
+    .sort()
+    .map((k) => `  | ${JSON.stringify(k)}`)
+    .join('\n');
 writeFileSync(
   join(outDir, 'resource-keys.ts'),
   '// Generated by scripts/generate-schemas.mjs from the Kubernetes 1.33 OpenAPI document; do not edit.\n\n' +
@@ -502,14 +554,27 @@ const withoutDescriptions = (schema) => {
   for (const k of Object.keys(schema).sort()) {
     if (k === 'description') continue;
     const v = schema[k];
-    out[k] = k === 'properties' && v && typeof v === 'object'
-      ? Object.fromEntries(Object.keys(v).sort().map((name) => [name, withoutDescriptions(v[name])]))
-      : withoutDescriptions(v);
+    out[k] =
+      k === 'properties' && v && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((name) => [name, withoutDescriptions(v[name])]),
+          )
+        : withoutDescriptions(v);
   }
   return out;
 };
 const digests = Object.fromEntries(
-  Object.keys(doc.definitions).sort().map((name) => [name, createHash('sha256').update(JSON.stringify(withoutDescriptions(doc.definitions[name]))).digest('hex').slice(0, 16)]),
+  Object.keys(doc.definitions)
+    .sort()
+    .map((name) => [
+      name,
+      createHash('sha256')
+        .update(JSON.stringify(withoutDescriptions(doc.definitions[name])))
+        .digest('hex')
+        .slice(0, 16),
+    ]),
 );
 writeFileSync(join(outDir, 'definition-digests.json'), `${JSON.stringify(digests, null, 0).replace(/,"/g, ',\n"')}\n`);
 const enabled = catalog.resources.filter((r) => DEFAULT_ENABLED.has(r.group ? `${r.group}/${r.version}` : r.version));

@@ -45,7 +45,13 @@ function sourceOf(from, spec) {
 
 const directSources = new Map();
 function sourcesImportedBy(file) {
-  if (!directSources.has(file)) directSources.set(file, importsOf(file).map((spec) => sourceOf(file, spec)).filter(Boolean));
+  if (!directSources.has(file))
+    directSources.set(
+      file,
+      importsOf(file)
+        .map((spec) => sourceOf(file, spec))
+        .filter(Boolean),
+    );
   return directSources.get(file);
 }
 

@@ -3,7 +3,13 @@ import assert from 'node:assert/strict';
 import { createLogger, formatLine, setLogSink, setVerbosity } from './log.js';
 
 test('a line is klog-shaped: severity, date, time, pid, component, message, fields', () => {
-  const line = formatLine('I', 'pki', 'created CA', { cert: '/x/ca.crt', n: 3, ok: true, skipped: undefined }, new Date(2026, 10, 22, 1, 2, 3, 45));
+  const line = formatLine(
+    'I',
+    'pki',
+    'created CA',
+    { cert: '/x/ca.crt', n: 3, ok: true, skipped: undefined },
+    new Date(2026, 10, 22, 1, 2, 3, 45),
+  );
   assert.equal(line, `I1122 01:02:03.045000 ${String(process.pid).padStart(7)} pki] created CA cert="/x/ca.crt" n=3 ok=true`);
 });
 

@@ -15,7 +15,6 @@ import { processAlive as alive } from '../storage/testing/processes.js';
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const kapiBin = path.join(repoRoot, 'bin', 'kapi');
 
-
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 async function gone(pid: number, timeoutMs = 20_000): Promise<boolean> {
@@ -156,15 +155,27 @@ test('kapi starts with embedded etcd, serves /readyz and kubectl, and stops ever
     const deadline = Date.now() + 30_000;
     // the bootstrap controller creates the namespaces just after start-up
     while (Date.now() < deadline) {
-      const r = spawnSync(kubectl, ['--kubeconfig', kubeconfig, '--cache-dir', path.join(dataDir, 'kubectl-cache'), 'get', 'ns', '-o', 'name'], {
-        encoding: 'utf8',
-        timeout: 30_000,
-      });
-      names = r.stdout.split('\n').filter((l) => l !== '').map((l) => l.replace(/^namespace\//, '')).sort();
+      const r = spawnSync(
+        kubectl,
+        ['--kubeconfig', kubeconfig, '--cache-dir', path.join(dataDir, 'kubectl-cache'), 'get', 'ns', '-o', 'name'],
+        {
+          encoding: 'utf8',
+          timeout: 30_000,
+        },
+      );
+      names = r.stdout
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => l.replace(/^namespace\//, ''))
+        .sort();
       if (want.every((n) => names.includes(n))) break;
       await sleep(500);
     }
-    assert.deepEqual(names.filter((n) => want.includes(n)), want, `kubectl get ns listed ${names.join(',')}\n${logs}`);
+    assert.deepEqual(
+      names.filter((n) => want.includes(n)),
+      want,
+      `kubectl get ns listed ${names.join(',')}\n${logs}`,
+    );
   } else {
     t.diagnostic('kubectl.1.33 not found beside kubectl on PATH: the kubectl check was skipped');
   }
@@ -238,7 +249,17 @@ test('with --etcd-servers kapi uses that etcd, starts none of its own, and leave
   let logs = '';
   const kapi = spawn(
     process.execPath,
-    [kapiBin, '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1', `--etcd-servers=${etcd.endpoint}`, '--etcd-prefix=/kapi-test'],
+    [
+      kapiBin,
+      '--data-dir',
+      dataDir,
+      '--secure-port',
+      String(port),
+      '--bind-address',
+      '127.0.0.1',
+      `--etcd-servers=${etcd.endpoint}`,
+      '--etcd-prefix=/kapi-test',
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   kapi.stdout!.on('data', (b: Buffer) => (logs = (logs + b.toString()).slice(-20_000)));

@@ -18,7 +18,10 @@ import { workerReady } from './workers/messages.js';
 function flagText(v: FlagValue | undefined, durationFlag: boolean): string {
   if (durationFlag && typeof v === 'number') return formatDuration(v);
   if (Array.isArray(v)) return `[${v.join(',')}]`;
-  if (v !== null && typeof v === 'object') return Object.entries(v).map(([k, x]) => `${k}=${x}`).join(',');
+  if (v !== null && typeof v === 'object')
+    return Object.entries(v)
+      .map(([k, x]) => `${k}=${x}`)
+      .join(',');
   return String(v);
 }
 
@@ -63,7 +66,7 @@ async function main(argv: string[]): Promise<void> {
     for (const warning of config.featureGateWarnings) log.warn(warning);
   }
   process.on('unhandledRejection', (reason) => {
-    log.error('unhandled promise rejection', { error: reason instanceof Error ? reason.stack ?? reason.message : String(reason) });
+    log.error('unhandled promise rejection', { error: reason instanceof Error ? (reason.stack ?? reason.message) : String(reason) });
   });
   const workerCount = workerCountOf(config.values.get('workers'));
   if (worker) await runWorker(config, worker);

@@ -54,7 +54,12 @@ describe('cancellation of storage work', () => {
     const ahead = String(Number(created.metadata.resourceVersion) + 1000);
     const request = new AbortController();
     const get = cacher.get('/configmaps/ns/a', { resourceVersion: ahead, signal: request.signal });
-    const list = cacher.getList('/configmaps/ns', { recursive: true, resourceVersion: ahead, predicate: everything, signal: request.signal });
+    const list = cacher.getList('/configmaps/ns', {
+      recursive: true,
+      resourceVersion: ahead,
+      predicate: everything,
+      signal: request.signal,
+    });
     // both are waiting for the revision (the wait would last 3 s)
     await new Promise((r) => setTimeout(r, 50));
     assert.equal(feed.feed.pendingWaits, 2);
@@ -91,15 +96,19 @@ describe('cancellation of storage work', () => {
     await store.create('/configmaps/ns/c', configMap('c', { v: '0' }));
     const request = new AbortController();
     let attempts = 0;
-    const update = store.guaranteedUpdate('/configmaps/ns/c', async (current) => {
-      attempts++;
-      if (attempts === 1) {
-        // another writer wins the race, and the client goes away meanwhile
-        await store.guaranteedUpdate('/configmaps/ns/c', (cur) => ({ ...cur!, data: { v: 'other' } }));
-        request.abort();
-      }
-      return { ...current!, data: { v: 'mine' } };
-    }, { signal: request.signal });
+    const update = store.guaranteedUpdate(
+      '/configmaps/ns/c',
+      async (current) => {
+        attempts++;
+        if (attempts === 1) {
+          // another writer wins the race, and the client goes away meanwhile
+          await store.guaranteedUpdate('/configmaps/ns/c', (cur) => ({ ...cur!, data: { v: 'other' } }));
+          request.abort();
+        }
+        return { ...current!, data: { v: 'mine' } };
+      },
+      { signal: request.signal },
+    );
     await assert.rejects(update, isAbort);
     assert.equal(attempts, 1);
     const stored = await store.get('/configmaps/ns/c');

@@ -229,11 +229,7 @@ export interface Storage {
   /** read-modify-write with optimistic concurrency; retries on conflict unless the
    *  preconditions pin a resourceVersion (then ResourceVersionConflict). Returns an object
    *  the caller may change (at most it shares parts of what tryUpdate returned). */
-  guaranteedUpdate(
-    key: string,
-    tryUpdate: UpdateFunction,
-    opts?: UpdateOptions,
-  ): Promise<KubeObject>;
+  guaranteedUpdate(key: string, tryUpdate: UpdateFunction, opts?: UpdateOptions): Promise<KubeObject>;
   /** removes the key; returns the last state. Fails with KeyNotFound. */
   delete(key: string, opts?: DeleteOptions): Promise<KubeObject>;
   /** removes the key only when its stored value cannot be read (decoded, or decrypted by its

@@ -146,18 +146,30 @@ async function planCluster(opts: ClusterOptions): Promise<ClusterState> {
       kind: 'etcd',
       command: etcdBin,
       args: [
-        '--name', name,
-        '--data-dir', path.join(dir, name),
-        '--listen-client-urls', clientURL,
-        '--advertise-client-urls', clientURL,
-        '--listen-peer-urls', peerURL,
-        '--initial-advertise-peer-urls', peerURL,
-        '--initial-cluster', initialCluster,
-        '--initial-cluster-state', 'new',
-        '--initial-cluster-token', token,
-        '--logger', 'zap',
-        '--log-outputs', 'stderr',
-        '--log-level', 'warn',
+        '--name',
+        name,
+        '--data-dir',
+        path.join(dir, name),
+        '--listen-client-urls',
+        clientURL,
+        '--advertise-client-urls',
+        clientURL,
+        '--listen-peer-urls',
+        peerURL,
+        '--initial-advertise-peer-urls',
+        peerURL,
+        '--initial-cluster',
+        initialCluster,
+        '--initial-cluster-state',
+        'new',
+        '--initial-cluster-token',
+        token,
+        '--logger',
+        'zap',
+        '--log-outputs',
+        'stderr',
+        '--log-level',
+        'warn',
       ],
       url: clientURL,
       logFile: path.join(logs, `${name}.log`),
@@ -176,11 +188,16 @@ async function planCluster(opts: ClusterOptions): Promise<ClusterState> {
       command: process.execPath,
       args: [
         kapiBin,
-        '--data-dir', path.join(dir, name),
-        '--cert-dir', pkiDir,
-        '--bind-address', '127.0.0.1',
-        '--secure-port', String(port),
-        '--etcd-servers', etcdServers,
+        '--data-dir',
+        path.join(dir, name),
+        '--cert-dir',
+        pkiDir,
+        '--bind-address',
+        '127.0.0.1',
+        '--secure-port',
+        String(port),
+        '--etcd-servers',
+        etcdServers,
         ...(opts.etcdCompactionInterval ? ['--etcd-compaction-interval', opts.etcdCompactionInterval] : []),
         ...(opts.kapiArgs ?? []),
       ],
@@ -220,10 +237,14 @@ async function writePki(state: ClusterState): Promise<void> {
   const args = [
     kapi.args[0]!,
     'certs',
-    '--dir', state.pki.dir,
-    '--server-name', '127.0.0.1,localhost',
-    '--lb-url', state.lbURL,
-    '--kubeconfig', state.kubeconfig,
+    '--dir',
+    state.pki.dir,
+    '--server-name',
+    '127.0.0.1,localhost',
+    '--lb-url',
+    state.lbURL,
+    '--kubeconfig',
+    state.kubeconfig,
   ];
   const code = await new Promise<number | null>((resolve, reject) => {
     const child = spawn(kapi.command, args, { stdio: ['ignore', fd, fd] });
@@ -254,7 +275,11 @@ function writeSideFiles(state: ClusterState): void {
   writeFileSync(path.join(state.dir, 'replicas'), state.replicas.map((r) => r.url).join('\n') + '\n');
   writeFileSync(
     path.join(state.dir, 'haproxy.cfg'),
-    haproxyConfig({ port: portOf(state.lbURL), statsSocket: haproxySocket(state.dir), replicas: state.replicas.map((r) => ({ name: r.name, port: portOf(r.url) })) }),
+    haproxyConfig({
+      port: portOf(state.lbURL),
+      statsSocket: haproxySocket(state.dir),
+      replicas: state.replicas.map((r) => ({ name: r.name, port: portOf(r.url) })),
+    }),
   );
 }
 
@@ -307,8 +332,13 @@ export async function launchCluster(opts: LaunchOptions): Promise<RunningCluster
   mkdirSync(dir, { recursive: true });
   let state = readState(dir);
   if (state) {
-    if ((opts.replicas !== undefined && opts.replicas !== state.replicas.length) || (opts.etcdMembers !== undefined && opts.etcdMembers !== state.etcd.length)) {
-      throw new Error(`${dir} holds a cluster of ${state.etcd.length} etcd members and ${state.replicas.length} replicas; stop it and remove the directory to start another shape`);
+    if (
+      (opts.replicas !== undefined && opts.replicas !== state.replicas.length) ||
+      (opts.etcdMembers !== undefined && opts.etcdMembers !== state.etcd.length)
+    ) {
+      throw new Error(
+        `${dir} holds a cluster of ${state.etcd.length} etcd members and ${state.replicas.length} replicas; stop it and remove the directory to start another shape`,
+      );
     }
   } else {
     state = await planCluster({ ...opts, dir });

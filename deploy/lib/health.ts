@@ -49,10 +49,7 @@ export async function checkHealth(spec: HealthSpec, timeoutMs = 2000): Promise<s
 }
 
 /** Polls until healthy; throws at the deadline or when the process has exited. */
-export async function waitHealthy(
-  spec: HealthSpec,
-  opts: { timeoutMs: number; stillRunning?: () => boolean },
-): Promise<void> {
+export async function waitHealthy(spec: HealthSpec, opts: { timeoutMs: number; stillRunning?: () => boolean }): Promise<void> {
   const deadline = Date.now() + opts.timeoutMs;
   let last = '';
   for (;;) {

@@ -138,7 +138,9 @@ export class ManagedProcess {
         stillRunning: () => pidAlive(pid),
       });
     } catch (err) {
-      throw new Error(`${this.name} (pid ${pid}) did not become healthy: ${(err as Error).message}\n--- ${this.spec.logFile} (tail) ---\n${tail(this.spec.logFile)}`);
+      throw new Error(
+        `${this.name} (pid ${pid}) did not become healthy: ${(err as Error).message}\n--- ${this.spec.logFile} (tail) ---\n${tail(this.spec.logFile)}`,
+      );
     }
   }
 

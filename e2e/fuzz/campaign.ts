@@ -116,11 +116,18 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignResult
       const rss = rssMiB(replica.kapi.pid);
       if (rss !== undefined) peakRssMiB = Math.max(peakRssMiB, rss);
       if (rss !== undefined && rss > opts.maxRssMiB) {
-        failures.push({ problem: `replica RSS ${Math.round(rss)} MiB over the ${opts.maxRssMiB} MiB bound`, suspects: suspects(() => true) });
+        failures.push({
+          problem: `replica RSS ${Math.round(rss)} MiB over the ${opts.maxRssMiB} MiB bound`,
+          suspects: suspects(() => true),
+        });
       }
       const health = await healthProblems(replica);
       if (health.length > 0) {
-        failures.push({ problem: `replica unwell after a batch: ${health[0]!.split('\n')[0]}`, answer: health.join('\n'), suspects: suspects(() => true) });
+        failures.push({
+          problem: `replica unwell after a batch: ${health[0]!.split('\n')[0]}`,
+          answer: health.join('\n'),
+          suspects: suspects(() => true),
+        });
         if (!(await replace(health[0]!.split('\n')[0]!))) break;
         continue;
       }
@@ -156,7 +163,9 @@ export function distinctFailures(failures: CampaignFailure[]): CampaignFailure[]
 }
 
 export function formatFailures(result: CampaignResult): string {
-  const lines = [`fuzz: seed ${result.seed}, ${result.cases} cases, ${result.failures.length} failures, peak RSS ${Math.round(result.peakRssMiB)} MiB, ${result.replicaRestarts} replica replacements`];
+  const lines = [
+    `fuzz: seed ${result.seed}, ${result.cases} cases, ${result.failures.length} failures, peak RSS ${Math.round(result.peakRssMiB)} MiB, ${result.replicaRestarts} replica replacements`,
+  ];
   for (const f of distinctFailures(result.failures)) {
     lines.push('', `* ${f.problem}`);
     if (f.caseIndex !== undefined) lines.push(`  replay: ${replayHint(result.seed, f.caseIndex)}`);

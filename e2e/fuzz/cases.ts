@@ -30,7 +30,11 @@ export const CASE_KINDS = ['body', 'patch', 'delete', 'review', 'query', 'path',
 
 const RESOURCES: FuzzResource[] = ['configmaps', 'secrets', 'pods'];
 type BodyMedia = 'json' | 'yaml' | 'protobuf';
-const MEDIA_TYPE: Record<BodyMedia, string> = { json: 'application/json', yaml: 'application/yaml', protobuf: 'application/vnd.kubernetes.protobuf' };
+const MEDIA_TYPE: Record<BodyMedia, string> = {
+  json: 'application/json',
+  yaml: 'application/yaml',
+  protobuf: 'application/vnd.kubernetes.protobuf',
+};
 
 function collectionPath(t: FuzzTargets, resource: FuzzResource): string {
   return `/api/v1/namespaces/${t.namespace}/${resource}`;
@@ -52,10 +56,14 @@ function accept(rng: Prng): string {
 function encodeBody(doc: Json, media: 'json' | 'yaml', rng: Prng): { body: Buffer; how: string; breaks: boolean } {
   const text = media === 'json' ? toJsonText(doc) : yamlDocument(doc, rng);
   switch (rng.int(0, 6)) {
-    case 0: return { body: truncate(Buffer.from(text), rng), how: 'truncated', breaks: false };
-    case 1: return { body: mutateBytes(Buffer.from(text), rng), how: 'mutated', breaks: false };
-    case 2: return { body: Buffer.from(media === 'json' ? duplicateKey(text, rng) : text), how: 'duplicate-key', breaks: false };
-    case 3: return { body: withInvalidUtf8(text, rng), how: 'invalid-utf8', breaks: false };
+    case 0:
+      return { body: truncate(Buffer.from(text), rng), how: 'truncated', breaks: false };
+    case 1:
+      return { body: mutateBytes(Buffer.from(text), rng), how: 'mutated', breaks: false };
+    case 2:
+      return { body: Buffer.from(media === 'json' ? duplicateKey(text, rng) : text), how: 'duplicate-key', breaks: false };
+    case 3:
+      return { body: withInvalidUtf8(text, rng), how: 'invalid-utf8', breaks: false };
     case 4: {
       if (media === 'yaml') {
         const y = hostileYaml(text, rng);
@@ -63,7 +71,8 @@ function encodeBody(doc: Json, media: 'json' | 'yaml', rng: Prng): { body: Buffe
       }
       return { body: Buffer.from(text + rng.pick(['}', ']', ',', ' {}', '\u0000', '\n\n{"x":1}'])), how: 'trailing', breaks: false };
     }
-    default: return { body: Buffer.from(text), how: 'structural', breaks: false };
+    default:
+      return { body: Buffer.from(text), how: 'structural', breaks: false };
   }
 }
 
@@ -143,12 +152,27 @@ function patchCase(rng: Prng, t: FuzzTargets): FuzzRequest {
 }
 
 function deleteOptions(rng: Prng): Json {
-  const o: { [k: string]: Json } = { kind: rng.pick(['DeleteOptions', 'Status', 'ConfigMap', '']), apiVersion: rng.pick(['v1', 'meta.k8s.io/v1', 'v2', '']) };
+  const o: { [k: string]: Json } = {
+    kind: rng.pick(['DeleteOptions', 'Status', 'ConfigMap', '']),
+    apiVersion: rng.pick(['v1', 'meta.k8s.io/v1', 'v2', '']),
+  };
   for (const field of ['gracePeriodSeconds', 'propagationPolicy', 'dryRun', 'orphanDependents', 'preconditions']) {
     if (!rng.bool(0.4)) continue;
     o[field] = rng.bool(0.5)
       ? anyValue(rng)
-      : rng.pick<Json>([-1, 0, 2 ** 63, 'Orphan', 'Foreground', 'bogus', ['All'], ['All', 'x'], true, { uid: 'not-the-uid' }, { resourceVersion: '1' }]);
+      : rng.pick<Json>([
+          -1,
+          0,
+          2 ** 63,
+          'Orphan',
+          'Foreground',
+          'bogus',
+          ['All'],
+          ['All', 'x'],
+          true,
+          { uid: 'not-the-uid' },
+          { resourceVersion: '1' },
+        ]);
   }
   return o;
 }
@@ -156,7 +180,12 @@ function deleteOptions(rng: Prng): Json {
 function deleteCase(rng: Prng, t: FuzzTargets): FuzzRequest {
   const resource = rng.pick(RESOURCES);
   // mostly a dry run: a real delete only removes the target, which is made again after the batch
-  const req = base(rng, 'delete', 'DELETE', `${objectPath(t, resource, rng.bool(0.8) ? t.target : freshName(rng))}${rng.bool(0.7) ? '?dryRun=All' : ''}`);
+  const req = base(
+    rng,
+    'delete',
+    'DELETE',
+    `${objectPath(t, resource, rng.bool(0.8) ? t.target : freshName(rng))}${rng.bool(0.7) ? '?dryRun=All' : ''}`,
+  );
   const media = rng.pick<'json' | 'yaml'>(['json', 'yaml']);
   const encoded = encodeBody(deleteOptions(rng), media, rng);
   req.headers['content-type'] = MEDIA_TYPE[media];
@@ -167,10 +196,30 @@ function deleteCase(rng: Prng, t: FuzzTargets): FuzzRequest {
 
 function reviewCase(rng: Prng, t: FuzzTargets): FuzzRequest {
   const api = rng.pick<{ path: string; kind: string; apiVersion: string; spec: Json }>([
-    { path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', kind: 'SelfSubjectAccessReview', apiVersion: 'authorization.k8s.io/v1', spec: { resourceAttributes: { namespace: t.namespace, verb: 'get', resource: 'configmaps' } } },
-    { path: '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', kind: 'SelfSubjectRulesReview', apiVersion: 'authorization.k8s.io/v1', spec: { namespace: t.namespace } },
-    { path: '/apis/authentication.k8s.io/v1/selfsubjectreviews', kind: 'SelfSubjectReview', apiVersion: 'authentication.k8s.io/v1', spec: {} },
-    { path: '/apis/authentication.k8s.io/v1/tokenreviews', kind: 'TokenReview', apiVersion: 'authentication.k8s.io/v1', spec: { token: 'x.y.z' } },
+    {
+      path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+      kind: 'SelfSubjectAccessReview',
+      apiVersion: 'authorization.k8s.io/v1',
+      spec: { resourceAttributes: { namespace: t.namespace, verb: 'get', resource: 'configmaps' } },
+    },
+    {
+      path: '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews',
+      kind: 'SelfSubjectRulesReview',
+      apiVersion: 'authorization.k8s.io/v1',
+      spec: { namespace: t.namespace },
+    },
+    {
+      path: '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+      kind: 'SelfSubjectReview',
+      apiVersion: 'authentication.k8s.io/v1',
+      spec: {},
+    },
+    {
+      path: '/apis/authentication.k8s.io/v1/tokenreviews',
+      kind: 'TokenReview',
+      apiVersion: 'authentication.k8s.io/v1',
+      spec: { token: 'x.y.z' },
+    },
   ]);
   const req = base(rng, '', 'POST', api.path);
   const media = rng.pick<BodyMedia>(['json', 'yaml', 'yaml', 'protobuf']);
@@ -215,7 +264,9 @@ function pathCase(rng: Prng, t: FuzzTargets): FuzzRequest {
   const req = base(rng, `path.${method}`, method, path, who);
   if (['PUT', 'PATCH', 'POST'].includes(method)) {
     req.headers['content-type'] = method === 'PATCH' ? PATCH_CONTENT_TYPE.merge : 'application/json';
-    req.body = Buffer.from(toJsonText(method === 'PATCH' ? { metadata: { labels: { fuzz: 'x' } } } : validObject(resource, t.target, undefined, rng)));
+    req.body = Buffer.from(
+      toJsonText(method === 'PATCH' ? { metadata: { labels: { fuzz: 'x' } } } : validObject(resource, t.target, undefined, rng)),
+    );
   }
   return req;
 }
@@ -225,7 +276,13 @@ function headerCase(rng: Prng, t: FuzzTargets): FuzzRequest {
   const write = rng.bool(0.6);
   const h = hostileHeaders(rng);
   const who: Caller = h.how.startsWith('impersonate') ? 'limited' : caller(rng);
-  const req = base(rng, `header.${h.how}`, write ? 'POST' : 'GET', `${write ? `${collectionPath(t, resource)}?dryRun=All` : objectPath(t, resource)}`, who);
+  const req = base(
+    rng,
+    `header.${h.how}`,
+    write ? 'POST' : 'GET',
+    `${write ? `${collectionPath(t, resource)}?dryRun=All` : objectPath(t, resource)}`,
+    who,
+  );
   Object.assign(req.headers, h.headers);
   if (write) {
     const json = Buffer.from(toJsonText(validObject(resource, freshName(rng), undefined, rng)));
@@ -258,4 +315,3 @@ export function generateCase(seed: number, index: number, targets: FuzzTargets, 
   if (req.body && req.body.length > 3 * 1024 * 1024 + 1024 && !req.headers['content-encoding']) req.mustFail = true;
   return req;
 }
-

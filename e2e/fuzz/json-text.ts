@@ -63,19 +63,27 @@ export function hostileScalar(rng: Prng): string {
 /** any JSON value of a random type (for "wrong type at this field") */
 export function anyValue(rng: Prng, depth = 0): Json {
   switch (rng.int(0, depth > 2 ? 5 : 8)) {
-    case 0: return null;
-    case 1: return rng.bool();
-    case 2: return rng.int(-2_000_000_000, 2_000_000_000);
-    case 3: return rng.string(rng.size(64));
-    case 4: return hostileScalar(rng);
-    case 5: return rng.next() * 1e6;
-    case 6: return Array.from({ length: rng.int(0, 3) }, () => anyValue(rng, depth + 1));
+    case 0:
+      return null;
+    case 1:
+      return rng.bool();
+    case 2:
+      return rng.int(-2_000_000_000, 2_000_000_000);
+    case 3:
+      return rng.string(rng.size(64));
+    case 4:
+      return hostileScalar(rng);
+    case 5:
+      return rng.next() * 1e6;
+    case 6:
+      return Array.from({ length: rng.int(0, 3) }, () => anyValue(rng, depth + 1));
     case 7: {
       const o: { [k: string]: Json } = {};
       for (let i = rng.int(0, 3); i > 0; i--) o[rng.string(rng.int(1, 8))] = anyValue(rng, depth + 1);
       return o;
     }
-    default: return raw(deepText(rng.size(20_000), rng.pick(['array', 'object', 'mixed'] as const)));
+    default:
+      return raw(deepText(rng.size(20_000), rng.pick(['array', 'object', 'mixed'] as const)));
   }
 }
 
@@ -122,7 +130,15 @@ export function duplicateKey(text: string, rng: Prng): string {
 
 /** bytes that are not UTF-8 (lone continuation, overlong, surrogate, truncated sequence), put inside a string */
 export function withInvalidUtf8(text: string, rng: Prng): Buffer {
-  const bad = rng.pick([[0x80], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xe2, 0x82], [0xff, 0xfe], [0xf4, 0x90, 0x80, 0x80]]);
+  const bad = rng.pick([
+    [0x80],
+    [0xc0, 0xaf],
+    [0xed, 0xa0, 0x80],
+    [0xf8, 0x88, 0x80, 0x80, 0x80],
+    [0xe2, 0x82],
+    [0xff, 0xfe],
+    [0xf4, 0x90, 0x80, 0x80],
+  ]);
   const buf = Buffer.from(text, 'utf8');
   const quotes: number[] = [];
   for (let i = 0; i < buf.length; i++) if (buf[i] === 0x22) quotes.push(i);
@@ -142,9 +158,14 @@ export function mutateBytes(bytes: Buffer, rng: Prng): Buffer {
   for (let n = rng.int(1, 6); n > 0 && out.length > 0; n--) {
     const at = rng.int(0, out.length - 1);
     switch (rng.int(0, 2)) {
-      case 0: out[at] = rng.int(0, 255); break;
-      case 1: out = Buffer.concat([out.subarray(0, at), rng.bytes(rng.int(1, 4)), out.subarray(at)]); break;
-      default: out = Buffer.concat([out.subarray(0, at), out.subarray(at + rng.int(1, 4))]);
+      case 0:
+        out[at] = rng.int(0, 255);
+        break;
+      case 1:
+        out = Buffer.concat([out.subarray(0, at), rng.bytes(rng.int(1, 4)), out.subarray(at)]);
+        break;
+      default:
+        out = Buffer.concat([out.subarray(0, at), out.subarray(at + rng.int(1, 4))]);
     }
   }
   return out;

@@ -31,15 +31,28 @@ const REASONS_BY_CODE: ReadonlyMap<number, readonly string[]> = new Map([
 function kubeParity(req: FuzzRequest, status: number, text: string): boolean {
   if (status === 500 && /InternalError/.test(text) && /without impersonating a user/.test(text)) return true;
   if (status === 500 && req.method === 'PATCH' && /failed to create typed patch object \(/.test(text)) return true;
-  if (status === 500 && req.method === 'PATCH' && /^\{"kind":"Status","apiVersion":"v1","metadata":\{\},"status":"Failure","message":"[\s\S]*","code":500\}\s*$/.test(text)) return true;
+  if (
+    status === 500 &&
+    req.method === 'PATCH' &&
+    /^\{"kind":"Status","apiVersion":"v1","metadata":\{\},"status":"Failure","message":"[\s\S]*","code":500\}\s*$/.test(text)
+  )
+    return true;
   // a resourceVersion newer than etcd's, waited for and not reached (JSON or protobuf Status)
   if (status === 504 && /Too large resource version/.test(text)) return true;
   // a client's own ?timeout= that runs out is kube's 504 Timeout too
   if (status === 504 && /[?&]timeout=/.test(req.path) && /"reason":\s*"Timeout"/.test(text)) return true;
   // the YAML form of the same (kube's ErrorToAPIStatus: code 500, no reason, the error's text)
-  if (status === 500 && req.method === 'PATCH' && /^kind: Status$/m.test(text) && /^status: Failure$/m.test(text) && !/^reason:/m.test(text)) return true;
+  if (
+    status === 500 &&
+    req.method === 'PATCH' &&
+    /^kind: Status$/m.test(text) &&
+    /^status: Failure$/m.test(text) &&
+    !/^reason:/m.test(text)
+  )
+    return true;
   // the protobuf form of the strategic merge patch's plain errors (a Status without a reason)
-  if (status === 500 && req.method === 'PATCH' && text.startsWith('k8s\0') && text.includes('Failure') && !text.includes('InternalError')) return true;
+  if (status === 500 && req.method === 'PATCH' && text.startsWith('k8s\0') && text.includes('Failure') && !text.includes('InternalError'))
+    return true;
   if (status === 400 && text === '400 Bad Request' && /%(?![0-9a-fA-F]{2})/.test(req.path.split('?')[0]!)) return true;
   return false;
 }
@@ -89,7 +102,8 @@ export function judge(req: FuzzRequest, outcome: FuzzOutcome): Verdict {
   if (outcome.truncated || req.method === 'HEAD') return { ok: true, answer };
   const contentType = String(headers['content-type'] ?? '');
   if (contentType.startsWith('application/vnd.kubernetes.protobuf')) {
-    if (!body.subarray(0, 4).equals(PROTOBUF_MAGIC)) return { ok: false, problem: `${status} protobuf body without the k8s envelope`, answer };
+    if (!body.subarray(0, 4).equals(PROTOBUF_MAGIC))
+      return { ok: false, problem: `${status} protobuf body without the k8s envelope`, answer };
     const text = body.toString('latin1');
     if (!text.includes('Status') || !reasons.some((r) => text.includes(r))) {
       return { ok: false, problem: `${status} protobuf Status without reason ${reasons.join('/')}`, answer };

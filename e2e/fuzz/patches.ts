@@ -15,11 +15,38 @@ export const PATCH_CONTENT_TYPE: Record<PatchType, string> = {
 };
 
 const POINTERS = [
-  '', '/', '/metadata', '/metadata/annotations', '/metadata/annotations/a', '/metadata/labels/app', '/metadata/name',
-  '/metadata/namespace', '/metadata/resourceVersion', '/metadata/uid', '/metadata/finalizers/-', '/metadata/finalizers/0',
-  '/data', '/data/k', '/data/-', '/spec/containers/0', '/spec/containers/-', '/spec/containers/01', '/spec/containers/-1',
-  '/spec/containers/99999999999999999999', '/spec/containers/0/env/0/value', '/a~1b', '/a~2b', '/~', '/data/k/x', 'data',
-  '/metadata/annotations/' + 'x'.repeat(300), '//', '/metadata//', '/kind', '/apiVersion', '/metadata/managedFields/0',
+  '',
+  '/',
+  '/metadata',
+  '/metadata/annotations',
+  '/metadata/annotations/a',
+  '/metadata/labels/app',
+  '/metadata/name',
+  '/metadata/namespace',
+  '/metadata/resourceVersion',
+  '/metadata/uid',
+  '/metadata/finalizers/-',
+  '/metadata/finalizers/0',
+  '/data',
+  '/data/k',
+  '/data/-',
+  '/spec/containers/0',
+  '/spec/containers/-',
+  '/spec/containers/01',
+  '/spec/containers/-1',
+  '/spec/containers/99999999999999999999',
+  '/spec/containers/0/env/0/value',
+  '/a~1b',
+  '/a~2b',
+  '/~',
+  '/data/k/x',
+  'data',
+  '/metadata/annotations/' + 'x'.repeat(300),
+  '//',
+  '/metadata//',
+  '/kind',
+  '/apiVersion',
+  '/metadata/managedFields/0',
 ];
 
 function pointer(rng: Prng): string {
@@ -66,13 +93,20 @@ export function hostileJsonPatch(rng: Prng): { text: string; how: string; mustFa
     }
     case 4: {
       const depth = rng.pick([1000, 10_000, rng.size(100_000)]);
-      return { text: toJsonText([{ op: 'add', path: '/metadata/annotations/deep', value: raw(deepText(depth, 'mixed')) }]), how: 'deep-value', mustFail: depth > 10_000 };
+      return {
+        text: toJsonText([{ op: 'add', path: '/metadata/annotations/deep', value: raw(deepText(depth, 'mixed')) }]),
+        how: 'deep-value',
+        mustFail: depth > 10_000,
+      };
     }
     case 5:
       return { text: toJsonText(anyValue(rng)), how: 'not-a-list', mustFail: false };
     default:
       return {
-        text: toJsonText([{ op: 'add', path: '/metadata/annotations/big', value: 'x'.repeat(rng.pick([1 << 20, 3 << 20, 4 << 20])) }, { op: 'copy', from: '/metadata/annotations/big', path: '/metadata/annotations/big2' }]),
+        text: toJsonText([
+          { op: 'add', path: '/metadata/annotations/big', value: 'x'.repeat(rng.pick([1 << 20, 3 << 20, 4 << 20])) },
+          { op: 'copy', from: '/metadata/annotations/big', path: '/metadata/annotations/big2' },
+        ]),
         how: 'big-copy',
         mustFail: true,
       };
@@ -80,10 +114,19 @@ export function hostileJsonPatch(rng: Prng): { text: string; how: string; mustFa
 }
 
 const SMP_DIRECTIVES: Json[] = [
-  { $patch: 'replace' }, { $patch: 'delete' }, { $patch: 'merge' }, { $patch: 'explode' }, { $patch: 1 },
-  { $retainKeys: ['a'] }, { $retainKeys: 'a' }, { $retainKeys: [{}] },
-  { '$setElementOrder/containers': [{ name: 'c' }, { name: 'zzz' }] }, { '$setElementOrder/containers': 'x' },
-  { '$deleteFromPrimitiveList/finalizers': ['a'] }, { '$deleteFromPrimitiveList/finalizers': {} }, { $unknownDirective: true },
+  { $patch: 'replace' },
+  { $patch: 'delete' },
+  { $patch: 'merge' },
+  { $patch: 'explode' },
+  { $patch: 1 },
+  { $retainKeys: ['a'] },
+  { $retainKeys: 'a' },
+  { $retainKeys: [{}] },
+  { '$setElementOrder/containers': [{ name: 'c' }, { name: 'zzz' }] },
+  { '$setElementOrder/containers': 'x' },
+  { '$deleteFromPrimitiveList/finalizers': ['a'] },
+  { '$deleteFromPrimitiveList/finalizers': {} },
+  { $unknownDirective: true },
 ];
 
 /** a hostile merge or strategic merge patch */
@@ -92,7 +135,11 @@ export function hostileMergePatch(type: 'merge' | 'strategic', rng: Prng): { tex
     case 0: {
       const depth = rng.pick([2000, 9000, 12_000, rng.size(100_000)]);
       const where = rng.pick(['metadata', 'data', 'spec']);
-      return { text: `{"${where}":${deepText(depth, rng.pick(['object', 'mixed', 'array'] as const))}}`, how: 'deep', mustFail: depth > 10_000 };
+      return {
+        text: `{"${where}":${deepText(depth, rng.pick(['object', 'mixed', 'array'] as const))}}`,
+        how: 'deep',
+        mustFail: depth > 10_000,
+      };
     }
     case 1: {
       const directive = rng.pick(SMP_DIRECTIVES);
@@ -111,6 +158,17 @@ export function hostileMergePatch(type: 'merge' | 'strategic', rng: Prng): { tex
     case 3:
       return { text: toJsonText(anyValue(rng)), how: 'any', mustFail: false };
     default:
-      return { text: toJsonText({ spec: { containers: Array.from({ length: rng.size(5000) }, (_v, i): Json => ({ name: `c${i % 3}`, $patch: rng.pick(['delete', 'replace', 'merge']) })) } }), how: `${type}-list-directives`, mustFail: false };
+      return {
+        text: toJsonText({
+          spec: {
+            containers: Array.from(
+              { length: rng.size(5000) },
+              (_v, i): Json => ({ name: `c${i % 3}`, $patch: rng.pick(['delete', 'replace', 'merge']) }),
+            ),
+          },
+        }),
+        how: `${type}-list-directives`,
+        mustFail: false,
+      };
   }
 }

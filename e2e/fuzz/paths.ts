@@ -4,7 +4,32 @@
 
 import type { Prng } from './prng.js';
 
-const HOSTILE_SEGMENTS = ['.', '..', '%2e', '%2e%2e', '%2E%2E', '.%2e', '%2e.', '..%2f', '%2f', '%2F', '\\', '..\\', '%5c', '', '%00', '%', '%zz', ';', '..;', '*', '~', '%20', '?', '#'];
+const HOSTILE_SEGMENTS = [
+  '.',
+  '..',
+  '%2e',
+  '%2e%2e',
+  '%2E%2E',
+  '.%2e',
+  '%2e.',
+  '..%2f',
+  '%2f',
+  '%2F',
+  '\\',
+  '..\\',
+  '%5c',
+  '',
+  '%00',
+  '%',
+  '%zz',
+  ';',
+  '..;',
+  '*',
+  '~',
+  '%20',
+  '?',
+  '#',
+];
 
 export function hostileSegment(rng: Prng): string {
   switch (rng.int(0, 5)) {
@@ -27,13 +52,15 @@ export function hostilePath(rng: Prng, namespace: string, resource: string, name
   const seg = (): string => hostileSegment(rng);
   const choices: (() => string)[] = [
     () => `/api/v1/namespaces/${namespace}/${resource}/${seg()}`,
-    () => `/api/v1/namespaces/${namespace}/${resource}/${seg()}/${rng.pick(['status', 'scale', 'log', 'exec', 'proxy', 'binding', 'eviction', 'ephemeralcontainers', seg()])}`,
+    () =>
+      `/api/v1/namespaces/${namespace}/${resource}/${seg()}/${rng.pick(['status', 'scale', 'log', 'exec', 'proxy', 'binding', 'eviction', 'ephemeralcontainers', seg()])}`,
     () => `/api/v1/namespaces/${namespace}/${seg()}/${name}`,
     () => `/api/v1/namespaces/${seg()}/${resource}/${name}`,
     () => `/api/v1/namespaces/${seg()}/${resource}`,
     () => `/api/v1/namespaces/${namespace}/${resource}/${name}/${seg()}`,
     () => `/api/${rng.pick(['v2', 'v1beta1', 'V1', seg()])}/namespaces/${namespace}/${resource}/${name}`,
-    () => `/apis/${rng.pick(['unknown.example.com', 'apps', 'apps.', '..', seg()])}/${rng.pick(['v1', 'v9', seg()])}/namespaces/${namespace}/${resource}/${name}`,
+    () =>
+      `/apis/${rng.pick(['unknown.example.com', 'apps', 'apps.', '..', seg()])}/${rng.pick(['v1', 'v9', seg()])}/namespaces/${namespace}/${resource}/${name}`,
     () => `/api/v1/${rng.pick(['', '/', './', '../'])}namespaces/${namespace}/${resource}/${name}`,
     () => `//api/v1/namespaces/${namespace}/${resource}/${name}`,
     () => `/api/v1/namespaces/${namespace}/${resource}/${name}${rng.pick(['/', '//', '/.', '/..', '%2f..', '\\..'])}`,

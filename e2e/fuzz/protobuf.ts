@@ -54,12 +54,22 @@ export function protoObject(kind: 'ConfigMap' | 'Secret', name: string, namespac
 }
 
 /** a hostile protobuf body for `kind`, and how it was made */
-export function hostileProtobuf(kind: 'ConfigMap' | 'Secret', name: string, namespace: string | undefined, rng: Prng): { body: Buffer; how: string } {
+export function hostileProtobuf(
+  kind: 'ConfigMap' | 'Secret',
+  name: string,
+  namespace: string | undefined,
+  rng: Prng,
+): { body: Buffer; how: string } {
   const good = protoObject(kind, name, namespace);
   switch (rng.int(0, 8)) {
     case 0: {
       // a length that runs past the end of the message
-      const body = Buffer.concat([bytesField(1, objectMeta(name, namespace)), tag(2, 2), varint(rng.pick([1_000_000, 2 ** 31, 2 ** 32 + 5, 2 ** 62])), Buffer.from('xy')]);
+      const body = Buffer.concat([
+        bytesField(1, objectMeta(name, namespace)),
+        tag(2, 2),
+        varint(rng.pick([1_000_000, 2 ** 31, 2 ** 32 + 5, 2 ** 62])),
+        Buffer.from('xy'),
+      ]);
       return { body: envelope('v1', kind, body), how: 'length-past-end' };
     }
     case 1: {
@@ -84,7 +94,13 @@ export function hostileProtobuf(kind: 'ConfigMap' | 'Secret', name: string, name
       return { body: envelope('v1', kind, Buffer.concat([bytesField(1, objectMeta(name, namespace, inner))])), how: 'deep-embedded' };
     }
     case 5: {
-      const wrong = rng.pick([['v1', 'Pod'], ['v2', kind], ['', ''], ['apps/v1', 'Deployment'], ['v1', 'Status']]);
+      const wrong = rng.pick([
+        ['v1', 'Pod'],
+        ['v2', kind],
+        ['', ''],
+        ['apps/v1', 'Deployment'],
+        ['v1', 'Status'],
+      ]);
       return { body: envelope(wrong[0]!, wrong[1]!, good), how: 'wrong-type-meta' };
     }
     case 6: {

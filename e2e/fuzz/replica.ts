@@ -39,7 +39,9 @@ export async function ensureTargets(kapi: KapiProcess, t: FuzzTargets): Promise<
   await mustCreate(kapi, `${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: t.target }, data: { k: 'v' } });
   await mustCreate(kapi, `${ns}/secrets`, { apiVersion: 'v1', kind: 'Secret', metadata: { name: t.target }, stringData: { k: 'v' } });
   await mustCreate(kapi, `${ns}/pods`, {
-    apiVersion: 'v1', kind: 'Pod', metadata: { name: t.target },
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: t.target },
     spec: { containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.9' }] },
   });
 }
@@ -56,18 +58,34 @@ export async function startFuzzReplica(extraArgs: string[] = []): Promise<FuzzRe
     await createNamespace(kapi.http, targets.otherNamespace);
     const rbac = `/apis/rbac.authorization.k8s.io/v1/namespaces/${targets.namespace}`;
     await mustCreate(kapi, `${rbac}/roles`, {
-      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'fuzz-limited' },
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'fuzz-limited' },
       // no deletecollection: a collection delete would legitimately remove the sentinels
-      rules: [{ apiGroups: [''], resources: ['configmaps', 'secrets'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] }],
+      rules: [
+        { apiGroups: [''], resources: ['configmaps', 'secrets'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] },
+      ],
     });
     await mustCreate(kapi, `${rbac}/rolebindings`, {
-      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'fuzz-limited' },
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'fuzz-limited' },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'fuzz-limited' },
       subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: LIMITED_USER }],
     });
     for (const ns of [targets.namespace, targets.otherNamespace]) {
-      await mustCreate(kapi, `/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: targets.sentinel }, data: { keep: 'me' } });
-      await mustCreate(kapi, `/api/v1/namespaces/${ns}/secrets`, { apiVersion: 'v1', kind: 'Secret', metadata: { name: targets.sentinel }, stringData: { keep: 'me' } });
+      await mustCreate(kapi, `/api/v1/namespaces/${ns}/configmaps`, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: targets.sentinel },
+        data: { keep: 'me' },
+      });
+      await mustCreate(kapi, `/api/v1/namespaces/${ns}/secrets`, {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: targets.sentinel },
+        stringData: { keep: 'me' },
+      });
     }
     await ensureTargets(kapi, targets);
     const started = kapi;
@@ -125,7 +143,9 @@ export function processAlive(pid: number): boolean {
 
 /** the lines of a log tail that say why a process died (fatal errors, stack overflows) */
 function lastWords(log: string): string {
-  const lines = log.split('\n').filter((l) => /FATAL|out of memory|Maximum call stack|RangeError|TypeError|Error:|Aborted|Segmentation/.test(l));
+  const lines = log
+    .split('\n')
+    .filter((l) => /FATAL|out of memory|Maximum call stack|RangeError|TypeError|Error:|Aborted|Segmentation/.test(l));
   return lines.length ? lines.slice(-5).join(' | ') : `no fatal error logged; tail: ${log.slice(-500)}`;
 }
 

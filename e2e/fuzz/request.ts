@@ -54,7 +54,11 @@ export function describeRequest(req: FuzzRequest): string {
     // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
     const printable = Buffer.from(text, 'utf8').equals(req.body) && !/[\x00-\x08\x0e-\x1f]/.test(text);
     if (req.body.length <= PRINTABLE_LIMIT) {
-      lines.push(printable ? `  body (${req.body.length} bytes): ${text}` : `  body (${req.body.length} bytes, base64): ${req.body.toString('base64')}`);
+      lines.push(
+        printable
+          ? `  body (${req.body.length} bytes): ${text}`
+          : `  body (${req.body.length} bytes, base64): ${req.body.toString('base64')}`,
+      );
     } else {
       const head = printable ? text.slice(0, 300) : req.body.subarray(0, 225).toString('base64');
       lines.push(`  body (${req.body.length} bytes${printable ? '' : ', base64'}), starts: ${head}...`);

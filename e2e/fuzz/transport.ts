@@ -148,7 +148,14 @@ export class FuzzTransport {
       });
       stream.on('response', (h) => {
         const status = Number(h[':status']);
-        collect(stream, watchRequested(req.path), status, h as IncomingHttpHeaders, () => stream.close(http2.constants.NGHTTP2_CANCEL), done);
+        collect(
+          stream,
+          watchRequested(req.path),
+          status,
+          h as IncomingHttpHeaders,
+          () => stream.close(http2.constants.NGHTTP2_CANCEL),
+          done,
+        );
       });
       stream.end(req.body);
     });

@@ -36,11 +36,17 @@ export function hostileYaml(base: string, rng: Prng): { text: string; how: strin
       const levels = rng.int(3, 12);
       const lines = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
       for (let i = 1; i < levels; i++) lines.push(`a${i}: &a${i} [${Array.from({ length: 10 }, () => `*a${i - 1}`).join(',')}]`);
-      return { text: `${lines.join('\n')}\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb}\ndata: *a${levels - 1}\n`, how: 'alias-bomb' };
+      return {
+        text: `${lines.join('\n')}\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb}\ndata: *a${levels - 1}\n`,
+        how: 'alias-bomb',
+      };
     }
     case 1: {
       const depth = rng.pick([100, 1000, 3000, 10_000, rng.size(50_000)]);
-      return { text: rng.bool() ? '['.repeat(depth) + ']'.repeat(depth) : '{a: '.repeat(depth) + '1' + '}'.repeat(depth), how: 'deep-flow' };
+      return {
+        text: rng.bool() ? '['.repeat(depth) + ']'.repeat(depth) : '{a: '.repeat(depth) + '1' + '}'.repeat(depth),
+        how: 'deep-flow',
+      };
     }
     case 2: {
       const depth = rng.pick([100, 1000, 3000, rng.size(10_000)]);
@@ -72,10 +78,27 @@ export function hostileYaml(base: string, rng: Prng): { text: string; how: strin
     case 6:
       return { text: `${base}\n? [a, b]\n: c\n? {x: 1}\n: d\n~: null-key\n`, how: 'complex-keys' };
     case 7:
-      return { text: `${base}\ndata: {k: 0o17, j: 0x1F, y: yes, n: no, o: on, t: 1_000, e: 1e400, h: .inf, z: -.Inf, d: 2024-01-01}\n`, how: 'scalars' };
+      return {
+        text: `${base}\ndata: {k: 0o17, j: 0x1F, y: yes, n: no, o: on, t: 1_000, e: 1e400, h: .inf, z: -.Inf, d: 2024-01-01}\n`,
+        how: 'scalars',
+      };
     case 8:
-      return { text: rng.pick([`\ufeff${base}`, `${base}\n\tdata: x\n`, `${base}\u0000`, `*undefined\n${base}`, `&a [*a]`, `a: &a\n  b: *a\n`, `${base}\n"unterminated: x`]), how: 'syntax' };
+      return {
+        text: rng.pick([
+          `\ufeff${base}`,
+          `${base}\n\tdata: x\n`,
+          `${base}\u0000`,
+          `*undefined\n${base}`,
+          `&a [*a]`,
+          `a: &a\n  b: *a\n`,
+          `${base}\n"unterminated: x`,
+        ]),
+        how: 'syntax',
+      };
     default:
-      return { text: `${base}\n${'x'.repeat(rng.size(100))}: ${rng.pick(['|', '>', '|-', '>+'])}\n  ${'y'.repeat(rng.size(200_000))}\n`, how: 'block-scalars' };
+      return {
+        text: `${base}\n${'x'.repeat(rng.size(100))}: ${rng.pick(['|', '>', '|-', '>+'])}\n  ${'y'.repeat(rng.size(200_000))}\n`,
+        how: 'block-scalars',
+      };
   }
 }

@@ -55,7 +55,9 @@ export async function startCluster(opts: StartClusterOptions = {}): Promise<Test
     replicaKubeconfig: (i) => cluster.replicaKubeconfig(i),
     logLines(name, pattern) {
       try {
-        return readFileSync(path.join(dir, 'logs', `${name}.log`), 'utf8').split('\n').filter((l) => pattern.test(l));
+        return readFileSync(path.join(dir, 'logs', `${name}.log`), 'utf8')
+          .split('\n')
+          .filter((l) => pattern.test(l));
       } catch {
         return [];
       }

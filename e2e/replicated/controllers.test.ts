@@ -17,7 +17,6 @@ import { treeTools } from '../owner-trees.js';
 const namespaceLease = 'kapi-namespace-controller';
 const gcLease = 'kapi-garbage-collector';
 
-
 /** kubectl through `kubeconfig`, retried while the load balancer may still send a new
  *  connection to a replica that was just killed (haproxy notices at its next health check) */
 async function kubectlRetrying(args: string[], kubeconfig: string, input?: string): Promise<string> {
@@ -25,14 +24,14 @@ async function kubectlRetrying(args: string[], kubeconfig: string, input?: strin
   for (;;) {
     const r = await kubectl(args, { kubeconfig, input });
     if (r.code === 0) return r.stdout;
-    const transient = /connection refused|connection reset|EOF|unexpected error when reading response body|TLS handshake|i\/o timeout/i.test(r.stderr);
+    const transient =
+      /connection refused|connection reset|EOF|unexpected error when reading response body|TLS handshake|i\/o timeout/i.test(r.stderr);
     if (!transient || Date.now() > deadline) {
       throw new Error(`kubectl ${args.join(' ')} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
     }
     await sleep(250);
   }
 }
-
 
 describe('controllers on 3 etcd + 3 kapi + haproxy, through kubectl 1.33 and the load balancer', { timeout: 300_000 }, () => {
   let cluster: TestCluster;
@@ -84,10 +83,15 @@ describe('controllers on 3 etcd + 3 kapi + haproxy, through kubectl 1.33 and the
       assert.equal(m?.finalizers, undefined);
     }
     assert.deepEqual(await tools.names('pods', 'orph'), t.pods);
-    for (const p of t.pods) assert.deepEqual((await tools.meta('pod', p))?.ownerReferences?.map((r) => r.kind), ['ReplicaSet'], p);
+    for (const p of t.pods)
+      assert.deepEqual(
+        (await tools.meta('pod', p))?.ownerReferences?.map((r) => r.kind),
+        ['ReplicaSet'],
+        p,
+      );
   });
 
-  it('SIGKILL of the namespace controller\'s holder: the Lease moves within 20 s and a namespace deleted at once is removed', async (t) => {
+  it("SIGKILL of the namespace controller's holder: the Lease moves within 20 s and a namespace deleted at once is removed", async (t) => {
     const lease = async (name: string): Promise<string> =>
       kubectlRetrying(['get', 'lease', '-n', 'kube-system', name, '-o', 'jsonpath={.spec.holderIdentity}'], kc);
 
@@ -96,7 +100,12 @@ describe('controllers on 3 etcd + 3 kapi + haproxy, through kubectl 1.33 and the
     const host = os.hostname();
     for (const [i, r] of cluster.replicas.entries()) {
       const name = apiserverIdentityLeaseName(host, servingEndpoint('127.0.0.1', Number(new URL(r.url).port)));
-      const id = await waitFor(`identity lease ${name}`, async () => (await kubectl(['get', 'lease', '-n', 'kube-system', name, '-o', 'jsonpath={.spec.holderIdentity}'], { kubeconfig: kc })).stdout || undefined);
+      const id = await waitFor(
+        `identity lease ${name}`,
+        async () =>
+          (await kubectl(['get', 'lease', '-n', 'kube-system', name, '-o', 'jsonpath={.spec.holderIdentity}'], { kubeconfig: kc }))
+            .stdout || undefined,
+      );
       byIdentity.set(id, i);
     }
     assert.equal(byIdentity.size, 3, 'three distinct replica identities');
@@ -120,7 +129,7 @@ describe('controllers on 3 etcd + 3 kapi + haproxy, through kubectl 1.33 and the
 
     const within20s = () => Math.max(0, 20_000 - (Date.now() - killedAt));
     const nsNext = await waitFor(
-      'another replica to hold the namespace controller\'s Lease',
+      "another replica to hold the namespace controller's Lease",
       async () => {
         const i = byIdentity.get(await lease(namespaceLease));
         return i !== undefined && i !== victim ? i : undefined;
@@ -130,7 +139,7 @@ describe('controllers on 3 etcd + 3 kapi + haproxy, through kubectl 1.33 and the
     );
     assert.notEqual(nsNext, victim);
     const gcNext = await waitFor(
-      'the garbage collector\'s Lease to be held by a living replica',
+      "the garbage collector's Lease to be held by a living replica",
       async () => {
         const i = byIdentity.get(await lease(gcLease));
         return i !== undefined && i !== victim ? i : undefined;
@@ -138,8 +147,10 @@ describe('controllers on 3 etcd + 3 kapi + haproxy, through kubectl 1.33 and the
       within20s(),
       250,
     );
-    t.diagnostic(`namespace controller: kapi-${victim} -> kapi-${nsNext}; garbage collector: kapi-${byIdentity.get(holders.gc)} -> kapi-${gcNext}; ${Date.now() - killedAt} ms after the kill`);
-    if (!gcWasOnVictim) assert.equal(gcNext, byIdentity.get(holders.gc), 'the collector\'s Lease stays where it was');
+    t.diagnostic(
+      `namespace controller: kapi-${victim} -> kapi-${nsNext}; garbage collector: kapi-${byIdentity.get(holders.gc)} -> kapi-${gcNext}; ${Date.now() - killedAt} ms after the kill`,
+    );
+    if (!gcWasOnVictim) assert.equal(gcNext, byIdentity.get(holders.gc), "the collector's Lease stays where it was");
 
     await waitFor(
       `namespace ${doomed} to be removed`,
@@ -151,7 +162,12 @@ describe('controllers on 3 etcd + 3 kapi + haproxy, through kubectl 1.33 and the
     // the collector, wherever it now runs, still collects
     await tools.tree('after');
     await tools.k(['delete', 'deployment', 'after']);
-    await waitFor('the dependents of after to be collected', async () => (await tools.names('pods', 'after')).length + (await tools.names('replicasets', 'after')).length === 0, 30_000, 250);
+    await waitFor(
+      'the dependents of after to be collected',
+      async () => (await tools.names('pods', 'after')).length + (await tools.names('replicasets', 'after')).length === 0,
+      30_000,
+      250,
+    );
 
     await cluster.replicas[victim]!.restart();
     killed = undefined;

@@ -105,7 +105,13 @@ describe('graceful shutdown of a replica', { timeout: 300_000 }, () => {
     );
     for (const w of watchers) await w.start();
     await Promise.all(
-      watchers.map((w) => waitFor(`${w.opts.name} watching on the victim`, () => w.streams.length > 0 && w.streams.at(-1)!.status === 200 || undefined, 15_000)),
+      watchers.map((w) =>
+        waitFor(
+          `${w.opts.name} watching on the victim`,
+          () => (w.streams.length > 0 && w.streams.at(-1)!.status === 200) || undefined,
+          15_000,
+        ),
+      ),
     );
     const victimStreams = watchers.map((w) => w.streams.length - 1);
     for (let i = 0; i < watchers.length; i++) {
@@ -115,19 +121,36 @@ describe('graceful shutdown of a replica', { timeout: 300_000 }, () => {
 
     // writes keep coming through the other replicas all along
     let stop = false;
-    const writer = new Writer({ id: 0, creds: cluster.creds, servers: servers.filter((_, i) => i !== VICTIM), namespaces: [ns], groups: 2, pauseMs: 20, targetObjects: 10 });
+    const writer = new Writer({
+      id: 0,
+      creds: cluster.creds,
+      servers: servers.filter((_, i) => i !== VICTIM),
+      namespaces: [ns],
+      groups: 2,
+      pauseMs: 20,
+      targetObjects: 10,
+    });
     const writing = writer.run(() => stop);
     await sleep(1000);
 
-    const inFlight = halfSentPost(cluster, `/api/v1/namespaces/${ns}/configmaps`, JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'in-flight' }, data: { a: 'b' } }));
+    const inFlight = halfSentPost(
+      cluster,
+      `/api/v1/namespaces/${ns}/configmaps`,
+      JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'in-flight' }, data: { a: 'b' } }),
+    );
     await sleep(200);
     const stopping = victim.stop(); // SIGTERM, resolves when the process has exited
 
     // /readyz fails while the API still answers
-    const readyz = await waitFor('/readyz to fail on the victim', async () => {
-      const r = await victimClient.get('/readyz?verbose');
-      return r.status !== 200 ? r : undefined;
-    }, 10_000, 20);
+    const readyz = await waitFor(
+      '/readyz to fail on the victim',
+      async () => {
+        const r = await victimClient.get('/readyz?verbose');
+        return r.status !== 200 ? r : undefined;
+      },
+      10_000,
+      20,
+    );
     assert.equal(readyz.status, 500, readyz.body);
     assert.match(readyz.body, /\[-\]shutdown failed/);
     const during = await victimClient.get(`/api/v1/namespaces/${ns}/configmaps`);
@@ -150,7 +173,12 @@ describe('graceful shutdown of a replica', { timeout: 300_000 }, () => {
 
     // every watcher moved on and caught up
     const toRev = await etcdRevision(cluster);
-    const truth = await readTruth(cluster.etcd.map((e) => e.url), '/registry', fromRev, toRev);
+    const truth = await readTruth(
+      cluster.etcd.map((e) => e.url),
+      '/registry',
+      fromRev,
+      toRev,
+    );
     for (const w of watchers) {
       const want = expectedEvents(truth, { namespace: ns }, w.listRv).length;
       await w.waitUntil(`${want} events`, () => w.events.length >= want, 30_000);
@@ -175,7 +203,9 @@ describe('graceful shutdown of a replica', { timeout: 300_000 }, () => {
       problems.push(...validateReflector(w, truth, { namespace: ns }));
     }
     const eventsOnVictim = watchers.reduce((n, w, i) => n + w.streams[victimStreams[i]!]!.events, 0);
-    t.diagnostic(`${writer.acknowledged} writes; ${eventsOnVictim} events delivered by the victim before it went, ${watchers.reduce((n, w) => n + w.events.length, 0)} in all`);
+    t.diagnostic(
+      `${writer.acknowledged} writes; ${eventsOnVictim} events delivered by the victim before it went, ${watchers.reduce((n, w) => n + w.events.length, 0)} in all`,
+    );
     assert.ok(eventsOnVictim > 0, 'the watches on the victim delivered events before the shutdown');
     assert.deepEqual(problems, []);
   });

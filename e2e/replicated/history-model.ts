@@ -201,7 +201,14 @@ export function validateReflector(r: Reflector, truth: Truth, scope: Scope): str
     const w = want[i];
     const g = got[i];
     const ok =
-      w && g && w.type === g.type && w.namespace === g.namespace && w.name === g.name && w.rv === g.rv && same(w.data, g.data) && same(w.labels, g.labels);
+      w &&
+      g &&
+      w.type === g.type &&
+      w.namespace === g.namespace &&
+      w.name === g.name &&
+      w.rv === g.rv &&
+      same(w.data, g.data) &&
+      same(w.labels, g.labels);
     if (ok) continue;
     if (mismatches++ < 3) {
       const stream = g ? r.streams[g.stream] : undefined;
@@ -273,7 +280,8 @@ export function validateWrites(writes: WriteRecord[], truth: Truth): string[] {
     if (w.op !== 'delete') written.add(w.seq);
     const key = `${w.namespace}/${w.name}`;
     if (!w.acked) {
-      if (w.op !== 'delete' && (bySeq.get(w.seq)?.length ?? 0) > 1) problems.push(`write ${w.seq} (${w.op} ${key}, outcome unknown) applied ${bySeq.get(w.seq)!.length} times`);
+      if (w.op !== 'delete' && (bySeq.get(w.seq)?.length ?? 0) > 1)
+        problems.push(`write ${w.seq} (${w.op} ${key}, outcome unknown) applied ${bySeq.get(w.seq)!.length} times`);
       continue;
     }
     if (w.op === 'delete') {
@@ -281,7 +289,9 @@ export function validateWrites(writes: WriteRecord[], truth: Truth): string[] {
       const dels = truth.changes.filter((c) => !c.cur && c.namespace === w.namespace && c.name === w.name);
       const next = truth.changes.find((c) => c.namespace === w.namespace && c.name === w.name && c.rev > (w.prevRv ?? 0));
       if (dels.length !== 1 || next !== dels[0]) {
-        problems.push(`acknowledged delete of ${key} (at rv ${w.prevRv}): etcd has ${dels.length} deletions of it${next && next.cur ? `, and first a put of seq ${next.cur.data.seq} at ${next.rev}` : ''}`);
+        problems.push(
+          `acknowledged delete of ${key} (at rv ${w.prevRv}): etcd has ${dels.length} deletions of it${next && next.cur ? `, and first a put of seq ${next.cur.data.seq} at ${next.rev}` : ''}`,
+        );
       }
       continue;
     }
@@ -291,16 +301,21 @@ export function validateWrites(writes: WriteRecord[], truth: Truth): string[] {
       continue;
     }
     if (!c.cur || c.cur.data.seq !== w.seq) {
-      problems.push(`acknowledged ${w.op} of ${key} (seq ${w.seq}) at rv ${w.rv}: etcd has ${c.cur ? `seq ${c.cur.data.seq}` : 'a delete'}`);
+      problems.push(
+        `acknowledged ${w.op} of ${key} (seq ${w.seq}) at rv ${w.rv}: etcd has ${c.cur ? `seq ${c.cur.data.seq}` : 'a delete'}`,
+      );
     } else if (w.op === 'create' && c.cur.createRevision !== w.rv) {
       problems.push(`acknowledged create of ${key} at rv ${w.rv}: etcd's create revision is ${c.cur.createRevision}`);
     } else if (w.labels && !same(w.labels, c.cur.labels)) {
-      problems.push(`acknowledged ${w.op} of ${key} at rv ${w.rv}: labels ${JSON.stringify(c.cur.labels)}, written ${JSON.stringify(w.labels)}`);
+      problems.push(
+        `acknowledged ${w.op} of ${key} at rv ${w.rv}: labels ${JSON.stringify(c.cur.labels)}, written ${JSON.stringify(w.labels)}`,
+      );
     }
     if ((bySeq.get(w.seq)?.length ?? 0) > 1) problems.push(`write ${w.seq} (${w.op} ${key}) applied ${bySeq.get(w.seq)!.length} times`);
   }
   for (const [seq, list] of bySeq) {
-    if (seq.startsWith('w') && !written.has(seq)) problems.push(`etcd has seq ${seq} (${list[0]!.namespace}/${list[0]!.name}) that no writer wrote`);
+    if (seq.startsWith('w') && !written.has(seq))
+      problems.push(`etcd has seq ${seq} (${list[0]!.namespace}/${list[0]!.name}) that no writer wrote`);
   }
   return problems;
 }
@@ -309,9 +324,7 @@ export function validateWrites(writes: WriteRecord[], truth: Truth): string[] {
  *  write acknowledged before it was sent; [] when right */
 export function validateReads(reads: ReadRecord[], writes: WriteRecord[], truth: Truth): string[] {
   const problems: string[] = [];
-  const acked = writes
-    .filter((w) => w.acked && w.rv !== undefined && w.doneAt !== undefined)
-    .sort((a, b) => a.doneAt! - b.doneAt!);
+  const acked = writes.filter((w) => w.acked && w.rv !== undefined && w.doneAt !== undefined).sort((a, b) => a.doneAt! - b.doneAt!);
   const ok = reads.filter((r) => r.status === 200 && r.rv !== undefined).sort((a, b) => a.sentAt - b.sentAt);
   let i = 0;
   let newest: WriteRecord | undefined;
@@ -321,16 +334,23 @@ export function validateReads(reads: ReadRecord[], writes: WriteRecord[], truth:
       i++;
     }
     if (newest && r.rv! < newest.rv!) {
-      problems.push(`stale read: list of ${r.namespace} on ${r.server} at rv ${r.rv}, sent after ${newest.op} of ${newest.namespace}/${newest.name} was acknowledged at rv ${newest.rv}`);
+      problems.push(
+        `stale read: list of ${r.namespace} on ${r.server} at rv ${r.rv}, sent after ${newest.op} of ${newest.namespace}/${newest.name} was acknowledged at rv ${newest.rv}`,
+      );
       continue;
     }
     if (r.rv! > truth.toRev || r.rv! < truth.fromRev) continue;
-    const want = [...stateAt(truth, r.rv!)].filter(([k]) => k.startsWith(`${r.namespace}/`)).map(([k, s]) => `${k.slice(r.namespace.length + 1)}@${s.rv}:${s.data.seq}`).sort();
+    const want = [...stateAt(truth, r.rv!)]
+      .filter(([k]) => k.startsWith(`${r.namespace}/`))
+      .map(([k, s]) => `${k.slice(r.namespace.length + 1)}@${s.rv}:${s.data.seq}`)
+      .sort();
     const got = r.items!.map((it) => `${it.name}@${it.rv}:${it.seq}`).sort();
     if (JSON.stringify(want) !== JSON.stringify(got)) {
       const missing = want.filter((x) => !got.includes(x));
       const extra = got.filter((x) => !want.includes(x));
-      problems.push(`list of ${r.namespace} on ${r.server} at rv ${r.rv} is not the state then: missing ${missing.slice(0, 3).join(', ')}; extra ${extra.slice(0, 3).join(', ')}`);
+      problems.push(
+        `list of ${r.namespace} on ${r.server} at rv ${r.rv} is not the state then: missing ${missing.slice(0, 3).join(', ')}; extra ${extra.slice(0, 3).join(', ')}`,
+      );
     }
   }
   return problems;

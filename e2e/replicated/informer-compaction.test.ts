@@ -35,7 +35,8 @@ describe('client-node informer across forced compaction', { timeout: 300_000 }, 
     const kc = new KubeConfig();
     kc.loadFromFile(cluster.kubeconfig);
     const core = kc.makeApiClient(CoreV1Api);
-    const create = (name: string, v: string) => core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name }, data: { v } } });
+    const create = (name: string, v: string) =>
+      core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name }, data: { v } } });
     for (let i = 0; i < 5; i++) await create(`c${i}`, '0');
 
     // what the informer does, observed: its lists, its watch requests and their ERROR events
@@ -44,7 +45,12 @@ describe('client-node informer across forced compaction', { timeout: 300_000 }, 
     const errorEvents: { code?: number; reason?: string }[] = [];
     const watch = new Watch(kc);
     const observed = {
-      watch: (p: string, params: Record<string, string>, cb: (phase: string, obj: unknown, raw: unknown) => void, done: (err: unknown) => void) => {
+      watch: (
+        p: string,
+        params: Record<string, string>,
+        cb: (phase: string, obj: unknown, raw: unknown) => void,
+        done: (err: unknown) => void,
+      ) => {
         watchesFrom.push(params.resourceVersion ?? '');
         return watch.watch(
           p,
@@ -82,9 +88,14 @@ describe('client-node informer across forced compaction', { timeout: 300_000 }, 
     const lb = cluster.lbClient();
     /** the informer's cache equals a consistent list through the load balancer */
     const matchesServer = async (): Promise<string | undefined> => {
-      const list = jsonOf<{ items: { metadata: { name: string; resourceVersion: string }; data?: Record<string, string> }[] }>(await lb.get(path));
+      const list = jsonOf<{ items: { metadata: { name: string; resourceVersion: string }; data?: Record<string, string> }[] }>(
+        await lb.get(path),
+      );
       const want = list.items.map((i) => `${i.metadata.name}@${i.metadata.resourceVersion} ${JSON.stringify(i.data ?? {})}`).sort();
-      const got = informer.list(ns).map((o) => `${o.metadata?.name}@${o.metadata?.resourceVersion} ${JSON.stringify(o.data ?? {})}`).sort();
+      const got = informer
+        .list(ns)
+        .map((o) => `${o.metadata?.name}@${o.metadata?.resourceVersion} ${JSON.stringify(o.data ?? {})}`)
+        .sort();
       return JSON.stringify(want) === JSON.stringify(got) ? undefined : `informer ${JSON.stringify(got)}\nserver   ${JSON.stringify(want)}`;
     };
     const converge = async (what: string) => {

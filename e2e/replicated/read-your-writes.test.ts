@@ -60,7 +60,10 @@ describe('read your writes across replicas', { timeout: 600_000 }, () => {
             break;
           case 'update':
             res = await writer.put(`${base}/${name}`, {
-              apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, resourceVersion: String(rv) }, data: { seq },
+              apiVersion: 'v1',
+              kind: 'ConfigMap',
+              metadata: { name, resourceVersion: String(rv) },
+              data: { seq },
             });
             break;
           case 'patch':
@@ -88,7 +91,8 @@ describe('read your writes across replicas', { timeout: 600_000 }, () => {
         } else {
           const obj = JSON.parse(got.body) as CM;
           const gotRv = Number(obj.metadata.resourceVersion);
-          if (gotRv < rv || obj.data?.seq !== seq) failures.push(`${what}: stale GET: rv ${gotRv} seq ${obj.data?.seq}, written rv ${rv} seq ${seq}`);
+          if (gotRv < rv || obj.data?.seq !== seq)
+            failures.push(`${what}: stale GET: rv ${gotRv} seq ${obj.data?.seq}, written rv ${rv} seq ${seq}`);
         }
 
         // LIST, default resourceVersion (consistent)
@@ -102,11 +106,14 @@ describe('read your writes across replicas', { timeout: 600_000 }, () => {
         const listRv = Number(list.metadata.resourceVersion);
         const item = list.items.find((i) => i.metadata.name === name);
         if (deleted) {
-          if (item) failures.push(`${what}: stale LIST at rv ${listRv}: still has the deleted object (rv ${item.metadata.resourceVersion})`);
+          if (item)
+            failures.push(`${what}: stale LIST at rv ${listRv}: still has the deleted object (rv ${item.metadata.resourceVersion})`);
         } else if (listRv < rv) {
           failures.push(`${what}: stale LIST: list rv ${listRv} < written rv ${rv}`);
         } else if (!item || Number(item.metadata.resourceVersion) < rv || item.data?.seq !== seq) {
-          failures.push(`${what}: stale LIST at rv ${listRv}: ${item ? `rv ${item.metadata.resourceVersion} seq ${item.data?.seq}` : 'object missing'}, written rv ${rv} seq ${seq}`);
+          failures.push(
+            `${what}: stale LIST at rv ${listRv}: ${item ? `rv ${item.metadata.resourceVersion} seq ${item.data?.seq}` : 'object missing'}, written rv ${rv} seq ${seq}`,
+          );
         }
       }
     };

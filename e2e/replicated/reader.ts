@@ -54,7 +54,13 @@ export class Reader {
     const i = this.turn++;
     const client = this.clients[i % this.clients.length]!;
     const namespace = this.opts.namespaces[Math.floor(i / this.clients.length) % this.opts.namespaces.length]!;
-    const rec: ReadRecord = { server: this.opts.servers[i % this.clients.length]!, namespace, sentAt: performance.now(), doneAt: 0, status: 0 };
+    const rec: ReadRecord = {
+      server: this.opts.servers[i % this.clients.length]!,
+      namespace,
+      sentAt: performance.now(),
+      doneAt: 0,
+      status: 0,
+    };
     try {
       const res = await client.get(`/api/v1/namespaces/${namespace}/configmaps`, { timeoutMs: 20_000 });
       rec.doneAt = performance.now();

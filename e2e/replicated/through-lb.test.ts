@@ -15,7 +15,11 @@ const ns = uniqueName('lb');
 
 /** rows that differ, so that a failure names them */
 function rowDiff(expected: string, got: string): string {
-  const norm = (s: string) => s.split('\n').map((l) => l.trimEnd()).filter(Boolean);
+  const norm = (s: string) =>
+    s
+      .split('\n')
+      .map((l) => l.trimEnd())
+      .filter(Boolean);
   const e = norm(expected);
   const g = norm(got);
   return `missing rows:\n  ${e.filter((l) => !g.includes(l)).join('\n  ')}\nunexpected rows:\n  ${g.filter((l) => !e.includes(l)).join('\n  ')}`;
@@ -124,15 +128,27 @@ describe('kubectl 1.33 through the load balancer', { timeout: 600_000 }, () => {
   it('create -f a multi-document YAML', async () => {
     assert.equal(
       await k(['create', '-f', '-'], manifest),
-      [`namespace/${ns} created`, 'configmap/settings created', 'deployment.apps/web created', 'service/web created', 'pod/solo created', ''].join('\n'),
+      [
+        `namespace/${ns} created`,
+        'configmap/settings created',
+        'deployment.apps/web created',
+        'service/web created',
+        'pod/solo created',
+        '',
+      ].join('\n'),
     );
   });
 
   it('get -o yaml / json / wide / name / jsonpath, and get all', async () => {
-    const cm = parseYaml(await k(['get', 'cm', 'settings', '-n', ns, '-o', 'yaml'])) as { metadata: { name: string; resourceVersion: string }; data: unknown };
+    const cm = parseYaml(await k(['get', 'cm', 'settings', '-n', ns, '-o', 'yaml'])) as {
+      metadata: { name: string; resourceVersion: string };
+      data: unknown;
+    };
     assert.equal(cm.metadata.name, 'settings');
     assert.deepEqual(cm.data, { color: 'blue' });
-    const d = JSON.parse(await k(['get', 'deploy', 'web', '-n', ns, '-o', 'json'])) as { spec: { replicas: number; strategy: { type: string } } };
+    const d = JSON.parse(await k(['get', 'deploy', 'web', '-n', ns, '-o', 'json'])) as {
+      spec: { replicas: number; strategy: { type: string } };
+    };
     assert.equal(d.spec.replicas, 1);
     assert.equal(d.spec.strategy.type, 'RollingUpdate');
     const wide = await k(['get', 'pods', '-n', ns, '-o', 'wide']);
@@ -143,7 +159,13 @@ describe('kubectl 1.33 through the load balancer', { timeout: 600_000 }, () => {
     const all = (await k(['get', 'all', '-n', ns, '-o', 'name'])).trim().split('\n').sort();
     assert.deepEqual(all, ['deployment.apps/web', 'pod/solo', 'service/web']);
     // the same object, read at once from every replica, is the same
-    const rvs = await Promise.all(replicas.map(async (r) => jsonOf<{ metadata: { resourceVersion: string } }>(await r.get(`/api/v1/namespaces/${ns}/configmaps/settings`)).metadata.resourceVersion));
+    const rvs = await Promise.all(
+      replicas.map(
+        async (r) =>
+          jsonOf<{ metadata: { resourceVersion: string } }>(await r.get(`/api/v1/namespaces/${ns}/configmaps/settings`)).metadata
+            .resourceVersion,
+      ),
+    );
     assert.deepEqual(rvs, [cm.metadata.resourceVersion, cm.metadata.resourceVersion, cm.metadata.resourceVersion]);
   });
 
@@ -166,7 +188,12 @@ describe('kubectl 1.33 through the load balancer', { timeout: 600_000 }, () => {
       await w.waitForOutput(/^MODIFIED\s+w1\s/m);
       await k(['delete', 'cm', 'w1', '-n', ns]);
       await w.waitForOutput(/^DELETED\s+w1\s/m);
-      const rows = w.stdout().trim().split('\n').slice(1).map((l) => l.split(/\s+/).slice(0, 2).join(' '));
+      const rows = w
+        .stdout()
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((l) => l.split(/\s+/).slice(0, 2).join(' '));
       assert.deepEqual(rows, ['ADDED w1', 'MODIFIED w1', 'DELETED w1']);
     } finally {
       await w.stop();
@@ -177,8 +204,14 @@ describe('kubectl 1.33 through the load balancer', { timeout: 600_000 }, () => {
     for (let i = 0; i < 7; i++) await k(['create', 'cm', `chunk-${i}`, '-n', ns, '--from-literal=i=' + i]);
     const r = await kubectl(['get', 'cm', '-n', ns, '--chunk-size=2', '-o', 'name', '-v=6'], { kubeconfig: kc });
     assert.equal(r.code, 0, r.stderr);
-    const names = r.stdout.trim().split('\n').filter((l) => l.startsWith('configmap/chunk-'));
-    assert.deepEqual(names, Array.from({ length: 7 }, (_, i) => `configmap/chunk-${i}`));
+    const names = r.stdout
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('configmap/chunk-'));
+    assert.deepEqual(
+      names,
+      Array.from({ length: 7 }, (_, i) => `configmap/chunk-${i}`),
+    );
     assert.ok(r.stderr.split('\n').filter((l) => /limit=2/.test(l)).length >= 4, r.stderr);
     // raw: page 1 from replica 0, the rest from replicas 1 and 2, all at page 1's revision
     const base = `/api/v1/namespaces/${ns}/configmaps?limit=3`;
@@ -208,10 +241,19 @@ describe('kubectl 1.33 through the load balancer', { timeout: 600_000 }, () => {
     assert.equal(missing.stderr, 'Error from server (NotFound): configmaps "nope" not found\n');
     const invalid = await kubectl(['create', 'cm', 'Bad_Name', '-n', ns], { kubeconfig: kc });
     assert.equal(invalid.code, 1);
-    assert.match(invalid.stderr, /^error: failed to create configmap: ConfigMap "Bad_Name" is invalid: metadata\.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/);
-    const invalidFile = await kubectl(['create', '-f', '-'], { kubeconfig: kc, input: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Bad_Name', namespace: ns } }) });
+    assert.match(
+      invalid.stderr,
+      /^error: failed to create configmap: ConfigMap "Bad_Name" is invalid: metadata\.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/,
+    );
+    const invalidFile = await kubectl(['create', '-f', '-'], {
+      kubeconfig: kc,
+      input: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'Bad_Name', namespace: ns } }),
+    });
     assert.equal(invalidFile.code, 1);
-    assert.match(invalidFile.stderr, /^The ConfigMap "Bad_Name" is invalid: metadata\.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/);
+    assert.match(
+      invalidFile.stderr,
+      /^The ConfigMap "Bad_Name" is invalid: metadata\.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/,
+    );
     // a stale update through one replica after a fresh one through another: 409 Conflict
     const path = `/api/v1/namespaces/${ns}/configmaps/settings`;
     const orig = jsonOf<{ metadata: { resourceVersion: string }; data: Record<string, string> }>(await replicas[0]!.get(path));
@@ -221,17 +263,30 @@ describe('kubectl 1.33 through the load balancer', { timeout: 600_000 }, () => {
     assert.equal(jsonOf<{ reason: string }>(stale).reason, 'Conflict');
     const stdin = await kubectl(['replace', '-f', '-'], {
       kubeconfig: kc,
-      input: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: ns, resourceVersion: orig.metadata.resourceVersion }, data: { color: 'green' } }),
+      input: JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'settings', namespace: ns, resourceVersion: orig.metadata.resourceVersion },
+        data: { color: 'green' },
+      }),
     });
     assert.equal(stdin.code, 1);
-    assert.match(stdin.stderr, /Operation cannot be fulfilled on configmaps "settings": the object has been modified; please apply your changes to the latest version and try again/);
+    assert.match(
+      stdin.stderr,
+      /Operation cannot be fulfilled on configmaps "settings": the object has been modified; please apply your changes to the latest version and try again/,
+    );
   });
 
   it('finalizers hold an object until the last one is removed, whichever replica is asked', async () => {
-    await k(['create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'held', namespace: ns, finalizers: ['example.com/hold'] } }));
+    await k(
+      ['create', '-f', '-'],
+      JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'held', namespace: ns, finalizers: ['example.com/hold'] } }),
+    );
     assert.equal(await k(['delete', 'cm', 'held', '-n', ns, '--wait=false']), 'configmap "held" deleted\n');
     for (const r of replicas) {
-      const held = jsonOf<{ metadata: { deletionTimestamp?: string; finalizers?: string[] } }>(await r.get(`/api/v1/namespaces/${ns}/configmaps/held`));
+      const held = jsonOf<{ metadata: { deletionTimestamp?: string; finalizers?: string[] } }>(
+        await r.get(`/api/v1/namespaces/${ns}/configmaps/held`),
+      );
       assert.ok(held.metadata.deletionTimestamp);
       assert.deepEqual(held.metadata.finalizers, ['example.com/hold']);
     }

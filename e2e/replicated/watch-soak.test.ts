@@ -73,7 +73,11 @@ describe('watch soak: 4 writers, 50 watchers, a replica and an etcd member kille
       const ns = namespaces[i % namespaces.length]!;
       const group = `g${i % GROUPS}`;
       const scope: Scope =
-        kind <= 1 ? { namespace: ns } : kind <= 3 ? { label: { key: GROUP_LABEL, value: group } } : { namespace: ns, label: { key: GROUP_LABEL, value: group } };
+        kind <= 1
+          ? { namespace: ns }
+          : kind <= 3
+            ? { label: { key: GROUP_LABEL, value: group } }
+            : { namespace: ns, label: { key: GROUP_LABEL, value: group } };
       const r = new Reflector({
         name: `watcher ${i} (${scope.namespace ?? 'all namespaces'}${scope.label ? ` ${GROUP_LABEL}=${group}` : ''})`,
         creds: cluster.creds,
@@ -173,7 +177,12 @@ describe('watch soak: 4 writers, 50 watchers, a replica and an etcd member kille
 
     // --- what really happened --------------------------------------------------------------
     const toRev = await etcdRevision(cluster);
-    const truth = await readTruth(cluster.etcd.map((e) => e.url), '/registry', fromRev, toRev);
+    const truth = await readTruth(
+      cluster.etcd.map((e) => e.url),
+      '/registry',
+      fromRev,
+      toRev,
+    );
     note(`etcd history: ${truth.changes.length} configmap changes in (${fromRev}, ${toRev}]`);
 
     // every watcher gets the chance to catch up with the end of the history
@@ -212,7 +221,9 @@ describe('watch soak: 4 writers, 50 watchers, a replica and an etcd member kille
           for (const [k, s] of want) {
             const g = got.get(k);
             if (!g || Number(g.metadata.resourceVersion) !== s.rv || g.data?.seq !== s.data.seq) {
-              stateProblems.push(`replica ${i}: ${k}: listed ${g ? `rv ${g.metadata.resourceVersion} seq ${g.data?.seq}` : 'nothing'}, etcd has rv ${s.rv} seq ${s.data.seq}`);
+              stateProblems.push(
+                `replica ${i}: ${k}: listed ${g ? `rv ${g.metadata.resourceVersion} seq ${g.data?.seq}` : 'nothing'}, etcd has rv ${s.rv} seq ${s.data.seq}`,
+              );
             }
           }
         }
@@ -237,7 +248,8 @@ describe('watch soak: 4 writers, 50 watchers, a replica and an etcd member kille
       if (last.unknownAfter) continue;
       const s = finalState.get(k);
       if (last.deleted && s) stateProblems.push(`${k}: deleted (acknowledged) but still in etcd`);
-      if (!last.deleted && s?.data.seq !== last.seq) stateProblems.push(`${k}: last acknowledged write ${last.seq}, etcd has ${s ? s.data.seq : 'nothing'}`);
+      if (!last.deleted && s?.data.seq !== last.seq)
+        stateProblems.push(`${k}: last acknowledged write ${last.seq}, etcd has ${s ? s.data.seq : 'nothing'}`);
     }
 
     // --- verdict ---------------------------------------------------------------------------------
@@ -246,7 +258,8 @@ describe('watch soak: 4 writers, 50 watchers, a replica and an etcd member kille
     const reads = readers.flatMap((r) => r.records);
     const readProblems = validateReads(reads, allWrites, truth);
     const readFailures = new Map<string, number>();
-    for (const r of reads) if (r.status !== 200) readFailures.set(String(r.status || r.error), (readFailures.get(String(r.status || r.error)) ?? 0) + 1);
+    for (const r of reads)
+      if (r.status !== 200) readFailures.set(String(r.status || r.error), (readFailures.get(String(r.status || r.error)) ?? 0) + 1);
     const watchProblems = watchers.flatMap(({ r, scope }) => validateReflector(r, truth, scope));
     const unexpected = writers.flatMap((w) => w.unexpected);
     const streams = watchers.flatMap(({ r }) => r.streams);
@@ -260,7 +273,8 @@ describe('watch soak: 4 writers, 50 watchers, a replica and an etcd member kille
     ];
     // what the replicas warned about (a late event after trusted progress would show here)
     for (const r of cluster.replicas) {
-      for (const l of cluster.logLines(r.name, /watch cache|etcd-io\/etcd#15220|request handler failed/).slice(0, 5)) summary.push(`${r.name}: ${l}`);
+      for (const l of cluster.logLines(r.name, /watch cache|etcd-io\/etcd#15220|request handler failed/).slice(0, 5))
+        summary.push(`${r.name}: ${l}`);
     }
     for (const line of summary) t.diagnostic(line);
     const all = [...unexpected, ...writeProblems, ...readProblems, ...lagging, ...watchProblems, ...stateProblems];

@@ -37,7 +37,10 @@ interface Live {
   labels: Record<string, string>;
 }
 
-type Outcome = ({ kind: 'ok'; res: HttpResponse } | { kind: 'unknown'; why: string; res?: HttpResponse }) & { sentAt: number; doneAt: number };
+type Outcome = ({ kind: 'ok'; res: HttpResponse } | { kind: 'unknown'; why: string; res?: HttpResponse }) & {
+  sentAt: number;
+  doneAt: number;
+};
 
 export class Writer {
   readonly records: WriteRecord[] = [];
@@ -188,7 +191,8 @@ export class Writer {
 
   private async remove(obj: Live): Promise<void> {
     const path = `/api/v1/namespaces/${obj.namespace}/configmaps/${obj.name}`;
-    const body = this.opts.id % 2 === 0 ? { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { resourceVersion: String(obj.rv) } } : undefined;
+    const body =
+      this.opts.id % 2 === 0 ? { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { resourceVersion: String(obj.rv) } } : undefined;
     const out = await this.send('DELETE', path, body);
     this.record({ writer: this.opts.id, op: 'delete', namespace: obj.namespace, name: obj.name, seq: obj.seq, prevRv: obj.rv }, out, obj);
     if (out.kind === 'ok') this.live.delete(`${obj.namespace}/${obj.name}`);

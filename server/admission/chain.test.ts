@@ -13,7 +13,16 @@ import type { AdmissionDeps, AdmissionPlugin, AdmissionPluginFactory } from './p
 const info = { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', subresources: [] } as unknown as ResourceInfo;
 
 function attrs(obj: KubeObject | null): AdmissionAttributes {
-  return { operation: 'CREATE', resource: info, namespace: 'default', name: 'x', object: obj, oldObject: null, dryRun: false, user: { username: 'u', groups: [] } };
+  return {
+    operation: 'CREATE',
+    resource: info,
+    namespace: 'default',
+    name: 'x',
+    object: obj,
+    oldObject: null,
+    dryRun: false,
+    user: { username: 'u', groups: [] },
+  };
 }
 
 test('mutating plugins run in order on the previous output, then validating ones; both-phase plugins run twice', async () => {
@@ -60,7 +69,12 @@ test('mutating plugins run in order on the previous output, then validating ones
 
 test('a validating refusal stops the chain and reaches the caller', async () => {
   const chain = chainOf([
-    { name: 'No', validate: () => { throw new Error('refused'); } },
+    {
+      name: 'No',
+      validate: () => {
+        throw new Error('refused');
+      },
+    },
     { name: 'Never', validate: () => assert.fail('ran after a refusal') },
   ]);
   await assert.rejects(chain.hooksFor({ warnings: [] }).validate!(attrs(null)), /refused/);
@@ -78,9 +92,15 @@ test('buildAdmissionChain: kube order whatever the factory order; unknown or uni
   const factories = [f('AlwaysDeny'), f('ValidatingAdmissionWebhook'), f('NamespaceLifecycle'), f('AlwaysAdmit')];
   const none = { enable: [], disable: [], admissionControl: [] };
   const chain = await buildAdmissionChain({ flags: { ...none, enable: ['AlwaysDeny', 'AlwaysAdmit'] }, configFile: '', factories, deps });
-  assert.deepEqual(chain.plugins.map((p) => p.name), ['AlwaysAdmit', 'NamespaceLifecycle', 'ValidatingAdmissionWebhook', 'AlwaysDeny']);
+  assert.deepEqual(
+    chain.plugins.map((p) => p.name),
+    ['AlwaysAdmit', 'NamespaceLifecycle', 'ValidatingAdmissionWebhook', 'AlwaysDeny'],
+  );
   const off = await buildAdmissionChain({ flags: { ...none, disable: ['ValidatingAdmissionWebhook'] }, configFile: '', factories, deps });
-  assert.deepEqual(off.plugins.map((p) => p.name), ['NamespaceLifecycle']);
+  assert.deepEqual(
+    off.plugins.map((p) => p.name),
+    ['NamespaceLifecycle'],
+  );
   await assert.rejects(buildAdmissionChain({ flags: { ...none, enable: ['Bogus'] }, configFile: '', factories, deps }), {
     message: 'enable-admission-plugins plugin "Bogus" is unknown',
   });

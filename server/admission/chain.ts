@@ -38,7 +38,11 @@ export interface ChainOptions {
 /** the admission flags from the parsed command line */
 export function admissionFlagsOf(values: { get(name: string): unknown }): AdmissionFlags {
   const list = (name: string) => (values.get(name) as string[] | undefined) ?? [];
-  return { enable: list('enable-admission-plugins'), disable: list('disable-admission-plugins'), admissionControl: list('admission-control') };
+  return {
+    enable: list('enable-admission-plugins'),
+    disable: list('disable-admission-plugins'),
+    admissionControl: list('admission-control'),
+  };
 }
 
 /** throws kube's option-validation errors before anything starts */
@@ -58,7 +62,10 @@ function aggregate(errs: string[]): string {
 export async function buildAdmissionChain(opts: ChainOptions): Promise<AdmissionChain> {
   checkAdmissionFlags(opts.flags);
   if (opts.flags.admissionControl.length > 0) {
-    opts.deps.log('warn', 'Flag --admission-control has been deprecated, Use --enable-admission-plugins or --disable-admission-plugins instead. Will be removed in a future version.');
+    opts.deps.log(
+      'warn',
+      'Flag --admission-control has been deprecated, Use --enable-admission-plugins or --disable-admission-plugins instead. Will be removed in a future version.',
+    );
   }
   const configs = readAdmissionConfigFile(opts.configFile);
   const byName = new Map(opts.factories.map((f) => [f.name, f]));
@@ -74,7 +81,8 @@ export async function buildAdmissionChain(opts: ChainOptions): Promise<Admission
     }
     plugins.push(await factory.create(opts.deps, configs.get(name)));
   }
-  if (missing.length > 0) opts.deps.log('info', 'admission plugins on by default in kube-apiserver that kapi does not implement', { plugins: missing.join(',') });
+  if (missing.length > 0)
+    opts.deps.log('info', 'admission plugins on by default in kube-apiserver that kapi does not implement', { plugins: missing.join(',') });
   opts.deps.log('info', 'admission chain', { plugins: plugins.map((p) => p.name).join(',') });
   return chainOf(plugins);
 }

@@ -11,7 +11,7 @@ import { ALL_ORDERED_PLUGINS, DEFAULT_ON_PLUGINS } from './order.js';
 
 const none = { enable: [], disable: [], admissionControl: [] };
 
-test('unknown names and overlaps are start-up errors with kube\'s messages', () => {
+test("unknown names and overlaps are start-up errors with kube's messages", () => {
   assert.deepEqual(validateAdmissionFlags({ ...none, enable: ['Nope'] }), ['enable-admission-plugins plugin "Nope" is unknown']);
   assert.deepEqual(validateAdmissionFlags({ ...none, disable: ['Nah'] }), ['disable-admission-plugins plugin "Nah" is unknown']);
   assert.deepEqual(validateAdmissionFlags({ ...none, enable: ['AlwaysDeny', 'LimitRanger'], disable: ['LimitRanger', 'AlwaysDeny'] }), [
@@ -24,9 +24,12 @@ test('unknown names and overlaps are start-up errors with kube\'s messages', () 
   assert.deepEqual(validateAdmissionFlags({ ...none, enable: ['AlwaysDeny'], disable: ['ResourceQuota'] }), []);
 });
 
-test('the enabled set: defaults plus enabled minus disabled, in kube\'s order whatever the flag order', () => {
+test("the enabled set: defaults plus enabled minus disabled, in kube's order whatever the flag order", () => {
   const defaults = enabledPluginNames(none);
-  assert.deepEqual(defaults, ALL_ORDERED_PLUGINS.filter((p) => DEFAULT_ON_PLUGINS.has(p)));
+  assert.deepEqual(
+    defaults,
+    ALL_ORDERED_PLUGINS.filter((p) => DEFAULT_ON_PLUGINS.has(p)),
+  );
   const names = enabledPluginNames({ ...none, enable: ['AlwaysDeny', 'AlwaysAdmit'], disable: ['MutatingAdmissionWebhook'] });
   assert.equal(names[0], 'AlwaysAdmit');
   assert.equal(names.at(-1), 'AlwaysDeny');
@@ -42,7 +45,10 @@ test('the enabled set: defaults plus enabled minus disabled, in kube\'s order wh
 test('AdmissionConfiguration: embedded configuration and a path relative to the file', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'adm-config-'));
   try {
-    writeFileSync(path.join(dir, 'pss.yaml'), 'apiVersion: pod-security.admission.config.k8s.io/v1\nkind: PodSecurityConfiguration\ndefaults:\n  enforce: baseline\n');
+    writeFileSync(
+      path.join(dir, 'pss.yaml'),
+      'apiVersion: pod-security.admission.config.k8s.io/v1\nkind: PodSecurityConfiguration\ndefaults:\n  enforce: baseline\n',
+    );
     const file = path.join(dir, 'admission.yaml');
     writeFileSync(
       file,
@@ -59,11 +65,18 @@ test('AdmissionConfiguration: embedded configuration and a path relative to the 
       ].join('\n'),
     );
     const m = readAdmissionConfigFile(file);
-    assert.deepEqual(m.get('PodSecurity'), { apiVersion: 'pod-security.admission.config.k8s.io/v1', kind: 'PodSecurityConfiguration', defaults: { enforce: 'baseline' } });
+    assert.deepEqual(m.get('PodSecurity'), {
+      apiVersion: 'pod-security.admission.config.k8s.io/v1',
+      kind: 'PodSecurityConfiguration',
+      defaults: { enforce: 'baseline' },
+    });
     assert.deepEqual(m.get('EventRateLimit'), { kind: 'Configuration', limits: [] });
     writeFileSync(file, 'apiVersion: v1\nkind: ConfigMap\n');
     assert.throws(() => readAdmissionConfigFile(file), /^Error: failed to read plugin config: /);
-    assert.throws(() => readAdmissionConfigFile(path.join(dir, 'missing.yaml')), /failed to read plugin config: unable to read admission control configuration/);
+    assert.throws(
+      () => readAdmissionConfigFile(path.join(dir, 'missing.yaml')),
+      /failed to read plugin config: unable to read admission control configuration/,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

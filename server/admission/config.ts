@@ -77,7 +77,9 @@ export function readAdmissionConfigFile(file: string): Map<string, unknown> {
   }
   const obj = (doc ?? {}) as Record<string, unknown>;
   if (obj.kind !== 'AdmissionConfiguration' || !CONFIG_GROUP_VERSIONS.has(String(obj.apiVersion))) {
-    return fail(`no kind "${String(obj.kind ?? '')}" is registered for version "${String(obj.apiVersion ?? '')}" in "${file}" (expected apiserver.config.k8s.io/v1 AdmissionConfiguration)`);
+    return fail(
+      `no kind "${String(obj.kind ?? '')}" is registered for version "${String(obj.apiVersion ?? '')}" in "${file}" (expected apiserver.config.k8s.io/v1 AdmissionConfiguration)`,
+    );
   }
   const plugins = obj.plugins ?? [];
   if (!Array.isArray(plugins)) return fail(`plugins must be a list in "${file}"`);

@@ -7,7 +7,12 @@ import type { AdmissionPluginFactory } from './plugin.js';
 import { podSecurityFactory } from './pod-security/plugin.js';
 import { validatingAdmissionPolicyFactory } from './policy/plugin.js';
 import { mutatingAdmissionPolicyFactory } from './policy/mutating/plugin.js';
-import { certificateApproval, certificateSigning, certificateSubjectRestriction, clusterTrustBundleAttest } from './plugins/certificates.js';
+import {
+  certificateApproval,
+  certificateSigning,
+  certificateSubjectRestriction,
+  clusterTrustBundleAttest,
+} from './plugins/certificates.js';
 import { defaultIngressClass } from './plugins/default-ingress-class.js';
 import { defaultStorageClass } from './plugins/default-storage-class.js';
 import { persistentVolumeClaimResize } from './plugins/persistent-volume-claim-resize.js';

@@ -97,7 +97,11 @@ export function startAPIServiceIndex(resolver: ResourceResolver, log: Logger, si
     views = undefined;
     for (const l of listeners) l();
   });
-  const all = (): APIServiceView[] => (views ??= informer.list().map(viewOf).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));
+  const all = (): APIServiceView[] =>
+    (views ??= informer
+      .list()
+      .map(viewOf)
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));
   const remoteMap = (): Map<string, APIServiceView> => {
     if (!byGroupVersion) {
       byGroupVersion = new Map();

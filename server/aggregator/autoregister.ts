@@ -31,7 +31,12 @@ function desiredObject(gv: LocalGroupVersion): KubeObject {
     kind: 'APIService',
     metadata: { name: apiServiceName(gv.group, gv.version), labels: { [AUTOMANAGED_LABEL]: gv.managed } },
     // the core group's APIService has no group field at all (omitempty in kube's type)
-    spec: { ...(gv.group ? { group: gv.group } : {}), version: gv.version, groupPriorityMinimum: gv.groupPriorityMinimum, versionPriority: gv.versionPriority },
+    spec: {
+      ...(gv.group ? { group: gv.group } : {}),
+      version: gv.version,
+      groupPriorityMinimum: gv.groupPriorityMinimum,
+      versionPriority: gv.versionPriority,
+    },
   } as KubeObject;
 }
 
@@ -55,7 +60,11 @@ function specMatches(current: KubeObject, gv: LocalGroupVersion): boolean {
 }
 
 /** one pass: create what is missing, correct what drifted, remove what is no longer served */
-export async function syncLocalAPIServices(resolver: ResourceResolver, desired: LocalGroupVersion[], opts: { firstPass: boolean; log: Logger; signal?: AbortSignal }): Promise<void> {
+export async function syncLocalAPIServices(
+  resolver: ResourceResolver,
+  desired: LocalGroupVersion[],
+  opts: { firstPass: boolean; log: Logger; signal?: AbortSignal },
+): Promise<void> {
   const rest = resolver.lookup(APIREGISTRATION_GROUP, 'v1', 'apiservices');
   if (!rest) return;
   const ctx = internalContext('kube-apiserver-autoregistration', '', opts.signal);
@@ -77,7 +86,11 @@ export async function syncLocalAPIServices(resolver: ResourceResolver, desired: 
         (now) => {
           if (!now) throw Object.assign(new Error('gone'), { code: 404 });
           const desiredSpec = (desiredObject(gv) as unknown as { spec: SpecShape }).spec;
-          return { ...now, metadata: { ...now.metadata, labels: { ...(now.metadata.labels ?? {}), [AUTOMANAGED_LABEL]: gv.managed } }, spec: desiredSpec } as KubeObject;
+          return {
+            ...now,
+            metadata: { ...now.metadata, labels: { ...(now.metadata.labels ?? {}), [AUTOMANAGED_LABEL]: gv.managed } },
+            spec: desiredSpec,
+          } as KubeObject;
         },
         { allowCreate: false },
       );

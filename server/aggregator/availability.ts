@@ -68,14 +68,30 @@ function withCondition(obj: KubeObject, verdict: AvailableVerdict, now: () => Da
   const conditions = Array.isArray(status.conditions) ? status.conditions : [];
   const old = conditions.find((c) => c.type === 'Available');
   if (old && old.status === verdict.status && old.reason === verdict.reason && old.message === verdict.message) return undefined;
-  const lastTransitionTime = old && old.status === verdict.status && old.lastTransitionTime ? old.lastTransitionTime : now().toISOString().replace(/\.\d+Z$/, 'Z');
-  const next: APIServiceCondition = { type: 'Available', status: verdict.status, lastTransitionTime, reason: verdict.reason, message: verdict.message };
+  const lastTransitionTime =
+    old && old.status === verdict.status && old.lastTransitionTime
+      ? old.lastTransitionTime
+      : now()
+          .toISOString()
+          .replace(/\.\d+Z$/, 'Z');
+  const next: APIServiceCondition = {
+    type: 'Available',
+    status: verdict.status,
+    lastTransitionTime,
+    reason: verdict.reason,
+    message: verdict.message,
+  };
   const others = conditions.filter((c) => c.type !== 'Available');
   return { ...obj, status: { ...status, conditions: [...others, next] } } as KubeObject;
 }
 
 /** writes the condition when it differs from the stored one; true when it was written */
-export async function recordAvailability(resolver: ResourceResolver, name: string, verdict: AvailableVerdict, opts: { log: Logger; now?: () => Date; signal?: AbortSignal }): Promise<boolean> {
+export async function recordAvailability(
+  resolver: ResourceResolver,
+  name: string,
+  verdict: AvailableVerdict,
+  opts: { log: Logger; now?: () => Date; signal?: AbortSignal },
+): Promise<boolean> {
   const rest = resolver.lookup(APIREGISTRATION_GROUP, 'v1', 'apiservices', 'status');
   if (!rest) return false;
   const ctx = internalContext('kube-aggregator', '', opts.signal);
@@ -98,7 +114,12 @@ export async function recordAvailability(resolver: ResourceResolver, name: strin
     throw err;
   }
   if (changed) {
-    opts.log.v(1).info('APIService availability', { apiservice: name, status: verdict.status, reason: verdict.reason ?? '', message: verdict.message ?? '' });
+    opts.log.v(1).info('APIService availability', {
+      apiservice: name,
+      status: verdict.status,
+      reason: verdict.reason ?? '',
+      message: verdict.message ?? '',
+    });
   }
   return changed;
 }

@@ -24,6 +24,9 @@ describe('network errors', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
     assert.equal(describeNetworkError(refused, '127.0.0.1:4443'), 'dial tcp 127.0.0.1:4443: connect: connection refused');
     const unknownCA = Object.assign(new Error('self-signed certificate'), { code: 'SELF_SIGNED_CERT_IN_CHAIN' });
-    assert.equal(describeNetworkError(unknownCA, 'x:1'), 'tls: failed to verify certificate: x509: certificate signed by unknown authority');
+    assert.equal(
+      describeNetworkError(unknownCA, 'x:1'),
+      'tls: failed to verify certificate: x509: certificate signed by unknown authority',
+    );
   });
 });

@@ -146,7 +146,10 @@ export function boundedGet(url: string, opts: BoundedGetOptions): Promise<Bounde
       } else resolve(value!);
     };
     const onAbort = (): void => finish(new BackendError(`${shown}: context canceled`));
-    const timer = setTimeout(() => finish(new BackendError(`${shown}: context deadline exceeded (Client.Timeout exceeded while awaiting headers)`)), timeoutMs);
+    const timer = setTimeout(
+      () => finish(new BackendError(`${shown}: context deadline exceeded (Client.Timeout exceeded while awaiting headers)`)),
+      timeoutMs,
+    );
     const req = https.request(parsed, { method: 'GET', agent: opts.agent, headers: opts.headers }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
@@ -170,7 +173,11 @@ export function boundedGet(url: string, opts: BoundedGetOptions): Promise<Bounde
 
 /** kube's SetAuthProxyHeaders: the user (no UID: RemoteRequestHeaderUID is off in 1.33),
  *  one X-Remote-Group per group, one X-Remote-Extra-<escaped key> per value */
-export function authProxyHeaders(username: string, groups: readonly string[], extra: Readonly<Record<string, readonly string[]>> | undefined): Record<string, string | string[]> {
+export function authProxyHeaders(
+  username: string,
+  groups: readonly string[],
+  extra: Readonly<Record<string, readonly string[]>> | undefined,
+): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = { 'x-remote-user': username };
   if (groups.length > 0) headers['x-remote-group'] = [...groups];
   for (const [key, values] of Object.entries(extra ?? {})) {

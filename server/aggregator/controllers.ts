@@ -105,7 +105,8 @@ async function availabilityLoop(deps: AggregatorControllerDeps, signal: AbortSig
           else retryAfter.delete(api.name);
           dueAt.set(api.name, now + retry);
         } catch (err) {
-          if (!signal.aborted) deps.log.warn('APIService availability not recorded', { apiservice: api.name, error: (err as Error).message });
+          if (!signal.aborted)
+            deps.log.warn('APIService availability not recorded', { apiservice: api.name, error: (err as Error).message });
           dueAt.set(api.name, now + FIRST_RETRY_MS);
         }
       }
@@ -123,7 +124,11 @@ async function availabilityLoop(deps: AggregatorControllerDeps, signal: AbortSig
 
 /** contends for the aggregator's Lease until `signal` aborts; resolves once stopped */
 export function runAggregatorControllers(deps: AggregatorControllerDeps, signal: AbortSignal): Promise<void> {
-  return runLeaderElected('kube-aggregator', { resolver: deps.resolver, identity: deps.identity, signal, log: deps.log }, async (leading) => {
-    await Promise.all([registrationLoop(deps, leading), availabilityLoop(deps, leading)]);
-  });
+  return runLeaderElected(
+    'kube-aggregator',
+    { resolver: deps.resolver, identity: deps.identity, signal, log: deps.log },
+    async (leading) => {
+      await Promise.all([registrationLoop(deps, leading), availabilityLoop(deps, leading)]);
+    },
+  );
 }

@@ -39,7 +39,15 @@ const base: DiscoveryCatalog = {
 
 describe('discovery with aggregated groups', () => {
   it('places remote groups by group priority, then APIService name, versions by version priority', () => {
-    const catalog = withAggregatedGroups(base, remoteIndex([remote('metrics.k8s.io', 'v1beta1', 100, 100), remote('b.example.com', 'v1beta1', 1000, 10), remote('b.example.com', 'v1', 1000, 15), remote('a.example.com', 'v1', 1000, 15)]));
+    const catalog = withAggregatedGroups(
+      base,
+      remoteIndex([
+        remote('metrics.k8s.io', 'v1beta1', 100, 100),
+        remote('b.example.com', 'v1beta1', 1000, 10),
+        remote('b.example.com', 'v1', 1000, 15),
+        remote('a.example.com', 'v1', 1000, 15),
+      ]),
+    );
     assert.deepEqual(
       catalog.groups().map((g) => [g.name, g.versions.join(','), g.preferredVersion]),
       [

@@ -71,7 +71,11 @@ function fromLegacy(version: string, list: { resources?: LegacyResource[] }): AP
     const parent = top.get(r.name.slice(0, slash));
     if (!parent) continue;
     const subs = (parent.subresources as unknown[] | undefined) ?? [];
-    subs.push({ subresource: r.name.slice(slash + 1), responseKind: { group: r.group ?? '', version: r.version ?? '', kind: r.kind }, verbs: r.verbs ?? [] });
+    subs.push({
+      subresource: r.name.slice(slash + 1),
+      responseKind: { group: r.group ?? '', version: r.version ?? '', kind: r.kind },
+      verbs: r.verbs ?? [],
+    });
     parent.subresources = subs;
   }
   const out: APIVersionDiscovery = { version, freshness: 'Current' };
@@ -121,7 +125,12 @@ export class RemoteDiscovery {
     const target = { api, ...endpoint };
     const headers = authProxyHeaders(AGGREGATOR_USER, ['system:masters'], undefined);
     const agent = this.agents.agentFor(api);
-    const aggregated = await boundedGet(backendURL(target, '/apis'), { agent, headers: { ...headers, accept: V2_ACCEPT }, maxBytes: MAX_BACKEND_DISCOVERY_BYTES, signal });
+    const aggregated = await boundedGet(backendURL(target, '/apis'), {
+      agent,
+      headers: { ...headers, accept: V2_ACCEPT },
+      maxBytes: MAX_BACKEND_DISCOVERY_BYTES,
+      signal,
+    });
     if (aggregated.status === 200 && String(aggregated.headers['content-type'] ?? '').includes(`as=${AGGREGATED_KIND}`)) {
       const doc = parseBounded(aggregated.body) as RemoteGroupDoc;
       const group = (doc.items ?? []).find((i) => (i.metadata?.name ?? '') === api.group);
@@ -129,7 +138,12 @@ export class RemoteDiscovery {
       if (!version) throw new Error(`${api.group}/${api.version} is not in the server's discovery`);
       return { version: api.version, ...(Array.isArray(version.resources) ? { resources: version.resources } : {}), freshness: 'Current' };
     }
-    const legacy = await boundedGet(backendURL(target, `/apis/${api.group}/${api.version}`), { agent, headers: { ...headers, accept: 'application/json' }, maxBytes: MAX_BACKEND_DISCOVERY_BYTES, signal });
+    const legacy = await boundedGet(backendURL(target, `/apis/${api.group}/${api.version}`), {
+      agent,
+      headers: { ...headers, accept: 'application/json' },
+      maxBytes: MAX_BACKEND_DISCOVERY_BYTES,
+      signal,
+    });
     if (legacy.status !== 200) throw new Error(`bad status from the server's discovery: ${legacy.status}`);
     return fromLegacy(api.version, parseBounded(legacy.body) as { resources?: LegacyResource[] });
   }
@@ -196,12 +210,17 @@ export function withAggregatedGroups(base: DiscoveryCatalog, index: APIServiceIn
       const name = `${api.version}.${api.group}`;
       let e = entries.get(api.group);
       if (!e) {
-        e = { entry: { name: api.group, versions: [], preferredVersion: api.version, groupPriority: api.groupPriorityMinimum }, firstName: name, versionPriority: new Map() };
+        e = {
+          entry: { name: api.group, versions: [], preferredVersion: api.version, groupPriority: api.groupPriorityMinimum },
+          firstName: name,
+          versionPriority: new Map(),
+        };
         entries.set(api.group, e);
       }
       e.versionPriority.set(api.version, api.versionPriority);
       if (!e.entry.versions.includes(api.version)) e.entry.versions.push(api.version);
-      if (api.groupPriorityMinimum > e.entry.groupPriority || (api.groupPriorityMinimum === e.entry.groupPriority && name < e.firstName)) e.firstName = name;
+      if (api.groupPriorityMinimum > e.entry.groupPriority || (api.groupPriorityMinimum === e.entry.groupPriority && name < e.firstName))
+        e.firstName = name;
       e.entry.groupPriority = Math.max(e.entry.groupPriority, api.groupPriorityMinimum);
     }
     for (const e of entries.values()) {
@@ -218,7 +237,11 @@ export function withAggregatedGroups(base: DiscoveryCatalog, index: APIServiceIn
       });
       e.entry.preferredVersion = e.entry.versions[0] ?? e.entry.preferredVersion;
     }
-    return [...entries.values()].sort((a, b) => apiServiceOrder({ priority: a.entry.groupPriority, name: a.firstName }, { priority: b.entry.groupPriority, name: b.firstName })).map((e) => e.entry);
+    return [...entries.values()]
+      .sort((a, b) =>
+        apiServiceOrder({ priority: a.entry.groupPriority, name: a.firstName }, { priority: b.entry.groupPriority, name: b.firstName }),
+      )
+      .map((e) => e.entry);
   };
   return {
     groups,
@@ -249,7 +272,13 @@ function aggregatedApis(catalog: DiscoveryCatalog, index: APIServiceIndex, remot
 
 /** the discovery handler, with `/apis` in the aggregated form composed here when remote
  *  APIServices exist (the inner handler serves everything else from the overlaid catalog) */
-export function withAggregatedDiscovery(inner: NonResourceHandler, catalog: () => DiscoveryCatalog, index: APIServiceIndex, remote: RemoteDiscovery, generation: () => string): NonResourceHandler {
+export function withAggregatedDiscovery(
+  inner: NonResourceHandler,
+  catalog: () => DiscoveryCatalog,
+  index: APIServiceIndex,
+  remote: RemoteDiscovery,
+  generation: () => string,
+): NonResourceHandler {
   let cached: { key: string; answer: RawResponse } | undefined;
   return (req) => {
     if ((req.method === 'GET' || req.method === 'HEAD') && req.path.replace(/\/+$/, '') === '/apis' && index.remotes().length > 0) {

@@ -69,7 +69,19 @@ export function startAggregator(opts: AggregatorOptions): Aggregator {
   const running = [
     discovery.run(stop.signal),
     openapi.run(stop.signal),
-    runAggregatorControllers({ resolver: opts.resolver, index, agents, identity: opts.identity, log: opts.log, localGroupVersions: opts.localGroupVersions, onLocalChange: opts.onLocalChange, localSynced: opts.localSynced }, stop.signal),
+    runAggregatorControllers(
+      {
+        resolver: opts.resolver,
+        index,
+        agents,
+        identity: opts.identity,
+        log: opts.log,
+        localGroupVersions: opts.localGroupVersions,
+        onLocalChange: opts.onLocalChange,
+        localSynced: opts.localSynced,
+      },
+      stop.signal,
+    ),
   ].map((p) => p.catch((err: unknown) => opts.log.error('aggregator loop stopped', { error: (err as Error).message })));
   const proxyDeps = { resolver: opts.resolver, agents, log: opts.log };
   return {
@@ -81,7 +93,8 @@ export function startAggregator(opts: AggregatorOptions): Aggregator {
       return (state) => proxyToAPIService(state, api, proxyDeps);
     },
     discoveryCatalog: (base) => withAggregatedGroups(base, index),
-    withDiscovery: (inner, catalog, localGeneration) => withAggregatedDiscovery(inner, catalog, index, discovery, () => `${localGeneration()} ${index.generation} ${discovery.generation}`),
+    withDiscovery: (inner, catalog, localGeneration) =>
+      withAggregatedDiscovery(inner, catalog, index, discovery, () => `${localGeneration()} ${index.generation} ${discovery.generation}`),
     withOpenAPI: (inner, localGeneration) => withAggregatedOpenAPI(inner, openapi, () => `${localGeneration()} ${openapi.generation}`),
     get generation() {
       return index.generation + discovery.generation;

@@ -80,12 +80,25 @@ export class RemoteOpenAPI {
     const next: BackendDocs = { ...previous };
     let changed = false;
     const key = `apis/${api.group}/${api.version}`;
-    const index = await boundedGet(backendURL(target, '/openapi/v3'), { agent, headers: { ...identity, accept: 'application/json' }, maxBytes: MAX_BACKEND_DISCOVERY_BYTES, signal });
+    const index = await boundedGet(backendURL(target, '/openapi/v3'), {
+      agent,
+      headers: { ...identity, accept: 'application/json' },
+      maxBytes: MAX_BACKEND_DISCOVERY_BYTES,
+      signal,
+    });
     if (index.status === 200) {
-      const paths = ((parseBounded(index.body) as { paths?: Record<string, { serverRelativeURL?: string }> }).paths ?? {}) as Record<string, { serverRelativeURL?: string }>;
+      const paths = ((parseBounded(index.body) as { paths?: Record<string, { serverRelativeURL?: string }> }).paths ?? {}) as Record<
+        string,
+        { serverRelativeURL?: string }
+      >;
       const relative = paths[key]?.serverRelativeURL;
       if (relative && relative.startsWith('/') && previous.v3?.backendURL !== relative) {
-        const doc = await boundedGet(backendURL(target, relative), { agent, headers: { ...identity, accept: 'application/json' }, maxBytes: MAX_BACKEND_OPENAPI_BYTES, signal });
+        const doc = await boundedGet(backendURL(target, relative), {
+          agent,
+          headers: { ...identity, accept: 'application/json' },
+          maxBytes: MAX_BACKEND_OPENAPI_BYTES,
+          signal,
+        });
         if (doc.status === 200) {
           parseBounded(doc.body);
           next.v3 = { key, body: doc.body, hash: hashOf(doc.body), backendURL: relative };
@@ -95,11 +108,18 @@ export class RemoteOpenAPI {
     }
     const v2Headers: Record<string, string | string[]> = { ...identity, accept: 'application/json' };
     if (previous.v2?.etag) v2Headers['if-none-match'] = previous.v2.etag;
-    const v2 = await boundedGet(backendURL(target, '/openapi/v2'), { agent, headers: v2Headers, maxBytes: MAX_BACKEND_OPENAPI_BYTES, signal });
+    const v2 = await boundedGet(backendURL(target, '/openapi/v2'), {
+      agent,
+      headers: v2Headers,
+      maxBytes: MAX_BACKEND_OPENAPI_BYTES,
+      signal,
+    });
     if (v2.status === 200) {
       const whole = parseBounded(v2.body) as { paths?: Record<string, unknown>; definitions?: Record<string, unknown> };
       const prefix = `/apis/${api.group}/${api.version}`;
-      const paths = Object.fromEntries(Object.entries(whole.paths ?? {}).filter(([p]) => p === prefix || p === `${prefix}/` || p.startsWith(`${prefix}/`)));
+      const paths = Object.fromEntries(
+        Object.entries(whole.paths ?? {}).filter(([p]) => p === prefix || p === `${prefix}/` || p.startsWith(`${prefix}/`)),
+      );
       const etag = typeof v2.headers.etag === 'string' ? v2.headers.etag : undefined;
       next.v2 = { etag, paths, definitions: whole.definitions ?? {} };
       changed = true;
@@ -133,8 +153,8 @@ export class RemoteOpenAPI {
   }
 }
 
-
-const sortedObject = (o: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+const sortedObject = (o: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
 /** the OpenAPI handler with the backends' documents added */
 export function withAggregatedOpenAPI(inner: NonResourceHandler, remote: RemoteOpenAPI, generation: () => string): NonResourceHandler {
@@ -163,7 +183,13 @@ export function withAggregatedOpenAPI(inner: NonResourceHandler, remote: RemoteO
         const etag = JSON.stringify(hashOf(body));
         let proto: RawResponse | undefined;
         try {
-          proto = { status: 200, body: encodeSwaggerProto(merged as Parameters<typeof encodeSwaggerProto>[0]), contentType: V2_PROTOBUF, etag, headers: { Vary: 'Accept' } };
+          proto = {
+            status: 200,
+            body: encodeSwaggerProto(merged as Parameters<typeof encodeSwaggerProto>[0]),
+            contentType: V2_PROTOBUF,
+            etag,
+            headers: { Vary: 'Accept' },
+          };
         } catch {
           proto = undefined;
         }
@@ -192,7 +218,12 @@ export function withAggregatedOpenAPI(inner: NonResourceHandler, remote: RemoteO
       if (d) {
         const hash = req.query.get('hash');
         if (hash && hash !== d.hash) {
-          return { status: 301, body: '', contentType: 'text/plain; charset=utf-8', headers: { Location: `/openapi/v3/${key}?hash=${d.hash}`, Vary: 'Accept' } };
+          return {
+            status: 301,
+            body: '',
+            contentType: 'text/plain; charset=utf-8',
+            headers: { Location: `/openapi/v3/${key}?hash=${d.hash}`, Vary: 'Accept' },
+          };
         }
         const headers: Record<string, string> = { Vary: 'Accept' };
         if (hash) headers['Cache-Control'] = 'public, immutable';

@@ -22,7 +22,19 @@ const CONNECT_TIMEOUT_MS = 30_000;
 
 /** never forwarded: hop-by-hop headers, HTTP/2 pseudo-headers, the client's credentials and
  *  identity claims (the front has already turned them into the user it forwards) */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'http2-settings']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'http2-settings',
+]);
 
 function forwardedRequestHeader(name: string): boolean {
   if (name.startsWith(':') || HOP_BY_HOP.has(name)) return false;
@@ -129,7 +141,9 @@ export interface ProxyDeps {
 
 function isUpgradeRequest(state: RequestState): boolean {
   const connection = (header(state.req, 'connection') ?? '').toLowerCase();
-  return state.upgrade !== undefined && connection.split(',').some((t) => t.trim() === 'upgrade') && (header(state.req, 'upgrade') ?? '') !== '';
+  return (
+    state.upgrade !== undefined && connection.split(',').some((t) => t.trim() === 'upgrade') && (header(state.req, 'upgrade') ?? '') !== ''
+  );
 }
 
 /** an upgrade (SPDY, WebSocket) passes through as kube's UpgradeAwareHandler passes it: the
@@ -147,7 +161,10 @@ async function passUpgradeThrough(state: RequestState, api: APIServiceView, deps
   url.search = q >= 0 ? target.slice(q) : '';
   let opened;
   try {
-    opened = await openUpgrade({ url, tls: deps.agents.tlsFor(api), connectTimeoutMs: CONNECT_TIMEOUT_MS }, { method: state.method, headers });
+    opened = await openUpgrade(
+      { url, tls: deps.agents.tlsFor(api), connectTimeoutMs: CONNECT_TIMEOUT_MS },
+      { method: state.method, headers },
+    );
   } catch (err) {
     writePlainError(state, 503, err instanceof Error ? err.message : String(err));
     return;
@@ -194,7 +211,10 @@ export async function proxyToAPIService(state: RequestState, api: APIServiceView
   state.signal.addEventListener('abort', abortUpstream, { once: true });
   // errors after the answer has begun end the relay below; they must not go unhandled
   upstream.on('error', () => undefined);
-  const connectTimer = setTimeout(() => upstream.destroy(Object.assign(new Error('connect timeout'), { code: 'ETIMEDOUT' })), CONNECT_TIMEOUT_MS);
+  const connectTimer = setTimeout(
+    () => upstream.destroy(Object.assign(new Error('connect timeout'), { code: 'ETIMEDOUT' })),
+    CONNECT_TIMEOUT_MS,
+  );
   upstream.once('socket', (socket) => {
     if (!socket.connecting) clearTimeout(connectTimer);
     else socket.once('connect', () => clearTimeout(connectTimer));

@@ -9,7 +9,13 @@ import { internalContext, isNotFound } from '../controllers/util.js';
 import type { ResourceResolver } from '../registry/rest.js';
 import type { ServiceReference } from './api-services.js';
 
-export type EndpointProblemReason = 'ServiceNotFound' | 'ServiceAccessError' | 'ServicePortError' | 'EndpointsNotFound' | 'EndpointsAccessError' | 'MissingEndpoints';
+export type EndpointProblemReason =
+  | 'ServiceNotFound'
+  | 'ServiceAccessError'
+  | 'ServicePortError'
+  | 'EndpointsNotFound'
+  | 'EndpointsAccessError'
+  | 'MissingEndpoints';
 
 export type EndpointResolution =
   | { ok: true; host: string; port: number }
@@ -27,7 +33,11 @@ interface EndpointSliceShape {
 
 const where = (ref: ServiceReference): string => `service/${ref.name} in ${JSON.stringify(ref.namespace)}`;
 
-export async function resolveServiceEndpoint(resolver: ResourceResolver, ref: ServiceReference, pick: (n: number) => number = (n) => Math.floor(Math.random() * n)): Promise<EndpointResolution> {
+export async function resolveServiceEndpoint(
+  resolver: ResourceResolver,
+  ref: ServiceReference,
+  pick: (n: number) => number = (n) => Math.floor(Math.random() * n),
+): Promise<EndpointResolution> {
   const ctx = internalContext('kube-aggregator', ref.namespace);
   const services = resolver.lookup('', 'v1', 'services');
   let service: KubeObject;
@@ -36,12 +46,18 @@ export async function resolveServiceEndpoint(resolver: ResourceResolver, ref: Se
     service = await services.get(ctx, ref.name, {});
   } catch (err) {
     if (isNotFound(err)) return { ok: false, status: 'False', reason: 'ServiceNotFound', message: `${where(ref)} is not present` };
-    return { ok: false, status: 'Unknown', reason: 'ServiceAccessError', message: `${where(ref)} cannot be checked due to: ${(err as Error).message}` };
+    return {
+      ok: false,
+      status: 'Unknown',
+      reason: 'ServiceAccessError',
+      message: `${where(ref)} cannot be checked due to: ${(err as Error).message}`,
+    };
   }
   const spec = (service as { spec?: { type?: string; externalName?: string; ports?: ServicePortShape[] } }).spec ?? {};
   if (spec.type === 'ExternalName' && spec.externalName) return { ok: true, host: spec.externalName, port: ref.port };
   const servicePort = (spec.ports ?? []).find((p) => p.port === ref.port);
-  if (!servicePort) return { ok: false, status: 'False', reason: 'ServicePortError', message: `${where(ref)} is not listening on port ${ref.port}` };
+  if (!servicePort)
+    return { ok: false, status: 'False', reason: 'ServicePortError', message: `${where(ref)} is not listening on port ${ref.port}` };
   const portName = servicePort.name ?? '';
   let slices: EndpointSliceShape[];
   try {
@@ -50,9 +66,15 @@ export async function resolveServiceEndpoint(resolver: ResourceResolver, ref: Se
     const list = await rest.list(ctx, { labelSelector: `kubernetes.io/service-name=${ref.name}` });
     slices = list.items as unknown as EndpointSliceShape[];
   } catch (err) {
-    return { ok: false, status: 'Unknown', reason: 'EndpointsAccessError', message: `${where(ref)} cannot be checked due to: ${(err as Error).message}` };
+    return {
+      ok: false,
+      status: 'Unknown',
+      reason: 'EndpointsAccessError',
+      message: `${where(ref)} cannot be checked due to: ${(err as Error).message}`,
+    };
   }
-  if (slices.length === 0) return { ok: false, status: 'False', reason: 'EndpointsNotFound', message: `cannot find endpointslices for ${where(ref)}` };
+  if (slices.length === 0)
+    return { ok: false, status: 'False', reason: 'EndpointsNotFound', message: `cannot find endpointslices for ${where(ref)}` };
   const candidates: { host: string; port: number }[] = [];
   for (const slice of slices) {
     const port = (slice.ports ?? []).find((p) => (p.name ?? '') === portName && typeof p.port === 'number');
@@ -63,7 +85,12 @@ export async function resolveServiceEndpoint(resolver: ResourceResolver, ref: Se
     }
   }
   if (candidates.length === 0) {
-    return { ok: false, status: 'False', reason: 'MissingEndpoints', message: `endpointslices for ${where(ref)} have no addresses with port name ${JSON.stringify(portName)}` };
+    return {
+      ok: false,
+      status: 'False',
+      reason: 'MissingEndpoints',
+      message: `endpointslices for ${where(ref)} have no addresses with port name ${JSON.stringify(portName)}`,
+    };
   }
   const chosen = candidates[pick(candidates.length)] ?? candidates[0]!;
   return { ok: true, ...chosen };

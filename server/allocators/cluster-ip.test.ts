@@ -58,7 +58,10 @@ test('a requested address becomes an IPAddress object naming the Service; a seco
   assert.equal(obj.kind, 'IPAddress');
   assert.equal(obj.apiVersion, 'networking.k8s.io/v1');
   assert.equal(obj.metadata.uid, uid);
-  assert.deepEqual(obj.metadata.labels, { 'ipaddress.kubernetes.io/ip-family': 'IPv4', 'ipaddress.kubernetes.io/managed-by': 'ipallocator.k8s.io' });
+  assert.deepEqual(obj.metadata.labels, {
+    'ipaddress.kubernetes.io/ip-family': 'IPv4',
+    'ipaddress.kubernetes.io/managed-by': 'ipallocator.k8s.io',
+  });
   assert.deepEqual(obj.spec, { parentRef: { resource: 'services', namespace: 'default', name: 'web' } });
   assert.deepEqual(Object.keys(obj), ['kind', 'apiVersion', 'metadata', 'spec']);
   const taken = await failure(a.allocate('10.96.0.10', other));

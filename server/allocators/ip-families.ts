@@ -128,10 +128,22 @@ export function initIPFamilyFields(spec: JsonObject, old: JsonObject | undefined
   }
   if (policy === 'SingleStack') {
     if (clusterIPsOf(spec).length === 2) {
-      errs.push(fieldErrors.invalid('spec.ipFamilyPolicy', policy, "must be 'RequireDualStack' or 'PreferDualStack' when multiple cluster IPs are specified"));
+      errs.push(
+        fieldErrors.invalid(
+          'spec.ipFamilyPolicy',
+          policy,
+          "must be 'RequireDualStack' or 'PreferDualStack' when multiple cluster IPs are specified",
+        ),
+      );
     }
     if (ipFamiliesOf(spec).length === 2) {
-      errs.push(fieldErrors.invalid('spec.ipFamilyPolicy', policy, "must be 'RequireDualStack' or 'PreferDualStack' when multiple IP families are specified"));
+      errs.push(
+        fieldErrors.invalid(
+          'spec.ipFamilyPolicy',
+          policy,
+          "must be 'RequireDualStack' or 'PreferDualStack' when multiple IP families are specified",
+        ),
+      );
     }
   }
   // families follow from the requested addresses

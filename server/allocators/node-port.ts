@@ -61,7 +61,13 @@ export class NodePortAllocator {
     const base = BigInt(this.range.base);
     const last = base + BigInt(this.range.size) - 1n;
     const offset = base + BigInt(portRangeOffset(this.range));
-    const bands = offset > base ? [{ first: offset, last }, { first: base, last: offset - 1n }] : [{ first: base, last }];
+    const bands =
+      offset > base
+        ? [
+            { first: offset, last },
+            { first: base, last: offset - 1n },
+          ]
+        : [{ first: base, last }];
     let uid = '';
     const got = await takeFree(bands, {
       tryTake: async (v) => {

@@ -42,7 +42,13 @@ export async function takeFree(bands: readonly Band[], backend: PoolBackend, opt
 }
 
 /** every free value of the band once, from a random start, wrapping around */
-async function walk(band: Band, size: bigint, taken: Set<bigint>, backend: PoolBackend, skip: (v: bigint) => boolean): Promise<bigint | undefined> {
+async function walk(
+  band: Band,
+  size: bigint,
+  taken: Set<bigint>,
+  backend: PoolBackend,
+  skip: (v: bigint) => boolean,
+): Promise<bigint | undefined> {
   let used = 0n;
   for (const v of taken) if (v >= band.first && v <= band.last) used++;
   if (used >= size) return undefined;

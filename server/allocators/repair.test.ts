@@ -46,7 +46,10 @@ test('allocations of live Services are kept; a Service stored without them gets 
   await r.store.delete(`${ipAddressKeyPrefix}/${spec.clusterIP}`);
   await r.store.delete(`${nodePortKeyPrefix}/${spec.ports[0]!.nodePort}`);
   const report = await repairOnce({ allocator: r.allocator, storage: r.store, now: later(10) });
-  assert.deepEqual(report.backfilled.sort(), [`ClusterIP ${spec.clusterIP} -> rep/live`, `node port ${spec.ports[0]!.nodePort} -> rep/live`].sort());
+  assert.deepEqual(
+    report.backfilled.sort(),
+    [`ClusterIP ${spec.clusterIP} -> rep/live`, `node port ${spec.ports[0]!.nodePort} -> rep/live`].sort(),
+  );
   assert.deepEqual(report.freed, []);
   assert.deepEqual(await r.allocator.clusterIPs[0]!.holder(spec.clusterIP), { namespace: 'rep', name: 'live' });
   const again = await repairOnce({ allocator: r.allocator, storage: r.store, now: later(10) });
@@ -57,7 +60,13 @@ test('an address two Services claim is reported, not moved', async () => {
   const svc = await r.services.create(ctx('rep'), service('owner'));
   const ip = (svc.spec as { clusterIP: string }).clusterIP;
   // a second Service with the same address, written behind the allocator's back
-  const copy = service('intruder', { clusterIP: ip, clusterIPs: [ip], ipFamilies: ['IPv4'], ipFamilyPolicy: 'SingleStack', type: 'ClusterIP' });
+  const copy = service('intruder', {
+    clusterIP: ip,
+    clusterIPs: [ip],
+    ipFamilies: ['IPv4'],
+    ipFamilyPolicy: 'SingleStack',
+    type: 'ClusterIP',
+  });
   copy.metadata.namespace = 'rep';
   await r.store.create('/services/rep/intruder', copy);
   const report = await repairOnce({ allocator: r.allocator, storage: r.store, now: later(10) });

@@ -65,7 +65,10 @@ async function listAll(storage: Storage, prefix: string): Promise<KubeObject[]> 
 }
 
 /** what the stored Services hold: address/port -> every Service using it (normally one) */
-function expectedHolders(services: KubeObject[], allocator: ServiceAllocator): { ips: Map<string, ServiceRef[]>; ports: Map<number, ServiceRef[]> } {
+function expectedHolders(
+  services: KubeObject[],
+  allocator: ServiceAllocator,
+): { ips: Map<string, ServiceRef[]>; ports: Map<number, ServiceRef[]> } {
   const ips = new Map<string, ServiceRef[]>();
   const ports = new Map<number, ServiceRef[]>();
   const add = <K>(m: Map<K, ServiceRef[]>, k: K, h: ServiceRef) => {
@@ -185,7 +188,9 @@ export async function ensureDefaultServiceCIDR(storage: Storage, allocator: Serv
     metadata: { name: defaultServiceCIDRName, uid: newUid(), creationTimestamp: time },
     spec: { cidrs: allocator.clusterIPs.map((a) => a.range.cidr) },
     status: {
-      conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: time, reason: '', message: 'Kubernetes default Service CIDR is ready' }],
+      conditions: [
+        { type: 'Ready', status: 'True', lastTransitionTime: time, reason: '', message: 'Kubernetes default Service CIDR is ready' },
+      ],
     },
   });
   try {

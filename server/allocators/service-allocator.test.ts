@@ -66,7 +66,15 @@ test('a ClusterIP Service gets an address from the range, single-stack IPv4, fie
   assert.deepEqual(spec.ipFamilies, ['IPv4']);
   assert.equal(spec.ipFamilyPolicy, 'SingleStack');
   assert.deepEqual(Object.keys(spec), [
-    'ports', 'selector', 'clusterIP', 'clusterIPs', 'type', 'sessionAffinity', 'ipFamilies', 'ipFamilyPolicy', 'internalTrafficPolicy',
+    'ports',
+    'selector',
+    'clusterIP',
+    'clusterIPs',
+    'type',
+    'sessionAffinity',
+    'ipFamilies',
+    'ipFamilyPolicy',
+    'internalTrafficPolicy',
   ]);
   assert.equal(await ipHolder(spec.clusterIP), `${ns}/plain`);
   // the IPAddress is an API object like any other
@@ -124,7 +132,12 @@ test('headless Services keep None and take nothing; ExternalName Services get no
   // headless without a selector defaults to RequireDualStack (both families listed)
   assert.equal(specOf(selectorless).ipFamilyPolicy, 'RequireDualStack');
   assert.deepEqual(specOf(selectorless).ipFamilies, ['IPv4', 'IPv6']);
-  const ext = await create({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'ext' }, spec: { type: 'ExternalName', externalName: 'example.com' } });
+  const ext = await create({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'ext' },
+    spec: { type: 'ExternalName', externalName: 'example.com' },
+  });
   const spec = specOf(ext);
   assert.equal(spec.clusterIP, undefined);
   assert.equal(spec.clusterIPs, undefined);
@@ -135,15 +148,21 @@ test('headless Services keep None and take nothing; ExternalName Services get no
 });
 
 test('dry run allocates nothing: placeholders for picked values, real checks for requested ones', async () => {
-  const before = (await r.store.getList(`${ipAddressKeyPrefix}/`, { recursive: true, predicate: { isEverything: true, matches: () => true } })).items.length;
+  const before = (
+    await r.store.getList(`${ipAddressKeyPrefix}/`, { recursive: true, predicate: { isEverything: true, matches: () => true } })
+  ).items.length;
   const dry = await create(service('dry', { type: 'NodePort' }), { dryRun: true });
   assert.equal(specOf(dry).clusterIP, '10.96.0.0');
   assert.equal(specOf(dry).ports[0].nodePort, 32769);
-  const dryFixed = await create(service('dry2', { clusterIP: '10.96.0.30', ports: [{ port: 80, nodePort: 30030 }], type: 'NodePort' }), { dryRun: true });
+  const dryFixed = await create(service('dry2', { clusterIP: '10.96.0.30', ports: [{ port: 80, nodePort: 30030 }], type: 'NodePort' }), {
+    dryRun: true,
+  });
   assert.equal(specOf(dryFixed).clusterIP, '10.96.0.30');
   assert.equal(await ipHolder('10.96.0.30'), undefined);
   assert.equal(await portHolder(30030), undefined);
-  const after = (await r.store.getList(`${ipAddressKeyPrefix}/`, { recursive: true, predicate: { isEverything: true, matches: () => true } })).items.length;
+  const after = (
+    await r.store.getList(`${ipAddressKeyPrefix}/`, { recursive: true, predicate: { isEverything: true, matches: () => true } })
+  ).items.length;
   assert.equal(after, before);
   // a dry run answers as the real request would when the address is taken
   const taken = await statusOf(create(service('dry3', { clusterIP: '10.96.0.10' }), { dryRun: true }));
@@ -155,7 +174,15 @@ test('dry run allocates nothing: placeholders for picked values, real checks for
 });
 
 test('NodePort Services get a node port per port; requested ones are honoured; conflicts are 422; delete frees them', async () => {
-  const svc = await create(service('np', { type: 'NodePort', ports: [{ name: 'http', port: 80 }, { name: 'https', port: 443, nodePort: 30043 }] }));
+  const svc = await create(
+    service('np', {
+      type: 'NodePort',
+      ports: [
+        { name: 'http', port: 80 },
+        { name: 'https', port: 443, nodePort: 30043 },
+      ],
+    }),
+  );
   const ports = specOf(svc).ports;
   assert.ok(ports[0].nodePort >= 30000 && ports[0].nodePort <= 32767);
   assert.equal(ports[1].nodePort, 30043);
@@ -164,18 +191,30 @@ test('NodePort Services get a node port per port; requested ones are honoured; c
   assert.equal(await portHolder(30043), `${ns}/np`);
   const conflict = await statusOf(create(service('np2', { type: 'NodePort', ports: [{ port: 80, nodePort: 30043 }] })));
   assert.equal(conflict.code, 422);
-  assert.equal(conflict.message, 'Service "np2" is invalid: spec.ports[0].nodePort: Invalid value: 30043: provided port is already allocated');
+  assert.equal(
+    conflict.message,
+    'Service "np2" is invalid: spec.ports[0].nodePort: Invalid value: 30043: provided port is already allocated',
+  );
   const outside = await statusOf(create(service('np3', { type: 'NodePort', ports: [{ port: 80, nodePort: 8080 }] })));
   assert.equal(
     outside.message,
     'Service "np3" is invalid: spec.ports[0].nodePort: Invalid value: 8080: provided port is not in the valid range. The range of valid ports is 30000-32767',
   );
   // the failed creates took no address
-  const ips = (await r.store.getList(`${ipAddressKeyPrefix}/`, { recursive: true, predicate: { isEverything: true, matches: () => true } })).items;
+  const ips = (await r.store.getList(`${ipAddressKeyPrefix}/`, { recursive: true, predicate: { isEverything: true, matches: () => true } }))
+    .items;
   assert.ok(!ips.some((o) => ['np2', 'np3'].includes((o.spec as Spec).parentRef.name)));
   // (requested ports sit below the dynamic band, so no picked port can take them first)
   // TCP and UDP on one port number share one node port
-  const dns = await create(service('dns', { type: 'NodePort', ports: [{ name: 'udp', port: 53, protocol: 'UDP' }, { name: 'tcp', port: 53, protocol: 'TCP' }] }));
+  const dns = await create(
+    service('dns', {
+      type: 'NodePort',
+      ports: [
+        { name: 'udp', port: 53, protocol: 'UDP' },
+        { name: 'tcp', port: 53, protocol: 'TCP' },
+      ],
+    }),
+  );
   assert.equal(specOf(dns).ports[0].nodePort, specOf(dns).ports[1].nodePort);
   await remove('np');
   assert.equal(await portHolder(30043), undefined);
@@ -222,11 +261,15 @@ test('updates: replace keeps allocations; type changes take and free; added and 
   assert.match(specOf(back).clusterIP, /^10\./);
   assert.equal(await ipHolder(specOf(back).clusterIP), `${ns}/morph`);
   // changing the address is refused and takes nothing
-  const change = await statusOf(replace('morph', (cur) => ({ ...cur, spec: { ...specOf(cur), clusterIP: '10.96.0.40', clusterIPs: ['10.96.0.40'] } })));
+  const change = await statusOf(
+    replace('morph', (cur) => ({ ...cur, spec: { ...specOf(cur), clusterIP: '10.96.0.40', clusterIPs: ['10.96.0.40'] } })),
+  );
   assert.equal(change.code, 422);
   assert.equal(await ipHolder('10.96.0.40'), undefined);
   // a node port taken by another Service is refused on update too, and nothing is freed
-  const conflict = await statusOf(replace('morph', (cur) => ({ ...cur, spec: { ...specOf(cur), type: 'NodePort', ports: [{ port: 80, nodePort: 30043 }] } })));
+  const conflict = await statusOf(
+    replace('morph', (cur) => ({ ...cur, spec: { ...specOf(cur), type: 'NodePort', ports: [{ port: 80, nodePort: 30043 }] } })),
+  );
   assert.equal(conflict.details?.causes?.[0]?.field, 'spec.ports[0].nodePort');
   assert.equal(await ipHolder(specOf(back).clusterIP), `${ns}/morph`);
 });
@@ -286,7 +329,10 @@ test('dual-stack cluster: PreferDualStack and RequireDualStack get one address p
     );
     assert.deepEqual(specOf(single.object).clusterIPs, [spec.clusterIPs[0]]);
     assert.equal(await ipHolder(spec.clusterIPs[1]), undefined);
-    const v6first = await dual.services.create(ctx(ns), service('ds6', { ipFamilies: ['IPv6', 'IPv4'], ipFamilyPolicy: 'PreferDualStack' }));
+    const v6first = await dual.services.create(
+      ctx(ns),
+      service('ds6', { ipFamilies: ['IPv6', 'IPv4'], ipFamilyPolicy: 'PreferDualStack' }),
+    );
     assert.match(specOf(v6first).clusterIP, /^fd00:50::/);
   } finally {
     await dual.close();

@@ -78,7 +78,10 @@ export class ServiceAllocator implements ServiceIPAllocator {
   readonly families: readonly IPFamily[];
 
   constructor(opts: ServiceAllocatorOptions) {
-    const cidrs = opts.serviceClusterIPRange.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    const cidrs = opts.serviceClusterIPRange
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
     if (cidrs.length < 1 || cidrs.length > 2) throw new Error('--service-cluster-ip-range must contain one or two (dual-stack) CIDRs');
     const primary = new ServiceIPRange(cidrs[0]!);
     // the kubernetes Service's address is only ever requested, never picked
@@ -150,7 +153,11 @@ export class ServiceAllocator implements ServiceIPAllocator {
         await run();
       } catch (err) {
         // the Service is gone either way; the repair loop frees what is left behind
-        log.warn('releasing an allocation failed', { service: `${holder.namespace}/${holder.name}`, allocation: what, error: (err as Error).message });
+        log.warn('releasing an allocation failed', {
+          service: `${holder.namespace}/${holder.name}`,
+          allocation: what,
+          error: (err as Error).message,
+        });
       }
     }
   }
@@ -169,7 +176,10 @@ export class ServiceAllocator implements ServiceIPAllocator {
     const families = ipFamiliesOf(w.spec);
     while (ips.length < families.length) ips.push('');
     w.spec.clusterIPs = ips;
-    await this.allocateIPs(w, families.map((family, index) => ({ index, family })));
+    await this.allocateIPs(
+      w,
+      families.map((family, index) => ({ index, family })),
+    );
   }
 
   private async allocateIPs(w: Write, wanted: Array<{ index: number; family: string }>): Promise<void> {
@@ -191,7 +201,9 @@ export class ServiceAllocator implements ServiceIPAllocator {
         }
       } catch (e) {
         if (!(e instanceof AllocationError)) throw e;
-        throw invalidError('', 'Service', w.name, [fieldErrors.invalid('spec.clusterIPs', [...ips], `failed to allocate IP ${requested}: ${e.message}`)]);
+        throw invalidError('', 'Service', w.name, [
+          fieldErrors.invalid('spec.clusterIPs', [...ips], `failed to allocate IP ${requested}: ${e.message}`),
+        ]);
       }
     }
     w.spec.clusterIPs = ips;
@@ -269,7 +281,11 @@ export class ServiceAllocator implements ServiceIPAllocator {
         if (own === 0 && !shouldAllocateNodePorts(w.spec)) continue;
         const shared = byServicePort.get(p.port) ?? 0;
         if (shared === 0) {
-          const requested = ports.slice(i).map((q) => (q.port === p.port ? nodePortOf(q) : 0)).find((n) => n !== 0) ?? 0;
+          const requested =
+            ports
+              .slice(i)
+              .map((q) => (q.port === p.port ? nodePortOf(q) : 0))
+              .find((n) => n !== 0) ?? 0;
           if (requested !== 0) {
             try {
               await op.allocate(requested);
@@ -303,7 +319,8 @@ export class ServiceAllocator implements ServiceIPAllocator {
       try {
         await op.allocate(requested);
       } catch (e) {
-        if (e instanceof AllocationError) throw errors.internal(`failed to allocate requested HealthCheck NodePort ${requested}: ${e.message}`);
+        if (e instanceof AllocationError)
+          throw errors.internal(`failed to allocate requested HealthCheck NodePort ${requested}: ${e.message}`);
         throw e;
       }
       return;

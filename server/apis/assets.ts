@@ -17,6 +17,8 @@ export function readGeneratedJson(name: string): unknown {
   for (const url of candidates(name)) {
     if (existsSync(url)) return JSON.parse(readFileSync(url, 'utf8')) as unknown;
   }
-  const tried = candidates(name).map((u) => fileURLToPath(u)).join(', ');
+  const tried = candidates(name)
+    .map((u) => fileURLToPath(u))
+    .join(', ');
   throw new Error(`generated file ${name} not found (tried ${tried}); run npm run generate`);
 }

@@ -16,7 +16,10 @@ test('the default catalog is what kubectl api-resources shows for kube-apiserver
     rows.set(`${r.resource} ${r.group}`, [r.shortNames.join(','), gvString(r.group, r.version), r.namespaced, r.kind].join(' '));
   }
   const expected = new Map(
-    API_RESOURCES_1_33.map(([name, short, gv, namespaced, kind]) => [`${name} ${gv.includes('/') ? gv.split('/')[0] : ''}`, [short, gv, namespaced, kind].join(' ')]),
+    API_RESOURCES_1_33.map(([name, short, gv, namespaced, kind]) => [
+      `${name} ${gv.includes('/') ? gv.split('/')[0] : ''}`,
+      [short, gv, namespaced, kind].join(' '),
+    ]),
   );
   assert.deepEqual(rows, expected);
 });
@@ -40,9 +43,14 @@ test('storage version hashes equal kube-apiserver 1.33 for every stored resource
   }
   assert.deepEqual(got, STORAGE_VERSION_HASHES_1_33);
   assert.deepEqual(unstored.sort(), [
-    'authentication.k8s.io/v1/selfsubjectreviews', 'authentication.k8s.io/v1/tokenreviews', 'authorization.k8s.io/v1/localsubjectaccessreviews',
-    'authorization.k8s.io/v1/selfsubjectaccessreviews', 'authorization.k8s.io/v1/selfsubjectrulesreviews', 'authorization.k8s.io/v1/subjectaccessreviews',
-    'v1/bindings', 'v1/componentstatuses',
+    'authentication.k8s.io/v1/selfsubjectreviews',
+    'authentication.k8s.io/v1/tokenreviews',
+    'authorization.k8s.io/v1/localsubjectaccessreviews',
+    'authorization.k8s.io/v1/selfsubjectaccessreviews',
+    'authorization.k8s.io/v1/selfsubjectrulesreviews',
+    'authorization.k8s.io/v1/subjectaccessreviews',
+    'v1/bindings',
+    'v1/componentstatuses',
   ]);
 });
 
@@ -57,7 +65,9 @@ test('pods: verbs, kinds and subresources as discovery shows them', () => {
   assert.deepEqual(pods.verbs, ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']);
   assert.deepEqual(pods.shortNames, ['po']);
   assert.deepEqual(pods.categories, ['all']);
-  const subs = Object.fromEntries(pods.subresources.map((s) => [s.name, `${gvString(s.kind.group, s.kind.version)} ${s.kind.kind} ${s.verbs.join(',')}`]));
+  const subs = Object.fromEntries(
+    pods.subresources.map((s) => [s.name, `${gvString(s.kind.group, s.kind.version)} ${s.kind.kind} ${s.verbs.join(',')}`]),
+  );
   assert.deepEqual(subs, {
     attach: 'v1 PodAttachOptions create,get',
     binding: 'v1 Binding create',
@@ -74,20 +84,29 @@ test('pods: verbs, kinds and subresources as discovery shows them', () => {
 
 test('scale subresources speak autoscaling/v1 Scale; namespaces have finalize and no deletecollection', () => {
   const catalog = loadCatalog();
-  for (const [group, resource] of [['apps', 'deployments'], ['apps', 'replicasets'], ['apps', 'statefulsets'], ['', 'replicationcontrollers']] as const) {
+  for (const [group, resource] of [
+    ['apps', 'deployments'],
+    ['apps', 'replicasets'],
+    ['apps', 'statefulsets'],
+    ['', 'replicationcontrollers'],
+  ] as const) {
     const scale = catalog.lookup(group, 'v1', resource)?.subresources.find((s) => s.name === 'scale');
     assert.deepEqual(scale?.kind, { group: 'autoscaling', version: 'v1', kind: 'Scale' }, resource);
     assert.deepEqual(scale?.verbs, ['get', 'patch', 'update']);
   }
   const ns = catalog.lookup('', 'v1', 'namespaces');
   assert.deepEqual(ns?.verbs, ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch']);
-  assert.deepEqual(ns?.subresources.map((s) => `${s.name}:${s.verbs.join(',')}`), ['finalize:update', 'status:get,patch,update']);
+  assert.deepEqual(
+    ns?.subresources.map((s) => `${s.name}:${s.verbs.join(',')}`),
+    ['finalize:update', 'status:get,patch,update'],
+  );
   assert.deepEqual(catalog.lookup('', 'v1', 'componentstatuses')?.verbs, ['get', 'list']);
   assert.deepEqual(catalog.lookup('authorization.k8s.io', 'v1', 'localsubjectaccessreviews')?.verbs, ['create']);
   assert.equal(catalog.lookup('authorization.k8s.io', 'v1', 'localsubjectaccessreviews')?.namespaced, true);
-  assert.deepEqual(catalog.lookup('', 'v1', 'serviceaccounts')?.subresources.map((s) => `${s.name} ${s.kind.group} ${s.kind.kind}`), [
-    'token authentication.k8s.io TokenRequest',
-  ]);
+  assert.deepEqual(
+    catalog.lookup('', 'v1', 'serviceaccounts')?.subresources.map((s) => `${s.name} ${s.kind.group} ${s.kind.kind}`),
+    ['token authentication.k8s.io TokenRequest'],
+  );
 });
 
 test('storage versions: HPAs are one autoscaling/v2 object, events.k8s.io Events are core Events', () => {
@@ -104,9 +123,12 @@ test('storage versions: HPAs are one autoscaling/v2 object, events.k8s.io Events
   assert.equal(catalog.lookup('apps', 'v1', 'deployments')?.storageVersion, 'v1');
 });
 
-test('deprecated resources carry kube-apiserver\'s warning', () => {
+test("deprecated resources carry kube-apiserver's warning", () => {
   const catalog = loadCatalog();
-  assert.equal(catalog.lookup('', 'v1', 'endpoints')?.deprecationWarning, 'v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice');
+  assert.equal(
+    catalog.lookup('', 'v1', 'endpoints')?.deprecationWarning,
+    'v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice',
+  );
   assert.equal(catalog.lookup('', 'v1', 'componentstatuses')?.deprecated, true);
   assert.equal(catalog.lookup('', 'v1', 'pods')?.deprecated, undefined);
 });
@@ -161,11 +183,14 @@ test('--runtime-config: group versions, single resources and api/* switches', ()
 
   // a single resource of a disabled group version
   const one = loadCatalog({ runtimeConfig: { 'storage.k8s.io/v1beta1/volumeattributesclasses': 'true' } });
-  assert.deepEqual(one.resourcesFor('storage.k8s.io', 'v1beta1').map((r) => r.resource), ['volumeattributesclasses']);
+  assert.deepEqual(
+    one.resourcesFor('storage.k8s.io', 'v1beta1').map((r) => r.resource),
+    ['volumeattributesclasses'],
+  );
   assert.deepEqual(one.groups().find((g) => g.name === 'storage.k8s.io')?.versions, ['v1', 'v1beta1']);
 });
 
-test('--runtime-config errors are kube-apiserver\'s', () => {
+test("--runtime-config errors are kube-apiserver's", () => {
   assert.throws(() => loadCatalog({ runtimeConfig: { 'apps/v2': 'true' } }), RuntimeConfigError);
   assert.throws(() => loadCatalog({ runtimeConfig: { 'batch/v1': 'maybe' } }), /invalid value of batch\/v1: maybe/);
   assert.throws(() => loadCatalog({ runtimeConfig: { 'api/all': 'yes' } }), /invalid value api\/all=yes/);

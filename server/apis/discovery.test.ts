@@ -29,7 +29,7 @@ test('/api is APIVersions without apiVersion, one CIDR entry, and a trailing new
   assert.equal(inCluster.serverAddressByClientCIDRs.length, 2);
 });
 
-test('/apis lists the groups in the aggregator\'s order, preferred version first', () => {
+test("/apis lists the groups in the aggregator's order, preferred version first", () => {
   const body = text(apiGroupList(catalog).body);
   assert.ok(
     body.startsWith(
@@ -43,13 +43,32 @@ test('/apis lists the groups in the aggregator\'s order, preferred version first
   assert.deepEqual(
     list.groups.map((g) => g.name),
     [
-      'apiregistration.k8s.io', 'apps', 'events.k8s.io', 'authentication.k8s.io', 'authorization.k8s.io', 'autoscaling', 'batch',
-      'certificates.k8s.io', 'networking.k8s.io', 'policy', 'rbac.authorization.k8s.io', 'storage.k8s.io', 'admissionregistration.k8s.io',
-      'apiextensions.k8s.io', 'scheduling.k8s.io', 'coordination.k8s.io', 'node.k8s.io', 'discovery.k8s.io', 'flowcontrol.apiserver.k8s.io',
+      'apiregistration.k8s.io',
+      'apps',
+      'events.k8s.io',
+      'authentication.k8s.io',
+      'authorization.k8s.io',
+      'autoscaling',
+      'batch',
+      'certificates.k8s.io',
+      'networking.k8s.io',
+      'policy',
+      'rbac.authorization.k8s.io',
+      'storage.k8s.io',
+      'admissionregistration.k8s.io',
+      'apiextensions.k8s.io',
+      'scheduling.k8s.io',
+      'coordination.k8s.io',
+      'node.k8s.io',
+      'discovery.k8s.io',
+      'flowcontrol.apiserver.k8s.io',
     ],
   );
   const autoscaling = list.groups.find((g) => g.name === 'autoscaling');
-  assert.deepEqual(autoscaling?.versions.map((v) => v.version), ['v2', 'v1']);
+  assert.deepEqual(
+    autoscaling?.versions.map((v) => v.version),
+    ['v2', 'v1'],
+  );
   assert.equal(autoscaling?.preferredVersion.version, 'v2');
   assert.ok(!body.includes('serverAddressByClientCIDRs'));
 });
@@ -64,7 +83,7 @@ test('/apis/<group> is an APIGroup with type meta; unknown groups have none', ()
   assert.equal(apiGroup(catalog, ''), undefined);
 });
 
-test('/api/v1 has no apiVersion; resources and subresources in kube\'s order and field order', () => {
+test("/api/v1 has no apiVersion; resources and subresources in kube's order and field order", () => {
   const body = text(apiResourceList(catalog, '', 'v1')?.body);
   assert.ok(
     body.startsWith(
@@ -100,16 +119,28 @@ test('/api/v1 has no apiVersion; resources and subresources in kube\'s order and
   assert.ok(body.endsWith('"verbs":["get","patch","update"]}]}\n'));
 });
 
-test('/apis/apps/v1 carries apiVersion and kube\'s field order', () => {
-  const list = JSON.parse(text(apiResourceList(catalog, 'apps', 'v1')?.body)) as Record<string, unknown> & { resources: Record<string, unknown>[] };
+test("/apis/apps/v1 carries apiVersion and kube's field order", () => {
+  const list = JSON.parse(text(apiResourceList(catalog, 'apps', 'v1')?.body)) as Record<string, unknown> & {
+    resources: Record<string, unknown>[];
+  };
   assert.deepEqual(Object.keys(list), ['kind', 'apiVersion', 'groupVersion', 'resources']);
   assert.equal(list.apiVersion, 'v1');
   assert.equal(list.groupVersion, 'apps/v1');
   assert.deepEqual(
     list.resources.map((r) => r.name),
     [
-      'controllerrevisions', 'daemonsets', 'daemonsets/status', 'deployments', 'deployments/scale', 'deployments/status', 'replicasets',
-      'replicasets/scale', 'replicasets/status', 'statefulsets', 'statefulsets/scale', 'statefulsets/status',
+      'controllerrevisions',
+      'daemonsets',
+      'daemonsets/status',
+      'deployments',
+      'deployments/scale',
+      'deployments/status',
+      'replicasets',
+      'replicasets/scale',
+      'replicasets/status',
+      'statefulsets',
+      'statefulsets/scale',
+      'statefulsets/status',
     ],
   );
   const deployments = list.resources.find((r) => r.name === 'deployments');
@@ -123,42 +154,82 @@ test('/apis/apps/v1 carries apiVersion and kube\'s field order', () => {
     categories: ['all'],
     storageVersionHash: '8aSe+NMegvE=',
   });
-  assert.deepEqual(Object.keys(deployments ?? {}), ['name', 'singularName', 'namespaced', 'kind', 'verbs', 'shortNames', 'categories', 'storageVersionHash']);
+  assert.deepEqual(Object.keys(deployments ?? {}), [
+    'name',
+    'singularName',
+    'namespaced',
+    'kind',
+    'verbs',
+    'shortNames',
+    'categories',
+    'storageVersionHash',
+  ]);
   const scale = list.resources.find((r) => r.name === 'deployments/scale');
   assert.deepEqual(Object.keys(scale ?? {}), ['name', 'singularName', 'namespaced', 'group', 'version', 'kind', 'verbs']);
-  assert.deepEqual(scale, { name: 'deployments/scale', singularName: '', namespaced: true, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
+  assert.deepEqual(scale, {
+    name: 'deployments/scale',
+    singularName: '',
+    namespaced: true,
+    group: 'autoscaling',
+    version: 'v1',
+    kind: 'Scale',
+    verbs: ['get', 'patch', 'update'],
+  });
   assert.equal(apiResourceList(catalog, 'batch', 'v1beta1'), undefined);
   assert.equal(apiResourceList(loadCatalog({ runtimeConfig: { 'apps/v1': 'false' } }), 'apps', 'v1'), undefined);
 });
 
-test('aggregated /apis: APIGroupDiscoveryList v2 with kube\'s ETag', () => {
+test("aggregated /apis: APIGroupDiscoveryList v2 with kube's ETag", () => {
   const doc = aggregatedDiscovery(catalog, 'apis');
   assert.equal(doc.contentType, 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
   assert.deepEqual(doc.headers, { Vary: 'Accept', 'Cache-Control': 'public' });
   const body = text(doc.body);
   assert.ok(body.endsWith('\n'));
-  assert.ok(body.startsWith('{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","metadata":{},"items":[{"metadata":{"name":"apiregistration.k8s.io","creationTimestamp":null},"versions":[{"version":"v1","resources":[{"resource":"apiservices","responseKind":{"group":"","version":"","kind":"APIService"},"scope":"Cluster","singularResource":"apiservice","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"categories":["api-extensions"],"subresources":[{"subresource":"status","responseKind":{"group":"","version":"","kind":"APIService"},"verbs":["get","patch","update"]}]}],"freshness":"Current"}]},'));
+  assert.ok(
+    body.startsWith(
+      '{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","metadata":{},"items":[{"metadata":{"name":"apiregistration.k8s.io","creationTimestamp":null},"versions":[{"version":"v1","resources":[{"resource":"apiservices","responseKind":{"group":"","version":"","kind":"APIService"},"scope":"Cluster","singularResource":"apiservice","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"categories":["api-extensions"],"subresources":[{"subresource":"status","responseKind":{"group":"","version":"","kind":"APIService"},"verbs":["get","patch","update"]}]}],"freshness":"Current"}]},',
+    ),
+  );
   // the hash covers the list as Go marshals it without type meta
   const parsed = JSON.parse(body) as { items: unknown[] };
-  const expected = createHash('sha512').update(JSON.stringify({ metadata: {}, items: parsed.items })).digest('hex').toUpperCase();
+  const expected = createHash('sha512')
+    .update(JSON.stringify({ metadata: {}, items: parsed.items }))
+    .digest('hex')
+    .toUpperCase();
   assert.equal(doc.etag, `"${expected}"`);
 
-  const apps = (parsed.items as { metadata: { name: string }; versions: { version: string; resources: Record<string, unknown>[] }[] }[]).find(
-    (i) => i.metadata.name === 'apps',
-  );
+  const apps = (
+    parsed.items as { metadata: { name: string }; versions: { version: string; resources: Record<string, unknown>[] }[] }[]
+  ).find((i) => i.metadata.name === 'apps');
   const deployments = apps?.versions[0]?.resources.find((r) => r.resource === 'deployments');
-  assert.deepEqual(Object.keys(deployments ?? {}), ['resource', 'responseKind', 'scope', 'singularResource', 'verbs', 'shortNames', 'categories', 'subresources']);
+  assert.deepEqual(Object.keys(deployments ?? {}), [
+    'resource',
+    'responseKind',
+    'scope',
+    'singularResource',
+    'verbs',
+    'shortNames',
+    'categories',
+    'subresources',
+  ]);
   assert.deepEqual(deployments?.subresources, [
     { subresource: 'scale', responseKind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: ['get', 'patch', 'update'] },
     { subresource: 'status', responseKind: { group: '', version: '', kind: 'Deployment' }, verbs: ['get', 'patch', 'update'] },
   ]);
-  const autoscaling = (parsed.items as { metadata: { name: string }; versions: { version: string }[] }[]).find((i) => i.metadata.name === 'autoscaling');
-  assert.deepEqual(autoscaling?.versions.map((v) => v.version), ['v2', 'v1']);
+  const autoscaling = (parsed.items as { metadata: { name: string }; versions: { version: string }[] }[]).find(
+    (i) => i.metadata.name === 'autoscaling',
+  );
+  assert.deepEqual(
+    autoscaling?.versions.map((v) => v.version),
+    ['v2', 'v1'],
+  );
 });
 
 test('aggregated /api holds the core group without a name', () => {
   const doc = aggregatedDiscovery(catalog, 'api');
-  const parsed = JSON.parse(text(doc.body)) as { items: { metadata: Record<string, unknown>; versions: { version: string; resources: { resource: string }[] }[] }[] };
+  const parsed = JSON.parse(text(doc.body)) as {
+    items: { metadata: Record<string, unknown>; versions: { version: string; resources: { resource: string }[] }[] }[];
+  };
   assert.equal(parsed.items.length, 1);
   assert.deepEqual(parsed.items[0]?.metadata, { creationTimestamp: null });
   assert.equal(parsed.items[0]?.versions[0]?.version, 'v1');

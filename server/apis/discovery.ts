@@ -80,7 +80,10 @@ export function apiVersionsObject(serverAddress: string, extra: ServerAddressByC
   return {
     kind: 'APIVersions',
     versions: ['v1'],
-    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }, ...extra.map((e) => ({ clientCIDR: e.clientCIDR, serverAddress: e.serverAddress }))],
+    serverAddressByClientCIDRs: [
+      { clientCIDR: '0.0.0.0/0', serverAddress },
+      ...extra.map((e) => ({ clientCIDR: e.clientCIDR, serverAddress: e.serverAddress })),
+    ],
   };
 }
 
@@ -119,7 +122,15 @@ function toAPIResources(r: ResourceInfo): APIResourceObject[] {
     // (scale, eviction, token), as kube's GroupVersionKindProvider storages do
     const foreign = s.kind.group !== r.group || s.kind.version !== r.version;
     return foreign
-      ? { name: `${r.resource}/${s.name}`, singularName: '', namespaced: r.namespaced, group: s.kind.group, version: s.kind.version, kind: s.kind.kind, verbs: [...s.verbs] }
+      ? {
+          name: `${r.resource}/${s.name}`,
+          singularName: '',
+          namespaced: r.namespaced,
+          group: s.kind.group,
+          version: s.kind.version,
+          kind: s.kind.kind,
+          verbs: [...s.verbs],
+        }
       : { name: `${r.resource}/${s.name}`, singularName: '', namespaced: r.namespaced, kind: s.kind.kind, verbs: [...s.verbs] };
   });
   return [main, ...subs];
@@ -238,7 +249,9 @@ export function aggregatedItems(catalog: DiscoveryCatalog, root: 'api' | 'apis')
   const groups = catalog
     .groups()
     .slice()
-    .sort((a, b) => (a.groupPriority !== b.groupPriority ? b.groupPriority - a.groupPriority : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    .sort((a, b) =>
+      a.groupPriority !== b.groupPriority ? b.groupPriority - a.groupPriority : a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    );
   return groups.map((g) => groupDiscovery(catalog, g.name, g.versions));
 }
 
@@ -273,7 +286,10 @@ function buildAggregatedDiscovery(catalog: DiscoveryCatalog, root: 'api' | 'apis
 
 /** the aggregated document of these items, with kube's ETag */
 export function aggregatedDiscoveryOf(items: APIGroupDiscovery[], version: AggregatedVersion): DiscoveryResponse {
-  const hash = createHash('sha512').update(JSON.stringify({ metadata: {}, items })).digest('hex').toUpperCase();
+  const hash = createHash('sha512')
+    .update(JSON.stringify({ metadata: {}, items }))
+    .digest('hex')
+    .toUpperCase();
   const body = jsonBody({ kind: AGGREGATED_KIND, apiVersion: `${AGGREGATED_GROUP}/${version}`, metadata: {}, items });
   return Object.freeze({
     body,

@@ -11,7 +11,16 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { loadCatalog } from './catalog.js';
-import { aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions, discoveryNotModified, negotiateDiscovery, type DiscoveryResponse } from './discovery.js';
+import {
+  aggregatedDiscovery,
+  apiGroup,
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+  discoveryNotModified,
+  negotiateDiscovery,
+  type DiscoveryResponse,
+} from './discovery.js';
 import { OpenAPIService, type OpenAPIResponse } from './openapi.js';
 import { loadSchemas } from './schema.js';
 import { API_RESOURCES_1_33, API_VERSIONS_1_33 } from './testdata-1.33.js';
@@ -61,7 +70,16 @@ function startDocServer(opts: { legacyOnly?: boolean } = {}): Promise<{ server: 
     res.writeHead(r.status, r.headers).end(r.body);
   };
   const notFound = (res: ServerResponse): void => {
-    const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the server could not find the requested resource', reason: 'NotFound', details: {}, code: 404 };
+    const status = {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'the server could not find the requested resource',
+      reason: 'NotFound',
+      details: {},
+      code: 404,
+    };
     res.writeHead(404, { 'Content-Type': 'application/json' }).end(JSON.stringify(status));
   };
 
@@ -73,7 +91,17 @@ function startDocServer(opts: { legacyOnly?: boolean } = {}): Promise<{ server: 
     const segments = path.split('/').filter(Boolean);
     if (path === '/version') {
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(
-        JSON.stringify({ major: '1', minor: '33', gitVersion: 'v1.33.0', gitCommit: '', gitTreeState: 'clean', buildDate: '', goVersion: '', compiler: 'gc', platform: 'linux/amd64' }),
+        JSON.stringify({
+          major: '1',
+          minor: '33',
+          gitVersion: 'v1.33.0',
+          gitCommit: '',
+          gitTreeState: 'clean',
+          buildDate: '',
+          goVersion: '',
+          compiler: 'gc',
+          platform: 'linux/amd64',
+        }),
       );
       return;
     }
@@ -85,18 +113,27 @@ function startDocServer(opts: { legacyOnly?: boolean } = {}): Promise<{ server: 
     }
     if (path === '/apis/apiextensions.k8s.io/v1/customresourcedefinitions') {
       // kubectl's validation asks whether a kind is a CRD; there are none here
-      const list = { kind: 'CustomResourceDefinitionList', apiVersion: 'apiextensions.k8s.io/v1', metadata: { resourceVersion: '1' }, items: [] };
+      const list = {
+        kind: 'CustomResourceDefinitionList',
+        apiVersion: 'apiextensions.k8s.io/v1',
+        metadata: { resourceVersion: '1' },
+        items: [],
+      };
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(list));
       return;
     }
     if (segments[0] === 'api' && segments.length === 2) return send(res, req, apiResourceList(catalog, '', segments[1] ?? ''));
     if (segments[0] === 'apis' && segments.length === 2) return send(res, req, apiGroup(catalog, segments[1] ?? ''));
-    if (segments[0] === 'apis' && segments.length === 3) return send(res, req, apiResourceList(catalog, segments[1] ?? '', segments[2] ?? ''));
+    if (segments[0] === 'apis' && segments.length === 3)
+      return send(res, req, apiResourceList(catalog, segments[1] ?? '', segments[2] ?? ''));
     if (path === '/openapi/v2') return sendOpenAPI(res, openapi.serveV2({ accept, ifNoneMatch: req.headers['if-none-match'] }));
     if (path === '/openapi/v3') return sendOpenAPI(res, openapi.serveV3Index({ ifNoneMatch: req.headers['if-none-match'] }));
     if (path.startsWith('/openapi/v3/')) {
       const hash = url.searchParams.get('hash') ?? undefined;
-      return sendOpenAPI(res, openapi.serveV3(path.slice('/openapi/v3/'.length), { accept, hash, ifNoneMatch: req.headers['if-none-match'] }));
+      return sendOpenAPI(
+        res,
+        openapi.serveV3(path.slice('/openapi/v3/'.length), { accept, hash, ifNoneMatch: req.headers['if-none-match'] }),
+      );
     }
     notFound(res);
   });
@@ -181,7 +218,14 @@ describe('kubectl 1.33 against the discovery and OpenAPI documents', { skip: kub
     try {
       const config = join(dir, 'kubeconfig-legacy');
       writeFileSync(config, kubeconfigFor(legacy.url));
-      const out = await run(kubectl as string, ['--kubeconfig', config, '--cache-dir', join(dir, 'cache-legacy'), 'api-resources', '--no-headers']);
+      const out = await run(kubectl as string, [
+        '--kubeconfig',
+        config,
+        '--cache-dir',
+        join(dir, 'cache-legacy'),
+        'api-resources',
+        '--no-headers',
+      ]);
       assert.equal(out.code, 0, out.stderr);
       assert.deepEqual(tableRows(out.stdout), expectedRows());
       // the resources came from /api/v1 and /apis/<group>/<version> this time
@@ -264,14 +308,29 @@ describe('kubectl 1.33 against the discovery and OpenAPI documents', { skip: kub
         '',
       ].join('\n'),
     );
-    const rejected = await run(kubectl as string, ['--kubeconfig', kubeconfig, '--cache-dir', join(dir, 'cache'), 'create', '--dry-run=client', '-f', bad]);
+    const rejected = await run(kubectl as string, [
+      '--kubeconfig',
+      kubeconfig,
+      '--cache-dir',
+      join(dir, 'cache'),
+      'create',
+      '--dry-run=client',
+      '-f',
+      bad,
+    ]);
     assert.notEqual(rejected.code, 0);
     assert.match(rejected.stderr, /unknown field "dataa" in io\.k8s\.api\.core\.v1\.ConfigMap/);
     assert.match(rejected.stderr, /invalid type for io\.k8s\.api\.apps\.v1\.DeploymentSpec\.replicas: got "string", expected "integer"/);
 
     const review = join(dir, 'review.yaml');
-    writeFileSync(review, 'apiVersion: authorization.k8s.io/v1\nkind: SelfSubjectAccessReview\nspec: {resourceAttributes: {verb: get, resource: pods}}\n');
-    assert.equal((await k('create', '--dry-run=client', '-f', review, '-o', 'name')).trim(), 'selfsubjectaccessreview.authorization.k8s.io/<unknown>');
+    writeFileSync(
+      review,
+      'apiVersion: authorization.k8s.io/v1\nkind: SelfSubjectAccessReview\nspec: {resourceAttributes: {verb: get, resource: pods}}\n',
+    );
+    assert.equal(
+      (await k('create', '--dry-run=client', '-f', review, '-o', 'name')).trim(),
+      'selfsubjectaccessreview.authorization.k8s.io/<unknown>',
+    );
   });
 
   it('explain can still read the v2 document', async () => {

@@ -20,7 +20,8 @@ function fields(bytes: Uint8Array): Map<number, (number | Uint8Array)[]> {
   return out;
 }
 const str = (v: number | Uint8Array | undefined): string => Buffer.from(v as Uint8Array).toString('utf8');
-const sub = (m: Map<number, (number | Uint8Array)[]>, field: number, i = 0) => fields((m.get(field)?.[i] ?? new Uint8Array()) as Uint8Array);
+const sub = (m: Map<number, (number | Uint8Array)[]>, field: number, i = 0) =>
+  fields((m.get(field)?.[i] ?? new Uint8Array()) as Uint8Array);
 
 test('a schema: $ref, type, required, properties, items, additionalProperties, extensions', () => {
   const doc = encodeSwaggerProto({
@@ -64,7 +65,9 @@ test('the served document: every path and definition, PATCH operations with fiel
   const paths = sub(d, 8).get(2) ?? [];
   assert.equal(paths.length, Object.keys(json.paths).length);
   assert.equal((sub(d, 9).get(1) ?? []).length, Object.keys(json.definitions).length);
-  const deploymentItem = paths.map((p) => fields(p as Uint8Array)).find((p) => str(p.get(1)?.[0]) === '/apis/apps/v1/namespaces/{namespace}/deployments/{name}');
+  const deploymentItem = paths
+    .map((p) => fields(p as Uint8Array))
+    .find((p) => str(p.get(1)?.[0]) === '/apis/apps/v1/namespaces/{namespace}/deployments/{name}');
   assert.ok(deploymentItem);
   const patch = sub(sub(deploymentItem, 2), 8);
   assert.equal(str(patch.get(5)?.[0]), 'patchAppsV1NamespacedDeployment');
@@ -73,7 +76,9 @@ test('the served document: every path and definition, PATCH operations with fiel
     .filter((nonBody) => nonBody.size > 0)
     .map((nonBody) => str(sub(nonBody, 3).get(4)?.[0]));
   assert.deepEqual(queryNames, ['dryRun', 'fieldManager', 'fieldValidation', 'force']);
-  const ext = (patch.get(13) ?? []).map((e) => fields(e as Uint8Array)).find((e) => str(e.get(1)?.[0]) === 'x-kubernetes-group-version-kind');
+  const ext = (patch.get(13) ?? [])
+    .map((e) => fields(e as Uint8Array))
+    .find((e) => str(e.get(1)?.[0]) === 'x-kubernetes-group-version-kind');
   assert.ok(ext);
   assert.deepEqual(JSON.parse(str(sub(ext, 2).get(2)?.[0])), { group: 'apps', kind: 'Deployment', version: 'v1' });
 });

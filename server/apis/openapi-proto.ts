@@ -127,7 +127,8 @@ function schema(s: Json): Message {
   if (isObject(s.properties)) {
     const props = new Message();
     for (const [name, child] of Object.entries(s.properties)) {
-      if (isObject(child)) props.message(F.properties.additionalProperties, new Message().string(F.named.name, name).message(F.named.value, schema(child)));
+      if (isObject(child))
+        props.message(F.properties.additionalProperties, new Message().string(F.named.name, name).message(F.named.value, schema(child)));
     }
     m.message(F.schema.properties, props);
   }
@@ -190,7 +191,10 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'] as 
 export function encodeSwaggerProto(doc: Json): Buffer {
   const d = new Message().string(F.document.swagger, String(doc.swagger));
   if (isObject(doc.info)) {
-    d.message(F.document.info, new Message().string(F.info.title, doc.info.title as string).string(F.info.version, doc.info.version as string));
+    d.message(
+      F.document.info,
+      new Message().string(F.info.title, doc.info.title as string).string(F.info.version, doc.info.version as string),
+    );
   }
   if (isObject(doc.paths)) {
     const paths = new Message();
@@ -206,7 +210,8 @@ export function encodeSwaggerProto(doc: Json): Buffer {
   if (isObject(doc.definitions)) {
     const defs = new Message();
     for (const [name, s] of Object.entries(doc.definitions)) {
-      if (isObject(s)) defs.message(F.definitions.additionalProperties, new Message().string(F.named.name, name).message(F.named.value, schema(s)));
+      if (isObject(s))
+        defs.message(F.definitions.additionalProperties, new Message().string(F.named.name, name).message(F.named.value, schema(s)));
     }
     d.message(F.document.definitions, defs);
   }
@@ -215,7 +220,10 @@ export function encodeSwaggerProto(doc: Json): Buffer {
       if (!isObject(req)) continue;
       const r = new Message();
       for (const [name, scopes] of Object.entries(req)) {
-        r.message(F.securityRequirement.additionalProperties, new Message().string(F.named.name, name).message(F.named.value, new Message().strings(F.stringArray.value, scopes)));
+        r.message(
+          F.securityRequirement.additionalProperties,
+          new Message().string(F.named.name, name).message(F.named.value, new Message().strings(F.stringArray.value, scopes)),
+        );
       }
       d.message(F.document.security, r);
     }

@@ -66,7 +66,7 @@ test('a v3 group version document is self-contained OpenAPI 3.0', () => {
   }
 });
 
-test('kubectl\'s field-validation probe finds fieldValidation on the PATCH of every patchable kind', () => {
+test("kubectl's field-validation probe finds fieldValidation on the PATCH of every patchable kind", () => {
   const catalog = loadCatalog();
   for (const gv of catalog.groupVersions()) {
     const key = gv.group ? `apis/${gv.group}/${gv.version}` : `api/${gv.version}`;
@@ -81,7 +81,10 @@ test('kubectl\'s field-validation probe finds fieldValidation on the PATCH of ev
         });
       assert.ok(patch, `${key} ${r.kind}: no PATCH operation`);
       const params = patch.parameters as { name: string; in: string }[];
-      assert.ok(params.some((p) => p.name === 'fieldValidation' && p.in === 'query'), `${r.kind}: fieldValidation`);
+      assert.ok(
+        params.some((p) => p.name === 'fieldValidation' && p.in === 'query'),
+        `${r.kind}: fieldValidation`,
+      );
       const content = (patch.requestBody as { content: Json }).content;
       assert.ok('application/strategic-merge-patch+json' in content, `${r.kind}: strategic merge patch`);
     }
@@ -89,15 +92,23 @@ test('kubectl\'s field-validation probe finds fieldValidation on the PATCH of ev
 });
 
 test('kubectl explain finds the kind by x-kubernetes-group-version-kind and walks $refs', () => {
-  const doc = parse(service.v3('apis/apps/v1')?.body) as { paths: Record<string, Record<string, Json>>; components: { schemas: Record<string, Json> } };
+  const doc = parse(service.v3('apis/apps/v1')?.body) as {
+    paths: Record<string, Record<string, Json>>;
+    components: { schemas: Record<string, Json> };
+  };
   // the template reads the GVK off the resource's paths first
   const list = doc.paths['/apis/apps/v1/namespaces/{namespace}/deployments']?.get;
   assert.deepEqual(list?.['x-kubernetes-group-version-kind'], { group: 'apps', kind: 'Deployment', version: 'v1' });
   assert.equal(list?.['x-kubernetes-action'], 'list');
   const found = Object.entries(doc.components.schemas).filter(([, s]) =>
-    (s['x-kubernetes-group-version-kind'] as Json[] | undefined)?.some((g) => g.kind === 'Deployment' && g.group === 'apps' && g.version === 'v1'),
+    (s['x-kubernetes-group-version-kind'] as Json[] | undefined)?.some(
+      (g) => g.kind === 'Deployment' && g.group === 'apps' && g.version === 'v1',
+    ),
   );
-  assert.deepEqual(found.map(([name]) => name), ['io.k8s.api.apps.v1.Deployment']);
+  assert.deepEqual(
+    found.map(([name]) => name),
+    ['io.k8s.api.apps.v1.Deployment'],
+  );
   const deployment = found[0]?.[1] as { properties: Record<string, Json>; type: string };
   assert.equal(deployment.type, 'object');
   assert.deepEqual(deployment.properties.spec, { $ref: '#/components/schemas/io.k8s.api.apps.v1.DeploymentSpec' });
@@ -118,10 +129,12 @@ test('kubectl explain finds the kind by x-kubernetes-group-version-kind and walk
     oneOf: [{ type: 'integer' }, { type: 'string' }],
     format: 'int-or-string',
   });
-  assert.deepEqual(doc.components.schemas['io.k8s.apimachinery.pkg.api.resource.Quantity'], { oneOf: [{ type: 'string' }, { type: 'number' }] });
+  assert.deepEqual(doc.components.schemas['io.k8s.apimachinery.pkg.api.resource.Quantity'], {
+    oneOf: [{ type: 'string' }, { type: 'number' }],
+  });
 });
 
-test('operations look like kube-apiserver\'s: ids, tags, actions, connect and subresources', () => {
+test("operations look like kube-apiserver's: ids, tags, actions, connect and subresources", () => {
   const core = parse(service.v3('api/v1')?.body) as { paths: Record<string, Record<string, Json>> };
   const pods = core.paths['/api/v1/namespaces/{namespace}/pods'];
   assert.deepEqual(Object.keys(pods ?? {}), ['get', 'post', 'delete', 'parameters']);
@@ -187,10 +200,15 @@ test('v2: a Swagger 2.0 document of the served API, in JSON or protobuf', () => 
   }
   const patch = doc.paths['/apis/apps/v1/namespaces/{namespace}/deployments/{name}']?.patch;
   assert.deepEqual(patch?.consumes, [
-    'application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml',
+    'application/json-patch+json',
+    'application/merge-patch+json',
+    'application/strategic-merge-patch+json',
+    'application/apply-patch+yaml',
   ]);
   assert.ok((patch?.parameters as { name: string }[]).some((p) => p.name === 'fieldValidation'));
-  assert.deepEqual(doc.definitions['io.k8s.api.apps.v1.Deployment']?.['x-kubernetes-group-version-kind'], [{ group: 'apps', kind: 'Deployment', version: 'v1' }]);
+  assert.deepEqual(doc.definitions['io.k8s.api.apps.v1.Deployment']?.['x-kubernetes-group-version-kind'], [
+    { group: 'apps', kind: 'Deployment', version: 'v1' },
+  ]);
   assert.ok(!('io.k8s.api.resource.v1beta1.ResourceClaim' in doc.definitions), 'unserved kinds stay out');
   assert.ok(!doc.paths['/apis/batch/v1beta1/cronjobs']);
 
@@ -202,7 +220,12 @@ test('v2: a Swagger 2.0 document of the served API, in JSON or protobuf', () => 
   assert.equal(proto.body, service.v2Protobuf().body);
   assert.equal(service.serveV2({ accept: 'application/json' }).headers['Content-Type'], 'application/json');
   assert.equal(service.serveV2({ accept: '*/*' }).headers['Content-Type'], 'application/json');
-  assert.equal(service.serveV2({ accept: 'application/json;q=0.5, application/com.github.proto-openapi.spec.v2.v1.0+protobuf' }).headers['Content-Type'], 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+  assert.equal(
+    service.serveV2({ accept: 'application/json;q=0.5, application/com.github.proto-openapi.spec.v2.v1.0+protobuf' }).headers[
+      'Content-Type'
+    ],
+    'application/com.github.proto-openapi.spec.v2.v1.0+protobuf',
+  );
   assert.equal(service.serveV2({ accept: 'application/xml' }).status, 406);
   assert.equal(service.serveV2({}).headers.ETag, v2.etag);
   assert.equal(service.serveV2({ ifNoneMatch: `W/${v2.etag}` }).status, 304);
@@ -246,15 +269,23 @@ function canonical(schema: unknown): unknown {
     const v = obj[k];
     out[k] =
       k === 'properties' && v && typeof v === 'object'
-        ? Object.fromEntries(Object.keys(v).sort().map((name) => [name, canonical((v as Record<string, unknown>)[name])]))
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((name) => [name, canonical((v as Record<string, unknown>)[name])]),
+          )
         : canonical(v);
   }
   return out;
 }
 
-const digestOf = (def: unknown): string => createHash('sha256').update(JSON.stringify(canonical(def))).digest('hex').slice(0, 16);
+const digestOf = (def: unknown): string =>
+  createHash('sha256')
+    .update(JSON.stringify(canonical(def)))
+    .digest('hex')
+    .slice(0, 16);
 
-test('every v2 definition equals kube 1.33\'s but for descriptions (extensions beside $refs included)', () => {
+test("every v2 definition equals kube 1.33's but for descriptions (extensions beside $refs included)", () => {
   const reference = JSON.parse(readFileSync(digestsFile, 'utf8')) as Record<string, string>;
   const ours = (parse(service.v2().body) as { definitions: Record<string, unknown> }).definitions;
   assert.ok(Object.keys(ours).length > 500);
@@ -268,8 +299,10 @@ test('every v2 definition equals kube 1.33\'s but for descriptions (extensions b
   assert.deepEqual(strategy, { $ref: '#/definitions/io.k8s.api.apps.v1.DeploymentStrategy', 'x-kubernetes-patch-strategy': 'retainKeys' });
 });
 
-test('v3 keeps a $ref property\'s extensions beside an allOf', () => {
-  const doc = parse(service.v3('apis/apps/v1')?.body) as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
+test("v3 keeps a $ref property's extensions beside an allOf", () => {
+  const doc = parse(service.v3('apis/apps/v1')?.body) as {
+    components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+  };
   assert.deepEqual(doc.components.schemas['io.k8s.api.apps.v1.DeploymentSpec']!.properties.strategy, {
     allOf: [{ $ref: '#/components/schemas/io.k8s.api.apps.v1.DeploymentStrategy' }],
     'x-kubernetes-patch-strategy': 'retainKeys',

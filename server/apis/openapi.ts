@@ -79,33 +79,62 @@ interface PathItem {
 
 const OBJECT_TYPES = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
 const STREAM_TYPES = [...OBJECT_TYPES, 'application/json;stream=watch', 'application/vnd.kubernetes.protobuf;stream=watch'];
-const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
+const PATCH_TYPES = [
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/strategic-merge-patch+json',
+  'application/apply-patch+yaml',
+];
 const ANY = ['*/*'];
 
 const q = (name: string, type: ParamType): Param => ({ name, in: 'query', type });
 const LIST_PARAMS = [
-  q('allowWatchBookmarks', 'boolean'), q('continue', 'string'), q('fieldSelector', 'string'), q('labelSelector', 'string'),
-  q('limit', 'integer'), q('resourceVersion', 'string'), q('resourceVersionMatch', 'string'), q('sendInitialEvents', 'boolean'),
-  q('timeoutSeconds', 'integer'), q('watch', 'boolean'),
+  q('allowWatchBookmarks', 'boolean'),
+  q('continue', 'string'),
+  q('fieldSelector', 'string'),
+  q('labelSelector', 'string'),
+  q('limit', 'integer'),
+  q('resourceVersion', 'string'),
+  q('resourceVersionMatch', 'string'),
+  q('sendInitialEvents', 'boolean'),
+  q('timeoutSeconds', 'integer'),
+  q('watch', 'boolean'),
 ];
 const WRITE_PARAMS = [q('dryRun', 'string'), q('fieldManager', 'string'), q('fieldValidation', 'string')];
 const PATCH_PARAMS = [...WRITE_PARAMS, q('force', 'boolean')];
 const DELETE_PARAMS = [
-  q('dryRun', 'string'), q('gracePeriodSeconds', 'integer'), q('ignoreStoreReadErrorWithClusterBreakingPotential', 'boolean'),
-  q('orphanDependents', 'boolean'), q('propagationPolicy', 'string'),
+  q('dryRun', 'string'),
+  q('gracePeriodSeconds', 'integer'),
+  q('ignoreStoreReadErrorWithClusterBreakingPotential', 'boolean'),
+  q('orphanDependents', 'boolean'),
+  q('propagationPolicy', 'string'),
 ];
-const DELETE_COLLECTION_PARAMS = [...DELETE_PARAMS, ...LIST_PARAMS.filter((p) => !['allowWatchBookmarks', 'watch'].includes(p.name))].sort((a, b) =>
-  a.name < b.name ? -1 : 1,
+const DELETE_COLLECTION_PARAMS = [...DELETE_PARAMS, ...LIST_PARAMS.filter((p) => !['allowWatchBookmarks', 'watch'].includes(p.name))].sort(
+  (a, b) => (a.name < b.name ? -1 : 1),
 );
 const CONNECT_PARAMS: Record<string, Param[]> = {
   attach: [q('container', 'string'), q('stderr', 'boolean'), q('stdin', 'boolean'), q('stdout', 'boolean'), q('tty', 'boolean')],
-  exec: [q('command', 'string'), q('container', 'string'), q('stderr', 'boolean'), q('stdin', 'boolean'), q('stdout', 'boolean'), q('tty', 'boolean')],
+  exec: [
+    q('command', 'string'),
+    q('container', 'string'),
+    q('stderr', 'boolean'),
+    q('stdin', 'boolean'),
+    q('stdout', 'boolean'),
+    q('tty', 'boolean'),
+  ],
   portforward: [q('ports', 'integer')],
   proxy: [q('path', 'string')],
 };
 const LOG_PARAMS = [
-  q('container', 'string'), q('follow', 'boolean'), q('insecureSkipTLSVerifyBackend', 'boolean'), q('limitBytes', 'integer'),
-  q('previous', 'boolean'), q('sinceSeconds', 'integer'), q('stream', 'string'), q('tailLines', 'integer'), q('timestamps', 'boolean'),
+  q('container', 'string'),
+  q('follow', 'boolean'),
+  q('insecureSkipTLSVerifyBackend', 'boolean'),
+  q('limitBytes', 'integer'),
+  q('previous', 'boolean'),
+  q('sinceSeconds', 'integer'),
+  q('stream', 'string'),
+  q('tailLines', 'integer'),
+  q('timestamps', 'boolean'),
 ];
 const PRETTY = q('pretty', 'string');
 const pathParam = (name: string): Param => ({ name, in: 'path', type: 'string', required: true });
@@ -178,7 +207,14 @@ function resourcePaths(r: ResourceInfo, defs: DefinitionLookup): PathItem[] {
   // collection
   const collection: Operation[] = [];
   if (verbs.has('list')) {
-    collection.push(op('get', `list${P}${ns}${r.kind}`, { action: 'list', produces: STREAM_TYPES, params: LIST_PARAMS, responses: [ok(listRef), UNAUTHORIZED] }));
+    collection.push(
+      op('get', `list${P}${ns}${r.kind}`, {
+        action: 'list',
+        produces: STREAM_TYPES,
+        params: LIST_PARAMS,
+        responses: [ok(listRef), UNAUTHORIZED],
+      }),
+    );
   }
   if (verbs.has('create')) {
     collection.push(
@@ -245,7 +281,9 @@ function resourcePaths(r: ResourceInfo, defs: DefinitionLookup): PathItem[] {
     items.push({
       path: `${root}/${r.resource}`,
       params: [...LIST_PARAMS, PRETTY],
-      ops: [op('get', `list${P}${r.kind}ForAllNamespaces`, { action: 'list', produces: STREAM_TYPES, responses: [ok(listRef), UNAUTHORIZED] })],
+      ops: [
+        op('get', `list${P}${r.kind}ForAllNamespaces`, { action: 'list', produces: STREAM_TYPES, responses: [ok(listRef), UNAUTHORIZED] }),
+      ],
     });
   }
   if (verbs.has('watch')) {
@@ -265,7 +303,13 @@ function resourcePaths(r: ResourceInfo, defs: DefinitionLookup): PathItem[] {
       items.push({
         path: `${root}/watch/${r.resource}`,
         params: [...LIST_PARAMS, PRETTY],
-        ops: [op('get', `watch${P}${r.kind}ListForAllNamespaces`, { action: 'watchlist', produces: STREAM_TYPES, responses: [watchOk, UNAUTHORIZED] })],
+        ops: [
+          op('get', `watch${P}${r.kind}ListForAllNamespaces`, {
+            action: 'watchlist',
+            produces: STREAM_TYPES,
+            responses: [watchOk, UNAUTHORIZED],
+          }),
+        ],
       });
     }
   }
@@ -306,13 +350,17 @@ function subresourcePaths(
           action: 'connect',
           gvk: kind,
           produces: ANY,
-          params: withPath ? [] : CONNECT_PARAMS[s.name] ?? [],
+          params: withPath ? [] : (CONNECT_PARAMS[s.name] ?? []),
           responses: [ok(stringBody), UNAUTHORIZED],
         }),
       );
     const out: PathItem[] = [{ path, params: itemParams.filter((p) => p.name !== 'pretty'), ops: connect(false) }];
     if (s.name === 'proxy') {
-      out.push({ path: `${path}/{path}`, params: [...itemParams.filter((p) => p.name !== 'pretty'), pathParam('path'), q('path', 'string')], ops: connect(true) });
+      out.push({
+        path: `${path}/{path}`,
+        params: [...itemParams.filter((p) => p.name !== 'pretty'), pathParam('path'), q('path', 'string')],
+        ops: connect(true),
+      });
     }
     return out;
   }
@@ -340,7 +388,8 @@ function subresourcePaths(
   const self = { ref: definition };
   const ops: Operation[] = [];
   const verbs = new Set(s.verbs);
-  if (verbs.has('get')) ops.push(op('get', `read${P}${ns}${r.kind}${Sub}`, { action: 'get', gvk: kind, responses: [ok(self), UNAUTHORIZED] }));
+  if (verbs.has('get'))
+    ops.push(op('get', `read${P}${ns}${r.kind}${Sub}`, { action: 'get', gvk: kind, responses: [ok(self), UNAUTHORIZED] }));
   if (verbs.has('create')) {
     ops.push(
       op('post', `create${P}${ns}${r.kind}${Sub}`, {
@@ -392,7 +441,14 @@ function simpleGet(path: string, operationId: string, tag: string, schema: BodyS
 const DISCOVERY_TYPES = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
 
 function groupVersionRootPath(group: string, version: string): PathItem {
-  return simpleGet(`/${gvPath(group, version)}/`, `get${gvPrefix(group, version)}APIResources`, gvTag(group, version), { ref: `${META}.APIResourceList` }, DISCOVERY_TYPES, DISCOVERY_TYPES);
+  return simpleGet(
+    `/${gvPath(group, version)}/`,
+    `get${gvPrefix(group, version)}APIResources`,
+    gvTag(group, version),
+    { ref: `${META}.APIResourceList` },
+    DISCOVERY_TYPES,
+    DISCOVERY_TYPES,
+  );
 }
 
 function nonResourceDocuments(catalog: Catalog): Map<string, PathItem[]> {
@@ -401,13 +457,28 @@ function nonResourceDocuments(catalog: Catalog): Map<string, PathItem[]> {
   docs.set('apis', [simpleGet('/apis/', 'getAPIVersions', 'apis', { ref: `${META}.APIGroupList` }, DISCOVERY_TYPES, DISCOVERY_TYPES)]);
   for (const g of catalog.groups()) {
     const tag = groupTagName(g.name);
-    docs.set(`apis/${g.name}`, [simpleGet(`/apis/${g.name}/`, `get${capitalize(tag)}APIGroup`, tag, { ref: `${META}.APIGroup` }, DISCOVERY_TYPES, DISCOVERY_TYPES)]);
+    docs.set(`apis/${g.name}`, [
+      simpleGet(`/apis/${g.name}/`, `get${capitalize(tag)}APIGroup`, tag, { ref: `${META}.APIGroup` }, DISCOVERY_TYPES, DISCOVERY_TYPES),
+    ]);
   }
-  docs.set('version', [simpleGet('/version/', 'getCodeVersion', 'version', { ref: 'io.k8s.apimachinery.pkg.version.Info' }, ['application/json'], ['application/json'])]);
-  docs.set(OPENID_CONFIGURATION_PATH.slice(1), [
-    simpleGet(`${OPENID_CONFIGURATION_PATH}/`, 'getServiceAccountIssuerOpenIDConfiguration', 'WellKnown', { type: 'string' }, ['application/json']),
+  docs.set('version', [
+    simpleGet(
+      '/version/',
+      'getCodeVersion',
+      'version',
+      { ref: 'io.k8s.apimachinery.pkg.version.Info' },
+      ['application/json'],
+      ['application/json'],
+    ),
   ]);
-  docs.set(JWKS_PATH.slice(1), [simpleGet(`${JWKS_PATH}/`, 'getServiceAccountIssuerOpenIDKeyset', 'openid', { type: 'string' }, ['application/jwk-set+json'])]);
+  docs.set(OPENID_CONFIGURATION_PATH.slice(1), [
+    simpleGet(`${OPENID_CONFIGURATION_PATH}/`, 'getServiceAccountIssuerOpenIDConfiguration', 'WellKnown', { type: 'string' }, [
+      'application/json',
+    ]),
+  ]);
+  docs.set(JWKS_PATH.slice(1), [
+    simpleGet(`${JWKS_PATH}/`, 'getServiceAccountIssuerOpenIDKeyset', 'openid', { type: 'string' }, ['application/jwk-set+json']),
+  ]);
   return docs;
 }
 
@@ -434,7 +505,8 @@ function renderSchema(node: SchemaNode, refPrefix: string, v3: boolean): Record<
     out.properties = props;
   }
   if (node.additionalProperties !== undefined) {
-    out.additionalProperties = typeof node.additionalProperties === 'boolean' ? node.additionalProperties : renderSchema(node.additionalProperties, refPrefix, v3);
+    out.additionalProperties =
+      typeof node.additionalProperties === 'boolean' ? node.additionalProperties : renderSchema(node.additionalProperties, refPrefix, v3);
   }
   addExtensions(out, node);
   return out;
@@ -473,7 +545,9 @@ function bodyRef(schema: BodySchema, refPrefix: string): Record<string, unknown>
 }
 
 function renderParamV2(p: Param): Record<string, unknown> {
-  return p.required ? { in: p.in, name: p.name, required: true, type: p.type, uniqueItems: true } : { in: p.in, name: p.name, type: p.type, uniqueItems: true };
+  return p.required
+    ? { in: p.in, name: p.name, required: true, type: p.type, uniqueItems: true }
+    : { in: p.in, name: p.name, type: p.type, uniqueItems: true };
 }
 
 function renderParamV3(p: Param): Record<string, unknown> {
@@ -485,10 +559,19 @@ function renderParamV3(p: Param): Record<string, unknown> {
 
 function renderOperationV2(o: Operation): Record<string, unknown> {
   const params: Record<string, unknown>[] = [];
-  if (o.body) params.push({ in: 'body', name: 'body', ...(o.body.required ? { required: true } : {}), schema: { $ref: `#/definitions/${o.body.ref}` } });
+  if (o.body)
+    params.push({
+      in: 'body',
+      name: 'body',
+      ...(o.body.required ? { required: true } : {}),
+      schema: { $ref: `#/definitions/${o.body.ref}` },
+    });
   params.push(...o.params.map(renderParamV2));
   const responses: Record<string, unknown> = {};
-  for (const r of o.responses) responses[r.code] = r.schema ? { description: r.description, schema: bodyRef(r.schema, '#/definitions/') } : { description: r.description };
+  for (const r of o.responses)
+    responses[r.code] = r.schema
+      ? { description: r.description, schema: bodyRef(r.schema, '#/definitions/') }
+      : { description: r.description };
   const out: Record<string, unknown> = { consumes: o.consumes, operationId: o.operationId };
   if (o.consumes.length === 0) delete out.consumes;
   if (params.length > 0) out.parameters = params;
@@ -719,14 +802,21 @@ export class OpenAPIService {
   /** `/openapi/v3`: `{"paths": {"<path>": {"serverRelativeURL": "/openapi/v3/<path>?hash=<HASH>"}}}` */
   v3Index(): OpenAPIDocument {
     if (!this.v3IndexDoc) {
-      const paths = sortedObject([...this.v3All()].map(([key, doc]): [string, unknown] => [key, { serverRelativeURL: `/openapi/v3/${key}?hash=${doc.hash}` }]));
+      const paths = sortedObject(
+        [...this.v3All()].map(([key, doc]): [string, unknown] => [key, { serverRelativeURL: `/openapi/v3/${key}?hash=${doc.hash}` }]),
+      );
       this.v3IndexDoc = this.document(goJSON({ paths }));
     }
     return this.v3IndexDoc;
   }
 
   private conditional(doc: OpenAPIDocument, req: OpenAPIRequest, extra: Record<string, string>): OpenAPIResponse {
-    const headers: Record<string, string> = { ...extra, 'Content-Type': doc.contentType, ETag: doc.etag, 'Last-Modified': doc.lastModified.toUTCString() };
+    const headers: Record<string, string> = {
+      ...extra,
+      'Content-Type': doc.contentType,
+      ETag: doc.etag,
+      'Last-Modified': doc.lastModified.toUTCString(),
+    };
     if (etagMatches(req.ifNoneMatch, doc.etag)) {
       delete headers['Content-Type'];
       return { status: 304, headers };

@@ -18,10 +18,11 @@ test('every definition of the 1.33 document is there, without prose', () => {
     if (node.i) check(node.i as Record<string, unknown>, `${where}[]`);
     if (node.ap && typeof node.ap === 'object') check(node.ap as Record<string, unknown>, `${where}{}`);
   };
-  for (const [name, node] of Object.entries(readGeneratedJson('schemas.json') as Record<string, Record<string, unknown>>)) check(node, name);
+  for (const [name, node] of Object.entries(readGeneratedJson('schemas.json') as Record<string, Record<string, unknown>>))
+    check(node, name);
 });
 
-test('schemaFor finds a kind\'s definition; meta types spanning many kinds are not resources', () => {
+test("schemaFor finds a kind's definition; meta types spanning many kinds are not resources", () => {
   const deployment = schemas.schemaFor('apps', 'v1', 'Deployment');
   assert.ok(deployment);
   assert.equal(deployment.type, 'object');

@@ -30,7 +30,7 @@ function problemsOf(argv: string[]): readonly string[] {
   assert.fail('the options were accepted');
 }
 
-test('defaults: every subsystem gets kube-apiserver\'s defaults, completed', () => {
+test("defaults: every subsystem gets kube-apiserver's defaults, completed", () => {
   const c = completeConfig(configOf([]));
   assert.deepEqual(c.flowControl, { kind: 'priority-and-fairness', serverConcurrencyLimit: 600, maxQueueWaitMs: 15_000 });
   assert.equal(c.api.eventTTLSeconds, 3600);
@@ -63,7 +63,13 @@ test('completion: values that follow from the flags', () => {
   );
   assert.deepEqual(c.flowControl, { kind: 'max-in-flight', readOnlyLimit: 7, mutatingLimit: 3 });
   assert.equal(c.api.eventTTLSeconds, 90);
-  assert.deepEqual([...c.storage.watchCache.sizes], [['pods', 0], ['deployments.apps', 0]]);
+  assert.deepEqual(
+    [...c.storage.watchCache.sizes],
+    [
+      ['pods', 0],
+      ['deployments.apps', 0],
+    ],
+  );
   assert.equal(c.serving.externalAddress, 'api.example.com');
   assert.equal(c.serving.advertiseAddress, '10.0.0.1');
   assert.deepEqual(c.aggregator.proxyClientCertificate, { certFile: 'proxy.crt', keyFile: 'proxy.key' });
@@ -93,7 +99,10 @@ test('every invalid option is reported together, as kube-apiserver aggregates th
     '--proxy-client-cert-file and --proxy-client-key-file must be given together',
     '--kubelet-client-certificate and --kubelet-client-key must be specified together',
   ]);
-  assert.throws(() => completeConfig(configOf(argv)), (err: Error) => err.message.startsWith('[enable-admission-plugins plugin "NoSuchPlugin" is unknown, --watch-cache-sizes: '));
+  assert.throws(
+    () => completeConfig(configOf(argv)),
+    (err: Error) => err.message.startsWith('[enable-admission-plugins plugin "NoSuchPlugin" is unknown, --watch-cache-sizes: '),
+  );
 });
 
 test('bin/kapi with invalid options exits 1 naming them all, having written nothing', (t) => {

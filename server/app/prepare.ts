@@ -34,7 +34,13 @@ export interface Prepared {
 export async function prepare(config: CompletedConfig, built: Built, state: ServingState, stack: StopStack): Promise<Prepared> {
   const etcd = await connectEtcd(config.storage, stack, config.worker?.embeddedEtcdEndpoints);
   // a worker's primary wrote admin.kubeconfig
-  const access = writeAdminKubeconfig(built.pki, config.storage.dataDir, config.serving.bindAddress, config.serving.securePort, !config.worker);
+  const access = writeAdminKubeconfig(
+    built.pki,
+    config.storage.dataDir,
+    config.serving.bindAddress,
+    config.serving.securePort,
+    !config.worker,
+  );
   const storage = startStorage(config.storage, config.api.catalog, etcd.client, built.encryption, stack);
   const api = startApi(config, storage, built.authn, built.authz, stack);
   built.useRegistry(api.registry);
@@ -51,12 +57,19 @@ export async function prepare(config: CompletedConfig, built: Built, state: Serv
     ready: () => state.ready,
   });
   const status = statusSources(config, { resolver: api.resolver, etcd: etcd.client, storage, flowControl: loops.flowControl });
-  const nonResource: NonResourceHandler[] = [createMetricsHandler(defaultMetrics(), config.worker ? workerMetricsSource() : undefined), createStatusHandler(status)];
+  const nonResource: NonResourceHandler[] = [
+    createMetricsHandler(defaultMetrics(), config.worker ? workerMetricsSource() : undefined),
+    createStatusHandler(status),
+  ];
   const discovery = await issuerDiscovery(built.authn, config.serving.externalAddress);
   if (discovery) nonResource.push(discovery);
   const admission = await startAdmission(config, api.resolver, built.authz, stack);
 
   setUnreadResponseBudget(config.serving.maxUnreadResponseBytes);
-  const handler = buildHandler(config, { built, api, admission, health, nonResource, maxInFlight: loops.maxInFlight, leaseName: identityLeaseName(config) }, state);
+  const handler = buildHandler(
+    config,
+    { built, api, admission, health, nonResource, maxInFlight: loops.maxInFlight, leaseName: identityLeaseName(config) },
+    state,
+  );
   return { etcdEndpoints: etcd.endpoints, access, handler };
 }

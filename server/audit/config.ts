@@ -69,9 +69,11 @@ export function auditorFromFlags(values: ReadonlyMap<string, FlagValue>, logger:
       if (num(f) < 0) fail(`--${f} ${num(f)} can't be a negative number`);
     }
     const format = str('audit-log-format');
-    if (!LOG_FORMATS.includes(format)) fail(`--audit-log-format: invalid audit log format ${format}, allowed formats are "${LOG_FORMATS.join(',')}"`);
+    if (!LOG_FORMATS.includes(format))
+      fail(`--audit-log-format: invalid audit log format ${format}, allowed formats are "${LOG_FORMATS.join(',')}"`);
     if (format === 'legacy') fail('--audit-log-format=legacy is not supported by kapi; use json');
-    if (str('audit-log-version') !== GROUP_VERSION) fail(`--audit-log-version: invalid group version, allowed versions are "${GROUP_VERSION}"`);
+    if (str('audit-log-version') !== GROUP_VERSION)
+      fail(`--audit-log-version: invalid group version, allowed versions are "${GROUP_VERSION}"`);
     if (!(WEBHOOK_MODES as readonly string[]).includes(str('audit-log-mode'))) {
       fail(`--audit-log-mode: invalid audit log mode ${str('audit-log-mode')}, allowed modes are "${WEBHOOK_MODES.join(',')}"`);
     }
@@ -82,11 +84,15 @@ export function auditorFromFlags(values: ReadonlyMap<string, FlagValue>, logger:
     if (!(WEBHOOK_MODES as readonly string[]).includes(mode)) {
       fail(`--audit-webhook-mode: invalid audit webhook mode ${mode}, allowed modes are "${WEBHOOK_MODES.join(',')}"`);
     }
-    if (str('audit-webhook-version') !== GROUP_VERSION) fail(`--audit-webhook-version: invalid group version, allowed versions are "${GROUP_VERSION}"`);
+    if (str('audit-webhook-version') !== GROUP_VERSION)
+      fail(`--audit-webhook-version: invalid group version, allowed versions are "${GROUP_VERSION}"`);
     if (mode === 'batch') {
-      if (num('audit-webhook-batch-buffer-size') <= 0) fail(`invalid audit batch webhook buffer size ${num('audit-webhook-batch-buffer-size')}, must be a positive number`);
-      if (num('audit-webhook-batch-max-size') <= 0) fail(`invalid audit batch webhook max batch size ${num('audit-webhook-batch-max-size')}, must be a positive number`);
-      if (num('audit-webhook-batch-max-wait') <= 0) fail(`invalid audit batch webhook max batch wait ${num('audit-webhook-batch-max-wait')}ms, must be a positive number`);
+      if (num('audit-webhook-batch-buffer-size') <= 0)
+        fail(`invalid audit batch webhook buffer size ${num('audit-webhook-batch-buffer-size')}, must be a positive number`);
+      if (num('audit-webhook-batch-max-size') <= 0)
+        fail(`invalid audit batch webhook max batch size ${num('audit-webhook-batch-max-size')}, must be a positive number`);
+      if (num('audit-webhook-batch-max-wait') <= 0)
+        fail(`invalid audit batch webhook max batch wait ${num('audit-webhook-batch-max-wait')}ms, must be a positive number`);
       if (bool('audit-webhook-batch-throttle-enable')) {
         if (num('audit-webhook-batch-throttle-qps') <= 0) fail('invalid audit batch webhook throttle QPS, must be a positive number');
         if (num('audit-webhook-batch-throttle-burst') <= 0) fail('invalid audit batch webhook throttle burst, must be a positive number');

@@ -12,7 +12,7 @@ function event(i: number, pad = 0): Record<string, unknown> {
   return { kind: 'Event', apiVersion: 'audit.k8s.io/v1', auditID: `id-${i}`, requestURI: `/x?a=1&b=<${i}>`, pad: 'p'.repeat(pad) };
 }
 
-test('backup names are lumberjack\'s, in UTC, and parse back', () => {
+test("backup names are lumberjack's, in UTC, and parse back", () => {
   const at = new Date('2026-11-22T04:05:06.789Z');
   assert.equal(backupName('/var/log/audit.log', at), '/var/log/audit-2026-11-22T04-05-06.789.log');
   assert.equal(backupTime('/var/log/audit.log', 'audit-2026-11-22T04-05-06.789.log')?.getTime(), at.getTime());
@@ -31,7 +31,10 @@ test('one JSON line per event, Go-escaped; appends to an existing file', async (
     await backend.shutdown();
     const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
     assert.equal(lines.length, 3);
-    assert.deepEqual(lines.map((l) => (JSON.parse(l) as { auditID: string }).auditID), ['id-1', 'id-2', 'id-3']);
+    assert.deepEqual(
+      lines.map((l) => (JSON.parse(l) as { auditID: string }).auditID),
+      ['id-1', 'id-2', 'id-3'],
+    );
     assert.match(lines[0]!, /"requestURI":"\/x\?a=1\\u0026b=\\u003c1\\u003e"/);
     const again = createLogBackend({ path: file, maxSizeMB: 0, maxBackups: 0, maxAgeDays: 0, compress: false, logger: quiet });
     again.processEvents([event(4)]);
@@ -68,12 +71,18 @@ test('rotation past maxsize keeps maxbackup backups, compressed; maxage removes 
     const names = readdirSync(dir).sort();
     const backups = names.filter((n) => n !== 'audit.log');
     assert.equal(backups.length, 2, names.join(' '));
-    assert.ok(backups.every((n) => n.endsWith('.log.gz')), names.join(' '));
+    assert.ok(
+      backups.every((n) => n.endsWith('.log.gz')),
+      names.join(' '),
+    );
     assert.ok(!names.includes('audit-2020-01-01T00-00-00.000.log.gz'));
     const current = readFileSync(file, 'utf8').trimEnd().split('\n');
     assert.ok(current.length > 0 && current.length <= 4);
     // the newest backup holds the events just before the current file's, in order
-    const newest = gunzipSync(readFileSync(path.join(dir, backups[1]!))).toString('utf8').trimEnd().split('\n');
+    const newest = gunzipSync(readFileSync(path.join(dir, backups[1]!)))
+      .toString('utf8')
+      .trimEnd()
+      .split('\n');
     const seen = [...newest, ...current].map((l) => (JSON.parse(l) as { auditID: string }).auditID);
     assert.deepEqual(seen, ids.slice(ids.length - seen.length));
   } finally {
@@ -85,7 +94,16 @@ test('a path that cannot be created fails at once', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'kapi-audit-log-'));
   try {
     writeFileSync(path.join(dir, 'file'), '');
-    assert.throws(() => createLogBackend({ path: path.join(dir, 'file', 'audit.log'), maxSizeMB: 0, maxBackups: 0, maxAgeDays: 0, compress: false, logger: quiet }));
+    assert.throws(() =>
+      createLogBackend({
+        path: path.join(dir, 'file', 'audit.log'),
+        maxSizeMB: 0,
+        maxBackups: 0,
+        maxAgeDays: 0,
+        compress: false,
+        logger: quiet,
+      }),
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -97,7 +97,11 @@ test('subresource forms and wildcards', () => {
   assert.equal(evaluate(res({ subresource: 'status' })).level, 'Request', '*/status');
   assert.equal(evaluate(res({ resource: 'nodes', subresource: 'status', namespace: '' })).level, 'Request', '*/status for any resource');
   assert.equal(evaluate(res({ subresource: 'exec' })).level, 'None', 'pods/exec is not pods/log');
-  assert.equal(evaluate(res({ apiGroup: 'apps', resource: 'deployments', subresource: 'scale' })).level, 'RequestResponse', 'deployments/*');
+  assert.equal(
+    evaluate(res({ apiGroup: 'apps', resource: 'deployments', subresource: 'scale' })).level,
+    'RequestResponse',
+    'deployments/*',
+  );
   // as kube-apiserver's checker: "deployments/*" matches the resource itself too
   assert.equal(evaluate(res({ apiGroup: 'apps', resource: 'deployments' })).level, 'RequestResponse', 'deployments/* covers deployments');
   assert.equal(evaluate(res({ apiGroup: 'apps', resource: 'replicasets' })).level, 'None');
@@ -112,7 +116,12 @@ test('namespaces: "" is cluster-scoped; users and groups', () => {
   assert.equal(evaluate(res({ user: undefined, namespace: 'kube-system' })).level, 'None', 'no user matches no group');
   assert.equal(evaluate(nonRes('/version')).level, 'Metadata');
   // a resource rule never matches a non-resource request
-  assert.equal(policyEvaluator(parsePolicy('{"apiVersion":"audit.k8s.io/v1","kind":"Policy","rules":[{"level":"Metadata","namespaces":[""]}]}'))(nonRes('/api')).level, 'None');
+  assert.equal(
+    policyEvaluator(parsePolicy('{"apiVersion":"audit.k8s.io/v1","kind":"Policy","rules":[{"level":"Metadata","namespaces":[""]}]}'))(
+      nonRes('/api'),
+    ).level,
+    'None',
+  );
 });
 
 test('no rule matches: None; a rule without conditions matches everything', () => {
@@ -130,14 +139,27 @@ test('bad policies are refused with the reason', () => {
     ['apiVersion: v1\nkind: ConfigMap\n', /kind "ConfigMap" is not Policy/],
     ['apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Everything\n', /rules\[0\]\.level: Unsupported value: "Everything"/],
     ['apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- verbs: [get]\n', /rules\[0\]\.level: Required value/],
-    ['apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: None\n  nonResourceURLs: [healthz]\n', /must begin with a '\/' character/],
+    [
+      'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: None\n  nonResourceURLs: [healthz]\n',
+      /must begin with a '\/' character/,
+    ],
     ['apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: None\n  nonResourceURLs: ["/a*b"]\n', /must be the final character/],
-    ['apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: None\n  nonResourceURLs: ["/a"]\n  namespaces: [x]\n', /cannot apply to both/],
-    ['apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: None\n  resources: [{group: "", resourceNames: [a]}]\n', /requires at least one resource/],
+    [
+      'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: None\n  nonResourceURLs: ["/a"]\n  namespaces: [x]\n',
+      /cannot apply to both/,
+    ],
+    [
+      'apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: None\n  resources: [{group: "", resourceNames: [a]}]\n',
+      /requires at least one resource/,
+    ],
     ['apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [Done]\nrules:\n- level: None\n', /omitStages\[0\]: Invalid value: "Done"/],
     ['{not yaml', /failed decoding/],
   ];
   for (const [text, re] of bad) {
-    assert.throws(() => parsePolicy(text), (err: unknown) => err instanceof PolicyError && re.test(err.message), text);
+    assert.throws(
+      () => parsePolicy(text),
+      (err: unknown) => err instanceof PolicyError && re.test(err.message),
+      text,
+    );
   }
 });

@@ -101,9 +101,12 @@ function parseRule(raw: unknown, i: number, errs: string[]): PolicyRule {
   const nonResourceURLs = stringList(r.nonResourceURLs, `${where}.nonResourceURLs`, errs);
   nonResourceURLs.forEach((url, j) => {
     if (url === '*') return;
-    if (!url.startsWith('/')) errs.push(`${where}.nonResourceURLs[${j}]: Invalid value: "${url}": non-resource URL rules must begin with a '/' character`);
+    if (!url.startsWith('/'))
+      errs.push(`${where}.nonResourceURLs[${j}]: Invalid value: "${url}": non-resource URL rules must begin with a '/' character`);
     if (url !== '' && url.slice(0, -1).includes('*')) {
-      errs.push(`${where}.nonResourceURLs[${j}]: Invalid value: "${url}": non-resource URL wildcards '*' must be the final character of the rule`);
+      errs.push(
+        `${where}.nonResourceURLs[${j}]: Invalid value: "${url}": non-resource URL wildcards '*' must be the final character of the rule`,
+      );
     }
   });
   const resources: GroupResources[] = [];
@@ -119,7 +122,9 @@ function parseRule(raw: unknown, i: number, errs: string[]): PolicyRule {
         const res = stringList(gr.resources, `${where}.resources.resources`, errs);
         const names = stringList(gr.resourceNames, `${where}.resources.resourceNames`, errs);
         if (names.length > 0 && res.length === 0) {
-          errs.push(`${where}.resources.resourceNames: Invalid value: ${JSON.stringify(names)}: using resourceNames requires at least one resource`);
+          errs.push(
+            `${where}.resources.resourceNames: Invalid value: ${JSON.stringify(names)}: using resourceNames requires at least one resource`,
+          );
         }
         resources.push({ group, resources: res, resourceNames: names });
       }
@@ -127,7 +132,9 @@ function parseRule(raw: unknown, i: number, errs: string[]): PolicyRule {
   }
   const namespaces = stringList(r.namespaces, `${where}.namespaces`, errs);
   if (nonResourceURLs.length > 0 && (resources.length > 0 || namespaces.length > 0)) {
-    errs.push(`${where}.nonResourceURLs: Invalid value: ${JSON.stringify(nonResourceURLs)}: rules cannot apply to both regular resources and non-resource URLs`);
+    errs.push(
+      `${where}.nonResourceURLs: Invalid value: ${JSON.stringify(nonResourceURLs)}: rules cannot apply to both regular resources and non-resource URLs`,
+    );
   }
   let omitManagedFields: boolean | undefined;
   if (r.omitManagedFields !== undefined && r.omitManagedFields !== null) {

@@ -8,13 +8,28 @@ import { relayedLogBackend } from './relay.js';
 import type { AuditEvent } from './event.js';
 
 const quiet = { warn: () => undefined, error: () => undefined };
-const event = (i: number) => ({ kind: 'Event', apiVersion: 'audit.k8s.io/v1', auditID: `id-${i}`, requestURI: `/x?a=<${i}>` }) as unknown as AuditEvent;
+const event = (i: number) =>
+  ({ kind: 'Event', apiVersion: 'audit.k8s.io/v1', auditID: `id-${i}`, requestURI: `/x?a=<${i}>` }) as unknown as AuditEvent;
 
-test('a worker\'s audit events reach the primary\'s log file as the lines the log backend writes itself', async () => {
+test("a worker's audit events reach the primary's log file as the lines the log backend writes itself", async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'kapi-audit-relay-'));
   try {
-    const relayed = createLogBackend({ path: path.join(dir, 'relayed.log'), maxSizeMB: 0, maxBackups: 0, maxAgeDays: 0, compress: false, logger: quiet });
-    const direct = createLogBackend({ path: path.join(dir, 'direct.log'), maxSizeMB: 0, maxBackups: 0, maxAgeDays: 0, compress: false, logger: quiet });
+    const relayed = createLogBackend({
+      path: path.join(dir, 'relayed.log'),
+      maxSizeMB: 0,
+      maxBackups: 0,
+      maxAgeDays: 0,
+      compress: false,
+      logger: quiet,
+    });
+    const direct = createLogBackend({
+      path: path.join(dir, 'direct.log'),
+      maxSizeMB: 0,
+      maxBackups: 0,
+      maxAgeDays: 0,
+      compress: false,
+      logger: quiet,
+    });
     const messages: string[][] = [];
     // the IPC channel, with its asynchronous delivery
     const worker = relayedLogBackend((m, done) =>

@@ -17,7 +17,10 @@ function isAuditLines(m: unknown): m is AuditLinesMessage {
 }
 
 /** In a worker: the log backend that hands its lines to the primary. */
-export function relayedLogBackend(send: (message: AuditLinesMessage, done: (err: Error | null) => void) => void = (m, done) => process.send?.(m, undefined, undefined, done)): AuditBackend {
+export function relayedLogBackend(
+  send: (message: AuditLinesMessage, done: (err: Error | null) => void) => void = (m, done) =>
+    process.send?.(m, undefined, undefined, done),
+): AuditBackend {
   let batch: string[] = [];
   let scheduled = false;
   let lastSend: Promise<void> = Promise.resolve();

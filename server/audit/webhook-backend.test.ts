@@ -61,7 +61,13 @@ test('batch mode: EventLists of at most max-size events; the rest flushed on shu
   const { errors, logger } = recordingLogger();
   try {
     const port = (server.address() as AddressInfo).port;
-    const backend = createWebhookBackend({ kubeconfigFile: kubeconfig(dir, `http://127.0.0.1:${port}/audit`), mode: 'batch', initialBackoffMs: 10, batch: batch(), logger });
+    const backend = createWebhookBackend({
+      kubeconfigFile: kubeconfig(dir, `http://127.0.0.1:${port}/audit`),
+      mode: 'batch',
+      initialBackoffMs: 10,
+      batch: batch(),
+      logger,
+    });
     const r = backend.processEvents([1, 2, 3, 4].map((i) => ({ auditID: `a${i}` })));
     assert.equal(r, undefined, 'batch mode never makes the request wait');
     backend.processEvents([{ auditID: 'a5' }]);
@@ -81,19 +87,37 @@ test('an unreachable webhook: retried, then dropped with a log line; blocking mo
   try {
     const file = kubeconfig(dir, `http://127.0.0.1:${port}/`);
     const batched = recordingLogger();
-    const b = createWebhookBackend({ kubeconfigFile: file, mode: 'batch', initialBackoffMs: 5, batch: batch({ maxBatchSize: 1 }), logger: batched.logger });
+    const b = createWebhookBackend({
+      kubeconfigFile: file,
+      mode: 'batch',
+      initialBackoffMs: 5,
+      batch: batch({ maxBatchSize: 1 }),
+      logger: batched.logger,
+    });
     b.processEvents([{ auditID: 'x' }]);
     await b.shutdown();
     assert.equal(batched.errors.length, 1);
     assert.match(batched.errors[0]!, /Error in audit plugin 'webhook' affecting 1 audit events/);
 
     const blocking = recordingLogger();
-    const s = createWebhookBackend({ kubeconfigFile: file, mode: 'blocking', initialBackoffMs: 5, batch: batch(), logger: blocking.logger });
+    const s = createWebhookBackend({
+      kubeconfigFile: file,
+      mode: 'blocking',
+      initialBackoffMs: 5,
+      batch: batch(),
+      logger: blocking.logger,
+    });
     assert.equal(await s.processEvents([{ auditID: 'y' }]), true, 'blocking: the request goes on');
     await s.shutdown();
     assert.equal(blocking.errors.length, 1);
 
-    const strict = createWebhookBackend({ kubeconfigFile: file, mode: 'blocking-strict', initialBackoffMs: 5, batch: batch(), logger: recordingLogger().logger });
+    const strict = createWebhookBackend({
+      kubeconfigFile: file,
+      mode: 'blocking-strict',
+      initialBackoffMs: 5,
+      batch: batch(),
+      logger: recordingLogger().logger,
+    });
     assert.equal(await strict.processEvents([{ auditID: 'z' }]), false, 'blocking-strict: the request fails');
     await strict.shutdown();
   } finally {

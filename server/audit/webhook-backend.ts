@@ -115,7 +115,10 @@ export function createWebhookBackend(opts: WebhookBackendOptions): AuditBackend 
         return true;
       } catch (err) {
         if (!(err instanceof RetryableError) || attempt >= RETRY_STEPS || stopped.signal.aborted) {
-          opts.logger.error(`Error in audit plugin 'webhook' affecting ${events.length} audit events`, { error: (err as Error).message, url: target.url.href });
+          opts.logger.error(`Error in audit plugin 'webhook' affecting ${events.length} audit events`, {
+            error: (err as Error).message,
+            url: target.url.href,
+          });
           return false;
         }
         await sleep(delay * (1 + Math.random() * RETRY_JITTER), stopped.signal);

@@ -20,7 +20,8 @@ function secret(data: Record<string, string>, extra: Partial<KubeObject> = {}): 
 const base = { 'token-id': 'abcdef', 'token-secret': '0123456789abcdef', 'usage-bootstrap-authentication': 'true' };
 const TOKEN = 'abcdef.0123456789abcdef';
 const now = () => new Date('2026-01-01T00:00:00Z');
-const authFor = (s: KubeObject) => createBootstrapTokenAuthenticator(staticLookup({ 'secrets/kube-system/bootstrap-token-abcdef': s }), now);
+const authFor = (s: KubeObject) =>
+  createBootstrapTokenAuthenticator(staticLookup({ 'secrets/kube-system/bootstrap-token-abcdef': s }), now);
 
 describe('bootstrap tokens', () => {
   it('parses <6>.<16> lowercase alphanumerics only', () => {

@@ -59,7 +59,7 @@ const authConfig = (jwt: string, extra = '') =>
   `apiVersion: apiserver.config.k8s.io/v1beta1\nkind: AuthenticationConfiguration\n${jwt}\n${extra}`;
 
 describe('authentication start-up', () => {
-  it('defaults: kapi\'s issuer, API audiences = issuers, anonymous only for health paths under AlwaysAllow', () => {
+  it("defaults: kapi's issuer, API audiences = issuers, anonymous only for health paths under AlwaysAllow", () => {
     const a = build([]);
     assert.deepEqual(a.serviceAccounts.issuers, ['https://kubernetes.default.svc.cluster.local']);
     assert.deepEqual(a.apiAudiences, ['https://kubernetes.default.svc.cluster.local']);
@@ -67,24 +67,51 @@ describe('authentication start-up', () => {
     assert.ok(a.anonymous.paths?.includes('/readyz'));
     assert.equal(build(['--authorization-mode', 'RBAC']).anonymous.paths, undefined);
     assert.equal(build(['--anonymous-auth=false', '--authorization-mode', 'RBAC']).anonymous.enabled, false);
-    assert.deepEqual(build(['--service-account-issuer', 'https://a', '--service-account-issuer', 'https://b', '--api-audiences', 'x']).apiAudiences, ['x']);
+    assert.deepEqual(
+      build(['--service-account-issuer', 'https://a', '--service-account-issuer', 'https://b', '--api-audiences', 'x']).apiAudiences,
+      ['x'],
+    );
   });
 
-  it('refuses kube-apiserver\'s invalid combinations with its messages', () => {
+  it("refuses kube-apiserver's invalid combinations with its messages", () => {
     const cfg = file('authn.yaml', authConfig('jwt: []', 'anonymous: {enabled: true}'));
-    assert.throws(() => build(['--authentication-config', cfg, '--oidc-client-id', 'x']), /authentication-config file and oidc-\* flags are mutually exclusive/);
-    assert.throws(() => build(['--oidc-client-id', 'x']), /oidc-issuer-url and oidc-client-id must be specified together when any oidc-\* flags are set/);
-    assert.throws(() => build(['--authentication-config', cfg, '--anonymous-auth=true']), /--anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file/);
-    assert.throws(() => build(['--oidc-issuer-url', 'http://i', '--oidc-client-id', 'c']), /invalid authentication configuration: jwt\[0\].issuer.url: Invalid value: "http:\/\/i": URL scheme must be https/);
-    assert.throws(() => build(['--oidc-issuer-url', 'https://i', '--oidc-client-id', 'c', '--oidc-signing-algs', 'HS256']), /oidc: unsupported signing alg: "HS256"/);
-    assert.throws(() => build(['--service-account-issuer', 'https://a', '--service-account-issuer', 'https://a']), /service-account-issuer "https:\/\/a" is already specified/);
+    assert.throws(
+      () => build(['--authentication-config', cfg, '--oidc-client-id', 'x']),
+      /authentication-config file and oidc-\* flags are mutually exclusive/,
+    );
+    assert.throws(
+      () => build(['--oidc-client-id', 'x']),
+      /oidc-issuer-url and oidc-client-id must be specified together when any oidc-\* flags are set/,
+    );
+    assert.throws(
+      () => build(['--authentication-config', cfg, '--anonymous-auth=true']),
+      /--anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file/,
+    );
+    assert.throws(
+      () => build(['--oidc-issuer-url', 'http://i', '--oidc-client-id', 'c']),
+      /invalid authentication configuration: jwt\[0\].issuer.url: Invalid value: "http:\/\/i": URL scheme must be https/,
+    );
+    assert.throws(
+      () => build(['--oidc-issuer-url', 'https://i', '--oidc-client-id', 'c', '--oidc-signing-algs', 'HS256']),
+      /oidc: unsupported signing alg: "HS256"/,
+    );
+    assert.throws(
+      () => build(['--service-account-issuer', 'https://a', '--service-account-issuer', 'https://a']),
+      /service-account-issuer "https:\/\/a" is already specified/,
+    );
     assert.throws(() => build(['--service-account-jwks-uri', 'http://x/jwks']), /service-account-jwks-uri requires https scheme/);
-    assert.throws(() => build(['--authentication-config', file('bad.yaml', 'kind: Nope\napiVersion: v1\n')]), /failed to load authentication configuration from file/);
+    assert.throws(
+      () => build(['--authentication-config', file('bad.yaml', 'kind: Nope\napiVersion: v1\n')]),
+      /failed to load authentication configuration from file/,
+    );
     assert.throws(() => build(['--token-auth-file', file('short.csv', 'a,b\n')]), /must have at least 3 columns/);
   });
 
   it('anonymous from the configuration file: enabled for the listed paths only', () => {
-    const a = build(['--authentication-config', file('anon.yaml', authConfig('jwt: []', 'anonymous:\n  enabled: true\n  conditions:\n  - path: /livez\n  - path: /readyz\n'))]);
+    const a = build([
+      '--authentication-config',
+      file('anon.yaml', authConfig('jwt: []', 'anonymous:\n  enabled: true\n  conditions:\n  - path: /livez\n  - path: /readyz\n')),
+    ]);
     assert.deepEqual(a.anonymous, { enabled: true, paths: ['/livez', '/readyz'] });
   });
 

@@ -25,7 +25,14 @@ import type { ObjectLookup } from './object-lookup.js';
 import { createRequestHeaderAuthenticator } from './request-header.js';
 import { createServiceAccountAuthenticator } from './serviceaccount/authenticator.js';
 import { createTokenIssuer, type TokenIssuer } from './serviceaccount/issuer.js';
-import { loadPublicKeys, loadSigningKey, parsePublicKeys, parseSigningKey, uniqueKeys, type VerificationKey } from './serviceaccount/keys.js';
+import {
+  loadPublicKeys,
+  loadSigningKey,
+  parsePublicKeys,
+  parseSigningKey,
+  uniqueKeys,
+  type VerificationKey,
+} from './serviceaccount/keys.js';
 import { audienceAgnostic, unionTokenAuthenticator, type TokenAuthenticator } from './token.js';
 import { createTokenFileAuthenticator, loadTokenFile } from './token-file.js';
 import { createWebhookTokenAuthenticator } from './webhook-token.js';
@@ -111,7 +118,9 @@ function validateIssuers(issuers: readonly string[]): void {
       try {
         new URL(issuer);
       } catch (err) {
-        throw new AuthenticationSetupError(`service-account-issuer ${JSON.stringify(issuer)} contained a ':' but was not a valid URL: ${(err as Error).message}`);
+        throw new AuthenticationSetupError(
+          `service-account-issuer ${JSON.stringify(issuer)} contained a ':' but was not a valid URL: ${(err as Error).message}`,
+        );
       }
     }
     if (issuer === '') throw new AuthenticationSetupError('service-account-issuer should not be an empty string');
@@ -145,14 +154,18 @@ export function buildAuthentication(input: AuthenticationInputs): Authentication
     } catch (err) {
       throw new AuthenticationSetupError(`service-account-jwks-uri must be a valid URL: ${(err as Error).message}`);
     }
-    if (u.protocol !== 'https:') throw new AuthenticationSetupError(`service-account-jwks-uri requires https scheme, parsed as: ${jwksUri}`);
+    if (u.protocol !== 'https:')
+      throw new AuthenticationSetupError(`service-account-jwks-uri requires https scheme, parsed as: ${jwksUri}`);
   }
   const signingKeyFile = str('service-account-signing-key-file');
-  const signingKey = signingKeyFile ? loadSigningKey(input.resolvePath(signingKeyFile)) : parseSigningKey(input.generatedServiceAccountKeyPem);
+  const signingKey = signingKeyFile
+    ? loadSigningKey(input.resolvePath(signingKeyFile))
+    : parseSigningKey(input.generatedServiceAccountKeyPem);
   const keyFiles = list('service-account-key-file');
   let keys: VerificationKey[];
   if (keyFiles.length > 0) keys = keyFiles.flatMap((f) => loadPublicKeys(input.resolvePath(f)));
-  else if (input.tlsPrivateKeyFile) keys = [...loadPublicKeys(input.tlsPrivateKeyFile), ...parsePublicKeys(input.generatedServiceAccountPublicKeyPem)];
+  else if (input.tlsPrivateKeyFile)
+    keys = [...loadPublicKeys(input.tlsPrivateKeyFile), ...parsePublicKeys(input.generatedServiceAccountPublicKeyPem)];
   else keys = parsePublicKeys(input.generatedServiceAccountPublicKeyPem);
   // tokens this server signs must verify here, whatever the key files say
   keys = uniqueKeys([...keys, signingKey]);
@@ -169,7 +182,9 @@ export function buildAuthentication(input: AuthenticationInputs): Authentication
     try {
       fileConfig = readConfigFile(input.resolvePath(configFile));
     } catch (err) {
-      throw new AuthenticationSetupError(`failed to load authentication configuration from file ${JSON.stringify(configFile)}: ${(err as Error).message}`);
+      throw new AuthenticationSetupError(
+        `failed to load authentication configuration from file ${JSON.stringify(configFile)}: ${(err as Error).message}`,
+      );
     }
     signingAlgorithms = ALL_SIGNING_ALGORITHMS;
   } else {
@@ -178,7 +193,8 @@ export function buildAuthentication(input: AuthenticationInputs): Authentication
     }
     signingAlgorithms = list('oidc-signing-algs');
     for (const alg of signingAlgorithms) {
-      if (!ALL_SIGNING_ALGORITHMS.includes(alg)) throw new AuthenticationSetupError(`oidc: unsupported signing alg: ${JSON.stringify(alg)}`);
+      if (!ALL_SIGNING_ALGORITHMS.includes(alg))
+        throw new AuthenticationSetupError(`oidc: unsupported signing alg: ${JSON.stringify(alg)}`);
     }
   }
   const authConfig: AuthenticationConfiguration = fileConfig?.config ?? { jwt: [] };
@@ -202,7 +218,9 @@ export function buildAuthentication(input: AuthenticationInputs): Authentication
   let anonymous: AnonymousOptions;
   if (authConfig.anonymous) {
     if (set('anonymous-auth')) {
-      throw new AuthenticationSetupError('anonymous: Forbidden: --anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file');
+      throw new AuthenticationSetupError(
+        'anonymous: Forbidden: --anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file',
+      );
     }
     const conditions = authConfig.anonymous.conditions ?? [];
     anonymous = { enabled: authConfig.anonymous.enabled, paths: conditions.length > 0 ? conditions.map((c) => c.path) : undefined };
@@ -210,13 +228,16 @@ export function buildAuthentication(input: AuthenticationInputs): Authentication
     anonymous = { enabled: v.get('anonymous-auth') !== false };
     const modes = list('authorization-mode');
     if (anonymous.enabled && !str('authorization-config') && modes.includes('AlwaysAllow')) {
-      log.warn('AnonymousAuth is not allowed with the AlwaysAllow authorizer: anonymous requests are limited to the health endpoints. You should use a different authorizer');
+      log.warn(
+        'AnonymousAuth is not allowed with the AlwaysAllow authorizer: anonymous requests are limited to the health endpoints. You should use a different authorizer',
+      );
       anonymous = { enabled: true, paths: HEALTH_PATHS };
     }
   }
 
   const validationErrors = validateAuthenticationConfiguration(authConfig, issuers);
-  if (validationErrors.length > 0) throw new AuthenticationSetupError(`invalid authentication configuration: ${aggregate(validationErrors)}`);
+  if (validationErrors.length > 0)
+    throw new AuthenticationSetupError(`invalid authentication configuration: ${aggregate(validationErrors)}`);
 
   let jwtAuthenticators: JWTAuthenticator[] = authConfig.jwt.map((a) => createJWTAuthenticator(a, { signingAlgorithms }));
   closers.push(() => jwtAuthenticators.forEach((a) => a.close()));
@@ -254,7 +275,9 @@ export function buildAuthentication(input: AuthenticationInputs): Authentication
     const errs = validateAuthenticationConfiguration(loaded.config, issuers);
     let problem = errs.length ? aggregate(errs) : '';
     if (JSON.stringify(loaded.config.anonymous ?? null) !== originalAnonymous) {
-      problem = problem ? `${problem}, anonymous: Forbidden: changed from initial configuration file` : 'anonymous: Forbidden: changed from initial configuration file';
+      problem = problem
+        ? `${problem}, anonymous: Forbidden: changed from initial configuration file`
+        : 'anonymous: Forbidden: changed from initial configuration file';
     }
     if (problem) {
       log.error('failed to validate authentication config', { error: problem });
@@ -355,7 +378,8 @@ export function buildAuthentication(input: AuthenticationInputs): Authentication
   methods.push(createX509Authenticator(input.clientCaPem));
   methods.push(createBearerAuthenticator(tokens, () => apiAudiences));
 
-  const withGroup = (u: UserInfo): UserInfo => (u.groups.includes(AUTHENTICATED_GROUP) ? u : { ...u, groups: [...u.groups, AUTHENTICATED_GROUP] });
+  const withGroup = (u: UserInfo): UserInfo =>
+    u.groups.includes(AUTHENTICATED_GROUP) ? u : { ...u, groups: [...u.groups, AUTHENTICATED_GROUP] };
 
   return {
     authenticator: withAuthenticatedGroup(unionAuthenticator(methods)),

@@ -38,14 +38,22 @@ describe('authenticating proxy (--requestheader-*)', () => {
     const proxy = proxyPki.client('front-proxy');
     const user = await auth(
       req(proxy.cert, [
-        'X-Other-User', 'ignored',
-        'X-Remote-User', 'alice',
-        'X-Remote-Uid', 'alice-uid',
-        'X-Remote-Group', 'g1',
-        'X-Remote-Group', 'g2',
-        'X-Remote-Extra-Acme.com%2fProject', 'p1',
-        'X-Remote-Extra-Scopes', 'a',
-        'X-Remote-Extra-Scopes', 'b',
+        'X-Other-User',
+        'ignored',
+        'X-Remote-User',
+        'alice',
+        'X-Remote-Uid',
+        'alice-uid',
+        'X-Remote-Group',
+        'g1',
+        'X-Remote-Group',
+        'g2',
+        'X-Remote-Extra-Acme.com%2fProject',
+        'p1',
+        'X-Remote-Extra-Scopes',
+        'a',
+        'X-Remote-Extra-Scopes',
+        'b',
       ]),
     );
     assert.deepEqual(user, {
@@ -60,7 +68,10 @@ describe('authenticating proxy (--requestheader-*)', () => {
     const auth = createRequestHeaderAuthenticator(options());
     assert.equal(await auth(req(proxyPki.client('front-proxy').cert, ['X-Remote-Group', 'g'])), null);
     assert.equal(await auth(req(undefined, ['X-Remote-User', 'mallory'])), null);
-    await assert.rejects(auth(req(clientPki.client('front-proxy').cert, ['X-Remote-User', 'mallory'])), /not signed by the requestheader client CA/);
+    await assert.rejects(
+      auth(req(clientPki.client('front-proxy').cert, ['X-Remote-User', 'mallory'])),
+      /not signed by the requestheader client CA/,
+    );
     await assert.rejects(auth(req(proxyPki.client('someone-else').cert, ['X-Remote-User', 'mallory'])), /is not in the allowed list/);
     const anyName = createRequestHeaderAuthenticator({ ...options(), allowedNames: [] });
     assert.equal((await anyName(req(proxyPki.client('someone-else').cert, ['X-Remote-User', 'bob'])))?.username, 'bob');

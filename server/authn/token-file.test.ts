@@ -27,8 +27,11 @@ describe('static token file', () => {
     assert.deepEqual(await auth('t3'), { username: 'carol', groups: ['single'] });
     assert.equal(await auth('nope'), null);
   });
-  it('fails on a short record with kube-apiserver\'s message; warns on empty and duplicate tokens', () => {
-    assert.throws(() => parseTokenFile('t1,alice\n', 'f.csv'), /token file 'f.csv' must have at least 3 columns \(token, user name, user uid\), found 2/);
+  it("fails on a short record with kube-apiserver's message; warns on empty and duplicate tokens", () => {
+    assert.throws(
+      () => parseTokenFile('t1,alice\n', 'f.csv'),
+      /token file 'f.csv' must have at least 3 columns \(token, user name, user uid\), found 2/,
+    );
     const warnings: string[] = [];
     const tokens = parseTokenFile(',x,y\nt,a,1\nt,b,2\n', 'f.csv', (w) => warnings.push(w.message));
     assert.equal(tokens.get('t')?.username, 'b');

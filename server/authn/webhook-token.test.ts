@@ -16,7 +16,13 @@ interface Seen {
 }
 
 /** what the test webhook does with a review: a status, or a raw HTTP answer */
-type Behaviour = (review: Record<string, unknown>) => { status?: Record<string, unknown>; code?: number; text?: string; headers?: Record<string, string>; apiVersion?: string };
+type Behaviour = (review: Record<string, unknown>) => {
+  status?: Record<string, unknown>;
+  code?: number;
+  text?: string;
+  headers?: Record<string, string>;
+  apiVersion?: string;
+};
 
 const fastBackoff = { initialMs: 1, factor: 1.5, jitter: 0.2, steps: 5 };
 
@@ -52,19 +58,34 @@ describe('webhook token authenticator against a loopback HTTPS TokenReview serve
     const clientKey = await generateKey('ecdsa');
     const clientCert = await issueCert(ca, { commonName: 'kapi-apiserver', usage: 'client', validDays: 1 }, clientKey);
     port = await freePort();
-    server = https.createServer({ cert: serverCert, key: serverKey.privateKeyPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: false }, (req, res) => {
-      let text = '';
-      req.on('data', (c: Buffer) => (text += c.toString()));
-      req.on('end', () => {
-        const body = JSON.parse(text) as Record<string, unknown>;
-        const peer = (req.socket as TLSSocket).getPeerCertificate();
-        seen.push({ body, clientCN: (req.socket as TLSSocket).authorized ? (peer.subject?.CN as string | undefined) : undefined, authorization: req.headers.authorization });
-        const answer = behaviour(body);
-        res.writeHead(answer.code ?? 200, { 'Content-Type': 'application/json', ...(answer.headers ?? {}) });
-        if (answer.text !== undefined) return res.end(answer.text);
-        res.end(JSON.stringify({ apiVersion: answer.apiVersion ?? body.apiVersion, kind: 'TokenReview', metadata: {}, spec: body.spec, status: answer.status }));
-      });
-    });
+    server = https.createServer(
+      { cert: serverCert, key: serverKey.privateKeyPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: false },
+      (req, res) => {
+        let text = '';
+        req.on('data', (c: Buffer) => (text += c.toString()));
+        req.on('end', () => {
+          const body = JSON.parse(text) as Record<string, unknown>;
+          const peer = (req.socket as TLSSocket).getPeerCertificate();
+          seen.push({
+            body,
+            clientCN: (req.socket as TLSSocket).authorized ? (peer.subject?.CN as string | undefined) : undefined,
+            authorization: req.headers.authorization,
+          });
+          const answer = behaviour(body);
+          res.writeHead(answer.code ?? 200, { 'Content-Type': 'application/json', ...(answer.headers ?? {}) });
+          if (answer.text !== undefined) return res.end(answer.text);
+          res.end(
+            JSON.stringify({
+              apiVersion: answer.apiVersion ?? body.apiVersion,
+              kind: 'TokenReview',
+              metadata: {},
+              spec: body.spec,
+              status: answer.status,
+            }),
+          );
+        });
+      },
+    );
     await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
     const b64 = (s: string) => Buffer.from(s).toString('base64');
     const write = (name: string, user: Record<string, string>, server: string) => {
@@ -99,7 +120,9 @@ describe('webhook token authenticator against a loopback HTTPS TokenReview serve
   };
 
   it('sends a v1beta1 TokenReview with token and audiences, with the client certificate, and maps the user', async () => {
-    reset(() => ({ status: { authenticated: true, user: { username: 'jane', uid: 'j-1', groups: ['devs'], extra: { scopes: ['a', 'b'] } } } }));
+    reset(() => ({
+      status: { authenticated: true, user: { username: 'jane', uid: 'j-1', groups: ['devs'], extra: { scopes: ['a', 'b'] } } },
+    }));
     const a = make();
     const res = await a.authenticate('tok-1', API);
     assert.deepEqual(res, { user: { username: 'jane', uid: 'j-1', groups: ['devs'], extra: { scopes: ['a', 'b'] } }, audiences: API });
@@ -121,7 +144,9 @@ describe('webhook token authenticator against a loopback HTTPS TokenReview serve
   });
 
   it('caches accepted and refused answers per token for the TTL, and asks again after it', async () => {
-    reset((r) => ({ status: (r.spec as { token: string }).token === 'good' ? { authenticated: true, user: { username: 'g' } } : { authenticated: false } }));
+    reset((r) => ({
+      status: (r.spec as { token: string }).token === 'good' ? { authenticated: true, user: { username: 'g' } } : { authenticated: false },
+    }));
     const a = make();
     assert.equal((await a.authenticate('good', API))?.user.username, 'g');
     assert.equal(await a.authenticate('bad', API), null);
@@ -146,10 +171,16 @@ describe('webhook token authenticator against a loopback HTTPS TokenReview serve
     assert.equal(seen.length, 2);
   });
 
-  it('audiences: the webhook\'s must meet the wanted ones; without any, the API audiences stand in', async () => {
+  it("audiences: the webhook's must meet the wanted ones; without any, the API audiences stand in", async () => {
     reset((r) => {
       const token = (r.spec as { token: string }).token;
-      return { status: { authenticated: true, user: { username: 'u' }, audiences: token === 'other-aud' ? ['other'] : token === 'both' ? ['x', 'y'] : [] } };
+      return {
+        status: {
+          authenticated: true,
+          user: { username: 'u' },
+          audiences: token === 'other-aud' ? ['other'] : token === 'both' ? ['x', 'y'] : [],
+        },
+      };
     });
     const a = make();
     assert.equal(await a.authenticate('other-aud', API), null);
@@ -189,7 +220,11 @@ describe('webhook token authenticator against a loopback HTTPS TokenReview serve
     assert.equal(seen.length, 1);
 
     let n = 0;
-    reset(() => (++n === 1 ? { code: 503, text: 'later', headers: { 'Retry-After': '1' } } : { status: { authenticated: true, user: { username: 'later' } } }));
+    reset(() =>
+      ++n === 1
+        ? { code: 503, text: 'later', headers: { 'Retry-After': '1' } }
+        : { status: { authenticated: true, user: { username: 'later' } } },
+    );
     assert.equal((await a.authenticate('w', API))?.user.username, 'later');
     assert.equal(seen.length, 2);
   });

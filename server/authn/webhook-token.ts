@@ -102,13 +102,17 @@ export function parseReviewAnswer(text: string, version: string): ReviewStatus {
   } catch (err) {
     throw new WebhookCallError(`decoding the TokenReview answer: ${(err as Error).message}`, false);
   }
-  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new WebhookCallError('decoding the TokenReview answer: not an object', false);
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc))
+    throw new WebhookCallError('decoding the TokenReview answer: not an object', false);
   const o = doc as Record<string, unknown>;
   // a missing apiVersion/kind defaults to what was asked; another type is not decodable
   const apiVersion = typeof o.apiVersion === 'string' && o.apiVersion ? o.apiVersion : `${GROUP}/${version}`;
   const kind = typeof o.kind === 'string' && o.kind ? o.kind : 'TokenReview';
   if (apiVersion !== `${GROUP}/${version}` || kind !== 'TokenReview') {
-    throw new WebhookCallError(`no kind "${kind}" is registered for version "${apiVersion}": the webhook must answer a ${GROUP}/${version} TokenReview`, false);
+    throw new WebhookCallError(
+      `no kind "${kind}" is registered for version "${apiVersion}": the webhook must answer a ${GROUP}/${version} TokenReview`,
+      false,
+    );
   }
   const s = (o.status && typeof o.status === 'object' ? o.status : {}) as Record<string, unknown>;
   return {
@@ -178,7 +182,10 @@ export function createWebhookTokenAuthenticator(opts: WebhookTokenOptions): Webh
         });
       });
       // the whole exchange, answer included, has this long
-      const timer = setTimeout(() => req.destroy(new WebhookCallError(`the webhook did not answer within ${timeoutMs}ms`, false)), timeoutMs);
+      const timer = setTimeout(
+        () => req.destroy(new WebhookCallError(`the webhook did not answer within ${timeoutMs}ms`, false)),
+        timeoutMs,
+      );
       req.on('close', () => clearTimeout(timer));
       req.on('error', (err: NodeJS.ErrnoException) => {
         if (err instanceof WebhookCallError) return reject(err);
@@ -211,7 +218,13 @@ export function createWebhookTokenAuthenticator(opts: WebhookTokenOptions): Webh
     const spec: Record<string, unknown> = { token };
     if (audiences.length > 0) spec.audiences = [...audiences];
     // the shape kube's client sends: an empty metadata and status beside the spec
-    const body = JSON.stringify({ kind: 'TokenReview', apiVersion: `${GROUP}/${opts.version}`, metadata: { creationTimestamp: null }, spec, status: { user: {} } });
+    const body = JSON.stringify({
+      kind: 'TokenReview',
+      apiVersion: `${GROUP}/${opts.version}`,
+      metadata: { creationTimestamp: null },
+      spec,
+      status: { user: {} },
+    });
     let status: ReviewStatus;
     try {
       status = await review(body);
@@ -234,7 +247,9 @@ export function createWebhookTokenAuthenticator(opts: WebhookTokenOptions): Webh
   };
 
   const keyOf = (token: string, audiences: readonly string[]): string =>
-    createHash('sha256').update(JSON.stringify([audiences, token])).digest('base64');
+    createHash('sha256')
+      .update(JSON.stringify([audiences, token]))
+      .digest('base64');
 
   const authenticate: TokenAuthenticator = async (token, audiences) => {
     const key = keyOf(token, audiences);

@@ -19,46 +19,104 @@ describe('default RBAC policy (kube-apiserver 1.33)', () => {
       { verbs: ['*'], apiGroups: ['*'], resources: ['*'] },
       { verbs: ['*'], nonResourceURLs: ['*'] },
     ]);
-    assert.deepEqual(binding('cluster-admin')?.subjects, [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'system:masters' }]);
+    assert.deepEqual(binding('cluster-admin')?.subjects, [
+      { kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'system:masters' },
+    ]);
   });
 
   it('system:discovery, system:basic-user, system:public-info-viewer, system:monitoring', () => {
     assert.deepEqual(role('system:discovery').rules, [
-      { verbs: ['get'], nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'] },
+      {
+        verbs: ['get'],
+        nonResourceURLs: [
+          '/api',
+          '/api/*',
+          '/apis',
+          '/apis/*',
+          '/healthz',
+          '/livez',
+          '/openapi',
+          '/openapi/*',
+          '/readyz',
+          '/version',
+          '/version/',
+        ],
+      },
     ]);
     assert.deepEqual(role('system:basic-user').rules, [
       { verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'] },
       { verbs: ['create'], apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'] },
     ]);
-    assert.deepEqual(role('system:public-info-viewer').rules, [{ verbs: ['get'], nonResourceURLs: ['/healthz', '/livez', '/readyz', '/version', '/version/'] }]);
-    assert.deepEqual(role('system:monitoring').rules, [
-      { verbs: ['get'], nonResourceURLs: ['/healthz', '/healthz/*', '/livez', '/livez/*', '/metrics', '/metrics/slis', '/readyz', '/readyz/*'] },
+    assert.deepEqual(role('system:public-info-viewer').rules, [
+      { verbs: ['get'], nonResourceURLs: ['/healthz', '/livez', '/readyz', '/version', '/version/'] },
     ]);
-    assert.deepEqual((binding('system:public-info-viewer')?.subjects as { name: string }[]).map((s: { name: string }) => s.name), ['system:authenticated', 'system:unauthenticated']);
-    assert.deepEqual((binding('system:discovery')?.subjects as { name: string }[]).map((s: { name: string }) => s.name), ['system:authenticated']);
-    assert.deepEqual((binding('system:basic-user')?.subjects as { name: string }[]).map((s: { name: string }) => s.name), ['system:authenticated']);
+    assert.deepEqual(role('system:monitoring').rules, [
+      {
+        verbs: ['get'],
+        nonResourceURLs: ['/healthz', '/healthz/*', '/livez', '/livez/*', '/metrics', '/metrics/slis', '/readyz', '/readyz/*'],
+      },
+    ]);
+    assert.deepEqual(
+      (binding('system:public-info-viewer')?.subjects as { name: string }[]).map((s: { name: string }) => s.name),
+      ['system:authenticated', 'system:unauthenticated'],
+    );
+    assert.deepEqual(
+      (binding('system:discovery')?.subjects as { name: string }[]).map((s: { name: string }) => s.name),
+      ['system:authenticated'],
+    );
+    assert.deepEqual(
+      (binding('system:basic-user')?.subjects as { name: string }[]).map((s: { name: string }) => s.name),
+      ['system:authenticated'],
+    );
   });
 
   it('admin, edit and view are aggregated; their parts carry the rules', () => {
-    assert.deepEqual(role('admin').aggregationRule, { clusterRoleSelectors: [{ matchLabels: { 'rbac.authorization.k8s.io/aggregate-to-admin': 'true' } }] });
+    assert.deepEqual(role('admin').aggregationRule, {
+      clusterRoleSelectors: [{ matchLabels: { 'rbac.authorization.k8s.io/aggregate-to-admin': 'true' } }],
+    });
     assert.equal(role('admin').rules, undefined);
     assert.equal(role('edit').metadata.labels?.['rbac.authorization.k8s.io/aggregate-to-admin'], 'true');
     assert.equal(role('view').metadata.labels?.['rbac.authorization.k8s.io/aggregate-to-edit'], 'true');
     assert.deepEqual(role('system:aggregate-to-admin').rules, [
       { verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['localsubjectaccessreviews'] },
-      { verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], apiGroups: ['rbac.authorization.k8s.io'], resources: ['rolebindings', 'roles'] },
+      {
+        verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+        apiGroups: ['rbac.authorization.k8s.io'],
+        resources: ['rolebindings', 'roles'],
+      },
     ]);
     const edit = role('system:aggregate-to-edit').rules as { verbs: string[]; apiGroups: string[]; resources: string[] }[];
     assert.equal(edit.length, 13);
     assert.deepEqual(edit[4], {
       verbs: ['create', 'delete', 'deletecollection', 'patch', 'update'],
       apiGroups: [''],
-      resources: ['configmaps', 'events', 'persistentvolumeclaims', 'replicationcontrollers', 'replicationcontrollers/scale', 'secrets', 'serviceaccounts', 'services', 'services/proxy'],
+      resources: [
+        'configmaps',
+        'events',
+        'persistentvolumeclaims',
+        'replicationcontrollers',
+        'replicationcontrollers/scale',
+        'secrets',
+        'serviceaccounts',
+        'services',
+        'services/proxy',
+      ],
     });
     // clusters created at 1.22 or later: no endpoints or endpointslices writes
     assert.ok(!edit.some((r) => r.resources.includes('endpoints') || r.resources.includes('endpointslices')));
     const view = role('system:aggregate-to-view').rules as { verbs: string[]; apiGroups: string[]; resources: string[] }[];
-    assert.deepEqual(view[0]!.resources, ['configmaps', 'endpoints', 'persistentvolumeclaims', 'persistentvolumeclaims/status', 'pods', 'replicationcontrollers', 'replicationcontrollers/scale', 'serviceaccounts', 'services', 'services/status']);
+    assert.deepEqual(view[0]!.resources, [
+      'configmaps',
+      'endpoints',
+      'persistentvolumeclaims',
+      'persistentvolumeclaims/status',
+      'pods',
+      'replicationcontrollers',
+      'replicationcontrollers/scale',
+      'serviceaccounts',
+      'services',
+      'services/status',
+    ]);
     assert.ok(!view.some((r) => r.resources.includes('secrets')));
   });
 

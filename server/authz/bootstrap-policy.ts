@@ -124,7 +124,12 @@ export function clusterRoles(): ClusterRoleSpec[] {
     },
     {
       name: 'system:discovery',
-      rules: [urls(['get'], ['/livez', '/readyz', '/healthz', '/version', '/version/', '/openapi', '/openapi/*', '/api', '/api/*', '/apis', '/apis/*'])],
+      rules: [
+        urls(
+          ['get'],
+          ['/livez', '/readyz', '/healthz', '/version', '/version/', '/openapi', '/openapi/*', '/api', '/api/*', '/apis', '/apis/*'],
+        ),
+      ],
     },
     {
       name: 'system:monitoring',
@@ -147,7 +152,10 @@ export function clusterRoles(): ClusterRoleSpec[] {
     {
       name: 'system:aggregate-to-admin',
       labels: aggregateTo('admin'),
-      rules: [rule(['create'], [authz], ['localsubjectaccessreviews']), rule(READ_WRITE, ['rbac.authorization.k8s.io'], ['roles', 'rolebindings'])],
+      rules: [
+        rule(['create'], [authz], ['localsubjectaccessreviews']),
+        rule(READ_WRITE, ['rbac.authorization.k8s.io'], ['roles', 'rolebindings']),
+      ],
     },
     {
       name: 'system:aggregate-to-edit',
@@ -157,12 +165,53 @@ export function clusterRoles(): ClusterRoleSpec[] {
         rule(['impersonate'], [core], ['serviceaccounts']),
         rule(WRITE, [core], ['pods', 'pods/attach', 'pods/proxy', 'pods/exec', 'pods/portforward']),
         rule(['create'], [core], ['pods/eviction']),
-        rule(WRITE, [core], ['replicationcontrollers', 'replicationcontrollers/scale', 'serviceaccounts', 'services', 'services/proxy', 'persistentvolumeclaims', 'configmaps', 'secrets', 'events']),
+        rule(
+          WRITE,
+          [core],
+          [
+            'replicationcontrollers',
+            'replicationcontrollers/scale',
+            'serviceaccounts',
+            'services',
+            'services/proxy',
+            'persistentvolumeclaims',
+            'configmaps',
+            'secrets',
+            'events',
+          ],
+        ),
         rule(['create'], [core], ['serviceaccounts/token']),
-        rule(WRITE, [apps], ['statefulsets', 'statefulsets/scale', 'daemonsets', 'deployments', 'deployments/scale', 'deployments/rollback', 'replicasets', 'replicasets/scale']),
+        rule(
+          WRITE,
+          [apps],
+          [
+            'statefulsets',
+            'statefulsets/scale',
+            'daemonsets',
+            'deployments',
+            'deployments/scale',
+            'deployments/rollback',
+            'replicasets',
+            'replicasets/scale',
+          ],
+        ),
         rule(WRITE, [autoscaling], ['horizontalpodautoscalers']),
         rule(WRITE, [batch], ['jobs', 'cronjobs']),
-        rule(WRITE, [extensions], ['daemonsets', 'deployments', 'deployments/scale', 'deployments/rollback', 'ingresses', 'replicasets', 'replicasets/scale', 'replicationcontrollers/scale', 'networkpolicies']),
+        rule(
+          WRITE,
+          [extensions],
+          [
+            'daemonsets',
+            'deployments',
+            'deployments/scale',
+            'deployments/rollback',
+            'ingresses',
+            'replicasets',
+            'replicasets/scale',
+            'replicationcontrollers/scale',
+            'networkpolicies',
+          ],
+        ),
         rule(WRITE, [policy], ['poddisruptionbudgets']),
         rule(WRITE, [networking], ['networkpolicies', 'ingresses']),
         rule(READ_WRITE, [coordination], ['leases']),
@@ -172,14 +221,77 @@ export function clusterRoles(): ClusterRoleSpec[] {
       name: 'system:aggregate-to-view',
       labels: aggregateTo('view'),
       rules: [
-        rule(READ, [core], ['pods', 'replicationcontrollers', 'replicationcontrollers/scale', 'serviceaccounts', 'services', 'services/status', 'endpoints', 'persistentvolumeclaims', 'persistentvolumeclaims/status', 'configmaps']),
-        rule(READ, [core], ['limitranges', 'resourcequotas', 'bindings', 'events', 'pods/status', 'resourcequotas/status', 'namespaces/status', 'replicationcontrollers/status', 'pods/log']),
+        rule(
+          READ,
+          [core],
+          [
+            'pods',
+            'replicationcontrollers',
+            'replicationcontrollers/scale',
+            'serviceaccounts',
+            'services',
+            'services/status',
+            'endpoints',
+            'persistentvolumeclaims',
+            'persistentvolumeclaims/status',
+            'configmaps',
+          ],
+        ),
+        rule(
+          READ,
+          [core],
+          [
+            'limitranges',
+            'resourcequotas',
+            'bindings',
+            'events',
+            'pods/status',
+            'resourcequotas/status',
+            'namespaces/status',
+            'replicationcontrollers/status',
+            'pods/log',
+          ],
+        ),
         rule(READ, [core], ['namespaces']),
         rule(READ, [discovery], ['endpointslices']),
-        rule(READ, [apps], ['controllerrevisions', 'statefulsets', 'statefulsets/status', 'statefulsets/scale', 'daemonsets', 'daemonsets/status', 'deployments', 'deployments/status', 'deployments/scale', 'replicasets', 'replicasets/status', 'replicasets/scale']),
+        rule(
+          READ,
+          [apps],
+          [
+            'controllerrevisions',
+            'statefulsets',
+            'statefulsets/status',
+            'statefulsets/scale',
+            'daemonsets',
+            'daemonsets/status',
+            'deployments',
+            'deployments/status',
+            'deployments/scale',
+            'replicasets',
+            'replicasets/status',
+            'replicasets/scale',
+          ],
+        ),
         rule(READ, [autoscaling], ['horizontalpodautoscalers', 'horizontalpodautoscalers/status']),
         rule(READ, [batch], ['jobs', 'cronjobs', 'cronjobs/status', 'jobs/status']),
-        rule(READ, [extensions], ['daemonsets', 'daemonsets/status', 'deployments', 'deployments/scale', 'deployments/status', 'ingresses', 'ingresses/status', 'replicasets', 'replicasets/scale', 'replicasets/status', 'replicationcontrollers/scale', 'networkpolicies']),
+        rule(
+          READ,
+          [extensions],
+          [
+            'daemonsets',
+            'daemonsets/status',
+            'deployments',
+            'deployments/scale',
+            'deployments/status',
+            'ingresses',
+            'ingresses/status',
+            'replicasets',
+            'replicasets/scale',
+            'replicasets/status',
+            'replicationcontrollers/scale',
+            'networkpolicies',
+          ],
+        ),
         rule(READ, [policy], ['poddisruptionbudgets', 'poddisruptionbudgets/status']),
         rule(READ, [networking], ['networkpolicies', 'ingresses', 'ingresses/status']),
       ],
@@ -247,7 +359,11 @@ export function clusterRoles(): ClusterRoleSpec[] {
     },
     {
       name: 'system:volume-scheduler',
-      rules: [rule(READ_UPDATE, [core], ['persistentvolumes']), rule(READ, [storage], ['storageclasses']), rule(READ_UPDATE, [core], ['persistentvolumeclaims'])],
+      rules: [
+        rule(READ_UPDATE, [core], ['persistentvolumes']),
+        rule(READ, [storage], ['storageclasses']),
+        rule(READ_UPDATE, [core], ['persistentvolumeclaims']),
+      ],
     },
     {
       name: 'system:certificates.k8s.io:legacy-unknown-approver',
@@ -340,7 +456,10 @@ export function controllerRoles(): ClusterRoleSpec[] {
       rule(['get', 'watch', 'list'], [storage], ['csidrivers']),
       rule(['get', 'watch', 'list'], [storage], ['csinodes']),
     ),
-    c('clusterrole-aggregation-controller', rule(['escalate', 'get', 'list', 'watch', 'update', 'patch'], ['rbac.authorization.k8s.io'], ['clusterroles'])),
+    c(
+      'clusterrole-aggregation-controller',
+      rule(['escalate', 'get', 'list', 'watch', 'update', 'patch'], ['rbac.authorization.k8s.io'], ['clusterroles']),
+    ),
     c(
       'cronjob-controller',
       rule(['get', 'list', 'watch', 'update'], [batch], ['cronjobs']),
@@ -525,11 +644,26 @@ export function controllerRoles(): ClusterRoleSpec[] {
       rule(['get', 'list', 'watch', 'delete'], [certificates], ['certificatesigningrequests']),
       rule(['update'], [certificates], ['certificatesigningrequests/status', 'certificatesigningrequests/approval']),
       rule(['approve'], [certificates], ['signers'], ['kubernetes.io/kube-apiserver-client-kubelet']),
-      rule(['sign'], [certificates], ['signers'], ['kubernetes.io/legacy-unknown', 'kubernetes.io/kube-apiserver-client', 'kubernetes.io/kube-apiserver-client-kubelet', 'kubernetes.io/kubelet-serving']),
+      rule(
+        ['sign'],
+        [certificates],
+        ['signers'],
+        [
+          'kubernetes.io/legacy-unknown',
+          'kubernetes.io/kube-apiserver-client',
+          'kubernetes.io/kube-apiserver-client-kubelet',
+          'kubernetes.io/kubelet-serving',
+        ],
+      ),
       rule(['create'], [authz], ['subjectaccessreviews']),
       eventsRule(),
     ),
-    c('pvc-protection-controller', rule(['get', 'list', 'watch', 'update'], [core], ['persistentvolumeclaims']), rule(['list', 'watch', 'get'], [core], ['pods']), eventsRule()),
+    c(
+      'pvc-protection-controller',
+      rule(['get', 'list', 'watch', 'update'], [core], ['persistentvolumeclaims']),
+      rule(['list', 'watch', 'get'], [core], ['pods']),
+      eventsRule(),
+    ),
     c('pv-protection-controller', rule(['get', 'list', 'watch', 'update'], [core], ['persistentvolumes']), eventsRule()),
     c('ttl-after-finished-controller', rule(['get', 'list', 'watch', 'delete'], [batch], ['jobs']), eventsRule()),
     c('root-ca-cert-publisher', rule(['create', 'update'], [core], ['configmaps']), eventsRule()),
@@ -567,7 +701,11 @@ export function controllerRoleBindings(): BindingSpec[] {
 /** Roles in kube-system and kube-public */
 export function namespaceRoles(): RoleSpec[] {
   return [
-    { namespace: 'kube-system', name: 'extension-apiserver-authentication-reader', rules: [rule(['get', 'list', 'watch'], [core], ['configmaps'], ['extension-apiserver-authentication'])] },
+    {
+      namespace: 'kube-system',
+      name: 'extension-apiserver-authentication-reader',
+      rules: [rule(['get', 'list', 'watch'], [core], ['configmaps'], ['extension-apiserver-authentication'])],
+    },
     {
       namespace: 'kube-system',
       name: 'system::leader-locking-kube-controller-manager',
@@ -579,26 +717,77 @@ export function namespaceRoles(): RoleSpec[] {
       rules: [rule(['watch'], [core], ['configmaps']), rule(['get', 'update'], [core], ['configmaps'], ['kube-scheduler'])],
     },
     { namespace: 'kube-system', name: 'system:controller:bootstrap-signer', rules: [rule(['list', 'watch'], [core], ['secrets'])] },
-    { namespace: 'kube-system', name: 'system:controller:cloud-provider', rules: [rule(['create', 'get', 'list', 'watch'], [core], ['configmaps'])] },
-    { namespace: 'kube-system', name: 'system:controller:token-cleaner', rules: [rule(['delete', 'get', 'list', 'watch'], [core], ['secrets']), eventsRule()] },
+    {
+      namespace: 'kube-system',
+      name: 'system:controller:cloud-provider',
+      rules: [rule(['create', 'get', 'list', 'watch'], [core], ['configmaps'])],
+    },
+    {
+      namespace: 'kube-system',
+      name: 'system:controller:token-cleaner',
+      rules: [rule(['delete', 'get', 'list', 'watch'], [core], ['secrets']), eventsRule()],
+    },
     {
       namespace: 'kube-public',
       name: 'system:controller:bootstrap-signer',
-      rules: [rule(['get', 'list', 'watch'], [core], ['configmaps']), rule(['update'], [core], ['configmaps'], ['cluster-info']), eventsRule()],
+      rules: [
+        rule(['get', 'list', 'watch'], [core], ['configmaps']),
+        rule(['update'], [core], ['configmaps'], ['cluster-info']),
+        eventsRule(),
+      ],
     },
   ];
 }
 
 export function namespaceRoleBindings(): BindingSpec[] {
-  const rb = (namespace: string, name: string, roleName: string, ...subjects: Subject[]): BindingSpec => ({ namespace, name, roleKind: 'Role', roleName, subjects });
+  const rb = (namespace: string, name: string, roleName: string, ...subjects: Subject[]): BindingSpec => ({
+    namespace,
+    name,
+    roleKind: 'Role',
+    roleName,
+    subjects,
+  });
   return [
-    rb('kube-system', 'system::extension-apiserver-authentication-reader', 'extension-apiserver-authentication-reader', user(KUBE_CONTROLLER_MANAGER), user(KUBE_SCHEDULER)),
-    rb('kube-system', 'system::leader-locking-kube-controller-manager', 'system::leader-locking-kube-controller-manager', user(KUBE_CONTROLLER_MANAGER), serviceAccount('kube-system', 'kube-controller-manager')),
-    rb('kube-system', 'system::leader-locking-kube-scheduler', 'system::leader-locking-kube-scheduler', user(KUBE_SCHEDULER), serviceAccount('kube-system', 'kube-scheduler')),
-    rb('kube-system', 'system:controller:bootstrap-signer', 'system:controller:bootstrap-signer', serviceAccount('kube-system', 'bootstrap-signer')),
-    rb('kube-system', 'system:controller:cloud-provider', 'system:controller:cloud-provider', serviceAccount('kube-system', 'cloud-provider')),
+    rb(
+      'kube-system',
+      'system::extension-apiserver-authentication-reader',
+      'extension-apiserver-authentication-reader',
+      user(KUBE_CONTROLLER_MANAGER),
+      user(KUBE_SCHEDULER),
+    ),
+    rb(
+      'kube-system',
+      'system::leader-locking-kube-controller-manager',
+      'system::leader-locking-kube-controller-manager',
+      user(KUBE_CONTROLLER_MANAGER),
+      serviceAccount('kube-system', 'kube-controller-manager'),
+    ),
+    rb(
+      'kube-system',
+      'system::leader-locking-kube-scheduler',
+      'system::leader-locking-kube-scheduler',
+      user(KUBE_SCHEDULER),
+      serviceAccount('kube-system', 'kube-scheduler'),
+    ),
+    rb(
+      'kube-system',
+      'system:controller:bootstrap-signer',
+      'system:controller:bootstrap-signer',
+      serviceAccount('kube-system', 'bootstrap-signer'),
+    ),
+    rb(
+      'kube-system',
+      'system:controller:cloud-provider',
+      'system:controller:cloud-provider',
+      serviceAccount('kube-system', 'cloud-provider'),
+    ),
     rb('kube-system', 'system:controller:token-cleaner', 'system:controller:token-cleaner', serviceAccount('kube-system', 'token-cleaner')),
-    rb('kube-public', 'system:controller:bootstrap-signer', 'system:controller:bootstrap-signer', serviceAccount('kube-system', 'bootstrap-signer')),
+    rb(
+      'kube-public',
+      'system:controller:bootstrap-signer',
+      'system:controller:bootstrap-signer',
+      serviceAccount('kube-system', 'bootstrap-signer'),
+    ),
   ];
 }
 
@@ -622,7 +811,12 @@ export function clusterRoleObject(spec: ClusterRoleSpec): KubeObject {
 }
 
 export function roleObject(spec: RoleSpec): KubeObject {
-  return { apiVersion: `${RBAC_GROUP}/v1`, kind: 'Role', metadata: defaultMeta(spec.name, spec.namespace), rules: spec.rules.map(ruleToJson) };
+  return {
+    apiVersion: `${RBAC_GROUP}/v1`,
+    kind: 'Role',
+    metadata: defaultMeta(spec.name, spec.namespace),
+    rules: spec.rules.map(ruleToJson),
+  };
 }
 
 function subjectJson(s: Subject): Record<string, string> {
@@ -645,7 +839,12 @@ export function bindingObject(spec: BindingSpec): KubeObject {
 }
 
 /** everything the server reconciles at start, as API objects */
-export function defaultPolicy(): { clusterRoles: KubeObject[]; clusterRoleBindings: KubeObject[]; roles: KubeObject[]; roleBindings: KubeObject[] } {
+export function defaultPolicy(): {
+  clusterRoles: KubeObject[];
+  clusterRoleBindings: KubeObject[];
+  roles: KubeObject[];
+  roleBindings: KubeObject[];
+} {
   return {
     clusterRoles: [...clusterRoles(), ...controllerRoles()].map(clusterRoleObject),
     clusterRoleBindings: [...clusterRoleBindings(), ...controllerRoleBindings()].map(bindingObject),

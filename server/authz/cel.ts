@@ -14,7 +14,10 @@ const str: CelSchema = { type: 'string' };
 const strings: CelSchema = { type: 'array', items: str };
 const selector: CelSchema = {
   type: 'object',
-  properties: { rawSelector: str, requirements: { type: 'array', items: { type: 'object', properties: { key: str, operator: str, values: strings } } } },
+  properties: {
+    rawSelector: str,
+    requirements: { type: 'array', items: { type: 'object', properties: { key: str, operator: str, values: strings } } },
+  },
 };
 
 /** kube's declaration of `request` (kubernetes.SubjectAccessReviewSpec, with the selectors of
@@ -24,7 +27,17 @@ const REQUEST: CelSchema = {
   properties: {
     resourceAttributes: {
       type: 'object',
-      properties: { namespace: str, verb: str, group: str, version: str, resource: str, subresource: str, name: str, fieldSelector: selector, labelSelector: selector },
+      properties: {
+        namespace: str,
+        verb: str,
+        group: str,
+        version: str,
+        resource: str,
+        subresource: str,
+        name: str,
+        fieldSelector: selector,
+        labelSelector: selector,
+      },
     },
     nonResourceAttributes: { type: 'object', properties: { path: str, verb: str } },
     user: str,

@@ -53,7 +53,18 @@ function durationOf(v: unknown, field: string): number {
   }
 }
 
-const WEBHOOK_FIELDS = new Set(['authorizedTTL', 'unauthorizedTTL', 'timeout', 'subjectAccessReviewVersion', 'matchConditionSubjectAccessReviewVersion', 'failurePolicy', 'connectionInfo', 'matchConditions', 'cacheAuthorizedRequests', 'cacheUnauthorizedRequests']);
+const WEBHOOK_FIELDS = new Set([
+  'authorizedTTL',
+  'unauthorizedTTL',
+  'timeout',
+  'subjectAccessReviewVersion',
+  'matchConditionSubjectAccessReviewVersion',
+  'failurePolicy',
+  'connectionInfo',
+  'matchConditions',
+  'cacheAuthorizedRequests',
+  'cacheUnauthorizedRequests',
+]);
 
 /** Decodes the file text (YAML or JSON), strictly; throws AuthorizationConfigError. */
 export function decodeAuthorizationConfiguration(text: string): AuthorizationConfiguration {
@@ -70,22 +81,27 @@ export function decodeAuthorizationConfiguration(text: string): AuthorizationCon
   const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
   const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
   if (obj.kind !== 'AuthorizationConfiguration' || group !== CONFIG_GROUP || !VERSIONS.includes(version ?? '')) {
-    throw new AuthorizationConfigError(`no kind "${String(obj.kind)}" is registered for version "${apiVersion}" in scheme "pkg/apis/apiserver/install"`);
+    throw new AuthorizationConfigError(
+      `no kind "${String(obj.kind)}" is registered for version "${apiVersion}" in scheme "pkg/apis/apiserver/install"`,
+    );
   }
   for (const k of Object.keys(obj)) {
-    if (!['apiVersion', 'kind', 'authorizers'].includes(k)) throw new AuthorizationConfigError(`strict decoding error: unknown field "${k}"`);
+    if (!['apiVersion', 'kind', 'authorizers'].includes(k))
+      throw new AuthorizationConfigError(`strict decoding error: unknown field "${k}"`);
   }
   const list = Array.isArray(obj.authorizers) ? obj.authorizers : [];
   const authorizers: AuthorizerConfig[] = list.map((a, i) => {
     const o = (a && typeof a === 'object' ? a : {}) as Record<string, unknown>;
     for (const k of Object.keys(o)) {
-      if (!['type', 'name', 'webhook'].includes(k)) throw new AuthorizationConfigError(`strict decoding error: unknown field "authorizers[${i}].${k}"`);
+      if (!['type', 'name', 'webhook'].includes(k))
+        throw new AuthorizationConfigError(`strict decoding error: unknown field "authorizers[${i}].${k}"`);
     }
     const out: AuthorizerConfig = { type: typeof o.type === 'string' ? o.type : '', name: typeof o.name === 'string' ? o.name : '' };
     if (o.webhook && typeof o.webhook === 'object') {
       const w = o.webhook as Record<string, unknown>;
       for (const k of Object.keys(w)) {
-        if (!WEBHOOK_FIELDS.has(k)) throw new AuthorizationConfigError(`strict decoding error: unknown field "authorizers[${i}].webhook.${k}"`);
+        if (!WEBHOOK_FIELDS.has(k))
+          throw new AuthorizationConfigError(`strict decoding error: unknown field "authorizers[${i}].webhook.${k}"`);
       }
       const ci = (w.connectionInfo && typeof w.connectionInfo === 'object' ? w.connectionInfo : {}) as Record<string, unknown>;
       const p = `authorizers[${i}].webhook`;
@@ -94,14 +110,16 @@ export function decodeAuthorizationConfiguration(text: string): AuthorizationCon
         unauthorizedTTLMs: durationOf(w.unauthorizedTTL, `${p}.unauthorizedTTL`) || 30_000,
         timeoutMs: durationOf(w.timeout, `${p}.timeout`),
         subjectAccessReviewVersion: typeof w.subjectAccessReviewVersion === 'string' ? w.subjectAccessReviewVersion : '',
-        matchConditionSubjectAccessReviewVersion: typeof w.matchConditionSubjectAccessReviewVersion === 'string' ? w.matchConditionSubjectAccessReviewVersion : '',
+        matchConditionSubjectAccessReviewVersion:
+          typeof w.matchConditionSubjectAccessReviewVersion === 'string' ? w.matchConditionSubjectAccessReviewVersion : '',
         failurePolicy: typeof w.failurePolicy === 'string' ? w.failurePolicy : '',
         connectionInfo: {
           type: typeof ci.type === 'string' ? ci.type : '',
           kubeConfigFile: typeof ci.kubeConfigFile === 'string' ? ci.kubeConfigFile : undefined,
         },
         matchConditions: (Array.isArray(w.matchConditions) ? w.matchConditions : []).map((m) => ({
-          expression: typeof (m as Record<string, unknown>)?.expression === 'string' ? ((m as Record<string, unknown>).expression as string) : '',
+          expression:
+            typeof (m as Record<string, unknown>)?.expression === 'string' ? ((m as Record<string, unknown>).expression as string) : '',
         })),
         raw: {
           timeout: typeof w.timeout === 'string' ? w.timeout : undefined,
@@ -118,34 +136,49 @@ export function decodeAuthorizationConfiguration(text: string): AuthorizationCon
 function validateWebhook(w: WebhookConfig, p: string): FieldError[] {
   const errs: FieldError[] = [];
   if (w.timeoutMs === 0) errs.push(fieldErrors.required(`${p}.timeout`));
-  else if (w.timeoutMs > 30_000 || w.timeoutMs < 0) errs.push(fieldErrors.invalid(`${p}.timeout`, formatDuration(w.timeoutMs), 'must be > 0s and <= 30s'));
+  else if (w.timeoutMs > 30_000 || w.timeoutMs < 0)
+    errs.push(fieldErrors.invalid(`${p}.timeout`, formatDuration(w.timeoutMs), 'must be > 0s and <= 30s'));
   if (w.authorizedTTLMs < 0) errs.push(fieldErrors.invalid(`${p}.authorizedTTL`, formatDuration(w.authorizedTTLMs), 'must be > 0s'));
   if (w.unauthorizedTTLMs < 0) errs.push(fieldErrors.invalid(`${p}.unauthorizedTTL`, formatDuration(w.unauthorizedTTLMs), 'must be > 0s'));
   if (w.subjectAccessReviewVersion === '') errs.push(fieldErrors.required(`${p}.subjectAccessReviewVersion`));
-  else if (!['v1', 'v1beta1'].includes(w.subjectAccessReviewVersion)) errs.push(fieldErrors.notSupported(`${p}.subjectAccessReviewVersion`, w.subjectAccessReviewVersion, ['v1', 'v1beta1']));
+  else if (!['v1', 'v1beta1'].includes(w.subjectAccessReviewVersion))
+    errs.push(fieldErrors.notSupported(`${p}.subjectAccessReviewVersion`, w.subjectAccessReviewVersion, ['v1', 'v1beta1']));
   if (w.matchConditionSubjectAccessReviewVersion === '') {
-    if (w.matchConditions.length > 0) errs.push(fieldErrors.required(`${p}.matchConditionSubjectAccessReviewVersion`, 'required if match conditions are specified'));
+    if (w.matchConditions.length > 0)
+      errs.push(fieldErrors.required(`${p}.matchConditionSubjectAccessReviewVersion`, 'required if match conditions are specified'));
   } else if (w.matchConditionSubjectAccessReviewVersion !== 'v1') {
-    errs.push(fieldErrors.notSupported(`${p}.matchConditionSubjectAccessReviewVersion`, w.matchConditionSubjectAccessReviewVersion, ['v1']));
+    errs.push(
+      fieldErrors.notSupported(`${p}.matchConditionSubjectAccessReviewVersion`, w.matchConditionSubjectAccessReviewVersion, ['v1']),
+    );
   }
   if (w.failurePolicy === '') errs.push(fieldErrors.required(`${p}.failurePolicy`));
-  else if (!['NoOpinion', 'Deny'].includes(w.failurePolicy)) errs.push(fieldErrors.notSupported(`${p}.failurePolicy`, w.failurePolicy, ['NoOpinion', 'Deny']));
+  else if (!['NoOpinion', 'Deny'].includes(w.failurePolicy))
+    errs.push(fieldErrors.notSupported(`${p}.failurePolicy`, w.failurePolicy, ['NoOpinion', 'Deny']));
   const ci = w.connectionInfo;
   switch (ci.type) {
     case '':
       errs.push(fieldErrors.required(`${p}.connectionInfo.type`));
       break;
     case 'InClusterConfig':
-      if (ci.kubeConfigFile !== undefined) errs.push(fieldErrors.invalid(`${p}.connectionInfo.kubeConfigFile`, ci.kubeConfigFile, 'can only be set when type=KubeConfigFile'));
+      if (ci.kubeConfigFile !== undefined)
+        errs.push(fieldErrors.invalid(`${p}.connectionInfo.kubeConfigFile`, ci.kubeConfigFile, 'can only be set when type=KubeConfigFile'));
       break;
     case 'KubeConfigFile':
       if (!ci.kubeConfigFile) errs.push(fieldErrors.required(`${p}.connectionInfo.kubeConfigFile`));
-      else if (!path.isAbsolute(ci.kubeConfigFile)) errs.push(fieldErrors.invalid(`${p}.connectionInfo.kubeConfigFile`, ci.kubeConfigFile, 'must be an absolute path'));
+      else if (!path.isAbsolute(ci.kubeConfigFile))
+        errs.push(fieldErrors.invalid(`${p}.connectionInfo.kubeConfigFile`, ci.kubeConfigFile, 'must be an absolute path'));
       else {
         try {
-          if (!statSync(ci.kubeConfigFile).isFile()) errs.push(fieldErrors.invalid(`${p}.connectionInfo.kubeConfigFile`, ci.kubeConfigFile, 'must be a regular file'));
+          if (!statSync(ci.kubeConfigFile).isFile())
+            errs.push(fieldErrors.invalid(`${p}.connectionInfo.kubeConfigFile`, ci.kubeConfigFile, 'must be a regular file'));
         } catch {
-          errs.push(fieldErrors.invalid(`${p}.connectionInfo.kubeConfigFile`, ci.kubeConfigFile, `error loading file: stat ${ci.kubeConfigFile}: no such file or directory`));
+          errs.push(
+            fieldErrors.invalid(
+              `${p}.connectionInfo.kubeConfigFile`,
+              ci.kubeConfigFile,
+              `error loading file: stat ${ci.kubeConfigFile}: no such file or directory`,
+            ),
+          );
         }
       }
       break;

@@ -15,7 +15,12 @@ import type { ResourceResolver } from '../registry/rest.js';
 import type { EscalationChecker } from '../registry/rbac/escalation-checker.js';
 import type { UserInfo } from '../machinery/user.js';
 import { createLogger, type Logger } from '../log.js';
-import { AuthorizationConfigError, loadAuthorizationConfiguration, type AuthorizationConfiguration, type AuthorizerConfig } from './config.js';
+import {
+  AuthorizationConfigError,
+  loadAuthorizationConfiguration,
+  type AuthorizationConfiguration,
+  type AuthorizerConfig,
+} from './config.js';
 import { createNodeAuthorizer, informerNodeGraph, nodeNameOf, type NodeGraph } from './node.js';
 import { createRbacAuthorizer, type RulesInfo } from './rbac/authorizer.js';
 import { rbacEscalationChecker } from './rbac/escalation.js';
@@ -95,10 +100,16 @@ const alwaysDeny: Named = {
 const privilegedGroups: Named = {
   type: 'PrivilegedGroups',
   name: 'system:masters',
-  authorizer: { authorize: async (attrs) => (attrs.user.groups.includes(SYSTEM_PRIVILEGED_GROUP) ? { decision: 'allow' } : { decision: 'noOpinion' }) },
+  authorizer: {
+    authorize: async (attrs) => (attrs.user.groups.includes(SYSTEM_PRIVILEGED_GROUP) ? { decision: 'allow' } : { decision: 'noOpinion' }),
+  },
   rulesFor: async (user) =>
     user.groups.includes(SYSTEM_PRIVILEGED_GROUP)
-      ? { resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }], nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }], incomplete: false }
+      ? {
+          resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
+          nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+          incomplete: false,
+        }
       : { resourceRules: [], nonResourceRules: [], incomplete: false },
 };
 
@@ -132,7 +143,14 @@ export function validateModeFlags(values: ReadonlyMap<string, FlagValue>, explic
   const modes = ((values.get('authorization-mode') as string[] | undefined) ?? []).filter((m) => m !== '');
   const errs: string[] = [];
   if (str(values, 'authorization-config')) {
-    const legacy = ['authorization-mode', 'authorization-policy-file', 'authorization-webhook-config-file', 'authorization-webhook-version', 'authorization-webhook-cache-authorized-ttl', 'authorization-webhook-cache-unauthorized-ttl'];
+    const legacy = [
+      'authorization-mode',
+      'authorization-policy-file',
+      'authorization-webhook-config-file',
+      'authorization-webhook-version',
+      'authorization-webhook-cache-authorized-ttl',
+      'authorization-webhook-cache-unauthorized-ttl',
+    ];
     if (legacy.some((f) => explicitlySet.has(f))) {
       errs.push('--authorization-config can not be specified when --authorization-mode or --authorization-webhook-* flags are defined');
     }
@@ -145,10 +163,14 @@ export function validateModeFlags(values: ReadonlyMap<string, FlagValue>, explic
     if (seen.has(m)) errs.push(`authorization-mode ${JSON.stringify(m)} has mode specified more than once`);
     seen.add(m);
   }
-  if (modes.includes('ABAC') && !str(values, 'authorization-policy-file')) errs.push("authorization-mode ABAC's authorization policy file not passed");
-  if (!modes.includes('ABAC') && str(values, 'authorization-policy-file')) errs.push('cannot specify --authorization-policy-file without mode ABAC');
-  if (modes.includes('Webhook') && !str(values, 'authorization-webhook-config-file')) errs.push("authorization-mode Webhook's authorization config file not passed");
-  if (!modes.includes('Webhook') && str(values, 'authorization-webhook-config-file')) errs.push('cannot specify --authorization-webhook-config-file without mode Webhook');
+  if (modes.includes('ABAC') && !str(values, 'authorization-policy-file'))
+    errs.push("authorization-mode ABAC's authorization policy file not passed");
+  if (!modes.includes('ABAC') && str(values, 'authorization-policy-file'))
+    errs.push('cannot specify --authorization-policy-file without mode ABAC');
+  if (modes.includes('Webhook') && !str(values, 'authorization-webhook-config-file'))
+    errs.push("authorization-mode Webhook's authorization config file not passed");
+  if (!modes.includes('Webhook') && str(values, 'authorization-webhook-config-file'))
+    errs.push('cannot specify --authorization-webhook-config-file without mode Webhook');
   return errs;
 }
 
@@ -234,7 +256,12 @@ export function buildAuthorization(input: AuthorizationInputs): Authorization {
         : { resourceRules: [], nonResourceRules: [], incomplete: false },
   };
   const rbacNamed = (name: string): Named => ({ type: 'RBAC', name, authorizer: rbac, rulesFor: (u, ns) => rbac.rulesFor(u, ns) });
-  const webhookRules = async (): Promise<RulesInfo> => ({ resourceRules: [], nonResourceRules: [], incomplete: true, error: 'webhook authorizer does not support user rule resolution' });
+  const webhookRules = async (): Promise<RulesInfo> => ({
+    resourceRules: [],
+    nonResourceRules: [],
+    incomplete: true,
+    error: 'webhook authorizer does not support user rule resolution',
+  });
 
   const configFile = str(v, 'authorization-config') ? input.resolvePath(str(v, 'authorization-config')) : '';
   let chain: Named[];
@@ -245,7 +272,10 @@ export function buildAuthorization(input: AuthorizationInputs): Authorization {
       if (a.type === 'RBAC') return rbacNamed(a.name);
       if (a.type === 'Node') return { ...nodeNamed, name: a.name };
       const w = a.webhook!;
-      if (w.connectionInfo.type === 'InClusterConfig') throw new AuthorizationSetupError(`authorizers[${config.authorizers.indexOf(a)}].webhook.connectionInfo.type: Invalid value: "InClusterConfig": in-cluster configuration is not supported for the API server's own authorization webhooks`);
+      if (w.connectionInfo.type === 'InClusterConfig')
+        throw new AuthorizationSetupError(
+          `authorizers[${config.authorizers.indexOf(a)}].webhook.connectionInfo.type: Invalid value: "InClusterConfig": in-cluster configuration is not supported for the API server's own authorization webhooks`,
+        );
       const wa = createWebhookAuthorizer({
         name: a.name,
         kubeConfigFile: w.connectionInfo.kubeConfigFile!,
@@ -325,10 +355,19 @@ export function buildAuthorization(input: AuthorizationInputs): Authorization {
     }
     if (loaded.text === configText) return false;
     // only webhooks may come and go: the other authorizers must stay as they were
-    const fixed = (c: { authorizers: { type: string; name: string }[] }) => c.authorizers.filter((a) => a.type !== 'Webhook').map((a) => `${a.type}/${a.name}`).join(',');
-    const before = chain.filter((a) => a.type !== 'Webhook').map((a) => `${a.type}/${a.name}`).join(',');
+    const fixed = (c: { authorizers: { type: string; name: string }[] }) =>
+      c.authorizers
+        .filter((a) => a.type !== 'Webhook')
+        .map((a) => `${a.type}/${a.name}`)
+        .join(',');
+    const before = chain
+      .filter((a) => a.type !== 'Webhook')
+      .map((a) => `${a.type}/${a.name}`)
+      .join(',');
     if (fixed(loaded.config) !== before) {
-      log.error('reloading the authorization configuration failed, keeping the previous one', { err: 'non-webhook authorizers cannot be added, removed or renamed' });
+      log.error('reloading the authorization configuration failed, keeping the previous one', {
+        err: 'non-webhook authorizers cannot be added, removed or renamed',
+      });
       input.onConfigReload?.('failure');
       return false;
     }

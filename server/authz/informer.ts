@@ -153,7 +153,11 @@ export function startInformer(resource: RESTResource, log: Logger, parent?: Abor
             markSynced();
           }
         }
-        watch = await resource.watch(internalContext(fieldManager, '', signal), { resourceVersion: rv, allowWatchBookmarks: true, fieldSelector: opts.fieldSelector });
+        watch = await resource.watch(internalContext(fieldManager, '', signal), {
+          resourceVersion: rv,
+          allowWatchBookmarks: true,
+          fieldSelector: opts.fieldSelector,
+        });
         if (signal.aborted) watch.stop();
         for await (const ev of watch) {
           retryMs = 100;
@@ -175,7 +179,10 @@ export function startInformer(resource: RESTResource, log: Logger, parent?: Abor
       } catch (err) {
         if (signal.aborted) break;
         if ((err as { code?: unknown }).code === 410) rv = undefined;
-        log.warn('informer: list/watch failed', { resource: `${resource.info.group}/${resource.info.resource}`, err: (err as Error).message });
+        log.warn('informer: list/watch failed', {
+          resource: `${resource.info.group}/${resource.info.resource}`,
+          err: (err as Error).message,
+        });
       } finally {
         signal.removeEventListener('abort', stopWatch);
         watch?.stop();

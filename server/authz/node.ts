@@ -37,7 +37,7 @@ export function podReferences(pod: KubeObject): Ref[] {
     add('configmap', v.configMap?.name);
     add('pvc', v.persistentVolumeClaim?.claimName);
     if (v.ephemeral) add('pvc', `${pod.metadata.name}-${String((v as { name?: string }).name ?? '')}`);
-    for (const src of ((v.projected?.sources as Record<string, Record<string, unknown>>[] | undefined) ?? [])) {
+    for (const src of (v.projected?.sources as Record<string, Record<string, unknown>>[] | undefined) ?? []) {
       add('secret', src.secret?.name);
       add('configmap', src.configMap?.name);
     }
@@ -82,7 +82,11 @@ export interface NodeGraph {
   pvc(namespace: string, name: string): KubeObject | undefined;
 }
 
-export function informerNodeGraph(resolver: ResourceResolver, log: Logger, signal?: AbortSignal): NodeGraph & { synced: Promise<void>; stop(): void } {
+export function informerNodeGraph(
+  resolver: ResourceResolver,
+  log: Logger,
+  signal?: AbortSignal,
+): NodeGraph & { synced: Promise<void>; stop(): void } {
   const pods = resolver.lookup('', 'v1', 'pods');
   const pvcs = resolver.lookup('', 'v1', 'persistentvolumeclaims');
   if (!pods || !pvcs) throw new Error('the registry serves no pods or persistentvolumeclaims');
@@ -126,10 +130,13 @@ export function createNodeAuthorizer(graph: () => NodeGraph | undefined, ready?:
     return false;
   };
   const readOnly = (attrs: AuthorizationAttributes, node: string, kind: Ref['kind']): AuthorizationResult => {
-    if (attrs.verb !== 'get' && attrs.verb !== 'list' && attrs.verb !== 'watch') return { decision: 'noOpinion', reason: `can only read resources of this type` };
+    if (attrs.verb !== 'get' && attrs.verb !== 'list' && attrs.verb !== 'watch')
+      return { decision: 'noOpinion', reason: `can only read resources of this type` };
     if (attrs.subresource) return { decision: 'noOpinion', reason: `cannot read subresource` };
     if (!attrs.name) return { decision: 'noOpinion', reason: 'can only read namespaced object of this type' };
-    return related(node, { kind, namespace: attrs.namespace, name: attrs.name }) ? { decision: 'allow' } : { decision: 'noOpinion', reason: noRelationship(node) };
+    return related(node, { kind, namespace: attrs.namespace, name: attrs.name })
+      ? { decision: 'allow' }
+      : { decision: 'noOpinion', reason: noRelationship(node) };
   };
   return {
     async authorize(attrs) {
@@ -145,23 +152,37 @@ export function createNodeAuthorizer(graph: () => NodeGraph | undefined, ready?:
             return readOnly(attrs, node, 'configmap');
           case '/persistentvolumeclaims':
             if (attrs.subresource === 'status' && ['get', 'update', 'patch'].includes(attrs.verb)) {
-              return related(node, { kind: 'pvc', namespace: attrs.namespace, name: attrs.name }) ? { decision: 'allow' } : { decision: 'noOpinion', reason: noRelationship(node) };
+              return related(node, { kind: 'pvc', namespace: attrs.namespace, name: attrs.name })
+                ? { decision: 'allow' }
+                : { decision: 'noOpinion', reason: noRelationship(node) };
             }
-            if (attrs.verb !== 'get' || attrs.subresource) return { decision: 'noOpinion', reason: 'can only get individual resources of this type' };
-            return related(node, { kind: 'pvc', namespace: attrs.namespace, name: attrs.name }) ? { decision: 'allow' } : { decision: 'noOpinion', reason: noRelationship(node) };
+            if (attrs.verb !== 'get' || attrs.subresource)
+              return { decision: 'noOpinion', reason: 'can only get individual resources of this type' };
+            return related(node, { kind: 'pvc', namespace: attrs.namespace, name: attrs.name })
+              ? { decision: 'allow' }
+              : { decision: 'noOpinion', reason: noRelationship(node) };
           case '/persistentvolumes':
-            if (attrs.verb !== 'get' || attrs.subresource) return { decision: 'noOpinion', reason: 'can only get individual resources of this type' };
+            if (attrs.verb !== 'get' || attrs.subresource)
+              return { decision: 'noOpinion', reason: 'can only get individual resources of this type' };
             return relatedPV(node, attrs.name) ? { decision: 'allow' } : { decision: 'noOpinion', reason: noRelationship(node) };
           case '/serviceaccounts':
             if (attrs.subresource !== 'token') break;
             if (attrs.verb !== 'create') return { decision: 'noOpinion', reason: 'can only create tokens for individual service accounts' };
-            return related(node, { kind: 'serviceaccount', namespace: attrs.namespace, name: attrs.name }) ? { decision: 'allow' } : { decision: 'noOpinion', reason: noRelationship(node) };
+            return related(node, { kind: 'serviceaccount', namespace: attrs.namespace, name: attrs.name })
+              ? { decision: 'allow' }
+              : { decision: 'noOpinion', reason: noRelationship(node) };
           case 'coordination.k8s.io/leases':
-            if (attrs.namespace !== 'kube-node-lease' || (attrs.name !== node && attrs.verb !== 'create')) return { decision: 'noOpinion', reason: 'can only access node lease with the same name as the requesting node' };
-            return ['get', 'create', 'update', 'patch', 'delete'].includes(attrs.verb) ? { decision: 'allow' } : { decision: 'noOpinion', reason: `can only get, create, update, patch, or delete a node lease` };
+            if (attrs.namespace !== 'kube-node-lease' || (attrs.name !== node && attrs.verb !== 'create'))
+              return { decision: 'noOpinion', reason: 'can only access node lease with the same name as the requesting node' };
+            return ['get', 'create', 'update', 'patch', 'delete'].includes(attrs.verb)
+              ? { decision: 'allow' }
+              : { decision: 'noOpinion', reason: `can only get, create, update, patch, or delete a node lease` };
           case 'storage.k8s.io/csinodes':
-            if (attrs.name !== node && attrs.verb !== 'create') return { decision: 'noOpinion', reason: 'can only access CSINode with the same name as the requesting node' };
-            return ['get', 'create', 'update', 'patch', 'delete'].includes(attrs.verb) ? { decision: 'allow' } : { decision: 'noOpinion', reason: `can only get, create, update, patch, or delete a CSINode` };
+            if (attrs.name !== node && attrs.verb !== 'create')
+              return { decision: 'noOpinion', reason: 'can only access CSINode with the same name as the requesting node' };
+            return ['get', 'create', 'update', 'patch', 'delete'].includes(attrs.verb)
+              ? { decision: 'allow' }
+              : { decision: 'noOpinion', reason: `can only get, create, update, patch, or delete a CSINode` };
         }
       }
       return rulesAllow(attrs, rules) ? { decision: 'allow' } : { decision: 'noOpinion' };

@@ -34,8 +34,18 @@ describe('default RBAC policy reconciliation', () => {
     const ctx = internalContext('test', '');
     const roles = h.main.rest('rbac.authorization.k8s.io', 'v1', 'clusterroles');
     const bindings = h.main.rest('rbac.authorization.k8s.io', 'v1', 'clusterrolebindings');
-    await roles.update(ctx, 'system:basic-user', (cur) => ({ ...cur!, rules: [{ apiGroups: ['x.io'], resources: ['things'], verbs: ['get'] }] }), { allowCreate: false });
-    await bindings.update(ctx, 'system:public-info-viewer', (cur) => ({ ...cur!, subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'someone' }] }), { allowCreate: false });
+    await roles.update(
+      ctx,
+      'system:basic-user',
+      (cur) => ({ ...cur!, rules: [{ apiGroups: ['x.io'], resources: ['things'], verbs: ['get'] }] }),
+      { allowCreate: false },
+    );
+    await bindings.update(
+      ctx,
+      'system:public-info-viewer',
+      (cur) => ({ ...cur!, subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'someone' }] }),
+      { allowCreate: false },
+    );
     const r = await reconcileDefaultPolicy(h.main.registry);
     assert.deepEqual(r.updated.sort(), ['clusterrole/system:basic-user', 'clusterrolebinding/system:public-info-viewer']);
     const role = await roles.get(ctx, 'system:basic-user', {});
@@ -46,7 +56,10 @@ describe('default RBAC policy reconciliation', () => {
       { verbs: ['create'], apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'] },
     ]);
     const b = await bindings.get(ctx, 'system:public-info-viewer', {});
-    assert.deepEqual((b.subjects as { name: string }[]).map((s) => s.name), ['someone', 'system:authenticated', 'system:unauthenticated']);
+    assert.deepEqual(
+      (b.subjects as { name: string }[]).map((s) => s.name),
+      ['someone', 'system:authenticated', 'system:unauthenticated'],
+    );
   });
 
   it('leaves objects annotated autoupdate "false" alone', async () => {
@@ -55,7 +68,11 @@ describe('default RBAC policy reconciliation', () => {
     await roles.update(
       ctx,
       'system:discovery',
-      (cur) => ({ ...cur!, metadata: { ...cur!.metadata, annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'false' } }, rules: [{ nonResourceURLs: ['/version'], verbs: ['get'] }] }),
+      (cur) => ({
+        ...cur!,
+        metadata: { ...cur!.metadata, annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'false' } },
+        rules: [{ nonResourceURLs: ['/version'], verbs: ['get'] }],
+      }),
       { allowCreate: false },
     );
     const r = await reconcileDefaultPolicy(h.main.registry);

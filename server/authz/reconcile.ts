@@ -18,7 +18,10 @@ const fieldManager = 'kube-apiserver';
 
 type Kind = 'role' | 'binding';
 
-function mergeStringMap(expected: Record<string, string> | undefined, existing: Record<string, string> | undefined): Record<string, string> | undefined {
+function mergeStringMap(
+  expected: Record<string, string> | undefined,
+  existing: Record<string, string> | undefined,
+): Record<string, string> | undefined {
   if (!expected && !existing) return undefined;
   return { ...(expected ?? {}), ...(existing ?? {}) };
 }
@@ -60,11 +63,19 @@ export function reconcileBinding(expected: KubeObject, existing: KubeObject): Ku
   const haveParsed = bindingOf(existing).subjects;
   const add = (Array.isArray(expected.subjects) ? expected.subjects : []).filter((_, i) => !haveParsed.some((h) => jsonEqual(h, want[i])));
   if (add.length) out.subjects = [...have, ...add];
-  const changed = add.length > 0 || !jsonEqual(out.metadata.labels, existing.metadata.labels) || !jsonEqual(out.metadata.annotations, existing.metadata.annotations);
+  const changed =
+    add.length > 0 ||
+    !jsonEqual(out.metadata.labels, existing.metadata.labels) ||
+    !jsonEqual(out.metadata.annotations, existing.metadata.annotations);
   return changed ? out : undefined;
 }
 
-async function reconcileOne(res: RESTResource, expected: KubeObject, kind: Kind, signal?: AbortSignal): Promise<'created' | 'updated' | 'unchanged' | 'skipped'> {
+async function reconcileOne(
+  res: RESTResource,
+  expected: KubeObject,
+  kind: Kind,
+  signal?: AbortSignal,
+): Promise<'created' | 'updated' | 'unchanged' | 'skipped'> {
   const name = expected.metadata.name ?? '';
   const ctx = internalContext(fieldManager, expected.metadata.namespace ?? '', signal);
   for (let attempt = 0; ; attempt++) {
@@ -135,7 +146,8 @@ export function startPolicyReconciler(resolver: ResourceResolver, log: Logger, s
     while (!signal.aborted) {
       try {
         const r = await reconcileDefaultPolicy(resolver, signal);
-        if (r.created.length || r.updated.length) log.info('default RBAC policy reconciled', { created: r.created.length, updated: r.updated.length });
+        if (r.created.length || r.updated.length)
+          log.info('default RBAC policy reconciled', { created: r.created.length, updated: r.updated.length });
         return;
       } catch (err) {
         if (signal.aborted) return;

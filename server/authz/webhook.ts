@@ -54,7 +54,8 @@ export function loadWebhookTarget(file: string): Target {
   const ctx = ((contexts.find((c) => c.name === ctxName) ?? contexts[0])?.context ?? {}) as Record<string, unknown>;
   const cluster = named(doc.clusters, ctx.cluster as string | undefined, 'cluster');
   const user = named(doc.users, ctx.user as string | undefined, 'user');
-  if (typeof cluster.server !== 'string' || !cluster.server) throw new Error(`invalid configuration: no server found for cluster in ${file}`);
+  if (typeof cluster.server !== 'string' || !cluster.server)
+    throw new Error(`invalid configuration: no server found for cluster in ${file}`);
   return {
     url: new URL(cluster.server),
     ca: readMaybe(base, cluster['certificate-authority-data'], cluster['certificate-authority']),
@@ -112,14 +113,19 @@ export function createWebhookAuthorizer(opts: WebhookOptions): Authorizer & { cl
   const call = (body: string): Promise<Record<string, unknown>> =>
     new Promise((resolve, reject) => {
       const mod = target.url.protocol === 'https:' ? https : http;
-      const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json', 'Content-Length': String(Buffer.byteLength(body)) };
+      const headers: Record<string, string> = {
+        'Content-Type': 'application/json',
+        Accept: 'application/json',
+        'Content-Length': String(Buffer.byteLength(body)),
+      };
       if (target.token) headers.Authorization = `Bearer ${target.token}`;
       const req = mod.request(target.url, { method: 'POST', agent, headers, timeout: opts.timeoutMs }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) >= 300) return reject(new Error(`webhook answered ${res.statusCode}: ${text.slice(0, 200)}`));
+          if ((res.statusCode ?? 0) < 200 || (res.statusCode ?? 0) >= 300)
+            return reject(new Error(`webhook answered ${res.statusCode}: ${text.slice(0, 200)}`));
           try {
             const v = JSON.parse(text) as unknown;
             if (!v || typeof v !== 'object') throw new Error('not an object');
@@ -159,7 +165,13 @@ export function createWebhookAuthorizer(opts: WebhookOptions): Authorizer & { cl
         wireSpec.group = wireSpec.groups;
         delete wireSpec.groups;
       }
-      const body = JSON.stringify({ apiVersion: `authorization.k8s.io/${version}`, kind: 'SubjectAccessReview', metadata: { creationTimestamp: null }, spec: wireSpec, status: { allowed: false } });
+      const body = JSON.stringify({
+        apiVersion: `authorization.k8s.io/${version}`,
+        kind: 'SubjectAccessReview',
+        metadata: { creationTimestamp: null },
+        spec: wireSpec,
+        status: { allowed: false },
+      });
       let answer: Record<string, unknown>;
       try {
         answer = await call(body);
@@ -167,7 +179,8 @@ export function createWebhookAuthorizer(opts: WebhookOptions): Authorizer & { cl
         return onFailure(err as Error);
       }
       const status = (answer.status && typeof answer.status === 'object' ? answer.status : {}) as Record<string, unknown>;
-      if (typeof status.allowed !== 'boolean') return onFailure(new Error('malformed SubjectAccessReview response: status.allowed missing'));
+      if (typeof status.allowed !== 'boolean')
+        return onFailure(new Error('malformed SubjectAccessReview response: status.allowed missing'));
       const reason = typeof status.reason === 'string' && status.reason ? status.reason : undefined;
       let result: AuthorizationResult;
       if (status.allowed) result = { decision: 'allow', reason };

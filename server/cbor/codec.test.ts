@@ -13,7 +13,13 @@ test('encoding: self-described tag, byte strings, sorted keys, shortest numbers'
 });
 
 test('round trip of an object', () => {
-  const obj = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'é', labels: { a: 'b' } }, data: { k: 'v' }, n: [1, 2.25, -7, 2 ** 40] };
+  const obj = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'é', labels: { a: 'b' } },
+    data: { k: 'v' },
+    n: [1, 2.25, -7, 2 ** 40],
+  };
   assert.deepEqual(decodeCbor(encodeCbor(obj)), obj);
 });
 
@@ -24,7 +30,10 @@ test('decoding accepts text strings, indefinite lengths and unknown tags', () =>
 });
 
 function rejects(h: string, message: string): void {
-  assert.throws(() => decodeCbor(hex(h)), (err: unknown) => err instanceof CborDecodeError && err.message === message);
+  assert.throws(
+    () => decodeCbor(hex(h)),
+    (err: unknown) => err instanceof CborDecodeError && err.message === message,
+  );
 }
 
 test('decoding refuses what kube refuses, with its messages', () => {
@@ -35,7 +44,10 @@ test('decoding refuses what kube refuses, with its messages', () => {
   rejects('f97c00', 'cbor: data item of cbor type primitives is not accepted by protocol: floating-point infinity');
   rejects('f7', 'cbor: data item of cbor type primitives is not accepted by protocol: simple value 23');
   rejects('c2 41 01', 'cbor: data item of cbor type tag is not accepted by protocol: bignum');
-  rejects('1bffffffffffffffff', "cbor: cannot unmarshal positive integer into Go value of type int64 (18446744073709551615 overflows Go's int64)");
+  rejects(
+    '1bffffffffffffffff',
+    "cbor: cannot unmarshal positive integer into Go value of type int64 (18446744073709551615 overflows Go's int64)",
+  );
   rejects('62 ff fe', 'cbor: invalid UTF-8 string');
   rejects('a1 6161', 'unexpected EOF');
   rejects('01 02', 'cbor: 1 bytes of extraneous data starting at index 1');

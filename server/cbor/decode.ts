@@ -96,7 +96,8 @@ class Reader {
       case 1: {
         const v = this.argument(major, info);
         const n = -1n - BigInt(v);
-        if (n < -INT64_MAX - 1n) throw new CborDecodeError(`cbor: cannot unmarshal negative integer into Go value of type int64 (-1-${v} overflows Go's int64)`);
+        if (n < -INT64_MAX - 1n)
+          throw new CborDecodeError(`cbor: cannot unmarshal negative integer into Go value of type int64 (-1-${v} overflows Go's int64)`);
         return Number(n);
       }
       case 2:
@@ -135,7 +136,8 @@ class Reader {
 
   private array(n: number, depth: number): unknown[] {
     const inner = this.enter(depth);
-    if (n > MAX_CBOR_ARRAY_ELEMENTS) throw new CborDecodeError(`cbor: exceeded max number of elements ${MAX_CBOR_ARRAY_ELEMENTS} for CBOR array`);
+    if (n > MAX_CBOR_ARRAY_ELEMENTS)
+      throw new CborDecodeError(`cbor: exceeded max number of elements ${MAX_CBOR_ARRAY_ELEMENTS} for CBOR array`);
     const out: unknown[] = [];
     for (let i = 0; i < n; i++) out.push(this.item(inner));
     return out;
@@ -143,7 +145,8 @@ class Reader {
 
   private map(n: number, depth: number): Record<string, unknown> {
     const inner = this.enter(depth);
-    if (n > MAX_CBOR_MAP_PAIRS) throw new CborDecodeError(`cbor: exceeded max number of key-value pairs ${MAX_CBOR_MAP_PAIRS} for CBOR map`);
+    if (n > MAX_CBOR_MAP_PAIRS)
+      throw new CborDecodeError(`cbor: exceeded max number of key-value pairs ${MAX_CBOR_MAP_PAIRS} for CBOR map`);
     const out: Record<string, unknown> = {};
     for (let i = 0; i < n; i++) this.pair(out, i, inner);
     return out;
@@ -179,7 +182,8 @@ class Reader {
         for (;;) {
           const head = this.byte();
           if (head === 0xff) break;
-          if (head >> 5 !== major || (head & 0x1f) === 31) throw new CborDecodeError(`cbor: wrong element type ${TYPE_NAMES[head >> 5]} for indefinite-length ${TYPE_NAMES[major]}`);
+          if (head >> 5 !== major || (head & 0x1f) === 31)
+            throw new CborDecodeError(`cbor: wrong element type ${TYPE_NAMES[head >> 5]} for indefinite-length ${TYPE_NAMES[major]}`);
           chunks.push(this.bytes(this.length(major, head & 0x1f)));
         }
         const all = Buffer.concat(chunks);
@@ -191,7 +195,8 @@ class Reader {
         for (;;) {
           const v = this.member(inner);
           if (v === BREAK) return out;
-          if (out.length >= MAX_CBOR_ARRAY_ELEMENTS) throw new CborDecodeError(`cbor: exceeded max number of elements ${MAX_CBOR_ARRAY_ELEMENTS} for CBOR array`);
+          if (out.length >= MAX_CBOR_ARRAY_ELEMENTS)
+            throw new CborDecodeError(`cbor: exceeded max number of elements ${MAX_CBOR_ARRAY_ELEMENTS} for CBOR array`);
           out.push(v);
         }
       }
@@ -203,7 +208,8 @@ class Reader {
             this.pos++;
             return out;
           }
-          if (i >= MAX_CBOR_MAP_PAIRS) throw new CborDecodeError(`cbor: exceeded max number of key-value pairs ${MAX_CBOR_MAP_PAIRS} for CBOR map`);
+          if (i >= MAX_CBOR_MAP_PAIRS)
+            throw new CborDecodeError(`cbor: exceeded max number of key-value pairs ${MAX_CBOR_MAP_PAIRS} for CBOR map`);
           this.pair(out, i, inner);
         }
       }
@@ -226,7 +232,10 @@ class Reader {
       return content;
     }
     if (tag === 1) {
-      if (typeof content !== 'number') throw new CborDecodeError('cbor: tag number 1 must be followed by integer or floating-point number, got ' + TYPE_NAMES[this.buf[start]! >> 5]);
+      if (typeof content !== 'number')
+        throw new CborDecodeError(
+          'cbor: tag number 1 must be followed by integer or floating-point number, got ' + TYPE_NAMES[this.buf[start]! >> 5],
+        );
       return rfc3339Nano(content);
     }
     return content;

@@ -4,7 +4,13 @@ import { AuthorizerSession, AuthorizerValue } from './authorizer-library.js';
 import { activation, bindVariables, compile, compileVariables, OUT_OF_BUDGET, variableFieldType } from './admission-policy.js';
 
 const act = (object: unknown, extra: Partial<{ params: unknown; oldObject: unknown }> = {}) =>
-  activation({ object, oldObject: extra.oldObject ?? null, request: { operation: 'CREATE', userInfo: { username: 'alice', groups: ['g'] } }, params: extra.params ?? null, namespaceObject: null });
+  activation({
+    object,
+    oldObject: extra.oldObject ?? null,
+    request: { operation: 'CREATE', userInfo: { username: 'alice', groups: ['g'] } },
+    params: extra.params ?? null,
+    namespaceObject: null,
+  });
 
 test('a validation over object with JSON integers as CEL ints', () => {
   const p = compile('object.spec.replicas <= 5', 'bool');
@@ -14,7 +20,10 @@ test('a validation over object with JSON integers as CEL ints', () => {
 });
 
 test('params, oldObject, request and matches (RE2) are available', () => {
-  const p = compile("object.spec.replicas <= int(params.data.max) && oldObject == null && request.userInfo.username.matches('^al')", 'bool');
+  const p = compile(
+    "object.spec.replicas <= int(params.data.max) && oldObject == null && request.userInfo.username.matches('^al')",
+    'bool',
+  );
   assert.deepEqual(p.evaluate(act({ spec: { replicas: 3 } }, { params: { data: { max: '3' } } })), { ok: true, value: true });
   assert.deepEqual(p.evaluate(act({ spec: { replicas: 4 } }, { params: { data: { max: '3' } } })), { ok: true, value: false });
 });
@@ -66,12 +75,15 @@ test('variables are typed by their expressions, in order; later expressions are 
     { name: 'self', expression: 'variables.self' },
     { name: 'broken', expression: '1 +' },
   ]);
-  assert.deepEqual([...types], [
-    ['name', 'string'],
-    ['sizes', 'list<int>'],
-    ['self', 'dyn'],
-    ['broken', 'dyn'],
-  ]);
+  assert.deepEqual(
+    [...types],
+    [
+      ['name', 'string'],
+      ['sizes', 'list<int>'],
+      ['self', 'dyn'],
+      ['broken', 'dyn'],
+    ],
+  );
   // a variable does not see itself
   assert.match(programs[2]!.program.compileError ?? '', /undefined field 'self'/);
   assert.equal(
@@ -82,13 +94,19 @@ test('variables are typed by their expressions, in order; later expressions are 
     compile('variables.nosuch', 'bool', 'stored', 'validating', types).compileError,
     "compilation error: ERROR: <input>:1:10: undefined field 'nosuch'\n | variables.nosuch\n | .........^",
   );
-  assert.match(compile("variables.sizes[0] == 'a'", 'bool', 'stored', 'validating', types).compileError ?? '', /'_==_' applied to '\(int, string\)'/);
+  assert.match(
+    compile("variables.sizes[0] == 'a'", 'bool', 'stored', 'validating', types).compileError ?? '',
+    /'_==_' applied to '\(int, string\)'/,
+  );
   // a variable that does not compile is dyn: what reads it compiles
   assert.equal(compile('variables.broken == 1', 'bool', 'stored', 'validating', types).compileError, undefined);
   // and the typed expressions run over the lazily bound variables
   const a = act({ metadata: { name: 'abc' } });
   bindVariables(a, programs);
-  assert.deepEqual(compile("variables.name + 'd' == 'abcd' && variables.sizes[0] == 3", 'bool', 'stored', 'validating', types).evaluate(a), { ok: true, value: true });
+  assert.deepEqual(
+    compile("variables.name + 'd' == 'abcd' && variables.sizes[0] == 3", 'bool', 'stored', 'validating', types).evaluate(a),
+    { ok: true, value: true },
+  );
 });
 
 test('a hostile expression is cut off by the runtime budget', () => {
@@ -100,12 +118,28 @@ test('a hostile expression is cut off by the runtime budget', () => {
 });
 
 test("Kubernetes' libraries: quantity, lists, regex, ip/cidr, url", () => {
-  const obj = { spec: { containers: [{ name: 'a', resources: { limits: { memory: '512Mi' } } }, { name: 'b', resources: { limits: { memory: '2Gi' } } }] } };
+  const obj = {
+    spec: {
+      containers: [
+        { name: 'a', resources: { limits: { memory: '512Mi' } } },
+        { name: 'b', resources: { limits: { memory: '2Gi' } } },
+      ],
+    },
+  };
   const p = compile("object.spec.containers.all(c, quantity(c.resources.limits.memory).isLessThan(quantity('1Gi')))", 'bool');
   assert.equal(p.compileError, undefined);
   assert.deepEqual(p.evaluate(act(obj)), { ok: true, value: false });
-  assert.deepEqual(compile("object.spec.containers.map(c, c.name).isSorted() && 'v1.2'.find('[0-9]+') == '1'", 'bool').evaluate(act(obj)), { ok: true, value: true });
-  assert.deepEqual(compile("cidr('10.0.0.0/8').containsIP(object.ip) && url(object.url).getHost() == 'example.com' && !format.dns1123Label().validate(object.name).hasValue() && semver(object.v, true).major() == 1", 'bool').evaluate(act({ ip: '10.2.3.4', url: 'https://example.com/x', name: 'web', v: 'v1.2' })), { ok: true, value: true });
+  assert.deepEqual(compile("object.spec.containers.map(c, c.name).isSorted() && 'v1.2'.find('[0-9]+') == '1'", 'bool').evaluate(act(obj)), {
+    ok: true,
+    value: true,
+  });
+  assert.deepEqual(
+    compile(
+      "cidr('10.0.0.0/8').containsIP(object.ip) && url(object.url).getHost() == 'example.com' && !format.dns1123Label().validate(object.name).hasValue() && semver(object.v, true).major() == 1",
+      'bool',
+    ).evaluate(act({ ip: '10.2.3.4', url: 'https://example.com/x', name: 'web', v: 'v1.2' })),
+    { ok: true, value: true },
+  );
 });
 
 test('authorizer: checks are answered between attempts, once each, in validations and variables', async () => {
@@ -119,16 +153,34 @@ test('authorizer: checks are answered between attempts, once each, in validation
       return { allowed: req.user.username === 'alice' && ra['resource'] === 'deployments', reason: 'because' };
     },
   });
-  const a = activation({ object: {}, oldObject: null, request: {}, params: null, namespaceObject: null, authorizer: new AuthorizerValue(session, { username: 'alice', groups: [] }) });
-  bindVariables(a, [{ name: 'canCreate', program: compile("authorizer.group('apps').resource('deployments').namespace('ns').check('create').allowed()", 'any') }]);
-  const p = compile("variables.canCreate && !authorizer.group('').resource('secrets').check('get').allowed() && authorizer.group('apps').resource('deployments').namespace('ns').check('create').reason() == 'because'", 'bool');
+  const a = activation({
+    object: {},
+    oldObject: null,
+    request: {},
+    params: null,
+    namespaceObject: null,
+    authorizer: new AuthorizerValue(session, { username: 'alice', groups: [] }),
+  });
+  bindVariables(a, [
+    {
+      name: 'canCreate',
+      program: compile("authorizer.group('apps').resource('deployments').namespace('ns').check('create').allowed()", 'any'),
+    },
+  ]);
+  const p = compile(
+    "variables.canCreate && !authorizer.group('').resource('secrets').check('get').allowed() && authorizer.group('apps').resource('deployments').namespace('ns').check('create').reason() == 'because'",
+    'bool',
+  );
   assert.equal(p.compileError, undefined);
   assert.deepEqual(await p.evaluateAsync(a), { ok: true, value: true });
   assert.equal(asked.length, 2);
   const sa = compile("authorizer.serviceAccount('ns', 'sa').group('apps').resource('deployments').check('create').allowed()", 'bool');
   assert.deepEqual(await sa.evaluateAsync(a), { ok: true, value: false });
   assert.match(asked[2]!, /^system:serviceaccount:ns:sa /);
-  const errored = compile("authorizer.path('/broken').check('get').errored() && authorizer.path('/broken').check('get').error() == 'webhook down'", 'bool');
+  const errored = compile(
+    "authorizer.path('/broken').check('get').errored() && authorizer.path('/broken').check('get').error() == 'webhook down'",
+    'bool',
+  );
   assert.deepEqual(await errored.evaluateAsync(a), { ok: true, value: true });
 });
 
@@ -136,7 +188,10 @@ test('runtime cost in cel-go units: the per-expression limit and the shared budg
   const heavy = compile('object.items.all(a, object.items.all(b, object.items.all(c, a + b + c >= 0)))', 'bool');
   const items = Array.from({ length: 120 }, (_, i) => i);
   const r = heavy.evaluate(act({ items }));
-  assert.deepEqual(r, { ok: false, error: `expression '${heavy.expression}' resulted in error: operation cancelled: actual cost limit exceeded` });
+  assert.deepEqual(r, {
+    ok: false,
+    error: `expression '${heavy.expression}' resulted in error: operation cancelled: actual cost limit exceeded`,
+  });
   const light = compile('object.items.all(a, a >= 0)', 'bool');
   const shared = { ...act({ items }), budget: { remaining: 1000 } };
   assert.deepEqual(light.evaluate(shared), { ok: true, value: true });
@@ -146,14 +201,21 @@ test('runtime cost in cel-go units: the per-expression limit and the shared budg
   assert.equal(light.evaluate(shared).ok, false);
 });
 
-test("compile errors point into the expression as written, after matches and message constructions", () => {
-  const at = (expr: string, flavour: 'validating' | 'mutating' = 'validating') => (compile(expr, 'any', 'new', flavour).compileError ?? '').split('\n')[0];
-  assert.equal(at("'a'.matches('x') && 1 + 'a' == 2"), "compilation error: ERROR: <input>:1:23: found no matching overload for '_+_' applied to '(int, string)'");
+test('compile errors point into the expression as written, after matches and message constructions', () => {
+  const at = (expr: string, flavour: 'validating' | 'mutating' = 'validating') =>
+    (compile(expr, 'any', 'new', flavour).compileError ?? '').split('\n')[0];
+  assert.equal(
+    at("'a'.matches('x') && 1 + 'a' == 2"),
+    "compilation error: ERROR: <input>:1:23: found no matching overload for '_+_' applied to '(int, string)'",
+  );
   assert.equal(
     at('[JSONPatch{op: "add", path: "/a", value: 1 + "a"}]', 'mutating'),
     "compilation error: ERROR: <input>:1:44: found no matching overload for '_+_' applied to '(int, string)'",
   );
-  assert.equal(at('Object{spec: Object.spec{replicas: nosuch}}', 'mutating'), "compilation error: ERROR: <input>:1:36: undeclared reference to 'nosuch' (in container '')");
+  assert.equal(
+    at('Object{spec: Object.spec{replicas: nosuch}}', 'mutating'),
+    "compilation error: ERROR: <input>:1:36: undeclared reference to 'nosuch' (in container '')",
+  );
   // an optional field's value must be an optional: reported at the field's colon, as cel-go does
   assert.equal(
     at('[JSONPatch{op: "add", ?path: "/a"}]', 'mutating'),
@@ -162,10 +224,15 @@ test("compile errors point into the expression as written, after matches and mes
 });
 
 test('optional fields of a message construction are set only when the optional has a value', () => {
-  const p = compile('Object{spec: Object.spec{?replicas: optional.none(), ?paused: optional.of(true), ?minReadySeconds: object.?spec.?x}}', 'any', 'new', 'mutating');
+  const p = compile(
+    'Object{spec: Object.spec{?replicas: optional.none(), ?paused: optional.of(true), ?minReadySeconds: object.?spec.?x}}',
+    'any',
+    'new',
+    'mutating',
+  );
   assert.equal(p.compileError, undefined);
   const r = p.evaluate(act({ spec: { x: 5 } }));
   assert.equal(r.ok, true);
-  const spec = ((r as { value: { fields: { spec: { fields: Record<string, unknown> } } } }).value.fields.spec.fields);
+  const spec = (r as { value: { fields: { spec: { fields: Record<string, unknown> } } } }).value.fields.spec.fields;
   assert.deepEqual(spec, { paused: true, minReadySeconds: 5n });
 });

@@ -61,7 +61,18 @@ function environment(age: ExpressionAge, flavour: PolicyFlavour = 'validating', 
   return env;
 }
 
-const DECLARABLE = new Set(['bool', 'bytes', 'double', 'int', 'uint', 'string', 'null', 'dyn', 'google.protobuf.Duration', 'google.protobuf.Timestamp']);
+const DECLARABLE = new Set([
+  'bool',
+  'bytes',
+  'double',
+  'int',
+  'uint',
+  'string',
+  'null',
+  'dyn',
+  'google.protobuf.Duration',
+  'google.protobuf.Timestamp',
+]);
 
 /** the type parameters of `name<a, b<c, d>>`, split at the top level */
 function typeParameters(t: string): string[] {
@@ -170,7 +181,10 @@ export function compile(
   } catch (err) {
     // syntax and type errors in cel-go's words and layout
     const e = err as Error & { code?: string };
-    const reason = e.code && !/^must evaluate/.test(e.message) ? celGoIssue(expression, e, env, parsedSource(expression, flavour)) : e.message.split('\n')[0];
+    const reason =
+      e.code && !/^must evaluate/.test(e.message)
+        ? celGoIssue(expression, e, env, parsedSource(expression, flavour))
+        : e.message.split('\n')[0];
     const message = `compilation error: ${reason}`;
     const failed: EvalResult = { ok: false, error: message };
     return { expression, compileError: message, evaluate: () => failed, evaluateAsync: async () => failed };
@@ -179,7 +193,11 @@ export function compile(
     expression,
     outputType,
     evaluateAsync(activation) {
-      return evaluateWithAuthorizer(activation.authorizer.session, () => this.evaluate(activation), (r) => !r.ok);
+      return evaluateWithAuthorizer(
+        activation.authorizer.session,
+        () => this.evaluate(activation),
+        (r) => !r.ok,
+      );
     },
     evaluate(activation) {
       const budget = activation.budget;

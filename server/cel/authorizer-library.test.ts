@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Environment } from '@marcbachmann/cel-js';
-import { AuthorizationPending, AuthorizerSession, AuthorizerValue, evaluateWithAuthorizer, registerAuthorizerLibrary } from './authorizer-library.js';
+import {
+  AuthorizationPending,
+  AuthorizerSession,
+  AuthorizerValue,
+  evaluateWithAuthorizer,
+  registerAuthorizerLibrary,
+} from './authorizer-library.js';
 import type { AccessReviewRequest } from '../machinery/access-review.js';
 
 const env = registerAuthorizerLibrary(new Environment(), { declareVariable: true });
@@ -15,7 +21,9 @@ test('a check asks the authorizer once, between attempts, with the attributes bu
     },
   });
   const authorizer = new AuthorizerValue(session, { username: 'bob', groups: ['devs'] });
-  const p = env.parse("authorizer.group('apps').resource('deployments').subresource('scale').namespace('ns').name('web').check('get').allowed()");
+  const p = env.parse(
+    "authorizer.group('apps').resource('deployments').subresource('scale').namespace('ns').name('web').check('get').allowed()",
+  );
   assert.ok((p.check() as { valid: boolean }).valid);
   assert.throws(() => p({ authorizer }), AuthorizationPending);
   let runs = 0;
@@ -36,7 +44,15 @@ test('a check asks the authorizer once, between attempts, with the attributes bu
   assert.equal(asked.length, 1);
   assert.deepEqual(asked[0], {
     user: { username: 'bob', groups: ['devs'] },
-    resourceAttributes: { verb: 'get', group: 'apps', version: '*', resource: 'deployments', subresource: 'scale', namespace: 'ns', name: 'web' },
+    resourceAttributes: {
+      verb: 'get',
+      group: 'apps',
+      version: '*',
+      resource: 'deployments',
+      subresource: 'scale',
+      namespace: 'ns',
+      name: 'web',
+    },
   });
 });
 
@@ -49,7 +65,11 @@ test('without an authorizer every check is allowed; non-resource paths and servi
 test('authorizer.requestResource checks the request own resource', async () => {
   const asked: AccessReviewRequest[] = [];
   const session = new AuthorizerSession({ authorize: async (req) => (asked.push(req), { allowed: true }) });
-  const authorizer = new AuthorizerValue(session, { username: 'bob', groups: [] }, { group: 'apps', resource: 'deployments', subresource: '', namespace: 'ns', name: 'web' });
+  const authorizer = new AuthorizerValue(
+    session,
+    { username: 'bob', groups: [] },
+    { group: 'apps', resource: 'deployments', subresource: '', namespace: 'ns', name: 'web' },
+  );
   const p = env.parse("authorizer.requestResource.check('delete').allowed()");
   const run = () => {
     try {
@@ -59,7 +79,14 @@ test('authorizer.requestResource checks the request own resource', async () => {
     }
   };
   assert.equal(await evaluateWithAuthorizer(session, run, (r) => r === undefined), true);
-  assert.deepEqual(asked[0]?.resourceAttributes, { verb: 'delete', group: 'apps', version: '*', resource: 'deployments', namespace: 'ns', name: 'web' });
+  assert.deepEqual(asked[0]?.resourceAttributes, {
+    verb: 'delete',
+    group: 'apps',
+    version: '*',
+    resource: 'deployments',
+    namespace: 'ns',
+    name: 'web',
+  });
 });
 
 test('fieldSelector and labelSelector reach the authorizer as raw selectors', async () => {
@@ -71,8 +98,24 @@ test('fieldSelector and labelSelector reach the authorizer as raw selectors', as
     },
   });
   const authorizer = new AuthorizerValue(session, { username: 'u', groups: [] });
-  const p = env.parse('authorizer.group("").resource("pods").fieldSelector("spec.nodeName=n1").labelSelector("app=x").check("list").allowed()');
-  assert.equal(await evaluateWithAuthorizer(session, () => { try { return p({ authorizer }); } catch (e) { if (e instanceof AuthorizationPending) return undefined; throw e; } }, (r) => r === undefined), true);
+  const p = env.parse(
+    'authorizer.group("").resource("pods").fieldSelector("spec.nodeName=n1").labelSelector("app=x").check("list").allowed()',
+  );
+  assert.equal(
+    await evaluateWithAuthorizer(
+      session,
+      () => {
+        try {
+          return p({ authorizer });
+        } catch (e) {
+          if (e instanceof AuthorizationPending) return undefined;
+          throw e;
+        }
+      },
+      (r) => r === undefined,
+    ),
+    true,
+  );
   assert.deepEqual(asked[0]!.resourceAttributes, {
     verb: 'list',
     group: '',

@@ -111,8 +111,24 @@ export class ResourceCheckValue {
   ) {}
 
   with(field: 'subresource' | 'namespace' | 'name' | 'fieldSelector' | 'labelSelector', value: string): ResourceCheckValue {
-    const n = { subresource: this.subresource, namespace: this.namespace, name: this.name, fieldSelector: this.fieldSelector, labelSelector: this.labelSelector, [field]: value };
-    return new ResourceCheckValue(this.authz, this.group, this.resource, n.subresource, n.namespace, n.name, n.fieldSelector, n.labelSelector);
+    const n = {
+      subresource: this.subresource,
+      namespace: this.namespace,
+      name: this.name,
+      fieldSelector: this.fieldSelector,
+      labelSelector: this.labelSelector,
+      [field]: value,
+    };
+    return new ResourceCheckValue(
+      this.authz,
+      this.group,
+      this.resource,
+      n.subresource,
+      n.namespace,
+      n.name,
+      n.fieldSelector,
+      n.labelSelector,
+    );
   }
 }
 
@@ -153,12 +169,19 @@ export function registerAuthorizerLibrary(env: Environment, opts: { declareVaria
     .registerFunction('Authorizer.path(string): PathCheck', (a: AuthorizerValue, p: string) => new PathCheckValue(a, p))
     .registerFunction('Authorizer.group(string): GroupCheck', (a: AuthorizerValue, g: string) => new GroupCheckValue(a, g))
     .registerFunction('Authorizer.serviceAccount(string, string): Authorizer', serviceAccount)
-    .registerFunction('GroupCheck.resource(string): ResourceCheck', (g: GroupCheckValue, r: string) => new ResourceCheckValue(g.authz, g.group, r))
+    .registerFunction(
+      'GroupCheck.resource(string): ResourceCheck',
+      (g: GroupCheckValue, r: string) => new ResourceCheckValue(g.authz, g.group, r),
+    )
     .registerFunction('ResourceCheck.subresource(string): ResourceCheck', (c: ResourceCheckValue, s: string) => c.with('subresource', s))
     .registerFunction('ResourceCheck.namespace(string): ResourceCheck', (c: ResourceCheckValue, s: string) => c.with('namespace', s))
     .registerFunction('ResourceCheck.name(string): ResourceCheck', (c: ResourceCheckValue, s: string) => c.with('name', s))
-    .registerFunction('ResourceCheck.fieldSelector(string): ResourceCheck', (c: ResourceCheckValue, s: string) => c.with('fieldSelector', s))
-    .registerFunction('ResourceCheck.labelSelector(string): ResourceCheck', (c: ResourceCheckValue, s: string) => c.with('labelSelector', s))
+    .registerFunction('ResourceCheck.fieldSelector(string): ResourceCheck', (c: ResourceCheckValue, s: string) =>
+      c.with('fieldSelector', s),
+    )
+    .registerFunction('ResourceCheck.labelSelector(string): ResourceCheck', (c: ResourceCheckValue, s: string) =>
+      c.with('labelSelector', s),
+    )
     .registerFunction('ResourceCheck.check(string): Decision', resourceCheck)
     .registerFunction('PathCheck.check(string): Decision', pathCheck)
     .registerFunction('Decision.allowed(): bool', (d: DecisionValue) => d.d.allowed)

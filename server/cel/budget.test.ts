@@ -58,7 +58,10 @@ test('kube library costs: regexes by input and pattern, an authorizer check 3500
 test('nested comprehensions beyond the limit are cut off with cel-go error', () => {
   const p = env.parse('xs.all(a, xs.all(b, xs.all(c, a + b + c >= 0)))');
   const xs = Array.from({ length: 200 }, (_, i) => BigInt(i));
-  assert.throws(() => withBudget(p, { xs }), (err: Error) => err instanceof CelBudgetExceededError && err.message === 'operation cancelled: actual cost limit exceeded');
+  assert.throws(
+    () => withBudget(p, { xs }),
+    (err: Error) => err instanceof CelBudgetExceededError && err.message === 'operation cancelled: actual cost limit exceeded',
+  );
   assert.equal(withBudget(p, { xs: xs.slice(0, 5) }), true);
   // the limit is kube's per-call limit unless told otherwise
   assert.equal(PER_CALL_LIMIT, 1_000_000);

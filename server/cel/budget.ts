@@ -65,7 +65,15 @@ interface MacroFrame {
  *  the accumulator as the attribute branch of a conditional, which is not charged): the append
  *  (filter's read of the element is a node of cel-js's expansion, charged as such) or, for
  *  exists_one, the count's increment */
-const KEPT_COSTS: Readonly<Record<string, number>> = { filter: 12, map: 12, transformList: 12, transformMap: 3, transformMapEntry: 2, exists_one: 2, existsOne: 2 };
+const KEPT_COSTS: Readonly<Record<string, number>> = {
+  filter: 12,
+  map: 12,
+  transformList: 12,
+  transformMap: 3,
+  transformMapEntry: 2,
+  exists_one: 2,
+  existsOne: 2,
+};
 /** `all`: @not_strictly_false(__result__); `exists`: @not_strictly_false(!__result__) */
 const EARLY_EXIT_CONDITION: Readonly<Record<string, number>> = { all: 2, exists: 3 };
 
@@ -182,7 +190,8 @@ function install(): void {
   }
   const ctxProto = findIterationContextPrototype(program.ast as unknown);
   const evProto = evaluator ? (Object.getPrototypeOf(evaluator) as Record<string, unknown>) : undefined;
-  if (!ctxProto || !evProto || typeof evProto['run'] !== 'function') throw new Error('cel cost: cannot find the evaluator of @marcbachmann/cel-js');
+  if (!ctxProto || !evProto || typeof evProto['run'] !== 'function')
+    throw new Error('cel cost: cannot find the evaluator of @marcbachmann/cel-js');
   const setIterValue = ctxProto['setIterValue'] as (this: unknown, ...args: unknown[]) => unknown;
   ctxProto['setIterValue'] = function (this: unknown, ...args: unknown[]) {
     const t = active;

@@ -65,7 +65,8 @@ function join(chk: Checker, ctx: unknown, nodes: readonly AstNode[], code: strin
       continue;
     }
     const next = joined.unify(chk.registry, t);
-    if (!next) throw chk.createError(code, `${PREFIX[code]} expected type '${chk.formatType(joined)}' but found '${chk.formatType(t)}'`, node);
+    if (!next)
+      throw chk.createError(code, `${PREFIX[code]} expected type '${chk.formatType(joined)}' but found '${chk.formatType(t)}'`, node);
     joined = next;
   }
 }
@@ -78,9 +79,13 @@ const isPresenceTest = (node: AstNode): boolean => {
 /** the strings extension's check of a literal format string over a list literal */
 function checkFormat(chk: Checker, node: AstNode): void {
   const [name, receiver, args] = node.args as [string, AstNode, AstNode[]];
-  if (name !== 'format' || receiver?.op !== 'value' || typeof receiver.args !== 'string' || args?.length !== 1 || args[0]!.op !== 'list') return;
+  if (name !== 'format' || receiver?.op !== 'value' || typeof receiver.args !== 'string' || args?.length !== 1 || args[0]!.op !== 'list')
+    return;
   const elements = args[0]!.args as AstNode[];
-  const problem = checkFormatCall(receiver.args, elements.map((e) => (e.checkedType ? chk.formatType(e.checkedType) : 'dyn')));
+  const problem = checkFormatCall(
+    receiver.args,
+    elements.map((e) => (e.checkedType ? chk.formatType(e.checkedType) : 'dyn')),
+  );
   if (!problem) return;
   // a clause that does not fit is reported at its argument; anything else at the call
   const at = problem instanceof FormatClauseError ? (elements[problem.argIndex] ?? node) : node;
@@ -113,7 +118,11 @@ function checkSetsCall(chk: Checker, node: AstNode): void {
   if (!SETS_FUNCTIONS.has(name) || receiver?.op !== 'id' || receiver.args !== 'sets' || args?.length !== 2) return;
   const [a, b] = [args[0]!.checkedType, args[1]!.checkedType];
   if (!a || !b || a.unify(chk.registry, b)) return;
-  throw chk.createError('no_matching_overload', `found no matching overload for 'SetsNamespace.${name}(${chk.formatType(a)}, ${chk.formatType(b)})'`, node);
+  throw chk.createError(
+    'no_matching_overload',
+    `found no matching overload for 'SetsNamespace.${name}(${chk.formatType(a)}, ${chk.formatType(b)})'`,
+    node,
+  );
 }
 
 const lenientOptions = new WeakMap<object, Checker['opts']>();
@@ -141,7 +150,8 @@ export function installCompileChecks(): void {
   }));
   probe.parse('[1].homogeneousProbe(x)').check();
   const proto = checker ? (Object.getPrototypeOf(checker) as { check: Checker['check'] }) : undefined;
-  if (!proto || typeof proto.check !== 'function') throw new Error('cel compile checks: cannot find the type checker of @marcbachmann/cel-js');
+  if (!proto || typeof proto.check !== 'function')
+    throw new Error('cel compile checks: cannot find the type checker of @marcbachmann/cel-js');
   const original = proto.check;
   proto.check = function (this: Checker, node: AstNode, ctx: unknown): CelType {
     if (node.checkedType === undefined && node.op === 'call' && isPresenceTest(node)) {
@@ -166,8 +176,18 @@ export function installCompileChecks(): void {
     if (node.op === 'list') join(this, ctx, node.args as AstNode[], 'heterogeneous_list_element');
     else {
       const entries = node.args as [AstNode, AstNode][];
-      join(this, ctx, entries.map((e) => e[0]), 'heterogeneous_map_key');
-      join(this, ctx, entries.map((e) => e[1]), 'heterogeneous_map_value');
+      join(
+        this,
+        ctx,
+        entries.map((e) => e[0]),
+        'heterogeneous_map_key',
+      );
+      join(
+        this,
+        ctx,
+        entries.map((e) => e[1]),
+        'heterogeneous_map_value',
+      );
     }
     const opts = this.opts;
     let lenient = lenientOptions.get(opts);

@@ -105,7 +105,11 @@ function typeCheck(chk: Checker, m: TwoVarMacro, ctx: Context): CelType {
       return chk.registry.getMapType(keyType, body);
     case 'transformMapEntry':
       if (body.kind !== 'map' && body.kind !== 'dyn') {
-        throw chk.createError('invalid_macro_argument', `transformMapEntry() expression must return a map, got '${chk.formatType(body)}'`, m.body);
+        throw chk.createError(
+          'invalid_macro_argument',
+          `transformMapEntry() expression must return a map, got '${chk.formatType(body)}'`,
+          m.body,
+        );
       }
       return body;
   }

@@ -13,7 +13,11 @@ import { estimateCostRange, type SizedSchema } from './cost.js';
 /** a value of at most n bytes (a string or bytes: format byte counts bytes, not characters) */
 const bytesUpTo = (n: number): SizedSchema => ({ type: 'string', format: 'byte', maxLength: n });
 const listUpTo = (n: number, items?: SizedSchema): SizedSchema => ({ type: 'array', maxItems: n, items });
-const mapUpTo = (n: number, values?: SizedSchema): SizedSchema => ({ type: 'object', maxProperties: n, additionalProperties: values ?? {} });
+const mapUpTo = (n: number, values?: SizedSchema): SizedSchema => ({
+  type: 'object',
+  maxProperties: n,
+  additionalProperties: values ?? {},
+});
 
 /** [expression, declared variables, their size hints, min, max] */
 const vectors: [string, Record<string, string>, Record<string, SizedSchema>, number, number][] = [
@@ -56,14 +60,26 @@ const vectors: [string, Record<string, string>, Record<string, SizedSchema>, num
   ['input.endsWith(arg1)', { input: 'string', arg1: 'string' }, { arg1: bytesUpTo(500) }, 2, 52],
   ['input.size()', { input: 'string' }, {}, 2, 2],
   ['size(input)', { input: 'string' }, {}, 2, 2],
-  ['(x > 2 ? input1 : input2).all(y, true)', { x: 'int', input1: 'list<int>', input2: 'list<int>' }, { input1: listUpTo(1), input2: listUpTo(1) }, 4, 7],
+  [
+    '(x > 2 ? input1 : input2).all(y, true)',
+    { x: 'int', input1: 'list<int>', input2: 'list<int>' },
+    { input1: listUpTo(1), input2: listUpTo(1) },
+    4,
+    7,
+  ],
   ['input.all(k, input[k].single_int32 > 3)', { input: 'map<string, map<string, int>>' }, { input: mapUpTo(10) }, 2, 82],
   ['input.all(k, input[k].all(x, true))', { input: 'map<string, map<string, int>>' }, { input: mapUpTo(5, mapUpTo(10)) }, 2, 187],
   ['(list1 + list2).all(x, true)', { list1: 'list<int>', list2: 'list<int>' }, { list1: listUpTo(10), list2: listUpTo(10) }, 4, 64],
   ['"abcdefg".contains(str1 + str2)', { str1: 'string', str2: 'string' }, { str1: bytesUpTo(10), str2: bytesUpTo(10) }, 2, 6],
   ['list1.size() == list2.size()', { list1: 'list<int>', list2: 'list<int>' }, {}, 5, 5],
   ['x > y ? list1.size() : list2.size()', { x: 'int', y: 'int', list1: 'list<int>', list2: 'list<int>' }, {}, 5, 5],
-  ['str1.endsWith("abcdefghijklmnopqrstuvwxyz") == str2.endsWith("abcdefghijklmnopqrstuvwxyz")', { str1: 'string', str2: 'string' }, {}, 9, 9],
+  [
+    'str1.endsWith("abcdefghijklmnopqrstuvwxyz") == str2.endsWith("abcdefghijklmnopqrstuvwxyz")',
+    { str1: 'string', str2: 'string' },
+    {},
+    9,
+    9,
+  ],
   ['((5 != 6) == (1 == 2)) == ((3 <= 4) == (9 != 9))', {}, {}, 7, 7],
   ['timestamp1 == timestamp2', { timestamp1: 'google.protobuf.Timestamp', timestamp2: 'google.protobuf.Timestamp' }, {}, 3, 3],
   ['duration1 != duration2', { duration1: 'google.protobuf.Duration', duration2: 'google.protobuf.Duration' }, {}, 3, 3],

@@ -34,7 +34,8 @@ function check(vectors: Vector[]): void {
   const wrong: string[] = [];
   for (const [expr, min, max, runtime] of vectors) {
     const got = measure(expr);
-    if (got.min !== min || got.max !== max || got.runtime !== runtime) wrong.push(`${expr}: want ${min}..${max} ${runtime}, got ${got.min}..${got.max} ${got.runtime}`);
+    if (got.min !== min || got.max !== max || got.runtime !== runtime)
+      wrong.push(`${expr}: want ${min}..${max} ${runtime}, got ${got.min}..${got.max} ${got.runtime}`);
   }
   assert.deepEqual(wrong, []);
 }
@@ -115,13 +116,17 @@ test('urls, ip and cidr libraries', () => {
   check([
     ...both(c4),
     ...both(c6),
-    ...["cidr('192.0.0.0/30')", "cidr('192.168.0.0/16')", "'192.0.0.0/30'", "'192.168.0.0/16'"].map((x): Vector => [`${c4}.containsCIDR(${x})`, 7, 11, 7]),
+    ...["cidr('192.0.0.0/30')", "cidr('192.168.0.0/16')", "'192.0.0.0/30'", "'192.168.0.0/16'"].map(
+      (x): Vector => [`${c4}.containsCIDR(${x})`, 7, 11, 7],
+    ),
     [`${c4}.containsIP(ip('192.0.0.1'))`, 4, 7, 4],
     [`${c4}.containsIP(ip('192.169.0.1'))`, 5, 8, 5],
     [`${c4}.containsIP(ip('192.169.169.250'))`, 5, 8, 5],
     [`${c4}.containsIP('192.0.0.1')`, 4, 7, 4],
     [`${c4}.containsIP('192.169.0.1')`, 5, 8, 5],
-    ...["cidr('2001:db8::/126')", "cidr('2001:db8::/32')", "'2001:db8::/126'", "'2001:db8::/32'"].map((x): Vector => [`${c6}.containsCIDR(${x})`, 7, 11, 7]),
+    ...["cidr('2001:db8::/126')", "cidr('2001:db8::/32')", "'2001:db8::/126'", "'2001:db8::/32'"].map(
+      (x): Vector => [`${c6}.containsCIDR(${x})`, 7, 11, 7],
+    ),
     [`${c6}.containsIP(ip('2001:db8:3333:4444:5555:6666:7777:8888'))`, 7, 10, 7],
     [`${c6}.containsIP(ip('2001:db8::1'))`, 5, 8, 5],
     [`${c6}.containsIP('2001:db8:3333:4444:5555:6666:7777:8888')`, 7, 10, 7],

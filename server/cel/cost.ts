@@ -27,7 +27,7 @@ export const SATURATED = Number.MAX_SAFE_INTEGER;
 const UNKNOWN: Range = { min: 0, max: SATURATED };
 
 // saturating arithmetic over ranges, as cel-go's CostEstimate and SizeEstimate
-const sat = (x: number): number => (Math.min(x , SATURATED));
+const sat = (x: number): number => Math.min(x, SATURATED);
 const addR = (...rs: Range[]): Range => rs.reduce((a, b) => ({ min: sat(a.min + b.min), max: sat(a.max + b.max) }), { min: 0, max: 0 });
 const mulR = (a: Range, b: Range): Range => ({ min: sat(a.min * b.min), max: sat(a.max * b.max) });
 const unionR = (a: Range, b: Range): Range => ({ min: Math.min(a.min, b.min), max: Math.max(a.max, b.max) });
@@ -197,7 +197,11 @@ function operator(node: AstNode, operands: AstNode[], w: Walk): Estimate {
     case '==':
     case '!=': {
       if (node.op === '==') {
-        const lib = libraryEstimate('_==_', undefined, operands.map((n, i) => nodeView(n, ests[i]!, w)));
+        const lib = libraryEstimate(
+          '_==_',
+          undefined,
+          operands.map((n, i) => nodeView(n, ests[i]!, w)),
+        );
         if (lib) return { cost: addR(lib.cost, argCost) };
       }
       return { cost: addR(comparison(l!, ln!, r!, rn!, w), argCost) };
@@ -268,16 +272,22 @@ function call(name: string, receiverNode: AstNode | undefined, args: AstNode[], 
       return { cost: addR(mulR(strCost, scaleR(pattern, REGEX_LENGTH_FACTOR)), argCost) };
     }
     case 'contains':
-      if (target && target.type === 'string') return { cost: addR(mulR(scaleR(target.size, STRING_TRAVERSAL_FACTOR), scaleR(sz(0), STRING_TRAVERSAL_FACTOR)), argCost) };
+      if (target && target.type === 'string')
+        return { cost: addR(mulR(scaleR(target.size, STRING_TRAVERSAL_FACTOR), scaleR(sz(0), STRING_TRAVERSAL_FACTOR)), argCost) };
       break;
     case 'bytes':
-      if (views[0]?.type === 'string') return { cost: addR(scaleR(sz(0), STRING_TRAVERSAL_FACTOR), argCost), size: { min: sz(0).min, max: sat(sz(0).max * 4) } };
+      if (views[0]?.type === 'string')
+        return { cost: addR(scaleR(sz(0), STRING_TRAVERSAL_FACTOR), argCost), size: { min: sz(0).min, max: sat(sz(0).max * 4) } };
       break;
     case 'string':
-      if (views[0]?.type === 'bytes') return { cost: addR(scaleR(sz(0), STRING_TRAVERSAL_FACTOR), argCost), size: { min: Math.floor(sz(0).min / 4), max: sz(0).max } };
+      if (views[0]?.type === 'bytes')
+        return { cost: addR(scaleR(sz(0), STRING_TRAVERSAL_FACTOR), argCost), size: { min: Math.floor(sz(0).min / 4), max: sz(0).max } };
       break;
     case 'strings.quote':
-      return { cost: addR(scaleR(sz(0), STRING_TRAVERSAL_FACTOR), argCost), size: { min: sat(sz(0).min + 2), max: sat(sz(0).max * 2 + 2) } };
+      return {
+        cost: addR(scaleR(sz(0), STRING_TRAVERSAL_FACTOR), argCost),
+        size: { min: sat(sz(0).min + 2), max: sat(sz(0).max * 2 + 2) },
+      };
     case 'format':
       if (target) return { cost: addR(scaleR(target.size, STRING_TRAVERSAL_FACTOR), argCost) };
       break;

@@ -59,7 +59,10 @@ test('lists: sum, min and max by element type, durations included', () => {
   assert.equal(run('[duration("1s"), duration("2m")].sum() == duration("121s")'), true);
   assert.equal(run('[duration("1s"), duration("2s")].min() == duration("1s")'), true);
   assert.equal(run('[duration("1s"), duration("2s")].max() == duration("2s")'), true);
-  assert.equal(run('[timestamp("2020-01-01T00:00:00Z"), timestamp("2021-01-01T00:00:00Z")].max() == timestamp("2021-01-01T00:00:00Z")'), true);
+  assert.equal(
+    run('[timestamp("2020-01-01T00:00:00Z"), timestamp("2021-01-01T00:00:00Z")].max() == timestamp("2021-01-01T00:00:00Z")'),
+    true,
+  );
   assert.equal(run('["b", "a"].min()'), 'a');
   assert.equal(run('o.sum()', [1n, 5n]), 6n);
   assert.throws(() => run('[].min()'), /min called on empty list/);

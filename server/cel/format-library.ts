@@ -4,7 +4,13 @@
 // which needs the same namespace-constant form (cel-js has no dotted global function names).
 
 import { Optional, type Environment } from '@marcbachmann/cel-js';
-import { isQualifiedName, isValidLabelValue, nameIsDNS1035Label, nameIsDNSLabel, nameIsDNSSubdomain } from '../machinery/validation/names.js';
+import {
+  isQualifiedName,
+  isValidLabelValue,
+  nameIsDNS1035Label,
+  nameIsDNSLabel,
+  nameIsDNSSubdomain,
+} from '../machinery/validation/names.js';
 import { IPValue, parseAddress } from './network-library.js';
 
 export class FormatValue {

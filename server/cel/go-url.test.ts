@@ -4,12 +4,28 @@ import { escapedPath, hostnameOf, parseRequestURI, parseURL, portOf, queryOf, ur
 
 const parts = (s: string) => {
   const u = parseURL(s);
-  return { scheme: u.scheme, opaque: u.opaque, host: u.host, hostname: hostnameOf(u), port: portOf(u), path: escapedPath(u), query: u.rawQuery, fragment: u.fragment };
+  return {
+    scheme: u.scheme,
+    opaque: u.opaque,
+    host: u.host,
+    hostname: hostnameOf(u),
+    port: portOf(u),
+    path: escapedPath(u),
+    query: u.rawQuery,
+    fragment: u.fragment,
+  };
 };
 
 test("Go's opaque form: a rootless path after the scheme", () => {
   assert.deepEqual(parts('https:://kubernetes.io/'), {
-    scheme: 'https', opaque: '://kubernetes.io/', host: '', hostname: '', port: '', path: '', query: '', fragment: '',
+    scheme: 'https',
+    opaque: '://kubernetes.io/',
+    host: '',
+    hostname: '',
+    port: '',
+    path: '',
+    query: '',
+    fragment: '',
   });
   assert.equal(urlString(parseURL('https:://kubernetes.io/')), 'https:://kubernetes.io/');
   assert.equal(parseRequestURI('mailto:someone@example.com').opaque, 'someone@example.com');
@@ -17,7 +33,14 @@ test("Go's opaque form: a rootless path after the scheme", () => {
 
 test('hosts, ports and paths are kept as written', () => {
   assert.deepEqual(parts('HTTPS://Example.COM:0080/a/../b%2Fc?x=1#frag'), {
-    scheme: 'https', opaque: '', host: 'Example.COM:0080', hostname: 'Example.COM', port: '0080', path: '/a/../b%2Fc', query: 'x=1', fragment: 'frag',
+    scheme: 'https',
+    opaque: '',
+    host: 'Example.COM:0080',
+    hostname: 'Example.COM',
+    port: '0080',
+    path: '/a/../b%2Fc',
+    query: 'x=1',
+    fragment: 'frag',
   });
   assert.equal(parts('https://[::1]:80/').hostname, '::1');
   assert.equal(parts('https://[::1]/').host, '[::1]');
@@ -32,7 +55,15 @@ test('hosts, ports and paths are kept as written', () => {
 
 test('queries: repeated keys, + and %-escapes unescaped, bad pairs left out', () => {
   const q = queryOf(parseURL('https://e/p?k1=a&k2=b&k2=c&a+b=%41&bad=%zz&semi;x=1&&flag'));
-  assert.deepEqual([...q], [['k1', ['a']], ['k2', ['b', 'c']], ['a b', ['A']], ['flag', ['']]]);
+  assert.deepEqual(
+    [...q],
+    [
+      ['k1', ['a']],
+      ['k2', ['b', 'c']],
+      ['a b', ['A']],
+      ['flag', ['']],
+    ],
+  );
   assert.deepEqual([...queryOf(parseURL('https://e/p?'))], []);
 });
 

@@ -74,7 +74,8 @@ function unescape(s: string, mode: Mode): string {
       const written = fromUtf8.decode(b.slice(i, i + 3));
       // a host may %-encode only non-ASCII bytes (and %25 in an IPv6 zone)
       if (mode === 'host' && unhex(b[i + 1]!) < 8 && written !== '%25') throw new Error(`invalid URL escape ${goQuote(written)}`);
-      if (mode === 'zone' && written !== '%25' && v !== 0x20 && shouldEscape(v, 'host')) throw new Error(`invalid URL escape ${goQuote(written)}`);
+      if (mode === 'zone' && written !== '%25' && v !== 0x20 && shouldEscape(v, 'host'))
+        throw new Error(`invalid URL escape ${goQuote(written)}`);
       out.push(v);
       i += 3;
       continue;
@@ -135,7 +136,8 @@ function parseHost(host: string): string {
     if (!validOptionalPort(colonPort)) throw new Error(`invalid port ${goQuote(colonPort)} after host`);
     // RFC 6874: %25 introduces a zone, which may use nearly any %-encoding
     const zone = host.slice(0, close).indexOf('%25');
-    if (zone >= 0) return unescape(host.slice(0, zone), 'host') + unescape(host.slice(zone, close), 'zone') + unescape(host.slice(close), 'host');
+    if (zone >= 0)
+      return unescape(host.slice(0, zone), 'host') + unescape(host.slice(zone, close), 'zone') + unescape(host.slice(close), 'host');
   } else {
     const colon = host.lastIndexOf(':');
     if (colon >= 0 && !validOptionalPort(host.slice(colon))) throw new Error(`invalid port ${goQuote(host.slice(colon))} after host`);
@@ -151,7 +153,10 @@ function parseAuthority(authority: string): { user?: GoURL['user']; host: string
   if (!validUserinfo(userinfo)) throw new Error('net/url: invalid userinfo');
   const colon = userinfo.indexOf(':');
   if (colon < 0) return { user: { username: unescape(userinfo, 'userPassword') }, host };
-  return { user: { username: unescape(userinfo.slice(0, colon), 'userPassword'), password: unescape(userinfo.slice(colon + 1), 'userPassword') }, host };
+  return {
+    user: { username: unescape(userinfo.slice(0, colon), 'userPassword'), password: unescape(userinfo.slice(colon + 1), 'userPassword') },
+    host,
+  };
 }
 
 /** the decoded text and, when the written escaping differs from Go's default, the written text */
@@ -163,7 +168,18 @@ function decodeWithRaw(written: string, mode: Mode): [decoded: string, raw: stri
 function parse(raw: string, viaRequest: boolean): GoURL {
   if ([...raw].some(isControl)) throw new Error('net/url: invalid control character in URL');
   if (raw === '' && viaRequest) throw new Error('empty url');
-  const u: GoURL = { scheme: '', opaque: '', host: '', path: '', rawPath: '', omitHost: false, forceQuery: false, rawQuery: '', fragment: '', rawFragment: '' };
+  const u: GoURL = {
+    scheme: '',
+    opaque: '',
+    host: '',
+    path: '',
+    rawPath: '',
+    omitHost: false,
+    forceQuery: false,
+    rawQuery: '',
+    fragment: '',
+    rawFragment: '',
+  };
   if (raw === '*') return { ...u, path: '*' };
   let [scheme, rest] = getScheme(raw);
   u.scheme = scheme.toLowerCase();

@@ -53,8 +53,18 @@ function callOffset(expr: string, node: CelJsNode | undefined): number | undefin
 }
 
 const OPERATOR_NAMES: Record<string, string> = {
-  '+': '_+_', '-': '_-_', '*': '_*_', '/': '_/_', '%': '_%_', '<': '_<_', '<=': '_<=_', '>': '_>_', '>=': '_>=_',
-  '==': '_==_', '!=': '_!=_', in: '@in',
+  '+': '_+_',
+  '-': '_-_',
+  '*': '_*_',
+  '/': '_/_',
+  '%': '_%_',
+  '<': '_<_',
+  '<=': '_<=_',
+  '>': '_>_',
+  '>=': '_>=_',
+  '==': '_==_',
+  '!=': '_!=_',
+  in: '@in',
 };
 
 /** the environment an issue was found in, when the caller has it: the names of its functions
@@ -118,7 +128,12 @@ const issueAt = (offset: number, message: string): Issue => ({ offset, message }
 /** A cel-js compile error as cel-go would word it, at the same place. `parsed` is the text
  *  cel-js parsed, mapped back to `expr`; by default `expr` with `matches` routed to RE2, as
  *  every kapi caller parses it. */
-export function celGoIssue(expr: string, err: Error, env?: IssueEnvironment, parsed: RewrittenSource = routeMatchesToRe2Source(expr)): string {
+export function celGoIssue(
+  expr: string,
+  err: Error,
+  env?: IssueEnvironment,
+  parsed: RewrittenSource = routeMatchesToRe2Source(expr),
+): string {
   const syntax = celSyntaxErrors(expr);
   if (syntax) return syntax;
   // a parser limit the parsed text reached (it may nest deeper than the expression)
@@ -170,8 +185,10 @@ function translateIssue(expr: string, err: Error, env?: IssueEnvironment): Issue
     case 'invalid_macro_argument': {
       // cel-go's macro expanders: at the argument (a selection: at its dot)
       const at = e.node?.op === '.' ? Math.max(0, start - 1) : start;
-      if (/^(all|exists|exists_one)\(var, predicate\) invalid predicate iteration variable$/.test(summary)) return issueAt(at, 'argument must be a simple name');
-      if (/^(map|filter)\(var, .*\) invalid predicate iteration variable$/.test(summary)) return issueAt(at, 'argument is not an identifier');
+      if (/^(all|exists|exists_one)\(var, predicate\) invalid predicate iteration variable$/.test(summary))
+        return issueAt(at, 'argument must be a simple name');
+      if (/^(map|filter)\(var, .*\) invalid predicate iteration variable$/.test(summary))
+        return issueAt(at, 'argument is not an identifier');
       if (summary === 'has() invalid argument') return issueAt(at, 'invalid argument to has() macro');
       return issueAt(start, summary);
     }

@@ -82,7 +82,6 @@ function compare(a: unknown, b: unknown): number {
 
 const sign = (n: number | bigint): number => (n < 0 ? -1 : n > 0 ? 1 : 0);
 
-
 function compareBytes(a: Uint8Array, b: Uint8Array): number {
   for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return sign(a[i]! - b[i]!);
   return sign(a.length - b.length);
@@ -93,7 +92,10 @@ function equal(a: unknown, b: unknown): boolean {
   try {
     return compare(a, b) === 0;
   } catch {
-    return JSON.stringify(a, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)) === JSON.stringify(b, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
+    return (
+      JSON.stringify(a, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)) ===
+      JSON.stringify(b, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))
+    );
   }
 }
 
@@ -189,8 +191,20 @@ export function registerKubernetesLibraries(env: Environment): Environment {
     .registerFunction('Quantity.compareTo(Quantity): int', (a: QuantityValue, b: QuantityValue) => BigInt(compareQuantities(a.q, b.q)))
     .registerFunction('Quantity.isGreaterThan(Quantity): bool', (a: QuantityValue, b: QuantityValue) => compareQuantities(a.q, b.q) > 0)
     .registerFunction('Quantity.isLessThan(Quantity): bool', (a: QuantityValue, b: QuantityValue) => compareQuantities(a.q, b.q) < 0)
-    .registerFunction('Quantity.add(Quantity): Quantity', (a: QuantityValue, b: QuantityValue) => new QuantityValue(addQuantities(a.q, b.q, 1n)))
-    .registerFunction('Quantity.add(int): Quantity', (a: QuantityValue, n: bigint) => new QuantityValue(addQuantities(a.q, intQuantity(n), 1n)))
-    .registerFunction('Quantity.sub(Quantity): Quantity', (a: QuantityValue, b: QuantityValue) => new QuantityValue(addQuantities(a.q, b.q, -1n)))
-    .registerFunction('Quantity.sub(int): Quantity', (a: QuantityValue, n: bigint) => new QuantityValue(addQuantities(a.q, intQuantity(n), -1n)));
+    .registerFunction(
+      'Quantity.add(Quantity): Quantity',
+      (a: QuantityValue, b: QuantityValue) => new QuantityValue(addQuantities(a.q, b.q, 1n)),
+    )
+    .registerFunction(
+      'Quantity.add(int): Quantity',
+      (a: QuantityValue, n: bigint) => new QuantityValue(addQuantities(a.q, intQuantity(n), 1n)),
+    )
+    .registerFunction(
+      'Quantity.sub(Quantity): Quantity',
+      (a: QuantityValue, b: QuantityValue) => new QuantityValue(addQuantities(a.q, b.q, -1n)),
+    )
+    .registerFunction(
+      'Quantity.sub(int): Quantity',
+      (a: QuantityValue, n: bigint) => new QuantityValue(addQuantities(a.q, intQuantity(n), -1n)),
+    );
 }

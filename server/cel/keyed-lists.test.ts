@@ -5,9 +5,7 @@ import { evaluateWithCost } from './budget.js';
 import { markMapList, markSetList, registerKeyedListOperators, routeOperatorsToKeyedLists } from './keyed-lists.js';
 
 const base = () => celEnvironment({ age: 'stored', homogeneousAggregateLiterals: false });
-const env = registerKeyedListOperators(base(), base())
-  .registerVariable('a', 'dyn')
-  .registerVariable('b', 'dyn');
+const env = registerKeyedListOperators(base(), base()).registerVariable('a', 'dyn').registerVariable('b', 'dyn');
 
 function run(expr: string, vars: { a?: unknown; b?: unknown } = {}): unknown {
   const p = env.parse(routeOperatorsToKeyedLists(env.parse(expr).ast));
@@ -46,7 +44,13 @@ test('a set list: equality ignores order, + is a union; the left operand decides
 });
 
 test('a map list: equality by key, + replaces elements with the same key in place and appends the rest', () => {
-  const a = markMapList([{ name: 'a', v: 1n }, { name: 'b', v: 2n }], ['name']);
+  const a = markMapList(
+    [
+      { name: 'a', v: 1n },
+      { name: 'b', v: 2n },
+    ],
+    ['name'],
+  );
   assert.equal(run('a == [{"name": "b", "v": 2}, {"name": "a", "v": 1}]', { a }), true);
   assert.equal(run('a == [{"name": "b", "v": 3}, {"name": "a", "v": 1}]', { a }), false);
   assert.deepEqual(run('a + [{"name": "c", "v": 3}, {"name": "a", "v": 9}]', { a }), [

@@ -67,7 +67,8 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && (v.constructor === Object || v.constructor === undefined);
 
 function scalarKey(v: unknown): string {
-  if (Array.isArray(v) || isPlainObject(v) || v instanceof Map) throw new Error('listSet operations are only supported on lists of scalar values');
+  if (Array.isArray(v) || isPlainObject(v) || v instanceof Map)
+    throw new Error('listSet operations are only supported on lists of scalar values');
   if (typeof v === 'bigint') return `i${v}`;
   if (typeof v === 'number') return Number.isInteger(v) ? `i${v}` : `d${v}`;
   if (typeof v === 'string') return `s${v}`;

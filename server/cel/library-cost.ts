@@ -38,7 +38,7 @@ const MAX_FORMAT_SIZE = 64;
 const MAX_NAME_FORMAT_REGEX_SIZE = 128;
 const MAX = Number.MAX_SAFE_INTEGER;
 
-const sat = (x: number): number => (Math.min(x , MAX));
+const sat = (x: number): number => Math.min(x, MAX);
 const ceil = (x: number, f: number): number => (x >= MAX ? MAX : sat(Math.ceil(x * f)));
 const scale = (r: Range, f: number): Range => ({ min: ceil(r.min, f), max: ceil(r.max, f) });
 const add = (a: Range, b: Range): Range => ({ min: sat(a.min + b.min), max: sat(a.max + b.max) });
@@ -53,7 +53,17 @@ export function selectorCost(length: Range): Range {
 }
 
 /** the kinds whose equality kube charges 1 */
-const UNIT_EQUALITY = new Set(['Quantity', 'net.IP', 'net.CIDR', 'Semver', 'Authorizer', 'PathCheck', 'GroupCheck', 'ResourceCheck', 'Decision']);
+const UNIT_EQUALITY = new Set([
+  'Quantity',
+  'net.IP',
+  'net.CIDR',
+  'Semver',
+  'Authorizer',
+  'PathCheck',
+  'GroupCheck',
+  'ResourceCheck',
+  'Decision',
+]);
 
 /** the estimate kube's library gives a call (receiver first for a method), or undefined */
 export function libraryEstimate(name: string, target: EstimateNode | undefined, args: EstimateNode[]): LibraryEstimate | undefined {
@@ -86,7 +96,8 @@ export function libraryEstimate(name: string, target: EstimateNode | undefined, 
       if (!target) return undefined;
       if (target.kind === 'list') {
         let el = exactly(1);
-        if (target.elementType === 'string' || target.elementType === 'bytes') el = add(el, scale(target.elementSize() ?? { min: 0, max: MAX }, STRING_TRAVERSAL));
+        if (target.elementType === 'string' || target.elementType === 'bytes')
+          el = add(el, scale(target.elementSize() ?? { min: 0, max: MAX }, STRING_TRAVERSAL));
         return { cost: mul(target.size, el) };
       }
       if (name === 'includes') return { cost: target.size };
@@ -101,11 +112,16 @@ export function libraryEstimate(name: string, target: EstimateNode | undefined, 
     case 'trim':
       return target ? { cost: scale(target.size, STRING_TRAVERSAL), size: target.size } : undefined;
     case 'replace':
-      return target && args.length >= 2 ? { cost: scale(target.size, 2 * STRING_TRAVERSAL), size: replacedSize(target.size, sz(0), sz(1)) } : undefined;
+      return target && args.length >= 2
+        ? { cost: scale(target.size, 2 * STRING_TRAVERSAL), size: replacedSize(target.size, sz(0), sz(1)) }
+        : undefined;
     case 'split': {
       if (!target) return undefined;
       const limit = args[1]?.literal;
-      return { cost: scale(target.size, 2 * STRING_TRAVERSAL), size: { min: 0, max: typeof limit === 'bigint' ? Number(limit) : target.size.max } };
+      return {
+        cost: scale(target.size, 2 * STRING_TRAVERSAL),
+        size: { min: 0, max: typeof limit === 'bigint' ? Number(limit) : target.size.max },
+      };
     }
     case 'join': {
       if (!target) return undefined;

@@ -48,9 +48,13 @@ export function registerMessageLiterals(env: Environment): Environment {
   return env
     .registerType('MessageLiteral', MessageLiteral)
     .registerType('OptionalField', OptionalField)
-    .registerFunction(`${MESSAGE_FUNCTION}(string, map): dyn`, (name: string, fields: Record<string, unknown>) => new MessageLiteral(name, setFields(fields)))
-    .registerFunction(`${OPTIONAL_FIELD_FUNCTION}(string, string, optional<dyn>): dyn`, (_message: string, _field: string, o: CelOptional) =>
-      new OptionalField(o.hasValue() ? o.value() : undefined),
+    .registerFunction(
+      `${MESSAGE_FUNCTION}(string, map): dyn`,
+      (name: string, fields: Record<string, unknown>) => new MessageLiteral(name, setFields(fields)),
+    )
+    .registerFunction(
+      `${OPTIONAL_FIELD_FUNCTION}(string, string, optional<dyn>): dyn`,
+      (_message: string, _field: string, o: CelOptional) => new OptionalField(o.hasValue() ? o.value() : undefined),
     );
 }
 
@@ -62,7 +66,29 @@ interface Token {
   text: string;
 }
 
-const RESERVED = new Set(['in', 'true', 'false', 'null', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
+const RESERVED = new Set([
+  'in',
+  'true',
+  'false',
+  'null',
+  'as',
+  'break',
+  'const',
+  'continue',
+  'else',
+  'for',
+  'function',
+  'if',
+  'import',
+  'let',
+  'loop',
+  'package',
+  'namespace',
+  'return',
+  'var',
+  'void',
+  'while',
+]);
 const isIdentStart = (c: string) => /[A-Za-z_]/.test(c);
 const isIdentPart = (c: string) => /[A-Za-z0-9_]/.test(c);
 const isDigit = (c: string) => c >= '0' && c <= '9';
@@ -184,7 +210,12 @@ export function rewriteMessageLiteralsSource(src: string): RewrittenSource {
           .join('.');
         const brace = tokens[j + 1]!;
         // cel-go places a message construction at its '{'
-        edits.push({ at: t.start, length: brace.end - t.start, text: `${MESSAGE_FUNCTION}(${JSON.stringify(name)}, {`, anchor: brace.start });
+        edits.push({
+          at: t.start,
+          length: brace.end - t.start,
+          text: `${MESSAGE_FUNCTION}(${JSON.stringify(name)}, {`,
+          anchor: brace.start,
+        });
         stack.push({ kind: 'message', name, valueOpen: false });
         i = j + 1;
         continue;

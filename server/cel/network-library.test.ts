@@ -62,10 +62,16 @@ test("url: read as Go's net/url reads it, as kube's library does", () => {
   assert.equal(ev("url('https://Example.com:0443/a/../b').getHostname()"), 'Example.com');
   assert.equal(ev("url('https://Example.com:0443/a/../b').getPort()"), '0443');
   assert.equal(ev("url('https://Example.com:0443/a/../b').getEscapedPath()"), '/a/../b');
-  assert.deepEqual(ev("url('https://example.com/path?key with spaces=value with spaces').getQuery()"), new Map([['key with spaces', ['value with spaces']]]));
+  assert.deepEqual(
+    ev("url('https://example.com/path?key with spaces=value with spaces').getQuery()"),
+    new Map([['key with spaces', ['value with spaces']]]),
+  );
   assert.equal(ev("url('https://e/a b') == url('https://e/a%20b')"), true);
   assert.equal(ev("url('https://e/a') == url('https://e/a#f')"), false);
   assert.equal(ev("isURL('//host/path')"), true);
   assert.equal(ev("isURL('https://a b/')"), false);
-  assert.throws(() => ev("url('https://a:x/')"), /URL parse error during conversion from string: parse "https:\/\/a:x\/": invalid port ":x" after host/);
+  assert.throws(
+    () => ev("url('https://a:x/')"),
+    /URL parse error during conversion from string: parse "https:\/\/a:x\/": invalid port ":x" after host/,
+  );
 });

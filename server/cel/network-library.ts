@@ -132,7 +132,10 @@ function toIP(s: string): IPValue {
 
 function toCIDR(s: string): CIDRValue {
   const slash = s.indexOf('/');
-  const bad = () => new Error(`network address parse error during conversion from string: network address parse error during conversion from string: netip.ParsePrefix("${s}"): bad prefix`);
+  const bad = () =>
+    new Error(
+      `network address parse error during conversion from string: network address parse error during conversion from string: netip.ParsePrefix("${s}"): bad prefix`,
+    );
   if (slash < 0) throw bad();
   const b = parseIP(s.slice(0, slash));
   if (typeof b === 'string') throw new Error(b);
@@ -160,7 +163,6 @@ function containsIP(c: CIDRValue, ip: IPValue): boolean {
 
 const containsCIDR = (c: CIDRValue, o: CIDRValue) => o.prefix >= c.prefix && containsIP(c, o.ip);
 
-
 /** kube's url(): the string must be an absolute URL or path (Go's ParseRequestURI), and is
  *  then read with Go's Parse, which also splits off a fragment */
 function toURL(s: string): URLValue {
@@ -173,51 +175,55 @@ function toURL(s: string): URLValue {
 }
 
 export function registerNetworkLibraries(env: Environment): Environment {
-  return env
-    .registerType('net.IP', IPValue)
-    .registerType('net.CIDR', CIDRValue)
-    .registerType('net.URL', URLValue)
-    // equality is by value, as kube's types define it
-    .registerOperator('net.IP == net.IP', (a: IPValue, b: IPValue) => a.toString() === b.toString())
-    .registerOperator('net.CIDR == net.CIDR', (a: CIDRValue, b: CIDRValue) => a.toString() === b.toString())
-    .registerOperator('net.URL == net.URL', (a: URLValue, b: URLValue) => a.toString() === b.toString())
-    .registerFunction('ip(string): net.IP', toIP)
-    .registerFunction('isIP(string): bool', (s: string) => parses(() => toIP(s)))
-    .registerFunction('string(net.IP): string', (ip: IPValue) => ip.toString())
-    .registerFunction('net.IP.family(): int', (ip: IPValue) => BigInt(ip.family))
-    .registerFunction('net.IP.isUnspecified(): bool', (ip: IPValue) => ip.bytes.every((x) => x === 0))
-    .registerFunction('net.IP.isLoopback(): bool', (ip: IPValue) =>
-      ip.family === 4 ? ip.bytes[0] === 127 : ip.bytes.slice(0, 15).every((x) => x === 0) && ip.bytes[15] === 1,
-    )
-    .registerFunction('net.IP.isLinkLocalMulticast(): bool', (ip: IPValue) =>
-      ip.family === 4 ? ip.bytes[0] === 224 && ip.bytes[1] === 0 && ip.bytes[2] === 0 : ip.bytes[0] === 0xff && (ip.bytes[1]! & 0x0f) === 0x02,
-    )
-    .registerFunction('net.IP.isLinkLocalUnicast(): bool', (ip: IPValue) =>
-      ip.family === 4 ? ip.bytes[0] === 169 && ip.bytes[1] === 254 : ip.bytes[0] === 0xfe && (ip.bytes[1]! & 0xc0) === 0x80,
-    )
-    .registerFunction('net.IP.isGlobalUnicast(): bool', (ip: IPValue) => {
-      const b = ip.bytes;
-      if (b.every((x) => x === 0)) return false;
-      if (ip.family === 4) return !(b[0] === 127 || b[0]! >= 224 || (b[0] === 169 && b[1] === 254));
-      const loopback = b.slice(0, 15).every((x) => x === 0) && b[15] === 1;
-      return !(loopback || b[0] === 0xff || (b[0] === 0xfe && (b[1]! & 0xc0) === 0x80));
-    })
-    .registerFunction('cidr(string): net.CIDR', toCIDR)
-    .registerFunction('isCIDR(string): bool', (s: string) => parses(() => toCIDR(s)))
-    .registerFunction('string(net.CIDR): string', (c: CIDRValue) => c.toString())
-    .registerFunction('net.CIDR.containsIP(net.IP): bool', containsIP)
-    .registerFunction('net.CIDR.containsIP(string): bool', (c: CIDRValue, s: string) => containsIP(c, toIP(s)))
-    .registerFunction('net.CIDR.containsCIDR(net.CIDR): bool', containsCIDR)
-    .registerFunction('net.CIDR.containsCIDR(string): bool', (c: CIDRValue, s: string) => containsCIDR(c, toCIDR(s)))
-    .registerFunction('net.CIDR.ip(): net.IP', (c: CIDRValue) => c.ip)
-    .registerFunction('net.CIDR.masked(): net.CIDR', masked)
-    .registerFunction('net.CIDR.prefixLength(): int', (c: CIDRValue) => BigInt(c.prefix))
-    .registerFunction('url(string): net.URL', toURL)
-    .registerFunction('isURL(string): bool', (s: string) => parses(() => parseRequestURI(s)))
-    .registerFunction('net.URL.getScheme(): string', (u: URLValue) => u.url.scheme)
-    .registerFunction('net.URL.getHost(): string', (u: URLValue) => u.url.host)
-    .registerFunction('net.URL.getHostname(): string', (u: URLValue) => hostnameOf(u.url))
-    .registerFunction('net.URL.getPort(): string', (u: URLValue) => portOf(u.url))
-    .registerFunction('net.URL.getEscapedPath(): string', (u: URLValue) => escapedPath(u.url))
-    .registerFunction('net.URL.getQuery(): map<string, list<string>>', (u: URLValue) => queryOf(u.url));
+  return (
+    env
+      .registerType('net.IP', IPValue)
+      .registerType('net.CIDR', CIDRValue)
+      .registerType('net.URL', URLValue)
+      // equality is by value, as kube's types define it
+      .registerOperator('net.IP == net.IP', (a: IPValue, b: IPValue) => a.toString() === b.toString())
+      .registerOperator('net.CIDR == net.CIDR', (a: CIDRValue, b: CIDRValue) => a.toString() === b.toString())
+      .registerOperator('net.URL == net.URL', (a: URLValue, b: URLValue) => a.toString() === b.toString())
+      .registerFunction('ip(string): net.IP', toIP)
+      .registerFunction('isIP(string): bool', (s: string) => parses(() => toIP(s)))
+      .registerFunction('string(net.IP): string', (ip: IPValue) => ip.toString())
+      .registerFunction('net.IP.family(): int', (ip: IPValue) => BigInt(ip.family))
+      .registerFunction('net.IP.isUnspecified(): bool', (ip: IPValue) => ip.bytes.every((x) => x === 0))
+      .registerFunction('net.IP.isLoopback(): bool', (ip: IPValue) =>
+        ip.family === 4 ? ip.bytes[0] === 127 : ip.bytes.slice(0, 15).every((x) => x === 0) && ip.bytes[15] === 1,
+      )
+      .registerFunction('net.IP.isLinkLocalMulticast(): bool', (ip: IPValue) =>
+        ip.family === 4
+          ? ip.bytes[0] === 224 && ip.bytes[1] === 0 && ip.bytes[2] === 0
+          : ip.bytes[0] === 0xff && (ip.bytes[1]! & 0x0f) === 0x02,
+      )
+      .registerFunction('net.IP.isLinkLocalUnicast(): bool', (ip: IPValue) =>
+        ip.family === 4 ? ip.bytes[0] === 169 && ip.bytes[1] === 254 : ip.bytes[0] === 0xfe && (ip.bytes[1]! & 0xc0) === 0x80,
+      )
+      .registerFunction('net.IP.isGlobalUnicast(): bool', (ip: IPValue) => {
+        const b = ip.bytes;
+        if (b.every((x) => x === 0)) return false;
+        if (ip.family === 4) return !(b[0] === 127 || b[0]! >= 224 || (b[0] === 169 && b[1] === 254));
+        const loopback = b.slice(0, 15).every((x) => x === 0) && b[15] === 1;
+        return !(loopback || b[0] === 0xff || (b[0] === 0xfe && (b[1]! & 0xc0) === 0x80));
+      })
+      .registerFunction('cidr(string): net.CIDR', toCIDR)
+      .registerFunction('isCIDR(string): bool', (s: string) => parses(() => toCIDR(s)))
+      .registerFunction('string(net.CIDR): string', (c: CIDRValue) => c.toString())
+      .registerFunction('net.CIDR.containsIP(net.IP): bool', containsIP)
+      .registerFunction('net.CIDR.containsIP(string): bool', (c: CIDRValue, s: string) => containsIP(c, toIP(s)))
+      .registerFunction('net.CIDR.containsCIDR(net.CIDR): bool', containsCIDR)
+      .registerFunction('net.CIDR.containsCIDR(string): bool', (c: CIDRValue, s: string) => containsCIDR(c, toCIDR(s)))
+      .registerFunction('net.CIDR.ip(): net.IP', (c: CIDRValue) => c.ip)
+      .registerFunction('net.CIDR.masked(): net.CIDR', masked)
+      .registerFunction('net.CIDR.prefixLength(): int', (c: CIDRValue) => BigInt(c.prefix))
+      .registerFunction('url(string): net.URL', toURL)
+      .registerFunction('isURL(string): bool', (s: string) => parses(() => parseRequestURI(s)))
+      .registerFunction('net.URL.getScheme(): string', (u: URLValue) => u.url.scheme)
+      .registerFunction('net.URL.getHost(): string', (u: URLValue) => u.url.host)
+      .registerFunction('net.URL.getHostname(): string', (u: URLValue) => hostnameOf(u.url))
+      .registerFunction('net.URL.getPort(): string', (u: URLValue) => portOf(u.url))
+      .registerFunction('net.URL.getEscapedPath(): string', (u: URLValue) => escapedPath(u.url))
+      .registerFunction('net.URL.getQuery(): map<string, list<string>>', (u: URLValue) => queryOf(u.url))
+  );
 }

@@ -21,7 +21,9 @@ function re2Matches(s: string, pattern: string): boolean {
 
 /** registers the RE2 `matches` that routeMatchesToRe2 points expressions at */
 export function withRe2Matches(env: Environment): Environment {
-  return env.registerFunction(`string.${RE2_MATCHES}(string): bool`, re2Matches).registerFunction(`${RE2_MATCHES}(string, string): bool`, re2Matches);
+  return env
+    .registerFunction(`string.${RE2_MATCHES}(string): bool`, re2Matches)
+    .registerFunction(`${RE2_MATCHES}(string, string): bool`, re2Matches);
 }
 
 /** Calls to `matches` (receiver or global form) outside string literals now call the RE2

@@ -57,7 +57,12 @@ const vectors: [string, Record<string, string>, Record<string, unknown>, number]
   ['input.endsWith(arg1)', { input: 'string', arg1: 'string' }, { input: 'idc', arg1: long }, 52],
   ['input.size()', { input: 'string' }, { input: '500' }, 2],
   ['size(input)', { input: 'string' }, { input: '500' }, 2],
-  ['(x > 2 ? input1 : input2).all(y, true)', { x: 'int', input1: 'list<int>', input2: 'list<int>' }, { x: 1n, input1: [1n], input2: [1n] }, 6],
+  [
+    '(x > 2 ? input1 : input2).all(y, true)',
+    { x: 'int', input1: 'list<int>', input2: 'list<int>' },
+    { x: 1n, input1: [1n], input2: [1n] },
+    6,
+  ],
   ['true ? false : 1 > 3', {}, {}, 0],
   ['false ? false : 1 > 3', {}, {}, 1],
   ['input.all(k, input[k].all(x, true))', { input: 'map<string, map<string, int>>' }, { input: {} }, 2],
@@ -98,7 +103,7 @@ test("runtime costs match cel-go's interpreter vectors", () => {
   assert.deepEqual(wrong, []);
 });
 
-test("a limit is reached as cel-go reaches it: at the limit passes, above it is cancelled", () => {
+test('a limit is reached as cel-go reaches it: at the limit passes, above it is cancelled', () => {
   const p = program('"abcdefg".contains(str1 + str2)', { str1: 'string', str2: 'string' });
   const values = { str1: 'val1', str2: 'val2222222' };
   const at = evaluateWithCost(p, values, { limit: 6 });

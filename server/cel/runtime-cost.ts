@@ -29,7 +29,13 @@ export function actualSize(v: unknown): number {
   return 1;
 }
 
-const isSized = (v: unknown): boolean => typeof v === 'string' || v instanceof Uint8Array || Array.isArray(v) || v instanceof Map || v instanceof Set || (v !== null && typeof v === 'object' && (v.constructor === Object || v.constructor === undefined));
+const isSized = (v: unknown): boolean =>
+  typeof v === 'string' ||
+  v instanceof Uint8Array ||
+  Array.isArray(v) ||
+  v instanceof Map ||
+  v instanceof Set ||
+  (v !== null && typeof v === 'object' && (v.constructor === Object || v.constructor === undefined));
 const scan = (v: unknown, factor = STRING_TRAVERSAL): number => Math.ceil(actualSize(v) * factor);
 
 /** kube's traversal cost: every string's tenth, every scalar 1 (isSorted, sum, min, max...) */
@@ -169,9 +175,13 @@ export function operatorCost(op: string, left: unknown, right: unknown): number 
     case '<=':
     case '>':
     case '>=':
-      return (typeof left === 'string' || left instanceof Uint8Array) && isSized(right) ? Math.ceil(Math.min(actualSize(left), actualSize(right)) * STRING_TRAVERSAL) : 1;
+      return (typeof left === 'string' || left instanceof Uint8Array) && isSized(right)
+        ? Math.ceil(Math.min(actualSize(left), actualSize(right)) * STRING_TRAVERSAL)
+        : 1;
     case '+':
-      return typeof left === 'string' || left instanceof Uint8Array ? Math.ceil((actualSize(left) + actualSize(right)) * STRING_TRAVERSAL) : 1;
+      return typeof left === 'string' || left instanceof Uint8Array
+        ? Math.ceil((actualSize(left) + actualSize(right)) * STRING_TRAVERSAL)
+        : 1;
     case 'in':
       return Array.isArray(right) || right instanceof Set ? actualSize(right) : 1;
     default:

@@ -22,7 +22,14 @@ function parse(s: string): SemverValue {
   const fail = () => new Error(`Invalid semver: ${s}`);
   const plus = s.indexOf('+');
   const core = plus < 0 ? s : s.slice(0, plus);
-  if (plus >= 0 && !s.slice(plus + 1).split('.').every((p) => IDENT.test(p))) throw fail();
+  if (
+    plus >= 0 &&
+    !s
+      .slice(plus + 1)
+      .split('.')
+      .every((p) => IDENT.test(p))
+  )
+    throw fail();
   const dash = core.indexOf('-');
   const version = dash < 0 ? core : core.slice(0, dash);
   const pre = dash < 0 ? [] : core.slice(dash + 1).split('.');

@@ -15,8 +15,13 @@ export function registerSetsLibrary(env: Environment): Environment {
   return env
     .registerType('SetsNamespace', SetsNamespace)
     .registerConstant('sets', 'SetsNamespace', new SetsNamespace())
-    .registerFunction('SetsNamespace.contains(list<dyn>, list<dyn>): bool', (_ns: SetsNamespace, a: unknown[], b: unknown[]) => contains(a, b))
-    .registerFunction('SetsNamespace.equivalent(list<dyn>, list<dyn>): bool', (_ns: SetsNamespace, a: unknown[], b: unknown[]) => contains(a, b) && contains(b, a))
+    .registerFunction('SetsNamespace.contains(list<dyn>, list<dyn>): bool', (_ns: SetsNamespace, a: unknown[], b: unknown[]) =>
+      contains(a, b),
+    )
+    .registerFunction(
+      'SetsNamespace.equivalent(list<dyn>, list<dyn>): bool',
+      (_ns: SetsNamespace, a: unknown[], b: unknown[]) => contains(a, b) && contains(b, a),
+    )
     .registerFunction('SetsNamespace.intersects(list<dyn>, list<dyn>): bool', (_ns: SetsNamespace, a: unknown[], b: unknown[]) =>
       a.some((x) => b.some((y) => celEquals(x, y))),
     );

@@ -65,9 +65,18 @@ test('a literal format string over a list literal is checked at compile time, as
     const c = env.parse(expr).check() as { valid: boolean; error?: Error };
     return c.valid ? undefined : celGoIssue(expr, c.error!, env);
   };
-  assert.equal(issue('"%d".format(["a"])'), 'ERROR: <input>:1:14: error during formatting: decimal clause can only be used on integers, was given string\n | "%d".format(["a"])\n | .............^');
-  assert.equal(issue('"%s".format(["a", "b"])')?.split('\n')[0], 'ERROR: <input>:1:12: too many arguments supplied to string.format (expected 1, got 2)');
-  assert.equal(issue('"%z".format([1])')?.split('\n')[0], 'ERROR: <input>:1:12: could not parse formatting clause: unrecognized formatting clause "z"');
+  assert.equal(
+    issue('"%d".format(["a"])'),
+    'ERROR: <input>:1:14: error during formatting: decimal clause can only be used on integers, was given string\n | "%d".format(["a"])\n | .............^',
+  );
+  assert.equal(
+    issue('"%s".format(["a", "b"])')?.split('\n')[0],
+    'ERROR: <input>:1:12: too many arguments supplied to string.format (expected 1, got 2)',
+  );
+  assert.equal(
+    issue('"%z".format([1])')?.split('\n')[0],
+    'ERROR: <input>:1:12: could not parse formatting clause: unrecognized formatting clause "z"',
+  );
   // dyn arguments and non-literal formats are checked when they run
   assert.equal(issue('"%d".format([o])'), undefined);
   assert.equal(issue('o.format([1])'), undefined);

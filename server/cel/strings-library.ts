@@ -52,7 +52,10 @@ function durationString(d: Parameters<typeof durationNanos>[0]): string {
 
 function timestampString(t: Date): string {
   // RFC 3339 in UTC, without fractional zeros
-  return t.toISOString().replace(/\.000Z$/, 'Z').replace(/(\.\d*?)0+Z$/, '$1Z');
+  return t
+    .toISOString()
+    .replace(/\.000Z$/, 'Z')
+    .replace(/(\.\d*?)0+Z$/, '$1Z');
 }
 
 const goQuote = (s: string): string => JSON.stringify(s);
@@ -85,7 +88,9 @@ function asString(v: unknown, nested = false): string {
     pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
     return `{${pairs.map(([k, x]) => `${k}:${x}`).join(', ')}}`;
   }
-  throw new FormatError(`string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given ${typeName(v)}`);
+  throw new FormatError(
+    `string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given ${typeName(v)}`,
+  );
 }
 
 const integerOf = (v: unknown): bigint | undefined => (typeof v === 'bigint' ? v : isUint(v) ? v.valueOf() : undefined);
@@ -176,7 +181,11 @@ function clause(verb: string, precision: number | undefined, v: unknown): string
 
 /** Walks a format string as cel-go does, calling `onClause` for each clause with its argument
  *  index; returns the text with the clauses' results, and how many arguments it used. */
-function walkFormat(format: string, argCount: number, onClause: (verb: string, precision: number | undefined, index: number) => string): { text: string; used: number } {
+function walkFormat(
+  format: string,
+  argCount: number,
+  onClause: (verb: string, precision: number | undefined, index: number) => string,
+): { text: string; used: number } {
   let out = '';
   let argIndex = 0;
   for (let i = 0; i < format.length; i++) {
@@ -196,7 +205,8 @@ function walkFormat(format: string, argCount: number, onClause: (verb: string, p
     let precision: number | undefined;
     if (format[j] === '.') {
       const m = /^\.(\d*)/.exec(format.slice(j))!;
-      if (j + m[0].length >= format.length) throw new Error('could not parse formatting clause: error while parsing precision: could not find end of precision specifier');
+      if (j + m[0].length >= format.length)
+        throw new Error('could not parse formatting clause: error while parsing precision: could not find end of precision specifier');
       precision = Number(m[1] || '0');
       j += m[0].length;
     }
@@ -239,7 +249,20 @@ const CLAUSE_KINDS: Record<string, readonly string[]> = {
   X: ['int', 'uint', 'string', 'bytes'],
   o: ['int', 'uint'],
 };
-const STRING_KINDS = ['list', 'map', 'int', 'uint', 'double', 'bool', 'string', 'google.protobuf.Timestamp', 'bytes', 'google.protobuf.Duration', 'type', 'null_type'];
+const STRING_KINDS = [
+  'list',
+  'map',
+  'int',
+  'uint',
+  'double',
+  'bool',
+  'string',
+  'google.protobuf.Timestamp',
+  'bytes',
+  'google.protobuf.Duration',
+  'type',
+  'null_type',
+];
 
 /** cel-go's compile-time check of a literal format string over a list literal whose elements
  *  have the given types (their kinds: `list<int>` is a list); undefined when it passes */
@@ -274,7 +297,17 @@ export function checkFormatCall(format: string, argTypes: readonly string[]): Fo
 
 /** cel-go's `strings.quote(<string>)`: a double-quoted CEL string literal */
 export function quoteString(s: string): string {
-  const escapes: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v', '\\': '\\\\', '"': '\\"' };
+  const escapes: Record<string, string> = {
+    '\x07': '\\a',
+    '\b': '\\b',
+    '\f': '\\f',
+    '\n': '\\n',
+    '\r': '\\r',
+    '\t': '\\t',
+    '\v': '\\v',
+    '\\': '\\\\',
+    '"': '\\"',
+  };
   let out = '';
   // invalid UTF-16 (a lone surrogate) becomes U+FFFD, as cel-go sanitizes invalid runes
   const sanitized = s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');

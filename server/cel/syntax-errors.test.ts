@@ -6,80 +6,202 @@ import { test } from 'node:test';
 import { CEL_GO_PARSER_LIMITS, celSyntaxErrors } from './syntax-errors.js';
 
 const PRIMARY = "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}";
-const IN_MAP = "{'[', '{', '}', '(', '.', ',', '-', '!', '?', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}";
+const IN_MAP =
+  "{'[', '{', '}', '(', '.', ',', '-', '!', '?', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}";
 
 /** one cel-go issue: position, message, the source line and the caret under it */
 const issue = (line: number, column: number, message: string, source: string): string =>
   `ERROR: <input>:${line}:${column}: ${message}\n | ${source}\n | ${'.'.repeat(column - 1)}^`;
 
 const vectors: [string, string[]][] = [
-  ['*@a | b', [
-    issue(1, 1, `Syntax error: extraneous input '*' expecting ${PRIMARY}`, '*@a | b'),
-    issue(1, 2, "Syntax error: token recognition error at: '@'", '*@a | b'),
-    issue(1, 5, "Syntax error: token recognition error at: '| '", '*@a | b'),
-    issue(1, 7, "Syntax error: extraneous input 'b' expecting <EOF>", '*@a | b'),
-  ]],
-  ['a | b', [issue(1, 3, "Syntax error: token recognition error at: '| '", 'a | b'), issue(1, 5, "Syntax error: extraneous input 'b' expecting <EOF>", 'a | b')]],
+  [
+    '*@a | b',
+    [
+      issue(1, 1, `Syntax error: extraneous input '*' expecting ${PRIMARY}`, '*@a | b'),
+      issue(1, 2, "Syntax error: token recognition error at: '@'", '*@a | b'),
+      issue(1, 5, "Syntax error: token recognition error at: '| '", '*@a | b'),
+      issue(1, 7, "Syntax error: extraneous input 'b' expecting <EOF>", '*@a | b'),
+    ],
+  ],
+  [
+    'a | b',
+    [
+      issue(1, 3, "Syntax error: token recognition error at: '| '", 'a | b'),
+      issue(1, 5, "Syntax error: extraneous input 'b' expecting <EOF>", 'a | b'),
+    ],
+  ],
   ['{', [issue(1, 2, `Syntax error: mismatched input '<EOF>' expecting ${IN_MAP}`, '{')]],
   ['TestAllTypes(){}', [issue(1, 15, "Syntax error: mismatched input '{' expecting <EOF>", 'TestAllTypes(){}')]],
   ['TestAllTypes{}()', [issue(1, 15, "Syntax error: mismatched input '(' expecting <EOF>", 'TestAllTypes{}()')]],
-  ['1 + $', [issue(1, 5, "Syntax error: token recognition error at: '$'", '1 + $'), issue(1, 6, `Syntax error: mismatched input '<EOF>' expecting ${PRIMARY}`, '1 + $')]],
+  [
+    '1 + $',
+    [
+      issue(1, 5, "Syntax error: token recognition error at: '$'", '1 + $'),
+      issue(1, 6, `Syntax error: mismatched input '<EOF>' expecting ${PRIMARY}`, '1 + $'),
+    ],
+  ],
   ['1 + 2\n3 +', [issue(2, 1, "Syntax error: mismatched input '3' expecting <EOF>", '3 +')]],
-  ['1 + +', [issue(1, 5, `Syntax error: mismatched input '+' expecting ${PRIMARY}`, '1 + +'), issue(1, 6, `Syntax error: mismatched input '<EOF>' expecting ${PRIMARY}`, '1 + +')]],
+  [
+    '1 + +',
+    [
+      issue(1, 5, `Syntax error: mismatched input '+' expecting ${PRIMARY}`, '1 + +'),
+      issue(1, 6, `Syntax error: mismatched input '<EOF>' expecting ${PRIMARY}`, '1 + +'),
+    ],
+  ],
   ['{"a": 1}."a"', [issue(1, 10, `Syntax error: no viable alternative at input '."a"'`, '{"a": 1}."a"')]],
-  ['"\\xFh"', [
-    issue(1, 1, `Syntax error: token recognition error at: '"\\xFh'`, '"\\xFh"'),
-    issue(1, 6, `Syntax error: token recognition error at: '"'`, '"\\xFh"'),
-    issue(1, 7, `Syntax error: mismatched input '<EOF>' expecting ${PRIMARY}`, '"\\xFh"'),
-  ]],
-  ['in', [issue(1, 1, `Syntax error: mismatched input 'in' expecting ${PRIMARY}`, 'in'), issue(1, 3, `Syntax error: mismatched input '<EOF>' expecting ${PRIMARY}`, 'in')]],
-  ...['as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while'].map(
-    (w): [string, string[]] => [w, [issue(1, 1, `reserved identifier: ${w}`, w)]],
-  ),
-  ['func{{a}}', [
-    issue(1, 6, "Syntax error: extraneous input '{' expecting {'}', ',', '?', IDENTIFIER, ESC_IDENTIFIER}", 'func{{a}}'),
-    issue(1, 8, "Syntax error: mismatched input '}' expecting ':'", 'func{{a}}'),
-    issue(1, 9, "Syntax error: extraneous input '}' expecting <EOF>", 'func{{a}}'),
-  ]],
-  ['msg{:a}', [
-    issue(1, 5, "Syntax error: extraneous input ':' expecting {'}', ',', '?', IDENTIFIER, ESC_IDENTIFIER}", 'msg{:a}'),
-    issue(1, 7, "Syntax error: mismatched input '}' expecting ':'", 'msg{:a}'),
-  ]],
+  [
+    '"\\xFh"',
+    [
+      issue(1, 1, `Syntax error: token recognition error at: '"\\xFh'`, '"\\xFh"'),
+      issue(1, 6, `Syntax error: token recognition error at: '"'`, '"\\xFh"'),
+      issue(1, 7, `Syntax error: mismatched input '<EOF>' expecting ${PRIMARY}`, '"\\xFh"'),
+    ],
+  ],
+  [
+    'in',
+    [
+      issue(1, 1, `Syntax error: mismatched input 'in' expecting ${PRIMARY}`, 'in'),
+      issue(1, 3, `Syntax error: mismatched input '<EOF>' expecting ${PRIMARY}`, 'in'),
+    ],
+  ],
+  ...[
+    'as',
+    'break',
+    'const',
+    'continue',
+    'else',
+    'for',
+    'function',
+    'if',
+    'import',
+    'let',
+    'loop',
+    'package',
+    'namespace',
+    'return',
+    'var',
+    'void',
+    'while',
+  ].map((w): [string, string[]] => [w, [issue(1, 1, `reserved identifier: ${w}`, w)]]),
+  [
+    'func{{a}}',
+    [
+      issue(1, 6, "Syntax error: extraneous input '{' expecting {'}', ',', '?', IDENTIFIER, ESC_IDENTIFIER}", 'func{{a}}'),
+      issue(1, 8, "Syntax error: mismatched input '}' expecting ':'", 'func{{a}}'),
+      issue(1, 9, "Syntax error: extraneous input '}' expecting <EOF>", 'func{{a}}'),
+    ],
+  ],
+  [
+    'msg{:a}',
+    [
+      issue(1, 5, "Syntax error: extraneous input ':' expecting {'}', ',', '?', IDENTIFIER, ESC_IDENTIFIER}", 'msg{:a}'),
+      issue(1, 7, "Syntax error: mismatched input '}' expecting ':'", 'msg{:a}'),
+    ],
+  ],
   ['{a}', [issue(1, 3, "Syntax error: mismatched input '}' expecting ':'", '{a}')]],
-  ['{:a}', [issue(1, 2, `Syntax error: extraneous input ':' expecting ${IN_MAP}`, '{:a}'), issue(1, 4, "Syntax error: mismatched input '}' expecting ':'", '{:a}')]],
+  [
+    '{:a}',
+    [
+      issue(1, 2, `Syntax error: extraneous input ':' expecting ${IN_MAP}`, '{:a}'),
+      issue(1, 4, "Syntax error: mismatched input '}' expecting ':'", '{:a}'),
+    ],
+  ],
   ['ind[a{b}]', [issue(1, 8, "Syntax error: mismatched input '}' expecting ':'", 'ind[a{b}]')]],
-  ['--', [issue(1, 3, "Syntax error: no viable alternative at input '-'", '--'), issue(1, 3, `Syntax error: mismatched input '<EOF>' expecting ${PRIMARY}`, '--')]],
-  ['?', [issue(1, 1, `Syntax error: mismatched input '?' expecting ${PRIMARY}`, '?'), issue(1, 2, `Syntax error: mismatched input '<EOF>' expecting ${PRIMARY}`, '?')]],
+  [
+    '--',
+    [
+      issue(1, 3, "Syntax error: no viable alternative at input '-'", '--'),
+      issue(1, 3, `Syntax error: mismatched input '<EOF>' expecting ${PRIMARY}`, '--'),
+    ],
+  ],
+  [
+    '?',
+    [
+      issue(1, 1, `Syntax error: mismatched input '?' expecting ${PRIMARY}`, '?'),
+      issue(1, 2, `Syntax error: mismatched input '<EOF>' expecting ${PRIMARY}`, '?'),
+    ],
+  ],
   ['foo(a,b,)', [issue(1, 9, `Syntax error: mismatched input ')' expecting ${PRIMARY}`, 'foo(a,b,)')]],
-  ['"""hello\nworld', [issue(1, 3, `Syntax error: token recognition error at: '"hello\n'`, '"""hello'), issue(2, 1, "Syntax error: extraneous input 'world' expecting <EOF>", 'world')]],
-  ["'''hello\nworld", [issue(1, 3, "Syntax error: token recognition error at: ''hello\n'", "'''hello"), issue(2, 1, "Syntax error: extraneous input 'world' expecting <EOF>", 'world')]],
-  ['r"""hello\nworld', [issue(1, 4, `Syntax error: token recognition error at: '"hello\n'`, 'r"""hello'), issue(2, 1, "Syntax error: extraneous input 'world' expecting <EOF>", 'world')]],
-  ['"hello\nworld"', [issue(1, 1, `Syntax error: token recognition error at: '"hello\n'`, '"hello'), issue(2, 6, `Syntax error: token recognition error at: '"'`, 'world"')]],
-  ["'hello\nworld'", [issue(1, 1, "Syntax error: token recognition error at: ''hello\n'", "'hello"), issue(2, 6, "Syntax error: token recognition error at: '''", "world'")]],
-  ['r"hello\nworld"', [
-    issue(1, 2, `Syntax error: token recognition error at: '"hello\n'`, 'r"hello'),
-    issue(2, 1, "Syntax error: extraneous input 'world' expecting <EOF>", 'world"'),
-    issue(2, 6, `Syntax error: token recognition error at: '"'`, 'world"'),
-  ]],
-  ['`hello\nworld`', [issue(1, 1, "Syntax error: token recognition error at: '`hello\n'", '`hello'), issue(2, 6, "Syntax error: token recognition error at: '`'", 'world`')]],
+  [
+    '"""hello\nworld',
+    [
+      issue(1, 3, `Syntax error: token recognition error at: '"hello\n'`, '"""hello'),
+      issue(2, 1, "Syntax error: extraneous input 'world' expecting <EOF>", 'world'),
+    ],
+  ],
+  [
+    "'''hello\nworld",
+    [
+      issue(1, 3, "Syntax error: token recognition error at: ''hello\n'", "'''hello"),
+      issue(2, 1, "Syntax error: extraneous input 'world' expecting <EOF>", 'world'),
+    ],
+  ],
+  [
+    'r"""hello\nworld',
+    [
+      issue(1, 4, `Syntax error: token recognition error at: '"hello\n'`, 'r"""hello'),
+      issue(2, 1, "Syntax error: extraneous input 'world' expecting <EOF>", 'world'),
+    ],
+  ],
+  [
+    '"hello\nworld"',
+    [
+      issue(1, 1, `Syntax error: token recognition error at: '"hello\n'`, '"hello'),
+      issue(2, 6, `Syntax error: token recognition error at: '"'`, 'world"'),
+    ],
+  ],
+  [
+    "'hello\nworld'",
+    [
+      issue(1, 1, "Syntax error: token recognition error at: ''hello\n'", "'hello"),
+      issue(2, 6, "Syntax error: token recognition error at: '''", "world'"),
+    ],
+  ],
+  [
+    'r"hello\nworld"',
+    [
+      issue(1, 2, `Syntax error: token recognition error at: '"hello\n'`, 'r"hello'),
+      issue(2, 1, "Syntax error: extraneous input 'world' expecting <EOF>", 'world"'),
+      issue(2, 6, `Syntax error: token recognition error at: '"'`, 'world"'),
+    ],
+  ],
+  [
+    '`hello\nworld`',
+    [
+      issue(1, 1, "Syntax error: token recognition error at: '`hello\n'", '`hello'),
+      issue(2, 6, "Syntax error: token recognition error at: '`'", 'world`'),
+    ],
+  ],
   ['1 \v + 2', [issue(1, 3, "Syntax error: token recognition error at: '\v'", '1 \v + 2')]],
   ['-!x', [issue(1, 2, "Syntax error: no viable alternative at input '-!'", '-!x')]],
   ['!-x', [issue(1, 3, "Syntax error: no viable alternative at input '-x'", '!-x')]],
-  ['a.in', [issue(1, 3, "Syntax error: no viable alternative at input '.in'", 'a.in'), issue(1, 5, `Syntax error: mismatched input '<EOF>' expecting ${PRIMARY}`, 'a.in')]],
-  ['has(a.`$b`)', [
-    issue(1, 7, "Syntax error: token recognition error at: '`$'", 'has(a.`$b`)'),
-    issue(1, 10, "Syntax error: token recognition error at: '`)'", 'has(a.`$b`)'),
-    issue(1, 12, "Syntax error: missing ')' at '<EOF>'", 'has(a.`$b`)'),
-  ]],
+  [
+    'a.in',
+    [
+      issue(1, 3, "Syntax error: no viable alternative at input '.in'", 'a.in'),
+      issue(1, 5, `Syntax error: mismatched input '<EOF>' expecting ${PRIMARY}`, 'a.in'),
+    ],
+  ],
+  [
+    'has(a.`$b`)',
+    [
+      issue(1, 7, "Syntax error: token recognition error at: '`$'", 'has(a.`$b`)'),
+      issue(1, 10, "Syntax error: token recognition error at: '`)'", 'has(a.`$b`)'),
+      issue(1, 12, "Syntax error: missing ')' at '<EOF>'", 'has(a.`$b`)'),
+    ],
+  ],
   ['(a){}', [issue(1, 4, "Syntax error: mismatched input '{' expecting <EOF>", '(a){}')]],
   ['(a.b){}', [issue(1, 6, "Syntax error: mismatched input '{' expecting <EOF>", '(a.b){}')]],
   ['(a).b{}', [issue(1, 6, "Syntax error: mismatched input '{' expecting <EOF>", '(a).b{}')]],
   ['a.`b-c`{}', [issue(1, 8, "Syntax error: mismatched input '{' expecting <EOF>", 'a.`b-c`{}')]],
-  ['Msg{`$b`: 1}', [
-    issue(1, 5, "Syntax error: token recognition error at: '`$'", 'Msg{`$b`: 1}'),
-    issue(1, 8, "Syntax error: token recognition error at: '`:'", 'Msg{`$b`: 1}'),
-    issue(1, 11, "Syntax error: missing ':' at '1'", 'Msg{`$b`: 1}'),
-  ]],
+  [
+    'Msg{`$b`: 1}',
+    [
+      issue(1, 5, "Syntax error: token recognition error at: '`$'", 'Msg{`$b`: 1}'),
+      issue(1, 8, "Syntax error: token recognition error at: '`:'", 'Msg{`$b`: 1}'),
+      issue(1, 11, "Syntax error: missing ':' at '1'", 'Msg{`$b`: 1}'),
+    ],
+  ],
 ];
 
 test("syntax errors in cel-go's words and layout (cel-go's parser vectors)", () => {
@@ -97,7 +219,7 @@ test('expressions cel-go parses have no syntax errors', () => {
     "self.items.all(i, i.name.matches('^[a-z]+$')) && self.map.exists(k, v, v > 0)",
     '{"a": [1, 2.5, -3], "b": {?"c": null}, "d": b"\\x00"}.size() == 3',
     "Object{spec: Object.spec{replicas: 3}} == dyn(1) || r'raw\\d' != '''x''' || self.`escaped-name` == .x",
-    "self.a // a comment\n  + 0x1F - 1e3 + .5e-2",
+    'self.a // a comment\n  + 0x1F - 1e3 + .5e-2',
   ]) {
     assert.equal(celSyntaxErrors(ok), undefined, ok);
   }
@@ -157,7 +279,10 @@ test("cel-go's caret line: wide dots and caret under characters of more than one
     "ERROR: <input>:1:1: Syntax error: token recognition error at: 'ó'\n | ó + 1\n | \uff3e\nERROR: <input>:1:3: Syntax error: extraneous input '+' expecting " +
       `${PRIMARY}\n | ó + 1\n | \uff0e.^`,
   );
-  assert.equal(celSyntaxErrors("'é' + \t$"), `ERROR: <input>:1:8: Syntax error: token recognition error at: '$'\n | 'é' +  $\n | .\uff0e.....^\nERROR: <input>:1:9: Syntax error: mismatched input '<EOF>' expecting ${PRIMARY}\n | 'é' +  $\n | .\uff0e......^`);
+  assert.equal(
+    celSyntaxErrors("'é' + \t$"),
+    `ERROR: <input>:1:8: Syntax error: token recognition error at: '$'\n | 'é' +  $\n | .\uff0e.....^\nERROR: <input>:1:9: Syntax error: mismatched input '<EOF>' expecting ${PRIMARY}\n | 'é' +  $\n | .\uff0e......^`,
+  );
 });
 
 test("cel-go's deep vector: the recursion limit and the syntax errors read before it, a wide caret", () => {
@@ -214,9 +339,14 @@ test("cel-go's deep vector: the recursion limit and the syntax errors read befor
 test("cel-go's recovery lookahead limit: a recovery that would skip more tokens stops the parse", () => {
   // cel-go's vector (its test limits): non-breaking spaces and a DEL the lexer refuses, then a
   // recovery to the end that skips more than 4 tokens
-  const lines = ['ó\u00a0¢', '\t\tó\u00a00\u00a0', '\t\t\u007f0"""\\""\\"""\\""\\"""\\""\\"""\\""\\"""\\"\\"""\\""\\"""\\""\\"""\\""\\"""\\"!\\"""\\""\\"""\\""\\"'];
+  const lines = [
+    'ó\u00a0¢',
+    '\t\tó\u00a00\u00a0',
+    '\t\t\u007f0"""\\""\\"""\\""\\"""\\""\\"""\\""\\"""\\"\\"""\\""\\"""\\""\\"""\\""\\"""\\"!\\"""\\""\\"""\\""\\"',
+  ];
   const source = (n: number) => lines[n - 1]!.replace(/\t/g, ' ');
-  const wide = (n: number, column: number, before = '') => `ERROR: <input>:${n}:${column}: Syntax error: token recognition error at: '${lines[n - 1]!.replace(/\t/g, '')[column - 1 - (n > 1 ? 2 : 0)]}'\n | ${source(n)}\n | ${before}\uff3e`;
+  const wide = (n: number, column: number, before = '') =>
+    `ERROR: <input>:${n}:${column}: Syntax error: token recognition error at: '${lines[n - 1]!.replace(/\t/g, '')[column - 1 - (n > 1 ? 2 : 0)]}'\n | ${source(n)}\n | ${before}\uff3e`;
   assert.equal(
     celSyntaxErrors(lines.join('\n'), TEST_LIMITS),
     [
@@ -256,7 +386,8 @@ test("cel-go's syntax error reporting limit: the error past it says so, and the 
   // at kube's limit (100) the 101st error is that line, but cel-go records at most 100 issues:
   // the display counts it instead
   const dollars = (n: number) => `1${' $'.repeat(n)}`;
-  const shown = (input: string, n: number) => Array.from({ length: n }, (_, i) => issue(1, 3 + 2 * i, "Syntax error: token recognition error at: '$'", input));
+  const shown = (input: string, n: number) =>
+    Array.from({ length: n }, (_, i) => issue(1, 3 + 2 * i, "Syntax error: token recognition error at: '$'", input));
   assert.equal(celSyntaxErrors(dollars(100)), shown(dollars(100), 100).join('\n'));
   assert.equal(celSyntaxErrors(dollars(101)), [...shown(dollars(101), 100), '1 more errors were truncated'].join('\n'));
   assert.equal(celSyntaxErrors(dollars(150)), [...shown(dollars(150), 100), '1 more errors were truncated'].join('\n'));

@@ -25,7 +25,25 @@ const RELATIONS = set(T.LESS, T.LESS_EQUALS, T.GREATER_EQUALS, T.GREATER, T.EQUA
 const PRODUCTS = set(T.STAR, T.SLASH, T.PERCENT);
 const SUMS = set(T.PLUS, T.MINUS);
 /** cel-go's reserved words, refused as identifiers */
-const RESERVED = new Set(['as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
+const RESERVED = new Set([
+  'as',
+  'break',
+  'const',
+  'continue',
+  'else',
+  'for',
+  'function',
+  'if',
+  'import',
+  'let',
+  'loop',
+  'package',
+  'namespace',
+  'return',
+  'var',
+  'void',
+  'while',
+]);
 
 function display(t: Token): string {
   if (t.type === T.EOF) return "'<EOF>'";
@@ -51,7 +69,12 @@ export interface ParserLimits {
   errorReportingLimit: number;
 }
 
-export const CEL_GO_PARSER_LIMITS: ParserLimits = { maxRecursionDepth: 250, errorRecoveryLimit: 30, errorRecoveryTokenLookahead: 256, errorReportingLimit: 100 };
+export const CEL_GO_PARSER_LIMITS: ParserLimits = {
+  maxRecursionDepth: 250,
+  errorRecoveryLimit: 30,
+  errorRecoveryTokenLookahead: 256,
+  errorReportingLimit: 100,
+};
 
 /** cel-go records at most this many issues of an expression; the display counts the rest */
 const MAX_ISSUES_RECORDED = 100;
@@ -63,7 +86,20 @@ const EXPRESSION_SIZE_CODE_POINT_LIMIT = 100_000;
 class ParseAbort extends Error {}
 
 /** the grammar rules whose nesting cel-go counts (one counter per rule) */
-type Rule = 'expr' | 'conditionalOr' | 'conditionalAnd' | 'relation' | 'calc' | 'unary' | 'member' | 'primary' | 'exprList' | 'listInit' | 'optExpr' | 'mapInitializerList' | 'fieldInitializerList';
+type Rule =
+  | 'expr'
+  | 'conditionalOr'
+  | 'conditionalAnd'
+  | 'relation'
+  | 'calc'
+  | 'unary'
+  | 'member'
+  | 'primary'
+  | 'exprList'
+  | 'listInit'
+  | 'optExpr'
+  | 'mapInitializerList'
+  | 'fieldInitializerList';
 
 class Parser {
   readonly errors: SyntaxIssue[] = [];
@@ -104,7 +140,10 @@ class Parser {
   private checkAttempts(): void {
     if (this.attempts === this.limits.errorRecoveryLimit) {
       this.attempts++;
-      this.errors.push({ at: this.la().start, message: `Syntax error: error recovery attempt limit exceeded: ${this.limits.errorRecoveryLimit}` });
+      this.errors.push({
+        at: this.la().start,
+        message: `Syntax error: error recovery attempt limit exceeded: ${this.limits.errorRecoveryLimit}`,
+      });
       throw new ParseAbort();
     }
     this.attempts++;
@@ -339,7 +378,10 @@ class Parser {
             }
             // neither a selection nor a method call: no alternative of the rule fits
             const stop = next.type === T.QUESTIONMARK ? afterOpt : next;
-            const text = this.tokens.slice(this.p, this.tokens.indexOf(stop) + (stop.type === T.EOF ? 0 : 1)).map((x) => x.text).join('');
+            const text = this.tokens
+              .slice(this.p, this.tokens.indexOf(stop) + (stop.type === T.EOF ? 0 : 1))
+              .map((x) => x.text)
+              .join('');
             this.report(stop, `no viable alternative at input '${text}'`);
             throw new RecognitionError();
           }
@@ -527,7 +569,12 @@ class Parser {
 /** cel-go's display of issues: those without a location first, then each with its source line
  *  and a caret, in source order; `truncated`: issues recorded beyond cel-go's limit, counted
  *  on a last line */
-export function displayIssues(expression: string, issues: readonly SyntaxIssue[], unlocated: readonly string[] = [], truncated = 0): string {
+export function displayIssues(
+  expression: string,
+  issues: readonly SyntaxIssue[],
+  unlocated: readonly string[] = [],
+  truncated = 0,
+): string {
   const chars = [...expression];
   return [
     ...unlocated.map((message) => issueLayout(message, -1, -1)),
@@ -582,19 +629,38 @@ function parseWithLimits(expression: string, limits: ParserLimits): ParseOutcome
   const tokens = lexer.tokens();
   const parser = new Parser(tokens, limits);
   if (chars.length > EXPRESSION_SIZE_CODE_POINT_LIMIT) {
-    return { lexer, tokens, parser, stopped: true, unlocated: [`expression code point size exceeds limit: size: ${chars.length}, limit ${EXPRESSION_SIZE_CODE_POINT_LIMIT}`] };
+    return {
+      lexer,
+      tokens,
+      parser,
+      stopped: true,
+      unlocated: [`expression code point size exceeds limit: size: ${chars.length}, limit ${EXPRESSION_SIZE_CODE_POINT_LIMIT}`],
+    };
   }
   try {
     const height = parser.parse();
     // cel-go's reading of the parse tree has its own limit on how deep the tree nests
-    return { lexer, tokens, parser, height, stopped: false, unlocated: height > limits.maxRecursionDepth ? ['max recursion depth exceeded'] : [] };
+    return {
+      lexer,
+      tokens,
+      parser,
+      height,
+      stopped: false,
+      unlocated: height > limits.maxRecursionDepth ? ['max recursion depth exceeded'] : [],
+    };
   } catch (err) {
     if (err instanceof RangeError) {
       // nesting deeper than this parser's stack allows: each bracket, parenthesis or brace
       // nests an expression in cel-go's grammar (one more than the top one), so cel-go's
       // recursion limit decides; within it, the expression is left to the library
       const tooDeep = bracketDepth(tokens) + 1 > limits.maxRecursionDepth;
-      return { lexer, tokens, parser, stopped: true, unlocated: tooDeep ? [`expression recursion limit exceeded: ${limits.maxRecursionDepth}`] : [] };
+      return {
+        lexer,
+        tokens,
+        parser,
+        stopped: true,
+        unlocated: tooDeep ? [`expression recursion limit exceeded: ${limits.maxRecursionDepth}`] : [],
+      };
     }
     if (!(err instanceof ParseAbort)) throw err;
     return { lexer, tokens, parser, stopped: true, unlocated: parser.unlocated };
@@ -614,7 +680,10 @@ export function celSyntaxErrors(expression: string, limits: ParserLimits = CEL_G
   if (syntax.length > limits.errorReportingLimit) {
     // the error past the limit is reported as the limit, and the parse ends there
     const over = syntax[limits.errorReportingLimit]!;
-    syntax = [...syntax.slice(0, limits.errorReportingLimit), { at: over.at, message: `Syntax error: More than ${limits.errorReportingLimit} syntax errors` }];
+    syntax = [
+      ...syntax.slice(0, limits.errorReportingLimit),
+      { at: over.at, message: `Syntax error: More than ${limits.errorReportingLimit} syntax errors` },
+    ];
     internal = [];
   }
   if (syntax.length > 0 || internal.length > 0) {

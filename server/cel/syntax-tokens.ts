@@ -96,7 +96,6 @@ export interface SyntaxIssue {
   message: string;
 }
 
-
 const FIXED: [string, T][] = [
   ['==', T.EQUALS],
   ['!=', T.NOT_EQUALS],
@@ -320,7 +319,8 @@ export class Lexer {
     for (;;) {
       const c = s[j];
       if (c === undefined) return { dead: j };
-      if (triple ? c === q && s[j + 1] === q && s[j + 2] === q : c === q) return { accept: j + (triple ? 3 : 1), dead: j + (triple ? 3 : 1) };
+      if (triple ? c === q && s[j + 1] === q && s[j + 2] === q : c === q)
+        return { accept: j + (triple ? 3 : 1), dead: j + (triple ? 3 : 1) };
       if (!triple && (c === '\n' || c === '\r')) return { dead: j };
       if (c === '\\' && !raw) {
         const e = this.escape(j);

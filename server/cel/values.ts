@@ -60,7 +60,8 @@ interface OptionalClass {
   none(): unknown;
 }
 
-const Optional = (new Environment({ enableOptionalTypes: true }).evaluate('optional.none()') as object).constructor as unknown as OptionalClass;
+const Optional = (new Environment({ enableOptionalTypes: true }).evaluate('optional.none()') as object)
+  .constructor as unknown as OptionalClass;
 
 /** a CEL optional: of the value, or none when it is undefined */
 export const celOptional = (v: unknown): unknown => (v === undefined ? Optional.none() : Optional.of(v));

@@ -28,7 +28,17 @@ test('writeClusterPki writes the CA, a serving certificate for the load balancer
   t.after(() => setLogSink(restore));
   const dir = path.join(tempDir(t), 'pki');
   const r = await writeClusterPki({ dir, serverNames: ['lb.example.com'], sans: ['10.1.2.3,replica-1'], lbURL: 'https://127.0.0.1:7443' });
-  for (const f of ['ca.crt', 'ca.key', 'apiserver.crt', 'apiserver.key', 'admin.crt', 'admin.key', 'sa.key', 'sa.pub', 'admin.kubeconfig']) {
+  for (const f of [
+    'ca.crt',
+    'ca.key',
+    'apiserver.crt',
+    'apiserver.key',
+    'admin.crt',
+    'admin.key',
+    'sa.key',
+    'sa.pub',
+    'admin.kubeconfig',
+  ]) {
     assert.ok(statSync(path.join(dir, f)).isFile(), f);
   }
   const serving = readFileSync(path.join(dir, 'apiserver.crt'), 'utf8');
@@ -68,7 +78,11 @@ test('writeClusterPki is idempotent: a second run keeps the CA and the certifica
 
 test('bin/kapi certs: writes the directory, exits 0; missing --dir exits 1; --help lists its flags', (t) => {
   const dir = path.join(tempDir(t), 'out');
-  const ok = spawnSync(process.execPath, [kapiBin, 'certs', '--dir', dir, '--server-name', 'kapi-lb', '--lb-url', 'https://127.0.0.1:16443'], { encoding: 'utf8' });
+  const ok = spawnSync(
+    process.execPath,
+    [kapiBin, 'certs', '--dir', dir, '--server-name', 'kapi-lb', '--lb-url', 'https://127.0.0.1:16443'],
+    { encoding: 'utf8' },
+  );
   assert.equal(ok.status, 0, ok.stderr);
   assert.match(ok.stdout, /admin kubeconfig .*admin\.kubeconfig \(server https:\/\/127\.0\.0\.1:16443\)/);
   assert.ok(certSans(readFileSync(path.join(dir, 'apiserver.crt'), 'utf8')).includes('kapi-lb'));

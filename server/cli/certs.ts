@@ -14,12 +14,51 @@ import { FlagError, formatFlagHelp, parseFlagSet, type FlagSpec } from '../machi
 const G = 'certs';
 
 export const CERTS_FLAGS: readonly FlagSpec[] = [
-  { group: G, name: 'dir', kind: 'string', default: '', usage: 'Directory to write the PKI into (created if missing); every replica starts with --cert-dir pointing at it. Required.' },
-  { group: G, name: 'server-name', kind: 'stringArray', default: [], usage: "The load balancer's DNS name or IP (repeatable or comma separated); put into the serving certificate. The first one is the kubeconfig's host unless --lb-url is given." },
-  { group: G, name: 'san', kind: 'stringArray', default: [], usage: 'Extra DNS name or IP for the serving certificate (repeatable or comma separated), e.g. each replica\'s host name.' },
-  { group: G, name: 'lb-url', kind: 'string', default: '', usage: 'The URL clients reach the load balancer at, written into admin.kubeconfig.', defaultText: '"https://<first --server-name>:6443"' },
-  { group: G, name: 'kubeconfig', kind: 'string', default: '', usage: 'Where to write the admin kubeconfig.', defaultText: '"<dir>/admin.kubeconfig"' },
-  { group: G, name: 'service-cluster-ip-range', kind: 'string', default: '10.96.0.0/12', usage: "The replicas' --service-cluster-ip-range; its first address (the kubernetes Service's) goes into the serving certificate." },
+  {
+    group: G,
+    name: 'dir',
+    kind: 'string',
+    default: '',
+    usage: 'Directory to write the PKI into (created if missing); every replica starts with --cert-dir pointing at it. Required.',
+  },
+  {
+    group: G,
+    name: 'server-name',
+    kind: 'stringArray',
+    default: [],
+    usage:
+      "The load balancer's DNS name or IP (repeatable or comma separated); put into the serving certificate. The first one is the kubeconfig's host unless --lb-url is given.",
+  },
+  {
+    group: G,
+    name: 'san',
+    kind: 'stringArray',
+    default: [],
+    usage: "Extra DNS name or IP for the serving certificate (repeatable or comma separated), e.g. each replica's host name.",
+  },
+  {
+    group: G,
+    name: 'lb-url',
+    kind: 'string',
+    default: '',
+    usage: 'The URL clients reach the load balancer at, written into admin.kubeconfig.',
+    defaultText: '"https://<first --server-name>:6443"',
+  },
+  {
+    group: G,
+    name: 'kubeconfig',
+    kind: 'string',
+    default: '',
+    usage: 'Where to write the admin kubeconfig.',
+    defaultText: '"<dir>/admin.kubeconfig"',
+  },
+  {
+    group: G,
+    name: 'service-cluster-ip-range',
+    kind: 'string',
+    default: '10.96.0.0/12',
+    usage: "The replicas' --service-cluster-ip-range; its first address (the kubernetes Service's) goes into the serving certificate.",
+  },
   { group: G, name: 'help', kind: 'bool', default: false, usage: 'help for certs', shorthand: 'h' },
 ];
 
@@ -41,14 +80,15 @@ export interface CertsResult {
   lbURL: string;
 }
 
-export const CERTS_SUMMARY = 'certs    write a shared PKI (CA, serving certificate, ServiceAccount keys, admin.kubeconfig) for replicas behind a load balancer';
+export const CERTS_SUMMARY =
+  'certs    write a shared PKI (CA, serving certificate, ServiceAccount keys, admin.kubeconfig) for replicas behind a load balancer';
 
 export function certsHelp(): string {
   return [
     'Write the PKI that every kapi replica of one cluster shares, into one directory.',
     '',
     'The directory gets ca.crt/ca.key, apiserver.crt/apiserver.key (for the --server-name and',
-    '--san names, 127.0.0.1, localhost and the kubernetes Service\'s names and IP),',
+    "--san names, 127.0.0.1, localhost and the kubernetes Service's names and IP),",
     'admin.crt/admin.key, sa.key/sa.pub and admin.kubeconfig (pointing at --lb-url).',
     'Start every replica with --cert-dir <dir>. Running it again keeps what is there.',
     '',
@@ -60,7 +100,10 @@ export function certsHelp(): string {
 }
 
 function splitList(values: string[]): string[] {
-  return values.flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s !== '');
+  return values
+    .flatMap((s) => s.split(','))
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 function hostForURL(host: string): string {
@@ -72,7 +115,7 @@ export async function writeClusterPki(opts: CertsOptions): Promise<CertsResult> 
   const dir = path.resolve(opts.dir);
   const serverNames = splitList(opts.serverNames);
   if (serverNames.length === 0 && !opts.lbURL) {
-    throw new FlagError('--server-name (the load balancer\'s host) or --lb-url is required');
+    throw new FlagError("--server-name (the load balancer's host) or --lb-url is required");
   }
   let lbURL = opts.lbURL ?? `https://${hostForURL(serverNames[0]!)}:6443`;
   let lbHost: string;

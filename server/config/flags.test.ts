@@ -9,7 +9,7 @@ function parse(...argv: string[]): KapiConfig {
   return (out as { kind: 'config'; config: KapiConfig }).config;
 }
 
-test('defaults are kube-apiserver\'s (and kapi\'s own for data-dir)', () => {
+test("defaults are kube-apiserver's (and kapi's own for data-dir)", () => {
   const c = parse();
   assert.equal(c.serving.securePort, 6443);
   assert.equal(c.serving.bindAddress, '0.0.0.0');
@@ -63,12 +63,20 @@ test('lists: commas split, the first use replaces the default, later uses append
 });
 
 test('maps: runtime-config merges across uses; feature-gates add up and are checked', () => {
-  const c = parse('--runtime-config=api/all=true,batch/v1=false', '--runtime-config', 'api/alpha', '--feature-gates=WatchList=false,CBORServingAndStorage=true', '--feature-gates=APIResponseCompression=false');
+  const c = parse(
+    '--runtime-config=api/all=true,batch/v1=false',
+    '--runtime-config',
+    'api/alpha',
+    '--feature-gates=WatchList=false,CBORServingAndStorage=true',
+    '--feature-gates=APIResponseCompression=false',
+  );
   assert.deepEqual(c.runtimeConfig, { 'api/all': 'true', 'batch/v1': 'false', 'api/alpha': 'true' });
   assert.equal(c.featureGates.enabled('WatchList'), false);
   assert.equal(c.featureGates.enabled('CBORServingAndStorage'), true);
   assert.equal(c.featureGates.enabled('APIResponseCompression'), false);
-  assert.throws(() => parse('--feature-gates=WatchList=yes'), { message: 'invalid value of WatchList=yes, err: strconv.ParseBool: parsing "yes": invalid syntax' });
+  assert.throws(() => parse('--feature-gates=WatchList=yes'), {
+    message: 'invalid value of WatchList=yes, err: strconv.ParseBool: parsing "yes": invalid syntax',
+  });
   assert.throws(() => parse('--feature-gates=NoSuchGate=true'), { message: 'unrecognized feature gate: NoSuchGate' });
 });
 
@@ -92,8 +100,11 @@ test('underscores are dashes, as kube-apiserver normalises them', () => {
   assert.equal(parse('--secure_port=9443').serving.securePort, 9443);
 });
 
-test('unknown flags and stray arguments fail with kube-apiserver\'s wording', () => {
-  assert.throws(() => parse('--no-such-flag'), (e: unknown) => e instanceof FlagError && e.message === 'unknown flag: --no-such-flag');
+test("unknown flags and stray arguments fail with kube-apiserver's wording", () => {
+  assert.throws(
+    () => parse('--no-such-flag'),
+    (e: unknown) => e instanceof FlagError && e.message === 'unknown flag: --no-such-flag',
+  );
   assert.throws(() => parse('--no-such-flag=1'), /^FlagError: unknown flag: --no-such-flag$/);
   assert.throws(() => parse('-x'), /unknown shorthand flag: 'x' in -x/);
   assert.throws(() => parse('--secure-port'), /flag needs an argument: --secure-port/);
@@ -131,20 +142,43 @@ test('node port range: N-M, N+M or N; default 30000-32767', () => {
   assert.throws(() => parse('--service-node-port-range=32767-30000'), /--service-node-port-range/);
 });
 
-test('the harness flags of kubectl\'s and client libraries\' test suites are accepted', () => {
+test("the harness flags of kubectl's and client libraries' test suites are accepted", () => {
   const c = parse(
-    '--bind-address=127.0.0.1', '--authorization-mode=RBAC,AlwaysAllow', '--secure-port=6443',
-    '--feature-gates=AllAlpha=false', '--client-ca-file=ca.crt', '--token-auth-file=tokens.csv',
-    '--etcd-servers=http://127.0.0.1:2379', '--runtime-config=api/all=true', '--cert-dir=/tmp',
-    '--service-cluster-ip-range=10.0.0.0/24', '--service-account-key-file=sa.pub',
-    '--service-account-signing-key-file=sa.key', '--service-account-issuer=https://kubernetes.default.svc',
-    '--enable-admission-plugins=NamespaceLifecycle', '--disable-admission-plugins=ServiceAccount',
-    '--allow-privileged=true', '--storage-media-type=application/json', '--requestheader-username-headers=X-Remote-User',
-    '--requestheader-group-headers=X-Remote-Group', '--requestheader-extra-headers-prefix=X-Remote-Extra-',
-    '--requestheader-client-ca-file=rh.crt', '--requestheader-allowed-names=front-proxy', '--oidc-issuer-url=https://x',
-    '--oidc-client-id=c', '--authentication-config=a.yaml', '--watch-cache=true', '--watch-cache-sizes=pods#100',
-    '--max-requests-inflight=0', '--max-mutating-requests-inflight=0', '--request-timeout=30s', '--min-request-timeout=300',
-    '--anonymous-auth=false', '--enable-bootstrap-token-auth', '--v=2', '--kubeconfig=/dev/null',
+    '--bind-address=127.0.0.1',
+    '--authorization-mode=RBAC,AlwaysAllow',
+    '--secure-port=6443',
+    '--feature-gates=AllAlpha=false',
+    '--client-ca-file=ca.crt',
+    '--token-auth-file=tokens.csv',
+    '--etcd-servers=http://127.0.0.1:2379',
+    '--runtime-config=api/all=true',
+    '--cert-dir=/tmp',
+    '--service-cluster-ip-range=10.0.0.0/24',
+    '--service-account-key-file=sa.pub',
+    '--service-account-signing-key-file=sa.key',
+    '--service-account-issuer=https://kubernetes.default.svc',
+    '--enable-admission-plugins=NamespaceLifecycle',
+    '--disable-admission-plugins=ServiceAccount',
+    '--allow-privileged=true',
+    '--storage-media-type=application/json',
+    '--requestheader-username-headers=X-Remote-User',
+    '--requestheader-group-headers=X-Remote-Group',
+    '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+    '--requestheader-client-ca-file=rh.crt',
+    '--requestheader-allowed-names=front-proxy',
+    '--oidc-issuer-url=https://x',
+    '--oidc-client-id=c',
+    '--authentication-config=a.yaml',
+    '--watch-cache=true',
+    '--watch-cache-sizes=pods#100',
+    '--max-requests-inflight=0',
+    '--max-mutating-requests-inflight=0',
+    '--request-timeout=30s',
+    '--min-request-timeout=300',
+    '--anonymous-auth=false',
+    '--enable-bootstrap-token-auth',
+    '--v=2',
+    '--kubeconfig=/dev/null',
   );
   assert.equal(c.serving.clientCaFile, '/srv/kapi/ca.crt');
   assert.equal(c.serving.certDir, '/tmp');
@@ -164,7 +198,7 @@ test('--help lists every flag with its default, grouped', () => {
   assert.equal(parseKapiFlags(['--version']).kind, 'version');
 });
 
-test('deprecated flags carry pflag\'s notice, once per use', () => {
+test("deprecated flags carry pflag's notice, once per use", () => {
   const config = parse('--apiserver-count=3', '--admission-control=AlwaysAdmit', '--apiserver-count', '2', '--event-ttl=1h');
   assert.deepEqual(config.flagDeprecationNotices, [
     'Flag --apiserver-count has been deprecated, apiserver-count is deprecated and will be removed in a future version.',
@@ -174,11 +208,22 @@ test('deprecated flags carry pflag\'s notice, once per use', () => {
   assert.deepEqual(parse().flagDeprecationNotices, []);
 });
 
-test('every kube-apiserver 1.33 flag is accepted; the only others are kapi\'s own', () => {
+test("every kube-apiserver 1.33 flag is accepted; the only others are kapi's own", () => {
   const ours = new Set<string>(FLAG_SPECS.map((s) => s.name));
-  assert.deepEqual(KUBE_APISERVER_1_33_FLAGS.filter((name) => !ours.has(name)), []);
+  assert.deepEqual(
+    KUBE_APISERVER_1_33_FLAGS.filter((name) => !ours.has(name)),
+    [],
+  );
   const kube = new Set(KUBE_APISERVER_1_33_FLAGS);
-  assert.deepEqual([...ours].filter((name) => !kube.has(name)).sort(), ['allow-loopback-proxy-targets', 'data-dir', 'kubeconfig', 'max-unread-response-mib', 'replica-response-header', 'tls-san', 'workers']);
+  assert.deepEqual([...ours].filter((name) => !kube.has(name)).sort(), [
+    'allow-loopback-proxy-targets',
+    'data-dir',
+    'kubeconfig',
+    'max-unread-response-mib',
+    'replica-response-header',
+    'tls-san',
+    'workers',
+  ]);
   // each one parses with a value of its kind
   for (const spec of FLAG_SPECS) {
     if (spec.name === 'help' || spec.name === 'version') continue;
@@ -192,6 +237,9 @@ test('--show-hidden-metrics-for-version takes the previous minor release only', 
   assert.equal(parse('--show-hidden-metrics-for-version=1.32').values.get('show-hidden-metrics-for-version'), '1.32');
   assert.throws(
     () => parse('--show-hidden-metrics-for-version=1.31'),
-    (e: unknown) => e instanceof FlagError && e.message === "--show-hidden-metrics-for-version must be omitted or have the value '1.32'. Only the previous minor version is allowed",
+    (e: unknown) =>
+      e instanceof FlagError &&
+      e.message ===
+        "--show-hidden-metrics-for-version must be omitted or have the value '1.32'. Only the previous minor version is allowed",
   );
 });

@@ -4,9 +4,19 @@ import { WatchCacheSizeError, parseWatchCacheSizes, watchCacheEnabled } from './
 
 test('--watch-cache-sizes: resource[.group]#size items; bad items are refused', () => {
   const sizes = parseWatchCacheSizes(['pods#0', 'deployments.apps#1000', 'Events#5']);
-  assert.deepEqual([...sizes], [['pods', 0], ['deployments.apps', 1000], ['events', 5]]);
+  assert.deepEqual(
+    [...sizes],
+    [
+      ['pods', 0],
+      ['deployments.apps', 1000],
+      ['events', 5],
+    ],
+  );
   for (const bad of ['pods', 'pods#', '#5', 'pods#x', 'pods#1#2']) {
-    assert.throws(() => parseWatchCacheSizes([bad]), (e) => e instanceof WatchCacheSizeError && e.message === `invalid value of watch cache size: ${bad}`);
+    assert.throws(
+      () => parseWatchCacheSizes([bad]),
+      (e) => e instanceof WatchCacheSizeError && e.message === `invalid value of watch cache size: ${bad}`,
+    );
   }
   assert.throws(() => parseWatchCacheSizes(['pods#-1']), /cannot be negative/);
 });

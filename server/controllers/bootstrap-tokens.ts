@@ -57,7 +57,11 @@ function signingToken(secret: KubeObject, now: Date): { id: string; secret: stri
 }
 
 /** cluster-info's data with exactly the valid tokens' signatures, or undefined when unchanged */
-export function signedClusterInfo(data: Record<string, string>, secrets: readonly KubeObject[], now: Date): Record<string, string> | undefined {
+export function signedClusterInfo(
+  data: Record<string, string>,
+  secrets: readonly KubeObject[],
+  now: Date,
+): Record<string, string> | undefined {
   const content = data[KUBECONFIG_KEY];
   if (content === undefined) return undefined;
   const want = new Map<string, string>();
@@ -82,7 +86,9 @@ export function signedClusterInfo(data: Record<string, string>, secrets: readonl
 async function runTokenCleaner(deps: ControllerDeps, signal: AbortSignal, log: Logger): Promise<void> {
   const secrets = deps.resolver.lookup('', 'v1', 'secrets');
   if (!secrets) throw new Error('the registry serves no secrets');
-  const informer = startInformer(secrets, log, signal, { fieldSelector: `metadata.namespace=${SYSTEM_NAMESPACE},type=${BOOTSTRAP_SECRET_TYPE}` });
+  const informer = startInformer(secrets, log, signal, {
+    fieldSelector: `metadata.namespace=${SYSTEM_NAMESPACE},type=${BOOTSTRAP_SECRET_TYPE}`,
+  });
   const queue = new WorkQueue();
   informer.onChange((type, s) => {
     if (type !== 'DELETED') queue.add(s.metadata.name ?? '');
@@ -115,8 +121,12 @@ async function runBootstrapSigner(deps: ControllerDeps, signal: AbortSignal, log
   const secretsRes = deps.resolver.lookup('', 'v1', 'secrets');
   const configMapsRes = deps.resolver.lookup('', 'v1', 'configmaps');
   if (!secretsRes || !configMapsRes) throw new Error('the registry serves no secrets or configmaps');
-  const secrets = startInformer(secretsRes, log, signal, { fieldSelector: `metadata.namespace=${SYSTEM_NAMESPACE},type=${BOOTSTRAP_SECRET_TYPE}` });
-  const configMaps = startInformer(configMapsRes, log, signal, { fieldSelector: `metadata.namespace=${PUBLIC_NAMESPACE},metadata.name=${CLUSTER_INFO}` });
+  const secrets = startInformer(secretsRes, log, signal, {
+    fieldSelector: `metadata.namespace=${SYSTEM_NAMESPACE},type=${BOOTSTRAP_SECRET_TYPE}`,
+  });
+  const configMaps = startInformer(configMapsRes, log, signal, {
+    fieldSelector: `metadata.namespace=${PUBLIC_NAMESPACE},metadata.name=${CLUSTER_INFO}`,
+  });
   const queue = new WorkQueue();
   const resign = () => queue.add(CLUSTER_INFO);
   secrets.onChange(resign);
@@ -155,12 +165,18 @@ async function runBootstrapSigner(deps: ControllerDeps, signal: AbortSignal, log
   configMaps.stop();
 }
 
-function leaderElected(deps: ControllerDeps, name: string, run: (deps: ControllerDeps, signal: AbortSignal, log: Logger) => Promise<void>): Controller {
+function leaderElected(
+  deps: ControllerDeps,
+  name: string,
+  run: (deps: ControllerDeps, signal: AbortSignal, log: Logger) => Promise<void>,
+): Controller {
   const log = deps.log ?? defaultLogger;
   return {
     name,
     start(signal) {
-      return runLeaderElected(name, { resolver: deps.resolver, identity: deps.identity, signal, log }, (leading) => run(deps, leading, log));
+      return runLeaderElected(name, { resolver: deps.resolver, identity: deps.identity, signal, log }, (leading) =>
+        run(deps, leading, log),
+      );
     },
   };
 }

@@ -17,12 +17,7 @@ after(async () => {
 
 test('bootstrap run concurrently by two replicas (twice each) creates the system namespaces and the kubernetes Service once', async () => {
   const other = h.replica();
-  await Promise.all([
-    runBootstrap(h.main.deps()),
-    runBootstrap(other.deps()),
-    runBootstrap(h.main.deps()),
-    runBootstrap(other.deps()),
-  ]);
+  await Promise.all([runBootstrap(h.main.deps()), runBootstrap(other.deps()), runBootstrap(h.main.deps()), runBootstrap(other.deps())]);
 
   const namespaces = h.main.rest('', 'v1', 'namespaces');
   const list = await namespaces.list(testContext(), {});

@@ -19,7 +19,9 @@ const running: Array<() => Promise<void>> = [];
 
 before(async () => {
   h = await startHarness();
-  await h.main.rest('', 'v1', 'namespaces').create(testContext(), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kube-system' } });
+  await h.main
+    .rest('', 'v1', 'namespaces')
+    .create(testContext(), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kube-system' } });
 });
 
 afterEach(async () => {
@@ -126,9 +128,13 @@ test('a replica restarted at the same endpoint takes its Lease over', async () =
 test('the collector deletes expired identity Leases and leaves live and unrelated ones', async () => {
   const labels = { 'apiserver.kubernetes.io/identity': 'kube-apiserver', 'kubernetes.io/hostname': 'gone-host' };
   const old = microTime(new Date(Date.now() - 2 * 3600_000));
-  await leases().create(leaseObject({ name: 'apiserver-expired', labels }, { holderIdentity: 'x', leaseDurationSeconds: 3600, renewTime: old }));
+  await leases().create(
+    leaseObject({ name: 'apiserver-expired', labels }, { holderIdentity: 'x', leaseDurationSeconds: 3600, renewTime: old }),
+  );
   await leases().create(leaseObject({ name: 'apiserver-no-renew-time', labels }, { holderIdentity: 'y', leaseDurationSeconds: 3600 }));
-  await leases().create(leaseObject({ name: 'apiserver-fresh', labels }, { holderIdentity: 'z', leaseDurationSeconds: 3600, renewTime: microTime() }));
+  await leases().create(
+    leaseObject({ name: 'apiserver-fresh', labels }, { holderIdentity: 'z', leaseDurationSeconds: 3600, renewTime: microTime() }),
+  );
   await leases().create(leaseObject({ name: 'not-an-identity' }, { holderIdentity: 'w', leaseDurationSeconds: 1, renewTime: old }));
 
   const deleted = await collectExpiredIdentityLeases(leases());
@@ -139,7 +145,7 @@ test('the collector deletes expired identity Leases and leaves live and unrelate
   for (const n of ['apiserver-fresh', 'not-an-identity']) await leases().delete(n);
 });
 
-test('a stopped replica\'s identity Lease is collected once it expires, by the elected collector', async () => {
+test("a stopped replica's identity Lease is collected once it expires, by the elected collector", async () => {
   const r = h.replica();
   const deps = r.deps({ identity: 'short-lived' });
   const name = apiserverIdentityLeaseName('host-3', servingEndpoint(deps.advertiseAddress, deps.securePort));

@@ -167,7 +167,9 @@ export function identityLeaseController(deps: ControllerDeps, opts: IdentityLeas
         latest = await renew(latest);
         return;
       } catch (err) {
-        log.v(2).info('renewing the identity lease from the last version failed, reading it again', { lease: name, err: errorMessage(err) });
+        log
+          .v(2)
+          .info('renewing the identity lease from the last version failed, reading it again', { lease: name, err: errorMessage(err) });
       }
     }
     const { lease, created } = await ensure();
@@ -212,10 +214,14 @@ export async function collectExpiredIdentityLeases(leases: LeaseClient, log: Log
       if (!isIdentityLeaseExpired(current, new Date())) continue;
       await leases.delete(name, current.metadata.resourceVersion);
       deleted.push(name);
-      log.info('deleted an expired apiserver identity lease', { lease: `${leases.namespace}/${name}`, holder: current.spec?.holderIdentity });
+      log.info('deleted an expired apiserver identity lease', {
+        lease: `${leases.namespace}/${name}`,
+        holder: current.spec?.holderIdentity,
+      });
     } catch (err) {
       // gone already, or renewed between the read and the delete: both are fine
-      if (!isNotFound(err) && !isConflict(err)) log.warn('deleting an expired identity lease failed', { lease: name, err: errorMessage(err) });
+      if (!isNotFound(err) && !isConflict(err))
+        log.warn('deleting an expired identity lease failed', { lease: name, err: errorMessage(err) });
     }
   }
   return deleted;
@@ -240,7 +246,14 @@ export function identityLeaseGarbageCollector(deps: ControllerDeps, opts: Identi
     start(signal) {
       return runLeaderElected(
         'apiserver-identity-lease-gc',
-        { resolver: deps.resolver, identity: deps.identity, signal, log, leaseDurationSeconds: opts.leaseDurationSeconds, retryPeriodMs: opts.retryPeriodMs },
+        {
+          resolver: deps.resolver,
+          identity: deps.identity,
+          signal,
+          log,
+          leaseDurationSeconds: opts.leaseDurationSeconds,
+          retryPeriodMs: opts.retryPeriodMs,
+        },
         async (leading) => {
           while (!leading.aborted) {
             try {

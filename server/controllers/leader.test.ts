@@ -13,7 +13,9 @@ const running: Array<{ stop(): Promise<void> }> = [];
 
 before(async () => {
   h = await startHarness();
-  await h.main.rest('', 'v1', 'namespaces').create(testContext(), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kube-system' } });
+  await h.main
+    .rest('', 'v1', 'namespaces')
+    .create(testContext(), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kube-system' } });
 });
 
 afterEach(async () => {
@@ -165,7 +167,13 @@ test('three contenders: exactly one leads and keeps leading; the Lease says who,
   const first = await lease('ctl-three');
   assert.equal(first.metadata.namespace, 'kube-system');
   assert.equal(first.metadata.name, 'kapi-ctl-three');
-  assert.deepEqual(Object.keys(first.spec ?? {}), ['holderIdentity', 'leaseDurationSeconds', 'acquireTime', 'renewTime', 'leaseTransitions']);
+  assert.deepEqual(Object.keys(first.spec ?? {}), [
+    'holderIdentity',
+    'leaseDurationSeconds',
+    'acquireTime',
+    'renewTime',
+    'leaseTransitions',
+  ]);
   assert.equal(first.spec?.holderIdentity, leader.identity);
   assert.equal(first.spec?.leaseDurationSeconds, 6);
   assert.equal(first.spec?.leaseTransitions, 0);
@@ -250,7 +258,11 @@ test('a leader whose etcd connection dies steps down and another contender takes
 test('handovers under repeated partitions and stops: never two leaders at once', async () => {
   const journal: Journal = [];
   let n = 0;
-  const pool = [contender('ctl-chaos', `r${n++}`, journal), contender('ctl-chaos', `r${n++}`, journal), contender('ctl-chaos', `r${n++}`, journal)];
+  const pool = [
+    contender('ctl-chaos', `r${n++}`, journal),
+    contender('ctl-chaos', `r${n++}`, journal),
+    contender('ctl-chaos', `r${n++}`, journal),
+  ];
   for (let round = 0; round < 6; round++) {
     const leader = await firstLeader(pool);
     for (const c of pool) c.rearm();
@@ -272,7 +284,7 @@ test('handovers under repeated partitions and stops: never two leaders at once',
   assert.ok(starts >= 7, `every round handed over: ${journal.join(', ')}`);
 });
 
-test('someone else writing the Lease ends the leader\'s term at its next renewal', async () => {
+test("someone else writing the Lease ends the leader's term at its next renewal", async () => {
   const journal: Journal = [];
   const a = contender('ctl-overwrite', 'a', journal, { leaseDurationSeconds: 60 });
   await a.leading;
@@ -312,6 +324,12 @@ test('separate controllers elect independently', async () => {
 
 test('timing that could let two leaders overlap is refused', async () => {
   const base = { resolver: h.main.registry, identity: 'x', signal: new AbortController().signal, log: silentLogger };
-  await assert.rejects(runLeaderElected('ctl-bad', { ...base, leaseDurationSeconds: 10, renewDeadlineMs: 10_000 }, async () => undefined), /shorter than the lease duration/);
-  await assert.rejects(runLeaderElected('ctl-bad', { ...base, renewDeadlineMs: 2_000, retryPeriodMs: 2_000 }, async () => undefined), /retry periods/);
+  await assert.rejects(
+    runLeaderElected('ctl-bad', { ...base, leaseDurationSeconds: 10, renewDeadlineMs: 10_000 }, async () => undefined),
+    /shorter than the lease duration/,
+  );
+  await assert.rejects(
+    runLeaderElected('ctl-bad', { ...base, renewDeadlineMs: 2_000, retryPeriodMs: 2_000 }, async () => undefined),
+    /retry periods/,
+  );
 });

@@ -215,10 +215,15 @@ class Elector {
     if (this.observed && this.isLeader && this.validForMs(monotonicNow()) > 0) {
       const old = this.observed.lease;
       try {
-        this.observe(await this.leases.update(withSpec(old, { ...desired, acquireTime: old.spec?.acquireTime, leaseTransitions: old.spec?.leaseTransitions ?? 0 })));
+        this.observe(
+          await this.leases.update(
+            withSpec(old, { ...desired, acquireTime: old.spec?.acquireTime, leaseTransitions: old.spec?.leaseTransitions ?? 0 }),
+          ),
+        );
         return true;
       } catch (err) {
-        if (!isConflict(err)) this.log.warn('renewing the lease failed, reading it again', { lease: this.describe, err: errorMessage(err) });
+        if (!isConflict(err))
+          this.log.warn('renewing the lease failed, reading it again', { lease: this.describe, err: errorMessage(err) });
       }
     }
 
@@ -237,7 +242,8 @@ class Elector {
         // NotFound: kube-system does not exist yet (bootstrap creates it at start)
         this.namespaceMissing = isNotFound(createErr);
         if (isNotFound(createErr)) this.log.v(2).info('creating the lease failed', { lease: this.describe, err: errorMessage(createErr) });
-        else if (!isAlreadyExists(createErr)) this.log.warn('creating the lease failed', { lease: this.describe, err: errorMessage(createErr) });
+        else if (!isAlreadyExists(createErr))
+          this.log.warn('creating the lease failed', { lease: this.describe, err: errorMessage(createErr) });
         return false;
       }
     }
@@ -308,7 +314,10 @@ class Elector {
           const opening = this.leases.watch(this.leaseName, ctl.signal);
           watch = await untilAborted(opening, ctl.signal);
           if (!watch) {
-            void opening.then((w) => w.stop(), () => undefined);
+            void opening.then(
+              (w) => w.stop(),
+              () => undefined,
+            );
             break;
           }
           for await (const ev of watch) {
@@ -468,7 +477,10 @@ async function lead(
     // bounded like client-go's (by the renew deadline): a stop must not hang on a lost etcd
     const giveUp = AbortSignal.timeout(timing.renewDeadlineMs);
     try {
-      const released = await untilAborted(elector.release().then(() => true), giveUp);
+      const released = await untilAborted(
+        elector.release().then(() => true),
+        giveUp,
+      );
       if (!released) log.warn('releasing the lease timed out', { lease });
     } catch (err) {
       log.warn('releasing the lease failed', { lease, err: errorMessage(err) });

@@ -60,10 +60,7 @@ test('two replicas on one IP with different ports settle on one Endpoints object
     await sleep(600);
     const later = await endpoints.get(testContext('default'), 'kubernetes', {});
     assert.equal(later.metadata.resourceVersion, settled.metadata.resourceVersion);
-    assert.deepEqual(
-      (await listMasters(h.main.etcd, prefix)).map((m) => m.port).sort(),
-      [7000, 7001],
-    );
+    assert.deepEqual((await listMasters(h.main.etcd, prefix)).map((m) => m.port).sort(), [7000, 7001]);
   } finally {
     stop.abort();
     await Promise.all(running);

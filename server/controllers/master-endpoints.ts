@@ -52,9 +52,7 @@ function byPort(masters: MasterAddress[]): Array<{ port: number; ips: string[] }
     if (!ips) groups.set(m.port, (ips = new Set()));
     ips.add(m.ip);
   }
-  return [...groups]
-    .sort(([a], [b]) => a - b)
-    .map(([port, ips]) => ({ port, ips: [...ips].sort() }));
+  return [...groups].sort(([a], [b]) => a - b).map(([port, ips]) => ({ port, ips: [...ips].sort() }));
 }
 
 export function desiredEndpoints(masters: MasterAddress[]): KubeObject {
@@ -89,9 +87,7 @@ export function desiredEndpointSlice(masters: MasterAddress[]): KubeObject {
       labels: { 'kubernetes.io/service-name': kubernetesServiceName },
     },
     addressType,
-    endpoints: main.ips
-      .filter((ip) => ipFamily(ip) === addressType)
-      .map((ip) => ({ addresses: [ip], conditions: { ready: true } })),
+    endpoints: main.ips.filter((ip) => ipFamily(ip) === addressType).map((ip) => ({ addresses: [ip], conditions: { ready: true } })),
     ports: endpointPorts(main.port),
   };
 }
@@ -149,11 +145,7 @@ async function reconcileObject(res: RESTResource, desired: KubeObject, fields: s
 }
 
 /** writes the Endpoints and EndpointSlice of the `kubernetes` Service to list exactly `masters` */
-export async function reconcileMasterEndpoints(
-  resolver: ResourceResolver,
-  masters: MasterAddress[],
-  signal?: AbortSignal,
-): Promise<void> {
+export async function reconcileMasterEndpoints(resolver: ResourceResolver, masters: MasterAddress[], signal?: AbortSignal): Promise<void> {
   const endpoints = resolver.lookup('', 'v1', 'endpoints');
   if (!endpoints) throw new Error('the registry serves no core/v1 endpoints');
   await reconcileObject(endpoints, desiredEndpoints(masters), ['subsets'], signal);

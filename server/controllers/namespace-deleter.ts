@@ -105,10 +105,7 @@ export class NamespaceDeleter {
     if (waiting.length > 0) {
       const now = this.now().getTime();
       const gracefulDue = waiting.map(([, o]) => o.gracefulDueAt).filter((t): t is number => t !== undefined);
-      const recheckAfterMs = Math.max(
-        100,
-        Math.min(finalizerRecheckMs, ...gracefulDue.map((t) => t - now + 100)),
-      );
+      const recheckAfterMs = Math.max(100, Math.min(finalizerRecheckMs, ...gracefulDue.map((t) => t - now + 100)));
       return {
         state: 'waiting',
         remaining: waiting.map(([resource, o]) => ({ resource, resourceVersion: o.resourceVersion })),

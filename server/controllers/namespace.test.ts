@@ -31,7 +31,13 @@ async function createNamespace(name: string): Promise<void> {
   await h.main.rest('', 'v1', 'namespaces').create(testContext(), { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
 }
 
-async function create(group: string, version: string, resource: string, ns: string, obj: Omit<KubeObject, 'metadata'> & { metadata: KubeObject['metadata'] }) {
+async function create(
+  group: string,
+  version: string,
+  resource: string,
+  ns: string,
+  obj: Omit<KubeObject, 'metadata'> & { metadata: KubeObject['metadata'] },
+) {
   return h.main.rest(group, version, resource).create(testContext(ns), { ...obj, metadata: { ...obj.metadata, namespace: ns } });
 }
 
@@ -135,16 +141,16 @@ test('a configmap with a finalizer keeps the namespace Terminating until the fin
 
   const configmaps = h.main.rest('', 'v1', 'configmaps');
   const remaining = (await configmaps.list(testContext(ns), {})).items;
-  assert.deepEqual(remaining.map((o) => o.metadata.name), ['pinned']);
+  assert.deepEqual(
+    remaining.map((o) => o.metadata.name),
+    ['pinned'],
+  );
   assert.ok(remaining[0]!.metadata.deletionTimestamp);
   assert.equal(await namespaceGone(ns), false);
 
-  await configmaps.update(
-    testContext(ns),
-    'pinned',
-    (cur) => ({ ...cur!, metadata: { ...cur!.metadata, finalizers: [] } }),
-    { allowCreate: false },
-  );
+  await configmaps.update(testContext(ns), 'pinned', (cur) => ({ ...cur!, metadata: { ...cur!.metadata, finalizers: [] } }), {
+    allowCreate: false,
+  });
   await eventually('the namespace to be gone once the finalizer is removed', () => namespaceGone(ns));
   assert.equal(await count('', 'v1', 'configmaps', ns), 0);
 });
@@ -165,12 +171,9 @@ test('a namespace with another spec finalizer loses only ours and stays', async 
   });
   assert.deepEqual((cur.spec as { finalizers: string[] }).finalizers, ['example.com/other']);
   // whoever owns the other finalizer releases it; the registry then removes the namespace
-  await h.main.rest('', 'v1', 'namespaces', 'finalize').update(
-    testContext(),
-    ns,
-    (n) => ({ ...n!, spec: { finalizers: [] } }),
-    { allowCreate: false },
-  );
+  await h.main
+    .rest('', 'v1', 'namespaces', 'finalize')
+    .update(testContext(), ns, (n) => ({ ...n!, spec: { finalizers: [] } }), { allowCreate: false });
   await eventually('the namespace to be gone', () => namespaceGone(ns));
 });
 

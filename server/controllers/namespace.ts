@@ -133,7 +133,11 @@ class ContentWatches {
         void this.drain(namespace, resource, w, watches);
       } catch (err) {
         // the periodic re-check still covers this resource
-        this.log.warn('namespace controller: watching remaining content failed', { namespace, resource: resource.info.resource, err: errorMessage(err) });
+        this.log.warn('namespace controller: watching remaining content failed', {
+          namespace,
+          resource: resource.info.resource,
+          err: errorMessage(err),
+        });
       }
     }
   }
@@ -171,7 +175,10 @@ class ContentWatches {
 }
 
 /** the namespace controller, leader-elected among replicas */
-export function namespaceController(deps: ControllerDeps, opts: { leaseDurationSeconds?: number; retryPeriodMs?: number } = {}): Controller {
+export function namespaceController(
+  deps: ControllerDeps,
+  opts: { leaseDurationSeconds?: number; retryPeriodMs?: number } = {},
+): Controller {
   const log = deps.log ?? defaultLogger;
   return {
     name: 'namespace',

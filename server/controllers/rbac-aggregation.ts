@@ -95,7 +95,10 @@ export async function runAggregationController(resolver: ResourceResolver, signa
 }
 
 /** the aggregation controller, leader-elected among replicas */
-export function rbacAggregationController(deps: ControllerDeps, opts: { leaseDurationSeconds?: number; retryPeriodMs?: number } = {}): Controller {
+export function rbacAggregationController(
+  deps: ControllerDeps,
+  opts: { leaseDurationSeconds?: number; retryPeriodMs?: number } = {},
+): Controller {
   const log = deps.log ?? defaultLogger;
   return {
     name: 'clusterrole-aggregation',

@@ -69,7 +69,12 @@ function evaluatorsFor(hardNames: string[]): Array<{ evaluator: QuotaEvaluator; 
 }
 
 /** what the namespace uses of the quota's hard resources, counting only objects in its scopes */
-export async function calculateUsage(resolver: ResourceResolver, quota: KubeObject, signal?: AbortSignal, now = new Date()): Promise<ResourceList> {
+export async function calculateUsage(
+  resolver: ResourceResolver,
+  quota: KubeObject,
+  signal?: AbortSignal,
+  now = new Date(),
+): Promise<ResourceList> {
   const ns = quota.metadata.namespace ?? '';
   const hard = parseResourceList(asObject(quota.spec).hard);
   const hardNames = [...hard.keys()];
@@ -115,7 +120,9 @@ export async function syncQuota(resolver: ResourceResolver, quota: KubeObject, s
   next.status = { hard: clone(spec.hard ?? {}), used: resourceListJson(used) };
   const rest = resolver.lookup('', 'v1', 'resourcequotas', 'status');
   if (!rest) throw new Error('the registry serves no resourcequotas/status');
-  await rest.update(internalContext(fieldManager, quota.metadata.namespace ?? '', signal), quota.metadata.name ?? '', () => next, { allowCreate: false });
+  await rest.update(internalContext(fieldManager, quota.metadata.namespace ?? '', signal), quota.metadata.name ?? '', () => next, {
+    allowCreate: false,
+  });
   return true;
 }
 
@@ -129,7 +136,8 @@ const replenishing: Array<{
   {
     resource: 'pods',
     keep: (pod) => slimObject(pod, { status: { phase: asObject(pod.status).phase } }),
-    changed: (obj, old) => !old || (podCountsForCompute(old, new Date()) && !podCountsForCompute(obj, new Date())) || Boolean(obj.metadata.deletionTimestamp),
+    changed: (obj, old) =>
+      !old || (podCountsForCompute(old, new Date()) && !podCountsForCompute(obj, new Date())) || Boolean(obj.metadata.deletionTimestamp),
   },
   {
     resource: 'services',
@@ -139,14 +147,20 @@ const replenishing: Array<{
   {
     resource: 'persistentvolumeclaims',
     keep: (pvc) => slimObject(pvc, { status: { allocatedResources: asObject(pvc.status).allocatedResources } }),
-    changed: (obj, old) => !old || !jsonEqual(asObject(obj.status).allocatedResources ?? null, asObject(old.status).allocatedResources ?? null),
+    changed: (obj, old) =>
+      !old || !jsonEqual(asObject(obj.status).allocatedResources ?? null, asObject(old.status).allocatedResources ?? null),
   },
   { resource: 'configmaps' },
   { resource: 'secrets' },
   { resource: 'replicationcontrollers' },
 ];
 
-export async function runResourceQuotaController(resolver: ResourceResolver, signal: AbortSignal, log: Logger, opts: ResourceQuotaControllerOptions = {}): Promise<void> {
+export async function runResourceQuotaController(
+  resolver: ResourceResolver,
+  signal: AbortSignal,
+  log: Logger,
+  opts: ResourceQuotaControllerOptions = {},
+): Promise<void> {
   const quotaRes = resolver.lookup('', 'v1', 'resourcequotas');
   if (!quotaRes) throw new Error('the registry serves no resourcequotas');
   // one informer per replenishing resource, the resync and the queue all listen on it
@@ -159,7 +173,13 @@ export async function runResourceQuotaController(resolver: ResourceResolver, sig
     const spec = asObject(q.spec);
     const status = asObject(q.status);
     // our own status writes come back here: only a spec change or a missing status matters
-    if (!old || !jsonEqual(spec.hard ?? null, status.hard ?? null) || status.used === undefined || !jsonEqual(old.spec ?? null, q.spec ?? null)) queue.add(keyOf(q));
+    if (
+      !old ||
+      !jsonEqual(spec.hard ?? null, status.hard ?? null) ||
+      status.used === undefined ||
+      !jsonEqual(old.spec ?? null, q.spec ?? null)
+    )
+      queue.add(keyOf(q));
   });
 
   const enqueueNamespace = (ns: string, evaluator: QuotaEvaluator) => {
@@ -241,7 +261,14 @@ export function resourceQuotaController(deps: ControllerDeps, opts: ResourceQuot
       setMaxListeners(100, signal);
       return runLeaderElected(
         'resourcequota-controller',
-        { resolver: deps.resolver, identity: deps.identity, signal, log, leaseDurationSeconds: opts.leaseDurationSeconds, retryPeriodMs: opts.retryPeriodMs },
+        {
+          resolver: deps.resolver,
+          identity: deps.identity,
+          signal,
+          log,
+          leaseDurationSeconds: opts.leaseDurationSeconds,
+          retryPeriodMs: opts.retryPeriodMs,
+        },
         (leading) => runResourceQuotaController(deps.resolver, leading, log, opts),
       );
     },

@@ -65,7 +65,11 @@ export async function runRootCAController(resolver: ResourceResolver, caPem: str
             if (!current) throw Object.assign(new Error('gone'), { code: 404 });
             return {
               ...current,
-              metadata: { ...current.metadata, resourceVersion: rv, annotations: { ...(current.metadata.annotations ?? {}), [DESCRIPTION_ANNOTATION]: ROOT_CA_DESCRIPTION } },
+              metadata: {
+                ...current.metadata,
+                resourceVersion: rv,
+                annotations: { ...(current.metadata.annotations ?? {}), [DESCRIPTION_ANNOTATION]: ROOT_CA_DESCRIPTION },
+              },
               data: { 'ca.crt': caPem },
               binaryData: undefined,
             };
@@ -76,7 +80,8 @@ export async function runRootCAController(resolver: ResourceResolver, caPem: str
       queue.forget(name);
     } catch (err) {
       if (signal.aborted) return;
-      if (!isConflict(err) && !isNotFound(err)) log.v(1).info('publishing the root CA failed, retrying', { namespace: name, err: errorMessage(err) });
+      if (!isConflict(err) && !isNotFound(err))
+        log.v(1).info('publishing the root CA failed, retrying', { namespace: name, err: errorMessage(err) });
       queue.addRateLimited(name);
     }
   });
@@ -84,7 +89,11 @@ export async function runRootCAController(resolver: ResourceResolver, caPem: str
   configMaps.stop();
 }
 
-export function rootCAController(deps: ControllerDeps, caPem: string, opts: { leaseDurationSeconds?: number; retryPeriodMs?: number } = {}): Controller {
+export function rootCAController(
+  deps: ControllerDeps,
+  caPem: string,
+  opts: { leaseDurationSeconds?: number; retryPeriodMs?: number } = {},
+): Controller {
   const log = deps.log ?? defaultLogger;
   return {
     name: 'root-ca-cert-publisher',

@@ -12,7 +12,12 @@ import { WorkQueue } from './workqueue.js';
 const fieldManager = 'kube-controller-manager';
 export const DEFAULT_SERVICE_ACCOUNT = 'default';
 
-export async function runServiceAccountsController(resolver: ResourceResolver, signal: AbortSignal, log: Logger, accounts: readonly string[] = [DEFAULT_SERVICE_ACCOUNT]): Promise<void> {
+export async function runServiceAccountsController(
+  resolver: ResourceResolver,
+  signal: AbortSignal,
+  log: Logger,
+  accounts: readonly string[] = [DEFAULT_SERVICE_ACCOUNT],
+): Promise<void> {
   const nsRes = resolver.lookup('', 'v1', 'namespaces');
   const saRes = resolver.lookup('', 'v1', 'serviceaccounts');
   if (!nsRes || !saRes) throw new Error('the registry serves no namespaces or serviceaccounts');
@@ -35,7 +40,11 @@ export async function runServiceAccountsController(resolver: ResourceResolver, s
       for (const account of accounts) {
         if (serviceAccounts.get(name, account)) continue;
         try {
-          await saRes.create(internalContext(fieldManager, name, signal), { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: account, namespace: name } });
+          await saRes.create(internalContext(fieldManager, name, signal), {
+            apiVersion: 'v1',
+            kind: 'ServiceAccount',
+            metadata: { name: account, namespace: name },
+          });
         } catch (err) {
           if (!isAlreadyExists(err)) throw err;
         }
@@ -51,7 +60,10 @@ export async function runServiceAccountsController(resolver: ResourceResolver, s
   serviceAccounts.stop();
 }
 
-export function serviceAccountsController(deps: ControllerDeps, opts: { leaseDurationSeconds?: number; retryPeriodMs?: number } = {}): Controller {
+export function serviceAccountsController(
+  deps: ControllerDeps,
+  opts: { leaseDurationSeconds?: number; retryPeriodMs?: number } = {},
+): Controller {
   const log = deps.log ?? defaultLogger;
   return {
     name: 'serviceaccount',

@@ -35,7 +35,9 @@ export function claimsOfPod(pod: KubeObject): string[] {
 
 /** what the controller reads of a pod: its claims and its phase */
 function podClaimsAndPhase(pod: KubeObject): KubeObject {
-  const volumes = asArray(asObject(pod.spec).volumes).filter((v) => isObject(v) && (isObject(v.persistentVolumeClaim) || isObject(v.ephemeral)));
+  const volumes = asArray(asObject(pod.spec).volumes).filter(
+    (v) => isObject(v) && (isObject(v.persistentVolumeClaim) || isObject(v.ephemeral)),
+  );
   return slimObject(pod, { spec: { volumes }, status: { phase: asObject(pod.status).phase } });
 }
 
@@ -69,7 +71,8 @@ export async function runStorageProtectionController(resolver: ResourceResolver,
   const pods = startInformer(podRes, log, signal, { keep: podClaimsAndPhase });
   const queue = new WorkQueue();
   claims.onChange((type, c) => {
-    if (type !== 'DELETED' && deleting(c) && hasFinalizer(c, pvcProtectionFinalizer)) queue.add(`pvc:${c.metadata.namespace ?? ''}/${c.metadata.name ?? ''}`);
+    if (type !== 'DELETED' && deleting(c) && hasFinalizer(c, pvcProtectionFinalizer))
+      queue.add(`pvc:${c.metadata.namespace ?? ''}/${c.metadata.name ?? ''}`);
   });
   volumes.onChange((type, v) => {
     if (type !== 'DELETED' && deleting(v) && hasFinalizer(v, pvProtectionFinalizer)) queue.add(`pv:${v.metadata.name ?? ''}`);
@@ -83,7 +86,8 @@ export async function runStorageProtectionController(resolver: ResourceResolver,
     }
   });
   await Promise.all([claims.synced, volumes.synced, pods.synced]);
-  for (const c of claims.list()) if (deleting(c) && hasFinalizer(c, pvcProtectionFinalizer)) queue.add(`pvc:${c.metadata.namespace ?? ''}/${c.metadata.name ?? ''}`);
+  for (const c of claims.list())
+    if (deleting(c) && hasFinalizer(c, pvcProtectionFinalizer)) queue.add(`pvc:${c.metadata.namespace ?? ''}/${c.metadata.name ?? ''}`);
   for (const v of volumes.list()) if (deleting(v) && hasFinalizer(v, pvProtectionFinalizer)) queue.add(`pv:${v.metadata.name ?? ''}`);
 
   await queue.run(signal, 2, async (key) => {
@@ -121,8 +125,10 @@ export function storageProtectionController(deps: ControllerDeps): Controller {
     start(signal) {
       // shared by every controller started together: one more listener per controller
       setMaxListeners(100, signal);
-      return runLeaderElected('storage-protection-controller', { resolver: deps.resolver, identity: deps.identity, signal, log }, (leading) =>
-        runStorageProtectionController(deps.resolver, leading, log),
+      return runLeaderElected(
+        'storage-protection-controller',
+        { resolver: deps.resolver, identity: deps.identity, signal, log },
+        (leading) => runStorageProtectionController(deps.resolver, leading, log),
       );
     },
   };

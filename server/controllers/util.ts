@@ -5,11 +5,7 @@ export { isAlreadyExists, isConflict, isMethodNotSupported, isNotFound } from '.
 import type { RequestContext } from '../registry/rest.js';
 
 /** kube-controller-manager and kube-apiserver's own loopback client both act as cluster admins */
-export function internalContext(
-  fieldManager: string,
-  namespace: string,
-  signal?: AbortSignal,
-): RequestContext {
+export function internalContext(fieldManager: string, namespace: string, signal?: AbortSignal): RequestContext {
   return {
     user: { username: `system:${fieldManager}`, groups: ['system:masters', 'system:authenticated'] },
     namespace,

@@ -52,7 +52,13 @@ export function customResourceType(model: TypeModel, schema: JSONSchemaProps | u
       fields.set('apiVersion', scalar('string'));
       fields.set('kind', scalar('string'));
       fields.set('metadata', model.typeOf({ ref: OBJECT_META }));
-      atom = { map: { atomic: false, fields, element: root.map?.element ?? (schema?.['x-kubernetes-preserve-unknown-fields'] ? deducedType : undefined) } };
+      atom = {
+        map: {
+          atomic: false,
+          fields,
+          element: root.map?.element ?? (schema?.['x-kubernetes-preserve-unknown-fields'] ? deducedType : undefined),
+        },
+      };
       return atom;
     },
   };

@@ -50,7 +50,11 @@ export function celValue(v: unknown, s: CelSchema | undefined): unknown {
     const list = v.map((x) => celValue(x, s?.items));
     // set and map lists compare and add by their own rules (keyed-lists.ts)
     if (s?.['x-kubernetes-list-type'] === 'set') return markSetList(list);
-    if (s?.['x-kubernetes-list-type'] === 'map') return markMapList(list, (s['x-kubernetes-list-map-keys'] ?? []).map((k) => escapeProperty(k) ?? k));
+    if (s?.['x-kubernetes-list-type'] === 'map')
+      return markMapList(
+        list,
+        (s['x-kubernetes-list-map-keys'] ?? []).map((k) => escapeProperty(k) ?? k),
+      );
     return list;
   }
   if (isObj(v)) {

@@ -35,7 +35,9 @@ test('rules pass and fail with their messages at their fields', () => {
 test('transition rules run on updates only, against the old value', () => {
   const old = { spec: { min: 1, max: 2, mode: 'x' } };
   assert.deepEqual(validateRules({ spec: { min: 1, max: 2, mode: 'y' } }, undefined, schema, '', false), []);
-  assert.deepEqual(validateRules({ spec: { min: 1, max: 2, mode: 'y' } }, old, schema, '', true).map(errorString), ['spec: Invalid value: "object": mode is immutable']);
+  assert.deepEqual(validateRules({ spec: { min: 1, max: 2, mode: 'y' } }, old, schema, '', true).map(errorString), [
+    'spec: Invalid value: "object": mode is immutable',
+  ]);
   assert.deepEqual(validateRules({ spec: { min: 1, max: 2, mode: 'x' } }, old, schema, '', true), []);
 });
 
@@ -50,22 +52,33 @@ test('matches runs on RE2 (no catastrophic backtracking); a runaway rule is cut 
     type: 'object',
     properties: {
       word: { type: 'string', 'x-kubernetes-validations': [{ rule: "self.matches('^(a+)+$')", message: 'only a' }] },
-      list: { type: 'array', items: { type: 'integer' }, 'x-kubernetes-validations': [{ rule: 'self.all(a, self.all(b, self.all(c, a + b + c >= 0)))', message: 'too slow' }] },
+      list: {
+        type: 'array',
+        items: { type: 'integer' },
+        'x-kubernetes-validations': [{ rule: 'self.all(a, self.all(b, self.all(c, a + b + c >= 0)))', message: 'too slow' }],
+      },
     },
   };
   // exponential for a backtracking engine, linear for RE2
-  assert.deepEqual(validateRules({ word: `${'a'.repeat(40)}b` }, undefined, s, '', false).map(errorString), ['word: Invalid value: "string": only a']);
+  assert.deepEqual(validateRules({ word: `${'a'.repeat(40)}b` }, undefined, s, '', false).map(errorString), [
+    'word: Invalid value: "string": only a',
+  ]);
   assert.deepEqual(validateRules({ word: 'aaaa' }, undefined, s, '', false), []);
   // Kubernetes' own libraries are there too
   assert.equal(ruleCompileError("quantity('1Gi').isGreaterThan(quantity('1Mi')) && isIP('10.0.0.1')", s), undefined);
   // 200^3 iterations: far over the budget, refused instead of holding the replica
   const errs = validateRules({ list: Array.from({ length: 200 }, (_, i) => i) }, undefined, s, '', false).map(errorString);
-  assert.deepEqual(errs, [`list: Invalid value: "array": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: too slow`]);
+  assert.deepEqual(errs, [
+    `list: Invalid value: "array": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: too slow`,
+  ]);
 });
 
-test('rules are type-checked against the schema: a missing field is refused in cel-go\'s words', () => {
+test("rules are type-checked against the schema: a missing field is refused in cel-go's words", () => {
   const s: JSONSchemaProps = { type: 'object', properties: { replicas: { type: 'integer' }, name: { type: 'string' } } };
-  assert.equal(ruleCompileError('self.nosuch > 0', s), "compilation failed: ERROR: <input>:1:5: undefined field 'nosuch'\n | self.nosuch > 0\n | ....^");
+  assert.equal(
+    ruleCompileError('self.nosuch > 0', s),
+    "compilation failed: ERROR: <input>:1:5: undefined field 'nosuch'\n | self.nosuch > 0\n | ....^",
+  );
   assert.equal(
     ruleCompileError('self.replicas + self.name == 1', s),
     "compilation failed: ERROR: <input>:1:15: found no matching overload for '_+_' applied to '(int, string)'\n | self.replicas + self.name == 1\n | ..............^",
@@ -84,12 +97,18 @@ test('rules are type-checked against the schema: a missing field is refused in c
       embedded: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
     },
   };
-  assert.equal(ruleCompileError("self.port == 80 || self.free.known == 'x' || self.embedded.kind == 'Pod' || self.embedded.metadata.name == 'p'", dyn), undefined);
+  assert.equal(
+    ruleCompileError("self.port == 80 || self.free.known == 'x' || self.embedded.kind == 'Pod' || self.embedded.metadata.name == 'p'", dyn),
+    undefined,
+  );
   assert.match(ruleCompileError('self.free.anything == 1', dyn) ?? '', /undefined field 'anything'/);
   assert.match(ruleCompileError('has(self.untyped)', dyn) ?? '', /undefined field 'untyped'/);
   assert.match(ruleCompileError('self.embedded.spec', dyn) ?? '', /undefined field 'spec'/);
   // a root metadata declared without name and generateName is declared for it
-  assert.equal(ruleCompileError("self.metadata.name != ''", { type: 'object', properties: { metadata: { type: 'object' } } }, true), undefined);
+  assert.equal(
+    ruleCompileError("self.metadata.name != ''", { type: 'object', properties: { metadata: { type: 'object' } } }, true),
+    undefined,
+  );
 });
 
 test('durations, timestamps, maps, sets and escaped property names', () => {
@@ -109,24 +128,50 @@ test('durations, timestamps, maps, sets and escaped property names', () => {
     'x-kubernetes-validations': [
       { rule: "self.timeout <= duration('1h')", message: 'timeout' },
       { rule: "self.at > timestamp('2020-01-01T00:00:00Z')", message: 'at' },
-      { rule: "self.foo__dash__bar == 'x' && self.a__dot__b__slash__c == 1 && self.__if__ && self.x__underscores__y == 2", message: 'escaped' },
+      {
+        rule: "self.foo__dash__bar == 'x' && self.a__dot__b__slash__c == 1 && self.__if__ && self.x__underscores__y == 2",
+        message: 'escaped',
+      },
       { rule: "self.labels.all(k, v, k.startsWith('a') && v != '')", message: 'labels' },
       { rule: "sets.contains(self.tags, ['a'])", message: 'tags' },
       { rule: 'self.ratio * 2.0 > 1.0', message: 'ratio' },
     ],
   };
   for (const r of s['x-kubernetes-validations']!) assert.equal(ruleCompileError(r.rule, s), undefined, r.rule);
-  const good = { timeout: '30m', at: '2024-05-01T00:00:00Z', 'foo-bar': 'x', 'a.b/c': 1, if: true, x__y: 2, labels: { ab: 'c' }, tags: ['b', 'a'], ratio: 1 };
+  const good = {
+    timeout: '30m',
+    at: '2024-05-01T00:00:00Z',
+    'foo-bar': 'x',
+    'a.b/c': 1,
+    if: true,
+    x__y: 2,
+    labels: { ab: 'c' },
+    tags: ['b', 'a'],
+    ratio: 1,
+  };
   assert.deepEqual(validateRules(good, undefined, s, '', false), []);
-  const bad = { timeout: '2h', at: '2019-05-01T00:00:00Z', 'foo-bar': 'y', 'a.b/c': 1, if: true, x__y: 2, labels: { b: 'c' }, tags: ['b'], ratio: 0.25 };
+  const bad = {
+    timeout: '2h',
+    at: '2019-05-01T00:00:00Z',
+    'foo-bar': 'y',
+    'a.b/c': 1,
+    if: true,
+    x__y: 2,
+    labels: { b: 'c' },
+    tags: ['b'],
+    ratio: 0.25,
+  };
   assert.deepEqual(
     validateRules(bad, undefined, s, '', false).map((e) => e.detail),
     ['timeout', 'at', 'escaped', 'labels', 'tags', 'ratio'],
   );
-  assert.match(ruleCompileError("self.timeout == 'x'", s) ?? '', /found no matching overload for '_==_' applied to '\(google.protobuf.Duration, string\)'/);
+  assert.match(
+    ruleCompileError("self.timeout == 'x'", s) ?? '',
+    /found no matching overload for '_==_' applied to '\(google.protobuf.Duration, string\)'/,
+  );
 });
 
-test('the static cost estimate: per rule and for the schema, with kube\'s messages', () => {
+test("the static cost estimate: per rule and for the schema, with kube's messages", () => {
   const nested = (maxItems?: number): JSONSchemaProps => ({
     type: 'object',
     properties: {
@@ -139,9 +184,9 @@ test('the static cost estimate: per rule and for the schema, with kube\'s messag
     },
   });
   assert.deepEqual(ruleCostErrors(nested(), 'spec.versions[0].schema.openAPIV3Schema').map(errorString), [
-    "spec.versions[0].schema.openAPIV3Schema.properties[list].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)",
+    'spec.versions[0].schema.openAPIV3Schema.properties[list].x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)',
     'spec.versions[0].schema.openAPIV3Schema.properties[list].x-kubernetes-validations[0].rule: Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema',
-    "spec.versions[0].schema.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)",
+    'spec.versions[0].schema.openAPIV3Schema: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)',
   ]);
   assert.deepEqual(ruleCostErrors(nested(100), 'x'), []);
   // one pass over an unbounded list of integers fits
@@ -150,7 +195,10 @@ test('the static cost estimate: per rule and for the schema, with kube\'s messag
   const cost = ruleCost('self.all(x, x > 0)', once)!;
   assert.ok(cost > 1_000_000 && cost < 10_000_000, String(cost));
   // a rule on the items of an unbounded list runs once per item: the cardinality multiplies it
-  const perItem: JSONSchemaProps = { type: 'array', items: { type: 'string', 'x-kubernetes-validations': [{ rule: "self.matches('^[a-z]+$')" }] } };
+  const perItem: JSONSchemaProps = {
+    type: 'array',
+    items: { type: 'string', 'x-kubernetes-validations': [{ rule: "self.matches('^[a-z]+$')" }] },
+  };
   assert.match(ruleCostErrors(perItem, 'x').map(errorString)[0] ?? '', /estimated rule cost exceeds budget by factor of more than 100x/);
   const bounded: JSONSchemaProps = { ...perItem, maxItems: 10, items: { ...perItem.items!, maxLength: 64 } };
   assert.deepEqual(ruleCostErrors(bounded, 'x'), []);
@@ -176,12 +224,33 @@ test('set and map lists: order-free equality and union in rules; lists of object
     ],
   };
   for (const r of s['x-kubernetes-validations']!) assert.equal(ruleCompileError(r.rule, s), undefined);
-  assert.equal(ruleCompileError('self.ports.exists(p, p.nosuch == 1)', s)?.split('\n')[0], "compilation failed: ERROR: <input>:1:23: undefined field 'nosuch'");
-  const old = { tags: ['a', 'b'], ports: [{ name: 'http', port: 80 }, { name: 'x', port: 1 }] };
+  assert.equal(
+    ruleCompileError('self.ports.exists(p, p.nosuch == 1)', s)?.split('\n')[0],
+    "compilation failed: ERROR: <input>:1:23: undefined field 'nosuch'",
+  );
+  const old = {
+    tags: ['a', 'b'],
+    ports: [
+      { name: 'http', port: 80 },
+      { name: 'x', port: 1 },
+    ],
+  };
   const messages = (v: unknown) => validateRules(v, old, s, '', true).map(errorString);
-  assert.deepEqual(messages({ tags: ['b', 'a'], ports: [{ name: 'x', port: 2 }, { name: 'http', port: 81 }, { name: 'y', port: 3 }] }), []);
+  assert.deepEqual(
+    messages({
+      tags: ['b', 'a'],
+      ports: [
+        { name: 'x', port: 2 },
+        { name: 'http', port: 81 },
+        { name: 'y', port: 3 },
+      ],
+    }),
+    [],
+  );
   assert.deepEqual(messages({ tags: ['b', 'c'], ports: old.ports }), [': Invalid value: "object": tags are immutable']);
-  assert.deepEqual(messages({ tags: ['a', 'b'], ports: [{ name: 'x', port: 1 }] }), [': Invalid value: "object": ports may not be removed']);
+  assert.deepEqual(messages({ tags: ['a', 'b'], ports: [{ name: 'x', port: 1 }] }), [
+    ': Invalid value: "object": ports may not be removed',
+  ]);
 });
 
 test('runtime cost: the object budget runs out with kube message and stops the validation', () => {
@@ -206,17 +275,27 @@ test('runtime errors in kube words; messageExpression gives the message; optiona
     type: 'object',
     properties: {
       port: { 'x-kubernetes-int-or-string': true, 'x-kubernetes-validations': [{ rule: 'self + 1 > 0' }] },
-      list: { type: 'array', items: { type: 'integer' }, 'x-kubernetes-validations': [{ rule: 'self[3] > 0', message: 'fourth positive' }] },
+      list: {
+        type: 'array',
+        items: { type: 'integer' },
+        'x-kubernetes-validations': [{ rule: 'self[3] > 0', message: 'fourth positive' }],
+      },
       name: {
         type: 'string',
         'x-kubernetes-validations': [
           { rule: "self.startsWith('a')", messageExpression: "'name ' + self + ' must start with a'" },
-          { rule: "self.size() < 3", message: 'short', messageExpression: "''" },
+          { rule: 'self.size() < 3', message: 'short', messageExpression: "''" },
         ],
       },
       tier: {
         type: 'string',
-        'x-kubernetes-validations': [{ rule: "oldSelf.hasValue() ? self == oldSelf.value() : self != 'gold'", message: 'gold only by upgrade', optionalOldSelf: true } as never],
+        'x-kubernetes-validations': [
+          {
+            rule: "oldSelf.hasValue() ? self == oldSelf.value() : self != 'gold'",
+            message: 'gold only by upgrade',
+            optionalOldSelf: true,
+          } as never,
+        ],
       },
     },
   };
@@ -239,20 +318,62 @@ test('transition rules below a map list see the old item with the same keys', ()
         type: 'array',
         'x-kubernetes-list-type': 'map',
         'x-kubernetes-list-map-keys': ['name'],
-        items: { type: 'object', properties: { name: { type: 'string' }, v: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self >= oldSelf', message: 'v only grows' }] } } },
+        items: {
+          type: 'object',
+          properties: {
+            name: { type: 'string' },
+            v: { type: 'integer', 'x-kubernetes-validations': [{ rule: 'self >= oldSelf', message: 'v only grows' }] },
+          },
+        },
       },
     },
   };
-  const old = { items: [{ name: 'a', v: 1 }, { name: 'b', v: 5 }] };
-  assert.deepEqual(validateRules({ items: [{ name: 'b', v: 6 }, { name: 'a', v: 1 }, { name: 'c', v: 0 }] }, old, s, '', true).map(errorString), []);
-  assert.deepEqual(validateRules({ items: [{ name: 'b', v: 4 }, { name: 'a', v: 1 }] }, old, s, '', true).map(errorString), ['items[0].v: Invalid value: "integer": v only grows']);
+  const old = {
+    items: [
+      { name: 'a', v: 1 },
+      { name: 'b', v: 5 },
+    ],
+  };
+  assert.deepEqual(
+    validateRules(
+      {
+        items: [
+          { name: 'b', v: 6 },
+          { name: 'a', v: 1 },
+          { name: 'c', v: 0 },
+        ],
+      },
+      old,
+      s,
+      '',
+      true,
+    ).map(errorString),
+    [],
+  );
+  assert.deepEqual(
+    validateRules(
+      {
+        items: [
+          { name: 'b', v: 4 },
+          { name: 'a', v: 1 },
+        ],
+      },
+      old,
+      s,
+      '',
+      true,
+    ).map(errorString),
+    ['items[0].v: Invalid value: "integer": v only grows'],
+  );
 });
 
 test('a messageExpression is costed like its rule, with kube message', () => {
   const s: JSONSchemaProps = {
     type: 'object',
     properties: { names: { type: 'array', items: { type: 'string' } } },
-    'x-kubernetes-validations': [{ rule: 'self.names.size() < 10', messageExpression: "self.names.map(a, self.names.map(b, a + b).join('')).join(',')" } as never],
+    'x-kubernetes-validations': [
+      { rule: 'self.names.size() < 10', messageExpression: "self.names.map(a, self.names.map(b, a + b).join('')).join(',')" } as never,
+    ],
   };
   const errs = ruleCostErrors(s, 'schema').map(errorString);
   assert.equal(

@@ -104,11 +104,14 @@ function messageOf(r: ValidationRule, act: Record<string, unknown>, b: Budget): 
   const p = compile(r.messageExpression);
   if (p instanceof Error) return {};
   const run = evaluateWithCost(p, act);
-  if (!spend(b, run.cost)) return { stop: 'messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run' };
+  if (!spend(b, run.cost))
+    return { stop: 'messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run' };
   if (!run.ok) {
     if (run.error instanceof CelBudgetExceededError) {
       b.remaining = -1;
-      return { stop: `no further validation rules will be run due to call cost exceeds limit for messageExpression: ${JSON.stringify(r.messageExpression)}` };
+      return {
+        stop: `no further validation rules will be run due to call cost exceeds limit for messageExpression: ${JSON.stringify(r.messageExpression)}`,
+      };
     }
     return {};
   }
@@ -122,7 +125,13 @@ function walk(v: unknown, old: unknown, s: JSONSchemaProps | undefined, path: st
   if (!s || v === undefined || v === null || stopped(b)) return;
   const rules = (s['x-kubernetes-validations'] ?? []) as ValidationRule[];
   if (rules.length > 0 && b.remaining === 0) {
-    errs.push(fieldErrors.invalid(path, typeName(s, v), 'validation failed due to running out of cost budget, no further validation rules will be run'));
+    errs.push(
+      fieldErrors.invalid(
+        path,
+        typeName(s, v),
+        'validation failed due to running out of cost budget, no further validation rules will be run',
+      ),
+    );
     b.remaining = -1;
     return;
   }
@@ -133,7 +142,11 @@ function walk(v: unknown, old: unknown, s: JSONSchemaProps | undefined, path: st
     // transition rules run only against a correlated old value, unless oldSelf is optional
     if (transition && !hasOld && !optionalOld) continue;
     const p = compile(r.rule);
-    const field = r.fieldPath ? (path ? path + (r.fieldPath.startsWith('.') ? r.fieldPath : '.' + r.fieldPath) : r.fieldPath.replace(/^\./, '')) : path;
+    const field = r.fieldPath
+      ? path
+        ? path + (r.fieldPath.startsWith('.') ? r.fieldPath : '.' + r.fieldPath)
+        : r.fieldPath.replace(/^\./, '')
+      : path;
     const invalid = (detail: string) => errs.push(fieldErrors.invalid(path, typeName(s, v), detail));
     if (p instanceof Error) {
       invalid(`rule compile error: ${p.message.split('\n')[0]}`);
@@ -148,12 +161,17 @@ function walk(v: unknown, old: unknown, s: JSONSchemaProps | undefined, path: st
     }
     if (!run.ok) {
       if (run.error instanceof CelBudgetExceededError) {
-        invalid(`'${run.error.message}': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleErrorString(r)}`);
+        invalid(
+          `'${run.error.message}': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleErrorString(r)}`,
+        );
         b.remaining = -1;
         return;
       }
       const message = celGoRuntimeError(run.error);
-      if (message.startsWith('no such overload')) invalid(`'${message}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleErrorString(r)}`);
+      if (message.startsWith('no such overload'))
+        invalid(
+          `'${message}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleErrorString(r)}`,
+        );
       else invalid(`${message} evaluating rule: ${ruleErrorString(r)}`);
       continue;
     }

@@ -20,7 +20,16 @@ import type { TableConvertor } from '../registry/printers/table-convertor.js';
 import { compareKubeAwareVersions } from '../apis/catalog.js';
 import { CLEANUP_FINALIZER } from '../registry/apiextensions/crd-strategy.js';
 import { withCleanupFinalizer } from './crd-delete.js';
-import { conditionOf, resourcesOf, specOf, statusOf, versionOf, type CRDCondition, type CRDNames, type CRDStatus } from '../registry/apiextensions/definition.js';
+import {
+  conditionOf,
+  resourcesOf,
+  specOf,
+  statusOf,
+  versionOf,
+  type CRDCondition,
+  type CRDNames,
+  type CRDStatus,
+} from '../registry/apiextensions/definition.js';
 import { CustomScaleStore } from './scale.js';
 import { defaultingStorage } from './defaulting-storage.js';
 import { storageForVersion } from './conversion/index.js';
@@ -69,10 +78,14 @@ function internalCtx(signal?: AbortSignal): RequestContext {
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(t);
-      resolve();
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        resolve();
+      },
+      { once: true },
+    );
   });
 
 export class CustomResources {
@@ -109,7 +122,8 @@ export class CustomResources {
       return found && found === crdStore ? crdDeletes : found;
     };
     return {
-      lookup: (group, version, resource, subresource) => builtin(group, version, resource, subresource) ?? this.handlers.get(handlerKey(group, version, resource, subresource)),
+      lookup: (group, version, resource, subresource) =>
+        builtin(group, version, resource, subresource) ?? this.handlers.get(handlerKey(group, version, resource, subresource)),
       all: () => [...base.all().map((r) => (r === crdStore && crdDeletes ? crdDeletes : r)), ...this.handlers.values()],
     };
   }
@@ -154,13 +168,18 @@ export class CustomResources {
       resources: () => [...base.resources(), ...custom()],
       groupVersions: () => [
         ...base.groupVersions(),
-        ...customGroups().flatMap((g) => g.versions.map((version) => ({ group: g.name, version, resources: resourcesFor(g.name, version) }))),
+        ...customGroups().flatMap((g) =>
+          g.versions.map((version) => ({ group: g.name, version, resources: resourcesFor(g.name, version) })),
+        ),
       ],
       groups: () => [...base.groups(), ...customGroups()],
       resourcesFor,
       isServed: (group, version) => base.isServed(group, version) || custom().some((r) => r.group === group && r.version === version),
-      lookup: (group, version, resource) => base.lookup(group, version, resource) ?? custom().find((r) => r.group === group && r.version === version && r.resource === resource),
-      lookupByKind: (group, version, kind) => base.lookupByKind(group, version, kind) ?? custom().find((r) => r.group === group && r.version === version && r.kind === kind),
+      lookup: (group, version, resource) =>
+        base.lookup(group, version, resource) ??
+        custom().find((r) => r.group === group && r.version === version && r.resource === resource),
+      lookupByKind: (group, version, kind) =>
+        base.lookupByKind(group, version, kind) ?? custom().find((r) => r.group === group && r.version === version && r.kind === kind),
       preferredVersion: (group) => base.preferredVersion(group) ?? customGroups().find((g) => g.name === group)?.preferredVersion,
     };
   }
@@ -215,7 +234,8 @@ export class CustomResources {
             w.stop();
           }
         } catch (err) {
-          if (!signal.aborted) this.opts.log?.warn('following CustomResourceDefinitions failed; retrying', { error: (err as Error).message });
+          if (!signal.aborted)
+            this.opts.log?.warn('following CustomResourceDefinitions failed; retrying', { error: (err as Error).message });
         }
         await sleep(500, signal);
       }
@@ -232,7 +252,11 @@ export class CustomResources {
    */
   private acceptNames(crd: KubeObject): { names: CRDNames; conflict?: { reason: string; message: string } } {
     const spec = specOf(crd);
-    const requested = { ...spec.names, singular: spec.names.singular || spec.names.kind.toLowerCase(), listKind: spec.names.listKind || `${spec.names.kind}List` };
+    const requested = {
+      ...spec.names,
+      singular: spec.names.singular || spec.names.kind.toLowerCase(),
+      listKind: spec.names.listKind || `${spec.names.kind}List`,
+    };
     const accepted: CRDNames = statusOf(crd).acceptedNames ?? { plural: '', kind: '' };
     const usedResources = new Set<string>();
     const usedKinds = new Set<string>();
@@ -243,7 +267,8 @@ export class CustomResources {
       for (const n of [a.plural, a.singular, ...(a.shortNames ?? [])]) if (n) usedResources.add(n);
       for (const n of [a.kind, a.listKind]) if (n) usedKinds.add(n);
     }
-    const taken = (want: string | undefined, have: string | undefined, used: Set<string>) => want !== have && want !== undefined && want !== '' && used.has(want);
+    const taken = (want: string | undefined, have: string | undefined, used: Set<string>) =>
+      want !== have && want !== undefined && want !== '' && used.has(want);
     const names: CRDNames = { ...accepted };
     let conflict: { reason: string; message: string } | undefined;
     const check = (field: 'plural' | 'singular' | 'kind' | 'listKind', reason: string, used: Set<string>) => {
@@ -274,7 +299,7 @@ export class CustomResources {
     const now = rfc3339(this.now());
     const cond = (type: string, status: CRDCondition['status'], reason: string, message: string): CRDCondition => {
       const old = conditionOf(crd, type);
-      return { type, status, lastTransitionTime: old && old.status === status ? old.lastTransitionTime ?? now : now, reason, message };
+      return { type, status, lastTransitionTime: old && old.status === status ? (old.lastTransitionTime ?? now) : now, reason, message };
     };
     const { names, conflict } = this.acceptNames(crd);
     const conditions: CRDCondition[] = [];
@@ -283,9 +308,11 @@ export class CustomResources {
     // once established a CRD stays so (with the names it had); first establishment waits for
     // every name to be accepted
     const wasEstablished = conditionOf(crd, 'Established')?.status === 'True';
-    if (wasEstablished || !conflict) conditions.push(cond('Established', 'True', 'InitialNamesAccepted', 'the initial names have been accepted'));
+    if (wasEstablished || !conflict)
+      conditions.push(cond('Established', 'True', 'InitialNamesAccepted', 'the initial names have been accepted'));
     else conditions.push(cond('Established', 'False', 'NotAccepted', 'not all names are accepted'));
-    if (crd.metadata.deletionTimestamp) conditions.push(cond('Terminating', 'True', 'InstanceDeletionInProgress', 'CustomResource deletion is in progress'));
+    if (crd.metadata.deletionTimestamp)
+      conditions.push(cond('Terminating', 'True', 'InstanceDeletionInProgress', 'CustomResource deletion is in progress'));
     for (const c of current.conditions ?? []) if (!conditions.some((x) => x.type === c.type)) conditions.push(c);
     return { conditions, acceptedNames: names, storedVersions: current.storedVersions ?? [] };
   }
@@ -295,7 +322,12 @@ export class CustomResources {
     for (const [name, crd] of this.crds) {
       void this.reconcile(name);
       if (conditionOf(crd, 'Established')?.status !== 'True') continue;
-      if (crd.metadata.deletionTimestamp && conditionOf(crd, 'Terminating')?.status === 'True' && !(crd.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER)) continue;
+      if (
+        crd.metadata.deletionTimestamp &&
+        conditionOf(crd, 'Terminating')?.status === 'True' &&
+        !(crd.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER)
+      )
+        continue;
       const prev = this.served.get(name);
       if (prev && prev.crd.metadata.resourceVersion === crd.metadata.resourceVersion) {
         next.set(name, prev);
@@ -356,7 +388,10 @@ export class CustomResources {
           subresource: 'status',
           verbs: statusVerbs,
           strategy: statusStrategy(strategy, {
-            validateStatus: (obj, old) => [...validateCustomResource(obj as unknown as Record<string, unknown>, schema), ...validateRules(obj, old, schema, '', true)],
+            validateStatus: (obj, old) => [
+              ...validateCustomResource(obj as unknown as Record<string, unknown>, schema),
+              ...validateRules(obj, old, schema, '', true),
+            ],
           }),
         });
         handlers.set(handlerKey(info.group, info.version, info.resource, 'status'), st);
@@ -389,19 +424,26 @@ export class CustomResources {
       const current = statusOf(crd);
       if (!jsonEqual(stripTimes(desired), stripTimes(current))) {
         const statusStore = this.opts.builtins.lookup(CRD_GROUP, 'v1', CRD_RESOURCE, 'status');
-        await statusStore?.update(internalCtx(), name, (cur) => {
-          if (!cur) throw errors.notFound({ group: CRD_GROUP, resource: CRD_RESOURCE, name });
-          if (cur.metadata.resourceVersion !== crd.metadata.resourceVersion) throw errors.conflict({ group: CRD_GROUP, resource: CRD_RESOURCE, name }, 'changed meanwhile');
-          const next = clone(cur);
-          next.status = desired as unknown as Record<string, unknown>;
-          return next;
-        }, { allowCreate: false });
+        await statusStore?.update(
+          internalCtx(),
+          name,
+          (cur) => {
+            if (!cur) throw errors.notFound({ group: CRD_GROUP, resource: CRD_RESOURCE, name });
+            if (cur.metadata.resourceVersion !== crd.metadata.resourceVersion)
+              throw errors.conflict({ group: CRD_GROUP, resource: CRD_RESOURCE, name }, 'changed meanwhile');
+            const next = clone(cur);
+            next.status = desired as unknown as Record<string, unknown>;
+            return next;
+          },
+          { allowCreate: false },
+        );
         return;
       }
       if (crd.metadata.deletionTimestamp && (crd.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER)) await this.cleanup(crd);
     } catch (err) {
       const e = err as { code?: number };
-      if (e.code !== 409 && e.code !== 404) this.opts.log?.warn('CustomResourceDefinition status not written', { name, error: (err as Error).message });
+      if (e.code !== 409 && e.code !== 404)
+        this.opts.log?.warn('CustomResourceDefinition status not written', { name, error: (err as Error).message });
     } finally {
       this.working.delete(name);
       if (this.again.delete(name)) void this.reconcile(name);
@@ -413,7 +455,10 @@ export class CustomResources {
     const name = crd.metadata.name ?? '';
     const spec = specOf(crd);
     const storageVersion = spec.versions.find((v) => v.storage)?.name ?? '';
-    const info = resourcesOf({ ...crd, spec: { ...(crd.spec as Record<string, unknown>), versions: spec.versions.map((v) => ({ ...v, served: v.name === storageVersion })) } })[0];
+    const info = resourcesOf({
+      ...crd,
+      spec: { ...(crd.spec as Record<string, unknown>), versions: spec.versions.map((v) => ({ ...v, served: v.name === storageVersion })) },
+    })[0];
     if (info) {
       const store = new GenericStore({
         info,
@@ -440,12 +485,17 @@ export class CustomResources {
       }
     }
     const crdStore = this.crdStore();
-    await crdStore.update(internalCtx(), name, (cur) => {
-      if (!cur) throw errors.notFound({ group: CRD_GROUP, resource: CRD_RESOURCE, name });
-      const next = clone(cur);
-      next.metadata.finalizers = (next.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER);
-      return next;
-    }, { allowCreate: false });
+    await crdStore.update(
+      internalCtx(),
+      name,
+      (cur) => {
+        if (!cur) throw errors.notFound({ group: CRD_GROUP, resource: CRD_RESOURCE, name });
+        const next = clone(cur);
+        next.metadata.finalizers = (next.metadata.finalizers ?? []).filter((f) => f !== CLEANUP_FINALIZER);
+        return next;
+      },
+      { allowCreate: false },
+    );
   }
 }
 

@@ -19,7 +19,10 @@ export function withCleanupFinalizer(store: RESTResource): RESTResource {
           if (!cur) throw errors.notFound({ group: store.info.group, resource: store.info.resource, name });
           const p = opts.preconditions;
           if (p?.uid && p.uid !== cur.metadata.uid) {
-            throw errors.conflict({ group: store.info.group, resource: store.info.resource, name }, `Precondition failed: UID in precondition: ${p.uid}, UID in object meta: ${cur.metadata.uid ?? ''}`);
+            throw errors.conflict(
+              { group: store.info.group, resource: store.info.resource, name },
+              `Precondition failed: UID in precondition: ${p.uid}, UID in object meta: ${cur.metadata.uid ?? ''}`,
+            );
           }
           if (cur.metadata.deletionTimestamp || (cur.metadata.finalizers ?? []).includes(CLEANUP_FINALIZER)) return cur;
           const next = clone(cur);

@@ -25,7 +25,8 @@ function schemaFor(schema: JSONSchemaProps | undefined, group: string, version: 
     type: 'string',
   };
   props.metadata = {
-    description: "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+    description:
+      "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
     allOf: [{ $ref: objectMetaRef }],
   };
   base.properties = Object.fromEntries(Object.entries(props).sort(([a], [b]) => (a < b ? -1 : 1)));
@@ -39,8 +40,16 @@ const objectMeta = {
   properties: {
     name: { type: 'string', description: 'Name must be unique within a namespace.' },
     namespace: { type: 'string', description: 'Namespace defines the space within which each name must be unique.' },
-    labels: { type: 'object', additionalProperties: { type: 'string', default: '' }, description: 'Map of string keys and values that can be used to organize and categorize (scope and select) objects.' },
-    annotations: { type: 'object', additionalProperties: { type: 'string', default: '' }, description: 'Annotations is an unstructured key value map stored with a resource.' },
+    labels: {
+      type: 'object',
+      additionalProperties: { type: 'string', default: '' },
+      description: 'Map of string keys and values that can be used to organize and categorize (scope and select) objects.',
+    },
+    annotations: {
+      type: 'object',
+      additionalProperties: { type: 'string', default: '' },
+      description: 'Annotations is an unstructured key value map stored with a resource.',
+    },
   },
 };
 
@@ -87,16 +96,31 @@ export function customResourceDocuments(crds: KubeObject[], serverVersion: strin
       const query = (name: string) => ({ name, in: 'query', schema: { type: 'string', uniqueItems: true } });
       const pathParams = [
         { name: 'name', in: 'path', required: true, schema: { type: 'string', uniqueItems: true } },
-        ...(spec.scope === 'Namespaced' ? [{ name: 'namespace', in: 'path', required: true, schema: { type: 'string', uniqueItems: true } }] : []),
+        ...(spec.scope === 'Namespaced'
+          ? [{ name: 'namespace', in: 'path', required: true, schema: { type: 'string', uniqueItems: true } }]
+          : []),
       ];
       (doc.paths as Record<string, unknown>)[`${base}/{name}`] = {
-        get: { tags, operationId: `read${names.kind}`, responses: { '200': ok }, 'x-kubernetes-action': 'get', 'x-kubernetes-group-version-kind': gvk },
+        get: {
+          tags,
+          operationId: `read${names.kind}`,
+          responses: { '200': ok },
+          'x-kubernetes-action': 'get',
+          'x-kubernetes-group-version-kind': gvk,
+        },
         // the write parameters clients look for (kubectl checks fieldValidation support here)
         patch: {
           tags,
           operationId: `patch${names.kind}`,
           parameters: ['dryRun', 'fieldManager', 'fieldValidation', 'force'].map(query),
-          requestBody: { content: { 'application/json-patch+json': { schema: { type: 'object' } }, 'application/merge-patch+json': { schema: { type: 'object' } }, 'application/apply-patch+yaml': { schema: { type: 'object' } } }, required: true },
+          requestBody: {
+            content: {
+              'application/json-patch+json': { schema: { type: 'object' } },
+              'application/merge-patch+json': { schema: { type: 'object' } },
+              'application/apply-patch+yaml': { schema: { type: 'object' } },
+            },
+            required: true,
+          },
           responses: { '200': ok },
           'x-kubernetes-action': 'patch',
           'x-kubernetes-group-version-kind': gvk,
@@ -136,7 +160,10 @@ function mergeV2(v2: Record<string, unknown>, crds: KubeObject[]): Record<string
   const definitions = { ...((v2.definitions as Record<string, unknown>) ?? {}) };
   const paths = { ...((v2.paths as Record<string, unknown>) ?? {}) };
   for (const [, body] of customResourceDocuments(crds, '')) {
-    const doc = JSON.parse(body.toString()) as { paths: Record<string, Record<string, Record<string, unknown>>>; components: { schemas: Record<string, unknown> } };
+    const doc = JSON.parse(body.toString()) as {
+      paths: Record<string, Record<string, Record<string, unknown>>>;
+      components: { schemas: Record<string, unknown> };
+    };
     for (const [name, schema] of Object.entries(doc.components.schemas)) {
       if (name === 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' && definitions[name]) continue;
       definitions[name] = toV2(schema);
@@ -144,8 +171,16 @@ function mergeV2(v2: Record<string, unknown>, crds: KubeObject[]): Record<string
     for (const [path, item] of Object.entries(doc.paths)) {
       const get = item.get!;
       const patch = item.patch!;
-      const ref = toV2((get.responses as Record<string, { content: Record<string, { schema: unknown }> }>)['200']!.content['application/json']!.schema);
-      const v2Param = (p: { name: string; in: string; required?: boolean }) => ({ name: p.name, in: p.in, type: 'string', uniqueItems: true, ...(p.required ? { required: true } : {}) });
+      const ref = toV2(
+        (get.responses as Record<string, { content: Record<string, { schema: unknown }> }>)['200']!.content['application/json']!.schema,
+      );
+      const v2Param = (p: { name: string; in: string; required?: boolean }) => ({
+        name: p.name,
+        in: p.in,
+        type: 'string',
+        uniqueItems: true,
+        ...(p.required ? { required: true } : {}),
+      });
       const responses = { '200': { description: 'OK', schema: ref }, '401': { description: 'Unauthorized' } };
       paths[path] = {
         get: { ...get, produces: ['application/json', 'application/yaml'], schemes: ['https'], responses },
@@ -155,7 +190,10 @@ function mergeV2(v2: Record<string, unknown>, crds: KubeObject[]): Record<string
           consumes: ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'],
           produces: ['application/json', 'application/yaml'],
           schemes: ['https'],
-          parameters: [{ name: 'body', in: 'body', required: true, schema: { type: 'object' } }, ...(patch.parameters as { name: string; in: string }[]).map(v2Param)],
+          parameters: [
+            { name: 'body', in: 'body', required: true, schema: { type: 'object' } },
+            ...(patch.parameters as { name: string; in: string }[]).map(v2Param),
+          ],
           responses,
         },
         parameters: ((item as unknown as { parameters: { name: string; in: string; required?: boolean }[] }).parameters ?? []).map(v2Param),
@@ -169,7 +207,13 @@ function mergeV2(v2: Record<string, unknown>, crds: KubeObject[]): Record<string
 
 function protobufOf(doc: Record<string, unknown>, etag: string): RawResponse | undefined {
   try {
-    return { status: 200, body: encodeSwaggerProto(doc as Parameters<typeof encodeSwaggerProto>[0]), contentType: V2_PROTOBUF, etag, headers: { Vary: 'Accept' } };
+    return {
+      status: 200,
+      body: encodeSwaggerProto(doc as Parameters<typeof encodeSwaggerProto>[0]),
+      contentType: V2_PROTOBUF,
+      etag,
+      headers: { Vary: 'Accept' },
+    };
   } catch {
     return undefined;
   }
@@ -187,7 +231,11 @@ export function wantsV2Protobuf(accept: string | undefined): boolean {
 }
 
 /** the built-in OpenAPI handler with the custom resources' v3 documents added */
-export function withCustomResourceOpenAPI(inner: NonResourceHandler, crds: () => KubeObject[], generation: () => number): NonResourceHandler {
+export function withCustomResourceOpenAPI(
+  inner: NonResourceHandler,
+  crds: () => KubeObject[],
+  generation: () => number,
+): NonResourceHandler {
   let cached: { gen: number; docs: Map<string, { body: Buffer; hash: string }> } | undefined;
   const docs = () => {
     const gen = generation();
@@ -245,7 +293,12 @@ export function withCustomResourceOpenAPI(inner: NonResourceHandler, crds: () =>
       if (d) {
         const hash = req.query.get('hash');
         if (hash && hash !== d.hash) {
-          return { status: 301, body: '', contentType: 'text/plain; charset=utf-8', headers: { Location: `/openapi/v3/${key}?hash=${d.hash}`, Vary: 'Accept' } };
+          return {
+            status: 301,
+            body: '',
+            contentType: 'text/plain; charset=utf-8',
+            headers: { Location: `/openapi/v3/${key}?hash=${d.hash}`, Vary: 'Accept' },
+          };
         }
         return { status: 200, body: d.body, contentType: 'application/json', etag: JSON.stringify(d.hash), headers: { Vary: 'Accept' } };
       }

@@ -79,7 +79,9 @@ export class CustomScaleStore implements RESTResource {
         if (ctx.admission?.mutate) scale = await ctx.admission.mutate(attrs(scale, oldScale));
         const replicas = (scale.spec as Record<string, unknown> | undefined)?.replicas;
         if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
-          throw invalidError('autoscaling', 'Scale', name, [fieldErrors.invalid('spec.replicas', (replicas ?? null) as number, 'must be greater than or equal to 0')]);
+          throw invalidError('autoscaling', 'Scale', name, [
+            fieldErrors.invalid('spec.replicas', (replicas ?? null) as number, 'must be greater than or equal to 0'),
+          ]);
         }
         await ctx.admission?.validate?.(attrs(scale, oldScale));
         const next = clone(current);
@@ -88,7 +90,9 @@ export class CustomScaleStore implements RESTResource {
         setAtJsonPath(next as unknown as Record<string, unknown>, this.paths.specReplicasPath, replicas);
         // the scale manager owns the replicas field (kube records it with subresource scale)
         if (this.paths.specReplicasPath === '.spec.replicas') {
-          const managedFields = fieldManagers().for(this.info).scaleUpdate(current, next, ctx.fieldManager ?? '');
+          const managedFields = fieldManagers()
+            .for(this.info)
+            .scaleUpdate(current, next, ctx.fieldManager ?? '');
           if (managedFields) next.metadata.managedFields = managedFields;
           else delete next.metadata.managedFields;
         }

@@ -33,12 +33,24 @@ const schema: JSONSchemaProps = {
 const messages = (obj: Record<string, unknown>) => validateCustomResource(obj, schema).map(errorString);
 
 test('a valid object has no errors', () => {
-  assert.deepEqual(messages({ apiVersion: 'x/v1', kind: 'X', metadata: {}, spec: { cronSpec: '* * * * */5', replicas: 3, port: 'http', maybe: null } }), []);
+  assert.deepEqual(
+    messages({ apiVersion: 'x/v1', kind: 'X', metadata: {}, spec: { cronSpec: '* * * * */5', replicas: 3, port: 'http', maybe: null } }),
+    [],
+  );
 });
 
 test('validation errors are kube-apiserver lines, one per field', () => {
   const got = messages({
-    spec: { cronSpec: 'nope', replicas: 20, mode: 'c', name: 'toolong', tags: ['a', 'a', 'b'], when: 'yesterday', port: 1.5, labels: { a: 1 } },
+    spec: {
+      cronSpec: 'nope',
+      replicas: 20,
+      mode: 'c',
+      name: 'toolong',
+      tags: ['a', 'a', 'b'],
+      when: 'yesterday',
+      port: 1.5,
+      labels: { a: 1 },
+    },
   });
   assert.deepEqual(got, [
     `spec.cronSpec: Invalid value: "nope": spec.cronSpec in body should match '^(\\d+|\\*)(/\\d+)?(\\s+(\\d+|\\*)(/\\d+)?){4}$'`,
@@ -59,8 +71,13 @@ test('required, types and minimums', () => {
     'spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "x"',
     'spec.name: Invalid value: "a": spec.name in body should be at least 2 chars long',
   ]);
-  assert.deepEqual(messages({ spec: { cronSpec: '* * * * *', replicas: 0 } }), ['spec.replicas: Invalid value: 0: spec.replicas in body should be greater than or equal to 1']);
-  assert.deepEqual(messages({ spec: { cronSpec: '* * * * *', embedded: { a: 1 } } }), ['spec.embedded.kind: Required value: must not be empty', 'spec.embedded.apiVersion: Required value: must not be empty']);
+  assert.deepEqual(messages({ spec: { cronSpec: '* * * * *', replicas: 0 } }), [
+    'spec.replicas: Invalid value: 0: spec.replicas in body should be greater than or equal to 1',
+  ]);
+  assert.deepEqual(messages({ spec: { cronSpec: '* * * * *', embedded: { a: 1 } } }), [
+    'spec.embedded.kind: Required value: must not be empty',
+    'spec.embedded.apiVersion: Required value: must not be empty',
+  ]);
 });
 
 test('pruning drops undeclared fields, keeps preserved ones and reports paths', () => {
@@ -69,7 +86,14 @@ test('pruning drops undeclared fields, keeps preserved ones and reports paths', 
     kind: 'X',
     metadata: { name: 'a', bogus: 1 },
     top: 1,
-    spec: { cronSpec: 'x', foo: 'bar', free: { any: { thing: 1 } }, labels: { k: 'v' }, tags: ['a'], embedded: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', junk: 1 }, spec: {} } },
+    spec: {
+      cronSpec: 'x',
+      foo: 'bar',
+      free: { any: { thing: 1 } },
+      labels: { k: 'v' },
+      tags: ['a'],
+      embedded: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', junk: 1 }, spec: {} },
+    },
   };
   const pruned = prune(obj, schema);
   assert.deepEqual(pruned.sort(), ['metadata.bogus', 'spec.embedded.metadata.junk', 'spec.foo', 'top']);
@@ -77,7 +101,13 @@ test('pruning drops undeclared fields, keeps preserved ones and reports paths', 
     apiVersion: 'x/v1',
     kind: 'X',
     metadata: { name: 'a' },
-    spec: { cronSpec: 'x', free: { any: { thing: 1 } }, labels: { k: 'v' }, tags: ['a'], embedded: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: {} } },
+    spec: {
+      cronSpec: 'x',
+      free: { any: { thing: 1 } },
+      labels: { k: 'v' },
+      tags: ['a'],
+      embedded: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: {} },
+    },
   });
 });
 
@@ -90,8 +120,13 @@ test('defaulting fills missing fields, nested defaults included, and leaves give
   assert.deepEqual(given, { spec: { replicas: 5, inner: { x: 'mine' } } });
 });
 
-test('metadata.name follows the schema\'s restriction', () => {
-  const withName: JSONSchemaProps = { type: 'object', properties: { metadata: { type: 'object', properties: { name: { type: 'string', maxLength: 5 } } } } };
-  assert.deepEqual(validateCustomResource({ metadata: { name: 'toolong' } }, withName).map(errorString), ['metadata.name: Too long: may not be more than 5 bytes']);
+test("metadata.name follows the schema's restriction", () => {
+  const withName: JSONSchemaProps = {
+    type: 'object',
+    properties: { metadata: { type: 'object', properties: { name: { type: 'string', maxLength: 5 } } } },
+  };
+  assert.deepEqual(validateCustomResource({ metadata: { name: 'toolong' } }, withName).map(errorString), [
+    'metadata.name: Too long: may not be more than 5 bytes',
+  ]);
   assert.deepEqual(validateCustomResource({ metadata: { name: 'ok' } }, withName), []);
 });

@@ -27,14 +27,21 @@ function withoutMetaAndStatus(obj: KubeObject, dropStatus: boolean): Record<stri
 }
 
 /** Prunes, reports pruned fields per fieldValidation, and defaults, in place. */
-export function pruneAndDefault(obj: KubeObject, schema: JSONSchemaProps | undefined, c: StrategyContext | undefined, preserveUnknown: boolean): void {
+export function pruneAndDefault(
+  obj: KubeObject,
+  schema: JSONSchemaProps | undefined,
+  c: StrategyContext | undefined,
+  preserveUnknown: boolean,
+): void {
   if (schema && !preserveUnknown) {
     const pruned = prune(obj as unknown as Record<string, unknown>, schema);
     if (c && pruned.length > 0) {
       const messages = pruned.map((p) => `unknown field ${JSON.stringify(p)}`);
       const mode = c.request.fieldValidation;
       if (mode === 'Strict') {
-        throw errors.badRequest(`${c.info.kind} in version ${JSON.stringify(c.info.version)} cannot be handled as a ${c.info.kind}: strict decoding error: ${messages.join(', ')}`);
+        throw errors.badRequest(
+          `${c.info.kind} in version ${JSON.stringify(c.info.version)} cannot be handled as a ${c.info.kind}: strict decoding error: ${messages.join(', ')}`,
+        );
       }
       if (mode === 'Warn') for (const m of messages) if (!c.request.warnings.includes(m)) c.request.warnings.push(m);
     }

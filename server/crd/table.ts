@@ -46,9 +46,17 @@ export function customResourceTable(columns: PrinterColumn[] | undefined): Table
   if (!columns || columns.length === 0) {
     return { columns: [NAME, AGE], cells: (obj, now) => [obj.metadata?.name ?? '', since(obj.metadata?.creationTimestamp, now)] };
   }
-  const defs = [NAME, ...columns.map((c) => col(c.name, c.type === 'date' ? 'date' : c.type, c.description ?? '', { priority: c.priority ?? 0, format: c.format ?? '' }))];
+  const defs = [
+    NAME,
+    ...columns.map((c) =>
+      col(c.name, c.type === 'date' ? 'date' : c.type, c.description ?? '', { priority: c.priority ?? 0, format: c.format ?? '' }),
+    ),
+  ];
   return {
     columns: defs,
-    cells: (obj: KubeObject, now: number) => [obj.metadata?.name ?? '', ...columns.map((c) => cell(c, valueAtJsonPath(obj, c.jsonPath), now))],
+    cells: (obj: KubeObject, now: number) => [
+      obj.metadata?.name ?? '',
+      ...columns.map((c) => cell(c, valueAtJsonPath(obj, c.jsonPath), now)),
+    ],
   };
 }

@@ -11,11 +11,14 @@ resources:
 ${resources}`;
 
 function fails(text: string, message: string | RegExp, reload = false): void {
-  assert.throws(() => parseEncryptionConfiguration(text, reload), (err: Error) => {
-    if (typeof message === 'string') assert.equal(err.message, message);
-    else assert.match(err.message, message);
-    return true;
-  });
+  assert.throws(
+    () => parseEncryptionConfiguration(text, reload),
+    (err: Error) => {
+      if (typeof message === 'string') assert.equal(err.message, message);
+      else assert.match(err.message, message);
+      return true;
+    },
+  );
 }
 
 test('a full YAML configuration and its JSON twin decode alike', () => {
@@ -35,7 +38,10 @@ test('a full YAML configuration and its JSON twin decode alike', () => {
       - aesgcm:
           keys: [{name: g, secret: ${AES16}}]`);
   const config = parseEncryptionConfiguration(text, false);
-  assert.deepEqual(config.resources.map((r) => r.resources), [['secrets', 'configmaps'], ['*.apps'], ['*.*']]);
+  assert.deepEqual(
+    config.resources.map((r) => r.resources),
+    [['secrets', 'configmaps'], ['*.apps'], ['*.*']],
+  );
   assert.deepEqual(config.resources[0]!.providers, [{ aescbc: { keys: [{ name: 'key1', secret: AES16 }] } }, { identity: {} }]);
   const json = JSON.stringify({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'EncryptionConfiguration', resources: config.resources });
   assert.deepEqual(parseEncryptionConfiguration(json, false), config);
@@ -76,8 +82,14 @@ test("kube's validation messages", () => {
     yaml(`  - resources: [secrets]\n    providers:\n      - aesgcm:\n          keys: [{secret: ${AES16}}]`),
     'resources[0].providers[0].aesgcm.keys[0].name: Required value: name is a mandatory field for a key',
   );
-  fails(yaml(`  - resources: [secrets]\n    providers:\n      - aesgcm:\n          keys: []`), 'resources[0].providers[0].aesgcm.keys: Required value: at least one keys is required');
-  fails(yaml(`  - resources: [secrets]\n    providers:\n      - {}`), /resources\[0\]\.providers\[0\]: Invalid value: .*provider does not contain any of the expected providers/);
+  fails(
+    yaml(`  - resources: [secrets]\n    providers:\n      - aesgcm:\n          keys: []`),
+    'resources[0].providers[0].aesgcm.keys: Required value: at least one keys is required',
+  );
+  fails(
+    yaml(`  - resources: [secrets]\n    providers:\n      - {}`),
+    /resources\[0\]\.providers\[0\]: Invalid value: .*provider does not contain any of the expected providers/,
+  );
   fails(
     yaml(`  - resources: [secrets]\n    providers:\n      - identity: {}\n        aescbc: {keys: [{name: k, secret: ${AES16}}]}`),
     /more than one provider specified in a single element, should split into different list elements/,
@@ -86,13 +98,19 @@ test("kube's validation messages", () => {
 
 test('resource names: duplicates, overlaps, capitals, *, non-REST, events.k8s.io, extensions, resource.*', () => {
   const one = (names: string) => yaml(`  - resources: [${names}]\n    providers: [{identity: {}}]`);
-  fails(one('secrets, secrets'), 'resources[0].resources: Invalid value: []string{"secrets", "secrets"}: the same resource cannot be specified multiple times');
+  fails(
+    one('secrets, secrets'),
+    'resources[0].resources: Invalid value: []string{"secrets", "secrets"}: the same resource cannot be specified multiple times',
+  );
   fails(one("secrets, '*.'"), /using overlapping resources such as 'secrets' and '\*\.' in the same resource list is not allowed/);
   fails(one("'*.*', configmaps"), /overlapping resources/);
   fails(one("'deployments.apps', '*.apps'"), /overlapping resources/);
   fails(one('Secrets'), 'resources[0].resources[0]: Invalid value: "Secrets": resource name should not contain capital letters');
   fails(one("'*'"), /use '\*\.' to encrypt all the resources from core API group or \*\.\* to encrypt all resources/);
-  fails(one('serviceipallocations'), 'resources[0].resources[0]: Invalid value: "serviceipallocations": resources which do not have REST API/s cannot be encrypted');
+  fails(
+    one('serviceipallocations'),
+    'resources[0].resources[0]: Invalid value: "serviceipallocations": resources which do not have REST API/s cannot be encrypted',
+  );
   fails(one('events.events.k8s.io'), /objects are stored using the 'events' API group in etcd/);
   fails(one('deployments.extensions'), /'extensions' group has been removed/);
   fails(one("'secrets.*'"), /encrypting the same resource across groups is not supported/);
@@ -101,14 +119,23 @@ test('resource names: duplicates, overlaps, capitals, *, non-REST, events.k8s.io
 
 test('KMS configurations are validated as kube does', () => {
   const kms = (body: string) => yaml(`  - resources: [secrets]\n    providers:\n${body}`);
-  fails(kms('      - kms: {apiVersion: v2, name: "a:b", endpoint: "unix:///tmp/s.sock"}'), /invalid KMS provider name a:b, must not contain ':'/);
-  fails(kms('      - kms: {apiVersion: v2, name: p, endpoint: "tcp://x"}'), /unsupported scheme "tcp" for KMS provider, only unix is supported/);
+  fails(
+    kms('      - kms: {apiVersion: v2, name: "a:b", endpoint: "unix:///tmp/s.sock"}'),
+    /invalid KMS provider name a:b, must not contain ':'/,
+  );
+  fails(
+    kms('      - kms: {apiVersion: v2, name: p, endpoint: "tcp://x"}'),
+    /unsupported scheme "tcp" for KMS provider, only unix is supported/,
+  );
   fails(
     kms('      - kms: {apiVersion: v2, name: p, endpoint: "unix:///a"}\n      - kms: {apiVersion: v2, name: p, endpoint: "unix:///b"}'),
     /duplicate KMS provider name p, names must be unique/,
   );
   // a valid KMS block passes validation (kapi refuses it when building transformers)
-  assert.equal(parseEncryptionConfiguration(kms('      - kms: {apiVersion: v2, name: p, endpoint: "unix:///tmp/p.sock"}'), false).resources.length, 1);
+  assert.equal(
+    parseEncryptionConfiguration(kms('      - kms: {apiVersion: v2, name: p, endpoint: "unix:///tmp/p.sock"}'), false).resources.length,
+    1,
+  );
 });
 
 test('group/resource parsing as kube parses encryption resource names', () => {

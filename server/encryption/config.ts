@@ -82,7 +82,10 @@ function checkFields(obj: Record<string, Json>, allowed: string[], path: string)
 
 function expectType(v: unknown, kind: 'string' | 'array' | 'object' | 'number', path: string): void {
   const ok = kind === 'array' ? Array.isArray(v) : kind === 'object' ? isObject(v) : typeof v === kind;
-  if (!ok) throw new EncryptionConfigError(`json: cannot unmarshal ${Array.isArray(v) ? 'array' : typeof v} into Go struct field ${path} of type ${kind}`);
+  if (!ok)
+    throw new EncryptionConfigError(
+      `json: cannot unmarshal ${Array.isArray(v) ? 'array' : typeof v} into Go struct field ${path} of type ${kind}`,
+    );
 }
 
 function decodeKeys(v: Json | undefined, path: string): { keys: EncryptionKey[] } {
@@ -215,7 +218,13 @@ function validateKeys(keys: EncryptionKey[], path: string, sizes: number[]): str
       return;
     }
     if (!sizes.includes(secret.length)) {
-      errs.push(invalid(`${kp}.secret`, '"REDACTED"', `secret is not of the expected length, got ${secret.length}, expected one of [${sizes.join(' ')}]`));
+      errs.push(
+        invalid(
+          `${kp}.secret`,
+          '"REDACTED"',
+          `secret is not of the expected length, got ${secret.length}, expected one of [${sizes.join(' ')}]`,
+        ),
+      );
     }
   });
   return errs;
@@ -243,7 +252,11 @@ function validateResourceOverlap(resources: string[], path: string): string[] {
   if (duplicate) errs.push(invalid(path, goStrings(resources), 'the same resource cannot be specified multiple times'));
   if (overlap) {
     errs.push(
-      invalid(path, goStrings(resources), "using overlapping resources such as 'secrets' and '*.' in the same resource list is not allowed as they will be masked"),
+      invalid(
+        path,
+        goStrings(resources),
+        "using overlapping resources such as 'secrets' and '*.' in the same resource list is not allowed as they will be masked",
+      ),
     );
   }
   return errs;
@@ -256,13 +269,17 @@ function validateResourceNames(resources: string[], path: string): string[] {
     const v = JSON.stringify(res);
     const gr = parseGroupResource(res);
     if (res.toLowerCase() !== res) errs.push(invalid(p, v, 'resource name should not contain capital letters'));
-    else if (res === '*') errs.push(invalid(p, v, "use '*.' to encrypt all the resources from core API group or *.* to encrypt all resources"));
+    else if (res === '*')
+      errs.push(invalid(p, v, "use '*.' to encrypt all the resources from core API group or *.* to encrypt all resources"));
     else if (res === 'apiserveripinfo' || res === 'serviceipallocations' || res === 'servicenodeportallocations') {
       errs.push(invalid(p, v, 'resources which do not have REST API/s cannot be encrypted'));
     } else if (gr.group === 'events.k8s.io') {
-      errs.push(invalid(p, v, "'*.events.k8s.io' objects are stored using the 'events' API group in etcd. Use 'events' instead in the config file"));
+      errs.push(
+        invalid(p, v, "'*.events.k8s.io' objects are stored using the 'events' API group in etcd. Use 'events' instead in the config file"),
+      );
     } else if (gr.group === 'extensions') errs.push(invalid(p, v, "'extensions' group has been removed and cannot be used for encryption"));
-    else if (gr.group === '*' && gr.resource !== '*') errs.push(invalid(p, v, 'encrypting the same resource across groups is not supported'));
+    else if (gr.group === '*' && gr.resource !== '*')
+      errs.push(invalid(p, v, 'encrypting the same resource across groups is not supported'));
   });
   return errs;
 }
@@ -270,10 +287,14 @@ function validateResourceNames(resources: string[], path: string): string[] {
 function validateProvider(p: ProviderConfiguration, path: string, kmsNames: Set<string>, reload: boolean): string[] {
   const set = (['kms', 'aesgcm', 'aescbc', 'secretbox', 'identity'] as const).filter((k) => p[k] !== undefined);
   if (set.length === 0) {
-    return [invalid(path, JSON.stringify(p), 'provider does not contain any of the expected providers: KMS, AESGCM, AESCBC, Secretbox, Identity')];
+    return [
+      invalid(path, JSON.stringify(p), 'provider does not contain any of the expected providers: KMS, AESGCM, AESCBC, Secretbox, Identity'),
+    ];
   }
   if (set.length > 1) {
-    return [invalid(path, JSON.stringify(p), 'more than one provider specified in a single element, should split into different list elements')];
+    return [
+      invalid(path, JSON.stringify(p), 'more than one provider specified in a single element, should split into different list elements'),
+    ];
   }
   if (p.aesgcm) return validateKeys(p.aesgcm.keys, `${path}.aesgcm.keys`, AES_KEY_SIZES);
   if (p.aescbc) return validateKeys(p.aescbc.keys, `${path}.aescbc.keys`, AES_KEY_SIZES);
@@ -283,7 +304,8 @@ function validateProvider(p: ProviderConfiguration, path: string, kmsNames: Set<
     const k = p.kms;
     const np = `${path}.kms.name`;
     if (k.name === '') errs.push(required(np, 'name is a mandatory field for a provider'));
-    if (k.apiVersion !== 'v1' && k.name.includes(':')) errs.push(invalid(np, JSON.stringify(k.name), `invalid KMS provider name ${k.name}, must not contain ':'`));
+    if (k.apiVersion !== 'v1' && k.name.includes(':'))
+      errs.push(invalid(np, JSON.stringify(k.name), `invalid KMS provider name ${k.name}, must not contain ':'`));
     if ((reload || k.apiVersion !== 'v1') && kmsNames.has(k.name)) {
       errs.push(invalid(np, JSON.stringify(k.name), `duplicate KMS provider name ${k.name}, names must be unique`));
     }
@@ -291,10 +313,22 @@ function validateProvider(p: ProviderConfiguration, path: string, kmsNames: Set<
     if (k.endpoint === '') errs.push(invalid(`${path}.kms.endpoint`, '""', 'endpoint is a mandatory field for a kms'));
     else if (!k.endpoint.startsWith('unix:')) {
       const scheme = /^([a-zA-Z][a-zA-Z0-9+.-]*):/.exec(k.endpoint)?.[1] ?? '';
-      errs.push(invalid(`${path}.kms.endpoint`, JSON.stringify(k.endpoint), `unsupported scheme "${scheme}" for KMS provider, only unix is supported`));
+      errs.push(
+        invalid(
+          `${path}.kms.endpoint`,
+          JSON.stringify(k.endpoint),
+          `unsupported scheme "${scheme}" for KMS provider, only unix is supported`,
+        ),
+      );
     }
     if (k.apiVersion !== 'v1' && k.apiVersion !== 'v2') {
-      errs.push(invalid(`${path}.kms.apiVersion`, JSON.stringify(k.apiVersion), 'unsupported apiVersion apiVersion for KMS provider, only v1 and v2 are supported'));
+      errs.push(
+        invalid(
+          `${path}.kms.apiVersion`,
+          JSON.stringify(k.apiVersion),
+          'unsupported apiVersion apiVersion for KMS provider, only v1 and v2 are supported',
+        ),
+      );
     }
     return errs;
   }

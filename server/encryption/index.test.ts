@@ -23,7 +23,8 @@ async function until(cond: () => boolean, what: string): Promise<void> {
   }
 }
 
-const writerPrefix = (enc: ReturnType<typeof loadEncryption>) => enc.transformers.forKey('/secrets/ns/s')!.toStorage(Buffer.from('{}'), AD).toString('latin1').slice(0, 18);
+const writerPrefix = (enc: ReturnType<typeof loadEncryption>) =>
+  enc.transformers.forKey('/secrets/ns/s')!.toStorage(Buffer.from('{}'), AD).toString('latin1').slice(0, 18);
 
 test('storedResources: one entry per key prefix, events.k8s.io Events as core events', () => {
   assert.deepEqual(RESOURCES, [
@@ -35,14 +36,23 @@ test('storedResources: one entry per key prefix, events.k8s.io Events as core ev
 test('start-up errors: bad files and the reload flag without a file', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'kapi-enc-'));
   try {
-    assert.throws(() => checkEncryptionFlags('', true), /--encryption-provider-config-automatic-reload must be set with --encryption-provider-config/);
+    assert.throws(
+      () => checkEncryptionFlags('', true),
+      /--encryption-provider-config-automatic-reload must be set with --encryption-provider-config/,
+    );
     checkEncryptionFlags('', false);
     const p = path.join(dir, 'enc.yaml');
-    assert.throws(() => loadEncryption({ path: p, automaticReload: false, resources: RESOURCES }), /error while parsing file: error while loading file: error reading encryption provider configuration file/);
+    assert.throws(
+      () => loadEncryption({ path: p, automaticReload: false, resources: RESOURCES }),
+      /error while parsing file: error while loading file: error reading encryption provider configuration file/,
+    );
     writeFileSync(p, '');
     assert.throws(() => loadEncryption({ path: p, automaticReload: false, resources: RESOURCES }), /is empty/);
     writeFileSync(p, file('aescbc').replace('{name: k, ', '{'));
-    assert.throws(() => loadEncryption({ path: p, automaticReload: false, resources: RESOURCES }), /error while parsing file: .*name is a mandatory field for a key/);
+    assert.throws(
+      () => loadEncryption({ path: p, automaticReload: false, resources: RESOURCES }),
+      /error while parsing file: .*name is a mandatory field for a key/,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -63,7 +73,10 @@ test('automatic reload: a valid new file takes effect, an invalid one is reporte
     onReloadError: (err) => errors.push(err.message),
   });
   try {
-    assert.deepEqual(enc.checkNames, { healthzAndReadyz: ['kms-providers'], all: ['poststarthook/start-encryption-provider-config-automatic-reload'] });
+    assert.deepEqual(enc.checkNames, {
+      healthzAndReadyz: ['kms-providers'],
+      all: ['poststarthook/start-encryption-provider-config-automatic-reload'],
+    });
     assert.equal(writerPrefix(enc), 'k8s:enc:aescbc:v1:');
     const oldData = enc.transformers.forKey('/secrets/ns/s')!.toStorage(Buffer.from('{}'), AD);
     writeFileSync(p, file('aesgcm'));

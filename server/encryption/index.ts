@@ -51,10 +51,14 @@ function load(path: string, reload: boolean, resources: StoredResource[]): Loade
   try {
     data = readFileSync(path);
   } catch (err) {
-    throw new EncryptionConfigError(`error while parsing file: error while loading file: error reading encryption provider configuration file ${JSON.stringify(path)}: ${(err as Error).message}`);
+    throw new EncryptionConfigError(
+      `error while parsing file: error while loading file: error reading encryption provider configuration file ${JSON.stringify(path)}: ${(err as Error).message}`,
+    );
   }
   if (data.length === 0) {
-    throw new EncryptionConfigError(`error while parsing file: error while loading file: encryption provider configuration file ${JSON.stringify(path)} is empty`);
+    throw new EncryptionConfigError(
+      `error while parsing file: error while loading file: encryption provider configuration file ${JSON.stringify(path)} is empty`,
+    );
   }
   let config;
   try {

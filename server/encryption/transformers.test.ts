@@ -21,8 +21,16 @@ const RESOURCES = [
 ];
 
 test("each provider writes kube's prefix with the first key's name", () => {
-  for (const [provider, prefix] of [['aescbc', 'k8s:enc:aescbc:v1:key1:'], ['aesgcm', 'k8s:enc:aesgcm:v1:key1:'], ['secretbox', 'k8s:enc:secretbox:v1:key1:']]) {
-    const o = buildTransformerOverrides(config(`  - resources: [secrets]\n    providers:\n      - ${provider}:\n          keys: [{name: key1, secret: ${K1}}, {name: key2, secret: ${K2}}]`));
+  for (const [provider, prefix] of [
+    ['aescbc', 'k8s:enc:aescbc:v1:key1:'],
+    ['aesgcm', 'k8s:enc:aesgcm:v1:key1:'],
+    ['secretbox', 'k8s:enc:secretbox:v1:key1:'],
+  ]) {
+    const o = buildTransformerOverrides(
+      config(
+        `  - resources: [secrets]\n    providers:\n      - ${provider}:\n          keys: [{name: key1, secret: ${K1}}, {name: key2, secret: ${K2}}]`,
+      ),
+    );
     const t = transformerFor(o, '', 'secrets');
     const stored = t.toStorage(PLAIN, AD);
     assert.ok(stored.toString('latin1').startsWith(prefix), `${provider}: ${stored.toString('latin1').slice(0, 30)}`);
@@ -32,11 +40,17 @@ test("each provider writes kube's prefix with the first key's name", () => {
 });
 
 test('rotation: data of the second key or provider reads, and is stale', () => {
-  const before = transformerFor(buildTransformerOverrides(config(`  - resources: [secrets]\n    providers:\n      - aescbc: {keys: [{name: old, secret: ${K1}}]}`)), '', 'secrets');
+  const before = transformerFor(
+    buildTransformerOverrides(config(`  - resources: [secrets]\n    providers:\n      - aescbc: {keys: [{name: old, secret: ${K1}}]}`)),
+    '',
+    'secrets',
+  );
   const oldData = before.toStorage(PLAIN, AD);
   const after = transformerFor(
     buildTransformerOverrides(
-      config(`  - resources: [secrets]\n    providers:\n      - aesgcm: {keys: [{name: new, secret: ${K2}}]}\n      - aescbc: {keys: [{name: other, secret: ${K2}}, {name: old, secret: ${K1}}]}`),
+      config(
+        `  - resources: [secrets]\n    providers:\n      - aesgcm: {keys: [{name: new, secret: ${K2}}]}\n      - aescbc: {keys: [{name: other, secret: ${K2}}, {name: old, secret: ${K1}}]}`,
+      ),
     ),
     '',
     'secrets',
@@ -47,17 +61,31 @@ test('rotation: data of the second key or provider reads, and is stale', () => {
 
 test('plaintext reads only with identity among the providers; encrypted data with identity alone does not', () => {
   const withIdentity = transformerFor(
-    buildTransformerOverrides(config(`  - resources: [secrets]\n    providers:\n      - aescbc: {keys: [{name: k, secret: ${K1}}]}\n      - identity: {}`)),
+    buildTransformerOverrides(
+      config(`  - resources: [secrets]\n    providers:\n      - aescbc: {keys: [{name: k, secret: ${K1}}]}\n      - identity: {}`),
+    ),
     '',
     'secrets',
   );
   assert.deepEqual(withIdentity.fromStorage(PLAIN, AD), { data: PLAIN, stale: true });
-  const without = transformerFor(buildTransformerOverrides(config(`  - resources: [secrets]\n    providers:\n      - aescbc: {keys: [{name: k, secret: ${K1}}]}`)), '', 'secrets');
+  const without = transformerFor(
+    buildTransformerOverrides(config(`  - resources: [secrets]\n    providers:\n      - aescbc: {keys: [{name: k, secret: ${K1}}]}`)),
+    '',
+    'secrets',
+  );
   assert.throws(() => without.fromStorage(PLAIN, AD), /^Error: no matching prefix found$/);
-  const identityOnly = transformerFor(buildTransformerOverrides(config('  - resources: [secrets]\n    providers: [{identity: {}}]')), '', 'secrets');
+  const identityOnly = transformerFor(
+    buildTransformerOverrides(config('  - resources: [secrets]\n    providers: [{identity: {}}]')),
+    '',
+    'secrets',
+  );
   assert.throws(() => identityOnly.fromStorage(withIdentity.toStorage(PLAIN, AD), AD), /no matching prefix found/);
   // an unknown key name under a known provider
-  const other = transformerFor(buildTransformerOverrides(config(`  - resources: [secrets]\n    providers:\n      - aescbc: {keys: [{name: z, secret: ${K1}}]}`)), '', 'secrets');
+  const other = transformerFor(
+    buildTransformerOverrides(config(`  - resources: [secrets]\n    providers:\n      - aescbc: {keys: [{name: z, secret: ${K1}}]}`)),
+    '',
+    'secrets',
+  );
   assert.throws(() => other.fromStorage(without.toStorage(PLAIN, AD), AD), /no matching key was found for the provided AES transformer/);
 });
 
@@ -76,21 +104,35 @@ test('matching: exact, then *.<group>, then *.*; unnamed resources get identity'
   assert.ok(prefixOf('/batch/jobs/ns/j').startsWith('k8s:enc:secretbox:v1:x:'));
   assert.equal(prefixOf('/events/ns/e'), PLAIN.toString());
   assert.equal(lookup.forKey('/kapi/progress-marker'), undefined);
-  const onlySecrets = lookupFor(buildTransformerOverrides(config(`  - resources: [secrets]\n    providers: [{aescbc: {keys: [{name: s, secret: ${K1}}]}}]`)), RESOURCES);
+  const onlySecrets = lookupFor(
+    buildTransformerOverrides(config(`  - resources: [secrets]\n    providers: [{aescbc: {keys: [{name: s, secret: ${K1}}]}}]`)),
+    RESOURCES,
+  );
   assert.equal(onlySecrets.forKey('/configmaps/ns/c'), identityTransformer);
 });
 
 test('a rule masked by an earlier wildcard is an error; kms is refused', () => {
   assert.throws(
-    () => buildTransformerOverrides(config(`  - resources: ['*.*']\n    providers: [{identity: {}}]\n  - resources: [secrets]\n    providers: [{identity: {}}]`)),
+    () =>
+      buildTransformerOverrides(
+        config(`  - resources: ['*.*']\n    providers: [{identity: {}}]\n  - resources: [secrets]\n    providers: [{identity: {}}]`),
+      ),
     /resource "secrets" is masked by earlier rule "\*\.\*"/,
   );
   assert.throws(
-    () => buildTransformerOverrides(config(`  - resources: ['*.apps']\n    providers: [{identity: {}}]\n  - resources: [deployments.apps]\n    providers: [{identity: {}}]`)),
+    () =>
+      buildTransformerOverrides(
+        config(
+          `  - resources: ['*.apps']\n    providers: [{identity: {}}]\n  - resources: [deployments.apps]\n    providers: [{identity: {}}]`,
+        ),
+      ),
     /resource "deployments.apps" is masked by earlier rule "\*\.apps"/,
   );
   assert.throws(
-    () => buildTransformerOverrides(config('  - resources: [secrets]\n    providers: [{kms: {apiVersion: v2, name: p, endpoint: "unix:///tmp/p.sock"}}]')),
+    () =>
+      buildTransformerOverrides(
+        config('  - resources: [secrets]\n    providers: [{kms: {apiVersion: v2, name: p, endpoint: "unix:///tmp/p.sock"}}]'),
+      ),
     /KMS \(v1 and v2\) encryption providers are not supported by kapi/,
   );
 });

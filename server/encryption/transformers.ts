@@ -51,7 +51,12 @@ function providerTransformer(p: ProviderConfiguration): PrefixedTransformer {
   if (p.aesgcm) return keyed(p.aesgcm.keys, AESGCM_PREFIX, aesGcmTransformer, 'no matching key was found for the provided AES transformer');
   if (p.aescbc) return keyed(p.aescbc.keys, AESCBC_PREFIX, aesCbcTransformer, 'no matching key was found for the provided AES transformer');
   if (p.secretbox) {
-    return keyed(p.secretbox.keys, SECRETBOX_PREFIX, secretboxTransformer, 'no matching key was found for the provided Secretbox transformer');
+    return keyed(
+      p.secretbox.keys,
+      SECRETBOX_PREFIX,
+      secretboxTransformer,
+      'no matching key was found for the provided Secretbox transformer',
+    );
   }
   if (p.identity) return { prefix: Buffer.alloc(0), transformer: identityTransformer };
   if (p.kms) {
@@ -69,9 +74,14 @@ export function buildTransformerOverrides(config: EncryptionConfiguration): Tran
     for (const name of rule.resources) {
       const gr = parseGroupResource(name);
       const key = groupResourceString(gr);
-      for (const masking of [{ group: gr.group, resource: '*' }, { group: '*', resource: '*' }]) {
+      for (const masking of [
+        { group: gr.group, resource: '*' },
+        { group: '*', resource: '*' },
+      ]) {
         if (lists.has(groupResourceString(masking))) {
-          throw new EncryptionConfigError(`resource ${JSON.stringify(key)} is masked by earlier rule ${JSON.stringify(groupResourceString(masking))}`);
+          throw new EncryptionConfigError(
+            `resource ${JSON.stringify(key)} is masked by earlier rule ${JSON.stringify(groupResourceString(masking))}`,
+          );
         }
       }
       // the same resource in two rules: the second rule's providers come after the first's

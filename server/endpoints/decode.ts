@@ -57,7 +57,9 @@ export function decodeObject(scope: Scope, body: Buffer, format: MediaFormat): K
     throw unrecognized((err as Error).message);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw unrecognized(`json: cannot unmarshal ${typeName(value)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
+    throw unrecognized(
+      `json: cannot unmarshal ${typeName(value)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
+    );
   }
   const raw = value as Record<string, unknown>;
   const kind = raw.kind;

@@ -28,7 +28,10 @@ export async function deleteOptionsOf(scope: Scope): Promise<ParsedDeleteOptions
 async function authorizeUnsafeDelete(scope: Scope): Promise<void> {
   const info = scope.info;
   if (info.subresource) {
-    throw errors.forbidden(scope.ref, 'ignoreStoreReadErrorWithClusterBreakingPotential delete option is not allowed on a subresource or non-resource request');
+    throw errors.forbidden(
+      scope.ref,
+      'ignoreStoreReadErrorWithClusterBreakingPotential delete option is not allowed on a subresource or non-resource request',
+    );
   }
   const authorizer = scope.config.authorizer;
   if (!authorizer) return;
@@ -60,7 +63,9 @@ async function deleteCorrupt(scope: Scope): Promise<KubeObject> {
   addAuditAnnotations(scope.state, { 'apiserver.k8s.io/unsafe-delete-ignore-read-error': '' });
   await authorizeUnsafeDelete(scope);
   const resource = scope.resource;
-  const outcome = resource.deleteUnreadable ? await resource.deleteUnreadable(requestContext(scope, { dryRun: false }), scope.name) : 'readable';
+  const outcome = resource.deleteUnreadable
+    ? await resource.deleteUnreadable(requestContext(scope, { dryRun: false }), scope.name)
+    : 'readable';
   if (outcome !== 'deleted') {
     throw errors.invalid(resource.info.group, resource.info.resource, scope.name, [
       {

@@ -15,7 +15,11 @@ export async function serveDeleteCollection(scope: Scope): Promise<void> {
   const opts = await deleteOptionsOf(scope);
   if (opts.ignoreStoreReadError) {
     throw invalidOptions('DeleteOptions', [
-      fieldErrors.invalid('ignoreStoreReadErrorWithClusterBreakingPotential', true, 'is not allowed with DELETECOLLECTION, try again after removing the option'),
+      fieldErrors.invalid(
+        'ignoreStoreReadErrorWithClusterBreakingPotential',
+        true,
+        'is not allowed with DELETECOLLECTION, try again after removing the option',
+      ),
     ]);
   }
   const tableOptions = tableOptionsFor(scope, media);

@@ -9,7 +9,8 @@ test('no duplicates in ordinary objects', () => {
 });
 
 test('duplicates are reported with their paths', () => {
-  const text = '{"metadata":{"name":"x","name":"y"},"spec":{"replicas":1,"template":{"spec":{"containers":[{"name":"a"},{"name":"b","image":"i","image":"j"}]}},"replicas":2}}';
+  const text =
+    '{"metadata":{"name":"x","name":"y"},"spec":{"replicas":1,"template":{"spec":{"containers":[{"name":"a"},{"name":"b","image":"i","image":"j"}]}},"replicas":2}}';
   assert.deepEqual(duplicateFields(text), ['metadata.name', 'spec.template.spec.containers[1].image', 'spec.replicas']);
 });
 

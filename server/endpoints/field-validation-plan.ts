@@ -219,7 +219,13 @@ export class PlanCompiler {
             if (!fields.has('kind')) fields.set('kind', { kind: 'string', goType: 'string' });
             if (!fields.has('metadata')) fields.set('metadata', this.definition(`${META}ObjectMeta`));
           }
-          return { kind: 'struct', goName: '', goType: goType ?? 'map[string]interface {}', fields, preserveUnknown: node.preserveUnknownFields === true };
+          return {
+            kind: 'struct',
+            goName: '',
+            goType: goType ?? 'map[string]interface {}',
+            fields,
+            preserveUnknown: node.preserveUnknownFields === true,
+          };
         }
         return { kind: 'any', goType: goType ?? 'map[string]interface {}' };
       }

@@ -2,14 +2,22 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { errors, StatusError } from '../machinery/status.js';
 import { MAX_NESTING_DEPTH } from '../limits/decode-limits.js';
-import { checkStrategicPatchSyntax, decodeObjectAsKube, goJsonSyntaxError, parsePatchAsKube, quoteChar, summarizeBody } from './field-validation-syntax.js';
+import {
+  checkStrategicPatchSyntax,
+  decodeObjectAsKube,
+  goJsonSyntaxError,
+  parsePatchAsKube,
+  quoteChar,
+  summarizeBody,
+} from './field-validation-syntax.js';
 import type { PatchApplier } from './patch/types.js';
 import type { Scope } from './scope.js';
 
 const syntax = (text: string | Buffer) => goJsonSyntaxError(typeof text === 'string' ? Buffer.from(text) : text);
 
 test('well-formed JSON passes', () => {
-  for (const ok of ['{}', '[]', ' {"a":[1,-2.5e+3,true,false,null,"x\\u00e9\\n"]} ', '0', '"s"', '-0.1E-2']) assert.equal(syntax(ok), undefined, ok);
+  for (const ok of ['{}', '[]', ' {"a":[1,-2.5e+3,true,false,null,"x\\u00e9\\n"]} ', '0', '"s"', '-0.1E-2'])
+    assert.equal(syntax(ok), undefined, ok);
 });
 
 test("Go's scanner texts", () => {
@@ -85,7 +93,11 @@ test('create and update bodies that are not JSON: the 400 kube-apiserver gives',
 });
 
 test('patches that are not JSON: the 400 of each patch type and level', () => {
-  const applier = { parse: () => { throw errors.badRequest('not JSON'); } } as unknown as PatchApplier;
+  const applier = {
+    parse: () => {
+      throw errors.badRequest('not JSON');
+    },
+  } as unknown as PatchApplier;
   const body = Buffer.from('{"a":');
   const message = (patchType: string, level: 'Strict' | 'Warn' | 'Ignore') => {
     try {
@@ -99,6 +111,9 @@ test('patches that are not JSON: the 400 of each patch type and level', () => {
   assert.equal(message('application/json-patch+json', 'Strict'), 'error decoding patch: unexpected end of JSON input');
   assert.equal(message('application/merge-patch+json', 'Ignore'), 'Invalid JSON Patch');
   assert.equal(message('application/json-patch+json', 'Ignore'), 'unexpected end of JSON input');
-  assert.throws(() => checkStrategicPatchSyntax('application/strategic-merge-patch+json', body), (err: StatusError) => err.code === 400 && err.message === 'unexpected end of JSON input');
+  assert.throws(
+    () => checkStrategicPatchSyntax('application/strategic-merge-patch+json', body),
+    (err: StatusError) => err.code === 400 && err.message === 'unexpected end of JSON input',
+  );
   checkStrategicPatchSyntax('application/strategic-merge-patch+json', Buffer.from('{}'));
 });

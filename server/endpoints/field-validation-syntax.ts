@@ -13,7 +13,6 @@ import { JSON_PATCH_TYPE, MERGE_PATCH_TYPE, STRATEGIC_MERGE_PATCH_TYPE } from '.
 import type { PatchApplier } from './patch/types.js';
 import type { Scope } from './scope.js';
 
-
 const isSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
 const isHex = (c: number): boolean => isDigit(c) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
@@ -297,7 +296,12 @@ function patchSyntaxError(patchType: string, syntax: string, fieldValidation: Re
 }
 
 /** applier.parse, with kube-apiserver's texts for a JSON or merge patch that is not JSON */
-export function parsePatchAsKube(applier: PatchApplier, patchType: string, body: Buffer, fieldValidation: RequestContext['fieldValidation']): unknown {
+export function parsePatchAsKube(
+  applier: PatchApplier,
+  patchType: string,
+  body: Buffer,
+  fieldValidation: RequestContext['fieldValidation'],
+): unknown {
   try {
     return applier.parse(body);
   } catch (err) {

@@ -9,8 +9,25 @@ export const RFC3339_MICRO = '2006-01-02T15:04:05.000000Z07:00';
 
 /** the layout as a sequence of literal prefixes and elements, as Go's nextStdChunk splits it */
 const CHUNKS: Record<string, [prefix: string, element: string][]> = {
-  [RFC3339]: [['', '2006'], ['-', '01'], ['-', '02'], ['T', '15'], [':', '04'], [':', '05'], ['', 'Z07:00']],
-  [RFC3339_MICRO]: [['', '2006'], ['-', '01'], ['-', '02'], ['T', '15'], [':', '04'], [':', '05'], ['', '.000000'], ['', 'Z07:00']],
+  [RFC3339]: [
+    ['', '2006'],
+    ['-', '01'],
+    ['-', '02'],
+    ['T', '15'],
+    [':', '04'],
+    [':', '05'],
+    ['', 'Z07:00'],
+  ],
+  [RFC3339_MICRO]: [
+    ['', '2006'],
+    ['-', '01'],
+    ['-', '02'],
+    ['T', '15'],
+    [':', '04'],
+    [':', '05'],
+    ['', '.000000'],
+    ['', 'Z07:00'],
+  ],
 };
 
 const isDigit = (s: string, i: number): boolean => i < s.length && s.charCodeAt(i) >= 48 && s.charCodeAt(i) <= 57;
@@ -23,7 +40,7 @@ function getnum(s: string, fixed: boolean): [number, string] | undefined {
 }
 
 function daysIn(month: number, year: number): number {
-  if (month === 2) return (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)) ? 29 : 28;
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
   return [4, 6, 9, 11].includes(month) ? 30 : 31;
 }
 

@@ -83,7 +83,12 @@ test('unknown fields inside lists and maps carry indices and map keys in their p
         spec: {
           containers: [
             { name: 'a', image: 'nginx' },
-            { name: 'b', imagee: 'nginx', ports: [{ containerPort: 80 }, { containerPort: 81, hostname: 'x' }], resources: { limits: { cpu: '1' } } },
+            {
+              name: 'b',
+              imagee: 'nginx',
+              ports: [{ containerPort: 80 }, { containerPort: 81, hostname: 'x' }],
+              resources: { limits: { cpu: '1' } },
+            },
           ],
         },
       },
@@ -95,9 +100,14 @@ test('unknown fields inside lists and maps carry indices and map keys in their p
     'Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.selector.matchExpression", unknown field "spec.template.spec.containers[1].imagee", unknown field "spec.template.spec.containers[1].ports[1].hostname"',
   );
   const warned = body(DEPLOYMENT, 'Warn', deployment);
-  const spec = (warned.obj as unknown as { spec: { template: { spec: { containers: Record<string, unknown>[] } }; selector: object } }).spec;
+  const spec = (warned.obj as unknown as { spec: { template: { spec: { containers: Record<string, unknown>[] } }; selector: object } })
+    .spec;
   assert.deepEqual(spec.selector, { matchLabels: { app: 'web' } });
-  assert.deepEqual(spec.template.spec.containers[1], { name: 'b', ports: [{ containerPort: 80 }, { containerPort: 81 }], resources: { limits: { cpu: '1' } } });
+  assert.deepEqual(spec.template.spec.containers[1], {
+    name: 'b',
+    ports: [{ containerPort: 80 }, { containerPort: 81 }],
+    resources: { limits: { cpu: '1' } },
+  });
 });
 
 test('unknown fields below map values (a CRD schema) and under x-kubernetes-preserve-unknown-fields', () => {
@@ -144,7 +154,18 @@ test('duplicates: struct members and map entries merge as Go decodes them, lists
 });
 
 test('YAML bodies: repeated keys as go-yaml reports them (line of the value), unknown fields in key order', () => {
-  const yaml = ['apiVersion: v1', 'kind: ConfigMap', 'metadata:', '  name: y', 'zeta: 1', 'data:', '  a: "1"', '  a: "2"', 'alpha: 2', ''].join('\n');
+  const yaml = [
+    'apiVersion: v1',
+    'kind: ConfigMap',
+    'metadata:',
+    '  name: y',
+    'zeta: 1',
+    'data:',
+    '  a: "1"',
+    '  a: "2"',
+    'alpha: 2',
+    '',
+  ].join('\n');
   const strict = body(CONFIGMAP, 'Strict', yaml, 'yaml');
   assert.equal(
     strict.error?.message,
@@ -166,37 +187,96 @@ test('go-yaml lines: a nested map repeated reports the line where its value star
 
 test('types are always checked; the first wrong type is the only error reported, whatever the level', () => {
   const cases: [FieldValidationRequest['kind'], object, string][] = [
-    [DEPLOYMENT, { spec: { replicas: '3' } }, 'json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32'],
+    [
+      DEPLOYMENT,
+      { spec: { replicas: '3' } },
+      'json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32',
+    ],
     [CONFIGMAP, { data: { version: 1.5 } }, 'json: cannot unmarshal number into Go struct field ConfigMap.data of type string'],
-    [DEPLOYMENT, { metadata: { labels: { v: 1 } } }, 'json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type string'],
-    [POD, { spec: { containers: [{ name: 'c', env: [{ name: 'A', value: 1 }] }] } }, 'json: cannot unmarshal number into Go struct field EnvVar.spec.containers.env.value of type string'],
-    [POD, { spec: { containers: [{ name: 'c', ports: [{ containerPort: 80, protocol: 6 }] }] } }, 'json: cannot unmarshal number into Go struct field ContainerPort.spec.containers.ports.protocol of type v1.Protocol'],
-    [POD, { spec: { containers: [{ name: 'c', ports: [{ containerPort: 80.5 }] }] } }, 'json: cannot unmarshal number 80.5 into Go struct field ContainerPort.spec.containers.ports.containerPort of type int32'],
-    [POD, { spec: { containers: { name: 'c' } } }, 'json: cannot unmarshal object into Go struct field PodSpec.spec.containers of type []v1.Container'],
+    [
+      DEPLOYMENT,
+      { metadata: { labels: { v: 1 } } },
+      'json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type string',
+    ],
+    [
+      POD,
+      { spec: { containers: [{ name: 'c', env: [{ name: 'A', value: 1 }] }] } },
+      'json: cannot unmarshal number into Go struct field EnvVar.spec.containers.env.value of type string',
+    ],
+    [
+      POD,
+      { spec: { containers: [{ name: 'c', ports: [{ containerPort: 80, protocol: 6 }] }] } },
+      'json: cannot unmarshal number into Go struct field ContainerPort.spec.containers.ports.protocol of type v1.Protocol',
+    ],
+    [
+      POD,
+      { spec: { containers: [{ name: 'c', ports: [{ containerPort: 80.5 }] }] } },
+      'json: cannot unmarshal number 80.5 into Go struct field ContainerPort.spec.containers.ports.containerPort of type int32',
+    ],
+    [
+      POD,
+      { spec: { containers: { name: 'c' } } },
+      'json: cannot unmarshal object into Go struct field PodSpec.spec.containers of type []v1.Container',
+    ],
     [POD, { spec: 'x' }, 'json: cannot unmarshal string into Go struct field Pod.spec of type v1.PodSpec'],
     [CONFIGMAP, { immutable: 'yes' }, 'json: cannot unmarshal string into Go struct field ConfigMap.immutable of type bool'],
-    [DEPLOYMENT, { spec: { strategy: { rollingUpdate: { maxSurge: true } } } }, 'json: cannot unmarshal bool into Go struct field RollingUpdateDeployment.spec.strategy.rollingUpdate.maxSurge of type int32'],
+    [
+      DEPLOYMENT,
+      { spec: { strategy: { rollingUpdate: { maxSurge: true } } } },
+      'json: cannot unmarshal bool into Go struct field RollingUpdateDeployment.spec.strategy.rollingUpdate.maxSurge of type int32',
+    ],
     [POD, { spec: { containers: [{ name: 'c', resources: { limits: { memory: '1mm' } } }] } }, "unable to parse quantity's suffix"],
-    [POD, { spec: { containers: [{ name: 'c', resources: { limits: { memory: true } } }] } }, "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"],
-    [POD, { metadata: { creationTimestamp: 'yesterday' } }, 'parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"'],
-    [POD, { metadata: { creationTimestamp: 5 } }, 'json: cannot unmarshal number into Go struct field ObjectMeta.metadata.creationTimestamp of type string'],
+    [
+      POD,
+      { spec: { containers: [{ name: 'c', resources: { limits: { memory: true } } }] } },
+      "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+    ],
+    [
+      POD,
+      { metadata: { creationTimestamp: 'yesterday' } },
+      'parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"',
+    ],
+    [
+      POD,
+      { metadata: { creationTimestamp: 5 } },
+      'json: cannot unmarshal number into Go struct field ObjectMeta.metadata.creationTimestamp of type string',
+    ],
     [{ group: '', version: 'v1', kind: 'Secret' }, { data: { k: 'not base64!' } }, 'illegal base64 data at input byte 3'],
   ];
   for (const [kind, content, message] of cases) {
-    const text = JSON.stringify({ apiVersion: kind.group ? `${kind.group}/${kind.version}` : kind.version, kind: kind.kind, metadata: { name: 'n' }, unknownToo: 1, ...content });
+    const text = JSON.stringify({
+      apiVersion: kind.group ? `${kind.group}/${kind.version}` : kind.version,
+      kind: kind.kind,
+      metadata: { name: 'n' },
+      unknownToo: 1,
+      ...content,
+    });
     for (const level of ['Strict', 'Warn', 'Ignore'] as const) {
       const r = body(kind, level, text);
-      assert.deepEqual(statusOf(r.error), { code: 400, reason: 'BadRequest', message: `${kind.kind} in version "v1" cannot be handled as a ${kind.kind}: ${message}` }, `${JSON.stringify(content)} ${level}`);
+      assert.deepEqual(
+        statusOf(r.error),
+        { code: 400, reason: 'BadRequest', message: `${kind.kind} in version "v1" cannot be handled as a ${kind.kind}: ${message}` },
+        `${JSON.stringify(content)} ${level}`,
+      );
       assert.deepEqual(r.warnings, []);
     }
   }
 });
 
 test('a wrong type kept for later loses to an error of a type that decodes itself', () => {
-  const text = JSON.stringify({ kind: 'Pod', spec: { priority: 'high', containers: [{ name: 'c', resources: { requests: { cpu: 'lots' } } }] } });
-  assert.equal(body(POD, 'Warn', text).error?.message, 'Pod in version "v1" cannot be handled as a Pod: quantities must match the regular expression \'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$\'');
+  const text = JSON.stringify({
+    kind: 'Pod',
+    spec: { priority: 'high', containers: [{ name: 'c', resources: { requests: { cpu: 'lots' } } }] },
+  });
+  assert.equal(
+    body(POD, 'Warn', text).error?.message,
+    'Pod in version "v1" cannot be handled as a Pod: quantities must match the regular expression \'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$\'',
+  );
   const first = JSON.stringify({ kind: 'Pod', spec: { priority: 'high', hostname: 7 } });
-  assert.equal(body(POD, 'Warn', first).error?.message, 'Pod in version "v1" cannot be handled as a Pod: json: cannot unmarshal string into Go struct field PodSpec.spec.priority of type int32');
+  assert.equal(
+    body(POD, 'Warn', first).error?.message,
+    'Pod in version "v1" cannot be handled as a Pod: json: cannot unmarshal string into Go struct field PodSpec.spec.priority of type int32',
+  );
 });
 
 test('int-or-string, quantities and timestamps take what their Go types take', () => {
@@ -204,7 +284,13 @@ test('int-or-string, quantities and timestamps take what their Go types take', (
     kind: 'Deployment',
     spec: {
       strategy: { rollingUpdate: { maxSurge: '25%', maxUnavailable: 1 } },
-      template: { spec: { containers: [{ name: 'c', resources: { limits: { cpu: 0.5, memory: '128Mi' }, requests: { cpu: '100m', 'example.com/gpu': 1 } } }] } },
+      template: {
+        spec: {
+          containers: [
+            { name: 'c', resources: { limits: { cpu: 0.5, memory: '128Mi' }, requests: { cpu: '100m', 'example.com/gpu': 1 } } },
+          ],
+        },
+      },
     },
     metadata: { creationTimestamp: '2024-02-29T23:59:59+01:00' },
   });
@@ -222,7 +308,10 @@ test('nesting deeper than Go decodes is refused before anything else', () => {
   );
   const fine = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"annotations":{}},"binaryData":{}}`;
   assert.equal(body(CONFIGMAP, 'Strict', fine).error, undefined);
-  assert.throws(() => checkPatchDepth('application/merge-patch+json', Buffer.from(`{"a":${'{"a":'.repeat(n)}1${'}'.repeat(n)}}`)), /error decoding patch: invalid character '\{' exceeded max depth/);
+  assert.throws(
+    () => checkPatchDepth('application/merge-patch+json', Buffer.from(`{"a":${'{"a":'.repeat(n)}1${'}'.repeat(n)}}`)),
+    /error decoding patch: invalid character '\{' exceeded max depth/,
+  );
 });
 
 test('protobuf bodies are not looked at', () => {
@@ -252,7 +341,10 @@ test('x-kubernetes-preserve-unknown-fields keeps what the schema does not name; 
           spec: {
             type: 'object',
             preserveUnknownFields: true,
-            properties: { size: { type: 'integer', format: 'int64' }, port: { intOrString: true, type: 'string', format: 'int-or-string' } },
+            properties: {
+              size: { type: 'integer', format: 'int64' },
+              port: { intOrString: true, type: 'string', format: 'int-or-string' },
+            },
           },
           status: { type: 'object', properties: { ready: { type: 'boolean' } } },
         },
@@ -262,28 +354,48 @@ test('x-kubernetes-preserve-unknown-fields keeps what the schema does not name; 
   );
   const plan = compiler.forKind('x', 'v1', 'Widget');
   assert.ok(plan);
-  const r = decodeAs(plan, { spec: { size: 3, port: 'http', extra: { any: ['thing'] } }, status: { ready: true, other: 1 } }, { dialect: 'json', order: 'document' });
+  const r = decodeAs(
+    plan,
+    { spec: { size: 3, port: 'http', extra: { any: ['thing'] } }, status: { ready: true, other: 1 } },
+    { dialect: 'json', order: 'document' },
+  );
   assert.deepEqual(r.strict, ['unknown field "status.other"']);
   assert.deepEqual(r.value, { spec: { size: 3, port: 'http', extra: { any: ['thing'] } }, status: { ready: true } });
   assert.equal(decodeAs(plan, { spec: { port: 8080 } }, { dialect: 'json', order: 'document' }).error, undefined);
-  assert.equal(decodeAs(plan, { spec: { port: true } }, { dialect: 'json', order: 'document' }).error, 'json: cannot unmarshal bool into Go struct field .spec.port of type int32');
-  assert.equal(decodeAs(plan, { spec: { size: 'big' } }, { dialect: 'json', order: 'document' }).error, 'json: cannot unmarshal string into Go struct field .spec.size of type int64');
+  assert.equal(
+    decodeAs(plan, { spec: { port: true } }, { dialect: 'json', order: 'document' }).error,
+    'json: cannot unmarshal bool into Go struct field .spec.port of type int32',
+  );
+  assert.equal(
+    decodeAs(plan, { spec: { size: 'big' } }, { dialect: 'json', order: 'document' }).error,
+    'json: cannot unmarshal string into Go struct field .spec.size of type int64',
+  );
 });
 
 test('x-kubernetes-embedded-resource: type meta and ObjectMeta are known, the rest as the schema says', () => {
   const compiler = new PlanCompiler(
     registryOf({
-      'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta': { type: 'object', properties: { name: { type: 'string' }, labels: { type: 'object', additionalProperties: { type: 'string' } } } },
+      'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta': {
+        type: 'object',
+        properties: { name: { type: 'string' }, labels: { type: 'object', additionalProperties: { type: 'string' } } },
+      },
       Holder: { type: 'object', properties: { template: { type: 'object', embeddedResource: true, preserveUnknownFields: true } } },
     }),
     { fields: {}, named: {} },
   );
   const plan = compiler.forKind('x', 'v1', 'Holder');
   assert.ok(plan);
-  const r = decodeAs(plan, { template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', nme: 'q' }, spec: { anything: true } } }, { dialect: 'json', order: 'document' });
+  const r = decodeAs(
+    plan,
+    { template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', nme: 'q' }, spec: { anything: true } } },
+    { dialect: 'json', order: 'document' },
+  );
   assert.deepEqual(r.strict, ['unknown field "template.metadata.nme"']);
   assert.deepEqual(r.value, { template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { anything: true } } });
-  assert.match(decodeAs(plan, { template: { metadata: { labels: { a: 1 } } } }, { dialect: 'json', order: 'document' }).error ?? '', /cannot unmarshal number into Go struct field ObjectMeta\.template\.metadata\.labels of type string/);
+  assert.match(
+    decodeAs(plan, { template: { metadata: { labels: { a: 1 } } } }, { dialect: 'json', order: 'document' }).error ?? '',
+    /cannot unmarshal number into Go struct field ObjectMeta\.template\.metadata\.labels of type string/,
+  );
 });
 
 // ---- PATCH results ------------------------------------------------------------------------
@@ -307,8 +419,17 @@ test('merge patch: unknown fields in the result are a 422 naming the patched obj
   const value = '{"apiVersion":"v1","dat":{"x":"y"},"data":{"a":"1"},"kind":"ConfigMap","metadata":{"name":"c","namespace":"default"}}';
   assert.equal(strict.error?.code, 422);
   assert.equal(strict.error?.reason, 'Invalid');
-  assert.equal(strict.error?.message, ` "" is invalid: patch: Invalid value: ${JSON.stringify(value)}: strict decoding error: unknown field "dat"`);
-  assert.deepEqual(strict.error?.details?.causes, [{ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(value)}: strict decoding error: unknown field "dat"`, field: 'patch' }]);
+  assert.equal(
+    strict.error?.message,
+    ` "" is invalid: patch: Invalid value: ${JSON.stringify(value)}: strict decoding error: unknown field "dat"`,
+  );
+  assert.deepEqual(strict.error?.details?.causes, [
+    {
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: ${JSON.stringify(value)}: strict decoding error: unknown field "dat"`,
+      field: 'patch',
+    },
+  ]);
   const warned = patched('application/merge-patch+json', 'Warn', patch, patch);
   assert.deepEqual(warned.warnings, ['unknown field "dat"']);
   assert.deepEqual(warned.obj, current());
@@ -318,7 +439,11 @@ test('merge patch: unknown fields in the result are a 422 naming the patched obj
 });
 
 test('merge patch: repeated members of the patch come first; wrong types are a 422 whatever the level', () => {
-  const req = { ...request(CONFIGMAP, 'Warn'), patchType: 'application/merge-patch+json', body: Buffer.from('{"data":{"b":"1","b":"2"},"dat":1}') };
+  const req = {
+    ...request(CONFIGMAP, 'Warn'),
+    patchType: 'application/merge-patch+json',
+    body: Buffer.from('{"data":{"b":"1","b":"2"},"dat":1}'),
+  };
   validatePatchedFields(req, { ...current(), data: { a: '1', b: '2' }, dat: 1 } as KubeObject);
   assert.deepEqual(req.warnings, ['duplicate field "data.b"', 'unknown field "dat"']);
   const wrong = patched('application/merge-patch+json', 'Ignore', { data: { a: 2 } }, { data: { a: 2 } });
@@ -326,18 +451,25 @@ test('merge patch: repeated members of the patch come first; wrong types are a 4
   assert.match(wrong.error?.message ?? '', /: json: cannot unmarshal number into Go struct field ConfigMap\.data of type string$/);
 });
 
-test('JSON patch: unknown operation members are the patch\'s own strict errors', () => {
+test("JSON patch: unknown operation members are the patch's own strict errors", () => {
   const ops = [{ op: 'add', path: '/data/b', value: 'x', valeu: 'y' }];
   const r = patched('application/json-patch+json', 'Warn', ops, { data: { a: '1', b: 'x' } });
   assert.deepEqual(r.warnings, ['json patch unknown field "[0].valeu"']);
 });
 
-test('strategic merge patch: the converter\'s errors and sorted unknown fields, the patch shown as Go prints it', () => {
+test("strategic merge patch: the converter's errors and sorted unknown fields, the patch shown as Go prints it", () => {
   const wrong = patched('application/strategic-merge-patch+json', 'Strict', { data: { a: 2 } }, { data: { a: 2 } });
   assert.equal(wrong.error?.message, ' "" is invalid: patch: Invalid value: "map[data:map[a:2]]": cannot convert int64 to string');
   const unknown = patched('application/strategic-merge-patch+json', 'Strict', { zz: 1, aa: 1 }, { zz: 1, aa: 1 });
-  assert.equal(unknown.error?.message, ' "" is invalid: patch: Invalid value: "map[aa:1 zz:1]": strict decoding error: unknown field "aa", unknown field "zz"');
-  const req = { ...request(DEPLOYMENT, 'Strict'), patchType: 'application/strategic-merge-patch+json', body: Buffer.from('{"spec":{"replicas":"3"}}') };
+  assert.equal(
+    unknown.error?.message,
+    ' "" is invalid: patch: Invalid value: "map[aa:1 zz:1]": strict decoding error: unknown field "aa", unknown field "zz"',
+  );
+  const req = {
+    ...request(DEPLOYMENT, 'Strict'),
+    patchType: 'application/strategic-merge-patch+json',
+    body: Buffer.from('{"spec":{"replicas":"3"}}'),
+  };
   assert.throws(
     () => validatePatchedFields(req, { kind: 'Deployment', apiVersion: 'apps/v1', metadata: {}, spec: { replicas: '3' } } as KubeObject),
     (err: StatusError) => err.message === ' "" is invalid: patch: Invalid value: "map[spec:map[replicas:3]]": unrecognized type: int32',
@@ -353,9 +485,15 @@ test('Go time.Parse errors for RFC3339 and RFC3339 with microseconds', () => {
   assert.equal(goTimeParseError(RFC3339, '2024-02-30T00:00:00Z'), 'parsing time "2024-02-30T00:00:00Z": day out of range');
   assert.equal(goTimeParseError(RFC3339, '2024-01-01T25:00:00Z'), 'parsing time "2024-01-01T25:00:00Z": hour out of range');
   assert.equal(goTimeParseError(RFC3339, '2024-01-01T00:00:00Zjunk'), 'parsing time "2024-01-01T00:00:00Zjunk": extra text: "junk"');
-  assert.equal(goTimeParseError(RFC3339, '2024-01-01T00:00:00'), 'parsing time "2024-01-01T00:00:00" as "2006-01-02T15:04:05Z07:00": cannot parse "" as "Z07:00"');
+  assert.equal(
+    goTimeParseError(RFC3339, '2024-01-01T00:00:00'),
+    'parsing time "2024-01-01T00:00:00" as "2006-01-02T15:04:05Z07:00": cannot parse "" as "Z07:00"',
+  );
   assert.equal(goTimeParseError(RFC3339_MICRO, '2024-01-01T00:00:00.123456Z'), undefined);
-  assert.equal(goTimeParseError(RFC3339_MICRO, '2024-01-01T00:00:00Z'), 'parsing time "2024-01-01T00:00:00Z" as "2006-01-02T15:04:05.000000Z07:00": cannot parse "Z" as ".000000"');
+  assert.equal(
+    goTimeParseError(RFC3339_MICRO, '2024-01-01T00:00:00Z'),
+    'parsing time "2024-01-01T00:00:00Z" as "2006-01-02T15:04:05.000000Z07:00": cannot parse "Z" as ".000000"',
+  );
 });
 
 test('quantities as ParseQuantity reads them', () => {

@@ -22,7 +22,13 @@ import { countMembers, jsonShape, parseKeepingDuplicates } from './field-validat
 import { plans, type Plan } from './field-validation-plan.js';
 import { summarizeBody } from './field-validation-syntax.js';
 import { warningsOf, yamlDuplicateKeysError } from './field-validation-yaml.js';
-import { APPLY_CBOR_PATCH_TYPE, APPLY_PATCH_TYPE, JSON_PATCH_TYPE, MERGE_PATCH_TYPE, STRATEGIC_MERGE_PATCH_TYPE } from './patch/appliers.js';
+import {
+  APPLY_CBOR_PATCH_TYPE,
+  APPLY_PATCH_TYPE,
+  JSON_PATCH_TYPE,
+  MERGE_PATCH_TYPE,
+  STRATEGIC_MERGE_PATCH_TYPE,
+} from './patch/appliers.js';
 import { goFormat } from './patch/strategic-go.js';
 import type { Json } from '../machinery/json-patch.js';
 import type { Scope } from './scope.js';
@@ -108,7 +114,12 @@ export function validateBodyFields(req: FieldValidationRequest, obj: KubeObject,
   const added = TYPE_AND_META.filter((k) => !shape.topKeys.includes(k)).length;
   const repeats = countMembers(obj) !== shape.members + added;
   if (!plan) {
-    if (repeats) report(req, scanJson(text).duplicates.map((p) => `duplicate field ${JSON.stringify(p)}`), refuse);
+    if (repeats)
+      report(
+        req,
+        scanJson(text).duplicates.map((p) => `duplicate field ${JSON.stringify(p)}`),
+        refuse,
+      );
     return;
   }
   if (repeats) {
@@ -200,11 +211,14 @@ function jsonPatchTouched(ops: unknown): Record<string, unknown> {
   if (!Array.isArray(ops)) return root;
   const mark = (pointer: unknown): void => {
     if (typeof pointer !== 'string' || pointer === '') return;
-    const segments = pointer.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const segments = pointer
+      .split('/')
+      .slice(1)
+      .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
     let node = root;
     for (const s of segments.slice(0, -1)) {
       const next = (Object.hasOwn(node, s) ? node[s] : undefined) as Record<string, unknown> | undefined;
-      node = next ?? (node[s] = {}) as Record<string, unknown>;
+      node = next ?? ((node[s] = {}) as Record<string, unknown>);
     }
   };
   for (const op of ops) {
@@ -231,7 +245,8 @@ function patchDocumentErrors(patchType: string, text: string, doc: unknown): str
   if (!Array.isArray(doc)) return out;
   doc.forEach((op, i) => {
     if (typeof op !== 'object' || op === null || Array.isArray(op)) return;
-    for (const k of Object.keys(op)) if (!JSON_PATCH_OP_FIELDS.has(k)) out.push(`json patch unknown field ${JSON.stringify(`[${i}].${k}`)}`);
+    for (const k of Object.keys(op))
+      if (!JSON_PATCH_OP_FIELDS.has(k)) out.push(`json patch unknown field ${JSON.stringify(`[${i}].${k}`)}`);
     for (const p of duplicates) if (p.startsWith(`[${i}].`)) out.push(`json patch duplicate field ${JSON.stringify(p)}`);
   });
   return out;

@@ -20,11 +20,20 @@ describe('write options (CreateOptions, UpdateOptions, PatchOptions)', () => {
     const s = invalidOptions('CreateOptions', errs).toStatus();
     assert.equal(s.code, 422);
     assert.equal(s.reason, 'Invalid');
-    assert.equal(s.message, 'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"All", "Maybe"}: supported values: "All"');
+    assert.equal(
+      s.message,
+      'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"All", "Maybe"}: supported values: "All"',
+    );
     assert.deepEqual(s.details, {
       group: 'meta.k8s.io',
       kind: 'CreateOptions',
-      causes: [{ reason: 'FieldValueNotSupported', message: 'Unsupported value: []string{"All", "Maybe"}: supported values: "All"', field: 'dryRun' }],
+      causes: [
+        {
+          reason: 'FieldValueNotSupported',
+          message: 'Unsupported value: []string{"All", "Maybe"}: supported values: "All"',
+          field: 'dryRun',
+        },
+      ],
     });
   });
 
@@ -44,10 +53,16 @@ describe('write options (CreateOptions, UpdateOptions, PatchOptions)', () => {
       long.map((e) => [e.field, e.type]),
       [['fieldManager', 'FieldValueTooLong']],
     );
-    assert.equal(invalidOptions('CreateOptions', long).message, 'CreateOptions.meta.k8s.io "" is invalid: fieldManager: Too long: may not be more than 128 bytes');
+    assert.equal(
+      invalidOptions('CreateOptions', long).message,
+      'CreateOptions.meta.k8s.io "" is invalid: fieldManager: Too long: may not be more than 128 bytes',
+    );
     assert.deepEqual(validateWriteOptions(new URLSearchParams({ fieldManager: 'x'.repeat(128) })), []);
 
-    const unprintable = invalidOptions('CreateOptions', validateWriteOptions(new URLSearchParams({ fieldManager: 'é\tb\u0085' }))).toStatus();
+    const unprintable = invalidOptions(
+      'CreateOptions',
+      validateWriteOptions(new URLSearchParams({ fieldManager: 'é\tb\u0085' })),
+    ).toStatus();
     assert.deepEqual(
       unprintable.details?.causes?.map((c) => c.message),
       [
@@ -59,14 +74,23 @@ describe('write options (CreateOptions, UpdateOptions, PatchOptions)', () => {
 
   test('apply needs a fieldManager; force belongs to apply alone', () => {
     const apply = validateWriteOptions(new URLSearchParams('fieldManager='), { isApply: true });
-    assert.equal(invalidOptions('PatchOptions', apply).message, 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
+    assert.equal(
+      invalidOptions('PatchOptions', apply).message,
+      'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch',
+    );
     const merge = validateWriteOptions(new URLSearchParams('force=true'), { isApply: false });
-    assert.equal(invalidOptions('PatchOptions', merge).message, 'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch');
+    assert.equal(
+      invalidOptions('PatchOptions', merge).message,
+      'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch',
+    );
     assert.deepEqual(validateWriteOptions(new URLSearchParams('force=true&fieldManager=me'), { isApply: true }), []);
   });
 
   test('accepted values', () => {
-    assert.deepEqual(validateWriteOptions(new URLSearchParams('dryRun=All&fieldValidation=Strict&fieldManager=kubectl-client-side-apply')), []);
+    assert.deepEqual(
+      validateWriteOptions(new URLSearchParams('dryRun=All&fieldValidation=Strict&fieldManager=kubectl-client-side-apply')),
+      [],
+    );
     assert.deepEqual(validateWriteOptions(new URLSearchParams('fieldValidation=')), []);
   });
 });
@@ -79,12 +103,18 @@ describe('DeleteOptions', () => {
       unknown.message,
       'DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Sometimes": supported values: "Foreground", "Background", "Orphan", "nil"',
     );
-    const both = statusOf(() => readDeleteOptions(new URLSearchParams('propagationPolicy=Orphan&orphanDependents=true&dryRun=Some'), undefined));
+    const both = statusOf(() =>
+      readDeleteOptions(new URLSearchParams('propagationPolicy=Orphan&orphanDependents=true&dryRun=Some'), undefined),
+    );
     assert.deepEqual(both.details, {
       group: 'meta.k8s.io',
       kind: 'DeleteOptions',
       causes: [
-        { reason: 'FieldValueInvalid', message: 'Invalid value: "Orphan": orphanDependents and deletionPropagation cannot be both set', field: 'propagationPolicy' },
+        {
+          reason: 'FieldValueInvalid',
+          message: 'Invalid value: "Orphan": orphanDependents and deletionPropagation cannot be both set',
+          field: 'propagationPolicy',
+        },
         { reason: 'FieldValueNotSupported', message: 'Unsupported value: []string{"Some"}: supported values: "All"', field: 'dryRun' },
       ],
     });
@@ -106,8 +136,13 @@ describe('ListOptions', () => {
       'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
     );
     const initial = statusOf(() => validateListOptions(readListOptions(new URLSearchParams('sendInitialEvents=false')), true));
-    assert.equal(initial.message, 'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list');
-    const unknown = statusOf(() => validateListOptions(readListOptions(new URLSearchParams('resourceVersion=1&resourceVersionMatch=Newest')), true));
+    assert.equal(
+      initial.message,
+      'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list',
+    );
+    const unknown = statusOf(() =>
+      validateListOptions(readListOptions(new URLSearchParams('resourceVersion=1&resourceVersionMatch=Newest')), true),
+    );
     assert.equal(
       unknown.message,
       'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Unsupported value: "Newest": supported values: "Exact", "NotOlderThan", ""',
@@ -127,7 +162,7 @@ describe('ListOptions', () => {
     assert.deepEqual(statusOf(() => validateListOptions(opts, true)).message, s.message);
   });
 
-  test('a continue token with a resourceVersion is the storage layer\'s 400', () => {
+  test("a continue token with a resourceVersion is the storage layer's 400", () => {
     const s = statusOf(() => validateListOptions(readListOptions(new URLSearchParams('resourceVersion=5&continue=abc')), true));
     assert.deepEqual([s.code, s.reason], [400, 'BadRequest']);
   });

@@ -145,12 +145,16 @@ export function validateWatchOptions(opts: ParsedListOptions, watchListEnabled: 
       errs.push(fieldErrors.forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'));
     }
     if (!watchListEnabled) {
-      errs.push(fieldErrors.forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled'));
+      errs.push(
+        fieldErrors.forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled'),
+      );
     }
   }
   if (match) {
     if (opts.sendInitialEvents === undefined) {
-      errs.push(fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
+      errs.push(
+        fieldErrors.forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'),
+      );
     }
     if (match !== 'NotOlderThan') {
       errs.push(fieldErrors.notSupported('resourceVersionMatch', match, ['NotOlderThan']));
@@ -221,14 +225,20 @@ function validateIgnoreStoreReadError(o: ParsedDeleteOptions, dryRunValues: read
     [o.gracePeriodSeconds !== undefined, 'gracePeriodSeconds'],
     [o.preconditions !== undefined, 'preconditions'],
   ];
-  return others.filter(([set]) => set).map(([, name]) => fieldErrors.invalid(IGNORE_READ_ERROR, true, `cannot be set together with .${name}`));
+  return others
+    .filter(([set]) => set)
+    .map(([, name]) => fieldErrors.invalid(IGNORE_READ_ERROR, true, `cannot be set together with .${name}`));
 }
 
 const PROPAGATION_POLICIES = ['Foreground', 'Background', 'Orphan'] as const;
 
 /** DeleteOptions from a decoded body (when one was sent) or else the query; the unsafe
  *  deletion option counts only with `allowUnsafeDeletion` (the gate), as kube drops it */
-export function readDeleteOptions(query: URLSearchParams, body: Record<string, unknown> | undefined, allowUnsafeDeletion = false): ParsedDeleteOptions {
+export function readDeleteOptions(
+  query: URLSearchParams,
+  body: Record<string, unknown> | undefined,
+  allowUnsafeDeletion = false,
+): ParsedDeleteOptions {
   let dryRunValues: string[];
   let grace: number | undefined;
   let policy: string | undefined;

@@ -101,5 +101,9 @@ export function requestContext(scope: Scope, opts: ContextOptions = {}): Request
 /** the response media type for this resource (Table offered when the resource has columns) */
 export function negotiateFor(scope: Scope, stream = false): OutputMediaType {
   const tableSupported = scope.config.tableConvertorFor(scope.resource) !== undefined;
-  return negotiateOutput(header(scope.state.req, 'accept'), resourceRestrictions(tableSupported, servesProtobuf(scope.kind), scope.state.cbor === true), stream);
+  return negotiateOutput(
+    header(scope.state.req, 'accept'),
+    resourceRestrictions(tableSupported, servesProtobuf(scope.kind), scope.state.cbor === true),
+    stream,
+  );
 }

@@ -63,13 +63,22 @@ test('label selectors print sorted, with set operators', () => {
 
 test('pod status: running, restarts with the time of the last one', () => {
   const s = podSummary(
-    pod({}, {
-      phase: 'Running',
-      conditions: [{ type: 'Ready', status: 'True' }],
-      containerStatuses: [
-        { name: 'c', ready: true, restartCount: 3, state: { running: {} }, lastState: { terminated: { exitCode: 1, finishedAt: ago(90) } } },
-      ],
-    }),
+    pod(
+      {},
+      {
+        phase: 'Running',
+        conditions: [{ type: 'Ready', status: 'True' }],
+        containerStatuses: [
+          {
+            name: 'c',
+            ready: true,
+            restartCount: 3,
+            state: { running: {} },
+            lastState: { terminated: { exitCode: 1, finishedAt: ago(90) } },
+          },
+        ],
+      },
+    ),
     NOW,
   );
   assert.deepEqual(s, { ready: '1/1', reason: 'Running', restarts: '3 (90s ago)' });
@@ -77,7 +86,13 @@ test('pod status: running, restarts with the time of the last one', () => {
 
 test('pod status: waiting reasons, init containers, sidecars, terminating', () => {
   const crash = podSummary(
-    pod({}, { phase: 'Running', containerStatuses: [{ name: 'c', ready: false, restartCount: 0, state: { waiting: { reason: 'CrashLoopBackOff' } } }] }),
+    pod(
+      {},
+      {
+        phase: 'Running',
+        containerStatuses: [{ name: 'c', ready: false, restartCount: 0, state: { waiting: { reason: 'CrashLoopBackOff' } } }],
+      },
+    ),
     NOW,
   );
   assert.equal(crash.reason, 'CrashLoopBackOff');
@@ -99,7 +114,10 @@ test('pod status: waiting reasons, init containers, sidecars, terminating', () =
   assert.equal(init.reason, 'Init:1/2');
 
   const initFailed = podSummary(
-    pod({ initContainers: [{ name: 'i1' }] }, { phase: 'Pending', initContainerStatuses: [{ name: 'i1', state: { terminated: { exitCode: 2 } } }] }),
+    pod(
+      { initContainers: [{ name: 'i1' }] },
+      { phase: 'Pending', initContainerStatuses: [{ name: 'i1', state: { terminated: { exitCode: 2 } } }] },
+    ),
     NOW,
   );
   assert.equal(initFailed.reason, 'Init:ExitCode:2');
@@ -109,7 +127,10 @@ test('pod status: waiting reasons, init containers, sidecars, terminating', () =
       { initContainers: [{ name: 'side', restartPolicy: 'Always' }] },
       {
         phase: 'Running',
-        conditions: [{ type: 'Initialized', status: 'True' }, { type: 'Ready', status: 'True' }],
+        conditions: [
+          { type: 'Initialized', status: 'True' },
+          { type: 'Ready', status: 'True' },
+        ],
         initContainerStatuses: [{ name: 'side', started: true, ready: true, state: { running: {} } }],
         containerStatuses: [{ name: 'c', ready: true, state: { running: {} } }],
       },
@@ -157,23 +178,63 @@ test('kubectl-familiar columns of common resources', () => {
   const svc: KubeObject = {
     kind: 'Service',
     metadata: { name: 'web', creationTimestamp: ago(60) },
-    spec: { type: 'NodePort', clusterIPs: ['10.0.0.10'], ports: [{ port: 80, nodePort: 30080, protocol: 'TCP' }, { port: 53, protocol: 'UDP' }], selector: { app: 'web' } },
+    spec: {
+      type: 'NodePort',
+      clusterIPs: ['10.0.0.10'],
+      ports: [
+        { port: 80, nodePort: 30080, protocol: 'TCP' },
+        { port: 53, protocol: 'UDP' },
+      ],
+      selector: { app: 'web' },
+    },
   };
-  assert.deepEqual(tableConvertorFor({ group: '', resource: 'services' }).cells(svc, NOW), ['web', 'NodePort', '10.0.0.10', '<none>', '80:30080/TCP,53/UDP', '60s', 'app=web']);
+  assert.deepEqual(tableConvertorFor({ group: '', resource: 'services' }).cells(svc, NOW), [
+    'web',
+    'NodePort',
+    '10.0.0.10',
+    '<none>',
+    '80:30080/TCP,53/UDP',
+    '60s',
+    'app=web',
+  ]);
 
   const deploy: KubeObject = {
     kind: 'Deployment',
     metadata: { name: 'd', creationTimestamp: ago(7200) },
-    spec: { replicas: 3, selector: { matchLabels: { app: 'd' } }, template: { spec: { containers: [{ name: 'a', image: 'img:1' }, { name: 'b', image: 'img:2' }] } } },
+    spec: {
+      replicas: 3,
+      selector: { matchLabels: { app: 'd' } },
+      template: {
+        spec: {
+          containers: [
+            { name: 'a', image: 'img:1' },
+            { name: 'b', image: 'img:2' },
+          ],
+        },
+      },
+    },
     status: { readyReplicas: 2, updatedReplicas: 3, availableReplicas: 2 },
   };
-  assert.deepEqual(tableConvertorFor({ group: 'apps', resource: 'deployments' }).cells(deploy, NOW), ['d', '2/3', 3, 2, '120m', 'a,b', 'img:1,img:2', 'app=d']);
+  assert.deepEqual(tableConvertorFor({ group: 'apps', resource: 'deployments' }).cells(deploy, NOW), [
+    'd',
+    '2/3',
+    3,
+    2,
+    '120m',
+    'a,b',
+    'img:1,img:2',
+    'app=d',
+  ]);
 
   const node: KubeObject = {
     kind: 'Node',
     metadata: { name: 'n1', creationTimestamp: ago(86400 * 3), labels: { 'node-role.kubernetes.io/control-plane': '' } },
     spec: { unschedulable: true },
-    status: { conditions: [{ type: 'Ready', status: 'False' }], nodeInfo: { kubeletVersion: 'v1.33.0' }, addresses: [{ type: 'InternalIP', address: '192.168.1.2' }] },
+    status: {
+      conditions: [{ type: 'Ready', status: 'False' }],
+      nodeInfo: { kubeletVersion: 'v1.33.0' },
+      addresses: [{ type: 'InternalIP', address: '192.168.1.2' }],
+    },
   };
   assert.deepEqual(tableConvertorFor({ group: '', resource: 'nodes' }).cells(node, NOW).slice(0, 7), [
     'n1',
@@ -191,9 +252,20 @@ test('kubectl-familiar columns of common resources', () => {
     spec: { completions: 2, template: { spec: { containers: [] } } },
     status: { succeeded: 2, startTime: ago(100), completionTime: ago(40), conditions: [{ type: 'Complete', status: 'True' }] },
   };
-  assert.deepEqual(tableConvertorFor({ group: 'batch', resource: 'jobs' }).cells(job, NOW).slice(0, 5), ['j', 'Complete', '2/2', '60s', '100s']);
+  assert.deepEqual(tableConvertorFor({ group: 'batch', resource: 'jobs' }).cells(job, NOW).slice(0, 5), [
+    'j',
+    'Complete',
+    '2/2',
+    '60s',
+    '100s',
+  ]);
 
-  const cm: KubeObject = { kind: 'ConfigMap', metadata: { name: 'c', creationTimestamp: ago(5) }, data: { a: '1', b: '2' }, binaryData: { c: 'AA==' } };
+  const cm: KubeObject = {
+    kind: 'ConfigMap',
+    metadata: { name: 'c', creationTimestamp: ago(5) },
+    data: { a: '1', b: '2' },
+    binaryData: { c: 'AA==' },
+  };
   assert.deepEqual(tableConvertorFor({ group: '', resource: 'configmaps' }).cells(cm, NOW), ['c', 3, '5s']);
 
   const ev: KubeObject = {
@@ -208,15 +280,37 @@ test('kubectl-familiar columns of common resources', () => {
     count: 2,
     source: { component: 'kubelet', host: 'n1' },
   };
-  assert.deepEqual(tableConvertorFor({ group: '', resource: 'events' }).cells(ev, NOW), ['10s', 'Normal', 'Pulled', 'pod/web', '', 'kubelet, n1', 'pulled image', '30s', 2, 'e1']);
+  assert.deepEqual(tableConvertorFor({ group: '', resource: 'events' }).cells(ev, NOW), [
+    '10s',
+    'Normal',
+    'Pulled',
+    'pod/web',
+    '',
+    'kubelet, n1',
+    'pulled image',
+    '30s',
+    2,
+    'e1',
+  ]);
 
   const rb: KubeObject = {
     kind: 'RoleBinding',
     metadata: { name: 'rb', creationTimestamp: ago(1) },
     roleRef: { kind: 'ClusterRole', name: 'view' },
-    subjects: [{ kind: 'User', name: 'alice' }, { kind: 'ServiceAccount', name: 'sa', namespace: 'ns' }, { kind: 'Group', name: 'devs' }],
+    subjects: [
+      { kind: 'User', name: 'alice' },
+      { kind: 'ServiceAccount', name: 'sa', namespace: 'ns' },
+      { kind: 'Group', name: 'devs' },
+    ],
   };
-  assert.deepEqual(tableConvertorFor({ group: 'rbac.authorization.k8s.io', resource: 'rolebindings' }).cells(rb, NOW), ['rb', 'ClusterRole/view', '1s', 'alice', 'devs', 'ns/sa']);
+  assert.deepEqual(tableConvertorFor({ group: 'rbac.authorization.k8s.io', resource: 'rolebindings' }).cells(rb, NOW), [
+    'rb',
+    'ClusterRole/view',
+    '1s',
+    'alice',
+    'devs',
+    'ns/sa',
+  ]);
 });
 
 test('resources without columns of their own get Name and Created At', () => {

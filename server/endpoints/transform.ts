@@ -6,7 +6,15 @@ import type { ListObject } from '../registry/rest.js';
 import type { OutputMediaType } from '../request/negotiation.js';
 import { errors, StatusError } from '../machinery/status.js';
 import type { Scope } from './scope.js';
-import { isList, parseTableOptions, partialObjectMetadata, partialObjectMetadataList, toTable, type RowObjectKind, type TableOptions } from './table.js';
+import {
+  isList,
+  parseTableOptions,
+  partialObjectMetadata,
+  partialObjectMetadataList,
+  toTable,
+  type RowObjectKind,
+  type TableOptions,
+} from './table.js';
 
 function notAcceptable(message: string): StatusError {
   return new StatusError(406, 'NotAcceptable', message);
@@ -37,9 +45,7 @@ export function transformResult(
   switch (convert.kind) {
     case 'PartialObjectMetadata':
       if (isList(result)) {
-        throw notAcceptable(
-          `you requested PartialObjectMetadata, but the requested object is a list (*${apiTypeName(result.kind)})`,
-        );
+        throw notAcceptable(`you requested PartialObjectMetadata, but the requested object is a list (*${apiTypeName(result.kind)})`);
       }
       return partialObjectMetadata(result, convert.version);
     case 'PartialObjectMetadataList':
@@ -53,9 +59,18 @@ export function transformResult(
       const convertor = scope.config.tableConvertorFor(scope.resource);
       if (!convertor) {
         const r = scope.resource.info;
-        throw notAcceptable(`the resource ${r.group ? `${r.resource}.${r.group}` : r.resource} does not support being converted to a Table`);
+        throw notAcceptable(
+          `the resource ${r.group ? `${r.resource}.${r.group}` : r.resource} does not support being converted to a Table`,
+        );
       }
-      return toTable(result, convertor, tableOptions ?? parseTableOptions(scope.state.query), convert.version, Date.now(), rowObjectKind(scope.kind));
+      return toTable(
+        result,
+        convertor,
+        tableOptions ?? parseTableOptions(scope.state.query),
+        convert.version,
+        Date.now(),
+        rowObjectKind(scope.kind),
+      );
     }
     default:
       throw errors.notAcceptable('only the following media types are accepted: application/json, application/yaml');

@@ -19,9 +19,7 @@ export function checkName(obj: KubeObject, name: string, namespace: string): voi
   }
   const objNamespace = obj.metadata.namespace ?? '';
   if (namespace !== '' && objNamespace !== '' && objNamespace !== namespace) {
-    throw errors.badRequest(
-      `the namespace of the object (${objNamespace}) does not match the namespace on the request (${namespace})`,
-    );
+    throw errors.badRequest(`the namespace of the object (${objNamespace}) does not match the namespace on the request (${namespace})`);
   }
 }
 

@@ -22,7 +22,11 @@ import type { TableConvertor } from './table.js';
 import { WatchEventEncoder } from './watch.js';
 
 const JSON_MEDIA: OutputMediaType = { format: 'json', contentType: 'application/json', pretty: false };
-const PROTOBUF_MEDIA: OutputMediaType = { format: 'protobuf', contentType: 'application/vnd.kubernetes.protobuf;stream=watch', pretty: false };
+const PROTOBUF_MEDIA: OutputMediaType = {
+  format: 'protobuf',
+  contentType: 'application/vnd.kubernetes.protobuf;stream=watch',
+  pretty: false,
+};
 const TABLE_MEDIA: OutputMediaType = {
   format: 'json',
   contentType: 'application/json',
@@ -147,7 +151,10 @@ describe('watchers of one resource over the watch cache', () => {
   test('receive one event object per change and selection outcome, so its bytes are encoded once', async () => {
     const list = await configmaps.list(ctx('frames'), {});
     const rv = list.metadata.resourceVersion;
-    const everything = [await configmaps.watch(ctx('frames'), { resourceVersion: rv }), await configmaps.watch(ctx('frames'), { resourceVersion: rv })];
+    const everything = [
+      await configmaps.watch(ctx('frames'), { resourceVersion: rv }),
+      await configmaps.watch(ctx('frames'), { resourceVersion: rv }),
+    ];
     const selected = await configmaps.watch(ctx('frames'), { resourceVersion: rv, labelSelector: 'keep=yes' });
     const its = [...everything, selected].map((w) => w[Symbol.asyncIterator]());
     try {
@@ -159,7 +166,9 @@ describe('watchers of one resource over the watch cache', () => {
       assert.equal(added[0]!.object.kind, 'ConfigMap');
 
       // the label goes: a change to two watchers, a deletion to the selecting one
-      await configmaps.update(ctx('frames'), 'c', (cur) => ({ ...cur!, metadata: { ...cur!.metadata, labels: { keep: 'no' } } }), { allowCreate: false });
+      await configmaps.update(ctx('frames'), 'c', (cur) => ({ ...cur!, metadata: { ...cur!.metadata, labels: { keep: 'no' } } }), {
+        allowCreate: false,
+      });
       const next = await Promise.all(its.map(async (it) => (await it.next()).value as WatchEvent));
       assert.equal(next[0]!.type, 'MODIFIED');
       assert.equal(next[1], next[0]);

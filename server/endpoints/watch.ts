@@ -62,7 +62,14 @@ export class WatchEventEncoder {
         case 'Table': {
           const convertor = this.scope.config.tableConvertorFor(this.scope.resource);
           if (!convertor || !this.tableOptions) return event.object;
-          const table = toTable(event.object, convertor, { ...this.tableOptions, noHeaders: this.headersSent }, convert.version, Date.now(), rowObjectKind(this.scope.kind));
+          const table = toTable(
+            event.object,
+            convertor,
+            { ...this.tableOptions, noHeaders: this.headersSent },
+            convert.version,
+            Date.now(),
+            rowObjectKind(this.scope.kind),
+          );
           this.headersSent = true;
           return table;
         }
@@ -86,10 +93,7 @@ export function watchTimeoutMs(timeoutSeconds: number | undefined, minRequestTim
 }
 
 function drained(res: HttpResponse, stopped: Promise<'stop'>): Promise<'drain' | 'stop'> {
-  return Promise.race([
-    new Promise<'drain'>((resolve) => res.once('drain', () => resolve('drain'))),
-    stopped,
-  ]);
+  return Promise.race([new Promise<'drain'>((resolve) => res.once('drain', () => resolve('drain'))), stopped]);
 }
 
 export async function serveWatch(scope: Scope): Promise<void> {

@@ -54,12 +54,18 @@ test('starts etcd on loopback with its data under <data-dir>/etcd, and stops it 
 test('a restart on the same data dir reuses the member and its ports when free', async (t) => {
   const dir = tmpDir(t);
   const first = await startEmbeddedEtcd({ dataDir: dir });
-  await fetch(`${first.endpoint}/v3/kv/put`, { method: 'POST', body: JSON.stringify({ key: Buffer.from('k').toString('base64'), value: Buffer.from('v').toString('base64') }) });
+  await fetch(`${first.endpoint}/v3/kv/put`, {
+    method: 'POST',
+    body: JSON.stringify({ key: Buffer.from('k').toString('base64'), value: Buffer.from('v').toString('base64') }),
+  });
   await first.stop();
   const second = await startEmbeddedEtcd({ dataDir: dir });
   t.after(() => second.stop());
   assert.equal(second.endpoint, first.endpoint);
-  const res = await fetch(`${second.endpoint}/v3/kv/range`, { method: 'POST', body: JSON.stringify({ key: Buffer.from('k').toString('base64') }) });
+  const res = await fetch(`${second.endpoint}/v3/kv/range`, {
+    method: 'POST',
+    body: JSON.stringify({ key: Buffer.from('k').toString('base64') }),
+  });
   const body = (await res.json()) as { kvs?: { value: string }[] };
   assert.equal(Buffer.from(body.kvs?.[0]?.value ?? '', 'base64').toString(), 'v');
 });
@@ -97,7 +103,10 @@ test('when kapi dies by SIGKILL, the watchdog stops its etcd', async (t) => {
     process.stdout.write(e.pid + '\\n');
     setInterval(() => {}, 1000);
   `;
-  const kapi = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'], cwd: path.dirname(fileURLToPath(import.meta.url)) });
+  const kapi = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    cwd: path.dirname(fileURLToPath(import.meta.url)),
+  });
   const etcdPid = await new Promise<number>((resolve, reject) => {
     let out = '';
     kapi.stdout!.on('data', (b: Buffer) => {

@@ -55,7 +55,9 @@ function isAlive(pid: number): boolean {
 
 function readCmdline(pid: number): string[] | undefined {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((a) => a !== '');
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+      .split('\0')
+      .filter((a) => a !== '');
   } catch {
     return undefined;
   }
@@ -186,15 +188,24 @@ export async function startEmbeddedEtcd(opts: EmbeddedEtcdOptions): Promise<Embe
   const clientURL = `http://127.0.0.1:${ports.client}`;
   const peerURL = `http://127.0.0.1:${ports.peer}`;
   const args = [
-    '--name', 'kapi',
-    '--data-dir', etcdDataDir,
-    '--listen-client-urls', clientURL,
-    '--advertise-client-urls', clientURL,
-    '--listen-peer-urls', peerURL,
-    '--initial-advertise-peer-urls', peerURL,
-    '--initial-cluster', `kapi=${peerURL}`,
-    '--logger', 'zap',
-    '--log-level', opts.logLevel ?? 'warn',
+    '--name',
+    'kapi',
+    '--data-dir',
+    etcdDataDir,
+    '--listen-client-urls',
+    clientURL,
+    '--advertise-client-urls',
+    clientURL,
+    '--listen-peer-urls',
+    peerURL,
+    '--initial-advertise-peer-urls',
+    peerURL,
+    '--initial-cluster',
+    `kapi=${peerURL}`,
+    '--logger',
+    'zap',
+    '--log-level',
+    opts.logLevel ?? 'warn',
   ];
   // its own process group: a terminal's Ctrl-C reaches kapi, which then stops etcd in order
   const child = spawn(opts.binary ?? 'etcd', args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
@@ -211,7 +222,9 @@ export async function startEmbeddedEtcd(opts: EmbeddedEtcdOptions): Promise<Embe
   const pid = child.pid;
   if (pid === undefined) {
     const err = await spawnError;
-    throw new Error(`cannot start etcd (${opts.binary ?? 'etcd'}): ${err.message}; install it (Debian: etcd-server) or pass --etcd-servers`);
+    throw new Error(
+      `cannot start etcd (${opts.binary ?? 'etcd'}): ${err.message}; install it (Debian: etcd-server) or pass --etcd-servers`,
+    );
   }
   writeFileSync(pidFilePath(dataDir), `${pid}\n`);
   writeFileSync(portsFilePath(dataDir), JSON.stringify(ports) + '\n');

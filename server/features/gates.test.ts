@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FeatureGates } from './gates.js';
 
-test('defaults are kube-apiserver 1.33\'s', () => {
+test("defaults are kube-apiserver 1.33's", () => {
   const g = FeatureGates.defaults();
   assert.equal(g.enabled('CBORServingAndStorage'), false);
   assert.equal(g.enabled('WatchList'), true);
@@ -12,14 +12,15 @@ test('defaults are kube-apiserver 1.33\'s', () => {
   assert.throws(() => g.enabled('NotAGate'), /not a kube-apiserver 1.33 gate/);
 });
 
-test('unknown, malformed and locked gates are refused with kube\'s messages', () => {
+test("unknown, malformed and locked gates are refused with kube's messages", () => {
   assert.throws(() => FeatureGates.parse(['Bogus=true']), { message: 'unrecognized feature gate: Bogus' });
   assert.throws(() => FeatureGates.parse(['WatchList']), { message: 'missing bool value for WatchList' });
   assert.throws(() => FeatureGates.parse(['RetryGenerateName=false']), {
     message: 'cannot set feature gate RetryGenerateName to false, feature is locked to true',
   });
   assert.throws(() => FeatureGates.parse(['RetryGenerateName=false,BtreeWatchCache=false']), {
-    message: '[cannot set feature gate RetryGenerateName to false, feature is locked to true, cannot set feature gate BtreeWatchCache to false, feature is locked to true]',
+    message:
+      '[cannot set feature gate RetryGenerateName to false, feature is locked to true, cannot set feature gate BtreeWatchCache to false, feature is locked to true]',
   });
   assert.throws(() => FeatureGates.parse(['wardle:A=true']), { message: 'component not registered: wardle' });
   assert.throws(() => FeatureGates.parse(['kube:WatchList=true', 'APIResponseCompression=true']), {

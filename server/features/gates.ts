@@ -63,7 +63,9 @@ function requestedValues(pairs: readonly string[]): Map<string, boolean> {
     const text = pair.slice(eq + 1).trim();
     const value = parseGoBool(text);
     if (value === undefined) {
-      throw new FeatureGateError(`invalid value of ${name}=${text}, err: strconv.ParseBool: parsing ${JSON.stringify(text)}: invalid syntax`);
+      throw new FeatureGateError(
+        `invalid value of ${name}=${text}, err: strconv.ParseBool: parsing ${JSON.stringify(text)}: invalid syntax`,
+      );
     }
     requested.set(name, value);
   }
@@ -98,7 +100,8 @@ export class FeatureGates {
         continue;
       }
       if (STAGE_TOGGLES.has(name)) continue;
-      if (spec.stage === 'DEPRECATED') warnings.push(`Setting deprecated feature gate ${name}=${value}. It will be removed in a future release.`);
+      if (spec.stage === 'DEPRECATED')
+        warnings.push(`Setting deprecated feature gate ${name}=${value}. It will be removed in a future release.`);
       else if (spec.stage === 'GA') warnings.push(`Setting GA feature gate ${name}=${value}. It will be removed in a future release.`);
     }
     // utilerrors.Aggregate: one error alone, several in brackets

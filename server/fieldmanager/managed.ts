@@ -88,7 +88,8 @@ export function decodeManagedFields(entries: unknown): Managed {
     if (apiVersion === '') throw new ManagedFieldsError('apiVersion must not be empty');
     const fieldsType = typeof e.fieldsType === 'string' ? e.fieldsType : '';
     if (fieldsType === '') throw new ManagedFieldsError(`missing fieldsType in managed fields entry ${i}`);
-    if (fieldsType !== 'FieldsV1') throw new ManagedFieldsError(`invalid fieldsType ${JSON.stringify(fieldsType)} in managed fields entry ${i}`);
+    if (fieldsType !== 'FieldsV1')
+      throw new ManagedFieldsError(`invalid fieldsType ${JSON.stringify(fieldsType)} in managed fields entry ${i}`);
     const id = managerId({
       manager: typeof e.manager === 'string' ? e.manager : '',
       operation,

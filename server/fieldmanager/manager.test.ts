@@ -23,7 +23,11 @@ const deploymentStatus = managers.for(info('apps', 'v1', 'deployments'), 'status
 type Obj = Record<string, unknown>;
 
 function cm(data: Record<string, string>, extra: Obj = {}): Obj {
-  const o: Obj = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'default', ...((extra.metadata as Obj) ?? {}) } };
+  const o: Obj = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'cm', namespace: 'default', ...((extra.metadata as Obj) ?? {}) },
+  };
   if (Object.keys(data).length > 0) o.data = data;
   return o;
 }
@@ -153,7 +157,12 @@ describe('Update entries', () => {
   it('a status write records the subresource and does not own spec', () => {
     const d = created(
       deployments,
-      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' }, spec: { replicas: 1, selector: { matchLabels: { a: 'b' } }, template: {} } },
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'd' },
+        spec: { replicas: 1, selector: { matchLabels: { a: 'b' } }, template: {} },
+      },
       'creator',
     );
     const next = { ...(structuredClone(d) as unknown as Obj), status: { replicas: 1 } };
@@ -236,7 +245,14 @@ describe('managedFields rules', () => {
     const o1 = created(configMaps, cm({ a: '1' }), 'creator');
     const next = cm({ a: '1' });
     (next.metadata as Obj).managedFields = [
-      { manager: 'someone', operation: 'Update', apiVersion: 'v1', time: '2020-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:data': { 'f:a': {} } } },
+      {
+        manager: 'someone',
+        operation: 'Update',
+        apiVersion: 'v1',
+        time: '2020-01-01T00:00:00Z',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:data': { 'f:a': {} } },
+      },
     ];
     const o2 = updated(configMaps, o1, next, 'editor');
     assert.deepEqual(owners(o2), { 'someone/Update': { 'f:data': { 'f:a': {} } } });
@@ -273,10 +289,7 @@ describe('apply', () => {
   it('conflicts with Update managers name their version; several are listed per manager', () => {
     const o1 = created(configMaps, cm({ a: '1', b: '2' }), 'kubectl-client-side-apply');
     const err = conflictOf(() => applied(configMaps, o1, cm({ a: 'x', b: 'y' }), 'ssa'));
-    assert.equal(
-      err.message,
-      'Apply failed with 2 conflicts: conflicts with "kubectl-client-side-apply" using v1:\n- .data.a\n- .data.b',
-    );
+    assert.equal(err.message, 'Apply failed with 2 conflicts: conflicts with "kubectl-client-side-apply" using v1:\n- .data.a\n- .data.b');
     assert.deepEqual(
       err.details?.causes?.map((c) => [c.field, c.message]),
       [
@@ -299,7 +312,10 @@ describe('apply', () => {
     assert.deepEqual(owners(o2), { 'first/Apply': { 'f:data': { 'f:a': {} } }, 'second/Apply': { 'f:data': { 'f:a': {} } } });
     const o3 = updated(configMaps, o2, cm({ a: '1', z: 'z' }), 'third');
     const err = conflictOf(() => applied(configMaps, o3, cm({ a: '9' }), 'fourth'));
-    assert.match(err.message, /^Apply failed with 2 conflicts: conflicts with "first":\n- \.data\.a\nconflicts with "second":\n- \.data\.a$/);
+    assert.match(
+      err.message,
+      /^Apply failed with 2 conflicts: conflicts with "first":\n- \.data\.a\nconflicts with "second":\n- \.data\.a$/,
+    );
   });
 
   it('a field the applier drops is removed when nobody else owns it', () => {
@@ -359,16 +375,30 @@ describe('merge by schema', () => {
   it('map-lists merge by key: each applier keeps its items, a change to another’s item conflicts', () => {
     const o1 = applied(deployments, null, deployment([{ name: 'web', image: 'nginx:1' }]), 'app');
     const o2 = applied(deployments, o1, deployment([{ name: 'sidecar', image: 'envoy' }]), 'mesh');
-    assert.deepEqual(containersOf(o2).map((c) => c.name), ['web', 'sidecar']);
+    assert.deepEqual(
+      containersOf(o2).map((c) => c.name),
+      ['web', 'sidecar'],
+    );
     const err = conflictOf(() => applied(deployments, o2, deployment([{ name: 'web', image: 'nginx:2' }]), 'mesh'));
     assert.equal(err.message, 'Apply failed with 1 conflict: conflict with "app": .spec.template.spec.containers[name="web"].image');
   });
 
   it('an item the applier drops is removed; items of others stay', () => {
-    const o1 = applied(deployments, null, deployment([{ name: 'a', image: 'x' }, { name: 'b', image: 'y' }]), 'app');
+    const o1 = applied(
+      deployments,
+      null,
+      deployment([
+        { name: 'a', image: 'x' },
+        { name: 'b', image: 'y' },
+      ]),
+      'app',
+    );
     const o2 = applied(deployments, o1, deployment([{ name: 'c', image: 'z' }]), 'other');
     const o3 = applied(deployments, o2, deployment([{ name: 'a', image: 'x' }]), 'app');
-    assert.deepEqual(containersOf(o3).map((c) => c.name), ['a', 'c']);
+    assert.deepEqual(
+      containersOf(o3).map((c) => c.name),
+      ['a', 'c'],
+    );
   });
 
   it('atomic maps (the selector) are owned and replaced whole', () => {
@@ -411,7 +441,10 @@ describe('merge by schema', () => {
   it('a list item without its key is refused', () => {
     const err = conflictOf(() => applied(deployments, null, deployment([{ image: 'x' }]), 'app'));
     assert.equal(err.code, 500);
-    assert.match(err.message, /\.spec\.template\.spec\.containers: element 0: associative list with keys has an element that omits key field "name"/);
+    assert.match(
+      err.message,
+      /\.spec\.template\.spec\.containers: element 0: associative list with keys has an element that omits key field "name"/,
+    );
   });
 });
 
@@ -420,7 +453,12 @@ describe('scale', () => {
     const d = applied(
       deployments,
       null,
-      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', namespace: 'default' }, spec: { replicas: 2, selector: { matchLabels: { a: 'b' } } } },
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'd', namespace: 'default' },
+        spec: { replicas: 2, selector: { matchLabels: { a: 'b' } } },
+      },
       'app',
     );
     const next = structuredClone(d);

@@ -330,7 +330,13 @@ export class FieldManager {
     return this.applyOnce(live, config, managed, id, true);
   }
 
-  private applyOnce(live: JsonMap | null, config: JsonMap, managedIn: Managed, id: string, force: boolean): { object: JsonMap | undefined; managed: Managed } {
+  private applyOnce(
+    live: JsonMap | null,
+    config: JsonMap,
+    managedIn: Managed,
+    id: string,
+    force: boolean,
+  ): { object: JsonMap | undefined; managed: Managed } {
     let managed = cloneManaged(managedIn);
     if (managed.fields.size === 0) {
       // everything already there belongs to one manager first, so that applying can take it over
@@ -348,7 +354,11 @@ export class FieldManager {
       const ns = typeof cmeta.namespace === 'string' ? cmeta.namespace : '';
       const name = typeof cmeta.name === 'string' ? cmeta.name : '';
       const detail = problems.length === 1 ? problems[0] : ['errors:', ...problems.map((p) => `  ${p}`)].join('\n');
-      throw new StatusError(500, '', `failed to create typed patch object (${ns}/${name}; ${gvkString(this.apiVersion, this.c.kind.kind)}): ${detail}`);
+      throw new StatusError(
+        500,
+        '',
+        `failed to create typed patch object (${ns}/${name}; ${gvkString(this.apiVersion, this.c.kind.kind)}): ${detail}`,
+      );
     }
     const liveRaw: JsonMap = live ? withoutManagedFields(live) : {};
     const { object, managers } = this.updater.apply(liveRaw as Json, config as Json, managed.fields, id, force);

@@ -169,7 +169,13 @@ describe('apply by markers', () => {
         namespace: 'default',
         uid: 'u',
         managedFields: [
-          { manager: 'old', operation: 'Apply', apiVersion: 'example.com/v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:atomicMap': { 'f:k': {} } } } },
+          {
+            manager: 'old',
+            operation: 'Apply',
+            apiVersion: 'example.com/v1',
+            fieldsType: 'FieldsV1',
+            fieldsV1: { 'f:spec': { 'f:atomicMap': { 'f:k': {} } } },
+          },
         ],
       },
     } as unknown as KubeObject;

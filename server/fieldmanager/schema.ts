@@ -83,10 +83,7 @@ const deducedAtom: Atom = {
 };
 
 /** definitions whose values are scalars of more than one JSON type */
-const UNTYPED_SCALARS = new Set([
-  'io.k8s.apimachinery.pkg.api.resource.Quantity',
-  'io.k8s.apimachinery.pkg.util.intstr.IntOrString',
-]);
+const UNTYPED_SCALARS = new Set(['io.k8s.apimachinery.pkg.api.resource.Quantity', 'io.k8s.apimachinery.pkg.util.intstr.IntOrString']);
 
 /** defaults of map-list key fields, which the OpenAPI document kube-apiserver merges with has */
 const KEY_DEFAULTS: Record<string, Record<string, Json>> = {

@@ -16,7 +16,12 @@ describe('path elements', () => {
   });
 
   it('parse back, unknown kinds are skipped', () => {
-    assert.deepEqual(parsePathElement('k:{"b":1,"a":"x"}'), { key: [{ name: 'a', value: 'x' }, { name: 'b', value: 1 }] });
+    assert.deepEqual(parsePathElement('k:{"b":1,"a":"x"}'), {
+      key: [
+        { name: 'a', value: 'x' },
+        { name: 'b', value: 1 },
+      ],
+    });
     assert.deepEqual(parsePathElement('v:true'), { value: true });
     assert.equal(parsePathElement('z:what'), undefined);
     assert.throws(() => parsePathElement('f'));
@@ -42,9 +47,21 @@ describe('FieldSet', () => {
 
   it('recursive difference removes everything under a member', () => {
     const s = FieldSet.of([f('status')], [f('status'), f('replicas')], [f('spec'), f('replicas')]);
-    assert.deepEqual(s.recursiveDifference(FieldSet.of([f('status')])).paths().map(pathString), ['.spec.replicas']);
+    assert.deepEqual(
+      s
+        .recursiveDifference(FieldSet.of([f('status')]))
+        .paths()
+        .map(pathString),
+      ['.spec.replicas'],
+    );
     // plain difference keeps the children
-    assert.deepEqual(s.difference(FieldSet.of([f('status')])).paths().map(pathString), ['.spec.replicas', '.status.replicas']);
+    assert.deepEqual(
+      s
+        .difference(FieldSet.of([f('status')]))
+        .paths()
+        .map(pathString),
+      ['.spec.replicas', '.status.replicas'],
+    );
   });
 
   it('has and empty', () => {

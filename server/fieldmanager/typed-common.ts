@@ -48,7 +48,9 @@ export function listItemPathElement(list: ListAtom, item: Json): PathElement {
       if (Object.hasOwn(item, name)) return { name, value: item[name] };
       const def = defaults?.get(name);
       if (def !== undefined) return { name, value: def };
-      throw new ListItemError(`associative list with keys has an element that omits key field ${JSON.stringify(name)} (and doesn't have default value)`);
+      throw new ListItemError(
+        `associative list with keys has an element that omits key field ${JSON.stringify(name)} (and doesn't have default value)`,
+      );
     });
     return keyElement(fields);
   }

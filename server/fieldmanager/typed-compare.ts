@@ -40,14 +40,7 @@ function compare(l: Json | undefined, r: Json | undefined, type: TypeRef, path: 
   }
 }
 
-function handle(
-  a: Atom,
-  l: Json | undefined,
-  r: Json | undefined,
-  path: PathElement[],
-  c: Comparison,
-  state: { inLeaf: boolean },
-): void {
+function handle(a: Atom, l: Json | undefined, r: Json | undefined, path: PathElement[], c: Comparison, state: { inLeaf: boolean }): void {
   const leaf = () => {
     if (state.inLeaf) return;
     state.inLeaf = true;

@@ -92,7 +92,14 @@ export function reconcileWithSchema(set: FieldSet, type: TypeRef): FieldSet | un
   return set.recursiveDifference(toRemove).union(toAdd);
 }
 
-function reconcile(set: FieldSet | undefined, type: TypeRef, path: PathElement[], isAtomic: boolean, toRemove: FieldSet, toAdd: FieldSet): void {
+function reconcile(
+  set: FieldSet | undefined,
+  type: TypeRef,
+  path: PathElement[],
+  isAtomic: boolean,
+  toRemove: FieldSet,
+  toAdd: FieldSet,
+): void {
   const atom = type.atom();
   if (atom.map) {
     // an untyped deduced map is left as it is

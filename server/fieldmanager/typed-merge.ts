@@ -53,7 +53,12 @@ function handle(a: Atom, l: Json | undefined, r: Json | undefined, path: string)
       const out: JsonMap = {};
       // live members first, in their order; then the configuration's new ones
       for (const key of Object.keys(lm ?? {})) {
-        const v = merge(lm![key], rm && Object.hasOwn(rm, key) ? rm[key] : undefined, memberTypeOrDeduced(map, key, deducedType), `${path}.${key}`);
+        const v = merge(
+          lm![key],
+          rm && Object.hasOwn(rm, key) ? rm[key] : undefined,
+          memberTypeOrDeduced(map, key, deducedType),
+          `${path}.${key}`,
+        );
         if (v !== undefined) out[key] = v;
       }
       for (const key of Object.keys(rm ?? {})) {

@@ -52,8 +52,16 @@ export class Updater {
     const type = this.typeAt(version);
     if (!type) return undefined;
     const same = version === this.o.version;
-    const c = compareTyped(same ? live : this.o.versions.convert(live, version), same ? next : this.o.versions.convert(next, version), type);
-    return { added: this.filtered(c.added, version), modified: this.filtered(c.modified, version), removed: this.filtered(c.removed, version) };
+    const c = compareTyped(
+      same ? live : this.o.versions.convert(live, version),
+      same ? next : this.o.versions.convert(next, version),
+      type,
+    );
+    return {
+      added: this.filtered(c.added, version),
+      modified: this.filtered(c.modified, version),
+      removed: this.filtered(c.removed, version),
+    };
   }
 
   /** managers whose version is gone are dropped; sets inside what became atomic are widened */
@@ -119,7 +127,13 @@ export class Updater {
   }
 
   /** an apply by `manager`: the new object (undefined when nothing changes) and the managers */
-  apply(live: Json, config: Json, managers: ManagedSets, manager: string, force: boolean): { object: Json | undefined; managers: ManagedSets } {
+  apply(
+    live: Json,
+    config: Json,
+    managers: ManagedSets,
+    manager: string,
+    force: boolean,
+  ): { object: Json | undefined; managers: ManagedSets } {
     const type = this.typeAt(this.o.version)!;
     const out = this.reconcile(managers);
     let merged: Json = mergeTyped(live, config, type) ?? {};

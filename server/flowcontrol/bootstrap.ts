@@ -39,7 +39,13 @@ interface RuleSpec {
   nonResourceRules?: Json[];
 }
 
-function flowSchema(name: string, level: string, precedence: number, distinguisher: 'ByUser' | 'ByNamespace' | undefined, rule: RuleSpec): KubeObject {
+function flowSchema(
+  name: string,
+  level: string,
+  precedence: number,
+  distinguisher: 'ByUser' | 'ByNamespace' | undefined,
+  rule: RuleSpec,
+): KubeObject {
   const spec: Json = { priorityLevelConfiguration: { name: level }, matchingPrecedence: precedence };
   if (distinguisher) spec.distinguisherMethod = { type: distinguisher };
   const r: Json = { subjects: rule.subjects };
@@ -83,7 +89,11 @@ export function mandatoryPriorityLevels(): KubeObject[] {
 
 export function mandatoryFlowSchemas(): KubeObject[] {
   return [
-    flowSchema(EXEMPT, EXEMPT, 1, undefined, { subjects: groups('system:masters'), resourceRules: everything(), nonResourceRules: everyURL() }),
+    flowSchema(EXEMPT, EXEMPT, 1, undefined, {
+      subjects: groups('system:masters'),
+      resourceRules: everything(),
+      nonResourceRules: everyURL(),
+    }),
     flowSchema(CATCH_ALL, CATCH_ALL, 10000, 'ByUser', {
       subjects: groups('system:unauthenticated', 'system:authenticated'),
       resourceRules: everything(),

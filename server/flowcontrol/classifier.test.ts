@@ -26,7 +26,11 @@ describe('classification with the default configuration', () => {
 
   it('system:masters is exempt, for resources and non-resource URLs alike', () => {
     const admin = authed('kubernetes-admin', 'system:masters');
-    for (const [m, p] of [['GET', '/api/v1/namespaces'], ['POST', '/api/v1/namespaces/default/configmaps'], ['GET', '/metrics']] as const) {
+    for (const [m, p] of [
+      ['GET', '/api/v1/namespaces'],
+      ['POST', '/api/v1/namespaces/default/configmaps'],
+      ['GET', '/metrics'],
+    ] as const) {
       const r = schemaOf(c, admin, m, p);
       assert.equal(r.classification.flowSchema, 'exempt');
       assert.equal(r.classification.priorityLevel, 'exempt');
@@ -44,7 +48,10 @@ describe('classification with the default configuration', () => {
   it('a node: node-high for its Node and Lease, system-nodes for the rest', () => {
     const node = authed('system:node:n1', 'system:nodes');
     assert.equal(schemaOf(c, node, 'PUT', '/api/v1/nodes/n1/status').classification.flowSchema, 'system-node-high');
-    assert.equal(schemaOf(c, node, 'PUT', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n1').classification.flowSchema, 'system-node-high');
+    assert.equal(
+      schemaOf(c, node, 'PUT', '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/n1').classification.flowSchema,
+      'system-node-high',
+    );
     const pods = schemaOf(c, node, 'GET', '/api/v1/namespaces/default/pods');
     assert.equal(pods.classification.flowSchema, 'system-nodes');
     assert.equal(pods.classification.priorityLevel, 'system');
@@ -52,13 +59,23 @@ describe('classification with the default configuration', () => {
   });
 
   it('service accounts: kube-system ones by namespace at workload-high, others at workload-low', () => {
-    const ks = authed('system:serviceaccount:kube-system:replicaset-controller', 'system:serviceaccounts', 'system:serviceaccounts:kube-system');
+    const ks = authed(
+      'system:serviceaccount:kube-system:replicaset-controller',
+      'system:serviceaccounts',
+      'system:serviceaccounts:kube-system',
+    );
     const r = schemaOf(c, ks, 'GET', '/apis/apps/v1/namespaces/team/replicasets');
     assert.equal(r.classification.flowSchema, 'kube-system-service-accounts');
     assert.equal(r.classification.priorityLevel, 'workload-high');
     assert.equal(r.distinguisher, 'team');
-    assert.equal(schemaOf(c, ks, 'PUT', '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/x').classification.flowSchema, 'system-leader-election');
-    assert.equal(schemaOf(c, ks, 'GET', '/api/v1/namespaces/kube-system/configmaps/x').classification.flowSchema, 'workload-leader-election');
+    assert.equal(
+      schemaOf(c, ks, 'PUT', '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/x').classification.flowSchema,
+      'system-leader-election',
+    );
+    assert.equal(
+      schemaOf(c, ks, 'GET', '/api/v1/namespaces/kube-system/configmaps/x').classification.flowSchema,
+      'workload-leader-election',
+    );
     const other = authed('system:serviceaccount:team:builder', 'system:serviceaccounts', 'system:serviceaccounts:team');
     const o = schemaOf(c, other, 'GET', '/api/v1/namespaces/team/pods');
     assert.equal(o.classification.flowSchema, 'service-accounts');
@@ -88,7 +105,13 @@ describe('classification with the default configuration', () => {
   it('without any objects the mandatory ones are imagined (no UIDs)', () => {
     const empty = new FlowController({ serverConcurrencyLimit: 10 });
     const r = empty.classify({ user: authed('jane'), info: resource('GET', '/api/v1/pods') });
-    assert.deepEqual(r.classification, { flowSchema: 'catch-all', flowSchemaUID: '', priorityLevel: 'catch-all', priorityLevelUID: '', exempt: false });
+    assert.deepEqual(r.classification, {
+      flowSchema: 'catch-all',
+      flowSchemaUID: '',
+      priorityLevel: 'catch-all',
+      priorityLevelUID: '',
+      exempt: false,
+    });
   });
 
   it('a FlowSchema whose level does not exist is dangling and skipped', () => {
@@ -102,7 +125,10 @@ describe('classification with the default configuration', () => {
 
 describe('rule matching details', () => {
   const schema = (rules: unknown[], precedence = 100, name = 's') =>
-    parseFlowSchema({ metadata: { name, uid: name }, spec: { priorityLevelConfiguration: { name: 'global-default' }, matchingPrecedence: precedence, rules } })!;
+    parseFlowSchema({
+      metadata: { name, uid: name },
+      spec: { priorityLevelConfiguration: { name: 'global-default' }, matchingPrecedence: precedence, rules },
+    })!;
   const jane = authed('jane', 'dev');
 
   it('resource rules: verbs, groups, resources with subresources, namespaces, clusterScope', () => {
@@ -121,16 +147,26 @@ describe('rule matching details', () => {
   });
 
   it('subjects: User "*", ServiceAccount by name', () => {
-    const any = schema([{ subjects: [{ kind: 'User', user: { name: '*' } }], nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['/apis/*'] }] }]);
+    const any = schema([
+      { subjects: [{ kind: 'User', user: { name: '*' } }], nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['/apis/*'] }] },
+    ]);
     assert.equal(matchesFlowSchema({ user: jane, info: nonResourceInfo('GET', '/apis/x') }, any), true);
     assert.equal(matchesFlowSchema({ user: jane, info: nonResourceInfo('GET', '/api') }, any), false);
-    const sa = schema([{ subjects: [{ kind: 'ServiceAccount', serviceAccount: { namespace: 'team', name: 'bot' } }], nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['*'] }] }]);
+    const sa = schema([
+      {
+        subjects: [{ kind: 'ServiceAccount', serviceAccount: { namespace: 'team', name: 'bot' } }],
+        nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['*'] }],
+      },
+    ]);
     assert.equal(matchesFlowSchema({ user: authed('system:serviceaccount:team:bot'), info: nonResourceInfo('GET', '/x') }, sa), true);
     assert.equal(matchesFlowSchema({ user: authed('system:serviceaccount:team:bot2'), info: nonResourceInfo('GET', '/x') }, sa), false);
   });
 
   it('order: lower matchingPrecedence first, ties by name', () => {
     const sorted = sortFlowSchemas([schema([], 500, 'b'), schema([], 500, 'a'), schema([], 10, 'z')]);
-    assert.deepEqual(sorted.map((s) => s.name), ['z', 'a', 'b']);
+    assert.deepEqual(
+      sorted.map((s) => s.name),
+      ['z', 'a', 'b'],
+    );
   });
 });

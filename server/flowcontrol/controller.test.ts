@@ -13,7 +13,10 @@ const jane = { username: 'jane', groups: ['dev', 'system:authenticated'] };
 const admin = { username: 'admin', groups: ['system:masters', 'system:authenticated'] };
 
 function rejectLevel(name: string, shares: number): KubeObject {
-  return { metadata: { name, uid: `uid-${name}` }, spec: { type: 'Limited', limited: { nominalConcurrencyShares: shares, limitResponse: { type: 'Reject' } } } };
+  return {
+    metadata: { name, uid: `uid-${name}` },
+    spec: { type: 'Limited', limited: { nominalConcurrencyShares: shares, limitResponse: { type: 'Reject' } } },
+  };
 }
 function schemaFor(name: string, level: string, group: string): KubeObject {
   return {
@@ -22,7 +25,12 @@ function schemaFor(name: string, level: string, group: string): KubeObject {
       priorityLevelConfiguration: { name: level },
       matchingPrecedence: 50,
       distinguisherMethod: { type: 'ByUser' },
-      rules: [{ subjects: [{ kind: 'Group', group: { name: group } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true, namespaces: ['*'] }] }],
+      rules: [
+        {
+          subjects: [{ kind: 'Group', group: { name: group } }],
+          resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true, namespaces: ['*'] }],
+        },
+      ],
     },
   };
 }

@@ -175,15 +175,28 @@ export class FlowController {
     }
     this.forgetDrained();
     if (outcome.reason !== 'cancelled') this.dropped.record(classification.priorityLevel);
-    return { admitted: false, classification, reason: outcome.reason, retryAfterSeconds: this.dropped.retryAfter(classification.priorityLevel) };
+    return {
+      admitted: false,
+      classification,
+      reason: outcome.reason,
+      retryAfterSeconds: this.dropped.retryAfter(classification.priorityLevel),
+    };
   }
 
   /** every priority level now, draining ones too (the status page) */
   levelsStatus(): PriorityLevelStatus[] {
     const out: PriorityLevelStatus[] = [];
-    for (const [draining, levels] of [[false, this.levels], [true, this.draining]] as const) {
+    for (const [draining, levels] of [
+      [false, this.levels],
+      [true, this.draining],
+    ] as const) {
       for (const [name, l] of levels) {
-        out.push({ name, exempt: l.config.exempt, draining, ...(l.queues ? { ...l.queues.stats, queueLengths: l.queues.queueLengths() } : {}) });
+        out.push({
+          name,
+          exempt: l.config.exempt,
+          draining,
+          ...(l.queues ? { ...l.queues.stats, queueLengths: l.queues.queueLengths() } : {}),
+        });
       }
     }
     return out;

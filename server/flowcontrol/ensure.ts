@@ -62,7 +62,8 @@ export function desiredUpdate(current: KubeObject, bootstrapAsGiven: KubeObject,
   const fixSpec = autoUpdate && !specEqualish(bootstrap, current);
   if (!fixAnnotation && !fixSpec) return undefined;
   const next: KubeObject = { ...current, metadata: { ...current.metadata } };
-  if (fixAnnotation) next.metadata.annotations = { ...(current.metadata.annotations ?? {}), [AUTOUPDATE_SPEC_ANNOTATION]: String(autoUpdate) };
+  if (fixAnnotation)
+    next.metadata.annotations = { ...(current.metadata.annotations ?? {}), [AUTOUPDATE_SPEC_ANNOTATION]: String(autoUpdate) };
   if (fixSpec) next.spec = structuredClone(bootstrap.spec);
   return next;
 }

@@ -34,8 +34,16 @@ export interface StartFlowControlOptions extends FlowControllerOptions {
 
 function danglingCondition(level: string, dangling: boolean) {
   return dangling
-    ? { status: 'True', reason: 'NotFound', message: `This FlowSchema references the PriorityLevelConfiguration object named "${level}" but there is no such object` }
-    : { status: 'False', reason: 'Found', message: `This FlowSchema references the PriorityLevelConfiguration object named "${level}" and it exists` };
+    ? {
+        status: 'True',
+        reason: 'NotFound',
+        message: `This FlowSchema references the PriorityLevelConfiguration object named "${level}" but there is no such object`,
+      }
+    : {
+        status: 'False',
+        reason: 'Found',
+        message: `This FlowSchema references the PriorityLevelConfiguration object named "${level}" and it exists`,
+      };
 }
 
 export function startFlowControl(opts: StartFlowControlOptions): RunningFlowControl {
@@ -55,7 +63,8 @@ export function startFlowControl(opts: StartFlowControlOptions): RunningFlowCont
     while (!signal.aborted) {
       try {
         const r = await ensureBootstrapConfiguration(opts.resolver, signal);
-        if (r.created.length || r.updated.length) log.info('priority and fairness configuration ensured', { created: r.created.length, updated: r.updated.length });
+        if (r.created.length || r.updated.length)
+          log.info('priority and fairness configuration ensured', { created: r.created.length, updated: r.updated.length });
         return;
       } catch (err) {
         if (signal.aborted) return;
@@ -87,9 +96,11 @@ export function startFlowControl(opts: StartFlowControlOptions): RunningFlowCont
     const statusWrites = new Set<string>();
     const writeStatus = (fs: KubeObject, dangling: boolean) => {
       const name = fs.metadata.name ?? '';
-      const level = String((fs.spec as { priorityLevelConfiguration?: { name?: unknown } } | undefined)?.priorityLevelConfiguration?.name ?? '');
+      const level = String(
+        (fs.spec as { priorityLevelConfiguration?: { name?: unknown } } | undefined)?.priorityLevelConfiguration?.name ?? '',
+      );
       const want = danglingCondition(level, dangling);
-      const conditions = ((fs.status as { conditions?: Array<Record<string, unknown>> } | undefined)?.conditions ?? []);
+      const conditions = (fs.status as { conditions?: Array<Record<string, unknown>> } | undefined)?.conditions ?? [];
       const have = conditions.find((c) => c.type === 'Dangling');
       if (have && have.status === want.status && have.reason === want.reason && have.message === want.message) return;
       if (!statusRes || statusWrites.has(name)) return;

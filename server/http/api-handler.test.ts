@@ -50,7 +50,13 @@ const deployments = new MemoryResource(resourceInfo({ group: 'apps', resource: '
 const broken = new ThrowingResource(resourceInfo({ resource: 'brokens', kind: 'Broken' }), backend);
 const warned = new WarningResource(resourceInfo({ resource: 'warneds', kind: 'Warned' }), backend);
 const reviews = new MemoryResource(
-  resourceInfo({ group: 'authentication.k8s.io', resource: 'selfsubjectreviews', kind: 'SelfSubjectReview', namespaced: false, verbs: ['create'] }),
+  resourceInfo({
+    group: 'authentication.k8s.io',
+    resource: 'selfsubjectreviews',
+    kind: 'SelfSubjectReview',
+    namespaced: false,
+    verbs: ['create'],
+  }),
   backend,
 );
 
@@ -64,9 +70,13 @@ before(async () => {
     anonymous: { enabled: true, paths: ['/livez*', '/readyz*', '/healthz*', '/version'] },
     health: {
       livez: [pingCheck],
-      readyz: [pingCheck, namedCheck('etcd', async () => {
-        if (!etcdHealthy) throw new Error('etcd down');
-      }), shutdownCheck(() => shuttingDown)],
+      readyz: [
+        pingCheck,
+        namedCheck('etcd', async () => {
+          if (!etcdHealthy) throw new Error('etcd down');
+        }),
+        shutdownCheck(() => shuttingDown),
+      ],
     },
     discovery: (req) =>
       req.path === '/apis' && req.method === 'GET'
@@ -170,7 +180,10 @@ describe('errors', () => {
     assert.equal(builtIn.status, 200);
     assert.equal(builtIn.headers['content-type'], 'application/vnd.kubernetes.protobuf');
     assert.equal(decodeProtobuf(builtIn.body).kind, 'ConfigMapList');
-    const only = await client.http1({ path: '/api/v1/namespaces/default/warneds', headers: { accept: 'application/vnd.kubernetes.protobuf' } });
+    const only = await client.http1({
+      path: '/api/v1/namespaces/default/warneds',
+      headers: { accept: 'application/vnd.kubernetes.protobuf' },
+    });
     assert.equal(only.status, 406);
     assert.equal(only.json().reason, 'NotAcceptable');
     assert.equal(only.json().message, 'only the following media types are accepted: application/json, application/yaml');
@@ -250,10 +263,7 @@ describe('create, read, update, patch, delete', () => {
       body: JSON.stringify({ apiVersion: 'apps/v1beta1', kind: 'Deployment', metadata: { name: 'd' } }),
     });
     assert.equal(version.status, 400);
-    assert.equal(
-      version.json().message,
-      'the API version in the data (apps/v1beta1) does not match the expected API version (apps/v1)',
-    );
+    assert.equal(version.json().message, 'the API version in the data (apps/v1beta1) does not match the expected API version (apps/v1)');
   });
 
   test('malformed, oversized and unknown-format bodies', async () => {
@@ -289,7 +299,10 @@ describe('create, read, update, patch, delete', () => {
     const bad = await client.http1({ method: 'POST', path: '/api/v1/namespaces/default/configmaps?dryRun=Maybe', body: cm('dry') });
     assert.equal(bad.status, 422);
     assert.equal(bad.json().reason, 'Invalid');
-    assert.equal(bad.json().message, 'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"Maybe"}: supported values: "All"');
+    assert.equal(
+      bad.json().message,
+      'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"Maybe"}: supported values: "All"',
+    );
     const ok = await client.http1({ method: 'POST', path: '/api/v1/namespaces/default/configmaps?dryRun=All', body: cm('dry') });
     assert.equal(ok.status, 201);
     assert.equal(configmaps.contexts.at(-1)?.dryRun, true);
@@ -316,7 +329,10 @@ describe('create, read, update, patch, delete', () => {
     assert.equal(warned.headers['warning'], '299 - "duplicate field \\"data.a\\""');
     const strict = await client.http1({ method: 'POST', path: '/api/v1/namespaces/default/configmaps?fieldValidation=Strict', body });
     assert.equal(strict.status, 400);
-    assert.equal(strict.json().message, 'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field "data.a"');
+    assert.equal(
+      strict.json().message,
+      'ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field "data.a"',
+    );
   });
 
   test('update: names must match; 200 when replaced', async () => {
@@ -399,7 +415,11 @@ describe('create, read, update, patch, delete', () => {
   });
 
   test('delete: finalizers keep the object, otherwise it is gone', async () => {
-    await client.http1({ method: 'POST', path: '/api/v1/namespaces/default/configmaps', body: cm('fin', { finalizers: ['example.com/x'] }) });
+    await client.http1({
+      method: 'POST',
+      path: '/api/v1/namespaces/default/configmaps',
+      body: cm('fin', { finalizers: ['example.com/x'] }),
+    });
     const kept = await client.http1({ method: 'DELETE', path: '/api/v1/namespaces/default/configmaps/fin' });
     assert.equal(kept.status, 200, kept.text);
     assert.ok(kept.json<KubeObject>().metadata.deletionTimestamp);
@@ -415,7 +435,10 @@ describe('create, read, update, patch, delete', () => {
     const after = await client.http1({ path: '/api/v1/namespaces/default/configmaps/gone' });
     assert.equal(after.status, 404);
 
-    const badPolicy = await client.http1({ method: 'DELETE', path: '/api/v1/namespaces/default/configmaps/fin?propagationPolicy=Sometimes' });
+    const badPolicy = await client.http1({
+      method: 'DELETE',
+      path: '/api/v1/namespaces/default/configmaps/fin?propagationPolicy=Sometimes',
+    });
     assert.equal(badPolicy.status, 422);
   });
 
@@ -490,7 +513,10 @@ describe('list', () => {
     assert.equal(table.kind, 'Table');
     assert.equal(table.apiVersion, 'meta.k8s.io/v1');
     assert.ok(table.metadata.resourceVersion);
-    assert.deepEqual(table.columnDefinitions.map((c) => c.name), ['Name', 'Data', 'Age']);
+    assert.deepEqual(
+      table.columnDefinitions.map((c) => c.name),
+      ['Name', 'Data', 'Age'],
+    );
     assert.equal(table.rows.length, 3);
     assert.equal(table.rows[0].cells[0], 'c1');
     assert.equal(table.rows[0].cells[1], 1);
@@ -634,7 +660,10 @@ describe('watch', () => {
   test('kubectl get -w: Table events, column definitions only in the first', async () => {
     await client.http1({ method: 'POST', path: '/api/v1/namespaces/w4/configmaps', body: cm('t1') });
     const w = watchHttp1('/api/v1/namespaces/w4/configmaps?watch=true&timeoutSeconds=2', { accept: KUBECTL_TABLE_ACCEPT });
-    type TableEvent = { type: string; object: { kind: string; columnDefinitions: unknown[] | null; rows: { cells: unknown[]; object: KubeObject }[] } };
+    type TableEvent = {
+      type: string;
+      object: { kind: string; columnDefinitions: unknown[] | null; rows: { cells: unknown[]; object: KubeObject }[] };
+    };
     const first = await w.lines.nextJson<TableEvent>();
     assert.equal(first?.object.kind, 'Table');
     assert.ok(Array.isArray(first?.object.columnDefinitions));
@@ -785,7 +814,10 @@ describe('health, version, non-resource paths', () => {
     const r = await client.http1({ path: '/api/v1/namespaces/default/configmaps' });
     assert.match(String(r.headers['audit-id']), /^[0-9a-f-]{36}$/);
     assert.equal(r.headers['cache-control'], 'no-cache, private');
-    const unauthorized = await new TestClient(client.port, pki.ca.cert).http1({ path: '/api/v1/pods', headers: { 'audit-id': 'given-id' } });
+    const unauthorized = await new TestClient(client.port, pki.ca.cert).http1({
+      path: '/api/v1/pods',
+      headers: { 'audit-id': 'given-id' },
+    });
     assert.equal(unauthorized.status, 401);
     assert.equal(unauthorized.headers['audit-id'], 'given-id');
   });

@@ -122,9 +122,7 @@ export function createRouter(opts: ApiHandlerOptions): Handler {
   const resources = createResourceHandler(opts.resolver, config);
   const health = createHealthHandler(opts.health ?? {});
   const version = defaultVersionInfo(opts.version);
-  const providers = [opts.discovery, opts.openapi, ...(opts.nonResource ?? [])].filter(
-    (p): p is NonResourceHandler => p !== undefined,
-  );
+  const providers = [opts.discovery, opts.openapi, ...(opts.nonResource ?? [])].filter((p): p is NonResourceHandler => p !== undefined);
 
   return async (state) => {
     const delegate = opts.delegateFor?.(state.path);

@@ -101,7 +101,9 @@ export function buildHandlerChain(api: Handler, opts: ChainOptions): Handler {
     withAudit(opts.auditor),
     withImpersonation(opts.authorizer ?? alwaysAllow),
     withMaxInFlight(opts.maxInFlight),
-    withAuthorizationAudit(instrumentAuthorizer(opts.authorizer ?? alwaysAllow), opts.auditor, (a) => withAuthorization(a, serving.authorizeWithSelectors !== false, opts.authorizationAliases)),
+    withAuthorizationAudit(instrumentAuthorizer(opts.authorizer ?? alwaysAllow), opts.auditor, (a) =>
+      withAuthorization(a, serving.authorizeWithSelectors !== false, opts.authorizationAliases),
+    ),
     withRequestMetrics(),
     ...(opts.deprecationOf ? [withDeprecationWarnings(opts.deprecationOf)] : []),
   ];
@@ -149,7 +151,10 @@ export function newRequestState(req: HttpRequest, res: HttpResponse, upgrade?: U
 }
 
 /** Adapts a chain to node's `request` event (HTTP/1.1 and HTTP/2 compat alike). */
-export function toRequestListener(handler: Handler, onPanic?: PanicReporter): (req: HttpRequest, res: HttpResponse, upgrade?: UpgradeSocket) => void {
+export function toRequestListener(
+  handler: Handler,
+  onPanic?: PanicReporter,
+): (req: HttpRequest, res: HttpResponse, upgrade?: UpgradeSocket) => void {
   return (req, res, upgrade) => {
     const state = newRequestState(req, res, upgrade);
     if (!state) {

@@ -87,9 +87,7 @@ export function createHealthHandler(opts: HealthOptions): (state: RequestState) 
     const unknownExcluded = new Set(excluded);
     const lines: string[] = [];
     let failed = false;
-    const results = await Promise.all(
-      checks.map(async (c) => (excluded.has(c.name) ? 'excluded' : await run(endpoint, c))),
-    );
+    const results = await Promise.all(checks.map(async (c) => (excluded.has(c.name) ? 'excluded' : await run(endpoint, c))));
     checks.forEach((c, i) => {
       const r = results[i];
       if (r === 'excluded') {
@@ -103,7 +101,10 @@ export function createHealthHandler(opts: HealthOptions): (state: RequestState) 
       }
     });
     if (unknownExcluded.size > 0) {
-      const names = [...unknownExcluded].sort().map((n) => JSON.stringify(n)).join(',');
+      const names = [...unknownExcluded]
+        .sort()
+        .map((n) => JSON.stringify(n))
+        .join(',');
       lines.push(`warn: some health checks cannot be excluded: no matches for ${names}`);
     }
     const listing = lines.map((l) => l + '\n').join('');

@@ -21,5 +21,8 @@ test('a hook whose work failed keeps failing with the reason; names are unique',
   await settle();
   await assert.rejects(hooks.check('a').check(), /failed: etcd went away/);
   assert.throws(() => hooks.add('a', Promise.resolve()), /registered twice/);
-  assert.deepEqual(hooks.checks().map((c) => c.name), ['poststarthook/a']);
+  assert.deepEqual(
+    hooks.checks().map((c) => c.name),
+    ['poststarthook/a'],
+  );
 });

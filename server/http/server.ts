@@ -4,7 +4,13 @@
 import { createSecureServer as createHttp2SecureServer, type Http2SecureServer } from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
 import { createSecureContext, type SecureContext, type TLSSocket } from 'node:tls';
-import { answerHttp1ClientError, HTTP1_MAX_HEADER_BYTES, HTTP2_MAX_FRAME_BYTES, HTTP2_MAX_HEADER_LIST_BYTES, HTTP2_MAX_HEADER_PAIRS } from './header-limits.js';
+import {
+  answerHttp1ClientError,
+  HTTP1_MAX_HEADER_BYTES,
+  HTTP2_MAX_FRAME_BYTES,
+  HTTP2_MAX_HEADER_LIST_BYTES,
+  HTTP2_MAX_HEADER_PAIRS,
+} from './header-limits.js';
 import { sniMatcher, type NodeTlsVersion } from './tls-options.js';
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -74,7 +80,13 @@ export function createSecureServer(opts: SecureServerOptions): SecureServer {
   const sniContexts = (opts.sniCertificates ?? []).map((c) => ({
     names: c.names,
     explicit: c.explicit,
-    value: createSecureContext({ cert: c.cert, key: c.key, ca: opts.clientCA, minVersion: opts.minVersion ?? 'TLSv1.2', ciphers: opts.ciphers }),
+    value: createSecureContext({
+      cert: c.cert,
+      key: c.key,
+      ca: opts.clientCA,
+      minVersion: opts.minVersion ?? 'TLSv1.2',
+      ciphers: opts.ciphers,
+    }),
   }));
   const pickContext = sniContexts.length > 0 ? sniMatcher<SecureContext>(sniContexts) : undefined;
   const server = createHttp2SecureServer(

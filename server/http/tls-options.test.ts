@@ -27,22 +27,32 @@ describe('tlsCipherSuites', () => {
   const all = getCiphers();
   it("maps Go's suite names to OpenSSL's and leaves TLS 1.3 suites alone", () => {
     assert.deepEqual(tlsCipherSuites([], all), { tls13Only: false });
-    assert.deepEqual(tlsCipherSuites(['TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256', 'TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305', 'TLS_AES_128_GCM_SHA256'], all), {
-      ciphers: 'ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-CHACHA20-POLY1305',
-      tls13Only: false,
-    });
+    assert.deepEqual(
+      tlsCipherSuites(['TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256', 'TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305', 'TLS_AES_128_GCM_SHA256'], all),
+      {
+        ciphers: 'ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-CHACHA20-POLY1305',
+        tls13Only: false,
+      },
+    );
     assert.deepEqual(tlsCipherSuites(['TLS_AES_256_GCM_SHA384'], all), { tls13Only: true });
   });
   it("refuses unknown names with kube-apiserver's message, and suites this OpenSSL lacks", () => {
     assert.throws(() => tlsCipherSuites(['TLS_NOPE'], all), { message: "Cipher suite TLS_NOPE not supported or doesn't exist" });
-    assert.throws(() => tlsCipherSuites(['TLS_RSA_WITH_RC4_128_SHA'], ['aes128-sha']), /TLS_RSA_WITH_RC4_128_SHA \(OpenSSL RC4-SHA\) is not available/);
+    assert.throws(
+      () => tlsCipherSuites(['TLS_RSA_WITH_RC4_128_SHA'], ['aes128-sha']),
+      /TLS_RSA_WITH_RC4_128_SHA \(OpenSSL RC4-SHA\) is not available/,
+    );
   });
 });
 
 describe('parseNamedCertKey and sniMatcher', () => {
   it('reads "cert,key[:names]"', () => {
     assert.deepEqual(parseNamedCertKey('a.crt,a.key'), { certFile: 'a.crt', keyFile: 'a.key', names: [] });
-    assert.deepEqual(parseNamedCertKey('a.crt,a.key:*.foo.com,foo.com'), { certFile: 'a.crt', keyFile: 'a.key', names: ['*.foo.com', 'foo.com'] });
+    assert.deepEqual(parseNamedCertKey('a.crt,a.key:*.foo.com,foo.com'), {
+      certFile: 'a.crt',
+      keyFile: 'a.key',
+      names: ['*.foo.com', 'foo.com'],
+    });
     assert.throws(() => parseNamedCertKey('a.crt'), /certificate and key/);
   });
   it('exact names before wildcards, given names before certificate names, first flag first', () => {
@@ -61,7 +71,10 @@ describe('parseNamedCertKey and sniMatcher', () => {
 });
 
 /** the TLS version and certificate a client gets, or the handshake's error */
-function handshake(port: number, opts: { maxVersion?: 'TLSv1.2' | 'TLSv1.3'; servername?: string; ciphers?: string }): Promise<{ version?: string; cipher?: string; subject?: string; error?: string }> {
+function handshake(
+  port: number,
+  opts: { maxVersion?: 'TLSv1.2' | 'TLSv1.3'; servername?: string; ciphers?: string },
+): Promise<{ version?: string; cipher?: string; subject?: string; error?: string }> {
   return new Promise((resolve) => {
     const socket: TLSSocket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'], ...opts }, () => {
       const cert = socket.getPeerCertificate();
@@ -79,12 +92,36 @@ describe('the server with the TLS flags', () => {
   let sni: FilterServer;
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'kapi-sni-'));
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'sni.key', '-out', 'sni.crt', '-days', '2', '-subj', '/CN=sni.example', '-addext', 'subjectAltName=DNS:sni.example,DNS:*.wild.example'], { cwd: dir, stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        'sni.key',
+        '-out',
+        'sni.crt',
+        '-days',
+        '2',
+        '-subj',
+        '/CN=sni.example',
+        '-addext',
+        'subjectAltName=DNS:sni.example,DNS:*.wild.example',
+      ],
+      { cwd: dir, stdio: 'ignore' },
+    );
     const api = async (state: Parameters<typeof writeRawJson>[0]) => writeRawJson(state, 200, {});
     strict = await serveFilters([], api, { minVersion: tlsMinVersion('VersionTLS13') });
     picky = await serveFilters([], api, { ciphers: tlsCipherSuites(['TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384'], getCiphers()).ciphers });
     const cert = readFileSync(join(dir, 'sni.crt'));
-    sni = await serveFilters([], api, { sniCertificates: [{ cert, key: readFileSync(join(dir, 'sni.key')), names: certificateNames(cert), explicit: false }] });
+    sni = await serveFilters([], api, {
+      sniCertificates: [{ cert, key: readFileSync(join(dir, 'sni.key')), names: certificateNames(cert), explicit: false }],
+    });
   });
   after(async () => {
     await strict?.close();

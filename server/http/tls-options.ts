@@ -93,7 +93,14 @@ export interface NamedCertKeyFlag {
 export function parseNamedCertKey(value: string): NamedCertKeyFlag {
   const colon = value.indexOf(':');
   const files = (colon < 0 ? value : value.slice(0, colon)).split(',').map((s) => s.trim());
-  const names = colon < 0 ? [] : value.slice(colon + 1).split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const names =
+    colon < 0
+      ? []
+      : value
+          .slice(colon + 1)
+          .split(',')
+          .map((s) => s.trim())
+          .filter((s) => s !== '');
   if (files.length !== 2 || files[0] === '' || files[1] === '') {
     throw new Error('expected comma separated certificate and key file paths');
   }
@@ -118,7 +125,9 @@ export function certificateNames(certPem: string | Buffer): string[] {
  * taken from certificates, exact names before wildcards (one label), earlier flags first;
  * undefined: the default serving certificate.
  */
-export function sniMatcher<T>(entries: readonly { names: readonly string[]; explicit: boolean; value: T }[]): (serverName: string) => T | undefined {
+export function sniMatcher<T>(
+  entries: readonly { names: readonly string[]; explicit: boolean; value: T }[],
+): (serverName: string) => T | undefined {
   const exact = new Map<string, T>();
   // explicit names are entered first, so extracted names never shadow them
   for (const explicit of [true, false]) {

@@ -41,7 +41,7 @@ export function yamlTooDeep(text: string, limit: number): TooDeep | undefined {
     let indent = 0;
     while (lineStart + indent < lineEnd && text.charCodeAt(lineStart + indent) === SPACE) indent++;
     const first = lineStart + indent;
-    const blankLine = first >= lineEnd || isBlank(text.charCodeAt(first)) && text.slice(first, lineEnd).trim() === '';
+    const blankLine = first >= lineEnd || (isBlank(text.charCodeAt(first)) && text.slice(first, lineEnd).trim() === '');
 
     let pos = lineStart;
     let nodeStart = false;
@@ -140,7 +140,7 @@ export function yamlTooDeep(text: string, limit: number): TooDeep | undefined {
           continue;
         }
         const atEndOrBlank = isBlank(next) || pos + 1 >= lineEnd;
-        if ((c === 0x2d /* - */ || c === 0x3f /* ? */) && atEndOrBlank) {
+        if ((c === 0x2d /* - */ || c === 0x3f) /* ? */ && atEndOrBlank) {
           let content = pos + 1;
           while (content < lineEnd && isBlank(text.charCodeAt(content))) content++;
           if (content < lineEnd) {

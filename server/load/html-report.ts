@@ -29,7 +29,18 @@ function table(head: string[], rows: string[][], numeric: Set<number>): string {
 }
 
 function callsTable(calls: CallStats[], perReplica: boolean): string {
-  const head = [...(perReplica ? ['replica'] : []), 'verb', 'resource', 'calls', 'per s', 'p50 ms', 'p90 ms', 'p99 ms', 'SLO (p99)', 'errors'];
+  const head = [
+    ...(perReplica ? ['replica'] : []),
+    'verb',
+    'resource',
+    'calls',
+    'per s',
+    'p50 ms',
+    'p90 ms',
+    'p99 ms',
+    'SLO (p99)',
+    'errors',
+  ];
   const rows = calls.map((c) => [
     ...(perReplica ? [h(c.replica || '(no header)')] : []),
     h(c.verb),
@@ -39,8 +50,16 @@ function callsTable(calls: CallStats[], perReplica: boolean): string {
     ms(c.p50Ms),
     ms(c.p90Ms),
     ms(c.p99Ms),
-    c.sloSeconds === undefined ? '<span class="muted">none</span>' : verdict(c.sloMet !== false, `≤ ${c.sloSeconds} s met`, `> ${c.sloSeconds} s`),
-    c.errors === 0 ? '0' : `<span class="bad">${c.errors}</span> ${h(Object.entries(c.errorsByCode).map(([k, v]) => `${k}: ${v}`).join(', '))}`,
+    c.sloSeconds === undefined
+      ? '<span class="muted">none</span>'
+      : verdict(c.sloMet !== false, `≤ ${c.sloSeconds} s met`, `> ${c.sloSeconds} s`),
+    c.errors === 0
+      ? '0'
+      : `<span class="bad">${c.errors}</span> ${h(
+          Object.entries(c.errorsByCode)
+            .map(([k, v]) => `${k}: ${v}`)
+            .join(', '),
+        )}`,
   ]);
   const first = perReplica ? 1 : 0;
   return table(head, rows, new Set([first + 2, first + 3, first + 4, first + 5, first + 6]));
@@ -65,14 +84,35 @@ function seriesOf(timeline: TimePoint[], pick: (t: TimePoint) => Record<string, 
 export function renderHtmlReport(r: LoadResult): string {
   const timeline = r.timeline;
   const charts = [
-    lineChart('Throughput per verb', 'seconds into the run', 'calls / s', seriesOf(timeline, (t) => byVerb(t.calls, (a, b) => a + b))),
-    lineChart('p99 latency per verb (its slowest resource)', 'seconds into the run', 'ms', seriesOf(timeline, (t) => byVerb(t.p99Ms, Math.max)).map((s) => ({ ...s, points: s.points.filter((p) => p[1] > 0) }))),
+    lineChart(
+      'Throughput per verb',
+      'seconds into the run',
+      'calls / s',
+      seriesOf(timeline, (t) => byVerb(t.calls, (a, b) => a + b)),
+    ),
+    lineChart(
+      'p99 latency per verb (its slowest resource)',
+      'seconds into the run',
+      'ms',
+      seriesOf(timeline, (t) => byVerb(t.p99Ms, Math.max)).map((s) => ({ ...s, points: s.points.filter((p) => p[1] > 0) })),
+    ),
   ];
   if (r.replicas.toldApart) {
-    charts.push(lineChart('Throughput per replica', 'seconds into the run', 'calls / s', seriesOf(timeline, (t) => Object.fromEntries(Object.entries(t.byReplica).map(([k, v]) => [k || '(no header)', v])))));
+    charts.push(
+      lineChart(
+        'Throughput per replica',
+        'seconds into the run',
+        'calls / s',
+        seriesOf(timeline, (t) => Object.fromEntries(Object.entries(t.byReplica).map(([k, v]) => [k || '(no header)', v]))),
+      ),
+    );
   }
-  charts.push(lineChart('Errors', 'seconds into the run', 'errors / s', [{ name: 'errors', points: timeline.map((t) => [t.second, t.errors]) }]));
-  const params = Object.entries(r.parameters).map(([k, v]) => `${h(k)}=${h(String(v))}`).join(', ');
+  charts.push(
+    lineChart('Errors', 'seconds into the run', 'errors / s', [{ name: 'errors', points: timeline.map((t) => [t.second, t.errors]) }]),
+  );
+  const params = Object.entries(r.parameters)
+    .map(([k, v]) => `${h(k)}=${h(String(v))}`)
+    .join(', ');
   const delivery = Object.entries(r.delivery).map(([group, d]) => [
     h(group),
     String(d.watchers),
@@ -86,7 +126,12 @@ export function renderHtmlReport(r: LoadResult): string {
     ms(d.lagP99Ms),
     ms(d.lagMaxMs),
   ]);
-  const leases = r.replicas.identityLeases.map((l) => [h(l.name), h(l.holderIdentity), h(l.renewTime), r.replicas.answeredBy.includes(l.name) ? '<span class="ok">answered</span>' : '<span class="muted">-</span>']);
+  const leases = r.replicas.identityLeases.map((l) => [
+    h(l.name),
+    h(l.holderIdentity),
+    h(l.renewTime),
+    r.replicas.answeredBy.includes(l.name) ? '<span class="ok">answered</span>' : '<span class="muted">-</span>',
+  ]);
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>kapi load: ${h(r.scenario)} ${h(r.startedAt)}</title><link rel="icon" href="data:,"><style>${STYLE}</style></head>
 <body>
@@ -97,7 +142,11 @@ export function renderHtmlReport(r: LoadResult): string {
 <h2>Calls</h2>${callsTable(r.calls, false)}
 ${r.replicas.toldApart ? `<h2>Calls per replica</h2>${callsTable(r.callsPerReplica, true)}` : '<p class="muted">Replicas could not be told apart: start kapi with --replica-response-header to see every replica\'s share.</p>'}
 ${delivery.length ? `<h2>Watch delivery</h2>${table(['watchers', 'count', 'expected each', 'delivered', 'missing', 'duplicated', 'out of order', 'reconnects / relists', 'lag p50 ms', 'lag p99 ms', 'lag max ms'], delivery, new Set([1, 2, 3, 4, 5, 6, 8, 9, 10]))}` : ''}
-<h2>Checks</h2>${table(['check', 'expected', 'actual', ''], r.checks.map((c) => [h(c.name), String(c.expected), String(c.actual), verdict(c.ok, 'ok', 'failed')]), new Set([1, 2]))}
+<h2>Checks</h2>${table(
+    ['check', 'expected', 'actual', ''],
+    r.checks.map((c) => [h(c.name), String(c.expected), String(c.actual), verdict(c.ok, 'ok', 'failed')]),
+    new Set([1, 2]),
+  )}
 <h2>Replicas (identity Leases at the start)</h2>${leases.length ? table(['lease', 'holder', 'renewed', ''], leases, new Set()) : '<p class="muted">none found (not a kube-apiserver with APIServerIdentity, or no permission to list Leases)</p>'}
 </body></html>
 `;

@@ -52,7 +52,13 @@ export class LoadClient {
       key: target.key,
       rejectUnauthorized: !target.insecureSkipVerify,
     });
-    this.watchAgent = new https.Agent({ keepAlive: false, ca: target.ca, cert: target.cert, key: target.key, rejectUnauthorized: !target.insecureSkipVerify });
+    this.watchAgent = new https.Agent({
+      keepAlive: false,
+      ca: target.ca,
+      cert: target.cert,
+      key: target.key,
+      rejectUnauthorized: !target.insecureSkipVerify,
+    });
   }
 
   private headers(accept: string, body?: Buffer, contentType = JSON_TYPE): Record<string, string> {
@@ -71,18 +77,42 @@ export class LoadClient {
     const startedAt = performance.now();
     return new Promise((resolve) => {
       const done = (a: Answer, reason?: string): void => {
-        this.recorder.record({ verb, resource, replica: a.replica, status: a.status, reason, startedAt, latencyMs: performance.now() - startedAt });
+        this.recorder.record({
+          verb,
+          resource,
+          replica: a.replica,
+          status: a.status,
+          reason,
+          startedAt,
+          latencyMs: performance.now() - startedAt,
+        });
         resolve(a);
       };
-      const req = https.request({ agent: this.agent, host: this.target.server.hostname, port: this.target.server.port || 443, method, path, headers: this.headers(opts.accept ?? JSON_TYPE, body, opts.contentType) });
+      const req = https.request({
+        agent: this.agent,
+        host: this.target.server.hostname,
+        port: this.target.server.port || 443,
+        method,
+        path,
+        headers: this.headers(opts.accept ?? JSON_TYPE, body, opts.contentType),
+      });
       req.setTimeout(opts.timeoutMs ?? 60_000, () => req.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })));
-      req.on('error', (err: NodeJS.ErrnoException) => done({ status: 0, body: Buffer.alloc(0), replica: '', headers: {} }, err.code ?? err.message));
+      req.on('error', (err: NodeJS.ErrnoException) =>
+        done({ status: 0, body: Buffer.alloc(0), replica: '', headers: {} }, err.code ?? err.message),
+      );
       req.on('response', (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', (err: NodeJS.ErrnoException) => done({ status: 0, body: Buffer.alloc(0), replica: '', headers: {} }, err.code ?? err.message));
+        res.on('error', (err: NodeJS.ErrnoException) =>
+          done({ status: 0, body: Buffer.alloc(0), replica: '', headers: {} }, err.code ?? err.message),
+        );
         res.on('end', () => {
-          const answer = { status: res.statusCode ?? 0, body: Buffer.concat(chunks), replica: String(res.headers[REPLICA_HEADER] ?? ''), headers: res.headers };
+          const answer = {
+            status: res.statusCode ?? 0,
+            body: Buffer.concat(chunks),
+            replica: String(res.headers[REPLICA_HEADER] ?? ''),
+            headers: res.headers,
+          };
           done(answer, statusReason(answer.status, answer.body, res.headers['content-type']));
         });
       });
@@ -93,7 +123,8 @@ export class LoadClient {
   /** a call whose failure ends the run (set-up and clean-up) */
   async must(verb: string, resource: string, method: string, path: string, opts: CallOptions = {}): Promise<Answer> {
     const a = await this.call(verb, resource, method, path, opts);
-    if (a.status < 200 || a.status >= 300) throw new Error(`${method} ${path}: HTTP ${a.status || 'no answer'}: ${a.body.toString().slice(0, 300)}`);
+    if (a.status < 200 || a.status >= 300)
+      throw new Error(`${method} ${path}: HTTP ${a.status || 'no answer'}: ${a.body.toString().slice(0, 300)}`);
     return a;
   }
 
@@ -101,9 +132,21 @@ export class LoadClient {
    * Opens a watch; each complete line of the JSON stream goes to onLine. Resolves the answer's
    * status and replica once headers arrive; `ended` resolves when the stream closes.
    */
-  openWatch(path: string, onLine: (line: string) => void, signal: AbortSignal): Promise<{ status: number; replica: string; ended: Promise<void> }> {
+  openWatch(
+    path: string,
+    onLine: (line: string) => void,
+    signal: AbortSignal,
+  ): Promise<{ status: number; replica: string; ended: Promise<void> }> {
     return new Promise((resolve) => {
-      const req = https.request({ agent: this.watchAgent, host: this.target.server.hostname, port: this.target.server.port || 443, method: 'GET', path, headers: this.headers(JSON_TYPE), signal });
+      const req = https.request({
+        agent: this.watchAgent,
+        host: this.target.server.hostname,
+        port: this.target.server.port || 443,
+        method: 'GET',
+        path,
+        headers: this.headers(JSON_TYPE),
+        signal,
+      });
       req.on('error', () => resolve({ status: 0, replica: '', ended: Promise.resolve() }));
       req.on('response', (res) => {
         const ended = new Promise<void>((r) => {

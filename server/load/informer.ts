@@ -103,10 +103,12 @@ export class Informer {
     q.set('watch', '1');
     q.set('allowWatchBookmarks', 'true');
     q.set('resourceVersion', rv);
-    return this.client.openWatch(`${this.opts.path}?${q}`, (line) => this.onLine(resource, line), this.abort.signal).then((w) => {
-      this.replica = w.replica;
-      return w;
-    });
+    return this.client
+      .openWatch(`${this.opts.path}?${q}`, (line) => this.onLine(resource, line), this.abort.signal)
+      .then((w) => {
+        this.replica = w.replica;
+        return w;
+      });
   }
 
   private async keepWatching(resource: string, ended: Promise<void>): Promise<void> {
@@ -131,7 +133,10 @@ export class Informer {
       // 410: the resourceVersion is gone; relist as a reflector would
       if (ev.object.code === 410) {
         this.relists++;
-        void this.list(resource).then((rv) => (this.lastRv = Number(rv)), () => {});
+        void this.list(resource).then(
+          (rv) => (this.lastRv = Number(rv)),
+          () => {},
+        );
       }
       return;
     }
@@ -203,7 +208,8 @@ export function deliveryStats(informers: readonly Informer[], expectations: Expe
       if (n > 1) duplicated += n - 1;
     }
   }
-  const at = (p: number): number | undefined => (lags.length ? lags[Math.min(lags.length - 1, Math.ceil((p / 100) * lags.length) - 1)] : undefined);
+  const at = (p: number): number | undefined =>
+    lags.length ? lags[Math.min(lags.length - 1, Math.ceil((p / 100) * lags.length) - 1)] : undefined;
   return {
     watchers: informers.length,
     expectedPerWatcher: expectations.size,

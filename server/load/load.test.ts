@@ -39,7 +39,8 @@ test('protobufListSummary reads items and the continue token', () => {
 test('Recorder: per call kind and per replica, errors by code and reason, SLO verdicts', () => {
   const r = new Recorder();
   const at = r.startedAt;
-  for (let i = 0; i < 100; i++) r.record({ verb: 'create', resource: 'pods', replica: i % 2 ? 'a' : 'b', status: 201, startedAt: at, latencyMs: i < 98 ? 10 : 1500 });
+  for (let i = 0; i < 100; i++)
+    r.record({ verb: 'create', resource: 'pods', replica: i % 2 ? 'a' : 'b', status: 201, startedAt: at, latencyMs: i < 98 ? 10 : 1500 });
   r.record({ verb: 'create', resource: 'pods', replica: 'a', status: 429, reason: 'TooManyRequests', startedAt: at, latencyMs: 1 });
   r.record({ verb: 'list', resource: 'pods', replica: 'a', status: 0, reason: 'ECONNRESET', startedAt: at, latencyMs: 1 });
   const [create, list] = r.stats(false, 10);
@@ -49,9 +50,25 @@ test('Recorder: per call kind and per replica, errors by code and reason, SLO ve
   assert.equal(create!.p99Ms, 1500);
   assert.equal(create!.sloMet, false);
   assert.deepEqual(list!.errorsByCode, { 'no answer ECONNRESET': 1 });
-  assert.deepEqual(r.stats(true, 10).filter((s) => s.verb === 'create').map((s) => [s.replica, s.count]), [['a', 50], ['b', 50]]);
+  assert.deepEqual(
+    r
+      .stats(true, 10)
+      .filter((s) => s.verb === 'create')
+      .map((s) => [s.replica, s.count]),
+    [
+      ['a', 50],
+      ['b', 50],
+    ],
+  );
   assert.equal(percentile([1, 2, 3, 4], 50), 2);
-  const result = buildResult({ scenario: { scenario: 'churn', parameters: {}, delivery: {}, checks: [] }, server: 'https://127.0.0.1:1', startedAt: new Date(), wallSeconds: 10, recorder: r, identityLeases: [] });
+  const result = buildResult({
+    scenario: { scenario: 'churn', parameters: {}, delivery: {}, checks: [] },
+    server: 'https://127.0.0.1:1',
+    startedAt: new Date(),
+    wallSeconds: 10,
+    recorder: r,
+    identityLeases: [],
+  });
   assert.equal(result.replicas.toldApart, true);
   assert.equal(result.sloMet, false);
   const html = renderHtmlReport(result);

@@ -94,7 +94,11 @@ export class Recorder {
   record(o: Outcome): void {
     const key = `${o.verb}\0${o.resource}\0${o.replica}`;
     let s = this.series.get(key);
-    if (!s) this.series.set(key, (s = { verb: o.verb, resource: o.resource, replica: o.replica, ok: 0, latencies: new Samples(MAX_SAMPLES), errors: new Map() }));
+    if (!s)
+      this.series.set(
+        key,
+        (s = { verb: o.verb, resource: o.resource, replica: o.replica, ok: 0, latencies: new Samples(MAX_SAMPLES), errors: new Map() }),
+      );
     this.total++;
     const failed = o.status === 0 || o.status >= 400;
     const sec = this.secondAt(o.startedAt + o.latencyMs);
@@ -167,7 +171,10 @@ export class Recorder {
       const p99Ms: Record<string, number> = {};
       for (const [call, samples] of s.calls) {
         calls[call] = samples.seen;
-        p99Ms[call] = percentile([...samples.values].sort((a, b) => a - b), 99)!;
+        p99Ms[call] = percentile(
+          [...samples.values].sort((a, b) => a - b),
+          99,
+        )!;
       }
       return { second, calls, p99Ms, byReplica: Object.fromEntries(s.byReplica), errors: s.errors };
     });

@@ -22,7 +22,11 @@ function niceStep(range: number, ticks: number): number {
 }
 
 function label(n: number): string {
-  return Math.abs(n) >= 1000 ? `${(n / 1000).toFixed(n % 1000 === 0 ? 0 : 1)}k` : Number.isInteger(n) ? String(n) : n.toFixed(n < 1 ? 2 : 1);
+  return Math.abs(n) >= 1000
+    ? `${(n / 1000).toFixed(n % 1000 === 0 ? 0 : 1)}k`
+    : Number.isInteger(n)
+      ? String(n)
+      : n.toFixed(n < 1 ? 2 : 1);
 }
 
 export function lineChart(title: string, xLabel: string, yLabel: string, series: readonly ChartSeries[]): string {
@@ -42,16 +46,22 @@ export function lineChart(title: string, xLabel: string, yLabel: string, series:
   const py = (y: number): number => height - m.bottom - ((height - m.top - m.bottom) * y) / yMax;
   const parts: string[] = [head];
   for (let y = 0; y <= yMax + yStep / 2; y += yStep) {
-    parts.push(`<line x1="${m.left}" x2="${width - m.right}" y1="${py(y).toFixed(1)}" y2="${py(y).toFixed(1)}" class="grid"/><text x="${m.left - 6}" y="${(py(y) + 4).toFixed(1)}" text-anchor="end">${label(y)}</text>`);
+    parts.push(
+      `<line x1="${m.left}" x2="${width - m.right}" y1="${py(y).toFixed(1)}" y2="${py(y).toFixed(1)}" class="grid"/><text x="${m.left - 6}" y="${(py(y) + 4).toFixed(1)}" text-anchor="end">${label(y)}</text>`,
+    );
   }
   for (let x = 0; x <= xMax; x += xStep) {
     parts.push(`<text x="${px(x).toFixed(1)}" y="${height - m.bottom + 16}" text-anchor="middle">${label(x)}</text>`);
   }
   parts.push(`<text x="${(width + m.left) / 2}" y="${height - 6}" text-anchor="middle" class="axis">${escapeHtml(xLabel)}</text>`);
-  parts.push(`<text transform="translate(14 ${(height - m.bottom + m.top) / 2}) rotate(-90)" text-anchor="middle" class="axis">${escapeHtml(yLabel)}</text>`);
+  parts.push(
+    `<text transform="translate(14 ${(height - m.bottom + m.top) / 2}) rotate(-90)" text-anchor="middle" class="axis">${escapeHtml(yLabel)}</text>`,
+  );
   series.forEach((s, i) => {
     const d = s.points.map((p, k) => `${k === 0 ? 'M' : 'L'}${px(p[0]).toFixed(1)} ${py(p[1]).toFixed(1)}`).join('');
-    parts.push(`<path d="${d}" fill="none" stroke="${COLORS[i % COLORS.length]}" stroke-width="1.6"><title>${escapeHtml(s.name)}</title></path>`);
+    parts.push(
+      `<path d="${d}" fill="none" stroke="${COLORS[i % COLORS.length]}" stroke-width="1.6"><title>${escapeHtml(s.name)}</title></path>`,
+    );
   });
   parts.push('</svg>');
   const legend = series.map((s, i) => `<span><i style="background:${COLORS[i % COLORS.length]}"></i>${escapeHtml(s.name)}</span>`).join('');

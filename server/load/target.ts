@@ -26,8 +26,20 @@ interface NamedEntry<T> {
 interface KubeconfigFile {
   'current-context'?: string;
   contexts?: NamedEntry<{ cluster: string; user: string }>[];
-  clusters?: NamedEntry<{ server: string; 'certificate-authority-data'?: string; 'certificate-authority'?: string; 'insecure-skip-tls-verify'?: boolean }>[];
-  users?: NamedEntry<{ 'client-certificate-data'?: string; 'client-key-data'?: string; 'client-certificate'?: string; 'client-key'?: string; token?: string; tokenFile?: string }>[];
+  clusters?: NamedEntry<{
+    server: string;
+    'certificate-authority-data'?: string;
+    'certificate-authority'?: string;
+    'insecure-skip-tls-verify'?: boolean;
+  }>[];
+  users?: NamedEntry<{
+    'client-certificate-data'?: string;
+    'client-key-data'?: string;
+    'client-certificate'?: string;
+    'client-key'?: string;
+    token?: string;
+    tokenFile?: string;
+  }>[];
 }
 
 function material(dir: string, data: string | undefined, file: string | undefined): Buffer | undefined {

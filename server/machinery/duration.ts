@@ -2,12 +2,11 @@
 // "1h0m0s", "1.5h", "300ms", "-2s", a bare "0". We keep durations as milliseconds (a JS
 // number; nanosecond inputs become fractions) because every timer API in Node takes ms.
 
-
 const UNIT_MS: Record<string, number> = {
   ns: 1e-6,
   us: 1e-3,
-  'µs': 1e-3, // U+00B5 micro sign
-  'μs': 1e-3, // U+03BC greek mu
+  µs: 1e-3, // U+00B5 micro sign
+  μs: 1e-3, // U+03BC greek mu
   ms: 1,
   s: 1000,
   m: 60_000,

@@ -8,18 +8,48 @@ function apply(doc: Json, patch: unknown): Json {
 
 // The examples of RFC 6902 appendix A, one per operation kind and error case.
 const rfcVectors: { name: string; doc: Json; patch: unknown; expected?: Json; error?: boolean }[] = [
-  { name: 'A.1 add an object member', doc: { foo: 'bar' }, patch: [{ op: 'add', path: '/baz', value: 'qux' }], expected: { foo: 'bar', baz: 'qux' } },
-  { name: 'A.2 add an array element', doc: { foo: ['bar', 'baz'] }, patch: [{ op: 'add', path: '/foo/1', value: 'qux' }], expected: { foo: ['bar', 'qux', 'baz'] } },
-  { name: 'A.3 remove an object member', doc: { baz: 'qux', foo: 'bar' }, patch: [{ op: 'remove', path: '/baz' }], expected: { foo: 'bar' } },
-  { name: 'A.4 remove an array element', doc: { foo: ['bar', 'qux', 'baz'] }, patch: [{ op: 'remove', path: '/foo/1' }], expected: { foo: ['bar', 'baz'] } },
-  { name: 'A.5 replace a value', doc: { baz: 'qux', foo: 'bar' }, patch: [{ op: 'replace', path: '/baz', value: 'boo' }], expected: { baz: 'boo', foo: 'bar' } },
+  {
+    name: 'A.1 add an object member',
+    doc: { foo: 'bar' },
+    patch: [{ op: 'add', path: '/baz', value: 'qux' }],
+    expected: { foo: 'bar', baz: 'qux' },
+  },
+  {
+    name: 'A.2 add an array element',
+    doc: { foo: ['bar', 'baz'] },
+    patch: [{ op: 'add', path: '/foo/1', value: 'qux' }],
+    expected: { foo: ['bar', 'qux', 'baz'] },
+  },
+  {
+    name: 'A.3 remove an object member',
+    doc: { baz: 'qux', foo: 'bar' },
+    patch: [{ op: 'remove', path: '/baz' }],
+    expected: { foo: 'bar' },
+  },
+  {
+    name: 'A.4 remove an array element',
+    doc: { foo: ['bar', 'qux', 'baz'] },
+    patch: [{ op: 'remove', path: '/foo/1' }],
+    expected: { foo: ['bar', 'baz'] },
+  },
+  {
+    name: 'A.5 replace a value',
+    doc: { baz: 'qux', foo: 'bar' },
+    patch: [{ op: 'replace', path: '/baz', value: 'boo' }],
+    expected: { baz: 'boo', foo: 'bar' },
+  },
   {
     name: 'A.6 move a value',
     doc: { foo: { bar: 'baz', waldo: 'fred' }, qux: { corge: 'grault' } },
     patch: [{ op: 'move', from: '/foo/waldo', path: '/qux/thud' }],
     expected: { foo: { bar: 'baz' }, qux: { corge: 'grault', thud: 'fred' } },
   },
-  { name: 'A.7 move an array element', doc: { foo: ['all', 'grass', 'cows', 'eat'] }, patch: [{ op: 'move', from: '/foo/1', path: '/foo/3' }], expected: { foo: ['all', 'cows', 'eat', 'grass'] } },
+  {
+    name: 'A.7 move an array element',
+    doc: { foo: ['all', 'grass', 'cows', 'eat'] },
+    patch: [{ op: 'move', from: '/foo/1', path: '/foo/3' }],
+    expected: { foo: ['all', 'cows', 'eat', 'grass'] },
+  },
   {
     name: 'A.8 test a value: success',
     doc: { baz: 'qux', foo: ['a', 2, 'c'] },
@@ -30,12 +60,37 @@ const rfcVectors: { name: string; doc: Json; patch: unknown; expected?: Json; er
     expected: { baz: 'qux', foo: ['a', 2, 'c'] },
   },
   { name: 'A.9 test a value: error', doc: { baz: 'qux' }, patch: [{ op: 'test', path: '/baz', value: 'bar' }], error: true },
-  { name: 'A.10 add a nested member object', doc: { foo: 'bar' }, patch: [{ op: 'add', path: '/child', value: { grandchild: {} } }], expected: { foo: 'bar', child: { grandchild: {} } } },
-  { name: 'A.11 ignore unrecognized elements', doc: { foo: 'bar' }, patch: [{ op: 'add', path: '/baz', value: 'qux', xyz: 123 }], expected: { foo: 'bar', baz: 'qux' } },
+  {
+    name: 'A.10 add a nested member object',
+    doc: { foo: 'bar' },
+    patch: [{ op: 'add', path: '/child', value: { grandchild: {} } }],
+    expected: { foo: 'bar', child: { grandchild: {} } },
+  },
+  {
+    name: 'A.11 ignore unrecognized elements',
+    doc: { foo: 'bar' },
+    patch: [{ op: 'add', path: '/baz', value: 'qux', xyz: 123 }],
+    expected: { foo: 'bar', baz: 'qux' },
+  },
   { name: 'A.12 add to a nonexistent target', doc: { foo: 'bar' }, patch: [{ op: 'add', path: '/baz/bat', value: 'qux' }], error: true },
-  { name: 'A.14 ~ escape ordering', doc: { '/': 9, '~1': 10 }, patch: [{ op: 'test', path: '/~01', value: 10 }], expected: { '/': 9, '~1': 10 } },
-  { name: 'A.15 comparing strings and numbers', doc: { '/': 9, '~1': 10 }, patch: [{ op: 'test', path: '/~01', value: '10' }], error: true },
-  { name: 'A.16 add an array value', doc: { foo: ['bar'] }, patch: [{ op: 'add', path: '/foo/-', value: ['abc', 'def'] }], expected: { foo: ['bar', ['abc', 'def']] } },
+  {
+    name: 'A.14 ~ escape ordering',
+    doc: { '/': 9, '~1': 10 },
+    patch: [{ op: 'test', path: '/~01', value: 10 }],
+    expected: { '/': 9, '~1': 10 },
+  },
+  {
+    name: 'A.15 comparing strings and numbers',
+    doc: { '/': 9, '~1': 10 },
+    patch: [{ op: 'test', path: '/~01', value: '10' }],
+    error: true,
+  },
+  {
+    name: 'A.16 add an array value',
+    doc: { foo: ['bar'] },
+    patch: [{ op: 'add', path: '/foo/-', value: ['abc', 'def'] }],
+    expected: { foo: ['bar', ['abc', 'def']] },
+  },
 ];
 
 test('RFC 6902 appendix A', () => {
@@ -115,7 +170,13 @@ test('malformed patches', () => {
 });
 
 test('pointer escapes ~0 and ~1', () => {
-  assert.deepEqual(apply({ 'a/b': 1, 'c~d': 2 }, [{ op: 'remove', path: '/a~1b' }, { op: 'remove', path: '/c~0d' }]), {});
+  assert.deepEqual(
+    apply({ 'a/b': 1, 'c~d': 2 }, [
+      { op: 'remove', path: '/a~1b' },
+      { op: 'remove', path: '/c~0d' },
+    ]),
+    {},
+  );
 });
 
 const annotationDoublings = (copies: number): JsonPatchOperation[] =>
@@ -126,11 +187,14 @@ const annotationDoublings = (copies: number): JsonPatchOperation[] =>
 
 test('copies that double the document 30 times stop at the copy budget', () => {
   const doc = { kind: 'ConfigMap', metadata: { name: 'base' } };
-  assert.throws(() => applyJsonPatch(doc, annotationDoublings(30)), (err: Error) => {
-    assert.ok(err instanceof JsonPatchError);
-    assert.match(err.message, /^Unable to complete the copy, the accumulated size increase of copy exceeds the limit 3145728$/);
-    return true;
-  });
+  assert.throws(
+    () => applyJsonPatch(doc, annotationDoublings(30)),
+    (err: Error) => {
+      assert.ok(err instanceof JsonPatchError);
+      assert.match(err.message, /^Unable to complete the copy, the accumulated size increase of copy exceeds the limit 3145728$/);
+      return true;
+    },
+  );
   assert.deepEqual(doc, { kind: 'ConfigMap', metadata: { name: 'base' } });
 });
 
@@ -174,7 +238,10 @@ test('a result nested past the depth limit is refused; deep values compare witho
 
 test('a "__proto__" member is data, never the prototype', () => {
   const doc = JSON.parse('{"__proto__":{"x":1}}') as Json;
-  const patched = applyJsonPatch(doc, decodeJsonPatch(JSON.parse('[{"op":"copy","from":"/__proto__","path":"/y"},{"op":"add","path":"/__proto__/z","value":2}]'))) as Record<string, unknown>;
+  const patched = applyJsonPatch(
+    doc,
+    decodeJsonPatch(JSON.parse('[{"op":"copy","from":"/__proto__","path":"/y"},{"op":"add","path":"/__proto__/z","value":2}]')),
+  ) as Record<string, unknown>;
   assert.equal(Object.getPrototypeOf(patched), Object.prototype);
   assert.equal(JSON.stringify(patched), '{"__proto__":{"x":1,"z":2},"y":{"x":1}}');
 });

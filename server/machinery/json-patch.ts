@@ -90,7 +90,7 @@ function getChild(c: Container, key: string): Json | undefined {
     }
     return idx < c.length ? c[idx] : undefined;
   }
-  return  Object.hasOwn(c, key) ? c[key] : undefined;
+  return Object.hasOwn(c, key) ? c[key] : undefined;
 }
 
 function invalidIndex(idx: number | string): JsonPatchError {
@@ -349,7 +349,9 @@ export function applyJsonPatch(doc: Json, ops: readonly JsonPatchOperation[], li
         if (!dst) throw new JsonPatchError(`copy operation does not apply: doc is missing destination path: ${path}: missing value`);
         const result = copyWithin(copied, limits.maxCopyBytes - copiedBytes);
         if (!result) {
-          throw new JsonPatchError(`Unable to complete the copy, the accumulated size increase of copy exceeds the limit ${limits.maxCopyBytes}`);
+          throw new JsonPatchError(
+            `Unable to complete the copy, the accumulated size increase of copy exceeds the limit ${limits.maxCopyBytes}`,
+          );
         }
         copiedBytes += result.bytes;
         wrap('error while adding value during copy', () => containerAdd(dst.parent, dst.key, result.copy));

@@ -76,7 +76,9 @@ test('schema-driven canonicalization of a Deployment and a Pod', () => {
   assert.ok(forDeploy);
   const d = {
     spec: {
-      template: { spec: { containers: [{ name: 'a', resources: { limits: { cpu: 0.5, memory: '1024Mi' }, requests: { cpu: '0.0001' } } }] } },
+      template: {
+        spec: { containers: [{ name: 'a', resources: { limits: { cpu: 0.5, memory: '1024Mi' }, requests: { cpu: '0.0001' } } }] },
+      },
     },
   };
   forDeploy(d);

@@ -163,7 +163,18 @@ export function quantityValue(q: Quantity): bigint {
   return neg ? -v : v;
 }
 
-const decimalSuffixFor: Record<number, string> = { [-9]: 'n', [-6]: 'u', [-3]: 'm', 0: '', 3: 'k', 6: 'M', 9: 'G', 12: 'T', 15: 'P', 18: 'E' };
+const decimalSuffixFor: Record<number, string> = {
+  [-9]: 'n',
+  [-6]: 'u',
+  [-3]: 'm',
+  0: '',
+  3: 'k',
+  6: 'M',
+  9: 'G',
+  12: 'T',
+  15: 'P',
+  18: 'E',
+};
 const binarySuffixFor: Record<number, string> = { 1: 'Ki', 2: 'Mi', 3: 'Gi', 4: 'Ti', 5: 'Pi', 6: 'Ei' };
 
 /** The canonical text (Quantity.String() / what MarshalJSON writes). */

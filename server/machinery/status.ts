@@ -62,13 +62,7 @@ export class StatusError extends Error {
   /** the Status's list metadata: a fresh continue token for an expired one */
   continueToken?: string;
 
-  constructor(
-    code: number,
-    reason: StatusReason,
-    message: string,
-    details?: StatusDetails,
-    headers: Record<string, string> = {},
-  ) {
+  constructor(code: number, reason: StatusReason, message: string, details?: StatusDetails, headers: Record<string, string> = {}) {
     super(message);
     this.name = 'StatusError';
     this.code = code;
@@ -176,15 +170,13 @@ export const errors = {
     }),
   unauthorized: (message = 'Unauthorized') => new StatusError(401, 'Unauthorized', message),
   /** a 422 kube-apiserver answers without naming the object (json-patch failures) */
-  unprocessable: () =>
-    new StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {}),
+  unprocessable: () => new StatusError(422, 'Invalid', 'the server rejected our request due to an error in our request', {}),
   notAcceptable: (message: string) => new StatusError(406, 'NotAcceptable', message),
   unsupportedMediaType: (message: string) => new StatusError(415, 'UnsupportedMediaType', message),
   tooLarge: (message: string) => new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: ${message}`),
   gone: (message: string) => new StatusError(410, 'Gone', message),
   expired: (message: string) => new StatusError(410, 'Expired', message),
-  tooManyRequests: (message: string, retryAfterSeconds: number) =>
-    new StatusError(429, 'TooManyRequests', message, { retryAfterSeconds }),
+  tooManyRequests: (message: string, retryAfterSeconds: number) => new StatusError(429, 'TooManyRequests', message, { retryAfterSeconds }),
   timeout: (message: string, retryAfterSeconds?: number) =>
     new StatusError(504, 'Timeout', `Timeout: ${message}`, retryAfterSeconds ? { retryAfterSeconds } : undefined),
   /** ServerTimeout (500): an operation could not finish in time, the client may retry */
@@ -195,8 +187,7 @@ export const errors = {
       `The ${operation} operation against ${qualified(ref)} could not be completed at this time, please try again.`,
       { name: ref.name, group: ref.group, kind: ref.resource, retryAfterSeconds },
     ),
-  internal: (message: string) =>
-    new StatusError(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }),
+  internal: (message: string) => new StatusError(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }),
   unavailable: (message: string) => new StatusError(503, 'ServiceUnavailable', message),
 };
 

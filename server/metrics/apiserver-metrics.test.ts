@@ -25,9 +25,19 @@ test('in-flight watermarks: the highest count of each period, then the current o
   assert.deepEqual(w.takeWatermarks(), { readOnly: 0, mutating: 0 });
 });
 
-test('/metrics: Prometheus text 0.0.4 with kube-apiserver\'s names, types and stability', async () => {
+test("/metrics: Prometheus text 0.0.4 with kube-apiserver's names, types and stability", async () => {
   const metrics = new ApiserverMetrics();
-  metrics.requestTotal.inc({ verb: 'LIST', dry_run: '', group: '', version: 'v1', resource: 'configmaps', subresource: '', scope: 'namespace', component: 'apiserver', code: '200' });
+  metrics.requestTotal.inc({
+    verb: 'LIST',
+    dry_run: '',
+    group: '',
+    version: 'v1',
+    resource: 'configmaps',
+    subresource: '',
+    scope: 'namespace',
+    component: 'apiserver',
+    code: '200',
+  });
   metrics.publishWatermarks();
   const handler = createMetricsHandler(metrics);
   const answer = await handler({ method: 'GET', path: '/metrics', query: new URLSearchParams(), headers: {} });
@@ -37,17 +47,26 @@ test('/metrics: Prometheus text 0.0.4 with kube-apiserver\'s names, types and st
   const text = String(answer.body);
   assert.match(text, /^# HELP apiserver_request_total \[STABLE\] Counter of apiserver requests/m);
   assert.match(text, /^# TYPE apiserver_request_total counter$/m);
-  assert.match(text, /^apiserver_request_total\{verb="LIST",dry_run="",group="",version="v1",resource="configmaps",subresource="",scope="namespace",component="apiserver",code="200"\} 1$/m);
+  assert.match(
+    text,
+    /^apiserver_request_total\{verb="LIST",dry_run="",group="",version="v1",resource="configmaps",subresource="",scope="namespace",component="apiserver",code="200"\} 1$/m,
+  );
   assert.match(text, /^# TYPE apiserver_request_duration_seconds histogram$/m);
   assert.match(text, /^apiserver_current_inflight_requests\{request_kind="readOnly"\} 0$/m);
   assert.match(text, /^apiserver_current_inflight_requests\{request_kind="mutating"\} 0$/m);
-  for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'process_start_time_seconds', 'process_open_fds', 'kubernetes_build_info']) {
+  for (const name of [
+    'process_cpu_seconds_total',
+    'process_resident_memory_bytes',
+    'process_start_time_seconds',
+    'process_open_fds',
+    'kubernetes_build_info',
+  ]) {
     assert.match(text, new RegExp(`^${name}(\\{.*\\})? `, 'm'), name);
   }
   assert.equal(await handler({ method: 'GET', path: '/metricsx', query: new URLSearchParams(), headers: {} }), undefined);
 });
 
-test('/metrics/slis: each health check\'s last result and the count of results', async () => {
+test("/metrics/slis: each health check's last result and the count of results", async () => {
   const metrics = new ApiserverMetrics();
   let etcdUp = true;
   const checks = observeHealthChecks(
@@ -100,13 +119,22 @@ test('authentication and authorization attempts by result', async () => {
   const decisions = ['allow', 'deny', 'noOpinion'] as const;
   let i = 0;
   const authz = instrumentAuthorizer({ authorize: async () => ({ decision: decisions[i++ % 3]! }) }, metrics);
-  const attrs = { user: { username: 'u', groups: [] }, verb: 'get', isResourceRequest: false, path: '/x' } as unknown as AuthorizationAttributes;
+  const attrs = {
+    user: { username: 'u', groups: [] },
+    verb: 'get',
+    isResourceRequest: false,
+    path: '/x',
+  } as unknown as AuthorizationAttributes;
   for (let n = 0; n < 3; n++) await authz.authorize(attrs);
   const authzAttempts = await metrics.authorizationAttempts.get();
-  assert.deepEqual(Object.fromEntries(authzAttempts.values.map((v) => [v.labels.result, v.value])), { allowed: 1, denied: 1, 'no-opinion': 1 });
+  assert.deepEqual(Object.fromEntries(authzAttempts.values.map((v) => [v.labels.result, v.value])), {
+    allowed: 1,
+    denied: 1,
+    'no-opinion': 1,
+  });
 });
 
-test('watch events: one count and one size per event, by the endpoint\'s kind', async () => {
+test("watch events: one count and one size per event, by the endpoint's kind", async () => {
   const metrics = new ApiserverMetrics();
   const record = metrics.watchEventRecorder({ group: 'apps', version: 'v1', kind: 'Deployment' });
   record(100);

@@ -69,13 +69,17 @@ export class ApiserverMetrics {
 
   readonly requestTotal = new Counter({
     name: 'apiserver_request_total',
-    help: stable('Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.'),
+    help: stable(
+      'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
+    ),
     labelNames: REQUEST_LABELS,
     registers: [this.registry],
   });
   readonly requestDuration = new Histogram({
     name: 'apiserver_request_duration_seconds',
-    help: stable('Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.'),
+    help: stable(
+      'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
+    ),
     labelNames: LATENCY_LABELS,
     buckets: LATENCY_BUCKETS,
     registers: [this.registry],
@@ -95,7 +99,9 @@ export class ApiserverMetrics {
   });
   readonly longRunning = new Gauge({
     name: 'apiserver_longrunning_requests',
-    help: stable('Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.'),
+    help: stable(
+      'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.',
+    ),
     labelNames: SIZE_LABELS,
     registers: [this.registry],
   });
@@ -178,8 +184,20 @@ export class ApiserverMetrics {
   });
   readonly buildInfo = new Gauge({
     name: 'kubernetes_build_info',
-    help: alpha('A metric with a constant \'1\' value labeled by major, minor, git version, git commit, git tree state, build date, Go version, and compiler from which Kubernetes was built, and platform on which it is running.'),
-    labelNames: ['build_date', 'compiler', 'git_commit', 'git_tree_state', 'git_version', 'go_version', 'major', 'minor', 'platform'] as const,
+    help: alpha(
+      "A metric with a constant '1' value labeled by major, minor, git version, git commit, git tree state, build date, Go version, and compiler from which Kubernetes was built, and platform on which it is running.",
+    ),
+    labelNames: [
+      'build_date',
+      'compiler',
+      'git_commit',
+      'git_tree_state',
+      'git_version',
+      'go_version',
+      'major',
+      'minor',
+      'platform',
+    ] as const,
     aggregator: 'first',
     registers: [this.registry],
   });
@@ -193,7 +211,9 @@ export class ApiserverMetrics {
   });
   readonly requestedDeprecatedApis = new Gauge({
     name: 'apiserver_requested_deprecated_apis',
-    help: stable('Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.'),
+    help: stable(
+      'Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.',
+    ),
     labelNames: ['group', 'version', 'resource', 'subresource', 'removed_release'] as const,
     aggregator: 'max',
     registers: [this.registry],
@@ -249,7 +269,10 @@ export class ApiserverMetrics {
   });
   readonly encryptionConfigReloadSuccesses = new Counter({
     name: 'apiserver_encryption_config_controller_automatic_reload_success_total',
-    help: deprecatedAlpha('Total number of successful automatic reloads of encryption configuration split by apiserver identity.', '1.30.0'),
+    help: deprecatedAlpha(
+      'Total number of successful automatic reloads of encryption configuration split by apiserver identity.',
+      '1.30.0',
+    ),
     labelNames: ['apiserver_id_hash'] as const,
     registers: [this.registry],
   });
@@ -379,7 +402,10 @@ export class ApiserverMetrics {
           : [this.encryptionConfigReloads, this.encryptionConfigReloadTimestamp];
     count.inc(labels);
     timestamp.set(labels, Date.now() / 1000);
-    if (config === 'encryption') (status === 'success' ? this.encryptionConfigReloadSuccesses : this.encryptionConfigReloadFailures).inc({ apiserver_id_hash: idHash });
+    if (config === 'encryption')
+      (status === 'success' ? this.encryptionConfigReloadSuccesses : this.encryptionConfigReloadFailures).inc({
+        apiserver_id_hash: idHash,
+      });
   }
 
   /**

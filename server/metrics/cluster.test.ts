@@ -3,7 +3,16 @@ import assert from 'node:assert/strict';
 import { ApiserverMetrics } from './apiserver-metrics.js';
 import { aggregateMetricsText } from './cluster.js';
 
-const latencyLabels = { verb: 'LIST', dry_run: '', group: '', version: 'v1', resource: 'configmaps', subresource: '', scope: 'namespace', component: 'apiserver' };
+const latencyLabels = {
+  verb: 'LIST',
+  dry_run: '',
+  group: '',
+  version: 'v1',
+  resource: 'configmaps',
+  subresource: '',
+  scope: 'namespace',
+  component: 'apiserver',
+};
 const listLabels = { ...latencyLabels, code: '200' };
 
 /** the value of the series whose line starts with `prefix` */
@@ -12,7 +21,7 @@ function valueOf(text: string, prefix: string): number | undefined {
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
-test('a replica\'s /metrics merges its workers: requests and histograms summed, one build, object counts not multiplied', async () => {
+test("a replica's /metrics merges its workers: requests and histograms summed, one build, object counts not multiplied", async () => {
   const workers = [new ApiserverMetrics(), new ApiserverMetrics()];
   workers[0]!.requestTotal.inc(listLabels, 3);
   workers[1]!.requestTotal.inc(listLabels, 4);

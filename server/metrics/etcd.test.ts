@@ -57,7 +57,9 @@ test("the store's etcd calls are counted and timed per operation and group-resou
   assert.equal(await store.count('/configmaps'), 1);
   await store.delete('/configmaps/ns/a');
   await store.create('/apps/deployments/ns/d', { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', namespace: 'ns' } });
-  await assert.rejects(store.create('/apps/deployments/ns/d', { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', namespace: 'ns' } }));
+  await assert.rejects(
+    store.create('/apps/deployments/ns/d', { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', namespace: 'ns' } }),
+  );
 
   assert.equal(await requests('create', 'configmaps'), 1);
   // the read of the update's and the delete's current state, and the get itself
@@ -79,7 +81,7 @@ test("the store's etcd calls are counted and timed per operation and group-resou
   assert.match(text, /etcd_request_duration_seconds_bucket\{le="0\.005",operation="create",type="configmaps"\}/);
 });
 
-test('apiserver_storage_objects: the poller sets each resource\'s count', async () => {
+test("apiserver_storage_objects: the poller sets each resource's count", async () => {
   const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'counted' } });
   await store.create('/configmaps/counted/x', cm('x'));
   await store.create('/configmaps/counted/y', cm('y'));

@@ -29,7 +29,11 @@ function stateOf(method: string, url: string, headers: Record<string, string> = 
   };
 }
 
-async function value(metrics: ApiserverMetrics, name: 'requestTotal' | 'requestTerminations', labels: Record<string, string>): Promise<number> {
+async function value(
+  metrics: ApiserverMetrics,
+  name: 'requestTotal' | 'requestTerminations',
+  labels: Record<string, string>,
+): Promise<number> {
   const m = await metrics[name].get();
   return m.values
     .filter((v) => Object.entries(labels).every(([k, l]) => (v.labels as Record<string, string | number | undefined>)[k] === l))
@@ -52,8 +56,14 @@ test('the filter counts served resources, health endpoints and aggregated discov
   await handler(stateOf('GET', '/apis'));
   await handler(stateOf('GET', '/version'));
 
-  assert.equal(await value(metrics, 'requestTotal', { verb: 'LIST', resource: 'configmaps', scope: 'namespace', code: '200', component: 'apiserver' }), 1);
-  assert.equal(await value(metrics, 'requestTotal', { verb: 'POST', resource: 'configmaps', scope: 'resource', code: '201', dry_run: 'All' }), 1);
+  assert.equal(
+    await value(metrics, 'requestTotal', { verb: 'LIST', resource: 'configmaps', scope: 'namespace', code: '200', component: 'apiserver' }),
+    1,
+  );
+  assert.equal(
+    await value(metrics, 'requestTotal', { verb: 'POST', resource: 'configmaps', scope: 'resource', code: '201', dry_run: 'All' }),
+    1,
+  );
   assert.equal(await value(metrics, 'requestTotal', { resource: 'secrets' }), 0);
   assert.equal(await value(metrics, 'requestTotal', { verb: 'GET', subresource: '/readyz', component: '', scope: '' }), 1);
   assert.equal(await value(metrics, 'requestTotal', { verb: 'GET', subresource: '/apis', component: 'apiserver' }), 1);
@@ -70,7 +80,11 @@ test('requests in flight and open watches are tracked while they run', async () 
   const handler = withRequestMetrics(metrics)(async (state) => {
     if (state.info.verb === 'watch') {
       const g = await metrics.longRunning.get();
-      seen = { readOnly: metrics.inflight.readOnly, mutating: metrics.inflight.mutating, watches: g.values.find((v) => v.labels.verb === 'WATCH')?.value ?? 0 };
+      seen = {
+        readOnly: metrics.inflight.readOnly,
+        mutating: metrics.inflight.mutating,
+        watches: g.values.find((v) => v.labels.verb === 'WATCH')?.value ?? 0,
+      };
     }
   });
   await handler(stateOf('GET', '/api/v1/namespaces/ns/configmaps?watch=true'));

@@ -96,12 +96,27 @@ export function withRequestMetrics(metrics: ApiserverMetrics = defaultMetrics())
     // one key names the series of all three metrics (the label values never hold a NUL)
     const key = `${verb}\0${dryRun}\0${group}\0${version}\0${resource}\0${subresource}\0${scope}\0${component}`;
     const series = requestSeries(metrics);
-    series.total.inc(`${key}\0${code}`, () => ({ verb, dry_run: dryRun, group, version, resource, subresource, scope, component, code: String(code) }));
-    series.duration.observe(key, () => ({ verb, dry_run: dryRun, group, version, resource, subresource, scope, component }), (Date.now() - state.receivedAt) / 1000);
+    series.total.inc(`${key}\0${code}`, () => ({
+      verb,
+      dry_run: dryRun,
+      group,
+      version,
+      resource,
+      subresource,
+      scope,
+      component,
+      code: String(code),
+    }));
+    series.duration.observe(
+      key,
+      () => ({ verb, dry_run: dryRun, group, version, resource, subresource, scope, component }),
+      (Date.now() - state.receivedAt) / 1000,
+    );
     // sizes of reads only; every complete body carries its (possibly compressed) length
     if ((verb === 'GET' || verb === 'LIST') && state.method !== 'HEAD') {
       const length = Number(state.res.getHeader('content-length'));
-      if (Number.isFinite(length)) series.sizes.observe(key, () => ({ verb, group, version, resource, subresource, scope, component }), length);
+      if (Number.isFinite(length))
+        series.sizes.observe(key, () => ({ verb, group, version, resource, subresource, scope, component }), length);
     }
   };
 }
@@ -122,7 +137,26 @@ export function recordDroppedRequest(state: RequestState, metrics: ApiserverMetr
   const resource = resourceRequest ? info.resource : '';
   const subresource = resourceRequest ? info.subresource : '';
   const code = '429';
-  metrics.requestTotal.inc({ verb, dry_run: dryRunLabel(state.query), group, version, resource, subresource, scope, component: APISERVER, code });
+  metrics.requestTotal.inc({
+    verb,
+    dry_run: dryRunLabel(state.query),
+    group,
+    version,
+    resource,
+    subresource,
+    scope,
+    component: APISERVER,
+    code,
+  });
   // the terminations name a non-resource request by its path
-  metrics.requestTerminations.inc({ verb, group, version, resource, subresource: resourceRequest ? subresource : state.path, scope, component: APISERVER, code });
+  metrics.requestTerminations.inc({
+    verb,
+    group,
+    version,
+    resource,
+    subresource: resourceRequest ? subresource : state.path,
+    scope,
+    component: APISERVER,
+    code,
+  });
 }

@@ -61,7 +61,8 @@ export interface MetricsRun {
  *  second and polls the object counts. */
 export function startMetrics(opts: MetricsOptions): MetricsRun {
   const metrics = opts.metrics ?? defaultMetrics();
-  metrics.isServed = (group, version, resource, subresource) => opts.resolver.lookup(group, version, resource, subresource || undefined) !== undefined;
+  metrics.isServed = (group, version, resource, subresource) =>
+    opts.resolver.lookup(group, version, resource, subresource || undefined) !== undefined;
   metrics.applyLifecycle({
     showHidden: opts.showHiddenMetrics ?? false,
     disabled: opts.disabledMetrics ?? [],

@@ -6,9 +6,10 @@ import { compressUsername, dryRunLabel, isLongRunning, isReadOnly, metricsScope,
 /** verb and scope labels of a request, as the metrics filter computes them */
 function labels(method: string, url: string, contentType?: string): { verb: string; scope: string } {
   const u = new URL(url, 'https://kapi.invalid');
-  const info = u.pathname.startsWith('/api') && u.pathname !== '/api' && u.pathname !== '/apis'
-    ? parseRequestInfo(method, u.pathname, u.searchParams)
-    : nonResourceInfo(method, u.pathname);
+  const info =
+    u.pathname.startsWith('/api') && u.pathname !== '/api' && u.pathname !== '/apis'
+      ? parseRequestInfo(method, u.pathname, u.searchParams)
+      : nonResourceInfo(method, u.pathname);
   const scope = metricsScope(info);
   return { verb: reportedVerb(method, info, scope, contentType), scope };
 }
@@ -31,9 +32,18 @@ test('writes: POST, PUT, PATCH, APPLY, DELETE (collections too)', () => {
   assert.deepEqual(labels('POST', '/api/v1/namespaces/ns/configmaps'), { verb: 'POST', scope: 'resource' });
   assert.deepEqual(labels('POST', '/api/v1/namespaces'), { verb: 'POST', scope: 'resource' });
   assert.deepEqual(labels('PUT', '/api/v1/namespaces/ns/configmaps/a'), { verb: 'PUT', scope: 'resource' });
-  assert.deepEqual(labels('PATCH', '/api/v1/namespaces/ns/configmaps/a', 'application/merge-patch+json'), { verb: 'PATCH', scope: 'resource' });
-  assert.deepEqual(labels('PATCH', '/api/v1/namespaces/ns/configmaps/a', 'application/strategic-merge-patch+json'), { verb: 'PATCH', scope: 'resource' });
-  assert.deepEqual(labels('PATCH', '/api/v1/namespaces/ns/configmaps/a', 'application/apply-patch+yaml'), { verb: 'APPLY', scope: 'resource' });
+  assert.deepEqual(labels('PATCH', '/api/v1/namespaces/ns/configmaps/a', 'application/merge-patch+json'), {
+    verb: 'PATCH',
+    scope: 'resource',
+  });
+  assert.deepEqual(labels('PATCH', '/api/v1/namespaces/ns/configmaps/a', 'application/strategic-merge-patch+json'), {
+    verb: 'PATCH',
+    scope: 'resource',
+  });
+  assert.deepEqual(labels('PATCH', '/api/v1/namespaces/ns/configmaps/a', 'application/apply-patch+yaml'), {
+    verb: 'APPLY',
+    scope: 'resource',
+  });
   assert.deepEqual(labels('DELETE', '/api/v1/namespaces/ns/configmaps/a'), { verb: 'DELETE', scope: 'resource' });
   assert.deepEqual(labels('DELETE', '/api/v1/namespaces/ns/configmaps'), { verb: 'DELETE', scope: 'namespace' });
   assert.deepEqual(labels('PUT', '/apis/apps/v1/namespaces/ns/deployments/d/status'), { verb: 'PUT', scope: 'resource' });

@@ -86,4 +86,3 @@ export function compressUsername(username: string): string {
       return username.includes('@') ? 'email_id' : 'other';
   }
 }
-

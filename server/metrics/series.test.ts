@@ -5,11 +5,18 @@ import { CounterSeries, HistogramSeries } from './series.js';
 
 const BUCKETS = [0.1, 1, 10];
 
-function pair(): { direct: Registry; fast: Registry; counters: [Counter<'verb' | 'code'>, Counter<'verb' | 'code'>]; histograms: [Histogram<'verb'>, Histogram<'verb'>] } {
+function pair(): {
+  direct: Registry;
+  fast: Registry;
+  counters: [Counter<'verb' | 'code'>, Counter<'verb' | 'code'>];
+  histograms: [Histogram<'verb'>, Histogram<'verb'>];
+} {
   const direct = new Registry();
   const fast = new Registry();
-  const counter = (r: Registry) => new Counter({ name: 'requests_total', help: 'h', labelNames: ['verb', 'code'] as const, registers: [r] });
-  const histogram = (r: Registry) => new Histogram({ name: 'latency_seconds', help: 'h', labelNames: ['verb'] as const, buckets: BUCKETS, registers: [r] });
+  const counter = (r: Registry) =>
+    new Counter({ name: 'requests_total', help: 'h', labelNames: ['verb', 'code'] as const, registers: [r] });
+  const histogram = (r: Registry) =>
+    new Histogram({ name: 'latency_seconds', help: 'h', labelNames: ['verb'] as const, buckets: BUCKETS, registers: [r] });
   return { direct, fast, counters: [counter(direct), counter(fast)], histograms: [histogram(direct), histogram(fast)] };
 }
 

@@ -30,7 +30,13 @@ export function createDiscoveryHandler(opts: DiscoveryHandlerOptions): NonResour
   // a changing catalog (CRDs) is seen through a new view per generation: aggregated
   // documents are cached per catalog object
   const view = (): DiscoveryCatalog =>
-    opts.generation ? { groups: () => opts.catalog.groups(), resourcesFor: (g, v) => opts.catalog.resourcesFor(g, v), isServed: (g, v) => opts.catalog.isServed(g, v) } : opts.catalog;
+    opts.generation
+      ? {
+          groups: () => opts.catalog.groups(),
+          resourcesFor: (g, v) => opts.catalog.resourcesFor(g, v),
+          isServed: (g, v) => opts.catalog.isServed(g, v),
+        }
+      : opts.catalog;
   let catalog = view();
   // The catalog does not change while the server runs, so each document (and its ETag hash)
   // is built once per path and form instead of on every request: kubectl asks for /api and

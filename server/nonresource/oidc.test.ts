@@ -5,12 +5,19 @@ import { importJWK, compactVerify, CompactSign } from 'jose';
 import { parseSigningKey } from '../authn/serviceaccount/keys.js';
 import { createIssuerDiscoveryHandler, issuerDiscoveryProblem } from './oidc.js';
 
-const key = parseSigningKey(generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs1', format: 'pem' }) as string);
+const key = parseSigningKey(
+  generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs1', format: 'pem' }) as string,
+);
 const req = (path: string) => ({ method: 'GET', path, query: new URLSearchParams(), headers: {} });
 
 describe('service account issuer discovery', () => {
-  it('serves kube-apiserver\'s discovery document and a JWKS that verifies issued tokens', async () => {
-    const h = await createIssuerDiscoveryHandler({ issuer: 'https://kubernetes.default.svc.cluster.local', jwksUri: '', externalAddress: '10.0.0.1:6443', keys: [key] });
+  it("serves kube-apiserver's discovery document and a JWKS that verifies issued tokens", async () => {
+    const h = await createIssuerDiscoveryHandler({
+      issuer: 'https://kubernetes.default.svc.cluster.local',
+      jwksUri: '',
+      externalAddress: '10.0.0.1:6443',
+      keys: [key],
+    });
     const doc = await h(req('/.well-known/openid-configuration'));
     assert.equal(doc?.contentType, 'application/json');
     assert.equal(doc?.headers?.['Cache-Control'], 'public, max-age=3600');

@@ -14,7 +14,12 @@ export function createStatusHandler(sources: StatusSources): NonResourceHandler 
     if (req.path !== '/status' && req.path !== '/status/') return undefined;
     if (req.method !== 'GET' && req.method !== 'HEAD') return undefined;
     if (req.query.get('format') !== 'json') {
-      return { status: 200, body: STATUS_PAGE_HTML, contentType: 'text/html; charset=utf-8', headers: { 'Content-Security-Policy': "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:" } };
+      return {
+        status: 200,
+        body: STATUS_PAGE_HTML,
+        contentType: 'text/html; charset=utf-8',
+        headers: { 'Content-Security-Policy': "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:" },
+      };
     }
     const now = Date.now();
     const snapshot = await collectStatus(sources, now);

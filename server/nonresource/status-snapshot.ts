@@ -148,7 +148,7 @@ function etcdFrom(members: Member[], statuses: EndpointStatus[]): Pick<EtcdStatu
       revision: own?.status?.header.revision,
       dbSizeBytes: own?.status?.dbSize,
       version: own?.status?.version,
-      error: own ? own.error : 'not one of this replica\'s --etcd-servers',
+      error: own ? own.error : "not one of this replica's --etcd-servers",
     };
   });
   return { members: out, leader: out.find((m) => m.leader)?.name ?? leader, revision };
@@ -176,14 +176,25 @@ export async function collectStatus(sources: StatusSources, now = Date.now()): P
         lagRevisions: etcd.revision !== undefined && cacheRevision !== undefined ? Math.max(0, etcd.revision - cacheRevision) : undefined,
         resources: cache
           .stats()
-          .map((s) => ({ resource: cache.resourceNameOf(s.prefix), objects: s.objects, watchers: s.watchers, bookmarksSent: s.bookmarksSent, historyStartRevision: s.historyStartRevision }))
+          .map((s) => ({
+            resource: cache.resourceNameOf(s.prefix),
+            objects: s.objects,
+            watchers: s.watchers,
+            bookmarksSent: s.bookmarksSent,
+            historyStartRevision: s.historyStartRevision,
+          }))
           .sort((a, b) => a.resource.localeCompare(b.resource)),
       }
     : { enabled: false, resources: [] };
   return {
     kind: 'KapiStatus',
     time: new Date(now).toISOString(),
-    replica: { leaseName: sources.leaseName, identity: sources.identity, version: sources.version, startedAt: sources.startedAt.toISOString() },
+    replica: {
+      leaseName: sources.leaseName,
+      identity: sources.identity,
+      version: sources.version,
+      startedAt: sources.startedAt.toISOString(),
+    },
     replicas: replicasFrom(leases.value ?? [], sources, now),
     requests,
     watchCache,

@@ -33,7 +33,17 @@ function sources(total: { n: number }): StatusSources {
         { id: '2', name: 'etcd-1', peerURLs: [], clientURLs: ['http://127.0.0.1:2'], isLearner: false },
       ],
       endpointStatuses: async () => [
-        { endpoint: 'http://127.0.0.1:1', status: { header: { revision: 100, clusterId: '', memberId: '', raftTerm: 1 }, version: '3.5', dbSize: 10, leader: '1', raftIndex: 1, raftTerm: 1 } },
+        {
+          endpoint: 'http://127.0.0.1:1',
+          status: {
+            header: { revision: 100, clusterId: '', memberId: '', raftTerm: 1 },
+            version: '3.5',
+            dbSize: 10,
+            leader: '1',
+            raftIndex: 1,
+            raftTerm: 1,
+          },
+        },
         { endpoint: 'http://127.0.0.1:2', error: 'connection refused' },
       ],
       compactedRevision: async () => 50,
@@ -45,14 +55,24 @@ test('collectStatus: replicas up or down by their Lease renewals, cache lag, etc
   const s = await collectStatus(sources({ n: 7 }), NOW);
   assert.deepEqual(
     s.replicas.map((r) => [r.leaseName, r.up, r.self]),
-    [['apiserver-a', true, true], ['apiserver-b', false, false], ['apiserver-c', true, false]],
+    [
+      ['apiserver-a', true, true],
+      ['apiserver-b', false, false],
+      ['apiserver-c', true, false],
+    ],
   );
   assert.equal(s.replicas[0]!.version, 'v1.33.0');
   assert.equal(s.replicas[2]!.version, undefined);
   assert.equal(s.watchCache.lagRevisions, 10);
   assert.deepEqual(s.watchCache.resources, [{ resource: 'pods', objects: 3, watchers: 2, bookmarksSent: 5, historyStartRevision: 10 }]);
   assert.equal(s.etcd.leader, 'etcd-0');
-  assert.deepEqual(s.etcd.members.map((m) => [m.name, m.healthy, m.leader, m.error]), [['etcd-0', true, true, undefined], ['etcd-1', false, false, 'connection refused']]);
+  assert.deepEqual(
+    s.etcd.members.map((m) => [m.name, m.healthy, m.leader, m.error]),
+    [
+      ['etcd-0', true, true, undefined],
+      ['etcd-1', false, false, 'connection refused'],
+    ],
+  );
   assert.equal(s.etcd.compactedRevision, 50);
 });
 

@@ -41,8 +41,16 @@ test('the serving certificate covers loopback, the kubernetes Service names and 
   const cert = new X509Certificate(pki.servingCertPem);
   const sans = certSans(pki.servingCertPem);
   for (const name of [
-    '127.0.0.1', '::1', 'localhost', '192.0.2.10', '10.96.0.1', 'kapi.example.test',
-    'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local',
+    '127.0.0.1',
+    '::1',
+    'localhost',
+    '192.0.2.10',
+    '10.96.0.1',
+    'kapi.example.test',
+    'kubernetes',
+    'kubernetes.default',
+    'kubernetes.default.svc',
+    'kubernetes.default.svc.cluster.local',
   ]) {
     assert.ok(sans.includes(name), `SAN ${name} missing from ${sans.join(',')}`);
   }
@@ -103,7 +111,7 @@ test('replicas starting together on one cert dir agree on one CA', async (t) => 
   for (const i of [1, 2, 3]) assert.ok(sans.includes(`192.0.2.${i}`), sans.join(','));
 });
 
-test('--tls-cert-file is served as given; --client-ca-file without kapi\'s CA means no admin certificate', async (t) => {
+test("--tls-cert-file is served as given; --client-ca-file without kapi's CA means no admin certificate", async (t) => {
   const dir = tmpDir(t);
   const otherKey = await generateKey('ecdsa');
   const other = await createCA('other-ca', 10, otherKey);
@@ -128,7 +136,10 @@ test('--tls-cert-file is served as given; --client-ca-file without kapi\'s CA me
 test('a key that does not match --tls-cert-file is refused', async (t) => {
   const dir = tmpDir(t);
   const ca = await createCA('x', 10, await generateKey('ecdsa'));
-  writeFileSync(path.join(dir, 'srv.crt'), await issueCert(ca, { commonName: 'srv', usage: 'server', validDays: 10 }, await generateKey('ecdsa')));
+  writeFileSync(
+    path.join(dir, 'srv.crt'),
+    await issueCert(ca, { commonName: 'srv', usage: 'server', validDays: 10 }, await generateKey('ecdsa')),
+  );
   writeFileSync(path.join(dir, 'srv.key'), (await generateKey('ecdsa')).privateKeyPem);
   await assert.rejects(
     ensurePki(options(path.join(dir, 'pki'), { tlsCertFile: path.join(dir, 'srv.crt'), tlsPrivateKeyFile: path.join(dir, 'srv.key') })),

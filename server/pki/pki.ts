@@ -287,7 +287,7 @@ export async function ensurePki(opts: PkiOptions): Promise<Pki> {
         () => true,
       ).then((p) => ({ certPem: p.certPem, keyPem: p.keyPem }));
     } else {
-      log.info('--client-ca-file does not include kapi\'s CA: no admin client certificate', { clientCaFile: opts.clientCaFile });
+      log.info("--client-ca-file does not include kapi's CA: no admin client certificate", { clientCaFile: opts.clientCaFile });
     }
 
     let saKey = readIfExists(files.serviceAccountKey);

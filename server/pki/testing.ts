@@ -38,7 +38,23 @@ function signed(dir: string, ca: string, name: string, subject: string, extensio
   openssl(['req', ...newKeyArgs(`${name}.key`), '-out', `${name}.csr`, '-subj', subject], dir);
   writeFileSync(join(dir, `${name}.ext`), extensions);
   openssl(
-    ['x509', '-req', '-in', `${name}.csr`, '-CA', `${ca}.crt`, '-CAkey', `${ca}.key`, '-CAcreateserial', '-out', `${name}.crt`, '-days', '2', '-extfile', `${name}.ext`],
+    [
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      `${ca}.crt`,
+      '-CAkey',
+      `${ca}.key`,
+      '-CAcreateserial',
+      '-out',
+      `${name}.crt`,
+      '-days',
+      '2',
+      '-extfile',
+      `${name}.ext`,
+    ],
     dir,
   );
   return { cert: readFileSync(join(dir, `${name}.crt`), 'utf8'), key: readFileSync(join(dir, `${name}.key`), 'utf8') };

@@ -122,10 +122,7 @@ export async function createCA(commonName: string, validDays: number, key: KeyMa
     signingAlgorithm: signingAlgorithm(key.keys.privateKey),
     extensions: [
       new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(
-        x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature,
-        true,
-      ),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature, true),
       await x509.SubjectKeyIdentifierExtension.create(key.keys.publicKey),
     ],
   });
@@ -139,7 +136,10 @@ export async function issueCert(ca: Signer, req: CertRequest, key: KeyMaterial):
     new x509.BasicConstraintsExtension(false, undefined, true),
     // kubeadm's leaf usages; keyEncipherment matters only for RSA keys
     new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
-    new x509.ExtendedKeyUsageExtension([req.usage === 'server' ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth], false),
+    new x509.ExtendedKeyUsageExtension(
+      [req.usage === 'server' ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth],
+      false,
+    ),
     await x509.AuthorityKeyIdentifierExtension.create(caCert, false),
   ];
   if (req.sans && req.sans.length > 0) extensions.push(sanExtension(req.sans));

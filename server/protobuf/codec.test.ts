@@ -123,7 +123,12 @@ const pod: JsonObject = {
     automountServiceAccountToken: false,
     nodeName: 'node-1',
     hostNetwork: true,
-    securityContext: { fsGroup: 2000, runAsGroup: -1, supplementalGroups: [1, 2, 3], sysctls: [{ name: 'net.core.somaxconn', value: '1024' }] },
+    securityContext: {
+      fsGroup: 2000,
+      runAsGroup: -1,
+      supplementalGroups: [1, 2, 3],
+      sysctls: [{ name: 'net.core.somaxconn', value: '1024' }],
+    },
     imagePullSecrets: [{ name: 'registry' }],
     affinity: {
       nodeAffinity: {
@@ -143,7 +148,9 @@ const pod: JsonObject = {
     priority: 0,
     enableServiceLinks: true,
     overhead: { cpu: '10m' },
-    topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'web' } } }],
+    topologySpreadConstraints: [
+      { maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'web' } } },
+    ],
   },
   status: {
     phase: 'Running',
@@ -157,7 +164,9 @@ const pod: JsonObject = {
       {
         name: 'web',
         state: { running: { startedAt: '2024-05-01T10:00:02Z' } },
-        lastState: { terminated: { exitCode: 137, reason: 'OOMKilled', startedAt: '2024-05-01T09:00:00Z', finishedAt: '2024-05-01T09:59:59Z' } },
+        lastState: {
+          terminated: { exitCode: 137, reason: 'OOMKilled', startedAt: '2024-05-01T09:00:00Z', finishedAt: '2024-05-01T09:59:59Z' },
+        },
         ready: true,
         restartCount: 1,
         image: 'nginx:1.27',
@@ -211,7 +220,14 @@ describe('protobuf codec: round trips through the enveloped form', () => {
         observedGeneration: 3,
         replicas: 2,
         conditions: [
-          { type: 'Available', status: 'True', lastUpdateTime: '2024-01-01T00:00:00Z', lastTransitionTime: '2024-01-01T00:00:00Z', reason: 'MinimumReplicasAvailable', message: 'ok' },
+          {
+            type: 'Available',
+            status: 'True',
+            lastUpdateTime: '2024-01-01T00:00:00Z',
+            lastTransitionTime: '2024-01-01T00:00:00Z',
+            reason: 'MinimumReplicasAvailable',
+            message: 'ok',
+          },
         ],
       },
     };
@@ -219,7 +235,13 @@ describe('protobuf codec: round trips through the enveloped form', () => {
   });
 
   it('a Namespace and a ConfigMap with binaryData', () => {
-    const ns: JsonObject = { kind: 'Namespace', apiVersion: 'v1', metadata: { name: 'x' }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } };
+    const ns: JsonObject = {
+      kind: 'Namespace',
+      apiVersion: 'v1',
+      metadata: { name: 'x' },
+      spec: { finalizers: ['kubernetes'] },
+      status: { phase: 'Active' },
+    };
     assert.deepEqual(roundTrip(ns, core('Namespace')), ns);
     const cm: JsonObject = {
       kind: 'ConfigMap',
@@ -265,7 +287,15 @@ describe('protobuf codec: round trips through the enveloped form', () => {
       kind: 'Event',
       apiVersion: 'v1',
       metadata: { name: 'e.1', namespace: 'default' },
-      involvedObject: { kind: 'Pod', namespace: 'default', name: 'p', uid: 'u', apiVersion: 'v1', resourceVersion: '1', fieldPath: 'spec.containers{c}' },
+      involvedObject: {
+        kind: 'Pod',
+        namespace: 'default',
+        name: 'p',
+        uid: 'u',
+        apiVersion: 'v1',
+        resourceVersion: '1',
+        fieldPath: 'spec.containers{c}',
+      },
       reason: 'Started',
       message: 'Started container',
       source: { component: 'kubelet', host: 'node-1' },
@@ -297,7 +327,13 @@ describe('protobuf codec: round trips through the enveloped form', () => {
       kind: 'Lease',
       apiVersion: 'coordination.k8s.io/v1',
       metadata: { name: 'l', namespace: 'kube-system' },
-      spec: { holderIdentity: 'a', leaseDurationSeconds: 15, acquireTime: '2024-05-01T10:00:00.500000Z', renewTime: '2024-05-01T10:00:05.999999Z', leaseTransitions: 0 },
+      spec: {
+        holderIdentity: 'a',
+        leaseDurationSeconds: 15,
+        acquireTime: '2024-05-01T10:00:00.500000Z',
+        renewTime: '2024-05-01T10:00:05.999999Z',
+        leaseTransitions: 0,
+      },
     };
     assert.deepEqual(roundTrip(lease, { group: 'coordination.k8s.io', version: 'v1', kind: 'Lease' }), lease);
   });
@@ -341,14 +377,30 @@ describe('protobuf codec: round trips through the enveloped form', () => {
       kind: 'APIResourceList',
       apiVersion: 'v1',
       groupVersion: 'v1',
-      resources: [{ name: 'pods', singularName: 'pod', namespaced: true, kind: 'Pod', verbs: ['get', 'list'], shortNames: ['po'], categories: ['all'] }],
+      resources: [
+        {
+          name: 'pods',
+          singularName: 'pod',
+          namespaced: true,
+          kind: 'Pod',
+          verbs: ['get', 'list'],
+          shortNames: ['po'],
+          categories: ['all'],
+        },
+      ],
     };
     assert.deepEqual(roundTrip(resources, core('APIResourceList')), resources);
     const sar: JsonObject = {
       kind: 'SubjectAccessReview',
       apiVersion: 'authorization.k8s.io/v1',
       metadata: {},
-      spec: { user: 'alice', groups: ['dev'], extra: { scopes: ['a', 'b'] }, uid: '1', resourceAttributes: { verb: 'get', resource: 'pods', namespace: 'x' } },
+      spec: {
+        user: 'alice',
+        groups: ['dev'],
+        extra: { scopes: ['a', 'b'] },
+        uid: '1',
+        resourceAttributes: { verb: 'get', resource: 'pods', namespace: 'x' },
+      },
       status: { allowed: true, reason: 'ok' },
     };
     assert.deepEqual(roundTrip(sar, { group: 'authorization.k8s.io', version: 'v1', kind: 'SubjectAccessReview' }), sar);
@@ -368,14 +420,20 @@ describe('protobuf codec: round trips through the enveloped form', () => {
         },
       ],
     };
-    assert.deepEqual(roundTrip(hooks, { group: 'admissionregistration.k8s.io', version: 'v1', kind: 'ValidatingWebhookConfiguration' }), hooks);
+    assert.deepEqual(
+      roundTrip(hooks, { group: 'admissionregistration.k8s.io', version: 'v1', kind: 'ValidatingWebhookConfiguration' }),
+      hooks,
+    );
     const policy: JsonObject = {
       kind: 'ValidatingAdmissionPolicy',
       apiVersion: 'admissionregistration.k8s.io/v1',
       metadata: { name: 'p' },
       spec: { variables: [{ name: 'v', expression: 'object.x' }], validations: [{ expression: 'true', message: 'm' }] },
     };
-    assert.deepEqual(roundTrip(policy, { group: 'admissionregistration.k8s.io', version: 'v1', kind: 'ValidatingAdmissionPolicy' }), policy);
+    assert.deepEqual(
+      roundTrip(policy, { group: 'admissionregistration.k8s.io', version: 'v1', kind: 'ValidatingAdmissionPolicy' }),
+      policy,
+    );
   });
 
   it('Status errors (v1 and under any group version) and DeleteOptions', () => {
@@ -423,16 +481,33 @@ describe('protobuf codec: round trips through the enveloped form', () => {
   });
 
   it('watch events: length-prefixed WatchEvent frames without envelope, objects enveloped inside', () => {
-    const cm: JsonObject = { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'c', namespace: 'default', resourceVersion: '5' }, data: { a: 'b' } };
+    const cm: JsonObject = {
+      kind: 'ConfigMap',
+      apiVersion: 'v1',
+      metadata: { name: 'c', namespace: 'default', resourceVersion: '5' },
+      data: { a: 'b' },
+    };
     const added = encodeWatchEvent('ADDED', cm, core('ConfigMap'));
     assert.equal(added.readUInt32BE(0), added.length - 4);
     // the frame is a bare metav1.WatchEvent: field 1 (type) first, no k8s\0 prefix
     assert.equal(added[4], 0x0a);
     assert.ok(added.indexOf(PROTOBUF_MAGIC) > 4);
-    const bookmark = encodeWatchEvent('BOOKMARK', { kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: '9' } }, core('ConfigMap'));
+    const bookmark = encodeWatchEvent(
+      'BOOKMARK',
+      { kind: 'ConfigMap', apiVersion: 'v1', metadata: { resourceVersion: '9' } },
+      core('ConfigMap'),
+    );
     const error = encodeWatchEvent(
       'ERROR',
-      { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'too old resource version: 1 (5)', reason: 'Expired', code: 410 },
+      {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'too old resource version: 1 (5)',
+        reason: 'Expired',
+        code: 410,
+      },
       core('Status'),
     );
     const stream = Buffer.concat([added, bookmark, error, error.subarray(0, 6)]);
@@ -526,7 +601,12 @@ describe('protobuf codec: Go semantics when decoding', () => {
 
   it('negative int32/int64 use ten-byte varints; packed repeated varints decode', () => {
     const out = roundTrip(
-      { kind: 'Pod', apiVersion: 'v1', metadata: { name: 'n' }, spec: { containers: [], securityContext: { runAsUser: -5, fsGroup: -1 }, priority: -2147483648 } },
+      {
+        kind: 'Pod',
+        apiVersion: 'v1',
+        metadata: { name: 'n' },
+        spec: { containers: [], securityContext: { runAsUser: -5, fsGroup: -1 }, priority: -2147483648 },
+      },
       core('Pod'),
     );
     assert.deepEqual(out.spec, { securityContext: { runAsUser: -5, fsGroup: -1 }, priority: -2147483648 });

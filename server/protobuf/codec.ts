@@ -534,10 +534,11 @@ export function decodeObject(bytes: Uint8Array, defaults?: Partial<GroupVersionK
 
   let apiVersion = lastLength(typeMeta.get(1))?.toString('utf8') ?? '';
   let kind = lastLength(typeMeta.get(2))?.toString('utf8') ?? '';
-  if (apiVersion === '' && defaults?.version) apiVersion = apiVersionOf({ group: defaults.group ?? '', version: defaults.version, kind: '' });
+  if (apiVersion === '' && defaults?.version)
+    apiVersion = apiVersionOf({ group: defaults.group ?? '', version: defaults.version, kind: '' });
   if (kind === '' && defaults?.kind) kind = defaults.kind;
-  if (kind === '') throw new ProtobufError('Object \'Kind\' is missing in protobuf envelope');
-  if (apiVersion === '') throw new ProtobufError('Object \'apiVersion\' is missing in protobuf envelope');
+  if (kind === '') throw new ProtobufError("Object 'Kind' is missing in protobuf envelope");
+  if (apiVersion === '') throw new ProtobufError("Object 'apiVersion' is missing in protobuf envelope");
 
   const desc = messageForKind({ ...parseApiVersion(apiVersion), kind });
   const raw = lastLength(unknown.get(2)) ?? Buffer.alloc(0);

@@ -82,7 +82,9 @@ function readDescriptor(): CompactDescriptor {
   for (const url of candidates(name)) {
     if (existsSync(url)) return JSON.parse(readFileSync(url, 'utf8')) as CompactDescriptor;
   }
-  const tried = candidates(name).map((u) => fileURLToPath(u)).join(', ');
+  const tried = candidates(name)
+    .map((u) => fileURLToPath(u))
+    .join(', ');
   throw new Error(`generated file ${name} not found (tried ${tried}); run node scripts/generate-k8s-proto.mjs`);
 }
 

@@ -9,7 +9,12 @@ describe('protobuf at the HTTP layer', () => {
     assert.equal(kindOf({ kind: 'Pod' }), undefined);
     assert.equal(servesProtobuf({ group: '', version: 'v1', kind: 'Pod' }), true);
     assert.equal(servesProtobuf({ group: 'stable.example.com', version: 'v1', kind: 'CronTab' }), false);
-    const list = protobufBody({ kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: '3' }, items: [{ metadata: { name: 'a' } }] });
+    const list = protobufBody({
+      kind: 'PartialObjectMetadataList',
+      apiVersion: 'meta.k8s.io/v1',
+      metadata: { resourceVersion: '3' },
+      items: [{ metadata: { name: 'a' } }],
+    });
     assert.ok(list);
     assert.deepEqual(decodeObject(list).object.items, [{ metadata: { name: 'a' } }]);
     assert.equal(protobufBody({ kind: 'CronTab', apiVersion: 'stable.example.com/v1', metadata: {} }), undefined);
@@ -31,9 +36,17 @@ describe('protobuf at the HTTP layer', () => {
   });
 
   it('request bodies: custom kinds are UnsupportedProtobufKind, garbage is a ProtobufError', () => {
-    const typeMeta = Buffer.concat([Buffer.from([0x0a, 20]), Buffer.from('stable.example.com/v'), Buffer.from([0x12, 7]), Buffer.from('CronTab')]);
+    const typeMeta = Buffer.concat([
+      Buffer.from([0x0a, 20]),
+      Buffer.from('stable.example.com/v'),
+      Buffer.from([0x12, 7]),
+      Buffer.from('CronTab'),
+    ]);
     const crd = Buffer.concat([Buffer.from('k8s\0'), Buffer.from([0x0a, typeMeta.length]), typeMeta]);
     assert.throws(() => decodeProtobufBody(crd), UnsupportedProtobufKind);
-    assert.throws(() => decodeProtobufBody(Buffer.from('{}')), (e: Error) => !(e instanceof UnsupportedProtobufKind));
+    assert.throws(
+      () => decodeProtobufBody(Buffer.from('{}')),
+      (e: Error) => !(e instanceof UnsupportedProtobufKind),
+    );
   });
 });

@@ -15,7 +15,9 @@ export function kindOf(obj: unknown): GroupVersionKind | undefined {
   const { kind, apiVersion } = obj as { kind?: unknown; apiVersion?: unknown };
   if (typeof kind !== 'string' || kind === '' || typeof apiVersion !== 'string' || apiVersion === '') return undefined;
   const slash = apiVersion.indexOf('/');
-  return slash < 0 ? { group: '', version: apiVersion, kind } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1), kind };
+  return slash < 0
+    ? { group: '', version: apiVersion, kind }
+    : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1), kind };
 }
 
 /** whether objects of a kind (and their lists) can be served as protobuf */

@@ -98,7 +98,15 @@ describe('kubectl 1.33 protobuf bodies', { skip: kubectl ? false : 'kubectl.1.33
           res.writeHead(201, { 'Content-Type': PROTOBUF_MEDIA_TYPE }).end(encodeObject(created(object, ns), gvk));
           return;
         }
-        const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'not here', reason: 'NotFound', code: 404 };
+        const status = {
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Failure',
+          message: 'not here',
+          reason: 'NotFound',
+          code: 404,
+        };
         res.writeHead(404, { 'Content-Type': 'application/json' }).end(JSON.stringify(status));
       });
     });
@@ -135,7 +143,14 @@ describe('kubectl 1.33 protobuf bodies', { skip: kubectl ? false : 'kubectl.1.33
     const real = await run(common);
     assert.equal(real.code, 0, real.stderr);
     const posts = received.slice(before).filter((r) => r.method === 'POST');
-    assert.equal(posts.length, 1, `one POST expected, saw ${received.slice(before).map((r) => `${r.method} ${r.path}`).join(', ')}`);
+    assert.equal(
+      posts.length,
+      1,
+      `one POST expected, saw ${received
+        .slice(before)
+        .map((r) => `${r.method} ${r.path}`)
+        .join(', ')}`,
+    );
     const [post] = posts;
     assert.equal(post.contentType, PROTOBUF_MEDIA_TYPE);
     assert.ok(post.accept.startsWith(PROTOBUF_MEDIA_TYPE), post.accept);
@@ -164,7 +179,10 @@ describe('kubectl 1.33 protobuf bodies', { skip: kubectl ? false : 'kubectl.1.33
   it('kubectl create configmap (literal and binary file)', async () => {
     const { decoded } = await create(['create', 'configmap', 'c', '--from-literal=a=b']);
     assert.deepEqual(decoded.object, { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'c' }, data: { a: 'b' } });
-    const obj = await check(['create', 'configmap', 'c2', '--from-literal=multi=l1\nl2', `--from-file=blob=${join(dir, 'blob.bin')}`], 'default');
+    const obj = await check(
+      ['create', 'configmap', 'c2', '--from-literal=multi=l1\nl2', `--from-file=blob=${join(dir, 'blob.bin')}`],
+      'default',
+    );
     assert.deepEqual(obj.binaryData, { blob: Buffer.from([0xff, 0x00, 0xfe, 0x10]).toString('base64') });
   });
 

@@ -73,7 +73,9 @@ describe('protobuf through a real kapi', { skip: kubectlAvailable() ? false : 'k
     await kubectlOk(['create', 'namespace', 'pb'], opts());
     await kubectlOk(['create', 'configmap', 'c', '--from-literal=a=b', '-n', 'pb'], opts());
     await kubectlOk(['create', 'secret', 'generic', 's', '--from-literal=k=v', '-n', 'pb'], opts());
-    const deploy = JSON.parse(await kubectlOk(['create', 'deployment', 'd', '--image=nginx', '--replicas=0', '-n', 'pb', '-o', 'json'], opts())) as JsonObject;
+    const deploy = JSON.parse(
+      await kubectlOk(['create', 'deployment', 'd', '--image=nginx', '--replicas=0', '-n', 'pb', '-o', 'json'], opts()),
+    ) as JsonObject;
     assert.equal((deploy.spec as JsonObject).replicas, 0);
     const ns = JSON.parse(await kubectlOk(['get', 'namespace', 'pb', '-o', 'json'], opts())) as JsonObject;
     assert.equal((ns.status as JsonObject).phase, 'Active');
@@ -118,10 +120,20 @@ describe('protobuf through a real kapi', { skip: kubectlAvailable() ? false : 'k
 
   it('protobuf create and update bodies, DeleteOptions body', async () => {
     const body = encodeObject(
-      { metadata: { name: 'viaproto', labels: { x: 'y' } }, data: { k: 'v' }, binaryData: { b: Buffer.from([0, 1, 254]).toString('base64') } },
+      {
+        metadata: { name: 'viaproto', labels: { x: 'y' } },
+        data: { k: 'v' },
+        binaryData: { b: Buffer.from([0, 1, 254]).toString('base64') },
+      },
       { group: '', version: 'v1', kind: 'ConfigMap' },
     );
-    const created = await request(creds, 'POST', '/api/v1/namespaces/pb/configmaps', { accept: CLIENT_GO_ACCEPT, 'content-type': PROTOBUF_MEDIA_TYPE }, body);
+    const created = await request(
+      creds,
+      'POST',
+      '/api/v1/namespaces/pb/configmaps',
+      { accept: CLIENT_GO_ACCEPT, 'content-type': PROTOBUF_MEDIA_TYPE },
+      body,
+    );
     assert.equal(created.status, 201, created.body.toString('latin1'));
     const obj = decodeObject(created.body).object;
     assert.deepEqual(obj.binaryData, { b: Buffer.from([0, 1, 254]).toString('base64') });
@@ -137,7 +149,10 @@ describe('protobuf through a real kapi', { skip: kubectlAvailable() ? false : 'k
     assert.equal(updated.status, 200, updated.body.toString('latin1'));
     assert.deepEqual(decodeObject(updated.body).object.data, { k: 'v2' });
 
-    const options = encodeObject({ gracePeriodSeconds: 0, propagationPolicy: 'Background' }, { group: 'meta.k8s.io', version: 'v1', kind: 'DeleteOptions' });
+    const options = encodeObject(
+      { gracePeriodSeconds: 0, propagationPolicy: 'Background' },
+      { group: 'meta.k8s.io', version: 'v1', kind: 'DeleteOptions' },
+    );
     const deleted = await request(
       creds,
       'DELETE',
@@ -162,7 +177,7 @@ describe('protobuf through a real kapi', { skip: kubectlAvailable() ? false : 'k
     assert.equal(res.headers['content-type'], `${PROTOBUF_MEDIA_TYPE};stream=watch`);
     const { events, rest } = decodeWatchEvents(res.body);
     assert.equal(rest.length, 0);
-    const added = events.find((e) => e.type === 'ADDED' && ((e.object.metadata as JsonObject).name === 'watched'));
+    const added = events.find((e) => e.type === 'ADDED' && (e.object.metadata as JsonObject).name === 'watched');
     assert.ok(added, `events: ${events.map((e) => `${e.type} ${e.kind}`).join(', ')}`);
     assert.equal(added.kind, 'ConfigMap');
     assert.deepEqual(added.object.data, { w: '1' });

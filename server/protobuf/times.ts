@@ -55,8 +55,8 @@ export function formatMicroTime(seconds: number, nanos: number): string {
 const UNIT_NANOS: Record<string, bigint> = {
   ns: 1n,
   us: 1000n,
-  'µs': 1000n,
-  'μs': 1000n,
+  µs: 1000n,
+  μs: 1000n,
   ms: 1000_000n,
   s: 1000_000_000n,
   m: 60_000_000_000n,

@@ -19,7 +19,14 @@ import { translateToSpdy } from './exec-translator.js';
 import { relayResponse, sendToBackend, forwardedRequestHeaders, streamLog, unknownFailure } from './forward.js';
 import type { Backend, KubeletClient } from './kubelet-client.js';
 import {
-  containerFor, getObject, joinPreservingTrailingSlash, nodeNameOf, nodeProxyLocation, podProxyLocation, serviceProxyLocation, type Lookup,
+  containerFor,
+  getObject,
+  joinPreservingTrailingSlash,
+  nodeNameOf,
+  nodeProxyLocation,
+  podProxyLocation,
+  serviceProxyLocation,
+  type Lookup,
 } from './locations.js';
 import { kubeletLogQuery, kubeletStreamQuery, readLogOptions, readPorts, readStreamOptions, validateLogOptions } from './options.js';
 import { tunnelPortForward, tunneledProtocols } from './portforward-tunnel.js';
@@ -39,7 +46,9 @@ const SERVED = new Set(['pods/log', 'pods/exec', 'pods/attach', 'pods/portforwar
 
 function isUpgradeRequest(state: RequestState): boolean {
   const connection = (header(state.req, 'connection') ?? '').toLowerCase();
-  return state.upgrade !== undefined && connection.split(',').some((t) => t.trim() === 'upgrade') && (header(state.req, 'upgrade') ?? '') !== '';
+  return (
+    state.upgrade !== undefined && connection.split(',').some((t) => t.trim() === 'upgrade') && (header(state.req, 'upgrade') ?? '') !== ''
+  );
 }
 
 function contextOf(state: RequestState): RequestContext {
@@ -79,7 +88,14 @@ async function passUpgradeThrough(state: RequestState, upgrade: UpgradeSocket, b
 }
 
 /** the kubelet backend of a pod's node, or kube's errors for an unscheduled pod or a lost node */
-async function kubeletFor(deps: ConnectDeps, ctx: RequestContext, podName: string, nodeName: string, path: string, query: URLSearchParams): Promise<Backend> {
+async function kubeletFor(
+  deps: ConnectDeps,
+  ctx: RequestContext,
+  podName: string,
+  nodeName: string,
+  path: string,
+  query: URLSearchParams,
+): Promise<Backend> {
   if (nodeName === '') throw errors.badRequest(`pod ${podName} does not have a host assigned`);
   try {
     return deps.kubelet.backend(await deps.kubelet.connectionInfo(ctx, nodeName), path, query);
@@ -101,7 +117,14 @@ async function serveLog(state: RequestState, deps: ConnectDeps, lookup: Lookup):
     state.res.end();
     return;
   }
-  const backend = await kubeletFor(deps, lookup.ctx, info.name, nodeName, `/containerLogs/${info.namespace}/${info.name}/${container}`, kubeletLogQuery(opts));
+  const backend = await kubeletFor(
+    deps,
+    lookup.ctx,
+    info.name,
+    nodeName,
+    `/containerLogs/${info.namespace}/${info.name}/${container}`,
+    kubeletLogQuery(opts),
+  );
   if (opts.insecureSkipTLSVerifyBackend) backend.tls = deps.kubelet.tls(true);
   await streamLog(state, backend, info.name);
 }
@@ -111,7 +134,14 @@ async function serveStream(state: RequestState, deps: ConnectDeps, lookup: Looku
   const opts = readStreamOptions(state.query);
   const pod = await getObject(lookup, 'pods', info.name, info.namespace);
   const container = containerFor(pod, opts.container);
-  const backend = await kubeletFor(deps, lookup.ctx, info.name, nodeNameOf(pod), `/${kind}/${info.namespace}/${info.name}/${container}`, kubeletStreamQuery(opts, kind === 'exec'));
+  const backend = await kubeletFor(
+    deps,
+    lookup.ctx,
+    info.name,
+    nodeNameOf(pod),
+    `/${kind}/${info.namespace}/${info.name}/${container}`,
+    kubeletStreamQuery(opts, kind === 'exec'),
+  );
   const upgrade = state.upgrade;
   if (!upgrade || !isUpgradeRequest(state)) throw errors.badRequest('Upgrade request required');
   const key = header(state.req, 'sec-websocket-key');
@@ -136,8 +166,15 @@ async function servePortForward(state: RequestState, deps: ConnectDeps, lookup: 
     const offered = offeredProtocols(state.req.headers);
     if (offered.some((p) => p.startsWith('SPDY/3.1+'))) {
       const protocols = tunneledProtocols(offered);
-      if (protocols.length === 0) throw Object.assign(new StatusError(400, 'BadRequest', 'unable to upgrade: no tunneling spdy protocols provided'), { plainText: true });
-      await tunnelPortForward({ socket: upgrade.socket, head: upgrade.head, key, remoteAddress: remoteAddressOf(state), headers: headersOf(state) }, backend, protocols);
+      if (protocols.length === 0)
+        throw Object.assign(new StatusError(400, 'BadRequest', 'unable to upgrade: no tunneling spdy protocols provided'), {
+          plainText: true,
+        });
+      await tunnelPortForward(
+        { socket: upgrade.socket, head: upgrade.head, key, remoteAddress: remoteAddressOf(state), headers: headersOf(state) },
+        backend,
+        protocols,
+      );
       return;
     }
   }

@@ -46,7 +46,7 @@ export function dialBackend(backend: Backend): Promise<Socket | TLSSocket> {
       ? tlsConnect({
           host,
           port,
-          servername: isIP(host) ? undefined : backend.tls.servername ?? host,
+          servername: isIP(host) ? undefined : (backend.tls.servername ?? host),
           cert: backend.tls.cert,
           key: backend.tls.key,
           ca: backend.tls.ca,

@@ -10,18 +10,26 @@ import { resultStatus, translateToSpdy, type StreamOptions } from './exec-transl
 test('the error stream as kube turns it into the v5 status', () => {
   assert.deepEqual(resultStatus(''), { metadata: {}, status: 'Success' });
   assert.deepEqual(resultStatus('{"metadata":{},"status":"Success"}'), { metadata: {}, status: 'Success' });
-  const exit = resultStatus(JSON.stringify({ status: 'Failure', reason: 'NonZeroExitCode', details: { causes: [{ reason: 'ExitCode', message: '42' }] } }));
-  assert.equal(JSON.stringify(exit), JSON.stringify({
-    metadata: {},
-    status: 'Failure',
-    message: 'command terminated with non-zero exit code: command terminated with exit code 42',
-    reason: 'NonZeroExitCode',
-    details: { causes: [{ reason: 'ExitCode', message: '42' }] },
-  }));
+  const exit = resultStatus(
+    JSON.stringify({ status: 'Failure', reason: 'NonZeroExitCode', details: { causes: [{ reason: 'ExitCode', message: '42' }] } }),
+  );
+  assert.equal(
+    JSON.stringify(exit),
+    JSON.stringify({
+      metadata: {},
+      status: 'Failure',
+      message: 'command terminated with non-zero exit code: command terminated with exit code 42',
+      reason: 'NonZeroExitCode',
+      details: { causes: [{ reason: 'ExitCode', message: '42' }] },
+    }),
+  );
   const failures: [string, string][] = [
     ['{"status":"Failure","reason":"NonZeroExitCode"}', 'error stream protocol error: details must be set'],
     ['{"status":"Failure","reason":"NonZeroExitCode","details":{"causes":[]}}', 'error stream protocol error: no ExitCode cause given'],
-    ['{"status":"Failure","reason":"NonZeroExitCode","details":{"causes":[{"reason":"ExitCode","message":"256"}]}}', 'error stream protocol error: invalid exit code value "256"'],
+    [
+      '{"status":"Failure","reason":"NonZeroExitCode","details":{"causes":[{"reason":"ExitCode","message":"256"}]}}',
+      'error stream protocol error: invalid exit code value "256"',
+    ],
     ['{"status":"Failure","message":"container not running"}', 'container not running'],
     ['{"status":"Weird"}', 'error stream protocol error: unknown error'],
   ];
@@ -49,8 +57,13 @@ async function startFakeKubelet(): Promise<FakeKubelet> {
   const server = http.createServer((_req, res) => res.writeHead(400).end());
   server.on('upgrade', (req, socket: Duplex, head: Buffer) => {
     const query = new URL(req.url ?? '/', 'http://kubelet').searchParams;
-    const expected = 1 + ['input', 'output', 'error'].filter((k) => query.get(k) === '1' && !(k === 'error' && query.get('tty') === '1')).length + Number(query.get('tty') === '1');
-    socket.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: v4.channel.k8s.io\r\n\r\n');
+    const expected =
+      1 +
+      ['input', 'output', 'error'].filter((k) => query.get(k) === '1' && !(k === 'error' && query.get('tty') === '1')).length +
+      Number(query.get('tty') === '1');
+    socket.write(
+      'HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: v4.channel.k8s.io\r\n\r\n',
+    );
     const streams = new Map<string, SpdyStream>();
     const conn = new SpdyConnection(socket, 'server', {
       head,
@@ -68,7 +81,16 @@ async function startFakeKubelet(): Promise<FakeKubelet> {
           stdout?.end();
           streams.get('stderr')?.end();
           const error = streams.get('error');
-          error?.write(Buffer.from(JSON.stringify({ metadata: {}, status: 'Failure', reason: 'NonZeroExitCode', details: { causes: [{ reason: 'ExitCode', message: '7' }] } })));
+          error?.write(
+            Buffer.from(
+              JSON.stringify({
+                metadata: {},
+                status: 'Failure',
+                reason: 'NonZeroExitCode',
+                details: { causes: [{ reason: 'ExitCode', message: '7' }] },
+              }),
+            ),
+          );
           error?.end();
           setImmediate(() => conn.close());
         });
@@ -86,10 +108,25 @@ interface Session {
 
 /** a v5 client: sends its messages right after the handshake (before the kubelet's streams exist) */
 async function runSession(kubeletPort: number, opts: StreamOptions, send: Buffer[]): Promise<Session> {
-  const query = new URLSearchParams({ command: 'cat', input: opts.stdin ? '1' : '0', output: opts.stdout ? '1' : '0', error: opts.stderr ? '1' : '0', tty: opts.tty ? '1' : '0' });
+  const query = new URLSearchParams({
+    command: 'cat',
+    input: opts.stdin ? '1' : '0',
+    output: opts.stdout ? '1' : '0',
+    error: opts.stderr ? '1' : '0',
+    tty: opts.tty ? '1' : '0',
+  });
   const backend = { url: new URL(`http://127.0.0.1:${kubeletPort}/exec/ns/pod/c?${query}`), connectTimeoutMs: 5000 };
   const front = net.createServer((socket) => {
-    socket.once('data', () => void translateToSpdy({ socket, head: Buffer.alloc(0), key: 'dGhlIHNhbXBsZSBub25jZQ==', headers: {} }, backend, opts, new AbortController().signal));
+    socket.once(
+      'data',
+      () =>
+        void translateToSpdy(
+          { socket, head: Buffer.alloc(0), key: 'dGhlIHNhbXBsZSBub25jZQ==', headers: {} },
+          backend,
+          opts,
+          new AbortController().signal,
+        ),
+    );
   });
   await new Promise<void>((r) => front.listen(0, '127.0.0.1', r));
   try {
@@ -105,7 +142,10 @@ async function runSession(kubeletPort: number, opts: StreamOptions, send: Buffer
         client.off('data', onHead);
         const ws = new WebSocketConnection(
           client,
-          { onMessage: (_op, p) => messages.push([p[0], p.subarray(1).toString()]), onClose: (code) => resolve({ messages, closeCode: code }) },
+          {
+            onMessage: (_op, p) => messages.push([p[0], p.subarray(1).toString()]),
+            onClose: (code) => resolve({ messages, closeCode: code }),
+          },
           'client',
           buffered.subarray(end + 4),
         );
@@ -121,13 +161,21 @@ async function runSession(kubeletPort: number, opts: StreamOptions, send: Buffer
 const channel = (n: number, text: string): Buffer => Buffer.concat([Buffer.from([n]), Buffer.from(text)]);
 const CLOSE_STDIN = Buffer.from([255, 0]);
 
-test('v5 exec translated to SPDY: streams opened in kube\'s order, stdin closed by channel 255, output, stderr and the exit code on channel 3', async () => {
+test("v5 exec translated to SPDY: streams opened in kube's order, stdin closed by channel 255, output, stderr and the exit code on channel 3", async () => {
   const kubelet = await startFakeKubelet();
   try {
-    const session = await runSession(kubelet.port, { stdin: true, stdout: true, stderr: true, tty: false }, [channel(0, 'one '), channel(0, 'two\n'), CLOSE_STDIN]);
+    const session = await runSession(kubelet.port, { stdin: true, stdout: true, stderr: true, tty: false }, [
+      channel(0, 'one '),
+      channel(0, 'two\n'),
+      CLOSE_STDIN,
+    ]);
     assert.deepEqual(kubelet.opened, ['error', 'stdin', 'stdout', 'stderr']);
     assert.deepEqual(session.messages[0], [1, ''], 'the empty first message on the lowest output channel');
-    const text = (n: number): string => session.messages.filter(([c]) => c === n).map(([, t]) => t).join('');
+    const text = (n: number): string =>
+      session.messages
+        .filter(([c]) => c === n)
+        .map(([, t]) => t)
+        .join('');
     assert.equal(text(1), 'one two\n');
     assert.equal(text(2), 'running cat\n');
     const last = session.messages.at(-1)!;
@@ -143,10 +191,20 @@ test('v5 exec with a TTY: no stderr stream, a resize stream last, resize message
   const kubelet = await startFakeKubelet();
   try {
     const size = JSON.stringify({ Width: 100, Height: 30 });
-    const session = await runSession(kubelet.port, { stdin: true, stdout: true, stderr: false, tty: true }, [channel(4, size), channel(0, 'typed\r'), CLOSE_STDIN]);
+    const session = await runSession(kubelet.port, { stdin: true, stdout: true, stderr: false, tty: true }, [
+      channel(4, size),
+      channel(0, 'typed\r'),
+      CLOSE_STDIN,
+    ]);
     assert.deepEqual(kubelet.opened, ['error', 'stdin', 'stdout', 'resize']);
     assert.deepEqual(kubelet.resizes, [size]);
-    assert.equal(session.messages.filter(([c]) => c === 1).map(([, t]) => t).join(''), 'typed\r');
+    assert.equal(
+      session.messages
+        .filter(([c]) => c === 1)
+        .map(([, t]) => t)
+        .join(''),
+      'typed\r',
+    );
     assert.equal(session.messages.at(-1)?.[0], 3);
   } finally {
     kubelet.close();

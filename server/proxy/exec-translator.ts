@@ -14,8 +14,19 @@ import type { Backend } from './kubelet-client.js';
 import { openUpgrade } from './upgrade.js';
 import { StatusError } from '../machinery/status.js';
 import {
-  CHANNEL_CLOSE, CHANNEL_ERROR, CHANNEL_RESIZE, CHANNEL_STDERR, CHANNEL_STDIN, CHANNEL_STDOUT, CHANNEL_V5, SPDY_REMOTE_COMMAND_PROTOCOLS,
-  STREAM_TYPE_ERROR, STREAM_TYPE_RESIZE, STREAM_TYPE_STDERR, STREAM_TYPE_STDIN, STREAM_TYPE_STDOUT,
+  CHANNEL_CLOSE,
+  CHANNEL_ERROR,
+  CHANNEL_RESIZE,
+  CHANNEL_STDERR,
+  CHANNEL_STDIN,
+  CHANNEL_STDOUT,
+  CHANNEL_V5,
+  SPDY_REMOTE_COMMAND_PROTOCOLS,
+  STREAM_TYPE_ERROR,
+  STREAM_TYPE_RESIZE,
+  STREAM_TYPE_STDERR,
+  STREAM_TYPE_STDIN,
+  STREAM_TYPE_STDOUT,
 } from './channels.js';
 
 /** the most the kubelet may write on the error stream (a Status is a few hundred bytes) */
@@ -72,7 +83,14 @@ export function resultStatus(errorStream: string): Record<string, unknown> {
 }
 
 function internal(message: string): Record<string, unknown> {
-  return { metadata: {}, status: 'Failure', message: `Internal error occurred: ${message}`, reason: 'InternalError', details: { causes: [{ message }] }, code: 500 };
+  return {
+    metadata: {},
+    status: 'Failure',
+    message: `Internal error occurred: ${message}`,
+    reason: 'InternalError',
+    details: { causes: [{ message }] },
+    code: 500,
+  };
 }
 
 function statusFromError(err: unknown): Record<string, unknown> {

@@ -14,9 +14,20 @@ import type { Backend } from './kubelet-client.js';
 const MAX_ERROR_BODY_BYTES = 50000;
 
 const HOP_BY_HOP = new Set([
-  'connection', 'proxy-connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade',
+  'connection',
+  'proxy-connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
   // HTTP/2 pseudo-headers never go to an HTTP/1.1 backend
-  ':method', ':path', ':scheme', ':authority',
+  ':method',
+  ':path',
+  ':scheme',
+  ':authority',
 ]);
 
 /** a failure that is not a Status in kube either: 500 with the error's text and no reason */
@@ -187,7 +198,11 @@ export async function pipeBody(res: IncomingMessage, state: RequestState): Promi
 
 /** passes a proxied answer back: status, end-to-end headers, body */
 export async function relayResponse(res: IncomingMessage, state: RequestState): Promise<void> {
-  const connectionListed = new Set(String(res.headers['connection'] ?? '').split(',').map((s) => s.trim().toLowerCase()));
+  const connectionListed = new Set(
+    String(res.headers['connection'] ?? '')
+      .split(',')
+      .map((s) => s.trim().toLowerCase()),
+  );
   for (const [name, value] of Object.entries(res.headers)) {
     if (value === undefined || HOP_BY_HOP.has(name) || connectionListed.has(name)) continue;
     state.res.setHeader(name, value);

@@ -161,7 +161,11 @@ export async function nodeProxyLocation(l: Lookup, kubelet: KubeletClient, id: s
   await checkProxyableHostname(l, info.hostname);
   if (parsed.port === '' || parsed.port === info.port) return kubelet.backend(info, '/', new URLSearchParams());
   const scheme = parsed.scheme || 'http';
-  return { url: urlFor(scheme, info.hostname, parsed.port, '/'), tls: scheme === 'https' ? PROXY_TLS : undefined, connectTimeoutMs: kubelet.config.timeoutMs };
+  return {
+    url: urlFor(scheme, info.hostname, parsed.port, '/'),
+    tls: scheme === 'https' ? PROXY_TLS : undefined,
+    connectTimeoutMs: kubelet.config.timeoutMs,
+  };
 }
 
 interface ServicePort {
@@ -202,7 +206,11 @@ export async function serviceProxyLocation(l: Lookup, namespace: string, id: str
       const address = ep.addresses?.[0];
       if (!address || !(await isValidEndpoint(l, ep, address, namespace))) continue;
       const scheme = parsed.scheme || 'http';
-      return { url: urlFor(scheme, address, String(port.port), '/'), tls: scheme === 'https' ? PROXY_TLS : undefined, connectTimeoutMs: timeoutMs };
+      return {
+        url: urlFor(scheme, address, String(port.port), '/'),
+        tls: scheme === 'https' ? PROXY_TLS : undefined,
+        connectTimeoutMs: timeoutMs,
+      };
     }
   }
   throw errors.unavailable(`no endpoints available for service ${JSON.stringify(id)}`);

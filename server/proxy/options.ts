@@ -30,7 +30,9 @@ function parseSinceTime(v: string): Date {
   const m = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.exec(v);
   const t = m ? new Date(v) : new Date(NaN);
   if (Number.isNaN(t.getTime())) {
-    throw errors.badRequest(`parsing time ${JSON.stringify(v)} as "2006-01-02T15:04:05Z07:00": cannot parse ${JSON.stringify(v)} as "2006"`);
+    throw errors.badRequest(
+      `parsing time ${JSON.stringify(v)} as "2006-01-02T15:04:05Z07:00": cannot parse ${JSON.stringify(v)} as "2006"`,
+    );
   }
   return t;
 }
@@ -53,8 +55,10 @@ export function readLogOptions(query: URLSearchParams): LogOptions {
 /** kube's ValidatePodLogOptions; the 422 names PodLogOptions and the pod */
 export function validateLogOptions(opts: LogOptions, podName: string): void {
   const errs: FieldError[] = [];
-  if (opts.tailLines !== undefined && opts.tailLines < 0) errs.push(fieldErrors.invalid('tailLines', opts.tailLines, 'must be greater than or equal to 0'));
-  if (opts.limitBytes !== undefined && opts.limitBytes < 1) errs.push(fieldErrors.invalid('limitBytes', opts.limitBytes, 'must be greater than 0'));
+  if (opts.tailLines !== undefined && opts.tailLines < 0)
+    errs.push(fieldErrors.invalid('tailLines', opts.tailLines, 'must be greater than or equal to 0'));
+  if (opts.limitBytes !== undefined && opts.limitBytes < 1)
+    errs.push(fieldErrors.invalid('limitBytes', opts.limitBytes, 'must be greater than 0'));
   if (opts.sinceSeconds !== undefined && opts.sinceTime !== undefined) {
     errs.push(fieldErrors.forbidden('', 'at most one of `sinceTime` or `sinceSeconds` may be specified'));
   } else if (opts.sinceSeconds !== undefined && opts.sinceSeconds < 1) {

@@ -38,7 +38,8 @@ export async function tunnelPortForward(req: TunnelRequest, backend: Backend, pr
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     const lower = name.toLowerCase();
-    if (lower.startsWith('sec-websocket-') || lower === 'upgrade' || lower === 'connection' || lower === 'x-stream-protocol-version') continue;
+    if (lower.startsWith('sec-websocket-') || lower === 'upgrade' || lower === 'connection' || lower === 'x-stream-protocol-version')
+      continue;
     headers[name] = value;
   }
   headers['Connection'] = 'Upgrade';

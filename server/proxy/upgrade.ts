@@ -28,12 +28,17 @@ export function upgradeRequestHead(backend: Backend, req: UpgradeRequest, remote
     if (!forwardable(name)) continue;
     for (const v of Array.isArray(value) ? value : [value]) lines.push(`${name}: ${v.replace(/[\r\n]/g, ' ')}`);
   }
-  if (remoteAddress && !Object.keys(req.headers).some((n) => n.toLowerCase() === 'x-forwarded-for')) lines.push(`X-Forwarded-For: ${remoteAddress}`);
+  if (remoteAddress && !Object.keys(req.headers).some((n) => n.toLowerCase() === 'x-forwarded-for'))
+    lines.push(`X-Forwarded-For: ${remoteAddress}`);
   return lines.join('\r\n') + '\r\n\r\n';
 }
 
 /** dials the backend and sends the upgrade request; the 500 Status when it cannot be reached */
-export async function openUpgrade(backend: Backend, req: UpgradeRequest, remoteAddress?: string): Promise<{ backend: Duplex; head: ResponseHead }> {
+export async function openUpgrade(
+  backend: Backend,
+  req: UpgradeRequest,
+  remoteAddress?: string,
+): Promise<{ backend: Duplex; head: ResponseHead }> {
   let socket: Duplex;
   try {
     socket = await dialBackend(backend);

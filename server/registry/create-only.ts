@@ -11,7 +11,10 @@ export abstract class CreateOnlyResource implements RESTResource {
   // declared, not defined: a resource that is not a subresource has no `subresource` member
   declare readonly subresource?: string;
 
-  constructor(readonly info: ResourceInfo, subresource?: string) {
+  constructor(
+    readonly info: ResourceInfo,
+    subresource?: string,
+  ) {
     if (subresource !== undefined) this.subresource = subresource;
   }
 

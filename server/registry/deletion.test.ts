@@ -12,7 +12,11 @@ import { defaultPullPolicy, podQOSClass } from './core/pod-spec.js';
 const now = new Date('2025-01-01T00:00:00Z');
 
 function boundPod(extra: Record<string, unknown> = {}): KubeObject {
-  return { metadata: { name: 'p', generation: 1 }, spec: { nodeName: 'n', terminationGracePeriodSeconds: 30, ...extra }, status: { phase: 'Running' } };
+  return {
+    metadata: { name: 'p', generation: 1 },
+    spec: { nodeName: 'n', terminationGracePeriodSeconds: 30, ...extra },
+    status: { phase: 'Running' },
+  };
 }
 
 test('pods: graceful deletion decisions', () => {

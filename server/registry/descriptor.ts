@@ -96,7 +96,10 @@ export interface GroupProvider<K extends ResourceKey = ResourceKey> {
 type GroupOf<K extends string> = K extends `${infer G}/${string}` ? G : never;
 
 /** a group's provider; a descriptor of another group's resource does not compile */
-export function groupProvider<G extends string, K extends ResourceKey>(group: G & GroupOf<K>, resources: readonly ResourceDescriptor<K>[]): GroupProvider<K> {
+export function groupProvider<G extends string, K extends ResourceKey>(
+  group: G & GroupOf<K>,
+  resources: readonly ResourceDescriptor<K>[],
+): GroupProvider<K> {
   return { group, resources };
 }
 

@@ -34,7 +34,11 @@ test('dry-run delete of a ConfigMap answers Success and keeps it', async () => {
 
 test('dry-run delete of an object with finalizers answers the marked object, stores nothing', async () => {
   const cms = h.rest('', 'v1', 'configmaps');
-  const created = await cms.create(ctx('d'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'f', finalizers: ['example.com/keep'] } });
+  const created = await cms.create(ctx('d'), {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'f', finalizers: ['example.com/keep'] },
+  });
   const res = await cms.delete(dry(), 'f', {});
   assert.equal(res.deleted, false);
   assert.ok(res.object.metadata.deletionTimestamp);
@@ -49,7 +53,12 @@ test('dry-run delete of an object with finalizers answers the marked object, sto
 
 test('dry-run delete of a bound pod keeps it running (no graceful deletion recorded)', async () => {
   const pods = h.rest('', 'v1', 'pods');
-  await pods.create(ctx('d'), { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'busybox' }] } });
+  await pods.create(ctx('d'), {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p' },
+    spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'busybox' }] },
+  });
   const res = await pods.delete(dry(), 'p', {});
   assert.equal(res.deleted, false);
   assert.equal(res.object.metadata.deletionGracePeriodSeconds, 30);
@@ -64,11 +73,18 @@ test('dry-run delete of a bound pod keeps it running (no graceful deletion recor
 
 test('dry-run deletecollection lists what it would delete and deletes nothing', async () => {
   const secrets = h.rest('', 'v1', 'secrets');
-  for (const name of ['s1', 's2']) await secrets.create(ctx('d'), { apiVersion: 'v1', kind: 'Secret', metadata: { name, labels: { set: 'x' } } });
+  for (const name of ['s1', 's2'])
+    await secrets.create(ctx('d'), { apiVersion: 'v1', kind: 'Secret', metadata: { name, labels: { set: 'x' } } });
   const list = await secrets.deleteCollection(dry(), {}, { labelSelector: 'set=x' });
-  assert.deepEqual(list.items.map((i) => i.metadata.name), ['s1', 's2']);
+  assert.deepEqual(
+    list.items.map((i) => i.metadata.name),
+    ['s1', 's2'],
+  );
   const after = await secrets.list(ctx('d'), { labelSelector: 'set=x' });
-  assert.deepEqual(after.items.map((i) => i.metadata.name), ['s1', 's2']);
+  assert.deepEqual(
+    after.items.map((i) => i.metadata.name),
+    ['s1', 's2'],
+  );
 });
 
 test('dry-run delete of a namespace does not start terminating it', async () => {

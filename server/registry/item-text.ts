@@ -117,9 +117,7 @@ function findEdits(text: string, byteLength: number, resourceVersion: string, ke
   if (!meta || meta.some((m) => m.key === 'resourceVersion')) return undefined;
   const rv = `"resourceVersion":${JSON.stringify(resourceVersion)}`;
   const after = meta.find((m) => (metaRank.get(m.key) ?? Infinity) > RV_RANK);
-  const edits = after
-    ? { rvAt: after.start, rvText: `${rv},` }
-    : { rvAt: metadata.valueEnd - 1, rvText: meta.length > 0 ? `,${rv}` : rv };
+  const edits = after ? { rvAt: after.start, rvText: `${rv},` } : { rvAt: metadata.valueEnd - 1, rvText: meta.length > 0 ? `,${rv}` : rv };
   const escape = needsGoEscape(text);
   return { bodyStart: top[first]!.start, ...edits, escape, asBytes: !escape && byteLength === text.length };
 }

@@ -89,9 +89,15 @@ test('core and events.k8s.io Events share storage and convert field names', asyn
   const list = await events.list(ctx('k'), { fieldSelector: 'regarding.name=n1' });
   assert.equal(list.kind, 'EventList');
   assert.equal(list.apiVersion, 'events.k8s.io/v1');
-  assert.deepEqual(list.items.map((e) => e.metadata.name), ['e2']);
+  assert.deepEqual(
+    list.items.map((e) => e.metadata.name),
+    ['e2'],
+  );
   const byReason = await core.list(ctx('k'), { fieldSelector: 'source=kubelet' });
-  assert.deepEqual(byReason.items.map((e) => e.metadata.name), ['e1']);
+  assert.deepEqual(
+    byReason.items.map((e) => e.metadata.name),
+    ['e1'],
+  );
 });
 
 test('HorizontalPodAutoscaler: v1 CPU target <-> v2 metrics, v2-only data round-trips through v1', async () => {
@@ -166,7 +172,9 @@ test('Secrets: type Opaque, stringData folded into data, base64 checked, type im
   assert.deepEqual(Object.keys(s), ['kind', 'apiVersion', 'metadata', 'data', 'type']);
   assert.equal(s.type, 'Opaque');
   assert.deepEqual(s.data, { a: 'eA==', b: 'aGVsbG8=' });
-  const bad = await statusOf(secrets.create(ctx('k'), { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'b' }, data: { a: 'not base64!' } }));
+  const bad = await statusOf(
+    secrets.create(ctx('k'), { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'b' }, data: { a: 'not base64!' } }),
+  );
   assert.equal(bad.code, 400);
   assert.equal(bad.message, 'Secret in version "v1" cannot be handled as a Secret: illegal base64 data at input byte 3');
   const tls = await statusOf(
@@ -180,7 +188,9 @@ test('Secrets: type Opaque, stringData folded into data, base64 checked, type im
   const retype = await statusOf(secrets.update(ctx('k'), 's', (cur) => ({ ...cur!, type: 'example.com/other' }), { allowCreate: false }));
   assert.equal(retype.code, 422);
   assert.equal(retype.details?.causes?.[0]?.field, 'type');
-  const badKey = await statusOf(secrets.create(ctx('k'), { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'k' }, data: { 'a b': 'eA==' } }));
+  const badKey = await statusOf(
+    secrets.create(ctx('k'), { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'k' }, data: { 'a b': 'eA==' } }),
+  );
   assert.equal(badKey.details?.causes?.[0]?.field, 'data[a b]');
 });
 
@@ -194,7 +204,12 @@ test('ConfigMaps: immutable ones cannot change', async () => {
 
 test('Services: defaults, allocation through the injected allocator, kept on replace, released on delete', async () => {
   const services = h.rest('', 'v1', 'services');
-  const svc: KubeObject = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { selector: { app: 'web' }, ports: [{ port: 80 }] } };
+  const svc: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'web' },
+    spec: { selector: { app: 'web' }, ports: [{ port: 80 }] },
+  };
   const created = await services.create(ctx('k'), svc);
   const spec = created.spec as Record<string, unknown>;
   assert.equal(spec.type, 'ClusterIP');
@@ -207,7 +222,9 @@ test('Services: defaults, allocation through the injected allocator, kept on rep
   const replaced = await services.update(ctx('k'), 'web', () => svc, { allowCreate: false });
   assert.equal((replaced.object.spec as Record<string, unknown>).clusterIP, spec.clusterIP);
   const changed = await statusOf(
-    services.update(ctx('k'), 'web', () => ({ ...svc, spec: { ...(svc.spec as object), clusterIP: '10.0.0.250' } }), { allowCreate: false }),
+    services.update(ctx('k'), 'web', () => ({ ...svc, spec: { ...(svc.spec as object), clusterIP: '10.0.0.250' } }), {
+      allowCreate: false,
+    }),
   );
   assert.equal(changed.code, 422);
   assert.equal(changed.details?.causes?.[0]?.field, 'spec.clusterIPs[0]');
@@ -263,14 +280,21 @@ test('virtual reviews answer without storing', async () => {
   });
   assert.deepEqual(answer.status, { allowed: true });
   assert.deepEqual(answer.metadata, { creationTimestamp: null });
-  const invalid = await statusOf(ssar.create(ctx(), { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', metadata: {}, spec: {} }));
+  const invalid = await statusOf(
+    ssar.create(ctx(), { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', metadata: {}, spec: {} }),
+  );
   assert.equal(invalid.code, 422);
   assert.equal(
     invalid.message,
     'SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: null: exactly one of nonResourceAttributes or resourceAttributes must be specified',
   );
   const rules = h.rest('authorization.k8s.io', 'v1', 'selfsubjectrulesreviews');
-  const r = await rules.create(ctx(), { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', metadata: {}, spec: { namespace: 'k' } });
+  const r = await rules.create(ctx(), {
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SelfSubjectRulesReview',
+    metadata: {},
+    spec: { namespace: 'k' },
+  });
   assert.deepEqual(r.status, {
     resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
     nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
@@ -291,7 +315,10 @@ test('RBAC names are path segments; RBAC objects may be created by PUT', async (
   assert.equal(created.metadata.name, 'system:controller:x');
   const bad = await statusOf(roles.create(ctx(), { ...role, metadata: { name: 'a/b' } }));
   assert.equal(bad.code, 422);
-  assert.equal(bad.message, 'ClusterRole.rbac.authorization.k8s.io "a/b" is invalid: metadata.name: Invalid value: "a/b": may not contain \'/\'');
+  assert.equal(
+    bad.message,
+    'ClusterRole.rbac.authorization.k8s.io "a/b" is invalid: metadata.name: Invalid value: "a/b": may not contain \'/\'',
+  );
   const viaPut = await roles.update(ctx(), 'made-by-put', () => ({ ...role, metadata: { name: 'made-by-put' } }), { allowCreate: false });
   assert.equal(viaPut.created, true);
   const cms = h.rest('', 'v1', 'configmaps');
@@ -310,7 +337,13 @@ test('CertificateSigningRequests: requester recorded, approval changes only Appr
     apiVersion: 'certificates.k8s.io/v1',
     kind: 'CertificateSigningRequest',
     metadata: { name: 'csr-1' },
-    spec: { request, signerName: 'kubernetes.io/kube-apiserver-client', usages: ['client auth'], username: 'mallory', groups: ['system:masters'] },
+    spec: {
+      request,
+      signerName: 'kubernetes.io/kube-apiserver-client',
+      usages: ['client auth'],
+      username: 'mallory',
+      groups: ['system:masters'],
+    },
     status: { conditions: [{ type: 'Approved', status: 'True' }] },
   });
   const spec = created.spec as Record<string, unknown>;
@@ -320,7 +353,11 @@ test('CertificateSigningRequests: requester recorded, approval changes only Appr
   const approved = await approval.update(
     ctx(),
     'csr-1',
-    (cur) => ({ ...cur!, spec: { ...(cur!.spec as object), username: 'x' }, status: { conditions: [{ type: 'Approved', reason: 'KubectlApprove', message: 'ok' }] } }),
+    (cur) => ({
+      ...cur!,
+      spec: { ...(cur!.spec as object), username: 'x' },
+      status: { conditions: [{ type: 'Approved', reason: 'KubectlApprove', message: 'ok' }] },
+    }),
     { allowCreate: false },
   );
   const cond = ((approved.object.status as Record<string, unknown>).conditions as Record<string, unknown>[])[0];
@@ -337,9 +374,17 @@ test('CertificateSigningRequests: requester recorded, approval changes only Appr
   );
   const st = signed.object.status as Record<string, unknown>;
   assert.equal(st.certificate, 'Y2VydA==');
-  assert.deepEqual((st.conditions as Record<string, unknown>[]).map((c) => c.type), ['Approved']);
+  assert.deepEqual(
+    (st.conditions as Record<string, unknown>[]).map((c) => c.type),
+    ['Approved'],
+  );
   const noSigner = await statusOf(
-    csrs.create(ctx(), { apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', metadata: { name: 'bad' }, spec: { request, usages: ['x'] } }),
+    csrs.create(ctx(), {
+      apiVersion: 'certificates.k8s.io/v1',
+      kind: 'CertificateSigningRequest',
+      metadata: { name: 'bad' },
+      spec: { request, usages: ['x'] },
+    }),
   );
   assert.equal(noSigner.details?.causes?.[0]?.field, 'spec.signerName');
 });
@@ -353,22 +398,44 @@ test('pods/eviction respects PodDisruptionBudgets', async () => {
   const evict = (name: string) =>
     eviction.create(ctx('k', { name }), { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: 'k' } });
   const running = async (name: string) => {
-    await pods.create(ctx('k'), { apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: { app: 'guarded' } }, spec: { containers: [{ name: 'c', image: 'x' }] } });
-    await podStatus.update(ctx('k'), name, (cur) => ({ ...cur!, status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } }), {
-      allowCreate: false,
+    await pods.create(ctx('k'), {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, labels: { app: 'guarded' } },
+      spec: { containers: [{ name: 'c', image: 'x' }] },
     });
+    await podStatus.update(
+      ctx('k'),
+      name,
+      (cur) => ({ ...cur!, status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } }),
+      {
+        allowCreate: false,
+      },
+    );
   };
 
   // a Pending pod is not guarded
-  await pods.create(ctx('k'), { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'pending', labels: { app: 'guarded' } }, spec: { containers: [{ name: 'c', image: 'x' }] } });
+  await pods.create(ctx('k'), {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'pending', labels: { app: 'guarded' } },
+    spec: { containers: [{ name: 'c', image: 'x' }] },
+  });
   assert.equal((await evict('pending')).status, 'Success');
   assert.equal((await statusOf(pods.get(ctx('k'), 'pending', {}))).code, 404);
 
-  await pdbs.create(ctx('k'), { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'budget' }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'guarded' } } } });
+  await pdbs.create(ctx('k'), {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: { name: 'budget' },
+    spec: { minAvailable: 1, selector: { matchLabels: { app: 'guarded' } } },
+  });
   await running('r1');
   const unprocessed = await statusOf(evict('r1'));
   assert.equal(unprocessed.code, 429);
-  assert.deepEqual(unprocessed.details?.causes, [{ reason: 'DisruptionBudget', message: 'The disruption budget budget is still being processed by the server.' }]);
+  assert.deepEqual(unprocessed.details?.causes, [
+    { reason: 'DisruptionBudget', message: 'The disruption budget budget is still being processed by the server.' },
+  ]);
 
   await pdbStatus.update(
     ctx('k'),
@@ -381,14 +448,21 @@ test('pods/eviction respects PodDisruptionBudgets', async () => {
   assert.equal(blocked.message, "Cannot evict pod as it would violate the pod's disruption budget.");
   assert.equal(blocked.details?.causes?.[0]?.message, 'The disruption budget budget needs 1 healthy pods and has 1 currently');
 
-  await pdbStatus.update(ctx('k'), 'budget', (cur) => ({ ...cur!, status: { ...(cur!.status as object), disruptionsAllowed: 1, currentHealthy: 2 } }), {
-    allowCreate: false,
-  });
+  await pdbStatus.update(
+    ctx('k'),
+    'budget',
+    (cur) => ({ ...cur!, status: { ...(cur!.status as object), disruptionsAllowed: 1, currentHealthy: 2 } }),
+    {
+      allowCreate: false,
+    },
+  );
   assert.equal((await evict('r1')).status, 'Success');
   assert.equal((await statusOf(pods.get(ctx('k'), 'r1', {}))).code, 404);
   const after = (await pdbs.get(ctx('k'), 'budget', {})).status as Record<string, unknown>;
   assert.equal(after.disruptionsAllowed, 0);
   assert.ok((after.disruptedPods as Record<string, string>).r1);
-  const mismatch = await statusOf(eviction.create(ctx('k', { name: 'a' }), { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'b' } }));
+  const mismatch = await statusOf(
+    eviction.create(ctx('k', { name: 'a' }), { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'b' } }),
+  );
   assert.equal(mismatch.code, 400);
 });

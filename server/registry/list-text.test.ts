@@ -30,7 +30,11 @@ describe('lists from stored texts', { timeout: 120_000 }, () => {
   };
 
   /** the list decoded and encoded, and the list edited from the stored texts */
-  async function bothWays(r: RESTResource, namespace: string, opts: ListRequestOptions): Promise<{ decoded: string; edited?: string; preparedObject: string }> {
+  async function bothWays(
+    r: RESTResource,
+    namespace: string,
+    opts: ListRequestOptions,
+  ): Promise<{ decoded: string; edited?: string; preparedObject: string }> {
     const decoded = encodeJson(await r.list(ctx(namespace), opts));
     const prepared = await r.openList!(ctx(namespace), opts);
     const text = prepared.jsonText();
@@ -85,9 +89,15 @@ describe('lists from stored texts', { timeout: 120_000 }, () => {
       await pods.create(ctx('texts'), {
         apiVersion: 'v1',
         kind: 'Pod',
-        metadata: { name: `pod-${i}`, labels: { app: 'web' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: 'u-1', controller: true }] },
+        metadata: {
+          name: `pod-${i}`,
+          labels: { app: 'web' },
+          ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: 'u-1', controller: true }],
+        },
         spec: {
-          containers: [{ name: 'c', image: 'nginx:1.25', resources: { limits: { cpu: '500m', memory: '1Gi' } }, ports: [{ containerPort: 8080 }] }],
+          containers: [
+            { name: 'c', image: 'nginx:1.25', resources: { limits: { cpu: '500m', memory: '1Gi' } }, ports: [{ containerPort: 8080 }] },
+          ],
           tolerations: [{ key: 'k', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }],
         },
       });
@@ -96,7 +106,11 @@ describe('lists from stored texts', { timeout: 120_000 }, () => {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 'web' },
-      spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } },
+      },
     });
     // texts no kapi would write: each must still list as the decoder sees it
     const odd = [

@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { clone } from './object.js';
 
 test('clone copies decoded JSON deeply, keeping key order, undefined members and "__proto__" keys', () => {
-  const src = JSON.parse('{"kind":"Pod","metadata":{"name":"a","labels":{"z":"1","a":"2"}},"spec":{"containers":[{"name":"c","ports":[{"containerPort":80}]}]},"__proto__":{"x":1},"n":null,"t":true}') as Record<string, unknown>;
+  const src = JSON.parse(
+    '{"kind":"Pod","metadata":{"name":"a","labels":{"z":"1","a":"2"}},"spec":{"containers":[{"name":"c","ports":[{"containerPort":80}]}]},"__proto__":{"x":1},"n":null,"t":true}',
+  ) as Record<string, unknown>;
   src.gone = undefined;
   Object.freeze(src);
   const copy = clone(src);
@@ -24,5 +26,8 @@ test('clone gives what structuredClone gives for values that are not plain JSON'
   const copy = clone({ when, bytes: Buffer.from('x'), list: [new Map([['k', 1]])], big: 1n });
   assert.ok(copy.when instanceof Date && copy.when !== when && copy.when.getTime() === 0);
   assert.deepEqual(copy, structuredClone({ when, bytes: Buffer.from('x'), list: [new Map([['k', 1]])], big: 1n }));
-  assert.throws(() => clone({ f: () => 1 }), (err: Error) => err.name === 'DataCloneError');
+  assert.throws(
+    () => clone({ f: () => 1 }),
+    (err: Error) => err.name === 'DataCloneError',
+  );
 });

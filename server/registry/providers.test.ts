@@ -71,22 +71,41 @@ test('per-resource field labels: supported, renamed, rejected', () => {
   const pod = fieldLabelsOf('', 'pods');
   assert.deepEqual(pod('spec.nodeName', 'n1'), ['spec.nodeName', 'n1']);
   assert.deepEqual(pod('spec.host', 'n1'), ['spec.nodeName', 'n1']);
-  assert.equal(message(() => pod('spec.bogus', 'x')), 'field label not supported: spec.bogus');
+  assert.equal(
+    message(() => pod('spec.bogus', 'x')),
+    'field label not supported: spec.bogus',
+  );
   const cm = fieldLabelsOf('', 'configmaps');
   assert.deepEqual(cm('metadata.namespace', 'a'), ['metadata.namespace', 'a']);
-  assert.equal(message(() => cm('data.x', 'a')), '"data.x" is not a known field selector: only "metadata.name", "metadata.namespace"');
+  assert.equal(
+    message(() => cm('data.x', 'a')),
+    '"data.x" is not a known field selector: only "metadata.name", "metadata.namespace"',
+  );
   const node = fieldLabelsOf('', 'nodes');
-  assert.equal(message(() => node('metadata.namespace', '')), 'field label not supported: metadata.namespace');
+  assert.equal(
+    message(() => node('metadata.namespace', '')),
+    'field label not supported: metadata.namespace',
+  );
   const job = fieldLabelsOf('batch', 'jobs');
-  assert.equal(message(() => job('spec.x', '')), 'field label "spec.x" not supported for "Job"');
+  assert.equal(
+    message(() => job('spec.x', '')),
+    'field label "spec.x" not supported for "Job"',
+  );
   const ev = fieldLabelsOf('events.k8s.io', 'events');
   assert.deepEqual(ev('regarding.name', 'p'), ['involvedObject.name', 'p']);
   assert.deepEqual(ev('reportingController', 'c'), ['reportingComponent', 'c']);
-  assert.equal(message(() => ev('involvedObject.name', 'p')), 'field label not supported: involvedObject.name');
+  assert.equal(
+    message(() => ev('involvedObject.name', 'p')),
+    'field label not supported: involvedObject.name',
+  );
 });
 
 test('selectable fields of stored objects', () => {
-  const podFields = fieldsOf('', 'pods', true)({
+  const podFields = fieldsOf(
+    '',
+    'pods',
+    true,
+  )({
     metadata: { name: 'p', namespace: 'ns' },
     spec: { nodeName: 'n1', restartPolicy: 'Always', hostNetwork: true },
     status: { phase: 'Running', podIPs: [{ ip: '10.0.0.1' }, { ip: 'fd00::1' }] },
@@ -106,7 +125,9 @@ test('selectable fields of stored objects', () => {
 });
 
 test("a status endpoint keeps the stored labels where the resource's descriptor says so", () => {
-  const resources = everyBuiltinResource().filter((r) => r.version === 'v1' && (r.resource === 'deployments' || r.resource === 'persistentvolumeclaims'));
+  const resources = everyBuiltinResource().filter(
+    (r) => r.version === 'v1' && (r.resource === 'deployments' || r.resource === 'persistentvolumeclaims'),
+  );
   const registry = createRegistry({ resources, storageFor: () => ({}) as Storage });
   assert.equal(registry.lookup('apps', 'v1', 'deployments', 'status')?.statusKeepsLabels, true);
   assert.notEqual(registry.lookup('', 'v1', 'persistentvolumeclaims', 'status')?.statusKeepsLabels, true);

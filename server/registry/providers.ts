@@ -96,7 +96,6 @@ export class DescriptorIndex {
 
 let builtin: DescriptorIndex | undefined;
 
-
 /** the built-in resources' descriptors (built on first use: providers import modules that
  *  import this one's users) */
 export function builtinDescriptors(): DescriptorIndex {

@@ -130,7 +130,13 @@ export function createRegistry(opts: RegistryOptions): Registry {
       let sr: RESTResource | undefined;
       if (sub.name === 'status') {
         const status = descriptor.statusStrategy ? descriptor.statusStrategy(strategy) : statusStrategy(strategy);
-        sr = new GenericStore({ ...config, subresource: 'status', statusKeepsLabels: descriptor.statusKeepsLabels, strategy: status, verbs: readUpdate });
+        sr = new GenericStore({
+          ...config,
+          subresource: 'status',
+          statusKeepsLabels: descriptor.statusKeepsLabels,
+          strategy: status,
+          verbs: readUpdate,
+        });
       } else if (sub.name === 'scale') {
         sr = new ScaleStore(main);
       } else {

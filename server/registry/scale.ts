@@ -93,11 +93,7 @@ export class ScaleStore implements RESTResource {
     if (errs.length) throw invalidError('autoscaling', 'Scale', name, errs);
   }
 
-  async update(
-    ctx: RequestContext,
-    name: string,
-    transform: ObjectTransform,
-  ): Promise<{ object: KubeObject; created: boolean }> {
+  async update(ctx: RequestContext, name: string, transform: ObjectTransform): Promise<{ object: KubeObject; created: boolean }> {
     // admission sees the Scale, not the parent; managedFields are the scale handler's
     const parentCtx: RequestContext = { ...ctx, admission: undefined, managedFieldsRecorded: true };
     const { object } = await this.parent.update(
@@ -137,7 +133,9 @@ export class ScaleStore implements RESTResource {
         if (rv) next.metadata.resourceVersion = rv;
         const spec = isObject(next.spec) ? next.spec : (next.spec = {});
         (spec as Record<string, unknown>).replicas = replicasOf(asObject(scale.spec).replicas);
-        const managedFields = fieldManagers().for(this.info).scaleUpdate(current, next, ctx.fieldManager ?? '');
+        const managedFields = fieldManagers()
+          .for(this.info)
+          .scaleUpdate(current, next, ctx.fieldManager ?? '');
         if (managedFields) next.metadata.managedFields = managedFields;
         else delete next.metadata.managedFields;
         return next;

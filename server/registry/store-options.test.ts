@@ -48,7 +48,11 @@ test('without a garbage collector, other finalizers still hold the object, and n
 });
 
 test('deletecollection with several workers deletes every selected object, and only those', async () => {
-  for (let i = 0; i < 25; i++) await configmaps.create(ctx('nogc'), { ...cm(`many-${i}`), metadata: { name: `many-${i}`, labels: { batch: i % 5 === 0 ? 'keep' : 'drop' } } });
+  for (let i = 0; i < 25; i++)
+    await configmaps.create(ctx('nogc'), {
+      ...cm(`many-${i}`),
+      metadata: { name: `many-${i}`, labels: { batch: i % 5 === 0 ? 'keep' : 'drop' } },
+    });
   const res = await configmaps.deleteCollection(ctx('nogc'), {}, { labelSelector: 'batch=drop' });
   assert.equal(res.items.length, 20);
   const left = await configmaps.list(ctx('nogc'), { labelSelector: 'batch' });

@@ -109,12 +109,12 @@ test('invalid names, labels and annotations are 422 naming the field', async () 
   assert.equal(name.reason, 'Invalid');
   assert.equal(
     name.message,
-    'ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character (e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\')',
+    "ConfigMap \"Bad_Name\" is invalid: metadata.name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
   );
   assert.deepEqual(name.details?.causes?.[0], {
     reason: 'FieldValueInvalid',
     message:
-      'Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character (e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\')',
+      "Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
     field: 'metadata.name',
   });
   assert.equal(name.details?.kind, 'ConfigMap');
@@ -125,7 +125,9 @@ test('invalid names, labels and annotations are 422 naming the field', async () 
   assert.equal(ann.message, 'ConfigMap "ann" is invalid: metadata.annotations: Too long: may not be more than 262144 bytes');
   // services follow DNS-1035: no leading digit
   const svc = await statusOf(
-    h.rest('', 'v1', 'services').create(ctx('store'), { apiVersion: 'v1', kind: 'Service', metadata: { name: '1svc' }, spec: { ports: [{ port: 80 }] } }),
+    h
+      .rest('', 'v1', 'services')
+      .create(ctx('store'), { apiVersion: 'v1', kind: 'Service', metadata: { name: '1svc' }, spec: { ports: [{ port: 80 }] } }),
   );
   assert.equal(svc.details?.causes?.[0]?.field, 'metadata.name');
   assert.match(svc.message, /a DNS-1035 label must consist of/);
@@ -183,20 +185,15 @@ test('update: resourceVersion precondition, unconditional update, immutable meta
     'Operation cannot be fulfilled on configmaps "upd": the object has been modified; please apply your changes to the latest version and try again',
   );
   // no resourceVersion: configmaps allow an unconditional update
-  const { object: updated, created: wasCreated } = await configmaps.update(
-    ctx('store'),
-    'upd',
-    put(cm('upd', {}, { a: '2' })),
-    { allowCreate: false },
-  );
+  const { object: updated, created: wasCreated } = await configmaps.update(ctx('store'), 'upd', put(cm('upd', {}, { a: '2' })), {
+    allowCreate: false,
+  });
   assert.equal(wasCreated, false);
   assert.equal((updated.data as Record<string, string>).a, '2');
   assert.equal(updated.metadata.uid, created.metadata.uid);
   assert.equal(updated.metadata.creationTimestamp, created.metadata.creationTimestamp);
   assert.notEqual(updated.metadata.resourceVersion, created.metadata.resourceVersion);
-  const wrongUid = await statusOf(
-    configmaps.update(ctx('store'), 'upd', put(cm('upd', { uid: 'nope' })), { allowCreate: false }),
-  );
+  const wrongUid = await statusOf(configmaps.update(ctx('store'), 'upd', put(cm('upd', { uid: 'nope' })), { allowCreate: false }));
   assert.equal(wrongUid.code, 409);
   assert.match(wrongUid.message, /Precondition failed: UID in precondition: nope, UID in object meta: /);
   const missing = await statusOf(configmaps.update(ctx('store'), 'absent', put(cm('absent')), { allowCreate: false }));
@@ -220,7 +217,10 @@ test('updates without resourceVersion where the kind requires one are 422', asyn
   await configmaps.create(ctx('store'), cm('strict'));
   const err = await statusOf(strict.update(ctx('store'), 'strict', put(cm('strict')), { allowCreate: false }));
   assert.equal(err.code, 422);
-  assert.equal(err.message, 'configmaps "strict" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update');
+  assert.equal(
+    err.message,
+    'configmaps "strict" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update',
+  );
 });
 
 test('status: the main resource ignores it, /status changes only it', async () => {
@@ -288,12 +288,21 @@ test('lists: <Kind>List, selectors, single-name form, unsupported field labels',
   assert.equal(all.kind, 'PodList');
   assert.equal(all.apiVersion, 'v1');
   assert.match(all.metadata.resourceVersion, /^\d+$/);
-  assert.deepEqual(all.items.map((p) => p.metadata.name), ['a', 'b', 'c']);
+  assert.deepEqual(
+    all.items.map((p) => p.metadata.name),
+    ['a', 'b', 'c'],
+  );
   assert.equal(all.items[0].kind, undefined);
   const web = await pods.list(ctx('lists'), { labelSelector: 'app=web,tier!=back' });
-  assert.deepEqual(web.items.map((p) => p.metadata.name), ['a']);
+  assert.deepEqual(
+    web.items.map((p) => p.metadata.name),
+    ['a'],
+  );
   const byName = await pods.list(ctx('lists'), { fieldSelector: 'metadata.name=c' });
-  assert.deepEqual(byName.items.map((p) => p.metadata.name), ['c']);
+  assert.deepEqual(
+    byName.items.map((p) => p.metadata.name),
+    ['c'],
+  );
   const acrossNamespaces = await pods.list(ctx(''), { fieldSelector: 'metadata.namespace=lists,status.phase=Pending' });
   assert.equal(acrossNamespaces.items.length, 3);
   const unscheduled = await pods.list(ctx('lists'), { fieldSelector: 'spec.nodeName=' });
@@ -308,7 +317,10 @@ test('lists: <Kind>List, selectors, single-name form, unsupported field labels',
   assert.equal(page.items.length, 2);
   assert.ok(page.metadata.continue);
   const rest = await pods.list(ctx('lists'), { limit: 2, continue: page.metadata.continue });
-  assert.deepEqual(rest.items.map((p) => p.metadata.name), ['c']);
+  assert.deepEqual(
+    rest.items.map((p) => p.metadata.name),
+    ['c'],
+  );
 });
 
 test('watch: events in the request version; selectors apply', async () => {
@@ -363,12 +375,9 @@ test('finalizers keep an object; removing the last one removes it', async () => 
   );
   assert.equal(added.code, 422);
   assert.match(added.message, /no new finalizers can be added if the object is being deleted/);
-  const cleared = await configmaps.update(
-    ctx('fin'),
-    'held',
-    (cur) => ({ ...cur!, metadata: { ...cur!.metadata, finalizers: [] } }),
-    { allowCreate: false },
-  );
+  const cleared = await configmaps.update(ctx('fin'), 'held', (cur) => ({ ...cur!, metadata: { ...cur!.metadata, finalizers: [] } }), {
+    allowCreate: false,
+  });
   assert.equal(cleared.created, false);
   assert.equal((await statusOf(configmaps.get(ctx('fin'), 'held', {}))).code, 404);
 });
@@ -395,10 +404,15 @@ test('delete preconditions', async () => {
   const created = await configmaps.create(ctx('fin'), cm('pre'));
   const uid = await statusOf(configmaps.delete(ctx('fin'), 'pre', { preconditions: { uid: 'other' } }));
   assert.equal(uid.code, 409);
-  assert.match(uid.message, /^Operation cannot be fulfilled on ConfigMap "pre": the UID in the precondition \(other\) does not match the UID in record/);
+  assert.match(
+    uid.message,
+    /^Operation cannot be fulfilled on ConfigMap "pre": the UID in the precondition \(other\) does not match the UID in record/,
+  );
   const rv = await statusOf(configmaps.delete(ctx('fin'), 'pre', { preconditions: { resourceVersion: '1' } }));
   assert.equal(rv.code, 409);
-  const ok = await configmaps.delete(ctx('fin'), 'pre', { preconditions: { uid: created.metadata.uid, resourceVersion: created.metadata.resourceVersion } });
+  const ok = await configmaps.delete(ctx('fin'), 'pre', {
+    preconditions: { uid: created.metadata.uid, resourceVersion: created.metadata.resourceVersion },
+  });
   assert.equal(ok.deleted, true);
 });
 
@@ -426,7 +440,10 @@ test('pods: unbound pods go at once, bound pods wait for their grace period', as
   assert.equal(now.deleted, true);
   assert.equal((await statusOf(pods.get(ctx('graceful'), 'bound', {}))).code, 404);
 
-  await pods.create(ctx('graceful'), pod('custom', { spec: { nodeName: 'n', terminationGracePeriodSeconds: 5, containers: [{ name: 'c', image: 'x' }] } }));
+  await pods.create(
+    ctx('graceful'),
+    pod('custom', { spec: { nodeName: 'n', terminationGracePeriodSeconds: 5, containers: [{ name: 'c', image: 'x' }] } }),
+  );
   const custom = await pods.delete(ctx('graceful'), 'custom', { gracePeriodSeconds: 7 });
   assert.equal(custom.object.metadata.deletionGracePeriodSeconds, 7);
 });
@@ -437,9 +454,15 @@ test('deleteCollection deletes what it lists and returns the list', async () => 
   await configmaps.create(ctx('fin'), cm('col-3'));
   const res = await configmaps.deleteCollection(ctx('fin'), {}, { labelSelector: 'col=x' });
   assert.equal(res.kind, 'ConfigMapList');
-  assert.deepEqual(res.items.map((i) => i.metadata.name), ['col-1', 'col-2']);
+  assert.deepEqual(
+    res.items.map((i) => i.metadata.name),
+    ['col-1', 'col-2'],
+  );
   const left = await configmaps.list(ctx('fin'), { labelSelector: 'col=x' });
-  assert.deepEqual(left.items.map((i) => i.metadata.name), ['col-2']);
+  assert.deepEqual(
+    left.items.map((i) => i.metadata.name),
+    ['col-2'],
+  );
   assert.ok(left.items[0].metadata.deletionTimestamp);
   assert.ok(await configmaps.get(ctx('fin'), 'col-3', {}));
 });
@@ -481,9 +504,14 @@ test('scale: a Scale view of replicas; writing it updates the deployment', async
   const after = await deployments.get(ctx('scale'), 'web', {});
   assert.equal((after.spec as Record<string, unknown>).replicas, 5);
   assert.equal(after.metadata.generation, 2);
-  const negative = await statusOf(scale.update(ctx('scale'), 'web', (cur) => ({ ...cur!, spec: { replicas: -1 } }), { allowCreate: false }));
+  const negative = await statusOf(
+    scale.update(ctx('scale'), 'web', (cur) => ({ ...cur!, spec: { replicas: -1 } }), { allowCreate: false }),
+  );
   assert.equal(negative.code, 422);
-  assert.equal(negative.message, 'Scale.autoscaling "web" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0');
+  assert.equal(
+    negative.message,
+    'Scale.autoscaling "web" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0',
+  );
   const stale = await statusOf(
     scale.update(ctx('scale'), 'web', (cur) => ({ ...cur!, metadata: { ...cur!.metadata, resourceVersion: '1' }, spec: { replicas: 1 } }), {
       allowCreate: false,
@@ -512,11 +540,18 @@ test('pods/binding assigns a node once', async () => {
   assert.equal(cond.type, 'PodScheduled');
   assert.equal(cond.status, 'True');
   const again = await statusOf(
-    binding.create(ctx('graceful', { name: 'tobind' }), { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'tobind' }, target: { name: 'node-8' } }),
+    binding.create(ctx('graceful', { name: 'tobind' }), {
+      apiVersion: 'v1',
+      kind: 'Binding',
+      metadata: { name: 'tobind' },
+      target: { name: 'node-8' },
+    }),
   );
   assert.equal(again.code, 409);
   assert.equal(again.message, 'Operation cannot be fulfilled on pods "tobind": pod tobind is already assigned to node "node-7"');
-  const noTarget = await statusOf(binding.create(ctx('graceful', { name: 'tobind' }), { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'tobind' }, target: {} }));
+  const noTarget = await statusOf(
+    binding.create(ctx('graceful', { name: 'tobind' }), { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'tobind' }, target: {} }),
+  );
   assert.equal(noTarget.code, 422);
 });
 
@@ -524,9 +559,15 @@ test('the single-object form of list and watch selects one name', async () => {
   await configmaps.create(ctx('lists'), cm('one'));
   await configmaps.create(ctx('lists'), cm('two'));
   const one = await configmaps.list(ctx('lists'), { name: 'one' });
-  assert.deepEqual(one.items.map((i) => i.metadata.name), ['one']);
+  assert.deepEqual(
+    one.items.map((i) => i.metadata.name),
+    ['one'],
+  );
   const across = await configmaps.list(ctx(''), { name: 'two' });
-  assert.deepEqual(across.items.map((i) => `${i.metadata.namespace}/${i.metadata.name}`), ['lists/two']);
+  assert.deepEqual(
+    across.items.map((i) => `${i.metadata.namespace}/${i.metadata.name}`),
+    ['lists/two'],
+  );
 });
 
 test('scale of a ReplicationController uses its map selector; the selector defaults from the template', async () => {

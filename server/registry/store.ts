@@ -3,7 +3,18 @@
 // shares (metadata, preconditions, generation, finalizers, graceful deletion, dry run,
 // conversion, selectors); the strategy owns what is particular to a kind.
 
-import type { KubeObject, ListOptions, ListResult, ResourceVersionMatch, Storage, StoredList, StoredObject, UnreadableDeletion, Watch, WatchEvent } from '../../storage/interface.js';
+import type {
+  KubeObject,
+  ListOptions,
+  ListResult,
+  ResourceVersionMatch,
+  Storage,
+  StoredList,
+  StoredObject,
+  UnreadableDeletion,
+  Watch,
+  WatchEvent,
+} from '../../storage/interface.js';
 import { isStorageError, StorageError } from '../../storage/errors.js';
 import { fieldManagers } from '../fieldmanager/field-managers.js';
 import { keepManagedFieldsTimes } from '../fieldmanager/timestamps.js';
@@ -11,7 +22,14 @@ import type { ResourceInfo } from '../apis/types.js';
 import { errors, statusFromStorageError, StatusError } from '../machinery/status.js';
 import type { FieldSet } from '../selectors/fields.js';
 import { objectMetaFieldLabels, type FieldLabelConverter } from '../selectors/field-sets.js';
-import { convertForReading, convertObject, readsAsStored, requestKindOf, storageKindOf, type GroupVersionKind } from './conversion/index.js';
+import {
+  convertForReading,
+  convertObject,
+  readsAsStored,
+  requestKindOf,
+  storageKindOf,
+  type GroupVersionKind,
+} from './conversion/index.js';
 import { goEscape } from '../machinery/go-json.js';
 import { type DecodeStored, ListItemTexts } from './item-text.js';
 import { beforeDelete, gcFinalizers, markAsDeleting } from './deletion.js';
@@ -73,7 +91,12 @@ const deleteCollectionPageSize = 10000;
 
 /** a list's JSON in pieces: the envelope opened for its items, the items, the close. An item
  *  whose stored bytes give its text is those bytes around its edits (views, not copies). */
-function* listTextPieces(envelopeJson: string, items: PreparedListItems, texts: ListItemTexts, decode: DecodeStored): Generator<string | Uint8Array> {
+function* listTextPieces(
+  envelopeJson: string,
+  items: PreparedListItems,
+  texts: ListItemTexts,
+  decode: DecodeStored,
+): Generator<string | Uint8Array> {
   // the envelope's last member is `metadata`, an object: its text ends with two braces
   yield envelopeJson.slice(0, -1) + ',"items":[';
   for (let i = 0; i < items.length; i++) {
@@ -212,7 +235,11 @@ export class GenericStore implements RESTResource {
     if (ctx.managedFieldsRecorded) return;
     const fm = fieldManagers().for(this.info, this.subresource ?? '', this.statusKeepsLabels);
     // the field manager only reads both objects
-    const entries = fm.update(current ? this.fromStorageForReading(current) : null, this.fromStorageForReading(obj), ctx.fieldManager ?? '');
+    const entries = fm.update(
+      current ? this.fromStorageForReading(current) : null,
+      this.fromStorageForReading(obj),
+      ctx.fieldManager ?? '',
+    );
     if (entries) obj.metadata.managedFields = entries as unknown as NonNullable<KubeObject['metadata']['managedFields']>;
     else delete obj.metadata.managedFields;
   }
@@ -250,12 +277,7 @@ export class GenericStore implements RESTResource {
   /** mutating admission of `obj`, which the caller hands over (it uses the result instead).
    *  The old object is the stored one as admission reads it: plugins never change an
    *  oldObject (kube hands them the live object itself), so it is not copied. */
-  protected async admit(
-    ctx: RequestContext,
-    operation: AdmissionOperation,
-    obj: KubeObject,
-    old: KubeObject | null,
-  ): Promise<KubeObject> {
+  protected async admit(ctx: RequestContext, operation: AdmissionOperation, obj: KubeObject, old: KubeObject | null): Promise<KubeObject> {
     const mutate = ctx.admission?.mutate;
     if (!mutate) return obj;
     const out = await mutate({
@@ -350,12 +372,7 @@ export class GenericStore implements RESTResource {
 
   /** the storage key and options a list or watch reads, after selector narrowing */
   protected selection(ctx: RequestContext, opts: ListRequestOptions) {
-    const sel = buildSelection(
-      opts.labelSelector,
-      opts.fieldSelector,
-      this.fieldLabels,
-      this.fieldsOf,
-    );
+    const sel = buildSelection(opts.labelSelector, opts.fieldSelector, this.fieldLabels, this.fieldsOf);
     let namespace = ctx.namespace;
     if (this.strategy.namespaced && !namespace) {
       // a metadata.namespace selector narrows an all-namespaces request to one namespace
@@ -528,7 +545,13 @@ export class GenericStore implements RESTResource {
     this.strategy.applyDefaults(obj, c);
     this.recordManagedFields(ctx, null, obj);
     if (this.strategy.namespaced && this.namespaces) {
-      await checkNamespaceAcceptsCreate(this.namespaces, obj.metadata.namespace ?? '', this.info.group, this.info.resource, obj.metadata.name ?? '');
+      await checkNamespaceAcceptsCreate(
+        this.namespaces,
+        obj.metadata.namespace ?? '',
+        this.info.group,
+        this.info.resource,
+        obj.metadata.name ?? '',
+      );
     }
     obj = await this.admit(ctx, 'CREATE', obj, null);
     this.ensureNamespace(obj, ctx.namespace);
@@ -589,7 +612,11 @@ export class GenericStore implements RESTResource {
       await this.validateAdmission(ctx, 'CREATE', obj, null, name);
       if (rvSet) throw errors.internal('resourceVersion should not be set on objects to be created');
       key = this.keys.objectKey(obj.metadata.namespace ?? '', name);
-      stored = await this.storage.create(key, orderObject(obj), { dryRun: ctx.dryRun, ttlSeconds: this.strategy.ttlSeconds, signal: ctx.signal });
+      stored = await this.storage.create(key, orderObject(obj), {
+        dryRun: ctx.dryRun,
+        ttlSeconds: this.strategy.ttlSeconds,
+        signal: ctx.signal,
+      });
     } catch (e) {
       await finish?.(false);
       if (key && isStorageError(e, 'KeyExists')) throw await this.createError(e, key, name, generate);
@@ -679,7 +706,11 @@ export class GenericStore implements RESTResource {
    *  between (the caller retries the whole update) */
   private async deleteEmptied(ctx: RequestContext, key: string, name: string, e: EmptiedFinalizers): Promise<KubeObject | undefined> {
     try {
-      const deleted = await this.storage.delete(key, { preconditions: { resourceVersion: e.resourceVersion }, dryRun: ctx.dryRun, signal: ctx.signal });
+      const deleted = await this.storage.delete(key, {
+        preconditions: { resourceVersion: e.resourceVersion },
+        dryRun: ctx.dryRun,
+        signal: ctx.signal,
+      });
       await this.strategy.afterDelete?.(deleted, this.strategyContext(ctx));
     } catch (err) {
       if (isStorageError(err, 'ResourceVersionConflict')) return undefined;

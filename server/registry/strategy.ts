@@ -125,8 +125,7 @@ export function defineStrategy(o: StrategyOptions): ResourceStrategy {
       }),
     generationChanged: o.generationChanged ?? ((obj, old) => !semanticEqual(specPart(obj), specPart(old))),
     validate:
-      o.validate ??
-      ((obj, c) => [...validateObjectMeta(obj.metadata, o.namespaced, s.validateName), ...(o.validateSpec?.(obj, c) ?? [])]),
+      o.validate ?? ((obj, c) => [...validateObjectMeta(obj.metadata, o.namespaced, s.validateName), ...(o.validateSpec?.(obj, c) ?? [])]),
     validateUpdate:
       o.validateUpdate ??
       ((obj, old, c) => [

@@ -12,7 +12,14 @@ const kitchenSinkPodSpec = {
   hostname: 'web-0',
   subdomain: 'web',
   nodeSelector: { 'kubernetes.io/os': 'linux' },
-  securityContext: { runAsUser: 1000, runAsGroup: 3000, fsGroup: 2000, fsGroupChangePolicy: 'OnRootMismatch', seccompProfile: { type: 'RuntimeDefault' }, supplementalGroups: [4000] },
+  securityContext: {
+    runAsUser: 1000,
+    runAsGroup: 3000,
+    fsGroup: 2000,
+    fsGroupChangePolicy: 'OnRootMismatch',
+    seccompProfile: { type: 'RuntimeDefault' },
+    supplementalGroups: [4000],
+  },
   tolerations: [
     { key: 'node-role.kubernetes.io/control-plane', operator: 'Exists', effect: 'NoSchedule' },
     { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
@@ -24,7 +31,9 @@ const kitchenSinkPodSpec = {
       requiredDuringSchedulingIgnoredDuringExecution: {
         nodeSelectorTerms: [{ matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['a', 'b'] }] }],
       },
-      preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 50, preference: { matchExpressions: [{ key: 'disk', operator: 'Exists' }] } }],
+      preferredDuringSchedulingIgnoredDuringExecution: [
+        { weight: 50, preference: { matchExpressions: [{ key: 'disk', operator: 'Exists' }] } },
+      ],
     },
     podAntiAffinity: {
       preferredDuringSchedulingIgnoredDuringExecution: [
@@ -33,10 +42,21 @@ const kitchenSinkPodSpec = {
     },
   },
   topologySpreadConstraints: [
-    { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'web' } }, minDomains: 2, matchLabelKeys: ['pod-template-hash'] },
+    {
+      maxSkew: 1,
+      topologyKey: 'topology.kubernetes.io/zone',
+      whenUnsatisfiable: 'DoNotSchedule',
+      labelSelector: { matchLabels: { app: 'web' } },
+      minDomains: 2,
+      matchLabelKeys: ['pod-template-hash'],
+    },
   ],
   dnsPolicy: 'None',
-  dnsConfig: { nameservers: ['10.96.0.10'], searches: ['svc.cluster.local', 'my_domain.example.'], options: [{ name: 'ndots', value: '2' }] },
+  dnsConfig: {
+    nameservers: ['10.96.0.10'],
+    searches: ['svc.cluster.local', 'my_domain.example.'],
+    options: [{ name: 'ndots', value: '2' }],
+  },
   hostAliases: [{ ip: '127.0.0.1', hostnames: ['foo.local'] }],
   imagePullSecrets: [{ name: 'regcred' }],
   readinessGates: [{ conditionType: 'example.com/ready' }],
@@ -83,11 +103,21 @@ const kitchenSinkPodSpec = {
         { name: 'cache', mountPath: '/cache', mountPropagation: 'HostToContainer' },
       ],
       volumeDevices: [{ name: 'block', devicePath: '/dev/xvda' }],
-      livenessProbe: { httpGet: { path: '/healthz', port: 'http', httpHeaders: [{ name: 'X-Probe', value: '1' }] }, initialDelaySeconds: 5, periodSeconds: 5, terminationGracePeriodSeconds: 10 },
+      livenessProbe: {
+        httpGet: { path: '/healthz', port: 'http', httpHeaders: [{ name: 'X-Probe', value: '1' }] },
+        initialDelaySeconds: 5,
+        periodSeconds: 5,
+        terminationGracePeriodSeconds: 10,
+      },
       readinessProbe: { grpc: { port: 9090, service: 'health' } },
       startupProbe: { exec: { command: ['cat', '/tmp/ready'] }, failureThreshold: 30 },
       lifecycle: { preStop: { sleep: { seconds: 5 } }, postStart: { exec: { command: ['true'] } } },
-      securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'], add: ['NET_BIND_SERVICE'] } },
+      securityContext: {
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        runAsNonRoot: true,
+        capabilities: { drop: ['ALL'], add: ['NET_BIND_SERVICE'] },
+      },
       resizePolicy: [{ resourceName: 'cpu', restartPolicy: 'NotRequired' }],
       stdin: true,
       tty: true,
@@ -108,12 +138,20 @@ const kitchenSinkPodSpec = {
     },
     {
       name: 'info',
-      downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }, { path: 'cpu', resourceFieldRef: { containerName: 'app', resource: 'requests.cpu', divisor: '1m' } }] },
+      downwardAPI: {
+        items: [
+          { path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } },
+          { path: 'cpu', resourceFieldRef: { containerName: 'app', resource: 'requests.cpu', divisor: '1m' } },
+        ],
+      },
     },
     { name: 'cache', hostPath: { path: '/var/cache/app', type: 'DirectoryOrCreate' } },
     { name: 'block', persistentVolumeClaim: { claimName: 'raw' } },
     { name: 'csi', csi: { driver: 'secrets-store.csi.k8s.io', readOnly: true, volumeAttributes: { secretProviderClass: 'x' } } },
-    { name: 'scratch', ephemeral: { volumeClaimTemplate: { spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } } } },
+    {
+      name: 'scratch',
+      ephemeral: { volumeClaimTemplate: { spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } } },
+    },
     { name: 'nfs', nfs: { server: 'nfs.example.com', path: '/exports' } },
   ],
   terminationGracePeriodSeconds: 60,
@@ -131,7 +169,12 @@ function noErrors(group: string, version: string, resource: string, o: KubeObjec
 }
 
 test('a kitchen-sink Pod and pod templates validate', () => {
-  noErrors('', 'v1', 'pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'sink', labels: { app: 'web' } }, spec: structuredClone(kitchenSinkPodSpec) });
+  noErrors('', 'v1', 'pods', {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'sink', labels: { app: 'web' } },
+    spec: structuredClone(kitchenSinkPodSpec),
+  });
   const templateSpec = { ...structuredClone(kitchenSinkPodSpec), activeDeadlineSeconds: undefined, restartPolicy: 'Always' };
   noErrors('apps', 'v1', 'deployments', {
     apiVersion: 'apps/v1',
@@ -140,7 +183,10 @@ test('a kitchen-sink Pod and pod templates validate', () => {
     spec: {
       replicas: 3,
       selector: { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['db'] }] },
-      template: { metadata: { labels: { app: 'web', tier: 'front' }, annotations: { 'prometheus.io/scrape': 'true' } }, spec: templateSpec },
+      template: {
+        metadata: { labels: { app: 'web', tier: 'front' }, annotations: { 'prometheus.io/scrape': 'true' } },
+        spec: templateSpec,
+      },
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: '10%' } },
       minReadySeconds: 5,
     },
@@ -164,7 +210,12 @@ test('a kitchen-sink Pod and pod templates validate', () => {
           parallelism: 3,
           backoffLimitPerIndex: 1,
           template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } },
-          podFailurePolicy: { rules: [{ action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget' }] }, { action: 'FailJob', onExitCodes: { operator: 'In', values: [42] } }] },
+          podFailurePolicy: {
+            rules: [
+              { action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget' }] },
+              { action: 'FailJob', onExitCodes: { operator: 'In', values: [42] } },
+            ],
+          },
         },
       },
     },
@@ -186,11 +237,17 @@ test('typical networking, autoscaling, policy and storage objects validate', () 
             paths: [
               { path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } },
               { path: '/api', pathType: 'Exact', backend: { service: { name: 'api', port: { name: 'http' } } } },
-              { pathType: 'ImplementationSpecific', backend: { resource: { apiGroup: 'k8s.example.com', kind: 'StorageBucket', name: 'static' } } },
+              {
+                pathType: 'ImplementationSpecific',
+                backend: { resource: { apiGroup: 'k8s.example.com', kind: 'StorageBucket', name: 'static' } },
+              },
             ],
           },
         },
-        { host: '*.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] } },
+        {
+          host: '*.example.com',
+          http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] },
+        },
       ],
     },
   });
@@ -203,8 +260,14 @@ test('typical networking, autoscaling, policy and storage objects validate', () 
       policyTypes: ['Ingress', 'Egress'],
       ingress: [
         {
-          from: [{ ipBlock: { cidr: '172.17.0.0/16', except: ['172.17.1.0/24'] } }, { namespaceSelector: { matchLabels: { project: 'x' } }, podSelector: { matchLabels: { role: 'fe' } } }],
-          ports: [{ protocol: 'TCP', port: 6379 }, { port: 32000, endPort: 32768 }],
+          from: [
+            { ipBlock: { cidr: '172.17.0.0/16', except: ['172.17.1.0/24'] } },
+            { namespaceSelector: { matchLabels: { project: 'x' } }, podSelector: { matchLabels: { role: 'fe' } } },
+          ],
+          ports: [
+            { protocol: 'TCP', port: 6379 },
+            { port: 32000, endPort: 32768 },
+          ],
         },
       ],
       egress: [{ to: [{ ipBlock: { cidr: '10.0.0.0/24' } }], ports: [{ protocol: 'UDP', port: 53 }] }],
@@ -221,11 +284,29 @@ test('typical networking, autoscaling, policy and storage objects validate', () 
       metrics: [
         { type: 'Resource', resource: { name: 'memory', target: { type: 'AverageValue', averageValue: '500Mi' } } },
         { type: 'Pods', pods: { metric: { name: 'packets-per-second' }, target: { type: 'AverageValue', averageValue: '1k' } } },
-        { type: 'Object', object: { metric: { name: 'requests-per-second' }, describedObject: { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', name: 'main' }, target: { type: 'Value', value: '10k' } } },
-        { type: 'External', external: { metric: { name: 'queue', selector: { matchLabels: { queue: 'worker' } } }, target: { type: 'AverageValue', averageValue: '30' } } },
-        { type: 'ContainerResource', containerResource: { name: 'cpu', container: 'app', target: { type: 'Utilization', averageUtilization: 60 } } },
+        {
+          type: 'Object',
+          object: {
+            metric: { name: 'requests-per-second' },
+            describedObject: { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', name: 'main' },
+            target: { type: 'Value', value: '10k' },
+          },
+        },
+        {
+          type: 'External',
+          external: {
+            metric: { name: 'queue', selector: { matchLabels: { queue: 'worker' } } },
+            target: { type: 'AverageValue', averageValue: '30' },
+          },
+        },
+        {
+          type: 'ContainerResource',
+          containerResource: { name: 'cpu', container: 'app', target: { type: 'Utilization', averageUtilization: 60 } },
+        },
       ],
-      behavior: { scaleDown: { stabilizationWindowSeconds: 300, policies: [{ type: 'Pods', value: 1, periodSeconds: 60 }], selectPolicy: 'Min' } },
+      behavior: {
+        scaleDown: { stabilizationWindowSeconds: 300, policies: [{ type: 'Pods', value: 1, periodSeconds: 60 }], selectPolicy: 'Min' },
+      },
     },
   });
   noErrors('policy', 'v1', 'poddisruptionbudgets', {
@@ -244,7 +325,12 @@ test('typical networking, autoscaling, policy and storage objects validate', () 
       podManagementPolicy: 'Parallel',
       selector: { matchLabels: { app: 'db' } },
       template: { metadata: { labels: { app: 'db' } }, spec: { containers: [{ name: 'pg', image: 'postgres:16' }] } },
-      volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'fast', resources: { requests: { storage: '10Gi' } } } }],
+      volumeClaimTemplates: [
+        {
+          metadata: { name: 'data' },
+          spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'fast', resources: { requests: { storage: '10Gi' } } },
+        },
+      ],
       updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 1 } },
       persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Retain' },
       ordinals: { start: 1 },
@@ -284,6 +370,12 @@ test('typical networking, autoscaling, policy and storage objects validate', () 
     apiVersion: 'coordination.k8s.io/v1',
     kind: 'Lease',
     metadata: { name: 'leader' },
-    spec: { holderIdentity: 'a', leaseDurationSeconds: 15, acquireTime: '2025-01-01T00:00:00.000000Z', renewTime: '2025-01-01T00:00:10.000000Z', leaseTransitions: 0 },
+    spec: {
+      holderIdentity: 'a',
+      leaseDurationSeconds: 15,
+      acquireTime: '2025-01-01T00:00:00.000000Z',
+      renewTime: '2025-01-01T00:00:10.000000Z',
+      leaseTransitions: 0,
+    },
   });
 });

@@ -43,7 +43,10 @@ test('v1beta1 tables and metadata-only forms', () => {
     'PartialObjectMetadataList',
   );
   // an unknown group for the conversion does not match
-  assert.throws(() => negotiateOutput('application/json;as=Table;g=example.com;v=v1', withTable), (e: StatusError) => e.code === 406);
+  assert.throws(
+    () => negotiateOutput('application/json;as=Table;g=example.com;v=v1', withTable),
+    (e: StatusError) => e.code === 406,
+  );
 });
 
 test('protobuf is skipped when JSON is also acceptable, refused alone', () => {
@@ -66,27 +69,43 @@ test('protobuf for endpoints of built-in kinds: objects, metadata-only forms and
   const m = negotiateOutput('application/vnd.kubernetes.protobuf, application/json', builtIn);
   assert.equal(m.format, 'protobuf');
   assert.equal(m.contentType, 'application/vnd.kubernetes.protobuf');
-  assert.equal(negotiateOutput('application/vnd.kubernetes.protobuf, application/json', builtIn, true).contentType, 'application/vnd.kubernetes.protobuf;stream=watch');
+  assert.equal(
+    negotiateOutput('application/vnd.kubernetes.protobuf, application/json', builtIn, true).contentType,
+    'application/vnd.kubernetes.protobuf;stream=watch',
+  );
   assert.equal(negotiateOutput('application/json, application/vnd.kubernetes.protobuf', builtIn).format, 'json');
   assert.equal(negotiateOutput('*/*', builtIn).format, 'json');
-  const table = negotiateOutput('application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1;g=meta.k8s.io', builtIn);
+  const table = negotiateOutput(
+    'application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1;g=meta.k8s.io',
+    builtIn,
+  );
   assert.equal(table.format, 'json');
   assert.equal(table.convert?.kind, 'Table');
-  const meta = negotiateOutput('application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json', builtIn);
+  const meta = negotiateOutput(
+    'application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json',
+    builtIn,
+  );
   assert.equal(meta.format, 'protobuf');
   assert.equal(meta.convert?.kind, 'PartialObjectMetadataList');
   assert.throws(
     () => negotiateOutput('text/plain', builtIn),
-    (e: StatusError) => e.message === 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf',
+    (e: StatusError) =>
+      e.message === 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf',
   );
 });
 
 test('watch streams only JSON', () => {
   assert.equal(negotiateOutput('application/json', withTable, true).format, 'json');
   assert.equal(negotiateOutput('application/json;stream=watch', withTable, true).format, 'json');
-  assert.throws(() => negotiateOutput('application/yaml', withTable, true), (e: StatusError) => e.code === 406);
+  assert.throws(
+    () => negotiateOutput('application/yaml', withTable, true),
+    (e: StatusError) => e.code === 406,
+  );
   // a stream parameter on a non-watch request does not match
-  assert.throws(() => negotiateOutput('application/json;stream=watch', withTable, false), (e: StatusError) => e.code === 406);
+  assert.throws(
+    () => negotiateOutput('application/json;stream=watch', withTable, false),
+    (e: StatusError) => e.code === 406,
+  );
 });
 
 test('pretty=1 media parameter', () => {
@@ -106,14 +125,23 @@ test('request bodies by Content-Type', () => {
   assert.equal(negotiateInput('application/json; charset=utf-8'), 'json');
   assert.equal(negotiateInput('application/yaml'), 'yaml');
   assert.equal(negotiateInput('application/vnd.kubernetes.protobuf'), 'protobuf');
-  assert.throws(() => negotiateInput('text/plain'), (e: StatusError) => e.code === 415 && /unknown format/.test(e.message));
+  assert.throws(
+    () => negotiateInput('text/plain'),
+    (e: StatusError) => e.code === 415 && /unknown format/.test(e.message),
+  );
 });
 
 test('bodies decode as JSON or YAML; malformed ones are 400', () => {
   assert.deepEqual(decodeBody(Buffer.from('{"a":1}'), 'json'), { a: 1 });
   assert.deepEqual(decodeBody(Buffer.from('a: 1\nb: [x, y]\n'), 'yaml'), { a: 1, b: ['x', 'y'] });
-  assert.throws(() => decodeBody(Buffer.from('{"a":'), 'json'), (e: StatusError) => e.code === 400);
-  assert.throws(() => decodeBody(Buffer.from('a: [1,\n'), 'yaml'), (e: StatusError) => e.code === 400);
+  assert.throws(
+    () => decodeBody(Buffer.from('{"a":'), 'json'),
+    (e: StatusError) => e.code === 400,
+  );
+  assert.throws(
+    () => decodeBody(Buffer.from('a: [1,\n'), 'yaml'),
+    (e: StatusError) => e.code === 400,
+  );
 });
 
 test('YAML alias bombs are refused', () => {
@@ -126,5 +154,8 @@ test('YAML alias bombs are refused', () => {
     'f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]',
     'g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]',
   ].join('\n');
-  assert.throws(() => decodeBody(Buffer.from(bomb), 'yaml'), (e: StatusError) => e.code === 400);
+  assert.throws(
+    () => decodeBody(Buffer.from(bomb), 'yaml'),
+    (e: StatusError) => e.code === 400,
+  );
 });

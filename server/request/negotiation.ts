@@ -139,7 +139,9 @@ export function resourceRestrictions(tableSupported: boolean, protobuf = false, 
 }
 
 function servedBy(restrictions: EndpointRestrictions) {
-  return SERVED.filter((s) => (s.format !== 'protobuf' || restrictions.protobuf === true) && (s.format !== 'cbor' || restrictions.cbor === true));
+  return SERVED.filter(
+    (s) => (s.format !== 'protobuf' || restrictions.protobuf === true) && (s.format !== 'cbor' || restrictions.cbor === true),
+  );
 }
 
 function streamMediaType(format: MediaFormat, mediaType: string): string {
@@ -160,11 +162,7 @@ function notAcceptable(stream: boolean, restrictions: EndpointRestrictions): Sta
  * JSON, one listing only protobuf gets 406. `stream` is for watch: YAML has no stream form, so
  * a watch whose best match is YAML is refused as kube-apiserver refuses it.
  */
-export function negotiateOutput(
-  accept: string | undefined,
-  restrictions: EndpointRestrictions,
-  stream = false,
-): OutputMediaType {
+export function negotiateOutput(accept: string | undefined, restrictions: EndpointRestrictions, stream = false): OutputMediaType {
   if (!accept) return { format: 'json', contentType: JSON_MEDIA_TYPE, pretty: false };
   const servedHere = servedBy(restrictions);
   for (const clause of parseAccept(accept)) {
@@ -192,7 +190,12 @@ function acceptClauseOptions(
   const out: OutputMediaType = {
     format,
     // kube-apiserver marks non-JSON watch streams (JSON watches say plain application/json)
-    contentType: stream && format === 'protobuf' ? `${PROTOBUF_MEDIA_TYPE};stream=watch` : stream && format === 'cbor' ? CBOR_SEQUENCE_MEDIA_TYPE : CONTENT_TYPES[format],
+    contentType:
+      stream && format === 'protobuf'
+        ? `${PROTOBUF_MEDIA_TYPE};stream=watch`
+        : stream && format === 'cbor'
+          ? CBOR_SEQUENCE_MEDIA_TYPE
+          : CONTENT_TYPES[format],
     pretty: false,
   };
   let convert: Conversion | undefined;
@@ -265,7 +268,9 @@ export function decodeBody(body: Buffer, format: MediaFormat): unknown {
       return decodeProtobufBody(body);
     } catch (err) {
       if (err instanceof UnsupportedProtobufKind) {
-        throw errors.unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: ${JSON_MEDIA_TYPE}, ${YAML_MEDIA_TYPE}`);
+        throw errors.unsupportedMediaType(
+          `the body of the request was in an unknown format - accepted media types include: ${JSON_MEDIA_TYPE}, ${YAML_MEDIA_TYPE}`,
+        );
       }
       throw errors.badRequest(`error decoding protobuf body: ${(err as Error).message}`);
     }

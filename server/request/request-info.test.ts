@@ -5,7 +5,11 @@ import { exactFieldMatch, parseRequestInfo, type RequestInfo } from './request-i
 type Expect = Partial<RequestInfo>;
 
 const cases: [method: string, url: string, expect: Expect][] = [
-  ['GET', '/api/v1/namespaces', { isResourceRequest: true, verb: 'list', apiPrefix: 'api', apiVersion: 'v1', resource: 'namespaces', namespace: '', name: '' }],
+  [
+    'GET',
+    '/api/v1/namespaces',
+    { isResourceRequest: true, verb: 'list', apiPrefix: 'api', apiVersion: 'v1', resource: 'namespaces', namespace: '', name: '' },
+  ],
   ['GET', '/api/v1/namespaces/other', { verb: 'get', resource: 'namespaces', namespace: 'other', name: 'other', namespaceInPath: false }],
   ['GET', '/api/v1/namespaces/other/pods', { verb: 'list', resource: 'pods', namespace: 'other', namespaceInPath: true }],
   ['GET', '/api/v1/namespaces/other/pods/foo', { verb: 'get', resource: 'pods', name: 'foo', namespace: 'other', parts: ['pods', 'foo'] }],
@@ -30,9 +34,21 @@ const cases: [method: string, url: string, expect: Expect][] = [
   ['PATCH', '/api/v1/namespaces/other/pods/foo', { verb: 'patch', name: 'foo' }],
   ['DELETE', '/api/v1/namespaces/other/pods/foo', { verb: 'delete', name: 'foo' }],
   ['DELETE', '/api/v1/namespaces/other/pods', { verb: 'deletecollection', resource: 'pods' }],
-  ['GET', '/apis/apps/v1/namespaces/other/deployments/web/scale', { apiPrefix: 'apis', apiGroup: 'apps', apiVersion: 'v1', resource: 'deployments', name: 'web', subresource: 'scale', verb: 'get' }],
-  ['GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles', { apiGroup: 'rbac.authorization.k8s.io', resource: 'clusterroles', verb: 'list' }],
-  ['GET', '/api/v1/namespaces/other/pods?fieldSelector=metadata.name%3Dfoo', { verb: 'list', name: 'foo', fieldSelector: 'metadata.name=foo' }],
+  [
+    'GET',
+    '/apis/apps/v1/namespaces/other/deployments/web/scale',
+    { apiPrefix: 'apis', apiGroup: 'apps', apiVersion: 'v1', resource: 'deployments', name: 'web', subresource: 'scale', verb: 'get' },
+  ],
+  [
+    'GET',
+    '/apis/rbac.authorization.k8s.io/v1/clusterroles',
+    { apiGroup: 'rbac.authorization.k8s.io', resource: 'clusterroles', verb: 'list' },
+  ],
+  [
+    'GET',
+    '/api/v1/namespaces/other/pods?fieldSelector=metadata.name%3Dfoo',
+    { verb: 'list', name: 'foo', fieldSelector: 'metadata.name=foo' },
+  ],
   ['GET', '/api/v1/pods?fieldSelector=metadata.name%3D%3Dfoo&labelSelector=a%3Db', { verb: 'list', name: 'foo', labelSelector: 'a=b' }],
   ['GET', '/api/v1/pods?fieldSelector=metadata.name%21%3Dfoo', { verb: 'list', name: '' }],
   ['GET', '/api/v1/namespaces/other/pods?watch=1&fieldSelector=metadata.name%3Dfoo', { verb: 'watch', name: 'foo' }],

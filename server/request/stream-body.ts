@@ -46,7 +46,13 @@ export type BodyPiece = string | Uint8Array;
  * body's size in bytes, when known (it sizes the first buffer). Resolves once the client has
  * taken it all or the response is gone (cut by the request timeout or the budget).
  */
-export async function writeTextBody(state: RequestState, code: number, pieces: Iterable<BodyPiece>, contentType: string, sizeHint = 0): Promise<void> {
+export async function writeTextBody(
+  state: RequestState,
+  code: number,
+  pieces: Iterable<BodyPiece>,
+  contentType: string,
+  sizeHint = 0,
+): Promise<void> {
   const res = state.res;
   if (res.headersSent || responseFinished(res)) return;
   const body = new ChunkFiller(pieces[Symbol.iterator](), Math.min(CHUNK_BYTES, sizeHint + (sizeHint >> 4) + 1024));

@@ -15,7 +15,11 @@ export type FieldLabelConverter = (label: string, value: string) => [string, str
 export const notSupported = (label: string) => `field label not supported: ${label}`;
 
 /** accepts `labels` as they are and `renames` under their new names; rejects everything else */
-export function fieldLabels(labels: string[], renames: Record<string, string> = {}, message: (label: string) => string = notSupported): FieldLabelConverter {
+export function fieldLabels(
+  labels: string[],
+  renames: Record<string, string> = {},
+  message: (label: string) => string = notSupported,
+): FieldLabelConverter {
   const allowed = new Set(labels);
   return (label, value) => {
     if (Object.hasOwn(renames, label)) return [renames[label], value];

@@ -36,13 +36,25 @@ test('escaped values', () => {
     ],
   );
   assert.equal(escapeFieldValue('x,y=z\\'), 'x\\,y\\=z\\\\');
-  assert.equal(message(() => parseFieldSelector('a=b\\c')), 'invalid field selector: invalid escape sequence: \\c');
-  assert.equal(message(() => parseFieldSelector('a=b=c')), 'invalid field selector: unescaped character in value: 61');
-  assert.equal(message(() => parseFieldSelector('a=b\\')), 'invalid field selector: invalid escape sequence: \\');
+  assert.equal(
+    message(() => parseFieldSelector('a=b\\c')),
+    'invalid field selector: invalid escape sequence: \\c',
+  );
+  assert.equal(
+    message(() => parseFieldSelector('a=b=c')),
+    'invalid field selector: unescaped character in value: 61',
+  );
+  assert.equal(
+    message(() => parseFieldSelector('a=b\\')),
+    'invalid field selector: invalid escape sequence: \\',
+  );
 });
 
 test('a term without an operator is rejected', () => {
-  assert.equal(message(() => parseFieldSelector('a=b,cd')), "invalid selector: 'a=b,cd'; can't understand 'cd'");
+  assert.equal(
+    message(() => parseFieldSelector('a=b,cd')),
+    "invalid selector: 'a=b,cd'; can't understand 'cd'",
+  );
 });
 
 test('requiresExactMatch finds the single name or namespace', () => {
@@ -54,18 +66,33 @@ test('requiresExactMatch finds the single name or namespace', () => {
 
 test('400 form', () => {
   assert.equal(parseFieldSelectorOrBadRequest(undefined), FieldSelector.everything);
-  assert.throws(() => parseFieldSelectorOrBadRequest('nope'), (e) => e instanceof StatusError && e.code === 400);
+  assert.throws(
+    () => parseFieldSelectorOrBadRequest('nope'),
+    (e) => e instanceof StatusError && e.code === 400,
+  );
 });
 
 test('resources without their own labels: metadata.name and metadata.namespace only', () => {
   assert.deepEqual(objectMetaFieldLabels('metadata.namespace', 'a'), ['metadata.namespace', 'a']);
-  assert.equal(message(() => objectMetaFieldLabels('data.x', 'a')), '"data.x" is not a known field selector: only "metadata.name", "metadata.namespace"');
+  assert.equal(
+    message(() => objectMetaFieldLabels('data.x', 'a')),
+    '"data.x" is not a known field selector: only "metadata.name", "metadata.namespace"',
+  );
   const renamed = fieldLabels(['a'], { b: 'c' });
   assert.deepEqual(renamed('b', 'v'), ['c', 'v']);
-  assert.equal(message(() => renamed('d', 'v')), 'field label not supported: d');
+  assert.equal(
+    message(() => renamed('d', 'v')),
+    'field label not supported: d',
+  );
 });
 
 test('selectable fields: metadata, and the extra fields of a kind', () => {
-  assert.deepEqual(selectableFields(true)({ metadata: { name: 'a', namespace: 'n' } }), { 'metadata.name': 'a', 'metadata.namespace': 'n' });
-  assert.deepEqual(selectableFields(false, (o) => ({ x: fieldCount(o.x) }))({ metadata: { name: 'a' }, x: 2.5 }), { 'metadata.name': 'a', x: '2' });
+  assert.deepEqual(selectableFields(true)({ metadata: { name: 'a', namespace: 'n' } }), {
+    'metadata.name': 'a',
+    'metadata.namespace': 'n',
+  });
+  assert.deepEqual(selectableFields(false, (o) => ({ x: fieldCount(o.x) }))({ metadata: { name: 'a' }, x: 2.5 }), {
+    'metadata.name': 'a',
+    x: '2',
+  });
 });

@@ -81,13 +81,16 @@ test('syntax errors carry kube-apiserver messages', () => {
 test('invalid keys and values are reported with their field paths', () => {
   assert.equal(
     parseError('a$b=c'),
-    'unable to parse requirement: <nil>: Invalid value: "a$b": name part must consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must start and end with an alphanumeric character (e.g. \'MyName\',  or \'my.name\',  or \'123-abc\', regex used for validation is \'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\')',
+    "unable to parse requirement: <nil>: Invalid value: \"a$b\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
   );
   assert.equal(
     parseError('a=b$'),
-    'unable to parse requirement: values[0][a]: Invalid value: "b$": a valid label must be an empty string or consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must start and end with an alphanumeric character (e.g. \'MyValue\',  or \'my_value\',  or \'12345\', regex used for validation is \'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?\')',
+    "unable to parse requirement: values[0][a]: Invalid value: \"b$\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
   );
-  assert.match(parseError('a>b'), /^unable to parse requirement: values\[0\]: Invalid value: "b": for 'Gt', 'Lt' operators, the value must be an integer$/);
+  assert.match(
+    parseError('a>b'),
+    /^unable to parse requirement: values\[0\]: Invalid value: "b": for 'Gt', 'Lt' operators, the value must be an integer$/,
+  );
   assert.match(parseError(`a=${'x'.repeat(64)}`), /must be no more than 63 characters/);
 });
 
@@ -126,7 +129,13 @@ test('metav1.LabelSelector objects: nil selects nothing, empty everything', () =
 
 test('validation of LabelSelector objects names the field', () => {
   const errs = validateLabelSelectorObject(
-    { matchLabels: { 'bad key': 'v' }, matchExpressions: [{ key: 'a', operator: 'In' }, { key: 'b', operator: 'Exists', values: ['x'] }] },
+    {
+      matchLabels: { 'bad key': 'v' },
+      matchExpressions: [
+        { key: 'a', operator: 'In' },
+        { key: 'b', operator: 'Exists', values: ['x'] },
+      ],
+    },
     'spec.selector',
   );
   assert.deepEqual(

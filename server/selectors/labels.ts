@@ -159,20 +159,24 @@ export function newRequirement(key: string, operator: LabelOperator, values: rea
   switch (operator) {
     case 'in':
     case 'notin':
-      if (values.length === 0) errs.push(fieldErrors.invalid(valuesPath, [...values], "for 'in', 'notin' operators, values set can't be empty"));
+      if (values.length === 0)
+        errs.push(fieldErrors.invalid(valuesPath, [...values], "for 'in', 'notin' operators, values set can't be empty"));
       break;
     case '=':
     case '==':
     case '!=':
-      if (values.length !== 1) errs.push(fieldErrors.invalid(valuesPath, [...values], 'exact-match compatibility requires one single value'));
+      if (values.length !== 1)
+        errs.push(fieldErrors.invalid(valuesPath, [...values], 'exact-match compatibility requires one single value'));
       break;
     case 'exists':
     case '!':
-      if (values.length !== 0) errs.push(fieldErrors.invalid(valuesPath, [...values], 'values set must be empty for exists and does not exist'));
+      if (values.length !== 0)
+        errs.push(fieldErrors.invalid(valuesPath, [...values], 'values set must be empty for exists and does not exist'));
       break;
     case 'gt':
     case 'lt':
-      if (values.length !== 1) errs.push(fieldErrors.invalid(valuesPath, [...values], "for 'Gt', 'Lt' operators, exactly one value is required"));
+      if (values.length !== 1)
+        errs.push(fieldErrors.invalid(valuesPath, [...values], "for 'Gt', 'Lt' operators, exactly one value is required"));
       values.forEach((v, i) => {
         if (parseInt64(v) === undefined) {
           errs.push(fieldErrors.invalid(`${valuesPath}[${i}]`, v, "for 'Gt', 'Lt' operators, the value must be an integer"));
@@ -192,21 +196,7 @@ export function newRequirement(key: string, operator: LabelOperator, values: rea
 
 // ---- the string grammar ----
 
-type Token =
-  | 'error'
-  | 'eos'
-  | ')'
-  | ','
-  | '!'
-  | '=='
-  | '='
-  | '>'
-  | 'identifier'
-  | 'in'
-  | '<'
-  | '!='
-  | 'notin'
-  | '(';
+type Token = 'error' | 'eos' | ')' | ',' | '!' | '==' | '=' | '>' | 'identifier' | 'in' | '<' | '!=' | 'notin' | '(';
 
 const literalTokens = new Map<string, Token>([
   [')', ')'],
@@ -491,7 +481,8 @@ export function validateLabelSelectorObject(sel: LabelSelectorObject | null | un
         break;
       case 'Exists':
       case 'DoesNotExist':
-        if (values.length > 0) out.push(fieldErrors.forbidden(`${p}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+        if (values.length > 0)
+          out.push(fieldErrors.forbidden(`${p}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
         break;
       default:
         out.push(fieldErrors.invalid(`${p}.operator`, e.operator, 'not a valid selector operator'));

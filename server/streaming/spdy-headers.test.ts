@@ -25,8 +25,14 @@ test('a header block: count, then lengths and bytes; names lower case, several v
   const block = encodeHeaderBlock({ StreamType: ['error'], port: ['80', '81'] });
   const expected = Buffer.concat([
     Buffer.from([0, 0, 0, 2]),
-    Buffer.from([0, 0, 0, 10]), Buffer.from('streamtype'), Buffer.from([0, 0, 0, 5]), Buffer.from('error'),
-    Buffer.from([0, 0, 0, 4]), Buffer.from('port'), Buffer.from([0, 0, 0, 5]), Buffer.from('80\u000081'),
+    Buffer.from([0, 0, 0, 10]),
+    Buffer.from('streamtype'),
+    Buffer.from([0, 0, 0, 5]),
+    Buffer.from('error'),
+    Buffer.from([0, 0, 0, 4]),
+    Buffer.from('port'),
+    Buffer.from([0, 0, 0, 5]),
+    Buffer.from('80\u000081'),
   ]);
   assert.deepEqual(block, expected);
   assert.deepEqual(decodeHeaderBlock(block), { streamtype: ['error'], port: ['80', '81'] });
@@ -57,14 +63,22 @@ test('blocks asked for at once come out one per call, in order (a client opening
   const types = ['error', 'stdin', 'stdout', 'stderr', 'resize'];
   const blocks = await Promise.all(types.map((t) => compressor.compress({ streamtype: [t] })));
   for (const [i, block] of blocks.entries()) assert.deepEqual(await decompressor.decompress(block), { streamtype: [types[i]] });
-  const decoded = await Promise.all(types.map((t) => compressor.compress({ streamtype: [t], port: ['8080'] })).map(async (b) => decompressor.decompress(await b)));
-  assert.deepEqual(decoded.map((h) => h.streamtype[0]), types);
+  const decoded = await Promise.all(
+    types.map((t) => compressor.compress({ streamtype: [t], port: ['8080'] })).map(async (b) => decompressor.decompress(await b)),
+  );
+  assert.deepEqual(
+    decoded.map((h) => h.streamtype[0]),
+    types,
+  );
   compressor.close();
   decompressor.close();
 });
 
 test('a block another zlib wrote with the dictionary decodes; garbage and bombs are protocol errors', async () => {
-  const foreign = deflateSync(encodeHeaderBlock({ streamtype: ['data'], port: ['80'] }), { dictionary: SPDY_HEADER_DICTIONARY, finishFlush: constants.Z_SYNC_FLUSH });
+  const foreign = deflateSync(encodeHeaderBlock({ streamtype: ['data'], port: ['80'] }), {
+    dictionary: SPDY_HEADER_DICTIONARY,
+    finishFlush: constants.Z_SYNC_FLUSH,
+  });
   const decompressor = new HeaderDecompressor();
   assert.deepEqual(await decompressor.decompress(foreign), { streamtype: ['data'], port: ['80'] });
   decompressor.close();

@@ -43,13 +43,19 @@ export function decodeHeaderBlock(block: Buffer): SpdyHeaders {
     const nameLen = block.readUInt32BE(at);
     at += 4;
     need(nameLen);
-    const name = block.subarray(at, at + nameLen).toString('utf8').toLowerCase();
+    const name = block
+      .subarray(at, at + nameLen)
+      .toString('utf8')
+      .toLowerCase();
     at += nameLen;
     need(4);
     const valueLen = block.readUInt32BE(at);
     at += 4;
     need(valueLen);
-    const values = block.subarray(at, at + valueLen).toString('utf8').split('\0');
+    const values = block
+      .subarray(at, at + valueLen)
+      .toString('utf8')
+      .split('\0');
     at += valueLen;
     (out[name] ??= []).push(...values);
   }

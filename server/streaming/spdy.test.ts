@@ -85,7 +85,16 @@ test('SYN_STREAMs: odd ids from a client in creation order, no flags, priority 0
   for (const type of ['error', 'stdin', 'stdout', 'stderr', 'resize']) conn.openStream({ streamtype: [type] });
   await until(() => frameCount(written) === 5);
   const frames = parseFrames(Buffer.concat(written));
-  assert.deepEqual(frames.map((f) => [f.type, f.streamId, f.flags]), [[1, 1, 0], [1, 3, 0], [1, 5, 0], [1, 7, 0], [1, 9, 0]]);
+  assert.deepEqual(
+    frames.map((f) => [f.type, f.streamId, f.flags]),
+    [
+      [1, 1, 0],
+      [1, 3, 0],
+      [1, 5, 0],
+      [1, 7, 0],
+      [1, 9, 0],
+    ],
+  );
   for (const f of frames) {
     assert.equal(f.payload.readUInt32BE(4), 0, 'no associated stream');
     assert.equal(f.payload.readUInt16BE(8), 0, 'priority and slot');
@@ -117,11 +126,14 @@ test('a server opens even ids; data is split at the frame bound; end() is an emp
   await until(() => frameCount(written) >= 3);
   await settle();
   const frames = parseFrames(Buffer.concat(written));
-  assert.deepEqual(frames.map((f) => [f.control, f.streamId, f.flags, f.payload.length]), [
-    [false, 2, 0, MAX_SPDY_FRAME_BYTES],
-    [false, 2, 0, 10],
-    [false, 2, 1, 0],
-  ]);
+  assert.deepEqual(
+    frames.map((f) => [f.control, f.streamId, f.flags, f.payload.length]),
+    [
+      [false, 2, 0, MAX_SPDY_FRAME_BYTES],
+      [false, 2, 0, 10],
+      [false, 2, 1, 0],
+    ],
+  );
   conn.close();
 });
 
@@ -139,7 +151,14 @@ test('client and server: replies, data both ways, half-close each side, then clo
   const client = new SpdyConnection(a, 'client');
   const streams = ['error', 'stdin', 'stdout'].map((t) => client.openStream({ streamtype: [t], port: ['80'] }));
   await Promise.all(streams.map((s) => s.accepted));
-  assert.deepEqual(accepted.map((s) => [s.id, s.header('streamtype'), s.header('port')]), [[1, 'error', '80'], [3, 'stdin', '80'], [5, 'stdout', '80']]);
+  assert.deepEqual(
+    accepted.map((s) => [s.id, s.header('streamtype'), s.header('port')]),
+    [
+      [1, 'error', '80'],
+      [3, 'stdin', '80'],
+      [5, 'stdout', '80'],
+    ],
+  );
   const got: string[] = [];
   const closed = Promise.all(
     streams.map(
@@ -183,7 +202,11 @@ test('pings from the peer are echoed; a reset stream reports it; unknown and WIN
   await until(() => resets.length === 1 && frameCount(written) >= 1);
   await settle();
   const frames = parseFrames(Buffer.concat(written));
-  assert.deepEqual(frames.map((f) => [f.type, f.payload.readUInt32BE(0)]), [[6, 2]], 'only the peer-parity ping is answered');
+  assert.deepEqual(
+    frames.map((f) => [f.type, f.payload.readUInt32BE(0)]),
+    [[6, 2]],
+    'only the peer-parity ping is answered',
+  );
   assert.deepEqual(resets, [1]);
   assert.equal(conn.isClosed, false);
   conn.close();

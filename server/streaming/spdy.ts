@@ -290,7 +290,8 @@ export class SpdyConnection {
     while (this.buffered.length >= 8) {
       const b = this.buffered;
       const length = b.readUInt32BE(4) & 0xffffff;
-      if (length > MAX_SPDY_FRAME_BYTES) return this.fail(new SpdyProtocolError(`frame of ${length} bytes exceeds ${MAX_SPDY_FRAME_BYTES}`));
+      if (length > MAX_SPDY_FRAME_BYTES)
+        return this.fail(new SpdyProtocolError(`frame of ${length} bytes exceeds ${MAX_SPDY_FRAME_BYTES}`));
       if (b.length < 8 + length) return;
       const flags = b[4];
       const payload = Buffer.from(b.subarray(8, 8 + length));

@@ -3,8 +3,20 @@ import assert from 'node:assert/strict';
 import { Duplex } from 'node:stream';
 import { MAX_WEBSOCKET_MESSAGE_BYTES } from '../limits/stream-limits.js';
 import {
-  acceptKey, CLOSE_PROTOCOL_ERROR, CLOSE_TOO_BIG, encodeFrame, handshakeResponse, isWebSocketRequest, offeredProtocols,
-  OPCODE_BINARY, OPCODE_CLOSE, OPCODE_CONTINUATION, OPCODE_PING, OPCODE_PONG, OPCODE_TEXT, WebSocketConnection,
+  acceptKey,
+  CLOSE_PROTOCOL_ERROR,
+  CLOSE_TOO_BIG,
+  encodeFrame,
+  handshakeResponse,
+  isWebSocketRequest,
+  offeredProtocols,
+  OPCODE_BINARY,
+  OPCODE_CLOSE,
+  OPCODE_CONTINUATION,
+  OPCODE_PING,
+  OPCODE_PONG,
+  OPCODE_TEXT,
+  WebSocketConnection,
 } from './websocket.js';
 
 function recordingSocket(): { socket: Duplex; written: Buffer[] } {
@@ -69,11 +81,20 @@ test('the handshake: RFC 6455 accept key, the chosen subprotocol, upgrade detect
   );
   assert.ok(isWebSocketRequest({ connection: 'keep-alive, Upgrade', upgrade: 'WebSocket' }));
   assert.ok(!isWebSocketRequest({ connection: 'Upgrade', upgrade: 'SPDY/3.1' }));
-  assert.deepEqual(offeredProtocols({ 'sec-websocket-protocol': 'v5.channel.k8s.io, v4.channel.k8s.io,,' }), ['v5.channel.k8s.io', 'v4.channel.k8s.io']);
+  assert.deepEqual(offeredProtocols({ 'sec-websocket-protocol': 'v5.channel.k8s.io, v4.channel.k8s.io,,' }), [
+    'v5.channel.k8s.io',
+    'v4.channel.k8s.io',
+  ]);
 });
 
 test('frame lengths: 7-bit, 16-bit and 64-bit forms; a client masks, a server does not', () => {
-  for (const [len, headLen] of [[0, 2], [125, 2], [126, 4], [65535, 4], [65536, 10]] as const) {
+  for (const [len, headLen] of [
+    [0, 2],
+    [125, 2],
+    [126, 4],
+    [65535, 4],
+    [65536, 10],
+  ] as const) {
     const payload = Buffer.alloc(len, 7);
     const plain = encodeFrame(OPCODE_BINARY, payload, false);
     assert.equal(plain.length, headLen + len);
@@ -99,8 +120,14 @@ test('masked frames are unmasked, split reads are joined, fragments with a ping 
   socket.push(encodeFrame(OPCODE_CONTINUATION, Buffer.from('men'), true, false));
   socket.push(encodeFrame(OPCODE_CONTINUATION, Buffer.from('ted'), true, true));
   await settle();
-  assert.deepEqual(seen.messages, [[OPCODE_BINARY, '\u0000stdin data'], [OPCODE_TEXT, 'fragmented']]);
-  assert.deepEqual(serverFrames(Buffer.concat(written)).map((f) => [f.opcode, f.payload.toString()]), [[OPCODE_PONG, 'p']]);
+  assert.deepEqual(seen.messages, [
+    [OPCODE_BINARY, '\u0000stdin data'],
+    [OPCODE_TEXT, 'fragmented'],
+  ]);
+  assert.deepEqual(
+    serverFrames(Buffer.concat(written)).map((f) => [f.opcode, f.payload.toString()]),
+    [[OPCODE_PONG, 'p']],
+  );
   assert.equal(seen.closed, undefined);
 });
 
@@ -168,7 +195,10 @@ test('a close frame is answered with the same code once, then the socket ends; n
   ws.sendBinary(Buffer.from('late'));
   ws.close();
   const frames = serverFrames(Buffer.concat(written));
-  assert.deepEqual(frames.map((f) => [f.opcode, f.payload.readUInt16BE(0)]), [[OPCODE_CLOSE, 1000]]);
+  assert.deepEqual(
+    frames.map((f) => [f.opcode, f.payload.readUInt16BE(0)]),
+    [[OPCODE_CLOSE, 1000]],
+  );
   assert.equal(socket.writableEnded, true);
 });
 

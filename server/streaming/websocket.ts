@@ -23,20 +23,32 @@ export const CLOSE_TOO_BIG = 1009;
 
 /** the Sec-WebSocket-Accept value for a client's Sec-WebSocket-Key */
 export function acceptKey(key: string): string {
-  return createHash('sha1').update(key + HANDSHAKE_GUID).digest('base64');
+  return createHash('sha1')
+    .update(key + HANDSHAKE_GUID)
+    .digest('base64');
 }
 
 type HeaderBag = Record<string, string | string[] | undefined>;
 
 function headerText(headers: HeaderBag, name: string): string {
   const v = headers[name];
-  return Array.isArray(v) ? v.join(',') : v ?? '';
+  return Array.isArray(v) ? v.join(',') : (v ?? '');
 }
 
 /** an HTTP/1.1 request asking to become a WebSocket (Connection: Upgrade, Upgrade: websocket) */
 export function isWebSocketRequest(headers: HeaderBag): boolean {
-  const connection = headerText(headers, 'connection').toLowerCase().split(',').map((s) => s.trim());
-  return connection.includes('upgrade') && headerText(headers, 'upgrade').toLowerCase().split(',').map((s) => s.trim()).includes('websocket');
+  const connection = headerText(headers, 'connection')
+    .toLowerCase()
+    .split(',')
+    .map((s) => s.trim());
+  return (
+    connection.includes('upgrade') &&
+    headerText(headers, 'upgrade')
+      .toLowerCase()
+      .split(',')
+      .map((s) => s.trim())
+      .includes('websocket')
+  );
 }
 
 /** the subprotocols a client offers, in its order */
@@ -49,7 +61,12 @@ export function offeredProtocols(headers: HeaderBag): string[] {
 
 /** the 101 head that accepts a WebSocket request, with the chosen subprotocol if any */
 export function handshakeResponse(key: string, protocol: string | undefined): string {
-  const lines = ['HTTP/1.1 101 Switching Protocols', 'Upgrade: websocket', 'Connection: Upgrade', `Sec-WebSocket-Accept: ${acceptKey(key)}`];
+  const lines = [
+    'HTTP/1.1 101 Switching Protocols',
+    'Upgrade: websocket',
+    'Connection: Upgrade',
+    `Sec-WebSocket-Accept: ${acceptKey(key)}`,
+  ];
   if (protocol) lines.push(`Sec-WebSocket-Protocol: ${protocol}`);
   return lines.join('\r\n') + '\r\n\r\n';
 }

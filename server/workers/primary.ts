@@ -89,7 +89,9 @@ export async function startPrimary(config: KapiConfig, workerCount: number, entr
   if (auditLog) {
     const receiver = receiveRelayedAuditLines(auditLog);
     // the file closes after the last worker's last lines
-    stoppers.push({ name: 'audit log', stop: async () => {
+    stoppers.push({
+      name: 'audit log',
+      stop: async () => {
         receiver.stop();
         await auditLog.shutdown();
       },
@@ -120,7 +122,11 @@ export async function startPrimary(config: KapiConfig, workerCount: number, entr
       if (replicaReady) log.info('worker ready', { worker: slot.index, pid: worker.process.pid });
       else if (slots.every((s) => s.wasReady)) {
         replicaReady = true;
-        log.info('kapi is ready', { url, workers: workerCount, kubeconfig: pki.admin ? path.join(config.dataDir, 'admin.kubeconfig') : undefined });
+        log.info('kapi is ready', {
+          url,
+          workers: workerCount,
+          kubeconfig: pki.admin ? path.join(config.dataDir, 'admin.kubeconfig') : undefined,
+        });
       }
     });
     worker.on('exit', (code, signal) => {
@@ -157,10 +163,7 @@ export async function startPrimary(config: KapiConfig, workerCount: number, entr
         for (const w of workers) w.process.kill('SIGTERM');
         const graceMs = config.shutdownDelayMs + config.values.get('request-timeout') + SHUTDOWN_SLACK_MS;
         let timer: NodeJS.Timeout | undefined;
-        await Promise.race([
-          Promise.all(workers.map(exited)),
-          new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs))),
-        ]);
+        await Promise.race([Promise.all(workers.map(exited)), new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))]);
         clearTimeout(timer);
         for (const w of running()) {
           log.warn('worker did not stop in time; killing it', { pid: w.process.pid });

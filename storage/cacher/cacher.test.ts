@@ -212,7 +212,10 @@ describe('watch cache over etcd', () => {
     const rev = await put(prefix, makePod('ns', 'hello'));
     const events = await Promise.all(rs.map((r) => r.change()));
     for (const e of events) assert.equal(describeEvent(e), `ADDED hello@${rev}`);
-    assert.ok(events.every((e) => e.object === events[0]!.object), 'one decoded object shared by all watchers');
+    assert.ok(
+      events.every((e) => e.object === events[0]!.object),
+      'one decoded object shared by all watchers',
+    );
     for (const r of rs) r.stop();
   });
 
@@ -250,7 +253,10 @@ describe('watch cache over etcd', () => {
       if (e === END) break;
       got.push(describeEvent(e));
     }
-    assert.deepEqual(got, revs.slice(0, 5).map((r, i) => `ADDED p${i}@${r}`));
+    assert.deepEqual(
+      got,
+      revs.slice(0, 5).map((r, i) => `ADDED p${i}@${r}`),
+    );
     // the fast one is still live
     const rev = await put(prefix, makePod('ns', 'last'));
     assert.equal(describeEvent(await fast.change()), `ADDED last@${rev}`);
@@ -262,7 +268,12 @@ describe('watch cache over etcd', () => {
     const pods = feed.cacherFor('/pods/');
     feed.cacherFor('/secrets/');
     const w = read(
-      await pods.watch('/pods/', { recursive: true, predicate: everything, resourceVersion: String(feed.revision()), allowWatchBookmarks: true }),
+      await pods.watch('/pods/', {
+        recursive: true,
+        predicate: everything,
+        resourceVersion: String(feed.revision()),
+        allowWatchBookmarks: true,
+      }),
     );
     // a change of another resource moves the revision without an event for this watcher
     const rev = await put(prefix, { metadata: { name: 's', namespace: 'ns' } }, 'secrets');
@@ -285,7 +296,13 @@ describe('watch cache over etcd', () => {
     const replay = read(await pods.watch('/pods/', { recursive: true, predicate: everything, resourceVersion: String(r1) }));
     assert.deepEqual((await replay.changes(2)).map(describeEvent), [`ADDED b@${r2}`, `DELETED a@${r3}`]);
     const list = read(
-      await pods.watch('/pods/', { recursive: true, predicate: everything, sendInitialEvents: true, allowWatchBookmarks: true, resourceVersion: String(r2) }),
+      await pods.watch('/pods/', {
+        recursive: true,
+        predicate: everything,
+        sendInitialEvents: true,
+        allowWatchBookmarks: true,
+        resourceVersion: String(r2),
+      }),
     );
     assert.equal(describeEvent(await list.event()), `ADDED b@${r2}`);
     const bm = await list.event();
@@ -358,7 +375,9 @@ describe('watch cache over etcd', () => {
       await put(prefix, makePod('other', 'f'));
       const current = await store.currentResourceVersion();
       await client.compact(current, true);
-      await assert.rejects(pods.getList('/pods/ns', { ...list, continue: page.continue }), (err: unknown) => isStorageError(err, 'ContinueExpired'));
+      await assert.rejects(pods.getList('/pods/ns', { ...list, continue: page.continue }), (err: unknown) =>
+        isStorageError(err, 'ContinueExpired'),
+      );
     } finally {
       await store.close();
     }
@@ -381,7 +400,9 @@ describe('watch cache over etcd', () => {
       await put(prefix, makePod('ns', 'remove2'));
       await pods.get('/pods/ns/remove2');
       const from = feed.revision();
-      const w = read(await pods.watch('/pods/', { recursive: true, predicate: everything, resourceVersion: String(from), allowWatchBookmarks: true }));
+      const w = read(
+        await pods.watch('/pods/', { recursive: true, predicate: everything, resourceVersion: String(from), allowWatchBookmarks: true }),
+      );
       feed.feed.suspendWatchForTest();
       await put(prefix, makePod('ns', 'change', { v: '2' }));
       await put(prefix, makePod('ns', 'new'));
@@ -447,7 +468,12 @@ describe('watch cache over etcd', () => {
       const probe = client.watch({ key: Buffer.from(`${prefix}-probe`), startRevision: 0 }, () => {});
       const asking = setInterval(() => probe.requestProgress(), 1);
       try {
-        const w = await pods.watch('/pods/', { recursive: true, predicate: everything, resourceVersion: String(first), allowWatchBookmarks: true });
+        const w = await pods.watch('/pods/', {
+          recursive: true,
+          predicate: everything,
+          resourceVersion: String(first),
+          allowWatchBookmarks: true,
+        });
         assert.ok(w instanceof CatchUpWatch);
         const r = read(w);
         let bookmark = 0;

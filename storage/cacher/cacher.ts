@@ -362,12 +362,9 @@ export class Cacher implements Storage {
       );
     }
     if (await this.feed.waitForRevision(rv, this.timing.tooLargeRvWaitMs, signal)) return;
-    throw new StorageError(
-      'TooLargeResourceVersion',
-      key,
-      `Too large resource version: ${rv}, current: ${this.feed.revision}`,
-      { retryAfterSeconds: 1 },
-    );
+    throw new StorageError('TooLargeResourceVersion', key, `Too large resource version: ${rv}, current: ${this.feed.revision}`, {
+      retryAfterSeconds: 1,
+    });
   }
 }
 

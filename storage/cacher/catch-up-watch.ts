@@ -35,7 +35,11 @@ export class CatchUpWatch implements Watch {
   /** the revision of the last event passed on (or the revision the watch started from) */
   private lastRevision: number;
 
-  constructor(storeWatch: Watch, fromRevision: number, private readonly handOver: HandOver) {
+  constructor(
+    storeWatch: Watch,
+    fromRevision: number,
+    private readonly handOver: HandOver,
+  ) {
     this.source = storeWatch;
     this.it = storeWatch[Symbol.asyncIterator]();
     this.lastRevision = fromRevision;

@@ -317,12 +317,9 @@ export class WatchFeed {
     if (this.closed || this.suspended) return;
     const gen = ++this.watchGeneration;
     const key = Buffer.from(`${this.etcdPrefix}/`);
-    this.watcher = this.client.watch(
-      { key, rangeEnd: prefixEnd(key), startRevision: fromRevision, progressNotify: true },
-      (msg) => {
-        if (gen === this.watchGeneration) this.onMessage(msg);
-      },
-    );
+    this.watcher = this.client.watch({ key, rangeEnd: prefixEnd(key), startRevision: fromRevision, progressNotify: true }, (msg) => {
+      if (gen === this.watchGeneration) this.onMessage(msg);
+    });
   }
 
   private onMessage(msg: WatchMessage): void {
@@ -480,8 +477,6 @@ export class WatchFeed {
   private warnLateEvent(rev: number, trusted: number): void {
     if (this.warnedLateEvent) return;
     this.warnedLateEvent = true;
-    process.emitWarning(
-      `watch cache: an event at revision ${rev} arrived after progress to ${trusted} was trusted (etcd-io/etcd#15220?)`,
-    );
+    process.emitWarning(`watch cache: an event at revision ${rev} arrived after progress to ${trusted} was trusted (etcd-io/etcd#15220?)`);
   }
 }

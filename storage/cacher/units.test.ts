@@ -42,8 +42,14 @@ describe('EventHistory', () => {
     const h = new EventHistory(10, 3, 1000);
     h.push(event(11, '/a', entry('/a', 11), undefined, 100));
     h.push(event(12, '/b', entry('/b', 12), undefined, 200));
-    assert.deepEqual(h.since(10)?.map((e) => e.revision), [11, 12]);
-    assert.deepEqual(h.since(11)?.map((e) => e.revision), [12]);
+    assert.deepEqual(
+      h.since(10)?.map((e) => e.revision),
+      [11, 12],
+    );
+    assert.deepEqual(
+      h.since(11)?.map((e) => e.revision),
+      [12],
+    );
     assert.deepEqual(h.since(50), []);
     assert.equal(h.since(9), undefined);
     h.push(event(13, '/c', entry('/c', 13), undefined, 300));
@@ -51,11 +57,17 @@ describe('EventHistory', () => {
     // the fourth event pushed out the first: revision 10 is no longer replayable
     assert.equal(h.startRevision, 11);
     assert.equal(h.since(10), undefined);
-    assert.deepEqual(h.since(11)?.map((e) => e.revision), [12, 13, 14]);
+    assert.deepEqual(
+      h.since(11)?.map((e) => e.revision),
+      [12, 13, 14],
+    );
     h.push(event(15, '/e', entry('/e', 15), undefined, 1350));
     // older than 1350 - 1000 = 350: 12 and 13 are gone
     assert.equal(h.startRevision, 13);
-    assert.deepEqual(h.since(13)?.map((e) => e.revision), [14, 15]);
+    assert.deepEqual(
+      h.since(13)?.map((e) => e.revision),
+      [14, 15],
+    );
     h.reset(20);
     assert.equal(h.since(15), undefined);
     assert.deepEqual(h.since(20), []);
@@ -112,7 +124,14 @@ describe('CacheWatcher', () => {
   });
 
   test('a waiting reader gets a pushed event; stop() ends a pending read', async () => {
-    const w = new CacheWatcher({ key: '/pods/a', recursive: false, predicate: everything, allowBookmarks: true, startRevision: 0, queueLimit: 10 });
+    const w = new CacheWatcher({
+      key: '/pods/a',
+      recursive: false,
+      predicate: everything,
+      allowBookmarks: true,
+      startRevision: 0,
+      queueLimit: 10,
+    });
     const it = w[Symbol.asyncIterator]();
     const pending = it.next();
     w.pushBookmark(5, true);
@@ -160,7 +179,13 @@ describe('request decisions', () => {
     assert.equal(parseResourceVersion('', '/k'), undefined);
     assert.equal(parseResourceVersion('0', '/k'), 0);
     assert.equal(parseResourceVersion('42', '/k'), 42);
-    assert.throws(() => parseResourceVersion('x1', '/k'), (e: unknown) => isStorageError(e, 'InvalidResourceVersion'));
-    assert.throws(() => parseResourceVersion('-1', '/k'), (e: unknown) => isStorageError(e, 'InvalidResourceVersion'));
+    assert.throws(
+      () => parseResourceVersion('x1', '/k'),
+      (e: unknown) => isStorageError(e, 'InvalidResourceVersion'),
+    );
+    assert.throws(
+      () => parseResourceVersion('-1', '/k'),
+      (e: unknown) => isStorageError(e, 'InvalidResourceVersion'),
+    );
   });
 });

@@ -62,11 +62,20 @@ test('put, range, deleteRange', async () => {
   assert.equal(count.count, 2);
   assert.equal(count.kvs.length, 0);
   const keysOnly = await client.range({ key: b('/t1/'), rangeEnd: prefixEnd(b('/t1/')), keysOnly: true, serializable: true });
-  assert.deepEqual(keysOnly.kvs.map((k) => [k.key.toString(), k.value.length]), [['/t1/a', 0], ['/t1/b', 0]]);
+  assert.deepEqual(
+    keysOnly.kvs.map((k) => [k.key.toString(), k.value.length]),
+    [
+      ['/t1/a', 0],
+      ['/t1/b', 0],
+    ],
+  );
 
   const del = await client.deleteRange(b('/t1/'), { rangeEnd: prefixEnd(b('/t1/')), prevKv: true });
   assert.equal(del.deleted, 2);
-  assert.deepEqual(del.prevKvs.map((k) => k.value.toString()), ['two', 'x']);
+  assert.deepEqual(
+    del.prevKvs.map((k) => k.value.toString()),
+    ['two', 'x'],
+  );
   assert.equal((await client.range({ key: b('/t1/a') })).kvs.length, 0);
 });
 
@@ -84,7 +93,10 @@ test('txn compares each target with its own enum number', async () => {
     { target: 'LEASE', value: lease.id, wrong: 0 },
   ] as const;
   for (const c of cases) {
-    for (const [value, expected] of [[c.value, true], [c.wrong, false]] as const) {
+    for (const [value, expected] of [
+      [c.value, true],
+      [c.wrong, false],
+    ] as const) {
       const res = await client.txn({
         compare: [{ key: b('/t2/k'), target: c.target, result: 'EQUAL', value }],
         success: [{ range: { key: b('/t2/k') } }],
@@ -115,7 +127,10 @@ test('txn compares each target with its own enum number', async () => {
   assert.equal((await client.range({ key: b('/t2/new') })).kvs[0]!.modRevision, won.header.revision);
 
   const greater = await client.txn({
-    compare: [{ key: b('/t2/k'), target: 'MOD', result: 'GREATER', value: create }, { key: b('/t2/k'), target: 'VERSION', result: 'NOT_EQUAL', value: 5 }],
+    compare: [
+      { key: b('/t2/k'), target: 'MOD', result: 'GREATER', value: create },
+      { key: b('/t2/k'), target: 'VERSION', result: 'NOT_EQUAL', value: 5 },
+    ],
     success: [{ deleteRange: { key: b('/t2/k'), prevKv: true } }],
     failure: [],
   });
@@ -320,7 +335,10 @@ test('watchers resume after etcd is killed and restarted: every event once, in o
     assert.deepEqual(events(fromStart).map(describe), expected);
     assert.deepEqual(events(fromNow).map(describe), expected.slice(1));
     const revs = events(fromStart).map((e) => e.kv.modRevision);
-    assert.deepEqual(revs, Array.from({ length: 12 }, (_, i) => start + i));
+    assert.deepEqual(
+      revs,
+      Array.from({ length: 12 }, (_, i) => start + i),
+    );
     assert.equal(events(fromStart).at(-1)!.prevKv?.value.toString(), 'before-1');
   } finally {
     watching.close();

@@ -234,14 +234,14 @@ class Client implements EtcdClient {
 }
 
 function memberStatus(res: WireStatusResponse): MemberStatus {
-    return {
-      header: header(res.header),
-      version: res.version,
-      dbSize: num(res.dbSize),
-      leader: hexId(res.leader),
-      raftIndex: num(res.raftIndex),
-      raftTerm: num(res.raftTerm),
-    };
+  return {
+    header: header(res.header),
+    version: res.version,
+    dbSize: num(res.dbSize),
+    leader: hexId(res.leader),
+    raftIndex: num(res.raftIndex),
+    raftTerm: num(res.raftTerm),
+  };
 }
 
 function keepAliveOnce(client: grpc.Client, id: number, timeoutMs: number): Promise<number> {

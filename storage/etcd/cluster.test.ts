@@ -23,7 +23,6 @@ async function metric(endpoint: string, name: string): Promise<number> {
   return Number(line.split(' ')[1]);
 }
 
-
 test('three members: the member in use dies; calls and watches continue on the others', async () => {
   const members = await startCluster(3);
   const client = createEtcdClient({ endpoints: members.map((m) => m.endpoint) });
@@ -49,15 +48,25 @@ test('three members: the member in use dies; calls and watches continue on the o
     for (let i = 5; i < 10; i++) {
       const key = Buffer.from(`/ha/k${i}`);
       await eventually(() =>
-        client.txn({ compare: [{ key, target: 'VERSION', result: 'EQUAL', value: 0 }], success: [{ put: { key, value: Buffer.from(String(i)) } }], failure: [] }),
+        client.txn({
+          compare: [{ key, target: 'VERSION', result: 'EQUAL', value: 0 }],
+          success: [{ put: { key, value: Buffer.from(String(i)) } }],
+          failure: [],
+        }),
       );
     }
     assert.equal((await client.range({ key: prefix, rangeEnd: prefixEnd(prefix), countOnly: true })).count, 10);
     await until('events after the kill', () => events().length === 10);
     const seen = events().map((e: EtcdEvent) => e.kv.key.toString());
-    assert.deepEqual(seen, Array.from({ length: 10 }, (_, i) => `/ha/k${i}`));
+    assert.deepEqual(
+      seen,
+      Array.from({ length: 10 }, (_, i) => `/ha/k${i}`),
+    );
     const revs = events().map((e) => e.kv.modRevision);
-    assert.deepEqual(revs, [...revs].sort((a, b) => a - b));
+    assert.deepEqual(
+      revs,
+      [...revs].sort((a, b) => a - b),
+    );
     assert.equal(new Set(revs).size, revs.length);
     assert.ok(msgs.every((m) => m.kind !== 'canceled'));
   } finally {

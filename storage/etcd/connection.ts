@@ -107,7 +107,12 @@ export class EndpointPool {
       if (!(await this.connect(ep, n > 1 ? Math.min(remaining, PER_ENDPOINT_CONNECT_MS) : remaining))) {
         this.failed(ep);
         if (Date.now() >= connectDeadline) {
-          throw new EtcdError(grpc.status.UNAVAILABLE, `no connection to etcd at ${this.endpoints.map((e) => e.url).join(', ')}`, ep.url, true);
+          throw new EtcdError(
+            grpc.status.UNAVAILABLE,
+            `no connection to etcd at ${this.endpoints.map((e) => e.url).join(', ')}`,
+            ep.url,
+            true,
+          );
         }
         continue;
       }

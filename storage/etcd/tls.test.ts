@@ -21,7 +21,11 @@ test('https endpoint with a private CA and client certificates', async () => {
   const caKey = await generateKey('ecdsa');
   const ca = await createCA('etcd-ca', 1, caKey);
   const serverKey = await generateKey('ecdsa');
-  const serverCert = await issueCert(ca, { commonName: 'etcd', sans: ['127.0.0.1', 'localhost'], usage: 'server', validDays: 1 }, serverKey);
+  const serverCert = await issueCert(
+    ca,
+    { commonName: 'etcd', sans: ['127.0.0.1', 'localhost'], usage: 'server', validDays: 1 },
+    serverKey,
+  );
   const clientKey = await generateKey('ecdsa');
   const clientCert = await issueCert(ca, { commonName: 'kapi', usage: 'client', validDays: 1 }, clientKey);
   const caFile = file('ca.crt', ca.certPem);

@@ -150,7 +150,10 @@ export interface EtcdClient {
   /** range over a prefix in pages of `pageSize`, all at one revision (no 4 MiB failures) */
   rangeAll(req: RangeRequest & { pageSize?: number }): Promise<RangeResponse>;
   put(key: Buffer, value: Buffer, opts?: { lease?: number; prevKv?: boolean }): Promise<{ header: ResponseHeader; prevKv?: KeyValue }>;
-  deleteRange(key: Buffer, opts?: { rangeEnd?: Buffer; prevKv?: boolean }): Promise<{ header: ResponseHeader; deleted: number; prevKvs: KeyValue[] }>;
+  deleteRange(
+    key: Buffer,
+    opts?: { rangeEnd?: Buffer; prevKv?: boolean },
+  ): Promise<{ header: ResponseHeader; deleted: number; prevKvs: KeyValue[] }>;
   txn(req: TxnRequest): Promise<TxnResponse>;
   /** physical compaction up to `revision` */
   compact(revision: number, physical?: boolean): Promise<ResponseHeader>;

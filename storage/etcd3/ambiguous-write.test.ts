@@ -10,8 +10,12 @@ import { eventually, startCluster } from '../testing/etcd-cluster.js';
 import { createEtcd3Store } from './store.js';
 import type { KubeObject } from '../interface.js';
 
-const configMap = (name: string, v: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns' }, data: { v } });
-
+const configMap = (name: string, v: string): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'ns' },
+  data: { v },
+});
 
 test('creates, updates and deletes in flight when the member in use dies all resolve', { timeout: 180_000 }, async () => {
   const members = await startCluster(3);

@@ -12,7 +12,7 @@ async function until(what: string, check: () => boolean, timeoutMs = 30_000): Pr
   }
 }
 
-test('two compactors on one etcd: one compaction per round, to the previous round\'s revision', async () => {
+test("two compactors on one etcd: one compaction per round, to the previous round's revision", async () => {
   const etcd = await startEtcd();
   const a = createEtcdClient({ endpoints: [etcd.endpoint] });
   const b = createEtcdClient({ endpoints: [etcd.endpoint] });
@@ -28,7 +28,10 @@ test('two compactors on one etcd: one compaction per round, to the previous roun
         await new Promise((r) => setTimeout(r, 20));
       }
     })();
-    for (const [who, client] of [['a', a], ['b', b]] as const) {
+    for (const [who, client] of [
+      ['a', a],
+      ['b', b],
+    ] as const) {
       compactors.push(
         startCompactor(client, {
           prefix: '/registry',
@@ -56,7 +59,10 @@ test('two compactors on one etcd: one compaction per round, to the previous roun
     assert.ok(rounds.some((r) => !r.won));
     // each compaction goes to a newer revision, recorded one round earlier
     const revs = compactions().map((r) => r.compacted);
-    assert.deepEqual(revs, [...revs].sort((x, y) => x - y));
+    assert.deepEqual(
+      revs,
+      [...revs].sort((x, y) => x - y),
+    );
     assert.equal(new Set(revs).size, revs.length);
     for (const r of compactions()) assert.ok(r.compacted < r.revision);
     await assert.rejects(a.range({ key: Buffer.from('/registry/x'), revision: firstRev }), (err) => isCompactedError(err));

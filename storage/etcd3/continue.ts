@@ -50,13 +50,25 @@ export function decodeContinue(token: string, keyPrefix: string): ContinuePositi
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw invalid(keyPrefix, 'not a JSON object');
   const { v, rv, start } = parsed as { v?: unknown; rv?: unknown; start?: unknown };
   if (v !== TOKEN_VERSION) {
-    throw new StorageError('InvalidContinue', keyPrefix, `invalid continue token: continue key is not valid: server does not recognize this encoded version ${String(v ?? '')}`);
+    throw new StorageError(
+      'InvalidContinue',
+      keyPrefix,
+      `invalid continue token: continue key is not valid: server does not recognize this encoded version ${String(v ?? '')}`,
+    );
   }
   if (typeof rv !== 'number' || !Number.isSafeInteger(rv) || rv === 0) {
-    throw new StorageError('InvalidContinue', keyPrefix, 'invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+    throw new StorageError(
+      'InvalidContinue',
+      keyPrefix,
+      'invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
+    );
   }
   if (typeof start !== 'string' || start.length === 0) {
-    throw new StorageError('InvalidContinue', keyPrefix, 'invalid continue token: continue key is not valid: encoded start key empty (version meta.k8s.io/v1)');
+    throw new StorageError(
+      'InvalidContinue',
+      keyPrefix,
+      'invalid continue token: continue key is not valid: encoded start key empty (version meta.k8s.io/v1)',
+    );
   }
   // the start key must stay inside the listed prefix: no way up the hierarchy
   const rooted = start.startsWith('/') ? start : `/${start}`;

@@ -49,7 +49,10 @@ async function cachedNow(key: string): Promise<CachedObject> {
   return { object: decodeObject(kv.value, kv.modRevision, key), text: kv.value, modRevision: kv.modRevision };
 }
 
-const withLabel = (obj: KubeObject, k: string, v: string): KubeObject => ({ ...obj, metadata: { ...obj.metadata, labels: { ...obj.metadata.labels, [k]: v } } });
+const withLabel = (obj: KubeObject, k: string, v: string): KubeObject => ({
+  ...obj,
+  metadata: { ...obj.metadata, labels: { ...obj.metadata.labels, [k]: v } },
+});
 
 async function etcdRevision(): Promise<number> {
   return (await client.range({ key: Buffer.from(prefix + '/'), countOnly: true })).header.revision;
@@ -61,10 +64,14 @@ test('a current cached object: the update reads nothing from etcd and writes', a
   const cached = await cachedNow(key);
   ranges = 0;
   const seen: number[] = [];
-  const out = await store.guaranteedUpdate(key, async (cur) => {
-    seen.push(rvOf(cur));
-    return withLabel(cur!, 'a', '1');
-  }, { cached });
+  const out = await store.guaranteedUpdate(
+    key,
+    async (cur) => {
+      seen.push(rvOf(cur));
+      return withLabel(cur!, 'a', '1');
+    },
+    { cached },
+  );
   assert.equal(ranges, 0);
   assert.deepEqual(seen, [cached.modRevision]);
   assert.ok(rvOf(out) > cached.modRevision);
@@ -77,10 +84,14 @@ test('a stale cached object: a lost compare starts over on what etcd holds', asy
   const stale = await cachedNow(key);
   const newer = await store.guaranteedUpdate(key, async (cur) => withLabel(cur!, 'other', 'x'));
   const seen: number[] = [];
-  const out = await store.guaranteedUpdate(key, async (cur) => {
-    seen.push(rvOf(cur));
-    return withLabel(cur!, 'a', '1');
-  }, { cached: stale });
+  const out = await store.guaranteedUpdate(
+    key,
+    async (cur) => {
+      seen.push(rvOf(cur));
+      return withLabel(cur!, 'a', '1');
+    },
+    { cached: stale },
+  );
   assert.deepEqual(seen, [stale.modRevision, rvOf(newer)]);
   // the other writer's change survives
   assert.deepEqual(out.metadata.labels, { other: 'x', a: '1' });
@@ -93,10 +104,14 @@ test('a stale cached object: a failing update function is called again on what e
   const stale = await cachedNow(key);
   const newer = await store.guaranteedUpdate(key, async (cur) => withLabel(cur!, 'other', 'x'));
   // as a PUT whose resourceVersion is newer than the cache's object
-  const out = await store.guaranteedUpdate(key, async (cur) => {
-    if (cur!.metadata.resourceVersion !== newer.metadata.resourceVersion) throw new Error('conflict');
-    return withLabel(cur!, 'a', '1');
-  }, { cached: stale });
+  const out = await store.guaranteedUpdate(
+    key,
+    async (cur) => {
+      if (cur!.metadata.resourceVersion !== newer.metadata.resourceVersion) throw new Error('conflict');
+      return withLabel(cur!, 'a', '1');
+    },
+    { cached: stale },
+  );
   assert.deepEqual(out.metadata.labels, { other: 'x', a: '1' });
 });
 
@@ -107,10 +122,14 @@ test('a current cached object: a failing update function fails after one read th
   ranges = 0;
   let calls = 0;
   await assert.rejects(
-    store.guaranteedUpdate(key, async () => {
-      calls++;
-      throw new Error('refused');
-    }, { cached }),
+    store.guaranteedUpdate(
+      key,
+      async () => {
+        calls++;
+        throw new Error('refused');
+      },
+      { cached },
+    ),
     /refused/,
   );
   assert.equal(calls, 1);
@@ -129,7 +148,10 @@ test('a stale cached object: a precondition it fails is checked again on what et
   assert.deepEqual(out.metadata.labels, { other: 'x', a: '1' });
   // a precondition that etcd's object fails too stands
   const code = await storageErrorCode(
-    store.guaranteedUpdate(key, async (cur) => cur!, { cached: stale, preconditions: { resourceVersion: stale.object.metadata.resourceVersion } }),
+    store.guaranteedUpdate(key, async (cur) => cur!, {
+      cached: stale,
+      preconditions: { resourceVersion: stale.object.metadata.resourceVersion },
+    }),
   );
   assert.equal(code, 'ResourceVersionConflict');
 });
@@ -141,9 +163,13 @@ test('an update that changes nothing: no write, answered at the revision etcd ho
   const newer = await store.guaranteedUpdate(key, async (cur) => withLabel(cur!, 'other', 'x'));
   const before = await etcdRevision();
   // unchanged from the stale object: a change after all, written over etcd's
-  const undone = await store.guaranteedUpdate(key, async (cur) => (rvOf(cur) === stale.modRevision ? cur! : { ...cur!, metadata: { ...cur!.metadata, labels: {} } }), {
-    cached: stale,
-  });
+  const undone = await store.guaranteedUpdate(
+    key,
+    async (cur) => (rvOf(cur) === stale.modRevision ? cur! : { ...cur!, metadata: { ...cur!.metadata, labels: {} } }),
+    {
+      cached: stale,
+    },
+  );
   assert.ok(rvOf(undone) > rvOf(newer));
   const current = await cachedNow(key);
   const revision = await etcdRevision();

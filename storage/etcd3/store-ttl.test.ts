@@ -96,10 +96,28 @@ test('a lease etcd no longer has is replaced by a fresh one', async () => {
 test('an expired lease deletes the object: the store watch and the watch cache see DELETED', async () => {
   const events = feed.cacherFor('/events');
   await feed.ready;
-  const direct = new WatchReader(await store.watch('/events/ns3', { recursive: true, resourceVersion: String(await store.currentResourceVersion()), predicate: everything }), 60_000);
-  const cached = new WatchReader(await events.watch('/events/ns3', { recursive: true, resourceVersion: String(await store.currentResourceVersion()), predicate: everything }), 60_000);
+  const direct = new WatchReader(
+    await store.watch('/events/ns3', {
+      recursive: true,
+      resourceVersion: String(await store.currentResourceVersion()),
+      predicate: everything,
+    }),
+    60_000,
+  );
+  const cached = new WatchReader(
+    await events.watch('/events/ns3', {
+      recursive: true,
+      resourceVersion: String(await store.currentResourceVersion()),
+      predicate: everything,
+    }),
+    60_000,
+  );
   try {
-    const kept = await store.create('/configmaps/ns3/kept', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kept', namespace: 'ns3' } });
+    const kept = await store.create('/configmaps/ns3/kept', {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'kept', namespace: 'ns3' },
+    });
     const created = await events.create('/events/ns3/short', event('ns3', 'short'), { ttlSeconds: 2 });
     assert.notEqual(await leaseOf('/events/ns3/short'), 0);
 

@@ -45,7 +45,14 @@ const token = (obj: object) => Buffer.from(JSON.stringify(obj)).toString('base64
 test('stored JSON has no resourceVersion; reads put it back after uid', async () => {
   const created = await store.create(podKey('fmt', 'a'), {
     ...makePod('fmt', 'a', { app: 'x' }),
-    metadata: { name: 'a', namespace: 'fmt', uid: 'u1', resourceVersion: '999', creationTimestamp: '2024-01-01T00:00:00Z', labels: { app: 'x' } },
+    metadata: {
+      name: 'a',
+      namespace: 'fmt',
+      uid: 'u1',
+      resourceVersion: '999',
+      creationTimestamp: '2024-01-01T00:00:00Z',
+      labels: { app: 'x' },
+    },
   });
   const raw = (await client.range({ key: Buffer.from('/registry/pods/fmt/a') })).kvs[0]!;
   const stored = JSON.parse(raw.value.toString());
@@ -62,7 +69,11 @@ test('concurrent creates of one key: exactly one wins', async () => {
   assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
   for (const r of results) if (r.status === 'rejected') assert.ok(isStorageError(r.reason, 'KeyExists'));
   assert.equal((await rejection(store.create(podKey('race', 'a'), makePod('race', 'a'), { dryRun: true }))).code, 'KeyExists');
-  const dry = await store.create(podKey('race', 'b'), { ...makePod('race', 'b'), metadata: { name: 'b', resourceVersion: '5' } }, { dryRun: true });
+  const dry = await store.create(
+    podKey('race', 'b'),
+    { ...makePod('race', 'b'), metadata: { name: 'b', resourceVersion: '5' } },
+    { dryRun: true },
+  );
   assert.equal(dry.metadata.resourceVersion, undefined);
 });
 
@@ -74,7 +85,9 @@ test('undecodable stored bytes are InvalidObject', async () => {
 
 test('delete answers the last state at the deletion revision; watchers see the same', async () => {
   const a = await store.create(podKey('del', 'a'), makePod('del', 'a'));
-  const w = new WatchReader(await store.watch('/pods/del/', { recursive: true, resourceVersion: a.metadata.resourceVersion, predicate: everything }));
+  const w = new WatchReader(
+    await store.watch('/pods/del/', { recursive: true, resourceVersion: a.metadata.resourceVersion, predicate: everything }),
+  );
   try {
     const deleted = await store.delete(podKey('del', 'a'));
     assert.ok(rvOf(deleted) > rvOf(a));
@@ -134,7 +147,13 @@ test('continue tokens: kube-apiserver format, tokens of kube-apiserver accepted,
   );
   assert.equal(withRv.code, 'InvalidContinue');
   // resourceVersion 0 with a token: the token decides
-  const zero = await store.getList('/pods/tok/', { recursive: true, predicate: everything, limit: 2, continue: p1.continue, resourceVersion: '0' });
+  const zero = await store.getList('/pods/tok/', {
+    recursive: true,
+    predicate: everything,
+    limit: 2,
+    continue: p1.continue,
+    resourceVersion: '0',
+  });
   assert.deepEqual(names(zero.items), ['c', 'd']);
   assert.equal(zero.resourceVersion, p1.resourceVersion);
 });
@@ -150,7 +169,12 @@ test('an unpaged list reads in pages at one revision', async () => {
   await racer;
   assert.ok(list.items.length >= 10);
   for (const item of list.items) assert.ok(rvOf(item) <= Number(list.resourceVersion));
-  const exact = await store.getList('/pods/pages/', { recursive: true, predicate: everything, resourceVersion: list.resourceVersion, resourceVersionMatch: 'Exact' });
+  const exact = await store.getList('/pods/pages/', {
+    recursive: true,
+    predicate: everything,
+    resourceVersion: list.resourceVersion,
+    resourceVersionMatch: 'Exact',
+  });
   assert.deepEqual(names(exact.items), names(list.items));
 });
 
@@ -163,7 +187,12 @@ test('compaction: messages name the requested and the compacted revision', async
   const compacted = await compactNow(client, prefix);
 
   const exact = await rejection(
-    store.getList('/pods/cmp/', { recursive: true, predicate: everything, resourceVersion: a.metadata.resourceVersion, resourceVersionMatch: 'Exact' }),
+    store.getList('/pods/cmp/', {
+      recursive: true,
+      predicate: everything,
+      resourceVersion: a.metadata.resourceVersion,
+      resourceVersionMatch: 'Exact',
+    }),
   );
   assert.equal(exact.code, 'ResourceVersionTooOld');
   assert.equal(exact.message, `too old resource version: ${a.metadata.resourceVersion} (${compacted})`);
@@ -171,13 +200,18 @@ test('compaction: messages name the requested and the compacted revision', async
 
   const cont = await rejection(store.getList('/pods/cmp/', { recursive: true, predicate: everything, limit: 1, continue: p1.continue }));
   assert.equal(cont.code, 'ContinueExpired');
-  assert.match(cont.message, /^The provided continue parameter is too old to display a consistent list result\. .*use the continue token in this response/);
+  assert.match(
+    cont.message,
+    /^The provided continue parameter is too old to display a consistent list result\. .*use the continue token in this response/,
+  );
   // the offered token resumes after the same key, at the latest revision
   const resumed = await store.getList('/pods/cmp/', { recursive: true, predicate: everything, limit: 10, continue: cont.continueToken });
   const firstPage = p1.items.map((o) => o.metadata.name);
   assert.ok(resumed.items.every((o) => !firstPage.includes(o.metadata.name)));
 
-  const w = new WatchReader(await store.watch('/pods/cmp/', { recursive: true, resourceVersion: a.metadata.resourceVersion, predicate: everything }));
+  const w = new WatchReader(
+    await store.watch('/pods/cmp/', { recursive: true, resourceVersion: a.metadata.resourceVersion, predicate: everything }),
+  );
   const e = await w.event();
   assert.deepEqual(e, {
     type: 'ERROR',
@@ -215,9 +249,12 @@ test('a direct watch whose consumer falls too far behind delivers what it queued
   const limited = createEtcd3Store(client, { prefix, watchQueueLimit: 5 });
   try {
     const start = await limited.currentResourceVersion();
-    const w = new WatchReader(await limited.watch('/pods/slow/', { recursive: true, resourceVersion: String(start), predicate: everything }));
+    const w = new WatchReader(
+      await limited.watch('/pods/slow/', { recursive: true, resourceVersion: String(start), predicate: everything }),
+    );
     const written: string[] = [];
-    for (let i = 0; i < 30; i++) written.push((await limited.create(podKey('slow', `p${String(i).padStart(2, '0')}`), makePod('slow', `p${i}`))).metadata.name!);
+    for (let i = 0; i < 30; i++)
+      written.push((await limited.create(podKey('slow', `p${String(i).padStart(2, '0')}`), makePod('slow', `p${i}`))).metadata.name!);
     const got: WatchEvent[] = [];
     for (;;) {
       const e = await w.next();
@@ -249,7 +286,12 @@ test('bookmarks: etcd progress notifications become BOOKMARK events', async () =
   try {
     const a = await s.create(podKey('bm', 'a'), makePod('bm', 'a'));
     const w = new WatchReader(
-      await s.watch('/pods/bm/', { recursive: true, resourceVersion: a.metadata.resourceVersion, allowWatchBookmarks: true, predicate: everything }),
+      await s.watch('/pods/bm/', {
+        recursive: true,
+        resourceVersion: a.metadata.resourceVersion,
+        allowWatchBookmarks: true,
+        predicate: everything,
+      }),
     );
     const e = await w.event('a bookmark');
     assert.equal(e.type, 'BOOKMARK');

@@ -90,24 +90,38 @@ interface Current {
 export function parseResourceVersion(rv: string | undefined, key: string): number {
   if (rv === undefined || rv === '') return 0;
   if (!/^[0-9]+$/.test(rv)) {
-    throw new StorageError('InvalidResourceVersion', key, `invalid resource version: strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`);
+    throw new StorageError(
+      'InvalidResourceVersion',
+      key,
+      `invalid resource version: strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`,
+    );
   }
   const n = Number(rv);
   if (!Number.isSafeInteger(n)) {
-    throw new StorageError('InvalidResourceVersion', key, `invalid resource version: strconv.ParseUint: parsing ${JSON.stringify(rv)}: value out of range`);
+    throw new StorageError(
+      'InvalidResourceVersion',
+      key,
+      `invalid resource version: strconv.ParseUint: parsing ${JSON.stringify(rv)}: value out of range`,
+    );
   }
   return n;
 }
 
 function tooLarge(key: string, requested: number, current: number): StorageError {
-  return new StorageError('TooLargeResourceVersion', key, `Too large resource version: ${requested}, current: ${current}`, { retryAfterSeconds: 1 });
+  return new StorageError('TooLargeResourceVersion', key, `Too large resource version: ${requested}, current: ${current}`, {
+    retryAfterSeconds: 1,
+  });
 }
 
 function checkPreconditions(key: string, pre: Preconditions | undefined, obj: KubeObject | null): void {
   if (!pre) return;
   const meta = obj?.metadata;
   if (pre.uid !== undefined && pre.uid !== (meta?.uid ?? '')) {
-    throw new StorageError('ResourceVersionConflict', key, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta?.uid ?? ''}`);
+    throw new StorageError(
+      'ResourceVersionConflict',
+      key,
+      `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${meta?.uid ?? ''}`,
+    );
   }
   if (pre.resourceVersion !== undefined && pre.resourceVersion !== (meta?.resourceVersion ?? '')) {
     throw new StorageError(
@@ -300,7 +314,10 @@ class Etcd3Store implements Storage {
   async get(key: string, opts: GetOptions = {}): Promise<KubeObject | null> {
     const etcdKey = this.etcdKey(key);
     const minimum = parseResourceVersion(opts.resourceVersion, key);
-    const read = () => this.etcd(key, () => this.client.range({ key: Buffer.from(etcdKey), serializable: opts.resourceVersion === '0', signal: opts.signal }));
+    const read = () =>
+      this.etcd(key, () =>
+        this.client.range({ key: Buffer.from(etcdKey), serializable: opts.resourceVersion === '0', signal: opts.signal }),
+      );
     let res = await read();
     if (res.header.revision < minimum) {
       await this.awaitRevision(key, minimum, res.header.revision, opts.signal);
@@ -375,13 +392,7 @@ class Etcd3Store implements Storage {
     }
   }
 
-  private async listOne(
-    key: string,
-    etcdKey: string,
-    readRevision: number,
-    serializable: boolean,
-    opts: ListOptions,
-  ): Promise<ListResult> {
+  private async listOne(key: string, etcdKey: string, readRevision: number, serializable: boolean, opts: ListOptions): Promise<ListResult> {
     const res = await this.etcd(key, () =>
       this.client.range({ key: Buffer.from(etcdKey), revision: readRevision || undefined, serializable, signal: opts.signal }),
     );
@@ -403,7 +414,14 @@ class Etcd3Store implements Storage {
     if (limit === 0) {
       // everything, read in pages at one revision
       const res = await this.etcd(key, () =>
-        this.client.rangeAll({ key: Buffer.from(startKey), rangeEnd, revision: readRevision || undefined, serializable, pageSize: this.pageSize, signal: opts.signal }),
+        this.client.rangeAll({
+          key: Buffer.from(startKey),
+          rangeEnd,
+          revision: readRevision || undefined,
+          serializable,
+          pageSize: this.pageSize,
+          signal: opts.signal,
+        }),
       );
       for (const kv of res.kvs) {
         const obj = this.decodeKv(kv, kv.key.toString());

@@ -18,10 +18,7 @@ import { decodeObject } from './codec.js';
 export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
 const DEFAULT_MAX_QUEUED = 10_000;
 
-type Item =
-  | { kind: 'initial'; kv: KeyValue }
-  | { kind: 'etcd'; event: EtcdEvent }
-  | { kind: 'ready'; event: WatchEvent };
+type Item = { kind: 'initial'; kv: KeyValue } | { kind: 'etcd'; event: EtcdEvent } | { kind: 'ready'; event: WatchEvent };
 
 export interface WatchParams {
   client: EtcdClient;
@@ -106,7 +103,10 @@ export class EtcdStoreWatch implements Watch {
         break;
       case 'canceled':
         if (msg.compactRevision > 0) {
-          this.queue.push({ kind: 'ready', event: { type: 'ERROR', object: expiredStatus(this.p.requestedResourceVersion, msg.compactRevision) } });
+          this.queue.push({
+            kind: 'ready',
+            event: { type: 'ERROR', object: expiredStatus(this.p.requestedResourceVersion, msg.compactRevision) },
+          });
         } else if (msg.reason !== 'etcd client closed') {
           this.queue.push({ kind: 'ready', event: { type: 'ERROR', object: internalErrorStatus(msg.reason) } });
         }

@@ -38,7 +38,13 @@ export function cacherSetup(opts: { transformers?: TransformerLookup } = {}): ()
     const store = createEtcd3Store(client, { prefix, ...opts });
     const feeds: CacheFeed[] = [];
     const open = async (): Promise<Storage> => {
-      const feed = createCacheFeed(client, store, { prefix, bookmarkIntervalMs: 200, tooLargeRvWaitMs: 500, progressMarkerDelayMs: 20, ...opts });
+      const feed = createCacheFeed(client, store, {
+        prefix,
+        bookmarkIntervalMs: 200,
+        tooLargeRvWaitMs: 500,
+        progressMarkerDelayMs: 20,
+        ...opts,
+      });
       feeds.push(feed);
       await feed.ready;
       return feed.cacherFor('/pods/');

@@ -15,15 +15,7 @@ import type { KubeObject, Storage, WatchEvent, WatchOptions } from '../interface
 import { everything } from '../interface.js';
 import { isStorageError } from '../errors.js';
 import { WatchReader, END, describeEvent } from './watch-reader.js';
-import {
-  everythingInDisguise,
-  labelPredicate,
-  makePod,
-  names,
-  podKey,
-  rvOf,
-  storageErrorCode,
-} from './fixtures.js';
+import { everythingInDisguise, labelPredicate, makePod, names, podKey, rvOf, storageErrorCode } from './fixtures.js';
 
 export interface ConformanceContext {
   storage: Storage;
@@ -509,9 +501,10 @@ export function runStorageConformance(name: string, setup: () => Promise<Conform
         const p1 = await s.getList(key, { recursive: true, predicate: everything, limit: 1 });
         assert.notEqual(p1.continue, '');
         await compactNow();
-        const err = await s
-          .getList(key, { recursive: true, predicate: everything, limit: 1, continue: p1.continue })
-          .then(() => undefined, (e: unknown) => e);
+        const err = await s.getList(key, { recursive: true, predicate: everything, limit: 1, continue: p1.continue }).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
         assert.ok(isStorageError(err, 'ContinueExpired'), String(err));
         assert.equal(
           await storageErrorCode(
@@ -555,10 +548,7 @@ export function runStorageConformance(name: string, setup: () => Promise<Conform
         const a2 = await s.guaranteedUpdate(podKey(n, 'a'), (cur) => ({ ...cur!, spec: { v: 2 } }));
         const w = await watch(`/pods/${n}/`, { resourceVersion: a.metadata.resourceVersion });
         const events = await w.changes(2);
-        assert.deepEqual(events.map(describeEvent), [
-          `ADDED b@${b.metadata.resourceVersion}`,
-          `MODIFIED a@${a2.metadata.resourceVersion}`,
-        ]);
+        assert.deepEqual(events.map(describeEvent), [`ADDED b@${b.metadata.resourceVersion}`, `MODIFIED a@${a2.metadata.resourceVersion}`]);
       });
 
       test('from a resourceVersion in the future: nothing until it is passed', async () => {
@@ -577,7 +567,10 @@ export function runStorageConformance(name: string, setup: () => Promise<Conform
         await create(n, 'b');
         const w = await watch(`/pods/${n}/`);
         const initial = await w.changes(2);
-        assert.deepEqual(initial.map((e) => e.type), ['ADDED', 'ADDED']);
+        assert.deepEqual(
+          initial.map((e) => e.type),
+          ['ADDED', 'ADDED'],
+        );
         assert.deepEqual(names(initial.map((e) => e.object)).sort(), ['a', 'b']);
         const c = await create(n, 'c');
         assert.equal(describeEvent(await w.change()), `ADDED c@${c.metadata.resourceVersion}`);
@@ -590,7 +583,10 @@ export function runStorageConformance(name: string, setup: () => Promise<Conform
         await s.get(podKey(n, 'b')); // a consistent read, so that any cache has both
         const w = await watch(`/pods/${n}/`, { resourceVersion: '0' });
         const initial = await w.changes(2);
-        assert.deepEqual(initial.map((e) => e.type), ['ADDED', 'ADDED']);
+        assert.deepEqual(
+          initial.map((e) => e.type),
+          ['ADDED', 'ADDED'],
+        );
         assert.deepEqual(names(initial.map((e) => e.object)).sort(), ['a', 'b']);
         const c = await create(n, 'c');
         assert.equal(describeEvent(await w.change()), `ADDED c@${c.metadata.resourceVersion}`);
@@ -617,7 +613,10 @@ export function runStorageConformance(name: string, setup: () => Promise<Conform
             allowWatchBookmarks: true,
           });
           const initial = await w.changes(2, 'initial events');
-          assert.deepEqual(initial.map((e) => e.type), ['ADDED', 'ADDED']);
+          assert.deepEqual(
+            initial.map((e) => e.type),
+            ['ADDED', 'ADDED'],
+          );
           assert.deepEqual(names(initial.map((e) => e.object)).sort(), ['a', 'b']);
           const bookmark = await w.event('the initial-events-end bookmark');
           assert.equal(bookmark.type, 'BOOKMARK');
@@ -648,8 +647,16 @@ export function runStorageConformance(name: string, setup: () => Promise<Conform
         const w = await watch(`/pods/${n}/`, { resourceVersion: start.metadata.resourceVersion, predicate: labelPredicate({ app: 'a' }) });
         const key = podKey(n, 'x');
         await s.create(key, makePod(n, 'x', { app: 'b' }));
-        const entered = await s.guaranteedUpdate(key, (cur) => ({ ...cur!, metadata: { ...cur!.metadata, labels: { app: 'a' } }, spec: { v: 'in' } }));
-        const left = await s.guaranteedUpdate(key, (cur) => ({ ...cur!, metadata: { ...cur!.metadata, labels: { app: 'b' } }, spec: { v: 'out' } }));
+        const entered = await s.guaranteedUpdate(key, (cur) => ({
+          ...cur!,
+          metadata: { ...cur!.metadata, labels: { app: 'a' } },
+          spec: { v: 'in' },
+        }));
+        const left = await s.guaranteedUpdate(key, (cur) => ({
+          ...cur!,
+          metadata: { ...cur!.metadata, labels: { app: 'b' } },
+          spec: { v: 'out' },
+        }));
         await s.delete(key); // not matching before or after: no event
         const marker = await create(n, 'marker', { app: 'a' });
         const [e1, e2, e3] = await w.changes(3);

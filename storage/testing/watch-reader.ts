@@ -10,7 +10,10 @@ export class WatchReader {
   /** a next() that timed out is kept and reused, so no event is skipped by a later call */
   private pending: Promise<IteratorResult<WatchEvent>> | undefined;
 
-  constructor(readonly watch: Watch, private readonly timeoutMs = 15000) {
+  constructor(
+    readonly watch: Watch,
+    private readonly timeoutMs = 15000,
+  ) {
     this.it = watch[Symbol.asyncIterator]();
   }
 

@@ -61,7 +61,10 @@ test('the store writes ciphertext, reads plaintext, and plain keys outside resou
   assert.equal((got!.spec as { secretValue: string }).secretValue, 'top-secret-value');
   assert.equal(got!.metadata.resourceVersion, created.metadata.resourceVersion);
   const list = await store.getList('/pods/enc-a/', { recursive: true, predicate: everything });
-  assert.deepEqual(list.items.map((o) => o.metadata.name), ['p1']);
+  assert.deepEqual(
+    list.items.map((o) => o.metadata.name),
+    ['p1'],
+  );
   await store.create('/configmaps/enc-a/c1', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c1', namespace: 'enc-a' } });
   assert.ok((await raw('/configmaps/enc-a/c1')).startsWith('{'));
   await store.close();
@@ -92,7 +95,11 @@ test('a value no provider opens: that object fails with InternalError naming its
       return true;
     });
     // a watch sees later changes of readable objects
-    const w = await cacher.watch('/pods/enc-b/', { recursive: true, resourceVersion: String(await store.currentResourceVersion()), predicate: everything });
+    const w = await cacher.watch('/pods/enc-b/', {
+      recursive: true,
+      resourceVersion: String(await store.currentResourceVersion()),
+      predicate: everything,
+    });
     const it = w[Symbol.asyncIterator]();
     await store.create(podKey('enc-b', 'later'), makePod('enc-b', 'later'));
     const ev = await it.next();

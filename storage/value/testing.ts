@@ -2,7 +2,13 @@
 // hand, without the configuration file code of server/encryption.
 
 import { aesGcmTransformer } from './aes.js';
-import { identityTransformer, KeyPrefixTable, PrefixTransformers, type PrefixedTransformer, type TransformerLookup } from './transformer.js';
+import {
+  identityTransformer,
+  KeyPrefixTable,
+  PrefixTransformers,
+  type PrefixedTransformer,
+  type TransformerLookup,
+} from './transformer.js';
 
 export function aesGcmProvider(keys: Array<{ name: string; key: Buffer }>): PrefixedTransformer {
   return {

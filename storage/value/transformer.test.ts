@@ -46,7 +46,10 @@ test('without identity, plaintext matches no provider', () => {
 });
 
 test('identity refuses encrypted data and passes everything else', () => {
-  assert.throws(() => identityTransformer.fromStorage(Buffer.from('k8s:enc:aescbc:v1:k:xx'), AD), /identity transformer tried to read encrypted data/);
+  assert.throws(
+    () => identityTransformer.fromStorage(Buffer.from('k8s:enc:aescbc:v1:k:xx'), AD),
+    /identity transformer tried to read encrypted data/,
+  );
   assert.deepEqual(identityTransformer.fromStorage(Buffer.from('{}'), AD), { data: Buffer.from('{}'), stale: false });
   assert.deepEqual(identityTransformer.toStorage(Buffer.from('{}'), AD), Buffer.from('{}'));
 });
@@ -66,7 +69,12 @@ test('readStored names the etcd key in an InvalidObject error', () => {
 test('KeyPrefixTable finds a resource by the prefix of its keys', () => {
   const secrets = tagged('s');
   const deployments = tagged('d');
-  const table = new KeyPrefixTable(new Map([['/secrets/', secrets], ['/apps/deployments/', deployments]]));
+  const table = new KeyPrefixTable(
+    new Map([
+      ['/secrets/', secrets],
+      ['/apps/deployments/', deployments],
+    ]),
+  );
   assert.equal(table.forKey('/secrets/ns/name'), secrets);
   assert.equal(table.forKey('/apps/deployments/ns/web'), deployments);
   assert.equal(table.forKey('/apps/replicasets/ns/web'), undefined);

@@ -23,11 +23,19 @@ const csrResource = 'certificates.k8s.io/certificatesigningrequests';
 const kubeAPIServerClientSigner = 'kubernetes.io/kube-apiserver-client';
 
 /** allowed to `verb` the signer by its name, or by `<domain>/*` */
-export async function authorizedForSigner(authz: ReviewAuthorizer | undefined, user: UserInfo, verb: string, signerName: string): Promise<boolean> {
+export async function authorizedForSigner(
+  authz: ReviewAuthorizer | undefined,
+  user: UserInfo,
+  verb: string,
+  signerName: string,
+): Promise<boolean> {
   if (!authz) return true;
   const ask = async (name: string): Promise<boolean> => {
     try {
-      const d = await authz.authorize({ user, resourceAttributes: { verb, group: 'certificates.k8s.io', version: '*', resource: 'signers', name } });
+      const d = await authz.authorize({
+        user,
+        resourceAttributes: { verb, group: 'certificates.k8s.io', version: '*', resource: 'signers', name },
+      });
       return d.allowed;
     } catch {
       return false;
@@ -112,7 +120,14 @@ export const certificateSubjectRestriction: AdmissionPluginFactory = {
 /** an update that changes only what garbage collection writes (owners, finalizers) */
 function onlyGCFieldsChanged(obj: KubeObject, old: KubeObject): boolean {
   const strip = (o: KubeObject): unknown => {
-    const { ownerReferences: _o, finalizers: _f, resourceVersion: _r, managedFields: _m, generation: _g, ...meta } = o.metadata as Record<string, unknown>;
+    const {
+      ownerReferences: _o,
+      finalizers: _f,
+      resourceVersion: _r,
+      managedFields: _m,
+      generation: _g,
+      ...meta
+    } = o.metadata as Record<string, unknown>;
     return { ...o, metadata: meta };
   };
   return jsonEqual(strip(obj), strip(old));
@@ -125,7 +140,9 @@ export const clusterTrustBundleAttest: AdmissionPluginFactory = {
     return {
       name: 'ClusterTrustBundleAttest',
       handles: (attrs: AdmissionAttributes) =>
-        enabled && (attrs.operation === 'CREATE' || attrs.operation === 'UPDATE') && groupResource(attrs) === 'certificates.k8s.io/clustertrustbundles',
+        enabled &&
+        (attrs.operation === 'CREATE' || attrs.operation === 'UPDATE') &&
+        groupResource(attrs) === 'certificates.k8s.io/clustertrustbundles',
       async validate(attrs) {
         const signer = signerOf(attrs.object);
         if (!signer) return;

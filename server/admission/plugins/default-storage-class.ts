@@ -12,7 +12,10 @@ import { annotation, groupResource, listAll, newestDefault } from './shared.js';
 const betaClassAnnotation = 'volume.beta.kubernetes.io/storage-class';
 
 export function isDefaultStorageClass(sc: KubeObject): boolean {
-  return annotation(sc, 'storageclass.kubernetes.io/is-default-class') === 'true' || annotation(sc, 'storageclass.beta.kubernetes.io/is-default-class') === 'true';
+  return (
+    annotation(sc, 'storageclass.kubernetes.io/is-default-class') === 'true' ||
+    annotation(sc, 'storageclass.beta.kubernetes.io/is-default-class') === 'true'
+  );
 }
 
 function claimHasClass(pvc: KubeObject): boolean {
@@ -26,7 +29,8 @@ export const defaultStorageClass: AdmissionPluginFactory = {
   create(deps): AdmissionPlugin {
     return {
       name: 'DefaultStorageClass',
-      handles: (attrs: AdmissionAttributes) => attrs.operation === 'CREATE' && !attrs.subresource && groupResource(attrs) === '/persistentvolumeclaims',
+      handles: (attrs: AdmissionAttributes) =>
+        attrs.operation === 'CREATE' && !attrs.subresource && groupResource(attrs) === '/persistentvolumeclaims',
       async mutate(attrs, ctx) {
         const pvc = attrs.object;
         if (!pvc || claimHasClass(pvc)) return pvc as KubeObject;

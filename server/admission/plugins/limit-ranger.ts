@@ -10,12 +10,7 @@
 
 import type { KubeObject } from '../../../storage/interface.js';
 import { asArray, asObject, isObject, type JsonObject } from '../../registry/object.js';
-import {
-  compareQuantities,
-  formatQuantity,
-  quantityValue,
-  type Quantity,
-} from '../../machinery/quantity.js';
+import { compareQuantities, formatQuantity, quantityValue, type Quantity } from '../../machinery/quantity.js';
 import type { AdmissionAttributes } from '../../registry/rest.js';
 import { quantityOf } from '../../registry/core/resources-validation.js';
 import type { AdmissionDeps, AdmissionPlugin, AdmissionPluginFactory } from '../plugin.js';
@@ -25,7 +20,6 @@ export const limitRangerAnnotation = 'kubernetes.io/limit-ranger';
 const limitRanges = { group: '', version: 'v1', resource: 'limitranges' };
 
 type ResourceList = Map<string, Quantity>;
-
 
 function resourceList(v: unknown): ResourceList {
   const out: ResourceList = new Map();
@@ -122,7 +116,8 @@ function ratioConstraint(type: string, name: string, enforced: Quantity, request
     scaledObserved = observed * 1000;
     allowed = Number(milliValue(enforced));
   }
-  if (scaledObserved > allowed) return `${name} max limit to request ratio per ${type} is ${max}, but provided ratio is ${observed.toFixed(6)}`;
+  if (scaledObserved > allowed)
+    return `${name} max limit to request ratio per ${type} is ${max}, but provided ratio is ${observed.toFixed(6)}`;
   return undefined;
 }
 
@@ -258,7 +253,10 @@ function defaultPod(limitRange: KubeObject, pod: KubeObject): void {
   for (const c of containers(spec, 'containers')) defaultContainer(c, defaults, 'container', notes);
   for (const c of containers(spec, 'initContainers')) defaultContainer(c, defaults, 'init container', notes);
   if (notes.length) {
-    pod.metadata.annotations = sortedMap({ ...(pod.metadata.annotations ?? {}), [limitRangerAnnotation]: `LimitRanger plugin set: ${notes.join('; ')}` }) as Record<string, string>;
+    pod.metadata.annotations = sortedMap({
+      ...(pod.metadata.annotations ?? {}),
+      [limitRangerAnnotation]: `LimitRanger plugin set: ${notes.join('; ')}`,
+    }) as Record<string, string>;
   }
 }
 
@@ -268,7 +266,8 @@ function kindOf(attrs: AdmissionAttributes): 'pod' | 'claim' | undefined {
   if (attrs.resource.group !== '' || attrs.subresource || !attrs.object) return undefined;
   // a pod's containers cannot change after create, so only creates are checked
   if (attrs.resource.resource === 'pods') return attrs.operation === 'CREATE' ? 'pod' : undefined;
-  if (attrs.resource.resource === 'persistentvolumeclaims') return attrs.operation === 'CREATE' || attrs.operation === 'UPDATE' ? 'claim' : undefined;
+  if (attrs.resource.resource === 'persistentvolumeclaims')
+    return attrs.operation === 'CREATE' || attrs.operation === 'UPDATE' ? 'claim' : undefined;
   return undefined;
 }
 
@@ -278,7 +277,10 @@ export function limitRangerPlugin(deps: Pick<AdmissionDeps, 'resolver'>): Admiss
     try {
       return await listObjects(deps.resolver, limitRanges, attrs.namespace);
     } catch {
-      throw forbidden(attrs, `unable to ${attrs.operation} ${attrs.resource.group}/${attrs.resource.version}, Resource=${attrs.resource.resource} at this time because there was an error enforcing limit ranges`);
+      throw forbidden(
+        attrs,
+        `unable to ${attrs.operation} ${attrs.resource.group}/${attrs.resource.version}, Resource=${attrs.resource.resource} at this time because there was an error enforcing limit ranges`,
+      );
     }
   }
 

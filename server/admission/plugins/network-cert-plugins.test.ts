@@ -86,7 +86,10 @@ describe('networking and certificate admission plugins', () => {
   it('CertificateSubjectRestriction: system:masters refused for kube-apiserver-client only', async () => {
     const plugin = await buildPlugin(certificateSubjectRestriction, h.registry);
     const masters = await csrPem('CN=eve, O=system:masters');
-    const err = await admit(plugin, attrsFor(h.registry, csrs, 'CREATE', csr('evil', 'kubernetes.io/kube-apiserver-client', masters))).catch((e: unknown) => e);
+    const err = await admit(
+      plugin,
+      attrsFor(h.registry, csrs, 'CREATE', csr('evil', 'kubernetes.io/kube-apiserver-client', masters)),
+    ).catch((e: unknown) => e);
     assert.ok(err instanceof StatusError);
     assert.equal(err.code, 403);
     assert.equal(
@@ -94,7 +97,10 @@ describe('networking and certificate admission plugins', () => {
       'certificatesigningrequests.certificates.k8s.io "evil" is forbidden: use of kubernetes.io/kube-apiserver-client signer with system:masters group is not allowed',
     );
     await admit(plugin, attrsFor(h.registry, csrs, 'CREATE', csr('other-signer', 'example.com/signer', masters)));
-    await admit(plugin, attrsFor(h.registry, csrs, 'CREATE', csr('fine', 'kubernetes.io/kube-apiserver-client', await csrPem('CN=bob, O=devs'))));
+    await admit(
+      plugin,
+      attrsFor(h.registry, csrs, 'CREATE', csr('fine', 'kubernetes.io/kube-apiserver-client', await csrPem('CN=bob, O=devs'))),
+    );
   });
 
   it('CertificateApproval and CertificateSigning: approve/sign on the signer or its domain wildcard', async () => {
@@ -105,36 +111,62 @@ describe('networking and certificate admission plugins', () => {
     const approved = { conditions: [{ type: 'Approved', status: 'True' }] };
 
     const one = csr('one', 'example.com/one', request);
-    await admit(approval, attrsFor(h.registry, csrs, 'UPDATE', csr('one', 'example.com/one', request, approved), one, { subresource: 'approval' }));
-    assert.deepEqual(authz.asked, ['approve certificates.k8s.io/signers example.com/one', 'approve certificates.k8s.io/signers example.com/*']);
+    await admit(
+      approval,
+      attrsFor(h.registry, csrs, 'UPDATE', csr('one', 'example.com/one', request, approved), one, { subresource: 'approval' }),
+    );
+    assert.deepEqual(authz.asked, [
+      'approve certificates.k8s.io/signers example.com/one',
+      'approve certificates.k8s.io/signers example.com/*',
+    ]);
 
     const k8s = csr('two', 'kubernetes.io/kube-apiserver-client', request);
     let err = await admit(approval, attrsFor(h.registry, csrs, 'UPDATE', k8s, k8s, { subresource: 'approval' })).catch((e: unknown) => e);
     assert.ok(err instanceof StatusError);
-    assert.equal(err.message, 'certificatesigningrequests.certificates.k8s.io "two" is forbidden: user not permitted to approve requests with signerName "kubernetes.io/kube-apiserver-client"');
+    assert.equal(
+      err.message,
+      'certificatesigningrequests.certificates.k8s.io "two" is forbidden: user not permitted to approve requests with signerName "kubernetes.io/kube-apiserver-client"',
+    );
 
     // signing: only a change of status.certificate is checked
     const signed = csr('one', 'example.com/one', request, { ...approved, certificate: 'Y2VydA==' });
-    await admit(signing, attrsFor(h.registry, csrs, 'UPDATE', signed, csr('one', 'example.com/one', request, approved), { subresource: 'status' }));
+    await admit(
+      signing,
+      attrsFor(h.registry, csrs, 'UPDATE', signed, csr('one', 'example.com/one', request, approved), { subresource: 'status' }),
+    );
     const other = csr('three', 'example.com/three', request, approved);
     await admit(signing, attrsFor(h.registry, csrs, 'UPDATE', other, other, { subresource: 'status' }));
-    err = await admit(signing, attrsFor(h.registry, csrs, 'UPDATE', { ...other, status: { ...approved, certificate: 'Y2VydA==' } }, other, { subresource: 'status' })).catch(
-      (e: unknown) => e,
-    );
+    err = await admit(
+      signing,
+      attrsFor(h.registry, csrs, 'UPDATE', { ...other, status: { ...approved, certificate: 'Y2VydA==' } }, other, {
+        subresource: 'status',
+      }),
+    ).catch((e: unknown) => e);
     assert.ok(err instanceof StatusError);
-    assert.equal(err.message, 'certificatesigningrequests.certificates.k8s.io "three" is forbidden: user not permitted to sign requests with signerName "example.com/three"');
+    assert.equal(
+      err.message,
+      'certificatesigningrequests.certificates.k8s.io "three" is forbidden: user not permitted to sign requests with signerName "example.com/three"',
+    );
   });
 
   it('ClusterTrustBundleAttest: off without its feature gate; attest on the signer with it', async () => {
     const authz = authorizerAllowing([]);
     const off = await buildPlugin(clusterTrustBundleAttest, h.registry, { authorizer: authz });
     const info = { ...h.rest('certificates.k8s.io', 'v1', 'certificatesigningrequests').info, resource: 'clustertrustbundles' };
-    const bundle: KubeObject = { apiVersion: 'certificates.k8s.io/v1beta1', kind: 'ClusterTrustBundle', metadata: { name: 'example.com:signer:b' }, spec: { signerName: 'example.com/signer' } };
+    const bundle: KubeObject = {
+      apiVersion: 'certificates.k8s.io/v1beta1',
+      kind: 'ClusterTrustBundle',
+      metadata: { name: 'example.com:signer:b' },
+      spec: { signerName: 'example.com/signer' },
+    };
     const attrs = { ...attrsFor(h.registry, csrs, 'CREATE', bundle), resource: info };
     assert.equal(off.handles?.(attrs), false);
     const on = await buildPlugin(clusterTrustBundleAttest, h.registry, { authorizer: authz, featureGates: { ClusterTrustBundle: true } });
     const err = await admit(on, attrs).catch((e: unknown) => e);
     assert.ok(err instanceof StatusError);
-    assert.equal(err.message, 'clustertrustbundles.certificates.k8s.io "example.com:signer:b" is forbidden: user not permitted to attest for signerName "example.com/signer"');
+    assert.equal(
+      err.message,
+      'clustertrustbundles.certificates.k8s.io "example.com:signer:b" is forbidden: user not permitted to attest for signerName "example.com/signer"',
+    );
   });
 });

@@ -43,7 +43,9 @@ function referencesConfigMaps(spec: JsonObject): boolean {
     for (const src of asArray(asObject(v.projected).sources)) if (isObject(asObject(src).configMap)) return true;
   }
   return containersOf(spec).some(
-    (c) => asArray(c.envFrom).some((e) => isObject(asObject(e).configMapRef)) || asArray(c.env).some((e) => isObject(asObject(asObject(e).valueFrom).configMapKeyRef)),
+    (c) =>
+      asArray(c.envFrom).some((e) => isObject(asObject(e).configMapRef)) ||
+      asArray(c.env).some((e) => isObject(asObject(asObject(e).valueFrom).configMapKeyRef)),
   );
 }
 
@@ -99,7 +101,8 @@ function forbiddenLabels(now: Record<string, string> | undefined, before: Record
 // ---- the plugin ----
 
 export function nodeRestrictionPlugin(deps: Pick<AdmissionDeps, 'resolver'>): AdmissionPlugin {
-  const get = (resource: string, namespace: string, name: string, group = '') => getObject(deps.resolver, { group, version: 'v1', resource }, namespace, name);
+  const get = (resource: string, namespace: string, name: string, group = '') =>
+    getObject(deps.resolver, { group, version: 'v1', resource }, namespace, name);
 
   async function existingPod(attrs: AdmissionAttributes, name: string): Promise<KubeObject> {
     const pod = await get('pods', attrs.namespace, name);
@@ -120,11 +123,13 @@ export function nodeRestrictionPlugin(deps: Pick<AdmissionDeps, 'resolver'>): Ad
     if (!owner || owner.apiVersion !== 'v1' || owner.kind !== 'Node' || owner.name !== node) {
       throw forbidden(attrs, `node "${node}" can only create pods with an owner reference set to itself`);
     }
-    if (owner.controller !== true) throw forbidden(attrs, `node "${node}" can only create pods with a controller owner reference set to itself`);
+    if (owner.controller !== true)
+      throw forbidden(attrs, `node "${node}" can only create pods with a controller owner reference set to itself`);
     if (owner.blockOwnerDeletion === true) throw forbidden(attrs, `node "${node}" must not set blockOwnerDeletion on an owner reference`);
     const nodeObj = await get('nodes', '', node);
     if (!nodeObj) throw errors.notFound({ group: '', resource: 'nodes', name: node });
-    if (owner.uid !== nodeObj.metadata.uid) throw forbidden(attrs, `node ${node} UID mismatch: expected ${String(owner.uid ?? '')} got ${nodeObj.metadata.uid ?? ''}`);
+    if (owner.uid !== nodeObj.metadata.uid)
+      throw forbidden(attrs, `node ${node} UID mismatch: expected ${String(owner.uid ?? '')} got ${nodeObj.metadata.uid ?? ''}`);
     if (spec.serviceAccountName) throw forbidden(attrs, `node "${node}" can not create pods that reference a service account`);
     if (referencesSecrets(spec)) throw forbidden(attrs, `node "${node}" can not create pods that reference secrets`);
     if (referencesConfigMaps(spec)) throw forbidden(attrs, `node "${node}" can not create pods that reference configmaps`);
@@ -132,7 +137,8 @@ export function nodeRestrictionPlugin(deps: Pick<AdmissionDeps, 'resolver'>): Ad
     if (volumes.some((v) => asArray(asObject(v.projected).sources).some((s) => isObject(asObject(s).clusterTrustBundle)))) {
       throw forbidden(attrs, `node "${node}" can not create pods that reference clustertrustbundles`);
     }
-    if (volumes.some((v) => isObject(v.persistentVolumeClaim))) throw forbidden(attrs, `node "${node}" can not create pods that reference persistentvolumeclaims`);
+    if (volumes.some((v) => isObject(v.persistentVolumeClaim)))
+      throw forbidden(attrs, `node "${node}" can not create pods that reference persistentvolumeclaims`);
   }
 
   async function pods(node: string, attrs: AdmissionAttributes): Promise<void> {
@@ -141,16 +147,22 @@ export function nodeRestrictionPlugin(deps: Pick<AdmissionDeps, 'resolver'>): Ad
         if (attrs.operation === 'CREATE') return podCreate(node, attrs);
         if (attrs.operation === 'DELETE') {
           const pod = attrs.oldObject ?? (await existingPod(attrs, attrs.name));
-          if (asObject(pod.spec).nodeName !== node) throw forbidden(attrs, `node "${node}" can only delete pods with spec.nodeName set to itself`);
+          if (asObject(pod.spec).nodeName !== node)
+            throw forbidden(attrs, `node "${node}" can only delete pods with spec.nodeName set to itself`);
           return;
         }
         throw forbidden(attrs, `unexpected operation "${attrs.operation}", node "${node}" can only create and delete mirror pods`);
       case 'status': {
-        if (attrs.operation !== 'UPDATE' || !attrs.oldObject || !attrs.object) throw forbidden(attrs, `unexpected operation "${attrs.operation}"`);
-        if (asObject(attrs.oldObject.spec).nodeName !== node) throw forbidden(attrs, `node "${node}" can only update pod status for pods with spec.nodeName set to itself`);
-        if (!semanticEqual(attrs.oldObject.metadata.labels ?? {}, attrs.object.metadata.labels ?? {})) throw forbidden(attrs, `node "${node}" cannot update labels through pod status`);
-        const claims = (o: KubeObject) => asArray(asObject(o.status).resourceClaimStatuses).map((c) => [asObject(c).name, asObject(c).resourceClaimName ?? null]);
-        if (!semanticEqual(claims(attrs.oldObject), claims(attrs.object))) throw forbidden(attrs, `node "${node}" cannot update resource claim statues`);
+        if (attrs.operation !== 'UPDATE' || !attrs.oldObject || !attrs.object)
+          throw forbidden(attrs, `unexpected operation "${attrs.operation}"`);
+        if (asObject(attrs.oldObject.spec).nodeName !== node)
+          throw forbidden(attrs, `node "${node}" can only update pod status for pods with spec.nodeName set to itself`);
+        if (!semanticEqual(attrs.oldObject.metadata.labels ?? {}, attrs.object.metadata.labels ?? {}))
+          throw forbidden(attrs, `node "${node}" cannot update labels through pod status`);
+        const claims = (o: KubeObject) =>
+          asArray(asObject(o.status).resourceClaimStatuses).map((c) => [asObject(c).name, asObject(c).resourceClaimName ?? null]);
+        if (!semanticEqual(claims(attrs.oldObject), claims(attrs.object)))
+          throw forbidden(attrs, `node "${node}" cannot update resource claim statues`);
         return;
       }
       case 'eviction': {
@@ -158,7 +170,8 @@ export function nodeRestrictionPlugin(deps: Pick<AdmissionDeps, 'resolver'>): Ad
         const podName = attrs.name || attrs.object?.metadata.name || '';
         if (!podName) throw forbidden(attrs, 'could not determine pod from request data');
         const pod = await existingPod(attrs, podName);
-        if (asObject(pod.spec).nodeName !== node) throw forbidden(attrs, `node ${node} can only evict pods with spec.nodeName set to itself`);
+        if (asObject(pod.spec).nodeName !== node)
+          throw forbidden(attrs, `node ${node} can only evict pods with spec.nodeName set to itself`);
         return;
       }
       default:
@@ -171,7 +184,8 @@ export function nodeRestrictionPlugin(deps: Pick<AdmissionDeps, 'resolver'>): Ad
     if (requested !== node) throw forbidden(attrs, `node "${node}" is not allowed to modify node "${requested}"`);
     const obj = attrs.object;
     if (attrs.operation === 'CREATE' && obj) {
-      if (isObject(asObject(obj.spec).configSource)) throw forbidden(attrs, `node "${node}" is not allowed to create pods with a non-nil configSource`);
+      if (isObject(asObject(obj.spec).configSource))
+        throw forbidden(attrs, `node "${node}" is not allowed to create pods with a non-nil configSource`);
       const bad = forbiddenLabels(obj.metadata.labels, undefined);
       if (bad.length) throw forbidden(attrs, `node "${node}" is not allowed to set the following labels: ${bad.join(', ')}`);
     }
@@ -189,7 +203,8 @@ export function nodeRestrictionPlugin(deps: Pick<AdmissionDeps, 'resolver'>): Ad
 
   function claimStatus(node: string, attrs: AdmissionAttributes): void {
     if (attrs.subresource !== 'status') throw forbidden(attrs, 'may only update PVC status');
-    if (attrs.operation !== 'UPDATE' || !attrs.object || !attrs.oldObject) throw forbidden(attrs, `unexpected operation "${attrs.operation}"`);
+    if (attrs.operation !== 'UPDATE' || !attrs.object || !attrs.oldObject)
+      throw forbidden(attrs, `unexpected operation "${attrs.operation}"`);
     const strip = (o: KubeObject): JsonObject => {
       const c = structuredClone(o) as JsonObject & KubeObject;
       delete c.metadata.resourceVersion;
@@ -210,7 +225,10 @@ export function nodeRestrictionPlugin(deps: Pick<AdmissionDeps, 'resolver'>): Ad
     if (!ref.uid) throw forbidden(attrs, 'node requested token with a pod binding without a uid');
     const pod = await existingPod(attrs, String(ref.name));
     if (ref.uid !== pod.metadata.uid) {
-      throw forbidden(attrs, `the UID in the bound object reference (${String(ref.uid)}) does not match the UID in record. The object might have been deleted and then recreated`);
+      throw forbidden(
+        attrs,
+        `the UID in the bound object reference (${String(ref.uid)}) does not match the UID in record. The object might have been deleted and then recreated`,
+      );
     }
     if (asObject(pod.spec).nodeName !== node) throw forbidden(attrs, 'node requested token bound to a pod scheduled on a different node');
   }
@@ -232,7 +250,8 @@ export function nodeRestrictionPlugin(deps: Pick<AdmissionDeps, 'resolver'>): Ad
       if (group === '' && resource === 'persistentvolumeclaims') return claimStatus(node, attrs);
       if (group === '' && resource === 'serviceaccounts') return tokenRequest(node, attrs);
       if (group === 'coordination.k8s.io' && resource === 'leases') {
-        if (attrs.namespace !== nodeLeaseNamespace) throw forbidden(attrs, `can only access leases in the "${nodeLeaseNamespace}" system namespace`);
+        if (attrs.namespace !== nodeLeaseNamespace)
+          throw forbidden(attrs, `can only access leases in the "${nodeLeaseNamespace}" system namespace`);
         if (ownName(attrs) !== node) throw forbidden(attrs, 'can only access node lease with the same name as the requesting node');
         return;
       }

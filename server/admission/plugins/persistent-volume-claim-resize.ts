@@ -46,7 +46,10 @@ export const persistentVolumeClaimResize: AdmissionPluginFactory = {
           allowed = sc?.allowVolumeExpansion === true;
         }
         if (!allowed) {
-          throw forbidden(attrs, 'only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize');
+          throw forbidden(
+            attrs,
+            'only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize',
+          );
         }
       },
     };

@@ -93,7 +93,9 @@ export function referencesSecrets(spec: JsonObject): boolean {
     }
   }
   return podContainers(spec).some(
-    (c) => asArray(c.envFrom).some((e) => isObject(asObject(e).secretRef)) || asArray(c.env).some((e) => isObject(asObject(asObject(e).valueFrom).secretKeyRef)),
+    (c) =>
+      asArray(c.envFrom).some((e) => isObject(asObject(e).secretRef)) ||
+      asArray(c.env).some((e) => isObject(asObject(asObject(e).valueFrom).secretKeyRef)),
   );
 }
 

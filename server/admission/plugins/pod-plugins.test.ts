@@ -77,7 +77,11 @@ describe('pod admission plugins over a real registry', () => {
       RuntimeClass: await buildPlugin(runtimeClassFactory, h.registry),
     };
     await make('/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-    await make('/v1/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' }, imagePullSecrets: [{ name: 'regcred' }] }, ns);
+    await make(
+      '/v1/serviceaccounts',
+      { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' }, imagePullSecrets: [{ name: 'regcred' }] },
+      ns,
+    );
   });
   after(async () => {
     await h?.close();
@@ -86,7 +90,13 @@ describe('pod admission plugins over a real registry', () => {
   describe('ServiceAccount', () => {
     it('defaults the service account, mounts the projected token volume in every container and takes pull secrets', async () => {
       const got = await create(
-        pod('sa1', { initContainers: [{ name: 'init', image: 'busybox:1.36' }], containers: [{ name: 'a', image: 'nginx:1.27' }, { name: 'b', image: 'nginx:1.27' }] }),
+        pod('sa1', {
+          initContainers: [{ name: 'init', image: 'busybox:1.36' }],
+          containers: [
+            { name: 'a', image: 'nginx:1.27' },
+            { name: 'b', image: 'nginx:1.27' },
+          ],
+        }),
         ['ServiceAccount'],
       );
       const spec = specOf(got);
@@ -114,12 +124,18 @@ describe('pod admission plugins over a real registry', () => {
       const err = await statusOf(create(pod('sa2', { serviceAccountName: 'ghost' }), ['ServiceAccount']));
       assert.equal(err.code, 403);
       assert.equal(err.message, `pods "sa2" is forbidden: error looking up service account ${ns}/ghost: serviceaccount "ghost" not found`);
-      const gen = await statusOf(create({ ...pod('', { serviceAccountName: 'ghost' }), metadata: { generateName: 'web-' } }, ['ServiceAccount']));
+      const gen = await statusOf(
+        create({ ...pod('', { serviceAccountName: 'ghost' }), metadata: { generateName: 'web-' } }, ['ServiceAccount']),
+      );
       assert.match(gen.message, /^pods "web-" is forbidden: error looking up service account/);
     });
 
     it('automountServiceAccountToken: the pod wins over the service account; an existing mount at the path is kept', async () => {
-      await make('/v1/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'quiet' }, automountServiceAccountToken: false }, ns);
+      await make(
+        '/v1/serviceaccounts',
+        { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'quiet' }, automountServiceAccountToken: false },
+        ns,
+      );
       const off = await create(pod('sa3', { serviceAccountName: 'quiet' }), ['ServiceAccount']);
       assert.equal(specOf(off).volumes, undefined);
       assert.equal(containersOf(off)[0]!.volumeMounts, undefined);
@@ -149,7 +165,9 @@ describe('pod admission plugins over a real registry', () => {
       assert.equal(specOf(got).volumes, undefined);
       const sa = await statusOf(create(pod('m2', { serviceAccountName: 'default' }, mirror), ['ServiceAccount']));
       assert.equal(sa.message, 'pods "m2" is forbidden: a mirror pod may not reference service accounts');
-      const secret = await statusOf(create(pod('m3', { volumes: [{ name: 's', secret: { secretName: 'x' } }] }, mirror), ['ServiceAccount']));
+      const secret = await statusOf(
+        create(pod('m3', { volumes: [{ name: 's', secret: { secretName: 'x' } }] }, mirror), ['ServiceAccount']),
+      );
       assert.equal(secret.message, 'pods "m3" is forbidden: a mirror pod may not reference secrets');
     });
 
@@ -164,21 +182,38 @@ describe('pod admission plugins over a real registry', () => {
         },
         ns,
       );
-      await create(pod('e1', { serviceAccountName: 'strict', volumes: [{ name: 's', secret: { secretName: 'allowed' } }] }), ['ServiceAccount']);
-      const vol = await statusOf(create(pod('e2', { serviceAccountName: 'strict', volumes: [{ name: 's', secret: { secretName: 'other' } }] }), ['ServiceAccount']));
-      assert.equal(vol.message, 'pods "e2" is forbidden: volume with secret.secretName="other" is not allowed because service account strict does not reference that secret');
+      await create(pod('e1', { serviceAccountName: 'strict', volumes: [{ name: 's', secret: { secretName: 'allowed' } }] }), [
+        'ServiceAccount',
+      ]);
+      const vol = await statusOf(
+        create(pod('e2', { serviceAccountName: 'strict', volumes: [{ name: 's', secret: { secretName: 'other' } }] }), ['ServiceAccount']),
+      );
+      assert.equal(
+        vol.message,
+        'pods "e2" is forbidden: volume with secret.secretName="other" is not allowed because service account strict does not reference that secret',
+      );
       const env = await statusOf(
         create(
           pod('e3', {
             serviceAccountName: 'strict',
-            containers: [{ name: 'c', image: 'nginx:1.27', env: [{ name: 'PW', valueFrom: { secretKeyRef: { name: 'other', key: 'pw' } } }] }],
+            containers: [
+              { name: 'c', image: 'nginx:1.27', env: [{ name: 'PW', valueFrom: { secretKeyRef: { name: 'other', key: 'pw' } } }] },
+            ],
           }),
           ['ServiceAccount'],
         ),
       );
-      assert.equal(env.message, 'pods "e3" is forbidden: container c with envVar PW referencing secret.secretName="other" is not allowed because service account strict does not reference that secret');
-      const pull = await statusOf(create(pod('e4', { serviceAccountName: 'strict', imagePullSecrets: [{ name: 'reg' }] }), ['ServiceAccount']));
-      assert.equal(pull.message, 'pods "e4" is forbidden: imagePullSecrets[0].name="reg" is not allowed because service account strict does not reference that imagePullSecret');
+      assert.equal(
+        env.message,
+        'pods "e3" is forbidden: container c with envVar PW referencing secret.secretName="other" is not allowed because service account strict does not reference that secret',
+      );
+      const pull = await statusOf(
+        create(pod('e4', { serviceAccountName: 'strict', imagePullSecrets: [{ name: 'reg' }] }), ['ServiceAccount']),
+      );
+      assert.equal(
+        pull.message,
+        'pods "e4" is forbidden: imagePullSecrets[0].name="reg" is not allowed because service account strict does not reference that imagePullSecret',
+      );
     });
   });
 
@@ -205,11 +240,27 @@ describe('pod admission plugins over a real registry', () => {
       assert.equal(err.message, 'pods "p3" is forbidden: no PriorityClass with name nope was found');
       const pcs = h.rest('scheduling.k8s.io', 'v1', 'priorityclasses');
       const pcCtx = ctx('', { admission: hooks([plugins.Priority!]) });
-      await pcs.create(pcCtx, { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'normal' }, value: 1000, globalDefault: true, preemptionPolicy: 'Never' });
+      await pcs.create(pcCtx, {
+        apiVersion: 'scheduling.k8s.io/v1',
+        kind: 'PriorityClass',
+        metadata: { name: 'normal' },
+        value: 1000,
+        globalDefault: true,
+        preemptionPolicy: 'Never',
+      });
       const second = await statusOf(
-        pcs.create(pcCtx, { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'other' }, value: 5, globalDefault: true }),
+        pcs.create(pcCtx, {
+          apiVersion: 'scheduling.k8s.io/v1',
+          kind: 'PriorityClass',
+          metadata: { name: 'other' },
+          value: 5,
+          globalDefault: true,
+        }),
       );
-      assert.equal(second.message, 'priorityclasses.scheduling.k8s.io "other" is forbidden: PriorityClass normal is already marked as default. Only one default can exist');
+      assert.equal(
+        second.message,
+        'priorityclasses.scheduling.k8s.io "other" is forbidden: PriorityClass normal is already marked as default. Only one default can exist',
+      );
       const got = await create(pod('p4'), ['Priority']);
       assert.equal(specOf(got).priorityClassName, 'normal');
       assert.equal(specOf(got).priority, 1000);
@@ -254,7 +305,13 @@ describe('pod admission plugins over a real registry', () => {
           metadata: { name: 'limits' },
           spec: {
             limits: [
-              { type: 'Container', default: { cpu: '500m', memory: '256Mi' }, defaultRequest: { cpu: '100m' }, max: { cpu: '1' }, min: { cpu: '50m' } },
+              {
+                type: 'Container',
+                default: { cpu: '500m', memory: '256Mi' },
+                defaultRequest: { cpu: '100m' },
+                max: { cpu: '1' },
+                min: { cpu: '50m' },
+              },
               { type: 'Pod', max: { memory: '1Gi' } },
               { type: 'PersistentVolumeClaim', min: { storage: '1Gi' }, max: { storage: '10Gi' } },
             ],
@@ -273,7 +330,10 @@ describe('pod admission plugins over a real registry', () => {
         ['LimitRanger'],
         lrNs,
       );
-      assert.deepEqual(containersOf(got)[0]!.resources, { limits: { cpu: '500m', memory: '256Mi' }, requests: { cpu: '100m', memory: '64Mi' } });
+      assert.deepEqual(containersOf(got)[0]!.resources, {
+        limits: { cpu: '500m', memory: '256Mi' },
+        requests: { cpu: '100m', memory: '64Mi' },
+      });
       // the LimitRange's defaulting made memory's defaultRequest its default
       assert.deepEqual(containersOf(got, 'initContainers')[0]!.resources, {
         limits: { cpu: '500m', memory: '256Mi' },
@@ -288,12 +348,20 @@ describe('pod admission plugins over a real registry', () => {
 
     it('refuses containers and pods outside min/max (several violations in one message)', async () => {
       const one = await statusOf(
-        create(pod('l2', { containers: [{ name: 'app', image: 'nginx:1.27', resources: { limits: { cpu: '2' } } }] }), ['LimitRanger'], lrNs),
+        create(
+          pod('l2', { containers: [{ name: 'app', image: 'nginx:1.27', resources: { limits: { cpu: '2' } } }] }),
+          ['LimitRanger'],
+          lrNs,
+        ),
       );
       assert.equal(one.code, 403);
       assert.equal(one.message, 'pods "l2" is forbidden: maximum cpu usage per Container is 1, but limit is 2');
       const small = await statusOf(
-        create(pod('l3', { containers: [{ name: 'app', image: 'nginx:1.27', resources: { requests: { cpu: '10m' } } }] }), ['LimitRanger'], lrNs),
+        create(
+          pod('l3', { containers: [{ name: 'app', image: 'nginx:1.27', resources: { requests: { cpu: '10m' } } }] }),
+          ['LimitRanger'],
+          lrNs,
+        ),
       );
       assert.equal(small.message, 'pods "l3" is forbidden: minimum cpu usage per Container is 50m, but request is 10m');
       const big = await statusOf(
@@ -336,21 +404,40 @@ describe('pod admission plugins over a real registry', () => {
       });
       await create(claim('c1', '5Gi'), ['LimitRanger'], lrNs);
       const big = await statusOf(create(claim('c2', '20Gi'), ['LimitRanger'], lrNs));
-      assert.equal(big.message, 'persistentvolumeclaims "c2" is forbidden: maximum storage usage per PersistentVolumeClaim is 10Gi, but request is 20Gi');
+      assert.equal(
+        big.message,
+        'persistentvolumeclaims "c2" is forbidden: maximum storage usage per PersistentVolumeClaim is 10Gi, but request is 20Gi',
+      );
       const small = await statusOf(create(claim('c3', '500Mi'), ['LimitRanger'], lrNs));
-      assert.equal(small.message, 'persistentvolumeclaims "c3" is forbidden: minimum storage usage per PersistentVolumeClaim is 1Gi, but request is 500Mi');
+      assert.equal(
+        small.message,
+        'persistentvolumeclaims "c3" is forbidden: minimum storage usage per PersistentVolumeClaim is 1Gi, but request is 500Mi',
+      );
     });
 
     it('maxLimitRequestRatio', async () => {
       await make(
         '/v1/limitranges',
-        { apiVersion: 'v1', kind: 'LimitRange', metadata: { name: 'ratio' }, spec: { limits: [{ type: 'Container', maxLimitRequestRatio: { memory: '2' } }] } },
+        {
+          apiVersion: 'v1',
+          kind: 'LimitRange',
+          metadata: { name: 'ratio' },
+          spec: { limits: [{ type: 'Container', maxLimitRequestRatio: { memory: '2' } }] },
+        },
         ns,
       );
       const err = await statusOf(
-        create(pod('r1', { containers: [{ name: 'app', image: 'nginx:1.27', resources: { requests: { memory: '100Mi' }, limits: { memory: '300Mi' } } }] }), ['LimitRanger']),
+        create(
+          pod('r1', {
+            containers: [{ name: 'app', image: 'nginx:1.27', resources: { requests: { memory: '100Mi' }, limits: { memory: '300Mi' } } }],
+          }),
+          ['LimitRanger'],
+        ),
       );
-      assert.equal(err.message, 'pods "r1" is forbidden: memory max limit to request ratio per Container is 2, but provided ratio is 3.000000');
+      assert.equal(
+        err.message,
+        'pods "r1" is forbidden: memory max limit to request ratio per Container is 2, but provided ratio is 3.000000',
+      );
       await h.rest('', 'v1', 'limitranges').delete(ctx(ns), 'ratio', {});
     });
   });
@@ -378,12 +465,23 @@ describe('pod admission plugins over a real registry', () => {
       const missing = await statusOf(create(pod('rc2', { runtimeClassName: 'kata' }), ['RuntimeClass']));
       assert.equal(missing.code, 403);
       assert.equal(missing.message, 'pods "rc2" is forbidden: pod rejected: RuntimeClass "kata" not found');
-      const conflict = await statusOf(create(pod('rc3', { runtimeClassName: 'gvisor', nodeSelector: { sandbox: 'none' } }), ['RuntimeClass']));
-      assert.equal(conflict.message, 'pods "rc3" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[sandbox] = gvisor; pod.spec.nodeSelector[sandbox] = none');
+      const conflict = await statusOf(
+        create(pod('rc3', { runtimeClassName: 'gvisor', nodeSelector: { sandbox: 'none' } }), ['RuntimeClass']),
+      );
+      assert.equal(
+        conflict.message,
+        'pods "rc3" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[sandbox] = gvisor; pod.spec.nodeSelector[sandbox] = none',
+      );
       const overhead = await statusOf(create(pod('rc4', { runtimeClassName: 'gvisor', overhead: { cpu: '1' } }), ['RuntimeClass']));
-      assert.equal(overhead.message, "pods \"rc4\" is forbidden: pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
+      assert.equal(
+        overhead.message,
+        "pods \"rc4\" is forbidden: pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead",
+      );
       const without = await statusOf(create(pod('rc5', { overhead: { cpu: '1' } }), ['RuntimeClass']));
-      assert.equal(without.message, 'pods "rc5" is forbidden: pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead');
+      assert.equal(
+        without.message,
+        'pods "rc5" is forbidden: pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead',
+      );
     });
   });
 
@@ -398,9 +496,15 @@ describe('pod admission plugins over a real registry', () => {
     ]);
     // what the plugins added sits where kube's field order has it
     const keys = Object.keys(spec);
-    assert.deepEqual(keys, podSpecOrder.filter((k) => keys.includes(k)));
+    assert.deepEqual(
+      keys,
+      podSpecOrder.filter((k) => keys.includes(k)),
+    );
     const ckeys = Object.keys(containersOf(got)[0]!);
-    assert.deepEqual(ckeys, containerOrder.filter((k) => ckeys.includes(k)));
+    assert.deepEqual(
+      ckeys,
+      containerOrder.filter((k) => ckeys.includes(k)),
+    );
     assert.ok(ckeys.indexOf('volumeMounts') < ckeys.indexOf('terminationMessagePath'));
   });
 });

@@ -381,7 +381,8 @@ const serviceEvaluator: QuotaEvaluator = {
     ]);
     if (spec.type === 'NodePort') out.set('services.nodeports', count(ports.length));
     else if (spec.type === 'LoadBalancer') {
-      const nodePorts = spec.allocateLoadBalancerNodePorts === false ? ports.filter((p) => Boolean(asObject(p).nodePort)).length : ports.length;
+      const nodePorts =
+        spec.allocateLoadBalancerNodePorts === false ? ports.filter((p) => Boolean(asObject(p).nodePort)).length : ports.length;
       out.set('services.nodeports', count(nodePorts));
       out.set('services.loadbalancers', one);
     }

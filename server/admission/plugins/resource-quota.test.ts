@@ -16,7 +16,12 @@ import { admit, attrsFor } from './test-helpers.js';
 const configmaps = { group: '', version: 'v1', resource: 'configmaps' };
 const pods = { group: '', version: 'v1', resource: 'pods' };
 
-const cm = (ns: string, name: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns }, data: { a: 'b' } });
+const cm = (ns: string, name: string): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: ns },
+  data: { a: 'b' },
+});
 
 function pod(ns: string, name: string, resources?: Record<string, unknown>): KubeObject {
   return {
@@ -43,11 +48,17 @@ describe('ResourceQuota', () => {
     await h.rest('', 'v1', 'namespaces').create(ctx(), { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   }
   async function quota(ns: string, name: string, hard: Record<string, string>): Promise<KubeObject> {
-    const q = await h.rest('', 'v1', 'resourcequotas').create(ctx(ns), { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name, namespace: ns }, spec: { hard } });
+    const q = await h
+      .rest('', 'v1', 'resourcequotas')
+      .create(ctx(ns), { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name, namespace: ns }, spec: { hard } });
     await syncQuota(h.registry, q);
     return h.rest('', 'v1', 'resourcequotas').get(ctx(ns), name, {});
   }
-  const used = async (ns: string, name: string) => (await h.rest('', 'v1', 'resourcequotas').get(ctx(ns), name, {})).status as { used?: Record<string, string>; hard?: Record<string, string> };
+  const used = async (ns: string, name: string) =>
+    (await h.rest('', 'v1', 'resourcequotas').get(ctx(ns), name, {})).status as {
+      used?: Record<string, string>;
+      hard?: Record<string, string>;
+    };
 
   /** admission then the write, as a create through the API goes */
   async function create(plugin: ReturnType<typeof resourceQuotaPlugin>, gvr: typeof configmaps, obj: KubeObject): Promise<void> {
@@ -67,9 +78,22 @@ describe('ResourceQuota', () => {
     const err = await create(plugin, configmaps, cm('q1', 'c3')).catch((e: unknown) => e);
     assert.ok(err instanceof StatusError);
     assert.equal(err.code, 403);
-    assert.equal(err.message, 'configmaps "c3" is forbidden: exceeded quota: q, requested: configmaps=1, used: configmaps=2, limited: configmaps=2');
+    assert.equal(
+      err.message,
+      'configmaps "c3" is forbidden: exceeded quota: q, requested: configmaps=1, used: configmaps=2, limited: configmaps=2',
+    );
     // a dry run is checked but not charged
-    await admit(plugin, attrsFor(h.registry, { group: '', version: 'v1', resource: 'secrets' }, 'CREATE', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'q1' } }, null, { dryRun: true }));
+    await admit(
+      plugin,
+      attrsFor(
+        h.registry,
+        { group: '', version: 'v1', resource: 'secrets' },
+        'CREATE',
+        { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'q1' } },
+        null,
+        { dryRun: true },
+      ),
+    );
     assert.equal((await used('q1', 'q')).used?.['count/secrets'], '0');
   });
 
@@ -79,14 +103,20 @@ describe('ResourceQuota', () => {
     const plugin = resourceQuotaPlugin(h.registry, stop.signal);
     let err = await create(plugin, pods, pod('q2', 'bare')).catch((e: unknown) => e);
     assert.ok(err instanceof StatusError);
-    assert.equal(err.message, 'pods "bare" is forbidden: failed quota: compute: must specify limits.memory for: app; requests.cpu for: app');
+    assert.equal(
+      err.message,
+      'pods "bare" is forbidden: failed quota: compute: must specify limits.memory for: app; requests.cpu for: app',
+    );
 
     const sized = { requests: { cpu: '600m' }, limits: { memory: '512Mi' } };
     await create(plugin, pods, pod('q2', 'p1', sized));
     assert.deepEqual((await used('q2', 'compute')).used, { 'limits.memory': '512Mi', pods: '1', 'requests.cpu': '600m' });
     err = await create(plugin, pods, pod('q2', 'p2', sized)).catch((e: unknown) => e);
     assert.ok(err instanceof StatusError);
-    assert.equal(err.message, 'pods "p2" is forbidden: exceeded quota: compute, requested: requests.cpu=600m, used: requests.cpu=600m, limited: requests.cpu=1');
+    assert.equal(
+      err.message,
+      'pods "p2" is forbidden: exceeded quota: compute, requested: requests.cpu=600m, used: requests.cpu=600m, limited: requests.cpu=1',
+    );
   });
 
   it('concurrent charges through two replicas never overrun the quota', async () => {
@@ -94,9 +124,7 @@ describe('ResourceQuota', () => {
     await quota('q3', 'few', { configmaps: '5' });
     const a = resourceQuotaPlugin(h.registry, stop.signal);
     const b = resourceQuotaPlugin(h.registry, stop.signal);
-    const results = await Promise.allSettled(
-      Array.from({ length: 12 }, (_, i) => create(i % 2 ? a : b, configmaps, cm('q3', `c${i}`))),
-    );
+    const results = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => create(i % 2 ? a : b, configmaps, cm('q3', `c${i}`))));
     const ok = results.filter((r) => r.status === 'fulfilled').length;
     for (const r of results) {
       if (r.status === 'rejected') assert.ok(r.reason instanceof StatusError && [403, 409].includes(r.reason.code), String(r.reason));
@@ -110,11 +138,15 @@ describe('ResourceQuota', () => {
 
   it('limitedResources: consuming them needs a covering quota', async () => {
     await namespace('q5');
-    const plugin = resourceQuotaPlugin(h.registry, stop.signal, limitedResourcesOf({
-      apiVersion: 'apiserver.config.k8s.io/v1',
-      kind: 'ResourceQuotaConfiguration',
-      limitedResources: [{ resource: 'pods', matchContains: ['requests.cpu'] }],
-    }));
+    const plugin = resourceQuotaPlugin(
+      h.registry,
+      stop.signal,
+      limitedResourcesOf({
+        apiVersion: 'apiserver.config.k8s.io/v1',
+        kind: 'ResourceQuotaConfiguration',
+        limitedResources: [{ resource: 'pods', matchContains: ['requests.cpu'] }],
+      }),
+    );
     const cpu = { requests: { cpu: '100m' } };
     const err = await create(plugin, pods, pod('q5', 'wants-cpu', cpu)).catch((e: unknown) => e);
     assert.ok(err instanceof StatusError);
@@ -130,7 +162,12 @@ describe('ResourceQuota', () => {
     await h.rest('', 'v1', 'configmaps').create(ctx('q4'), cm('q4', 'x'));
     await h.rest('', 'v1', 'configmaps').create(ctx('q4'), cm('q4', 'y'));
     const leases = h.rest('coordination.k8s.io', 'v1', 'leases');
-    await leases.create(ctx('q4'), { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'l', namespace: 'q4' }, spec: {} });
+    await leases.create(ctx('q4'), {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: 'l', namespace: 'q4' },
+      spec: {},
+    });
     await h.rest('', 'v1', 'resourcequotas').create(ctx('q4'), {
       apiVersion: 'v1',
       kind: 'ResourceQuota',

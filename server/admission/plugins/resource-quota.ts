@@ -92,10 +92,17 @@ const scopeText = (s: ScopeRequirement): string => `{${s.scopeName} ${s.operator
  * The new quotas (status.used charged) if the request fits every quota that applies to it;
  * throws kube's refusal otherwise. Quotas that do not apply are returned unchanged.
  */
-export function chargeRequest(quotas: KubeObject[], attrs: AdmissionAttributes, evaluator: QuotaEvaluator, limited: LimitedResource[] = [], now = new Date()): KubeObject[] {
+export function chargeRequest(
+  quotas: KubeObject[],
+  attrs: AdmissionAttributes,
+  evaluator: QuotaEvaluator,
+  limited: LimitedResource[] = [],
+  now = new Date(),
+): KubeObject[] {
   const input = attrs.object;
   if (!input) return quotas;
-  const obj = input.metadata.namespace || !attrs.namespace ? input : { ...input, metadata: { ...input.metadata, namespace: attrs.namespace } };
+  const obj =
+    input.metadata.namespace || !attrs.namespace ? input : { ...input, metadata: { ...input.metadata, namespace: attrs.namespace } };
 
   // what the configuration says may only be consumed under a quota
   const limitedScopes = limited.flatMap((l) => matchingScopes(evaluator, obj, l.matchScopes));
@@ -154,7 +161,8 @@ export function chargeRequest(quotas: KubeObject[], attrs: AdmissionAttributes, 
   const uncovered = [...limitedNames].filter((n) => !restrictedNames.has(n)).sort();
   if (uncovered.length > 0) throw forbidden(attrs, `insufficient quota to consume: ${uncovered.join(',')}`);
   const uncoveredScopes = limitedScopes.filter((s) => !restrictedScopes.some((r) => r.scopeName === s.scopeName));
-  if (uncoveredScopes.length > 0) throw errors.internal(`insufficient quota to match these scopes: [${uncoveredScopes.map(scopeText).join(' ')}]`);
+  if (uncoveredScopes.length > 0)
+    throw errors.internal(`insufficient quota to match these scopes: [${uncoveredScopes.map(scopeText).join(' ')}]`);
   if (interesting.length === 0) return quotas;
 
   const out = quotas.slice();
@@ -234,7 +242,9 @@ class QuotaAccessor {
   /** writes status.used at the quota's resourceVersion (a Conflict when it has moved on) */
   async updateStatus(quota: KubeObject): Promise<void> {
     const ns = quota.metadata.namespace ?? '';
-    const { object } = await this.rest('status').update(internalContext(fieldManager, ns), quota.metadata.name ?? '', () => clone(quota), { allowCreate: false });
+    const { object } = await this.rest('status').update(internalContext(fieldManager, ns), quota.metadata.name ?? '', () => clone(quota), {
+      allowCreate: false,
+    });
     this.written.set(`${ns}/${quota.metadata.name ?? ''}`, object);
     if (this.written.size > 1000) this.written.delete(this.written.keys().next().value as string);
   }

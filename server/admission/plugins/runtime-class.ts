@@ -109,7 +109,10 @@ export function runtimeClassPlugin(deps: Pick<AdmissionDeps, 'resolver'>): Admis
           const selector = spec.nodeSelector;
           for (const [k, v] of Object.entries(wanted)) {
             if (selector[k] !== undefined && selector[k] !== v) {
-              throw forbidden(attrs, `conflict: runtimeClass.scheduling.nodeSelector[${k}] = ${str(v)}; pod.spec.nodeSelector[${k}] = ${str(selector[k])}`);
+              throw forbidden(
+                attrs,
+                `conflict: runtimeClass.scheduling.nodeSelector[${k}] = ${str(v)}; pod.spec.nodeSelector[${k}] = ${str(selector[k])}`,
+              );
             }
             selector[k] = v;
           }
@@ -130,7 +133,8 @@ export function runtimeClassPlugin(deps: Pick<AdmissionDeps, 'resolver'>): Admis
       const rc = await classOf(attrs, pod);
       const podFixed = rc && isObject(rc.overhead) ? asObject(rc.overhead).podFixed : undefined;
       if (!isObject(podFixed)) throw forbidden(attrs, 'pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead');
-      if (!sameResources(podFixed, spec.overhead)) throw forbidden(attrs, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
+      if (!sameResources(podFixed, spec.overhead))
+        throw forbidden(attrs, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
     },
   };
 }

@@ -82,7 +82,11 @@ function mountToken(spec: JsonObject): void {
 }
 
 function namesOf(list: unknown): Set<string> {
-  return new Set(asArray(list).map((r) => asObject(r).name).filter((n): n is string => typeof n === 'string'));
+  return new Set(
+    asArray(list)
+      .map((r) => asObject(r).name)
+      .filter((n): n is string => typeof n === 'string'),
+  );
 }
 
 function secretRefsOfContainer(c: JsonObject, what: string, saName: string, mountable: Set<string>): string | undefined {
@@ -109,7 +113,8 @@ function disallowedSecretReference(sa: KubeObject, spec: JsonObject): string | u
     const secret = asObject(asObject(v).secret);
     if (!isObject(asObject(v).secret)) continue;
     const name = typeof secret.secretName === 'string' ? secret.secretName : '';
-    if (!mountable.has(name)) return `volume with secret.secretName="${name}" is not allowed because service account ${saName} does not reference that secret`;
+    if (!mountable.has(name))
+      return `volume with secret.secretName="${name}" is not allowed because service account ${saName} does not reference that secret`;
   }
   for (const c of containersOf(spec, 'initContainers')) {
     const why = secretRefsOfContainer(c, 'init container', saName, mountable);
@@ -129,7 +134,6 @@ function disallowedSecretReference(sa: KubeObject, spec: JsonObject): string | u
   }
   return undefined;
 }
-
 
 export function serviceAccountPlugin(deps: Pick<AdmissionDeps, 'resolver'>): AdmissionPlugin {
   async function lookup(attrs: AdmissionAttributes, name: string): Promise<KubeObject> {
@@ -156,7 +160,8 @@ export function serviceAccountPlugin(deps: Pick<AdmissionDeps, 'resolver'>): Adm
     if (referencesSecrets(spec)) throw forbidden(attrs, 'a mirror pod may not reference secrets');
     for (const v of asArray(spec.volumes)) {
       for (const src of asArray(asObject(asObject(v).projected).sources)) {
-        if (isObject(asObject(src).serviceAccountToken)) throw forbidden(attrs, 'a mirror pod may not use ServiceAccountToken volume projections');
+        if (isObject(asObject(src).serviceAccountToken))
+          throw forbidden(attrs, 'a mirror pod may not use ServiceAccountToken volume projections');
       }
     }
   }
@@ -216,4 +221,3 @@ export const serviceAccountFactory: AdmissionPluginFactory = {
   name: 'ServiceAccount',
   create: (deps) => serviceAccountPlugin(deps),
 };
-

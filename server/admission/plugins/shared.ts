@@ -23,14 +23,28 @@ export function groupResource(attrs: AdmissionAttributes): string {
 }
 
 /** every object of a resource (all namespaces, or one), read consistently */
-export async function listAll(resolver: ResourceResolver, group: string, version: string, resource: string, namespace = '', signal?: AbortSignal): Promise<KubeObject[]> {
+export async function listAll(
+  resolver: ResourceResolver,
+  group: string,
+  version: string,
+  resource: string,
+  namespace = '',
+  signal?: AbortSignal,
+): Promise<KubeObject[]> {
   const rest = resolver.lookup(group, version, resource);
   if (!rest) return [];
   const list = await rest.list(internalContext(fieldManager, namespace, signal), {});
   return list.items;
 }
 
-export async function getObject(resolver: ResourceResolver, group: string, version: string, resource: string, name: string, namespace = ''): Promise<KubeObject | undefined> {
+export async function getObject(
+  resolver: ResourceResolver,
+  group: string,
+  version: string,
+  resource: string,
+  name: string,
+  namespace = '',
+): Promise<KubeObject | undefined> {
   const rest = resolver.lookup(group, version, resource);
   if (!rest) return undefined;
   try {

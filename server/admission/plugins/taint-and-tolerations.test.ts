@@ -16,16 +16,50 @@ import { requestContext, testUser } from './test-helpers.js';
 
 function info(resource: string, kind: string): ResourceInfo {
   return {
-    group: '', version: 'v1', resource, singularName: kind.toLowerCase(), kind, listKind: `${kind}List`, namespaced: resource === 'pods',
-    verbs: [], shortNames: [], categories: [], subresources: [], storageVersion: 'v1', preferredVersion: 'v1', storageVersionHash: '', definition: '',
+    group: '',
+    version: 'v1',
+    resource,
+    singularName: kind.toLowerCase(),
+    kind,
+    listKind: `${kind}List`,
+    namespaced: resource === 'pods',
+    verbs: [],
+    shortNames: [],
+    categories: [],
+    subresources: [],
+    storageVersion: 'v1',
+    preferredVersion: 'v1',
+    storageVersionHash: '',
+    definition: '',
   };
 }
 
-function attrs(resource: string, kind: string, operation: AdmissionOperation, object: KubeObject, subresource?: string): AdmissionAttributes {
-  return { operation, resource: info(resource, kind), subresource, namespace: 'default', name: object.metadata.name ?? '', object, oldObject: null, dryRun: false, user: testUser };
+function attrs(
+  resource: string,
+  kind: string,
+  operation: AdmissionOperation,
+  object: KubeObject,
+  subresource?: string,
+): AdmissionAttributes {
+  return {
+    operation,
+    resource: info(resource, kind),
+    subresource,
+    namespace: 'default',
+    name: object.metadata.name ?? '',
+    object,
+    oldObject: null,
+    dryRun: false,
+    user: testUser,
+  };
 }
 
-const pod = (tolerations?: unknown[]): KubeObject => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [], ...(tolerations ? { tolerations } : {}) } });
+const pod = (tolerations?: unknown[]): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: 'p' },
+  spec: { containers: [], ...(tolerations ? { tolerations } : {}) },
+});
 const tolerationsOf = (o: KubeObject): unknown => (o.spec as Record<string, unknown>).tolerations;
 
 describe('DefaultTolerationSeconds', () => {
@@ -45,10 +79,16 @@ describe('DefaultTolerationSeconds', () => {
   it('keeps the pod own ones: a matching key, an empty key, an empty effect', async () => {
     const own = { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 10 };
     const one = await plugin.mutate!(attrs('pods', 'Pod', 'CREATE', pod([own])), requestContext());
-    assert.deepEqual(tolerationsOf(one), [own, { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }]);
+    assert.deepEqual(tolerationsOf(one), [
+      own,
+      { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
+    ]);
     const all = await plugin.mutate!(attrs('pods', 'Pod', 'CREATE', pod([{ operator: 'Exists' }])), requestContext());
     assert.deepEqual(tolerationsOf(all), [{ operator: 'Exists' }]);
-    const noSchedule = await plugin.mutate!(attrs('pods', 'Pod', 'CREATE', pod([{ key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoSchedule' }])), requestContext());
+    const noSchedule = await plugin.mutate!(
+      attrs('pods', 'Pod', 'CREATE', pod([{ key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoSchedule' }])),
+      requestContext(),
+    );
     assert.equal((tolerationsOf(noSchedule) as unknown[]).length, 3);
   });
 
@@ -62,21 +102,35 @@ describe('DefaultTolerationSeconds', () => {
     const deps = { flag: (n: string) => flags[n] } as unknown as AdmissionDeps;
     const p = await defaultTolerationSecondsFactory.create(deps, undefined);
     const got = await p.mutate!(attrs('pods', 'Pod', 'CREATE', pod()), requestContext());
-    assert.deepEqual((tolerationsOf(got) as Array<{ tolerationSeconds: number }>).map((t) => t.tolerationSeconds), [60, 120]);
+    assert.deepEqual(
+      (tolerationsOf(got) as Array<{ tolerationSeconds: number }>).map((t) => t.tolerationSeconds),
+      [60, 120],
+    );
     const defaults = await defaultTolerationSecondsFactory.create({} as AdmissionDeps, undefined);
     const got2 = await defaults.mutate!(attrs('pods', 'Pod', 'CREATE', pod()), requestContext());
-    assert.deepEqual((tolerationsOf(got2) as Array<{ tolerationSeconds: number }>).map((t) => t.tolerationSeconds), [300, 300]);
+    assert.deepEqual(
+      (tolerationsOf(got2) as Array<{ tolerationSeconds: number }>).map((t) => t.tolerationSeconds),
+      [300, 300],
+    );
   });
 });
 
 describe('TaintNodesByCondition', () => {
   const plugin = taintNodesByConditionPlugin();
-  const node = (taints?: unknown[]): KubeObject => ({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' }, ...(taints ? { spec: { taints } } : {}) });
+  const node = (taints?: unknown[]): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: 'n1' },
+    ...(taints ? { spec: { taints } } : {}),
+  });
 
   it('taints a new node not-ready:NoSchedule once', async () => {
     const got = await plugin.mutate!(attrs('nodes', 'Node', 'CREATE', node()), requestContext());
     assert.deepEqual(got.spec, { taints: [{ key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }] });
-    const already = await plugin.mutate!(attrs('nodes', 'Node', 'CREATE', node([{ key: 'node.kubernetes.io/not-ready', value: 'x', effect: 'NoSchedule' }])), requestContext());
+    const already = await plugin.mutate!(
+      attrs('nodes', 'Node', 'CREATE', node([{ key: 'node.kubernetes.io/not-ready', value: 'x', effect: 'NoSchedule' }])),
+      requestContext(),
+    );
     assert.deepEqual(already.spec, { taints: [{ key: 'node.kubernetes.io/not-ready', value: 'x', effect: 'NoSchedule' }] });
     assert.equal(plugin.handles!(attrs('nodes', 'Node', 'UPDATE', node())), false);
   });

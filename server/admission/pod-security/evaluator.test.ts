@@ -73,13 +73,25 @@ const cases: Case[] = [
   },
   {
     name: 'hostPath volume',
-    spec: { ...compliant(), volumes: [{ name: 'h', hostPath: { path: '/' } }, { name: 'e', emptyDir: {} }] },
+    spec: {
+      ...compliant(),
+      volumes: [
+        { name: 'h', hostPath: { path: '/' } },
+        { name: 'e', emptyDir: {} },
+      ],
+    },
     baseline: 'hostPath volumes (volume "h")',
     restricted: 'restricted volume types (volume "h" uses restricted volume type "hostPath")',
   },
   {
     name: 'restricted volume types',
-    spec: { ...compliant(), volumes: [{ name: 'n', nfs: { server: 'x', path: '/' } }, { name: 'g', gitRepo: { repository: 'r' } }] },
+    spec: {
+      ...compliant(),
+      volumes: [
+        { name: 'n', nfs: { server: 'x', path: '/' } },
+        { name: 'g', gitRepo: { repository: 'r' } },
+      ],
+    },
     baseline: '',
     restricted: 'restricted volume types (volumes "n", "g" use restricted volume types "gitRepo", "nfs")',
   },
@@ -233,7 +245,9 @@ describe('pod security versions', () => {
     const spec: PodSpec = {
       hostUsers: false,
       securityContext: { runAsUser: 0, seccompProfile: { type: 'RuntimeDefault' } },
-      containers: [{ name: 'c', securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, procMount: 'Unmasked' } }],
+      containers: [
+        { name: 'c', securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, procMount: 'Unmasked' } },
+      ],
     };
     assert.equal(forbiddenDetail(evaluatePod(lv('restricted'), {}, spec, { relaxForUserNamespaces: true })), '');
     assert.match(detail('restricted', spec), /runAsNonRoot != true.*runAsUser=0/);

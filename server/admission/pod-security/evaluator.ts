@@ -14,9 +14,7 @@ const ORDERED_BASELINE = [...BASELINE_CHECKS].sort(byId);
 const ORDERED_RESTRICTED = [...RESTRICTED_CHECKS].sort(byId);
 
 /** the newest policy version any rule changed at */
-export const MAX_MINOR = Math.max(
-  ...[...BASELINE_CHECKS, ...RESTRICTED_CHECKS].map((c) => c.versions[c.versions.length - 1].minMinor),
-);
+export const MAX_MINOR = Math.max(...[...BASELINE_CHECKS, ...RESTRICTED_CHECKS].map((c) => c.versions[c.versions.length - 1].minMinor));
 
 function ruleAt(check: Check, minor: number) {
   let found: Check['versions'][number] | undefined;

@@ -123,14 +123,21 @@ describe('PodSecurity plugin: pods', () => {
 
   it('warn and audit without enforce', async () => {
     const { run } = await setup([
-      ns('w', { 'pod-security.kubernetes.io/warn': 'baseline', 'pod-security.kubernetes.io/audit': 'restricted', 'pod-security.kubernetes.io/audit-version': 'v1.30' }),
+      ns('w', {
+        'pod-security.kubernetes.io/warn': 'baseline',
+        'pod-security.kubernetes.io/audit': 'restricted',
+        'pod-security.kubernetes.io/audit-version': 'v1.30',
+      }),
     ]);
     const r = await run(attrs('CREATE', PODS, 'w', pod('p', 'w', privilegedSpec)));
     assert.equal(r.error, undefined);
     assert.deepEqual(r.ctx.warnings, [
       'would violate PodSecurity "baseline:latest": privileged (container "c" must not set securityContext.privileged=true)',
     ]);
-    assert.match(r.ctx.auditAnnotations['pod-security.kubernetes.io/audit-violations'] ?? '', /^would violate PodSecurity "restricted:v1.30": privileged \(/);
+    assert.match(
+      r.ctx.auditAnnotations['pod-security.kubernetes.io/audit-violations'] ?? '',
+      /^would violate PodSecurity "restricted:v1.30": privileged \(/,
+    );
     assert.equal(r.ctx.auditAnnotations['pod-security.kubernetes.io/enforce-policy'], 'privileged:latest');
   });
 
@@ -150,7 +157,10 @@ describe('PodSecurity plugin: pods', () => {
   it('an added ephemeral container is evaluated', async () => {
     const { run } = await setup([ns('b', { 'pod-security.kubernetes.io/enforce': 'baseline' })]);
     const old = pod('x', 'b', plainSpec);
-    const withDebug = pod('x', 'b', { ...plainSpec, ephemeralContainers: [{ name: 'debug', image: 'busybox', securityContext: { privileged: true } }] });
+    const withDebug = pod('x', 'b', {
+      ...plainSpec,
+      ephemeralContainers: [{ name: 'debug', image: 'busybox', securityContext: { privileged: true } }],
+    });
     const r = await run(attrs('UPDATE', PODS, 'b', withDebug, old, 'alice', 'ephemeralcontainers'));
     assert.equal(
       r.error?.message,
@@ -179,7 +189,9 @@ describe('PodSecurity plugin: pods', () => {
 
 describe('PodSecurity plugin: workloads', () => {
   it('pod templates get warnings and audit annotations but are never refused', async () => {
-    const { run } = await setup([ns('r', { 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/warn': 'baseline' })]);
+    const { run } = await setup([
+      ns('r', { 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/warn': 'baseline' }),
+    ]);
     const deployment: KubeObject = {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
@@ -195,7 +207,11 @@ describe('PodSecurity plugin: workloads', () => {
       apiVersion: 'batch/v1',
       kind: 'CronJob',
       metadata: { name: 'cj', namespace: 'r' },
-      spec: { jobTemplate: { spec: { template: { spec: { containers: [{ name: 'c', securityContext: { capabilities: { add: ['SYS_ADMIN'] } } }] } } } } },
+      spec: {
+        jobTemplate: {
+          spec: { template: { spec: { containers: [{ name: 'c', securityContext: { capabilities: { add: ['SYS_ADMIN'] } } }] } } },
+        },
+      },
     };
     const cj = await run(attrs('CREATE', info('batch', 'cronjobs', 'CronJob'), 'r', cronjob));
     assert.match(cj.ctx.warnings[0] ?? '', /non-default capabilities \(container "c" must not include "SYS_ADMIN"/);
@@ -250,13 +266,23 @@ describe('PodSecurity plugin: namespaces', () => {
     ]);
     // relaxing the level at the same version does not dry-run
     const relaxed = await run(
-      attrs('UPDATE', NAMESPACES, 'x', ns('x', { 'pod-security.kubernetes.io/enforce': 'baseline' }), ns('x', { 'pod-security.kubernetes.io/enforce': 'restricted' })),
+      attrs(
+        'UPDATE',
+        NAMESPACES,
+        'x',
+        ns('x', { 'pod-security.kubernetes.io/enforce': 'baseline' }),
+        ns('x', { 'pod-security.kubernetes.io/enforce': 'restricted' }),
+      ),
     );
     assert.deepEqual(relaxed.ctx.warnings, []);
   });
 
   it('labelling an exempt namespace warns that the policy is ignored', async () => {
-    const config = { apiVersion: 'pod-security.admission.config.k8s.io/v1', kind: 'PodSecurityConfiguration', exemptions: { namespaces: ['ex'] } };
+    const config = {
+      apiVersion: 'pod-security.admission.config.k8s.io/v1',
+      kind: 'PodSecurityConfiguration',
+      exemptions: { namespaces: ['ex'] },
+    };
     const { run } = await setup([], [], config);
     const labelled = ns('ex', { 'pod-security.kubernetes.io/enforce': 'baseline', 'pod-security.kubernetes.io/warn': 'restricted' });
     // a create has no request namespace for kube to match against the exemptions

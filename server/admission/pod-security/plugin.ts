@@ -149,7 +149,11 @@ export class PodSecurityPlugin implements AdmissionPlugin {
   private exemptNamespaceWarning(ns: string, p: Policy, labels: Record<string, string>): string {
     if (fullyPrivileged(p)) return '';
     const d = this.defaults;
-    if (equivalentLevelVersion(p.enforce, d.enforce) && equivalentLevelVersion(p.audit, d.audit) && equivalentLevelVersion(p.warn, d.warn)) {
+    if (
+      equivalentLevelVersion(p.enforce, d.enforce) &&
+      equivalentLevelVersion(p.audit, d.audit) &&
+      equivalentLevelVersion(p.warn, d.warn)
+    ) {
       return '';
     }
     const parts: string[] = [];
@@ -317,7 +321,8 @@ export class PodSecurityPlugin implements AdmissionPlugin {
     }
     const audit = run(policy.audit);
     if (audit.length) {
-      annotations['audit-violations'] = `would violate PodSecurity ${JSON.stringify(levelVersionString(policy.audit))}: ${forbiddenDetail(audit)}`;
+      annotations['audit-violations'] =
+        `would violate PodSecurity ${JSON.stringify(levelVersionString(policy.audit))}: ${forbiddenDetail(audit)}`;
     }
     if (!outcome.error) {
       const warn = run(policy.warn);

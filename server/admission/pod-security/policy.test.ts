@@ -16,14 +16,21 @@ describe('policyToEvaluate', () => {
   });
 
   it('enforce raises warn when warn is not set', () => {
-    const r = policyToEvaluate({ 'pod-security.kubernetes.io/enforce': 'baseline', 'pod-security.kubernetes.io/enforce-version': 'v1.24' }, privileged);
+    const r = policyToEvaluate(
+      { 'pod-security.kubernetes.io/enforce': 'baseline', 'pod-security.kubernetes.io/enforce-version': 'v1.24' },
+      privileged,
+    );
     assert.equal(show(r.policy), 'baseline:v1.24 privileged:latest baseline:v1.24');
     assert.deepEqual(r.errors, []);
   });
 
   it('bad values: enforce fails closed, audit and warn open, with field errors', () => {
     const r = policyToEvaluate(
-      { 'pod-security.kubernetes.io/enforce': 'strict', 'pod-security.kubernetes.io/audit': 'x', 'pod-security.kubernetes.io/warn-version': '1.2' },
+      {
+        'pod-security.kubernetes.io/enforce': 'strict',
+        'pod-security.kubernetes.io/audit': 'x',
+        'pod-security.kubernetes.io/warn-version': '1.2',
+      },
       privileged,
     );
     assert.equal(show(r.policy), 'restricted:latest privileged:latest privileged:latest');
@@ -55,7 +62,12 @@ describe('PodSecurityConfiguration', () => {
 
   it('invalid configurations are start-up errors', () => {
     assert.throws(
-      () => loadPodSecurityConfig({ apiVersion: 'pod-security.admission.config.k8s.io/v1', kind: 'PodSecurityConfiguration', defaults: { enforce: 'x' } }),
+      () =>
+        loadPodSecurityConfig({
+          apiVersion: 'pod-security.admission.config.k8s.io/v1',
+          kind: 'PodSecurityConfiguration',
+          defaults: { enforce: 'x' },
+        }),
       /PodSecurity invalid: defaults.enforce: Invalid value: "x": must be one of privileged, baseline, restricted/,
     );
     assert.throws(

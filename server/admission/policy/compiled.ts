@@ -31,7 +31,10 @@ export function compilePolicy(policy: PolicyObject): CompiledPolicy {
     resourceVersion: policy.metadata.resourceVersion ?? '',
     spec,
     failurePolicy: spec.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail',
-    matchConditions: (spec.matchConditions ?? []).map((m) => ({ name: m.name, program: compile(m.expression, 'bool', 'stored', 'validating', types) })),
+    matchConditions: (spec.matchConditions ?? []).map((m) => ({
+      name: m.name,
+      program: compile(m.expression, 'bool', 'stored', 'validating', types),
+    })),
     variables: variables.programs,
     validations: (spec.validations ?? []).map((v) => ({
       program: compile(v.expression, 'bool', 'stored', 'validating', types),

@@ -68,7 +68,11 @@ export const VALIDATION_FAILURE_ANNOTATION = 'validation.policy.admission.k8s.io
 
 const paramKindString = (k: ParamKind) => `&ParamKind{APIVersion:${k.apiVersion ?? ''},Kind:${k.kind ?? ''},}`;
 
-export async function dispatch(hooks: readonly PolicyHook[], attrs: AdmissionAttributes, base: DispatchEnvironment): Promise<DispatchResult> {
+export async function dispatch(
+  hooks: readonly PolicyHook[],
+  attrs: AdmissionAttributes,
+  base: DispatchEnvironment,
+): Promise<DispatchResult> {
   const env = memoizeNamespaces(base);
   const denials: Denial[] = [];
   const failures: ValidationFailureValue[] = [];
@@ -125,16 +129,30 @@ export async function dispatch(hooks: readonly PolicyHook[], attrs: AdmissionAtt
       const actions = spec.validationActions ?? [];
 
       for (const param of params) {
-        const act = activation({ object: attrs.object, oldObject: attrs.oldObject, request, params: withTypeMeta(param, policy.spec.paramKind ?? undefined), namespaceObject, authorizer });
+        const act = activation({
+          object: attrs.object,
+          oldObject: attrs.oldObject,
+          request,
+          params: withTypeMeta(param, policy.spec.paramKind ?? undefined),
+          namespaceObject,
+          authorizer,
+        });
         bindVariables(act, policy.variables);
         const result = await validate(policy, act);
         for (const d of result.decisions) {
           if (d.action !== 'deny') continue;
           for (const action of actions) {
             if (action === 'Deny') denials.push({ policy: policy.name, binding: bindingName, message: d.message, reason: d.reason });
-            else if (action === 'Warn') warnings.push(`Validation failed for ValidatingAdmissionPolicy '${policy.name}' with binding '${bindingName}': ${d.message}`);
+            else if (action === 'Warn')
+              warnings.push(`Validation failed for ValidatingAdmissionPolicy '${policy.name}' with binding '${bindingName}': ${d.message}`);
             else if (action === 'Audit') {
-              failures.push({ message: d.message, policy: spec.policyName ?? policy.name, binding: bindingName, expressionIndex: d.index, validationActions: actions });
+              failures.push({
+                message: d.message,
+                policy: spec.policyName ?? policy.name,
+                binding: bindingName,
+                expressionIndex: d.index,
+                validationActions: actions,
+              });
             }
           }
         }
@@ -250,7 +268,10 @@ async function validate(policy: CompiledPolicy, act: Activation): Promise<{ deci
     }
     if (r.value === null) continue;
     if (typeof r.value !== 'string') {
-      annotations.push({ key: a.key, error: `valueExpression '${a.valueExpression}' resulted in unsupported return type: ${typeof r.value}. Return type must be either string or null.` });
+      annotations.push({
+        key: a.key,
+        error: `valueExpression '${a.valueExpression}' resulted in unsupported return type: ${typeof r.value}. Return type must be either string or null.`,
+      });
       continue;
     }
     const value = r.value.trim();
@@ -259,7 +280,12 @@ async function validate(policy: CompiledPolicy, act: Activation): Promise<{ deci
   return { decisions, annotations };
 }
 
-export async function collectParams(kind: ParamKind | undefined, ref: ParamRef | undefined, requestNamespace: string, env: DispatchEnvironment): Promise<(KubeObject | null)[]> {
+export async function collectParams(
+  kind: ParamKind | undefined,
+  ref: ParamRef | undefined,
+  requestNamespace: string,
+  env: DispatchEnvironment,
+): Promise<(KubeObject | null)[]> {
   if (!kind || !ref) return [null];
   const resource = env.paramResource(kind);
   if (!resource) throw new Error(`paramKind kind \`${paramKindString(kind)}\` not known`);
@@ -308,7 +334,11 @@ function optionsFor(op: AdmissionAttributes['operation']): Record<string, unknow
 }
 
 /** admission.k8s.io/v1 AdmissionRequest as CEL's `request` */
-export function admissionRequest(attrs: AdmissionAttributes, resource: GroupVersionResource, kind: GroupVersionKind): Record<string, unknown> {
+export function admissionRequest(
+  attrs: AdmissionAttributes,
+  resource: GroupVersionResource,
+  kind: GroupVersionKind,
+): Record<string, unknown> {
   const own = attrs.resource;
   const ownKind = attrs.subresource ? own.subresources.find((s) => s.name === attrs.subresource)?.kind : undefined;
   const userInfo: Record<string, unknown> = { username: attrs.user.username, groups: attrs.user.groups };

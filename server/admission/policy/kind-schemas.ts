@@ -55,7 +55,10 @@ function toCelSchema(registry: SchemaRegistry, node: SchemaNode, visiting: Set<s
   }
   if (node.items) out.items = toCelSchema(registry, node.items, visiting);
   if (node.additionalProperties !== undefined) {
-    out.additionalProperties = typeof node.additionalProperties === 'boolean' ? node.additionalProperties : toCelSchema(registry, node.additionalProperties, visiting);
+    out.additionalProperties =
+      typeof node.additionalProperties === 'boolean'
+        ? node.additionalProperties
+        : toCelSchema(registry, node.additionalProperties, visiting);
   }
   return out;
 }
@@ -68,7 +71,9 @@ const OBJECT_META = 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta';
 /** the schema of a custom resource kind from the CRDs (stored objects), or undefined */
 export function customResourceSchema(crds: readonly KubeObject[], gvk: GroupVersionKind): CelSchema | undefined {
   for (const crd of crds) {
-    const spec = crd['spec'] as { group?: string; names?: { kind?: string }; versions?: { name?: string; schema?: { openAPIV3Schema?: CelSchema } }[] } | undefined;
+    const spec = crd['spec'] as
+      | { group?: string; names?: { kind?: string }; versions?: { name?: string; schema?: { openAPIV3Schema?: CelSchema } }[] }
+      | undefined;
     if (spec?.group !== gvk.group || spec.names?.kind !== gvk.kind) continue;
     return spec.versions?.find((v) => v.name === gvk.version)?.schema?.openAPIV3Schema;
   }
@@ -90,7 +95,10 @@ export function servedKindSchemas(resolver: ResourceResolver, custom?: CustomRes
       const crd = custom?.(gvk);
       if (crd) {
         objectMeta ??= toCelSchema(registry, { ref: OBJECT_META }, new Set());
-        return { ...crd, properties: { ...(crd.properties ?? {}), apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: objectMeta } };
+        return {
+          ...crd,
+          properties: { ...(crd.properties ?? {}), apiVersion: { type: 'string' }, kind: { type: 'string' }, metadata: objectMeta },
+        };
       }
       const key = `${gvk.group}/${gvk.version}/${gvk.kind}`;
       if (!cache.has(key)) {

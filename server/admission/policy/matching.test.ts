@@ -7,10 +7,21 @@ import { MatchConfigError, matchesResources, type MatchEnvironment } from './mat
 
 function info(group: string, version: string, resource: string, kind: string, namespaced = true): ResourceInfo {
   return {
-    group, version, resource, kind, namespaced,
-    singularName: kind.toLowerCase(), listKind: `${kind}List`, verbs: [], shortNames: [], categories: [],
+    group,
+    version,
+    resource,
+    kind,
+    namespaced,
+    singularName: kind.toLowerCase(),
+    listKind: `${kind}List`,
+    verbs: [],
+    shortNames: [],
+    categories: [],
     subresources: [{ name: 'scale', kind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: [] }],
-    storageVersion: version, preferredVersion: version, storageVersionHash: '', definition: '',
+    storageVersion: version,
+    preferredVersion: version,
+    storageVersionHash: '',
+    definition: '',
   };
 }
 
@@ -27,14 +38,35 @@ const env: MatchEnvironment = {
 };
 
 function attrs(resource: ResourceInfo, over: Partial<AdmissionAttributes> = {}): AdmissionAttributes {
-  const obj: KubeObject = { apiVersion: 'x', kind: resource.kind, metadata: { name: 'n', namespace: resource.namespaced ? 'prod' : undefined, labels: { app: 'a' } } };
-  return { operation: 'CREATE', resource, namespace: resource.namespaced ? 'prod' : '', name: 'n', object: obj, oldObject: null, dryRun: false, user: { username: 'u', groups: [] }, ...over };
+  const obj: KubeObject = {
+    apiVersion: 'x',
+    kind: resource.kind,
+    metadata: { name: 'n', namespace: resource.namespaced ? 'prod' : undefined, labels: { app: 'a' } },
+  };
+  return {
+    operation: 'CREATE',
+    resource,
+    namespace: resource.namespaced ? 'prod' : '',
+    name: 'n',
+    object: obj,
+    oldObject: null,
+    dryRun: false,
+    user: { username: 'u', groups: [] },
+    ...over,
+  };
 }
 
-const rule = (o: Record<string, unknown> = {}) => ({ operations: ['CREATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments'], ...o });
+const rule = (o: Record<string, unknown> = {}) => ({
+  operations: ['CREATE'],
+  apiGroups: ['apps'],
+  apiVersions: ['v1'],
+  resources: ['deployments'],
+  ...o,
+});
 
 test('resource rules: operations, groups, versions, resources, names, wildcards and subresources', async () => {
-  const m = (criteria: Parameters<typeof matchesResources>[0], a = attrs(deployments)) => matchesResources(criteria, a, env, { required: true }).then((r) => r.matches);
+  const m = (criteria: Parameters<typeof matchesResources>[0], a = attrs(deployments)) =>
+    matchesResources(criteria, a, env, { required: true }).then((r) => r.matches);
   assert.equal(await m({ resourceRules: [rule()] }), true);
   assert.equal(await m({ resourceRules: [rule({ operations: ['UPDATE'] })] }), false);
   assert.equal(await m({ resourceRules: [rule({ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'] })] }), true);
@@ -54,7 +86,9 @@ test('resource rules: operations, groups, versions, resources, names, wildcards 
 
 test('matchPolicy Equivalent matches another version of the resource; Exact does not', async () => {
   const a = attrs(hpaV2);
-  const c = { resourceRules: [{ operations: ['CREATE'], apiGroups: ['autoscaling'], apiVersions: ['v1'], resources: ['horizontalpodautoscalers'] }] };
+  const c = {
+    resourceRules: [{ operations: ['CREATE'], apiGroups: ['autoscaling'], apiVersions: ['v1'], resources: ['horizontalpodautoscalers'] }],
+  };
   const eq = await matchesResources({ ...c, matchPolicy: 'Equivalent' }, a, env, { required: true });
   assert.equal(eq.matches, true);
   assert.deepEqual(eq.resource, { group: 'autoscaling', version: 'v1', resource: 'horizontalpodautoscalers' });
@@ -79,8 +113,15 @@ test('objectSelector: the object or the old object; missing constraints are an e
   assert.equal((await matchesResources(sel, attrs(deployments), env, { required: true })).matches, true);
   const unlabelled = attrs(deployments, { object: { apiVersion: 'x', kind: 'Deployment', metadata: { name: 'n' } } });
   assert.equal((await matchesResources(sel, unlabelled, env, { required: true })).matches, false);
-  const del = attrs(deployments, { operation: 'DELETE', object: null, oldObject: { apiVersion: 'x', kind: 'Deployment', metadata: { name: 'n', labels: { app: 'a' } } } });
+  const del = attrs(deployments, {
+    operation: 'DELETE',
+    object: null,
+    oldObject: { apiVersion: 'x', kind: 'Deployment', metadata: { name: 'n', labels: { app: 'a' } } },
+  });
   assert.equal((await matchesResources(sel, del, env, { required: true })).matches, true);
-  await assert.rejects(matchesResources(undefined, attrs(deployments), env, { required: true }), /policy contained no match constraints, a required field/);
+  await assert.rejects(
+    matchesResources(undefined, attrs(deployments), env, { required: true }),
+    /policy contained no match constraints, a required field/,
+  );
   assert.equal((await matchesResources(undefined, attrs(deployments), env, { required: false })).matches, true);
 });

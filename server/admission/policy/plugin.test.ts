@@ -16,7 +16,10 @@ before(async () => {
   h = await startRegistry();
   plugin = createValidatingAdmissionPolicyPlugin({ resolver: h.registry, signal: abort.signal, featureGates: {}, log: () => {} });
   await plugin.synced;
-  for (const [name, labels] of [['prod', { env: 'prod' }], ['dev', { env: 'dev' }]] as const) {
+  for (const [name, labels] of [
+    ['prod', { env: 'prod' }],
+    ['dev', { env: 'dev' }],
+  ] as const) {
     await h.rest('', 'v1', 'namespaces').create(ctx(), { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } });
   }
 });
@@ -34,11 +37,19 @@ function deployment(namespace: string, name: string, replicas: number, labels: R
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name, namespace, labels },
-    spec: { replicas, selector: { matchLabels: { app: 'x' } }, template: { metadata: { labels: { app: 'x' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: 'x' } },
+      template: { metadata: { labels: { app: 'x' } }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+    },
   };
 }
 
-function attrsFor(obj: KubeObject, operation: AdmissionAttributes['operation'] = 'CREATE', oldObject: KubeObject | null = null): AdmissionAttributes {
+function attrsFor(
+  obj: KubeObject,
+  operation: AdmissionAttributes['operation'] = 'CREATE',
+  oldObject: KubeObject | null = null,
+): AdmissionAttributes {
   return {
     operation,
     resource: h.rest('apps', 'v1', 'deployments').info,
@@ -51,7 +62,10 @@ function attrsFor(obj: KubeObject, operation: AdmissionAttributes['operation'] =
   };
 }
 
-async function admit(obj: KubeObject, operation: AdmissionAttributes['operation'] = 'CREATE'): Promise<{ err?: StatusError; rc: AdmissionRequestContext }> {
+async function admit(
+  obj: KubeObject,
+  operation: AdmissionAttributes['operation'] = 'CREATE',
+): Promise<{ err?: StatusError; rc: AdmissionRequestContext }> {
   const rc: AdmissionRequestContext = { warnings: [], auditAnnotations: {} };
   try {
     await plugin.validate!(attrsFor(obj, operation, operation === 'CREATE' ? null : obj), rc);
@@ -83,8 +97,12 @@ async function deleteBinding(name: string) {
   await bindings().delete(ctx(), name, {});
 }
 
-test('Deny: the first failing validation is kube\'s error; deleting the binding lifts it', async () => {
-  await createPolicy('max-replicas', { failurePolicy: 'Fail', matchConstraints: { resourceRules: [replicasRule] }, validations: [{ expression: 'object.spec.replicas <= 5' }] });
+test("Deny: the first failing validation is kube's error; deleting the binding lifts it", async () => {
+  await createPolicy('max-replicas', {
+    failurePolicy: 'Fail',
+    matchConstraints: { resourceRules: [replicasRule] },
+    validations: [{ expression: 'object.spec.replicas <= 5' }],
+  });
   await createBinding('max-replicas-deny', { policyName: 'max-replicas', validationActions: ['Deny'] });
   await eventually(async () => (await admit(deployment('prod', 'web', 6))).err !== undefined);
   const { err } = await admit(deployment('prod', 'web', 6));
@@ -98,7 +116,11 @@ test('Deny: the first failing validation is kube\'s error; deleting the binding 
     name: 'web',
     group: 'apps',
     kind: 'deployments',
-    causes: [{ message: `ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-deny' denied request: failed expression: object.spec.replicas <= 5` }],
+    causes: [
+      {
+        message: `ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-deny' denied request: failed expression: object.spec.replicas <= 5`,
+      },
+    ],
   });
   assert.equal((await admit(deployment('prod', 'web', 5))).err, undefined);
   // a DELETE is not in the rule's operations
@@ -117,17 +139,27 @@ test('Warn and Audit: the request passes with a warning and the validation_failu
   await eventually(async () => (await admit(deployment('dev', 'a', 3))).rc.warnings.length > 0);
   const { err, rc } = await admit(deployment('dev', 'a', 3));
   assert.equal(err, undefined);
-  assert.deepEqual(rc.warnings, [`Validation failed for ValidatingAdmissionPolicy 'warn-replicas' with binding 'warn-replicas': replicas 3 > 2`]);
+  assert.deepEqual(rc.warnings, [
+    `Validation failed for ValidatingAdmissionPolicy 'warn-replicas' with binding 'warn-replicas': replicas 3 > 2`,
+  ]);
   assert.equal(rc.auditAnnotations['warn-replicas/replicas'], '3');
   assert.deepEqual(JSON.parse(rc.auditAnnotations['validation.policy.admission.k8s.io/validation_failure']!), [
-    { message: 'replicas 3 > 2', policy: 'warn-replicas', binding: 'warn-replicas', expressionIndex: 0, validationActions: ['Warn', 'Audit'] },
+    {
+      message: 'replicas 3 > 2',
+      policy: 'warn-replicas',
+      binding: 'warn-replicas',
+      expressionIndex: 0,
+      validationActions: ['Warn', 'Audit'],
+    },
   ]);
   await deleteBinding('warn-replicas');
   await eventually(async () => (await admit(deployment('dev', 'a', 3))).rc.warnings.length === 0);
 });
 
 test('params: a ConfigMap sets the limit; a missing one follows parameterNotFoundAction', async () => {
-  await h.rest('', 'v1', 'configmaps').create(ctx('prod'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'limits', namespace: 'prod' }, data: { max: '3' } });
+  await h
+    .rest('', 'v1', 'configmaps')
+    .create(ctx('prod'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'limits', namespace: 'prod' }, data: { max: '3' } });
   await createPolicy('param-replicas', {
     paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
     matchConstraints: { resourceRules: [replicasRule] },
@@ -154,7 +186,10 @@ test('params: a ConfigMap sets the limit; a missing one follows parameterNotFoun
   // no param and Deny: a configuration error under failurePolicy Fail
   await h.rest('', 'v1', 'configmaps').delete(ctx('prod'), 'limits', {});
   const missing = await admit(deployment('prod', 'p', 1));
-  assert.match(missing.err!.message, /denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction$/);
+  assert.match(
+    missing.err!.message,
+    /denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction$/,
+  );
   await deleteBinding('param-replicas');
 });
 
@@ -181,21 +216,40 @@ test('matchConditions, objectSelector, excludeResourceRules and failurePolicy Ig
 });
 
 test('failurePolicy Fail turns an evaluation error into a denial', async () => {
-  await createPolicy('broken', { matchConstraints: { resourceRules: [replicasRule] }, validations: [{ expression: 'object.spec.nothere == 1' }] });
+  await createPolicy('broken', {
+    matchConstraints: { resourceRules: [replicasRule] },
+    validations: [{ expression: 'object.spec.nothere == 1' }],
+  });
   await createBinding('broken', { policyName: 'broken', validationActions: ['Deny'] });
   await eventually(async () => (await admit(deployment('dev', 'b', 1))).err !== undefined);
   const { err } = await admit(deployment('dev', 'b', 1));
   assert.equal(err!.code, 422);
-  assert.match(err!.message, /ValidatingAdmissionPolicy 'broken' with binding 'broken' denied request: expression 'object.spec.nothere == 1' resulted in error: /);
+  assert.match(
+    err!.message,
+    /ValidatingAdmissionPolicy 'broken' with binding 'broken' denied request: expression 'object.spec.nothere == 1' resulted in error: /,
+  );
   await deleteBinding('broken');
 });
 
 test('every policy gets status.observedGeneration and its typeChecking, renewed with each generation', async () => {
   await createPolicy('status-policy', { matchConstraints: { resourceRules: [replicasRule] }, validations: [{ expression: 'true' }] });
-  await eventually(async () => ((await policies().get(ctx(), 'status-policy', {}))['status'] as { observedGeneration?: number } | undefined)?.observedGeneration === 1);
+  await eventually(
+    async () =>
+      ((await policies().get(ctx(), 'status-policy', {}))['status'] as { observedGeneration?: number } | undefined)?.observedGeneration ===
+      1,
+  );
   assert.deepEqual((await policies().get(ctx(), 'status-policy', {}))['status'], { observedGeneration: 1, typeChecking: {} });
-  await policies().update(ctx(), 'status-policy', (cur) => ({ ...cur!, spec: { ...(cur!['spec'] as object), validations: [{ expression: 'object.spec.nosuch' }] } }), { allowCreate: false });
-  await eventually(async () => ((await policies().get(ctx(), 'status-policy', {}))['status'] as { observedGeneration?: number } | undefined)?.observedGeneration === 2);
+  await policies().update(
+    ctx(),
+    'status-policy',
+    (cur) => ({ ...cur!, spec: { ...(cur!['spec'] as object), validations: [{ expression: 'object.spec.nosuch' }] } }),
+    { allowCreate: false },
+  );
+  await eventually(
+    async () =>
+      ((await policies().get(ctx(), 'status-policy', {}))['status'] as { observedGeneration?: number } | undefined)?.observedGeneration ===
+      2,
+  );
   assert.deepEqual(((await policies().get(ctx(), 'status-policy', {}))['status'] as { typeChecking?: unknown }).typeChecking, {
     expressionWarnings: [
       {
@@ -204,7 +258,16 @@ test('every policy gets status.observedGeneration and its typeChecking, renewed 
       },
     ],
   });
-  await policies().update(ctx(), 'status-policy', (cur) => ({ ...cur!, spec: { ...(cur!['spec'] as object), validations: [{ expression: 'object.spec.replicas > 0' }] } }), { allowCreate: false });
-  await eventually(async () => ((await policies().get(ctx(), 'status-policy', {}))['status'] as { observedGeneration?: number } | undefined)?.observedGeneration === 3);
+  await policies().update(
+    ctx(),
+    'status-policy',
+    (cur) => ({ ...cur!, spec: { ...(cur!['spec'] as object), validations: [{ expression: 'object.spec.replicas > 0' }] } }),
+    { allowCreate: false },
+  );
+  await eventually(
+    async () =>
+      ((await policies().get(ctx(), 'status-policy', {}))['status'] as { observedGeneration?: number } | undefined)?.observedGeneration ===
+      3,
+  );
   assert.deepEqual(((await policies().get(ctx(), 'status-policy', {}))['status'] as { typeChecking?: unknown }).typeChecking, {});
 });

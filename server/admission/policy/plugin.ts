@@ -104,7 +104,11 @@ export async function waitForInformers(informers: readonly Informer[], attrs: Ad
     const group = attrs.resource.group;
     const qualified = group ? `${attrs.resource.resource}.${group}` : attrs.resource.resource;
     const name = attrs.name || 'Unknown';
-    throw new StatusError(403, 'Forbidden', `${qualified} "${name}" is forbidden: not yet ready to handle request`, { name, group, kind: attrs.resource.resource });
+    throw new StatusError(403, 'Forbidden', `${qualified} "${name}" is forbidden: not yet ready to handle request`, {
+      name,
+      group,
+      kind: attrs.resource.resource,
+    });
   }
 }
 

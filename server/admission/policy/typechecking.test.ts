@@ -27,14 +27,20 @@ test('the kinds to check: named by the rules, wildcards and subresources skipped
       ],
     },
   };
-  assert.deepEqual(kindsToCheck(spec, kinds).map((k) => k.kind), ['ConfigMap', 'Pod', 'Deployment']);
+  assert.deepEqual(
+    kindsToCheck(spec, kinds).map((k) => k.kind),
+    ['ConfigMap', 'Pod', 'Deployment'],
+  );
   assert.deepEqual(kindsToCheck({}, kinds), []);
 });
 
 test('a missing field is a warning per kind, with the kind as Go prints it and cel-go issue text', () => {
   const warnings = check({
     matchConstraints: { resourceRules: [deployments, configmaps] },
-    validations: [{ expression: 'object.spec.replicas > 1', messageExpression: "'n: ' + object.metadata.nosuch" }, { expression: "object.metadata.name != ''" }],
+    validations: [
+      { expression: 'object.spec.replicas > 1', messageExpression: "'n: ' + object.metadata.nosuch" },
+      { expression: "object.metadata.name != ''" },
+    ],
   });
   assert.deepEqual(warnings, [
     {
@@ -60,7 +66,9 @@ test('params from paramKind, request, namespaceObject, authorizer and variables 
     ],
     validations: [
       { expression: "variables.replicas <= int(params.data['max']) && variables.names.all(n, n != '')" },
-      { expression: "request.userInfo.groups.exists(g, g == 'x') && request.namespace != '' && namespaceObject.metadata.labels['a'] == 'b'" },
+      {
+        expression: "request.userInfo.groups.exists(g, g == 'x') && request.namespace != '' && namespaceObject.metadata.labels['a'] == 'b'",
+      },
       { expression: "authorizer.group('apps').resource('deployments').check('get').allowed()" },
       { expression: "variables.replicas == 'x'" },
       { expression: 'params.spec' },
@@ -70,7 +78,10 @@ test('params from paramKind, request, namespaceObject, authorizer and variables 
   assert.deepEqual(
     check(spec).map((w) => [w.fieldRef, w.warning.split('\n')[0]]),
     [
-      ['spec.validations[3].expression', "apps/v1, Kind=Deployment: ERROR: <input>:1:20: found no matching overload for '_==_' applied to '(int, string)'"],
+      [
+        'spec.validations[3].expression',
+        "apps/v1, Kind=Deployment: ERROR: <input>:1:20: found no matching overload for '_==_' applied to '(int, string)'",
+      ],
       ['spec.validations[4].expression', "apps/v1, Kind=Deployment: ERROR: <input>:1:7: undefined field 'spec'"],
       ['spec.validations[5].expression', "apps/v1, Kind=Deployment: ERROR: <input>:1:8: undefined field 'nosuch'"],
     ],
@@ -88,17 +99,27 @@ test('a variable of an object type is dyn, as kube declares it; a list keeps its
   };
   assert.deepEqual(
     check(spec).map((w) => [w.fieldRef, w.warning.split('\n')[0]]),
-    [['spec.validations[1].expression', "apps/v1, Kind=Deployment: ERROR: <input>:1:20: found no matching overload for '_==_' applied to '(string, int)'"]],
+    [
+      [
+        'spec.validations[1].expression',
+        "apps/v1, Kind=Deployment: ERROR: <input>:1:20: found no matching overload for '_==_' applied to '(string, int)'",
+      ],
+    ],
   );
 });
 
 test('without paramKind there is no params; a kind without a schema is not checked', () => {
   assert.deepEqual(
-    check({ matchConstraints: { resourceRules: [deployments] }, validations: [{ expression: 'params.x' }] }).map((w) => w.warning.split('\n')[0]),
+    check({ matchConstraints: { resourceRules: [deployments] }, validations: [{ expression: 'params.x' }] }).map(
+      (w) => w.warning.split('\n')[0],
+    ),
     ["apps/v1, Kind=Deployment: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')"],
   );
   const unknown: KindSchemas = { kindFor: () => ({ group: 'example.com', version: 'v1', kind: 'Widget' }), schemaFor: () => undefined };
-  assert.deepEqual(typeCheckPolicy({ matchConstraints: { resourceRules: [deployments] }, validations: [{ expression: 'object.nosuch' }] }, unknown), []);
+  assert.deepEqual(
+    typeCheckPolicy({ matchConstraints: { resourceRules: [deployments] }, validations: [{ expression: 'object.nosuch' }] }, unknown),
+    [],
+  );
 });
 
 test('custom resources are checked against their CRD version schema, with the full ObjectMeta', () => {
@@ -109,7 +130,14 @@ test('custom resources are checked against their CRD version schema, with the fu
     spec: {
       group: 'example.com',
       names: { kind: 'Widget' },
-      versions: [{ name: 'v1', schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } } }],
+      versions: [
+        {
+          name: 'v1',
+          schema: {
+            openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } },
+          },
+        },
+      ],
     },
   };
   const widgets: KindSchemas = servedKindSchemas(
@@ -117,7 +145,9 @@ test('custom resources are checked against their CRD version schema, with the fu
     (gvk) => customResourceSchema([crd], gvk),
   );
   const spec: PolicySpec = {
-    matchConstraints: { resourceRules: [{ apiGroups: ['example.com'], apiVersions: ['v1'], resources: ['widgets'], operations: ['CREATE'] }] },
+    matchConstraints: {
+      resourceRules: [{ apiGroups: ['example.com'], apiVersions: ['v1'], resources: ['widgets'], operations: ['CREATE'] }],
+    },
     validations: [{ expression: "object.spec.size < 10 && object.metadata.labels['a'] == 'b'" }, { expression: 'object.spec.colour' }],
   };
   assert.deepEqual(

@@ -77,7 +77,10 @@ const NAMESPACE: CelSchema = {
     status: {
       type: 'object',
       properties: {
-        conditions: { type: 'array', items: { type: 'object', properties: { status: str, type: str, lastTransitionTime: timestamp, message: str, reason: str } } },
+        conditions: {
+          type: 'array',
+          items: { type: 'object', properties: { status: str, type: str, lastTransitionTime: timestamp, message: str, reason: str } },
+        },
         phase: str,
       },
     },
@@ -191,7 +194,9 @@ export function typeCheckPolicy(spec: PolicySpec, kinds: KindSchemas): Expressio
     params = gv && spec.paramKind.kind ? kinds.schemaFor({ ...gv, kind: spec.paramKind.kind }) : undefined;
   }
   const envs = checked.map((k) => ({ kind: k.kind, env: kindEnvironment(k.schema, params, spec) }));
-  const paramKind = spec.paramKind?.kind ? { ...(parseGroupVersion(spec.paramKind.apiVersion) ?? { group: '', version: '' }), kind: spec.paramKind.kind } : undefined;
+  const paramKind = spec.paramKind?.kind
+    ? { ...(parseGroupVersion(spec.paramKind.apiVersion) ?? { group: '', version: '' }), kind: spec.paramKind.kind }
+    : undefined;
   const check = (expression: string): string | undefined => {
     const results = envs.flatMap(({ kind, env }) => {
       const issue = issueOf(env, expression);

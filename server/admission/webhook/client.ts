@@ -25,7 +25,12 @@ export interface CallTarget {
 }
 
 /** where a webhook is reached; throws WebhookCallError when a service has no endpoint */
-export async function resolveTarget(webhookName: string, cfg: WebhookClientConfig, resolver: ResourceResolver, credentialsFor: CredentialResolver = anonymous): Promise<CallTarget> {
+export async function resolveTarget(
+  webhookName: string,
+  cfg: WebhookClientConfig,
+  resolver: ResourceResolver,
+  credentialsFor: CredentialResolver = anonymous,
+): Promise<CallTarget> {
   const ca = cfg.caBundle ? Buffer.from(cfg.caBundle, 'base64').toString('utf8') : undefined;
   if (cfg.url) {
     let url: URL;
@@ -71,8 +76,15 @@ function backendPort(ports: NamedPort[], portName: string): NamedPort | undefine
   return ports.find((x) => (x.name ?? '') === portName) ?? (ports.length === 1 ? ports[0] : undefined);
 }
 
-async function serviceAddress(webhookName: string, namespace: string, name: string, port: number, resolver: ResourceResolver): Promise<string> {
-  const noEndpoints = () => new WebhookCallError(webhookName, `failed to call webhook: service "${namespace}/${name}" has no ready endpoint for port ${port}`);
+async function serviceAddress(
+  webhookName: string,
+  namespace: string,
+  name: string,
+  port: number,
+  resolver: ResourceResolver,
+): Promise<string> {
+  const noEndpoints = () =>
+    new WebhookCallError(webhookName, `failed to call webhook: service "${namespace}/${name}" has no ready endpoint for port ${port}`);
   const ctx = internalContext('kube-apiserver', namespace);
   let service: ServiceShape;
   try {
@@ -131,7 +143,13 @@ function describe(err: NodeJS.ErrnoException, url: URL): string {
  * POSTs `body` (JSON) and returns the parsed JSON answer. `timeoutMs` bounds the whole call;
  * `signal` (the client's request) cuts it as well.
  */
-export function postReview(webhookName: string, target: CallTarget, body: unknown, timeoutMs: number, signal?: AbortSignal): Promise<unknown> {
+export function postReview(
+  webhookName: string,
+  target: CallTarget,
+  body: unknown,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<unknown> {
   const url = new URL(target.url);
   // tell the webhook how long it has, as kube does (rounded up to whole seconds)
   url.searchParams.set('timeout', `${Math.ceil(timeoutMs / 1000)}s`);

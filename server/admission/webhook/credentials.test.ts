@@ -30,11 +30,18 @@ test('users by host:port, host, wildcard and *; tokens from a file relative to t
         '  user: {username: u, password: p}',
       ].join('\n'),
     );
-    const creds = credentialResolverFrom({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'WebhookAdmissionConfiguration', kubeConfigFile: kubeconfig });
+    const creds = credentialResolverFrom({
+      apiVersion: 'apiserver.config.k8s.io/v1',
+      kind: 'WebhookAdmissionConfiguration',
+      kubeConfigFile: kubeconfig,
+    });
     assert.equal(creds('hooks.example.com:8443', 'hooks.example.com')?.authorization, 'Bearer exact-token');
     assert.equal(creds('hook.ns.svc:443', 'hook.ns.svc')?.authorization, 'Bearer file-token');
     assert.equal(creds('other.example.com', 'other.example.com')?.authorization, `Basic ${Buffer.from('u:p').toString('base64')}`);
-    assert.throws(() => credentialResolverFrom({ kind: 'WebhookAdmissionConfiguration', kubeConfigFile: 'relative.yaml' }), /kubeConfigFile "relative.yaml" must be an absolute file path/);
+    assert.throws(
+      () => credentialResolverFrom({ kind: 'WebhookAdmissionConfiguration', kubeConfigFile: 'relative.yaml' }),
+      /kubeConfigFile "relative.yaml" must be an absolute file path/,
+    );
     assert.equal(credentialResolverFrom(undefined)('x', 'x'), undefined);
 
     // the header reaches the webhook

@@ -28,7 +28,8 @@ function readMaybe(dir: string, file: unknown): string | undefined {
 
 function credentialsOf(user: UserEntry, dir: string): WebhookCredentials {
   const out: WebhookCredentials = {};
-  const data = (k: string) => (typeof user[k] === 'string' && user[k] ? Buffer.from(user[k] as string, 'base64').toString('utf8') : undefined);
+  const data = (k: string) =>
+    typeof user[k] === 'string' && user[k] ? Buffer.from(user[k] as string, 'base64').toString('utf8') : undefined;
   out.cert = data('client-certificate-data') ?? readMaybe(dir, user['client-certificate']);
   out.key = data('client-key-data') ?? readMaybe(dir, user['client-key']);
   const token = (typeof user.token === 'string' && user.token) || readMaybe(dir, user.tokenFile)?.trim();
@@ -48,7 +49,8 @@ export function credentialResolverFrom(config: unknown): CredentialResolver {
   }
   const file = c.kubeConfigFile;
   if (file === undefined || file === '') return anonymous;
-  if (typeof file !== 'string' || !path.isAbsolute(file)) throw new Error(`accessing kubeConfigFile: kubeConfigFile "${String(file)}" must be an absolute file path`);
+  if (typeof file !== 'string' || !path.isAbsolute(file))
+    throw new Error(`accessing kubeConfigFile: kubeConfigFile "${String(file)}" must be an absolute file path`);
   let doc: Record<string, unknown>;
   try {
     doc = (parseYaml(readFileSync(file, 'utf8'), { maxAliasCount: 100 }) ?? {}) as Record<string, unknown>;

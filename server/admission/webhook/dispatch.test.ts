@@ -9,12 +9,27 @@ import { forTarget, fromTarget, matchingTarget } from './dispatch.js';
 import type { WebhookEntry } from './types.js';
 
 const hpa = (version: string) =>
-  ({ group: 'autoscaling', version, resource: 'horizontalpodautoscalers', kind: 'HorizontalPodAutoscaler', subresources: [] }) as unknown as ResourceInfo;
+  ({
+    group: 'autoscaling',
+    version,
+    resource: 'horizontalpodautoscalers',
+    kind: 'HorizontalPodAutoscaler',
+    subresources: [],
+  }) as unknown as ResourceInfo;
 const resolver: ResourceResolver = {
   lookup: () => undefined,
   all: () => [{ info: hpa('v1') }, { info: hpa('v2') }] as unknown as RESTResource[],
 };
-const attrs = { operation: 'CREATE', resource: hpa('v2'), namespace: 'ns', name: 'h', object: null, oldObject: null, dryRun: false, user: { username: 'u', groups: [] } } as AdmissionAttributes;
+const attrs = {
+  operation: 'CREATE',
+  resource: hpa('v2'),
+  namespace: 'ns',
+  name: 'h',
+  object: null,
+  oldObject: null,
+  dryRun: false,
+  user: { username: 'u', groups: [] },
+} as AdmissionAttributes;
 
 function entry(matchPolicy?: 'Exact' | 'Equivalent'): WebhookEntry {
   return {
@@ -45,7 +60,12 @@ test('Equivalent: the webhook sees the object in the version it matched, and its
     apiVersion: 'autoscaling/v2',
     kind: 'HorizontalPodAutoscaler',
     metadata: { name: 'h', namespace: 'ns' },
-    spec: { scaleTargetRef: { kind: 'Deployment', name: 'd', apiVersion: 'apps/v1' }, minReplicas: 1, maxReplicas: 3, metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }] },
+    spec: {
+      scaleTargetRef: { kind: 'Deployment', name: 'd', apiVersion: 'apps/v1' },
+      minReplicas: 1,
+      maxReplicas: 3,
+      metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }],
+    },
   };
   const a = { ...attrs, object: v2 } as unknown as AdmissionAttributes;
   const target = matchingTarget(entry(), a, resolver)!;

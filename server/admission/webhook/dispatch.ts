@@ -11,7 +11,18 @@ import { dryRunUnsupported, webhookDenied, WebhookCallError } from '../errors.js
 import { ruleMatches, targetOf } from './rules.js';
 import { evaluateMatchConditions } from './match-conditions.js';
 import { AuthorizerSession } from '../../cel/authorizer-library.js';
-import { admissionRequest, admissionReview, kindOf, newReviewUid, reviewVersion, verifyResponse, PatchDecodeError, UnsupportedPatchType, type ReviewTarget, type VerifiedResponse } from './review.js';
+import {
+  admissionRequest,
+  admissionReview,
+  kindOf,
+  newReviewUid,
+  reviewVersion,
+  verifyResponse,
+  PatchDecodeError,
+  UnsupportedPatchType,
+  type ReviewTarget,
+  type VerifiedResponse,
+} from './review.js';
 import { postReview, resolveTarget } from './client.js';
 import { anonymous, type CredentialResolver } from './credentials.js';
 import type { WebhookEntry } from './types.js';
@@ -152,7 +163,13 @@ export async function shouldCall(
       request: admissionRequest('', seen, target),
       session,
       user: attrs.user,
-      requestResource: { group: target.group, resource: target.resource, subresource: attrs.subresource ?? '', namespace: attrs.namespace, name: attrs.name },
+      requestResource: {
+        group: target.group,
+        resource: target.resource,
+        subresource: attrs.subresource ?? '',
+        namespace: attrs.namespace,
+        name: attrs.name,
+      },
     });
     if ('error' in r) {
       if ((spec.failurePolicy ?? 'Fail') === 'Ignore') return undefined;
@@ -188,7 +205,11 @@ export async function callWebhook(
     if (spec.sideEffects !== 'None' && spec.sideEffects !== 'NoneOnDryRun') throw dryRunUnsupported(name);
   }
   const version = reviewVersion(spec.admissionReviewVersions);
-  if (!version) throw new WebhookCallError(name, 'could not create admission objects: webhook does not accept known AdmissionReview versions (v1, v1beta1)');
+  if (!version)
+    throw new WebhookCallError(
+      name,
+      'could not create admission objects: webhook does not accept known AdmissionReview versions (v1, v1beta1)',
+    );
   const uid = newReviewUid();
   const review = admissionReview(version, admissionRequest(uid, attrs, inv.target));
   const target = await resolveTarget(name, spec.clientConfig, resolver, credentialsFor);

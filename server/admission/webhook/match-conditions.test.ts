@@ -14,7 +14,10 @@ const input = (object: unknown): MatchInput => ({
 
 test('match conditions: false skips, errors are reported, the shared cost budget runs out with kube message', async () => {
   assert.deepEqual(await evaluateMatchConditions([{ name: 'a', expression: 'object.n > 1' }], input({ n: 2 })), { matches: true });
-  assert.deepEqual(await evaluateMatchConditions([{ name: 'a', expression: 'object.n > 5' }], input({ n: 2 })), { matches: false, failedCondition: 'a' });
+  assert.deepEqual(await evaluateMatchConditions([{ name: 'a', expression: 'object.n > 5' }], input({ n: 2 })), {
+    matches: false,
+    failedCondition: 'a',
+  });
   // each condition stays under the per-call limit; together they pass the 2500000 budget
   const heavy = { name: 'heavy', expression: 'object.xs.all(a, object.xs.all(b, a >= 0))' };
   const xs = Array.from({ length: 300 }, (_, i) => i);

@@ -13,7 +13,10 @@ import type { MatchConditionSpec } from './types.js';
 
 let env: Environment | undefined;
 function environment(): Environment {
-  env ??= celEnvironment({ authorizer: true }).registerVariable('request', 'map').registerVariable('object', 'dyn').registerVariable('oldObject', 'dyn');
+  env ??= celEnvironment({ authorizer: true })
+    .registerVariable('request', 'map')
+    .registerVariable('object', 'dyn')
+    .registerVariable('oldObject', 'dyn');
   return env;
 }
 

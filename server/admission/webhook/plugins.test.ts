@@ -40,7 +40,12 @@ before(async () => {
 after(() => new Promise<void>((r) => server.close(() => r())));
 
 function fakeResource(resource: string, items: () => KubeObject[]): RESTResource {
-  const info = { group: resource === 'namespaces' ? '' : 'admissionregistration.k8s.io', version: 'v1', resource, subresources: [] } as unknown as ResourceInfo;
+  const info = {
+    group: resource === 'namespaces' ? '' : 'admissionregistration.k8s.io',
+    version: 'v1',
+    resource,
+    subresources: [],
+  } as unknown as ResourceInfo;
   return {
     info,
     get: async (_ctx: unknown, name: string) => {
@@ -74,8 +79,12 @@ let validating: WebhookSpec[] = [];
 const resolver: ResourceResolver = {
   lookup(group, _version, resource) {
     if (group === '' && resource === 'namespaces') return fakeResource('namespaces', () => namespaces);
-    if (resource === 'mutatingwebhookconfigurations') return fakeResource(resource, () => [{ metadata: { name: 'm', resourceVersion: '1' }, webhooks: mutating } as unknown as KubeObject]);
-    if (resource === 'validatingwebhookconfigurations') return fakeResource(resource, () => [{ metadata: { name: 'v', resourceVersion: '1' }, webhooks: validating } as unknown as KubeObject]);
+    if (resource === 'mutatingwebhookconfigurations')
+      return fakeResource(resource, () => [{ metadata: { name: 'm', resourceVersion: '1' }, webhooks: mutating } as unknown as KubeObject]);
+    if (resource === 'validatingwebhookconfigurations')
+      return fakeResource(resource, () => [
+        { metadata: { name: 'v', resourceVersion: '1' }, webhooks: validating } as unknown as KubeObject,
+      ]);
     return undefined;
   },
   all: () => [],
@@ -83,8 +92,22 @@ const resolver: ResourceResolver = {
 
 const configmaps = { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', subresources: [] } as unknown as ResourceInfo;
 
-function attrs(ns: string, obj: KubeObject | null, operation: AdmissionAttributes['operation'] = 'CREATE', old: KubeObject | null = null): AdmissionAttributes {
-  return { operation, resource: configmaps, namespace: ns, name: (obj ?? old)?.metadata.name ?? '', object: obj, oldObject: old, dryRun: false, user: { username: 'alice', groups: ['dev'] } };
+function attrs(
+  ns: string,
+  obj: KubeObject | null,
+  operation: AdmissionAttributes['operation'] = 'CREATE',
+  old: KubeObject | null = null,
+): AdmissionAttributes {
+  return {
+    operation,
+    resource: configmaps,
+    namespace: ns,
+    name: (obj ?? old)?.metadata.name ?? '',
+    object: obj,
+    oldObject: old,
+    dryRun: false,
+    user: { username: 'alice', groups: ['dev'] },
+  };
 }
 
 function spec(name: string, path: string, extra: Partial<WebhookSpec> = {}): WebhookSpec {
@@ -116,10 +139,17 @@ function wrap(p: AdmissionPlugin): AsyncPlugin {
   };
 }
 
-const cm = (name: string, labels?: Record<string, string>) => ({ metadata: { name, namespace: 'on', labels }, data: { a: '1' } }) as unknown as KubeObject;
+const cm = (name: string, labels?: Record<string, string>) =>
+  ({ metadata: { name, namespace: 'on', labels }, data: { a: '1' } }) as unknown as KubeObject;
 const addLabel = (key: string, obj: Record<string, any>) => ({
   patchType: 'JSONPatch',
-  patch: Buffer.from(JSON.stringify(obj.metadata.labels ? [{ op: 'add', path: `/metadata/labels/${key}`, value: 'x' }] : [{ op: 'add', path: '/metadata/labels', value: { [key]: 'x' } }])).toString('base64'),
+  patch: Buffer.from(
+    JSON.stringify(
+      obj.metadata.labels
+        ? [{ op: 'add', path: `/metadata/labels/${key}`, value: 'x' }]
+        : [{ op: 'add', path: '/metadata/labels', value: { [key]: 'x' } }],
+    ),
+  ).toString('base64'),
 });
 
 test('namespaceSelector, objectSelector and matchConditions choose the webhooks called', async () => {
@@ -128,7 +158,9 @@ test('namespaceSelector, objectSelector and matchConditions choose the webhooks 
   validating = [
     spec('ns.example.com', '/ns', { namespaceSelector: { matchLabels: { webhooks: 'on' } } }),
     spec('obj.example.com', '/obj', { objectSelector: { matchLabels: { pick: 'me' } } }),
-    spec('cel.example.com', '/cel', { matchConditions: [{ name: 'alice-only', expression: "request.userInfo.username == 'alice' && object.data.a == '1'" }] }),
+    spec('cel.example.com', '/cel', {
+      matchConditions: [{ name: 'alice-only', expression: "request.userInfo.username == 'alice' && object.data.a == '1'" }],
+    }),
   ];
   // a fresh plugin sees the new configurations (the fake registry has no watch events)
   const v = wrap(await validatingWebhookFactory.create(deps, undefined));
@@ -150,14 +182,26 @@ test('matchConditions that fail to evaluate: Ignore skips, Fail refuses with 403
   validating = [spec('bad-cel.example.com', '/x', { matchConditions: [{ name: 'boom', expression: 'object.nope.deeper == 1' }] })];
   // an expression that would run for ages is cut by the budget: an error like any other
   const endless = spec('endless.example.com', '/x', {
-    matchConditions: [{ name: 'loop', expression: '[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, [1,2,3,4,5,6,7,8,9,10].all(f, [1,2,3,4,5,6,7,8,9,10].all(g, true)))))))' }],
+    matchConditions: [
+      {
+        name: 'loop',
+        expression:
+          '[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, [1,2,3,4,5,6,7,8,9,10].all(f, [1,2,3,4,5,6,7,8,9,10].all(g, true)))))))',
+      },
+    ],
   });
   validating = [endless];
   const budgeted = wrap(await validatingWebhookFactory.create(deps, undefined));
-  await assert.rejects(budgeted.validate(attrs('on', cm('a')), ctx()), (err: StatusError) => err.code === 403 && /cost limit exceeded/.test(err.message));
+  await assert.rejects(
+    budgeted.validate(attrs('on', cm('a')), ctx()),
+    (err: StatusError) => err.code === 403 && /cost limit exceeded/.test(err.message),
+  );
   validating = [spec('bad-cel.example.com', '/x', { matchConditions: [{ name: 'boom', expression: 'object.nope.deeper == 1' }] })];
   const v = wrap(await validatingWebhookFactory.create(deps, undefined));
-  await assert.rejects(v.validate(attrs('on', cm('a')), ctx()), (err: StatusError) => err.code === 403 && /^configmaps "a" is forbidden: /.test(err.message));
+  await assert.rejects(
+    v.validate(attrs('on', cm('a')), ctx()),
+    (err: StatusError) => err.code === 403 && /^configmaps "a" is forbidden: /.test(err.message),
+  );
   validating = [{ ...validating[0]!, failurePolicy: 'Ignore' }];
   const v2 = wrap(await validatingWebhookFactory.create(deps, undefined));
   calls.length = 0;
@@ -180,7 +224,10 @@ test('mutating webhooks run in order on the patched object; IfNeeded ones run ag
   assert.deepEqual(calls, ['/first', '/second', '/first']);
   assert.deepEqual(c.warnings, ['first looked', 'first looked']);
   assert.equal(c.auditAnnotations['first.example.com/seen'], 'yes');
-  assert.equal(c.auditAnnotations['mutation.webhook.admission.k8s.io/round_0_index_1'], JSON.stringify({ configuration: 'm', webhook: 'second.example.com', mutated: true }));
+  assert.equal(
+    c.auditAnnotations['mutation.webhook.admission.k8s.io/round_0_index_1'],
+    JSON.stringify({ configuration: 'm', webhook: 'second.example.com', mutated: true }),
+  );
   // without IfNeeded: once each
   calls.length = 0;
   mutating = [spec('first.example.com', '/first'), spec('second.example.com', '/second')];
@@ -189,15 +236,21 @@ test('mutating webhooks run in order on the patched object; IfNeeded ones run ag
   assert.deepEqual(calls, ['/first', '/second']);
 });
 
-test('validating webhooks: a denial wins with kube\'s message and code; failure policies for a dead webhook', async () => {
+test("validating webhooks: a denial wins with kube's message and code; failure policies for a dead webhook", async () => {
   handler = (path) => (path === '/deny' ? { allowed: false, status: { code: 422, message: 'no way' }, warnings: ['denied here'] } : {});
   validating = [spec('ok.example.com', '/ok'), spec('deny.example.com', '/deny')];
   const v = wrap(await validatingWebhookFactory.create(deps, undefined));
   const c = ctx();
-  await assert.rejects(v.validate(attrs('on', cm('a')), c), (err: StatusError) => err.code === 422 && err.message === 'admission webhook "deny.example.com" denied the request: no way');
+  await assert.rejects(
+    v.validate(attrs('on', cm('a')), c),
+    (err: StatusError) => err.code === 422 && err.message === 'admission webhook "deny.example.com" denied the request: no way',
+  );
   assert.deepEqual(c.warnings, ['denied here']);
   handler = (path) => (path === '/deny' ? { allowed: false } : {});
-  await assert.rejects(v.validate(attrs('on', cm('a')), ctx()), (err: StatusError) => err.code === 400 && err.message === 'admission webhook "deny.example.com" denied the request without explanation');
+  await assert.rejects(
+    v.validate(attrs('on', cm('a')), ctx()),
+    (err: StatusError) => err.code === 400 && err.message === 'admission webhook "deny.example.com" denied the request without explanation',
+  );
 
   validating = [spec('dead.example.com', '/x', { clientConfig: { url: 'http://127.0.0.1:1/x' }, failurePolicy: 'Ignore' })];
   const ignore = wrap(await validatingWebhookFactory.create(deps, undefined));
@@ -206,16 +259,27 @@ test('validating webhooks: a denial wins with kube\'s message and code; failure 
   assert.equal(c2.auditAnnotations['failed-open.validating.webhook.admission.k8s.io/round_0_index_0'], 'dead.example.com');
   validating = [{ ...validating[0]!, failurePolicy: 'Fail' }];
   const fail = wrap(await validatingWebhookFactory.create(deps, undefined));
-  await assert.rejects(fail.validate(attrs('on', cm('a')), ctx()), (err: StatusError) =>
-    err.code === 500 && err.message === 'Internal error occurred: failed calling webhook "dead.example.com": failed to call webhook: Post "http://127.0.0.1:1/x?timeout=10s": dial tcp 127.0.0.1:1: connect: connection refused');
+  await assert.rejects(
+    fail.validate(attrs('on', cm('a')), ctx()),
+    (err: StatusError) =>
+      err.code === 500 &&
+      err.message ===
+        'Internal error occurred: failed calling webhook "dead.example.com": failed to call webhook: Post "http://127.0.0.1:1/x?timeout=10s": dial tcp 127.0.0.1:1: connect: connection refused',
+  );
 });
 
 test('a bad answer is a call failure; a wrong uid is caught', async () => {
   handler = () => ({ uid: 'someone-else' });
   validating = [spec('liar.example.com', '/liar')];
   const v = wrap(await validatingWebhookFactory.create(deps, undefined));
-  await assert.rejects(v.validate(attrs('on', cm('a')), ctx()), (err: StatusError) =>
-    err.code === 500 && /failed calling webhook "liar.example.com": received invalid webhook response: expected response.uid=".+", got "someone-else"/.test(err.message));
+  await assert.rejects(
+    v.validate(attrs('on', cm('a')), ctx()),
+    (err: StatusError) =>
+      err.code === 500 &&
+      /failed calling webhook "liar.example.com": received invalid webhook response: expected response.uid=".+", got "someone-else"/.test(
+        err.message,
+      ),
+  );
 });
 
 test('deletes reach mutating webhooks registered for DELETE, which may deny but not patch', async () => {
@@ -223,7 +287,10 @@ test('deletes reach mutating webhooks registered for DELETE, which may deny but 
   handler = (path, req) => (path === '/patcher' ? addLabel('x', req.oldObject) : {});
   mutating = [spec('patcher.example.com', '/patcher')];
   const m = wrap(await mutatingWebhookFactory.create(deps, undefined));
-  await assert.rejects(m.validate(attrs('on', null, 'DELETE', cm('a')), ctx()), /admission webhook "patcher.example.com" attempted to modify the object, which is not supported for this operation/);
+  await assert.rejects(
+    m.validate(attrs('on', null, 'DELETE', cm('a')), ctx()),
+    /admission webhook "patcher.example.com" attempted to modify the object, which is not supported for this operation/,
+  );
   assert.deepEqual(calls, ['/patcher']);
 });
 
@@ -242,8 +309,12 @@ test('matchConditions may ask the authorizer, as the requesting user', async () 
     },
   };
   validating = [
-    spec('authz.example.com', '/authz', { matchConditions: [{ name: 'may-approve', expression: "authorizer.group('').resource('configmaps').check('approve').allowed()" }] }),
-    spec('own.example.com', '/own', { matchConditions: [{ name: 'request', expression: "authorizer.requestResource.check('approve').allowed()" }] }),
+    spec('authz.example.com', '/authz', {
+      matchConditions: [{ name: 'may-approve', expression: "authorizer.group('').resource('configmaps').check('approve').allowed()" }],
+    }),
+    spec('own.example.com', '/own', {
+      matchConditions: [{ name: 'request', expression: "authorizer.requestResource.check('approve').allowed()" }],
+    }),
   ];
   const v = wrap(await validatingWebhookFactory.create(withAuthz, undefined));
   await v.validate(attrs('on', cm('a')), ctx());

@@ -45,7 +45,12 @@ function forwardDenialWarnings(err: unknown, ctx: AdmissionRequestContext): void
   if (Array.isArray(w)) for (const x of w) if (typeof x === 'string') ctx.warnings.push(x);
 }
 
-async function invocationsFor(source: WebhookSource, attrs: AdmissionAttributes, deps: AdmissionDeps, ctx: AdmissionRequestContext): Promise<Invocation[]> {
+async function invocationsFor(
+  source: WebhookSource,
+  attrs: AdmissionAttributes,
+  deps: AdmissionDeps,
+  ctx: AdmissionRequestContext,
+): Promise<Invocation[]> {
   if (isExemptFromWebhooks(attrs)) return [];
   if (!source.synced) await waitReady(source, ctx);
   const entries = source.webhooks();
@@ -102,7 +107,10 @@ export const mutatingWebhookFactory: AdmissionPluginFactory = {
           recordAnswer(spec.name, answer, ctx);
           let changed = false;
           if (answer.patch !== undefined) {
-            if (attrs.operation === 'DELETE') throw errors.internal(`admission webhook "${spec.name}" attempted to modify the object, which is not supported for this operation`);
+            if (attrs.operation === 'DELETE')
+              throw errors.internal(
+                `admission webhook "${spec.name}" attempted to modify the object, which is not supported for this operation`,
+              );
             const base = sent.object as KubeObject;
             let patched: Json;
             try {

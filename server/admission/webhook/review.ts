@@ -90,8 +90,10 @@ export function verifyResponse(version: 'v1' | 'v1beta1', uid: string, body: unk
       throw new Error(`expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got ${gv}, Kind=${kind}`);
     }
     if (mutating) {
-      if (patch && (patchType === undefined || patchType === null)) throw new Error('webhook returned response.patch but not response.patchType');
-      if (!patch && patchType !== undefined && patchType !== null) throw new Error('webhook returned response.patchType but not response.patch');
+      if (patch && (patchType === undefined || patchType === null))
+        throw new Error('webhook returned response.patch but not response.patchType');
+      if (!patch && patchType !== undefined && patchType !== null)
+        throw new Error('webhook returned response.patchType but not response.patch');
       if (patchType === '') throw new Error('webhook returned invalid response.patchType of ""');
     } else {
       if (patch) throw new Error('validating webhook may not return response.patch');
@@ -105,7 +107,8 @@ export function verifyResponse(version: 'v1' | 'v1beta1', uid: string, body: unk
   };
   if (resp.status && typeof resp.status === 'object') out.result = resp.status as WebhookResultStatus;
   if (resp.auditAnnotations && typeof resp.auditAnnotations === 'object') {
-    for (const [k, v] of Object.entries(resp.auditAnnotations as Record<string, unknown>)) if (typeof v === 'string') out.auditAnnotations[k] = v;
+    for (const [k, v] of Object.entries(resp.auditAnnotations as Record<string, unknown>))
+      if (typeof v === 'string') out.auditAnnotations[k] = v;
   }
   if (mutating && patch) {
     // v1beta1 answers carry JSONPatch without saying so

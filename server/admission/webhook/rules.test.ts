@@ -48,8 +48,7 @@ test('scope: Namespaced, Cluster and the namespace object itself', () => {
 });
 
 test('admission configuration objects are exempt', () => {
-  const a = (group: string, resource: string) =>
-    ({ resource: { group, resource } as ResourceInfo }) as AdmissionAttributes;
+  const a = (group: string, resource: string) => ({ resource: { group, resource } as ResourceInfo }) as AdmissionAttributes;
   assert.ok(isExemptFromWebhooks(a('admissionregistration.k8s.io', 'validatingwebhookconfigurations')));
   assert.ok(isExemptFromWebhooks(a('admissionregistration.k8s.io', 'validatingadmissionpolicybindings')));
   assert.ok(!isExemptFromWebhooks(a('', 'configmaps')));

@@ -27,7 +27,10 @@ export function loggerFrom(deps: AdmissionDeps): Logger {
   return logger;
 }
 
-export function startWebhookSource(resource: 'mutatingwebhookconfigurations' | 'validatingwebhookconfigurations', deps: AdmissionDeps): WebhookSource {
+export function startWebhookSource(
+  resource: 'mutatingwebhookconfigurations' | 'validatingwebhookconfigurations',
+  deps: AdmissionDeps,
+): WebhookSource {
   const rest = deps.resolver.lookup('admissionregistration.k8s.io', 'v1', resource);
   if (!rest) {
     return { synced: true, ready: async () => {}, webhooks: () => [] };
@@ -54,11 +57,15 @@ export function startWebhookSource(resource: 'mutatingwebhookconfigurations' | '
     },
     webhooks() {
       if (cache) return cache;
-      const configs = informer.list().sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : a.metadata.name! > b.metadata.name! ? 1 : 0));
+      const configs = informer
+        .list()
+        .sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : a.metadata.name! > b.metadata.name! ? 1 : 0));
       const out: WebhookEntry[] = [];
       for (const c of configs) {
         const hooks = ((c as unknown as { webhooks?: WebhookSpec[] }).webhooks ?? []) as WebhookSpec[];
-        hooks.forEach((spec, i) => out.push({ uid: `${c.metadata.name}/${i}/${spec.name}`, configurationName: c.metadata.name ?? '', spec }));
+        hooks.forEach((spec, i) =>
+          out.push({ uid: `${c.metadata.name}/${i}/${spec.name}`, configurationName: c.metadata.name ?? '', spec }),
+        );
       }
       cache = out;
       return out;

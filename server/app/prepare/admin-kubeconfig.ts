@@ -16,11 +16,12 @@ export function writeAdminKubeconfig(pki: Pki, dataDir: string, bindAddress: str
   const url = localServerURL(bindAddress, securePort);
   if (!pki.admin) return { url };
   const kubeconfigPath = path.join(dataDir, 'admin.kubeconfig');
-  if (write) writeKubeconfig(kubeconfigPath, {
-    server: url,
-    caPem: pki.servingCaPem,
-    clientCertPem: pki.admin.certPem,
-    clientKeyPem: pki.admin.keyPem,
-  });
+  if (write)
+    writeKubeconfig(kubeconfigPath, {
+      server: url,
+      caPem: pki.servingCaPem,
+      clientCertPem: pki.admin.certPem,
+      clientKeyPem: pki.admin.keyPem,
+    });
   return { url, kubeconfigPath };
 }

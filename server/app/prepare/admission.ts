@@ -10,7 +10,12 @@ import type { StopStack } from '../lifecycle.js';
 
 const log = createLogger('kapi');
 
-export function startAdmission(config: CompletedConfig, resolver: ResourceResolver, authz: Authorization, stack: StopStack): Promise<AdmissionChain> {
+export function startAdmission(
+  config: CompletedConfig,
+  resolver: ResourceResolver,
+  authz: Authorization,
+  stack: StopStack,
+): Promise<AdmissionChain> {
   const admissionStop = new AbortController();
   stack.push('admission', () => admissionStop.abort());
   const admissionLog = log.named('admission');

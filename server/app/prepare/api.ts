@@ -39,7 +39,13 @@ function localGroupVersions(catalog: Catalog, customResources: { group: string; 
   for (const gv of catalog.groupVersions()) {
     const meta = priorities.get(`${gv.group}/${gv.version}`);
     seen.add(`${gv.group}/${gv.version}`);
-    out.push({ group: gv.group, version: gv.version, groupPriorityMinimum: meta?.groupPriority ?? 1000, versionPriority: meta?.versionPriority ?? 100, managed: 'onstart' });
+    out.push({
+      group: gv.group,
+      version: gv.version,
+      groupPriorityMinimum: meta?.groupPriority ?? 1000,
+      versionPriority: meta?.versionPriority ?? 100,
+      managed: 'onstart',
+    });
   }
   for (const r of customResources) {
     const key = `${r.group}/${r.version}`;
@@ -56,7 +62,13 @@ function readProxyClientCertificate(config: CompletedConfig): ProxyClientCertifi
   return { cert: readFileSync(path.resolve(files.certFile)), key: readFileSync(path.resolve(files.keyFile)) };
 }
 
-export function startApi(config: CompletedConfig, storage: StorageLayer, authn: Authentication, authz: Authorization, stack: StopStack): ServedApi {
+export function startApi(
+  config: CompletedConfig,
+  storage: StorageLayer,
+  authn: Authentication,
+  authz: Authorization,
+  stack: StopStack,
+): ServedApi {
   const { catalog } = config.api;
   const { storageFor } = storage;
   // ClusterIPs and node ports: IPAddress objects (through the same cache as the API's) and
@@ -81,7 +93,12 @@ export function startApi(config: CompletedConfig, storage: StorageLayer, authn: 
     deleteCollectionWorkers: config.api.deleteCollectionWorkers,
   });
   // custom resources served from CRDs, followed on every replica; looked up after the built-ins
-  const customResources = new CustomResources({ builtins: registry, storageFor, namespaces: namespaceLookupFrom(storageFor('/namespaces')), log: log.named('crd') });
+  const customResources = new CustomResources({
+    builtins: registry,
+    storageFor,
+    namespaces: namespaceLookupFrom(storageFor('/namespaces')),
+    log: log.named('crd'),
+  });
   const crdStop = new AbortController();
   stack.push('custom resources', () => crdStop.abort());
   const crdsListed = customResources.start(crdStop.signal);

@@ -53,20 +53,29 @@ export function buildHandler(config: CompletedConfig, parts: HandlerParts, state
       authorizeWithSelectors: serving.features.authorizeWithSelectors,
       rejectingNewRequests: serving.shutdown.sendRetryAfter ? () => state.rejectingNewRequests : undefined,
       tracker: state.tracker,
-      onPostTimeoutError: (err) => log.v(1).info('post-timeout activity failed', { error: err instanceof Error ? err.message : String(err) }),
+      onPostTimeoutError: (err) =>
+        log.v(1).info('post-timeout activity failed', { error: err instanceof Error ? err.message : String(err) }),
     },
     resolver: api.resolver,
     watchListEnabled: serving.features.watchList,
     allowUnsafeMalformedObjectDeletion: serving.features.allowUnsafeMalformedObjectDeletion,
     discovery: aggregator.withDiscovery(
-      createDiscoveryHandler({ catalog: discoveryCatalog, serverAddress, generation: () => customResources.generation + aggregator.generation }),
+      createDiscoveryHandler({
+        catalog: discoveryCatalog,
+        serverAddress,
+        generation: () => customResources.generation + aggregator.generation,
+      }),
       () => discoveryCatalog,
       () => customResources.generation,
     ),
     delegateFor: (path) => aggregator.handlerFor(path),
     tableConvertorFor: (r) => customResources.tableConvertorFor(r) ?? defaultTableConvertorFor(r),
     openapi: aggregator.withOpenAPI(
-      withCustomResourceOpenAPI(createOpenAPIHandler(built.openapi), () => customResources.servedCRDs(), () => customResources.generation),
+      withCustomResourceOpenAPI(
+        createOpenAPIHandler(built.openapi),
+        () => customResources.servedCRDs(),
+        () => customResources.generation,
+      ),
       () => customResources.generation,
     ),
     patchTypes: new Map([...strategicPatchTypes(), ...applyPatchTypes()]),
@@ -83,14 +92,17 @@ export function buildHandler(config: CompletedConfig, parts: HandlerParts, state
       livezGracePeriodSeconds: serving.livezGracePeriodMs / 1000,
       onFailure: (endpoint, name, err) => log.v(1).info('health check failed', { endpoint, check: name, error: (err as Error)?.message }),
     },
-    onPanic: (err) => log.error('request handler failed', { error: err instanceof Error ? err.stack ?? err.message : String(err) }),
+    onPanic: (err) => log.error('request handler failed', { error: err instanceof Error ? (err.stack ?? err.message) : String(err) }),
     onAuthenticationFailure: (err) => log.v(2).info('authentication failed', { error: (err as Error)?.message }),
     maxInFlight: parts.maxInFlight,
     auditor: built.auditor,
     admissionFor: (req) => parts.admission.hooksFor(admissionRequestOf(req)),
     connect: createKubeletConnect(config.kubelet, api.resolver),
     // whoever may read /metrics may read /status (system:monitoring, admins)
-    authorizationAliases: new Map([['/status', '/metrics'], ['/status/', '/metrics']]),
+    authorizationAliases: new Map([
+      ['/status', '/metrics'],
+      ['/status/', '/metrics'],
+    ]),
     replicaName: serving.replicaResponseHeader ? parts.leaseName : undefined,
   });
 }

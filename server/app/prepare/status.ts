@@ -15,10 +15,14 @@ import type { StorageLayer } from './storage.js';
 
 /** this replica's identity Lease (also what --replica-response-header names) */
 export function identityLeaseName(config: CompletedConfig): string {
-  return apiserverIdentityLeaseName(os.hostname(), servingEndpoint(config.serving.advertiseAddress, config.serving.securePort, config.worker?.index));
+  return apiserverIdentityLeaseName(
+    os.hostname(),
+    servingEndpoint(config.serving.advertiseAddress, config.serving.securePort, config.worker?.index),
+  );
 }
 
-const sumOf = async (m: { get(): Promise<{ values: { value: number }[] }> }): Promise<number> => (await m.get()).values.reduce((n, v) => n + v.value, 0);
+const sumOf = async (m: { get(): Promise<{ values: { value: number }[] }> }): Promise<number> =>
+  (await m.get()).values.reduce((n, v) => n + v.value, 0);
 
 export function statusSources(
   config: CompletedConfig,
@@ -43,7 +47,8 @@ export function statusSources(
       ? {
           revision: () => feed.revision(),
           stats: () => feed.feed.cacheStats(),
-          resourceNameOf: (prefix) => [...(apiNamesByPrefix.get(prefix) ?? apiNamesByPrefix.get(prefix.replace(/\/$/, '')) ?? [prefix])].join(', '),
+          resourceNameOf: (prefix) =>
+            [...(apiNamesByPrefix.get(prefix) ?? apiNamesByPrefix.get(prefix.replace(/\/$/, '')) ?? [prefix])].join(', '),
         }
       : undefined,
     priorityLevels: flowControl ? () => flowControl.controller.levelsStatus() : undefined,

@@ -37,7 +37,13 @@ function apiNamesByPrefixOf(catalog: Catalog): Map<string, Set<string>> {
   return names;
 }
 
-export function startStorage(options: StorageOptions, catalog: Catalog, etcd: EtcdClient, encryption: Encryption | undefined, stack: StopStack): StorageLayer {
+export function startStorage(
+  options: StorageOptions,
+  catalog: Catalog,
+  etcd: EtcdClient,
+  encryption: Encryption | undefined,
+  stack: StopStack,
+): StorageLayer {
   const prefix = options.etcd.prefix;
   // the store's etcd calls are timed for etcd_request_duration_seconds
   const store = createEtcd3Store(instrumentStoreClient(etcd, prefix, catalog.resources()), {
@@ -63,7 +69,8 @@ export function startStorage(options: StorageOptions, catalog: Catalog, etcd: Et
   return {
     store,
     feed,
-    storageFor: (keyPrefix) => (feed && watchCacheEnabled(apiNamesByPrefix.get(keyPrefix) ?? [], sizes, defaultSize) ? feed.cacherFor(keyPrefix) : store),
+    storageFor: (keyPrefix) =>
+      feed && watchCacheEnabled(apiNamesByPrefix.get(keyPrefix) ?? [], sizes, defaultSize) ? feed.cacherFor(keyPrefix) : store,
     apiNamesByPrefix,
   };
 }

@@ -44,7 +44,10 @@ describe('JWT authenticator', () => {
   it('ignores other issuers; rejects other audiences, expired tokens and bad signatures', async () => {
     const a = await authenticator();
     assert.equal(await a.authenticate('a.b.c'), null);
-    await assert.rejects(a.authenticate(await issuer.sign({ sub: 'd' }, { audience: 'other' })), /oidc: expected audience in \["kapi"\] got \["other"\]/);
+    await assert.rejects(
+      a.authenticate(await issuer.sign({ sub: 'd' }, { audience: 'other' })),
+      /oidc: expected audience in \["kapi"\] got \["other"\]/,
+    );
     await assert.rejects(a.authenticate(await issuer.sign({ sub: 'd' }, { expiresIn: '-1m' })), /oidc: verify token: .*exp/);
     const t = await issuer.sign({ sub: 'd' });
     await assert.rejects(a.authenticate(t.slice(0, -4) + 'AAAA'), /oidc: verify token/);
@@ -56,8 +59,14 @@ describe('JWT authenticator', () => {
       claimValidationRules: [{ claim: 'hd', requiredValue: 'example.com' }],
     });
     assert.equal((await a.authenticate(await issuer.sign({ email: 'e@x', hd: 'example.com' })))?.username, 'e@x');
-    await assert.rejects(a.authenticate(await issuer.sign({ email: 'e@x', email_verified: false, hd: 'example.com' })), /oidc: email not verified/);
-    await assert.rejects(a.authenticate(await issuer.sign({ email: 'e@x', hd: 'other.com' })), /oidc: required claim hd value does not match. Got = other.com, want = example.com/);
+    await assert.rejects(
+      a.authenticate(await issuer.sign({ email: 'e@x', email_verified: false, hd: 'example.com' })),
+      /oidc: email not verified/,
+    );
+    await assert.rejects(
+      a.authenticate(await issuer.sign({ email: 'e@x', hd: 'other.com' })),
+      /oidc: required claim hd value does not match. Got = other.com, want = example.com/,
+    );
     await assert.rejects(a.authenticate(await issuer.sign({ email: 'e@x' })), /oidc: required claim hd not present in ID token/);
   });
 
@@ -78,8 +87,14 @@ describe('JWT authenticator', () => {
       groups: ['role:dev'],
       extra: { 'example.com/tenant': ['t1'] },
     });
-    await assert.rejects(a.authenticate(await issuer.sign({ sub: 'mallory', roles: [] })), /validation expression 'claims.sub != "mallory"' failed: no mallory/);
-    await assert.rejects(a.authenticate(await issuer.sign({ sub: 'system', roles: [] })), /oidc: error evaluating user info validation rule: validation expression .* failed: no system users/);
+    await assert.rejects(
+      a.authenticate(await issuer.sign({ sub: 'mallory', roles: [] })),
+      /validation expression 'claims.sub != "mallory"' failed: no mallory/,
+    );
+    await assert.rejects(
+      a.authenticate(await issuer.sign({ sub: 'system', roles: [] })),
+      /oidc: error evaluating user info validation rule: validation expression .* failed: no system users/,
+    );
     await assert.rejects(a.authenticate(await issuer.sign({ sub: 'x' })), /oidc: error evaluating group claim expression/);
   });
 

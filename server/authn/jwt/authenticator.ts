@@ -49,7 +49,8 @@ function unverifiedIssuer(token: string): string | undefined {
 function claimString(c: Claims, name: string): string {
   if (!(name in c)) throw new Error('claim not present');
   const v = c[name];
-  if (typeof v !== 'string') throw new Error(`json: cannot unmarshal ${Array.isArray(v) ? 'array' : typeof v} into Go value of type string`);
+  if (typeof v !== 'string')
+    throw new Error(`json: cannot unmarshal ${Array.isArray(v) ? 'array' : typeof v} into Go value of type string`);
   return v;
 }
 
@@ -104,7 +105,9 @@ export function createJWTAuthenticator(cfg: JWTAuthenticatorConfig, opts: JWTAut
       const discoveryURL = cfg.issuer.discoveryURL || issuer.replace(/\/+$/, '') + OPENID_CONFIGURATION_PATH;
       const doc = (await getJson(discoveryURL, { ca: cfg.issuer.certificateAuthority })) as Record<string, unknown>;
       if (doc.issuer !== issuer) {
-        throw new Error(`oidc: issuer did not match the issuer returned by provider, expected ${JSON.stringify(issuer)} got ${JSON.stringify(doc.issuer)}`);
+        throw new Error(
+          `oidc: issuer did not match the issuer returned by provider, expected ${JSON.stringify(issuer)} got ${JSON.stringify(doc.issuer)}`,
+        );
       }
       if (typeof doc.jwks_uri !== 'string') throw new Error('oidc: discovery document has no jwks_uri');
       jwksUri = doc.jwks_uri;
@@ -179,7 +182,8 @@ export function createJWTAuthenticator(cfg: JWTAuthenticatorConfig, opts: JWTAut
       } catch (err) {
         throw new Error(`oidc: error evaluating username claim expression: ${(err as Error).message}`);
       }
-      if (typeof out !== 'string') throw new Error('oidc: error evaluating username claim expression: username claim expression must return a string');
+      if (typeof out !== 'string')
+        throw new Error('oidc: error evaluating username claim expression: username claim expression must return a string');
       if (out === '') throw new Error('oidc: empty username via CEL expression is not allowed');
       return out;
     }

@@ -25,7 +25,12 @@ const strings: CelSchema = { type: 'array', items: { type: 'string' } };
 /** kube's declaration of `user` */
 const USER_INFO: CelSchema = {
   type: 'object',
-  properties: { username: { type: 'string' }, uid: { type: 'string' }, groups: strings, extra: { type: 'object', additionalProperties: strings } },
+  properties: {
+    username: { type: 'string' },
+    uid: { type: 'string' },
+    groups: strings,
+    extra: { type: 'object', additionalProperties: strings },
+  },
 };
 
 const environments = new Map<CelVariable, Environment>();
@@ -37,7 +42,10 @@ export function compileExpression(variable: CelVariable, expression: string): Co
   let env = environments.get(variable);
   if (!env) {
     env = celEnvironment();
-    env = env.registerVariable(variable, variable === 'user' ? registerSchemaTypes(env, USER_INFO, 'kubernetes.UserInfo', { escapeNames: false }) : 'map<string, dyn>');
+    env = env.registerVariable(
+      variable,
+      variable === 'user' ? registerSchemaTypes(env, USER_INFO, 'kubernetes.UserInfo', { escapeNames: false }) : 'map<string, dyn>',
+    );
     environments.set(variable, env);
   }
   const routed = routeMatchesToRe2(expression);

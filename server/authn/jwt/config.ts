@@ -68,7 +68,13 @@ const SHAPE: Shape = {
   kind: 'string',
   jwt: [
     {
-      issuer: { url: 'string', discoveryURL: 'string', certificateAuthority: 'string', audiences: 'strings', audienceMatchPolicy: 'string' },
+      issuer: {
+        url: 'string',
+        discoveryURL: 'string',
+        certificateAuthority: 'string',
+        audiences: 'strings',
+        audienceMatchPolicy: 'string',
+      },
       claimValidationRules: [{ claim: 'string', requiredValue: 'string', expression: 'string', message: 'string' }],
       claimMappings: {
         username: prefixed,
@@ -131,7 +137,7 @@ export function decodeAuthenticationConfiguration(text: string): AuthenticationC
   } catch (err) {
     throw new ConfigError(`error converting YAML to JSON: ${(err as Error).message.split('\n')[0]}`);
   }
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError('Object \'Kind\' is missing in config');
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError("Object 'Kind' is missing in config");
   const obj = raw as Record<string, unknown>;
   const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
   const kind = typeof obj.kind === 'string' ? obj.kind : '';
@@ -201,7 +207,9 @@ function validatePrefixed(m: PrefixedClaimOrExpression | undefined, path: string
     if (m?.prefix !== undefined) errs.push(fieldErrors.invalid(`${path}.prefix`, m.prefix, "prefix can't be set when expression is set"));
     compile('claims', expression, `${path}.expression`, errs);
   } else if (claim && m?.prefix === undefined) {
-    errs.push(fieldErrors.required(`${path}.prefix`, 'prefix is required when claim is set. It can be set to an empty string to disable prefixing'));
+    errs.push(
+      fieldErrors.required(`${path}.prefix`, 'prefix is required when claim is set. It can be set to an empty string to disable prefixing'),
+    );
   }
 }
 
@@ -230,10 +238,18 @@ function validateJWT(a: JWTAuthenticatorConfig, path: string, disallowedIssuers:
     });
     const policy = iss.audienceMatchPolicy ?? '';
     if (iss.audiences.length > 1 && policy !== 'MatchAny') {
-      errs.push(fieldErrors.invalid(`${path}.issuer.audienceMatchPolicy`, policy, 'audienceMatchPolicy must be MatchAny for multiple audiences'));
+      errs.push(
+        fieldErrors.invalid(`${path}.issuer.audienceMatchPolicy`, policy, 'audienceMatchPolicy must be MatchAny for multiple audiences'),
+      );
     }
     if (iss.audiences.length === 1 && policy !== '' && policy !== 'MatchAny') {
-      errs.push(fieldErrors.invalid(`${path}.issuer.audienceMatchPolicy`, policy, 'audienceMatchPolicy must be empty or MatchAny for single audience'));
+      errs.push(
+        fieldErrors.invalid(
+          `${path}.issuer.audienceMatchPolicy`,
+          policy,
+          'audienceMatchPolicy must be empty or MatchAny for single audience',
+        ),
+      );
     }
   }
   if (iss.certificateAuthority) {
@@ -244,7 +260,14 @@ function validateJWT(a: JWTAuthenticatorConfig, path: string, disallowedIssuers:
     } catch {
       ok = false;
     }
-    if (!ok) errs.push(fieldErrors.invalid(`${path}.issuer.certificateAuthority`, '<omitted>', 'data does not contain any valid RSA or ECDSA certificates'));
+    if (!ok)
+      errs.push(
+        fieldErrors.invalid(
+          `${path}.issuer.certificateAuthority`,
+          '<omitted>',
+          'data does not contain any valid RSA or ECDSA certificates',
+        ),
+      );
   }
 
   let usesEmailVerified = false;
@@ -261,7 +284,8 @@ function validateJWT(a: JWTAuthenticatorConfig, path: string, disallowedIssuers:
       if (seenClaims.has(claim)) errs.push(fieldErrors.duplicate(`${p}.claim`, claim));
       seenClaims.add(claim);
     } else {
-      if (rule.requiredValue) errs.push(fieldErrors.invalid(`${p}.requiredValue`, rule.requiredValue, "requiredValue can't be set when expression is set"));
+      if (rule.requiredValue)
+        errs.push(fieldErrors.invalid(`${p}.requiredValue`, rule.requiredValue, "requiredValue can't be set when expression is set"));
       if (seenExpressions.has(expression)) {
         errs.push(fieldErrors.duplicate(`${p}.expression`, expression));
         return;
@@ -287,7 +311,8 @@ function validateJWT(a: JWTAuthenticatorConfig, path: string, disallowedIssuers:
     const p = `${cmPath}.extra[${i}]`;
     const key = m.key ?? '';
     if (!key) errs.push(fieldErrors.required(`${p}.key`, ''));
-    else if (!DOMAIN_PREFIXED.test(key)) errs.push(fieldErrors.invalid(`${p}.key`, key, 'must be a domain-prefixed path (such as "acme.io/foo")'));
+    else if (!DOMAIN_PREFIXED.test(key))
+      errs.push(fieldErrors.invalid(`${p}.key`, key, 'must be a domain-prefixed path (such as "acme.io/foo")'));
     if (key !== key.toLowerCase()) errs.push(fieldErrors.invalid(`${p}.key`, key, 'key must be lowercase'));
     const domain = key.includes('/') ? key.split('/')[0]! : '';
     if (domain === 'kubernetes.io' || domain.endsWith('.kubernetes.io') || domain === 'k8s.io' || domain.endsWith('.k8s.io')) {
@@ -349,7 +374,9 @@ export function validateAuthenticationConfiguration(c: AuthenticationConfigurati
     }
   });
   if (c.anonymous && !c.anonymous.enabled && (c.anonymous.conditions ?? []).length > 0) {
-    errs.push(fieldErrors.invalid('anonymous.conditions', c.anonymous.conditions, 'enabled should be set to true when conditions are defined'));
+    errs.push(
+      fieldErrors.invalid('anonymous.conditions', c.anonymous.conditions, 'enabled should be set to true when conditions are defined'),
+    );
   }
   return errs;
 }

@@ -20,7 +20,12 @@ const pod: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', 
 function setup(objects: Record<string, KubeObject>, signingPem = rsaPem) {
   const signingKey = parseSigningKey(signingPem);
   const issuer = createTokenIssuer(ISSUER, signingKey);
-  const auth = createServiceAccountAuthenticator({ issuers: [ISSUER], keys: [signingKey], lookup: staticLookup(objects), legacyLookup: true });
+  const auth = createServiceAccountAuthenticator({
+    issuers: [ISSUER],
+    keys: [signingKey],
+    lookup: staticLookup(objects),
+    legacyLookup: true,
+  });
   return { issuer, auth };
 }
 
@@ -32,7 +37,10 @@ describe('service account keys', () => {
     assert.equal(keyIdOf(rsa.publicKey), createHash('sha256').update(der).digest('base64url'));
     const pub = rsa.publicKey.export({ type: 'spki', format: 'pem' }) as string;
     const keys = parsePublicKeys(pub + ecPem);
-    assert.deepEqual(keys.map((k) => k.algorithm), ['RS256', 'ES256']);
+    assert.deepEqual(
+      keys.map((k) => k.algorithm),
+      ['RS256', 'ES256'],
+    );
     assert.throws(() => parsePublicKeys('nothing'), /does not contain any valid RSA or ECDSA public keys/);
   });
   it('splits service account user names', () => {
@@ -79,7 +87,10 @@ describe('bound service account tokens', () => {
     const recreated = { ...sa, metadata: { ...sa.metadata, uid: 'other' } };
     await assert.rejects(setup({ 'serviceaccounts/ns/robot': recreated }).auth(token, [ISSUER]), /does not match claim/);
     const { auth } = setup({ 'serviceaccounts/ns/robot': sa });
-    await assert.rejects(auth(token, ['vault']), /token audiences \["https:\/\/kubernetes.default.svc.cluster.local"\] is invalid for the target audiences \["vault"\]/);
+    await assert.rejects(
+      auth(token, ['vault']),
+      /token audiences \["https:\/\/kubernetes.default.svc.cluster.local"\] is invalid for the target audiences \["vault"\]/,
+    );
     const old = await issuer.issue({ ...base, now: new Date(Date.now() - 7200_000) });
     await assert.rejects(auth(old.token, [ISSUER]), /has expired/);
     const parts = token.split('.');
@@ -111,14 +122,31 @@ describe('bound service account tokens', () => {
       'kubernetes.io/serviceaccount/service-account.uid': 'sa-uid',
       sub: 'system:serviceaccount:ns:robot',
     };
-    const token = await new CompactSign(new TextEncoder().encode(JSON.stringify(payload))).setProtectedHeader({ alg: 'RS256' }).sign(signingKey.privateKey);
-    const secret: KubeObject = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'robot-token', namespace: 'ns', uid: 's' }, data: { token: Buffer.from(token).toString('base64') } };
+    const token = await new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
+      .setProtectedHeader({ alg: 'RS256' })
+      .sign(signingKey.privateKey);
+    const secret: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'robot-token', namespace: 'ns', uid: 's' },
+      data: { token: Buffer.from(token).toString('base64') },
+    };
     const objects: Record<string, KubeObject> = { 'serviceaccounts/ns/robot': sa, 'secrets/ns/robot-token': secret };
-    const auth = createServiceAccountAuthenticator({ issuers: [ISSUER], keys: [signingKey], lookup: staticLookup(objects), legacyLookup: true });
+    const auth = createServiceAccountAuthenticator({
+      issuers: [ISSUER],
+      keys: [signingKey],
+      lookup: staticLookup(objects),
+      legacyLookup: true,
+    });
     assert.equal((await auth(token, [ISSUER]))?.user.username, 'system:serviceaccount:ns:robot');
     delete objects['secrets/ns/robot-token'];
     await assert.rejects(auth(token, [ISSUER]), /invalidated/);
-    const noLookup = createServiceAccountAuthenticator({ issuers: [ISSUER], keys: [signingKey], lookup: staticLookup({}), legacyLookup: false });
+    const noLookup = createServiceAccountAuthenticator({
+      issuers: [ISSUER],
+      keys: [signingKey],
+      lookup: staticLookup({}),
+      legacyLookup: false,
+    });
     assert.equal((await noLookup(token, [ISSUER]))?.user.uid, 'sa-uid');
   });
 });

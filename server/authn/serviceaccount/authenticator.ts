@@ -128,19 +128,22 @@ export function createServiceAccountAuthenticator(opts: ServiceAccountAuthentica
     if (secretRef) {
       const secret = await opts.lookup('secrets', namespace, secretRef.name);
       if (!secret || deletedBefore(secret, cutoff)) throw new Error('service account token has been invalidated');
-      if (secret.metadata.uid !== secretRef.uid) throw new Error(`secret UID (${secret.metadata.uid}) does not match service account secret ref claim (${secretRef.uid})`);
+      if (secret.metadata.uid !== secretRef.uid)
+        throw new Error(`secret UID (${secret.metadata.uid}) does not match service account secret ref claim (${secretRef.uid})`);
     }
     const podRef = refOf(priv.pod);
     if (podRef) {
       const pod = await opts.lookup('pods', namespace, podRef.name);
       if (!pod || deletedBefore(pod, cutoff)) throw new Error('service account token has been invalidated');
-      if (pod.metadata.uid !== podRef.uid) throw new Error(`pod UID (${pod.metadata.uid}) does not match service account pod ref claim (${podRef.uid})`);
+      if (pod.metadata.uid !== podRef.uid)
+        throw new Error(`pod UID (${pod.metadata.uid}) does not match service account pod ref claim (${podRef.uid})`);
     }
     const nodeRef = refOf(priv.node);
     if (nodeRef && !podRef) {
       const node = await opts.lookup('nodes', '', nodeRef.name);
       if (!node || deletedBefore(node, cutoff)) throw new Error('service account token has been invalidated');
-      if (nodeRef.uid && node.metadata.uid !== nodeRef.uid) throw new Error(`node UID (${node.metadata.uid}) does not match service account node ref claim (${nodeRef.uid})`);
+      if (nodeRef.uid && node.metadata.uid !== nodeRef.uid)
+        throw new Error(`node UID (${node.metadata.uid}) does not match service account node ref claim (${nodeRef.uid})`);
     }
 
     const extra: Record<string, string[]> = {};
@@ -163,7 +166,11 @@ export function createServiceAccountAuthenticator(opts: ServiceAccountAuthentica
     return { user, audiences: matched };
   };
 
-  const validateLegacy = async (token: string, claims: Claims, audiences: readonly string[]): Promise<{ user: UserInfo; audiences: string[] } | null> => {
+  const validateLegacy = async (
+    token: string,
+    claims: Claims,
+    audiences: readonly string[],
+  ): Promise<{ user: UserInfo; audiences: string[] } | null> => {
     const namespace = str(claims['kubernetes.io/serviceaccount/namespace']);
     const secretName = str(claims['kubernetes.io/serviceaccount/secret.name']);
     const saName = str(claims['kubernetes.io/serviceaccount/service-account.name']);
@@ -181,7 +188,7 @@ export function createServiceAccountAuthenticator(opts: ServiceAccountAuthentica
       if (secret.metadata.deletionTimestamp) throw new Error('token has been invalidated');
       const stored = (secret.data as Record<string, unknown> | undefined)?.token;
       if (typeof stored !== 'string' || Buffer.from(stored, 'base64').toString('utf8') !== token) {
-        throw new Error('token does not match server\'s copy');
+        throw new Error("token does not match server's copy");
       }
       const account = await opts.lookup('serviceaccounts', namespace, saName);
       if (!account) throw new Error(`serviceaccounts "${saName}" not found`);

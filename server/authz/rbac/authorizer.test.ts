@@ -23,14 +23,24 @@ describe('RBAC decisions remembered per generation', () => {
   // the store is read live, so a change made without a new generation shows what was remembered
   const data: StaticRbac = {
     roles: [{ namespace: 'ns', name: 'reader', rules: [{ verbs: ['get'], apiGroups: [''], resources: ['configmaps'] }] }],
-    roleBindings: [{ namespace: 'ns', name: 'jane-reads', subjects: [{ kind: 'User', name: 'jane' }], roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'reader' } }],
+    roleBindings: [
+      {
+        namespace: 'ns',
+        name: 'jane-reads',
+        subjects: [{ kind: 'User', name: 'jane' }],
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'reader' },
+      },
+    ],
   };
   let generation: number | undefined = 1;
   const rbac = createRbacAuthorizer(new RuleResolver(staticRbacStore(data)), undefined, () => generation);
 
   it('answers again from memory until the RBAC objects change', async () => {
     const allowed = await rbac.authorize(attrs({}));
-    assert.deepEqual(allowed, { decision: 'allow', reason: 'RBAC: allowed by RoleBinding "jane-reads/ns" of Role "reader" to User "jane"' });
+    assert.deepEqual(allowed, {
+      decision: 'allow',
+      reason: 'RBAC: allowed by RoleBinding "jane-reads/ns" of Role "reader" to User "jane"',
+    });
     data.roleBindings = [];
     assert.deepEqual(await rbac.authorize(attrs({})), allowed);
     generation = 2;
@@ -38,7 +48,14 @@ describe('RBAC decisions remembered per generation', () => {
   });
 
   it('tells apart users, groups, verbs, namespaces and names', async () => {
-    data.roleBindings = [{ namespace: 'ns', name: 'team-reads', subjects: [{ kind: 'Group', name: 'team' }], roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'reader' } }];
+    data.roleBindings = [
+      {
+        namespace: 'ns',
+        name: 'team-reads',
+        subjects: [{ kind: 'Group', name: 'team' }],
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'reader' },
+      },
+    ];
     generation = 3;
     const member = { username: 'jane', groups: ['team', 'system:authenticated'] };
     assert.equal((await rbac.authorize(attrs({ user: member }))).decision, 'allow');

@@ -38,7 +38,11 @@ function decisionKey(attrs: AuthorizationAttributes): string {
  * decisions be remembered: a user asking the same thing again is answered without walking
  * the bindings, until any Role, ClusterRole or binding changes.
  */
-export function createRbacAuthorizer(resolver: RuleResolver, ready?: () => Promise<void>, generation?: () => number | undefined): RuleListingAuthorizer {
+export function createRbacAuthorizer(
+  resolver: RuleResolver,
+  ready?: () => Promise<void>,
+  generation?: () => number | undefined,
+): RuleListingAuthorizer {
   const remembered = new Map<string, AuthorizationResult>();
   let rememberedGeneration: number | undefined;
   return {

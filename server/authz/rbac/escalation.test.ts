@@ -13,14 +13,38 @@ const store = staticRbacStore({
   clusterRoles: [
     { namespace: '', name: 'pod-reader', rules: [{ verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'] }] },
     { namespace: '', name: 'secret-reader', rules: [{ verbs: ['get'], apiGroups: [''], resources: ['secrets'] }] },
-    { namespace: '', name: 'binder', rules: [{ verbs: ['bind'], apiGroups: [RBAC_GROUP], resources: ['clusterroles'], resourceNames: ['secret-reader'] }] },
+    {
+      namespace: '',
+      name: 'binder',
+      rules: [{ verbs: ['bind'], apiGroups: [RBAC_GROUP], resources: ['clusterroles'], resourceNames: ['secret-reader'] }],
+    },
     { namespace: '', name: 'escalator', rules: [{ verbs: ['escalate'], apiGroups: [RBAC_GROUP], resources: ['roles'] }] },
   ],
   roleBindings: [
-    { namespace: 'a', name: 'bob-reads', subjects: [{ kind: 'User', name: 'bob', apiGroup: RBAC_GROUP }], roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: 'pod-reader' } },
-    { namespace: 'a', name: 'bob-binds', subjects: [{ kind: 'User', name: 'bob', apiGroup: RBAC_GROUP }], roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: 'binder' } },
-    { namespace: 'b', name: 'bob-escalates', subjects: [{ kind: 'Group', name: 'system:authenticated', apiGroup: RBAC_GROUP }], roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: 'escalator' } },
-    { namespace: 'a', name: 'dangling', subjects: [{ kind: 'User', name: 'bob', apiGroup: RBAC_GROUP }], roleRef: { apiGroup: RBAC_GROUP, kind: 'Role', name: 'missing' } },
+    {
+      namespace: 'a',
+      name: 'bob-reads',
+      subjects: [{ kind: 'User', name: 'bob', apiGroup: RBAC_GROUP }],
+      roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: 'pod-reader' },
+    },
+    {
+      namespace: 'a',
+      name: 'bob-binds',
+      subjects: [{ kind: 'User', name: 'bob', apiGroup: RBAC_GROUP }],
+      roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: 'binder' },
+    },
+    {
+      namespace: 'b',
+      name: 'bob-escalates',
+      subjects: [{ kind: 'Group', name: 'system:authenticated', apiGroup: RBAC_GROUP }],
+      roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: 'escalator' },
+    },
+    {
+      namespace: 'a',
+      name: 'dangling',
+      subjects: [{ kind: 'User', name: 'bob', apiGroup: RBAC_GROUP }],
+      roleRef: { apiGroup: RBAC_GROUP, kind: 'Role', name: 'missing' },
+    },
   ],
 });
 const resolver = new RuleResolver(store);
@@ -41,7 +65,9 @@ async function forbidden(p: Promise<void>): Promise<string> {
 describe('RBAC escalation prevention', () => {
   it('a role within what the writer holds is allowed; more is refused with kube text', async () => {
     await checkRoleWrite(deps, bob, 'roles', 'a', 'r', [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }], 'none');
-    const msg = await forbidden(checkRoleWrite(deps, bob, 'roles', 'a', 'r', [{ verbs: ['get', 'delete'], apiGroups: [''], resources: ['pods'] }], 'none'));
+    const msg = await forbidden(
+      checkRoleWrite(deps, bob, 'roles', 'a', 'r', [{ verbs: ['get', 'delete'], apiGroups: [''], resources: ['pods'] }], 'none'),
+    );
     assert.equal(
       msg,
       'roles.rbac.authorization.k8s.io "r" is forbidden: user "bob" (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[""], Resources:["pods"], Verbs:["delete"]}; resolution errors: [role.rbac.authorization.k8s.io "missing" not found]',
@@ -52,7 +78,15 @@ describe('RBAC escalation prevention', () => {
 
   it('escalate on roles lifts the check; system:masters always passes', async () => {
     await checkRoleWrite(deps, bob, 'roles', 'b', 'r', [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }], 'none');
-    await checkRoleWrite(deps, { username: 'root', groups: ['system:masters'] }, 'clusterroles', '', 'r', [{ verbs: ['*'], nonResourceURLs: ['*'] }], 'set');
+    await checkRoleWrite(
+      deps,
+      { username: 'root', groups: ['system:masters'] },
+      'clusterroles',
+      '',
+      'r',
+      [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+      'set',
+    );
   });
 
   it('bindings: held rules or bind on that role name', async () => {
@@ -60,7 +94,10 @@ describe('RBAC escalation prevention', () => {
     await checkBindingWrite(deps, bob, 'rolebindings', 'a', 'x', ref('pod-reader'));
     await checkBindingWrite(deps, bob, 'rolebindings', 'a', 'x', ref('secret-reader'));
     const msg = await forbidden(checkBindingWrite(deps, bob, 'rolebindings', 'a', 'x', ref('escalator')));
-    assert.match(msg, /^rolebindings\.rbac\.authorization\.k8s\.io "x" is forbidden: user "bob" .*attempting to grant RBAC permissions not currently held:\n\{APIGroups:\["rbac\.authorization\.k8s\.io"\], Resources:\["roles"\], Verbs:\["escalate"\]\}/);
+    assert.match(
+      msg,
+      /^rolebindings\.rbac\.authorization\.k8s\.io "x" is forbidden: user "bob" .*attempting to grant RBAC permissions not currently held:\n\{APIGroups:\["rbac\.authorization\.k8s\.io"\], Resources:\["roles"\], Verbs:\["escalate"\]\}/,
+    );
     await forbidden(checkBindingWrite(deps, bob, 'clusterrolebindings', '', 'x', ref('secret-reader')));
   });
 
@@ -69,8 +106,25 @@ describe('RBAC escalation prevention', () => {
   });
 
   it('the RBAC authorizer names the binding that allowed, and resolution errors otherwise', async () => {
-    const attrs = { user: bob, verb: 'get', isResourceRequest: true, path: '', apiGroup: '', apiVersion: 'v1', resource: 'pods', subresource: '', namespace: 'a', name: 'p' };
-    assert.deepEqual(await authorizer.authorize(attrs), { decision: 'allow', reason: 'RBAC: allowed by RoleBinding "bob-reads/a" of ClusterRole "pod-reader" to User "bob"' });
-    assert.deepEqual(await authorizer.authorize({ ...attrs, verb: 'delete' }), { decision: 'noOpinion', reason: 'RBAC: role.rbac.authorization.k8s.io "missing" not found' });
+    const attrs = {
+      user: bob,
+      verb: 'get',
+      isResourceRequest: true,
+      path: '',
+      apiGroup: '',
+      apiVersion: 'v1',
+      resource: 'pods',
+      subresource: '',
+      namespace: 'a',
+      name: 'p',
+    };
+    assert.deepEqual(await authorizer.authorize(attrs), {
+      decision: 'allow',
+      reason: 'RBAC: allowed by RoleBinding "bob-reads/a" of ClusterRole "pod-reader" to User "bob"',
+    });
+    assert.deepEqual(await authorizer.authorize({ ...attrs, verb: 'delete' }), {
+      decision: 'noOpinion',
+      reason: 'RBAC: role.rbac.authorization.k8s.io "missing" not found',
+    });
   });
 });

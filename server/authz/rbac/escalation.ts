@@ -24,7 +24,12 @@ export function escalationAllowed(user: UserInfo): boolean {
 }
 
 /** The message of a failed check, or undefined when `user` holds every rule in `namespace`. */
-export function confirmNoEscalation(resolver: RuleResolver, user: UserInfo, namespace: string, rules: readonly PolicyRule[]): string | undefined {
+export function confirmNoEscalation(
+  resolver: RuleResolver,
+  user: UserInfo,
+  namespace: string,
+  rules: readonly PolicyRule[],
+): string | undefined {
   const owner = resolver.rulesFor(user, namespace);
   const { covered, missing } = covers(owner.rules, rules);
   if (covered) return undefined;
@@ -45,7 +50,12 @@ export interface EscalationDeps {
 type RoleResource = 'roles' | 'clusterroles';
 
 /** may `user` escalate roles of this kind (in this namespace)? */
-export async function roleEscalationAuthorized(authorizer: Authorizer, user: UserInfo, resource: RoleResource, namespace: string): Promise<boolean> {
+export async function roleEscalationAuthorized(
+  authorizer: Authorizer,
+  user: UserInfo,
+  resource: RoleResource,
+  namespace: string,
+): Promise<boolean> {
   const r = await authorizer.authorize({
     user,
     verb: 'escalate',
@@ -131,12 +141,12 @@ export async function checkBindingWrite(
   if (msg) throw forbiddenWrite(resource, name, msg);
 }
 
-
 /** the registry's escalation checks, answered from `deps`; a bound role's rules come from the
  *  registry's storage unless `deps` reads them itself */
 export function rbacEscalationChecker(deps: EscalationDeps): EscalationChecker {
   return {
-    checkRoleWrite: (w) => checkRoleWrite(deps, w.user, w.resource, w.namespace, w.name, rulesOf(w.role), w.setsAggregationRule ? 'set' : 'none'),
+    checkRoleWrite: (w) =>
+      checkRoleWrite(deps, w.user, w.resource, w.namespace, w.name, rulesOf(w.role), w.setsAggregationRule ? 'set' : 'none'),
     checkBindingWrite(w) {
       const roleRules = async (ref: RoleRef, namespace: string) => rulesOf(await w.readRole(ref.kind, ref.name, namespace));
       return checkBindingWrite({ roleRules, ...deps }, w.user, w.resource, w.namespace, w.name, roleRefOf(w.binding));

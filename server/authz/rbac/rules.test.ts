@@ -3,7 +3,16 @@ import assert from 'node:assert/strict';
 import { compactRules, compactString, covers, ruleAllows, type RuleRequest } from './rules.js';
 import type { PolicyRule } from './types.js';
 
-const req = (o: Partial<RuleRequest>): RuleRequest => ({ verb: 'get', isResourceRequest: true, path: '', apiGroup: '', resource: 'pods', subresource: '', name: '', ...o });
+const req = (o: Partial<RuleRequest>): RuleRequest => ({
+  verb: 'get',
+  isResourceRequest: true,
+  path: '',
+  apiGroup: '',
+  resource: 'pods',
+  subresource: '',
+  name: '',
+  ...o,
+});
 
 describe('RBAC rule matching', () => {
   it('verbs, groups and resources with wildcards', () => {
@@ -27,7 +36,12 @@ describe('RBAC rule matching', () => {
   });
 
   it('resourceNames: a request must name one; create and unnamed lists never match', () => {
-    const r: PolicyRule = { verbs: ['get', 'list', 'create', 'deletecollection'], apiGroups: [''], resources: ['configmaps'], resourceNames: ['a'] };
+    const r: PolicyRule = {
+      verbs: ['get', 'list', 'create', 'deletecollection'],
+      apiGroups: [''],
+      resources: ['configmaps'],
+      resourceNames: ['a'],
+    };
     assert.equal(ruleAllows(req({ resource: 'configmaps', name: 'a' }), r), true);
     assert.equal(ruleAllows(req({ resource: 'configmaps', name: 'b' }), r), false);
     assert.equal(ruleAllows(req({ resource: 'configmaps', verb: 'create' }), r), false);
@@ -53,19 +67,50 @@ describe('RBAC rule matching', () => {
 
 describe('RBAC coverage (escalation checks)', () => {
   it('wildcards and */subresource cover; resourceNames narrow', () => {
-    assert.equal(covers([{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }], [{ verbs: ['get'], apiGroups: ['apps'], resources: ['deployments'] }]).covered, true);
-    assert.equal(covers([{ verbs: ['get'], apiGroups: ['apps'], resources: ['*/scale'] }], [{ verbs: ['get'], apiGroups: ['apps'], resources: ['deployments/scale'] }]).covered, true);
-    const named = covers([{ verbs: ['get'], apiGroups: [''], resources: ['secrets'], resourceNames: ['a'] }], [{ verbs: ['get'], apiGroups: [''], resources: ['secrets'] }]);
+    assert.equal(
+      covers([{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }], [{ verbs: ['get'], apiGroups: ['apps'], resources: ['deployments'] }])
+        .covered,
+      true,
+    );
+    assert.equal(
+      covers(
+        [{ verbs: ['get'], apiGroups: ['apps'], resources: ['*/scale'] }],
+        [{ verbs: ['get'], apiGroups: ['apps'], resources: ['deployments/scale'] }],
+      ).covered,
+      true,
+    );
+    const named = covers(
+      [{ verbs: ['get'], apiGroups: [''], resources: ['secrets'], resourceNames: ['a'] }],
+      [{ verbs: ['get'], apiGroups: [''], resources: ['secrets'] }],
+    );
     assert.equal(named.covered, false);
-    assert.equal(covers([{ verbs: ['get'], apiGroups: [''], resources: ['secrets'] }], [{ verbs: ['get'], apiGroups: [''], resources: ['secrets'], resourceNames: ['a'] }]).covered, true);
-    assert.equal(covers([{ verbs: ['get'], nonResourceURLs: ['/apis/*'] }], [{ verbs: ['get'], nonResourceURLs: ['/apis/apps'] }]).covered, true);
+    assert.equal(
+      covers(
+        [{ verbs: ['get'], apiGroups: [''], resources: ['secrets'] }],
+        [{ verbs: ['get'], apiGroups: [''], resources: ['secrets'], resourceNames: ['a'] }],
+      ).covered,
+      true,
+    );
+    assert.equal(
+      covers([{ verbs: ['get'], nonResourceURLs: ['/apis/*'] }], [{ verbs: ['get'], nonResourceURLs: ['/apis/apps'] }]).covered,
+      true,
+    );
   });
 
   it('lists what is missing, compacted and rendered as kube does', () => {
-    const { missing } = covers([{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }], [{ verbs: ['get', 'list', 'watch'], apiGroups: [''], resources: ['pods', 'secrets'] }]);
+    const { missing } = covers(
+      [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }],
+      [{ verbs: ['get', 'list', 'watch'], apiGroups: [''], resources: ['pods', 'secrets'] }],
+    );
     const texts = compactRules(missing).map(compactString).sort();
-    assert.deepEqual(texts, ['{APIGroups:[""], Resources:["pods"], Verbs:["list" "watch"]}', '{APIGroups:[""], Resources:["secrets"], Verbs:["get" "list" "watch"]}']);
+    assert.deepEqual(texts, [
+      '{APIGroups:[""], Resources:["pods"], Verbs:["list" "watch"]}',
+      '{APIGroups:[""], Resources:["secrets"], Verbs:["get" "list" "watch"]}',
+    ]);
     assert.equal(compactString({ verbs: ['get'], nonResourceURLs: ['/x'] }), '{NonResourceURLs:["/x"], Verbs:["get"]}');
-    assert.equal(compactString({ verbs: ['get'], apiGroups: [''], resources: ['secrets'], resourceNames: ['a'] }), '{APIGroups:[""], Resources:["secrets"], ResourceNames:["a"], Verbs:["get"]}');
+    assert.equal(
+      compactString({ verbs: ['get'], apiGroups: [''], resources: ['secrets'], resourceNames: ['a'] }),
+      '{APIGroups:[""], Resources:["secrets"], ResourceNames:["a"], Verbs:["get"]}',
+    );
   });
 });

@@ -40,7 +40,10 @@ export function nonResourceURLMatches(rule: PolicyRule, path: string): boolean {
   return false;
 }
 
-export type RuleRequest = Pick<AuthorizationAttributes, 'verb' | 'isResourceRequest' | 'path' | 'apiGroup' | 'resource' | 'subresource' | 'name'>;
+export type RuleRequest = Pick<
+  AuthorizationAttributes,
+  'verb' | 'isResourceRequest' | 'path' | 'apiGroup' | 'resource' | 'subresource' | 'name'
+>;
 
 export function ruleAllows(req: RuleRequest, rule: PolicyRule): boolean {
   if (!verbMatches(rule, req.verb)) return false;
@@ -129,10 +132,7 @@ export function compactRules(rules: readonly PolicyRule[]): PolicyRule[] {
   const simple = new Map<string, PolicyRule>();
   for (const r of rules) {
     const isSimple =
-      !(r.resourceNames?.length) &&
-      !(r.nonResourceURLs?.length) &&
-      (r.apiGroups ?? []).length === 1 &&
-      (r.resources ?? []).length === 1;
+      !r.resourceNames?.length && !r.nonResourceURLs?.length && (r.apiGroups ?? []).length === 1 && (r.resources ?? []).length === 1;
     if (!isSimple) {
       out.push(r);
       continue;

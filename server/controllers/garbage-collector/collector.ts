@@ -58,8 +58,12 @@ export class Collector {
     } catch (err) {
       if (err instanceof VirtualDeleteEnqueued || err instanceof NamespacedOwnerOfClusterScopedObject) return 'forget';
       const level = err instanceof UnknownKindError ? 'v' : 'warn';
-      if (level === 'warn') this.log.warn('garbage collector: processing failed, retrying', { item: describeIdentity(node.identity), err: errorMessage(err) });
-      else this.log.v(2).info('garbage collector: unknown owner kind, retrying', { item: describeIdentity(node.identity), err: errorMessage(err) });
+      if (level === 'warn')
+        this.log.warn('garbage collector: processing failed, retrying', { item: describeIdentity(node.identity), err: errorMessage(err) });
+      else
+        this.log
+          .v(2)
+          .info('garbage collector: unknown owner kind, retrying', { item: describeIdentity(node.identity), err: errorMessage(err) });
       return 'requeue';
     }
     // a virtual node that exists is looked at again until a watch reports it, so that one
@@ -85,7 +89,9 @@ export class Collector {
       // references to owners deleting in foreground go too: otherwise those owners would
       // wait forever for a dependent that another owner keeps
       const uids = [...dangling, ...waiting].map((r) => r.uid);
-      this.log.v(2).info('garbage collector: removing references to absent owners', { item: describeIdentity(item.identity), owners: uids.join(',') });
+      this.log
+        .v(2)
+        .info('garbage collector: removing references to absent owners', { item: describeIdentity(item.identity), owners: uids.join(',') });
       const r = await this.api.removeOwnerReferences(item.identity, uids);
       if (r === 'gone') this.virtualDelete(item.identity);
       return;
@@ -140,7 +146,9 @@ export class Collector {
   private async processDeletingDependents(item: GraphNode): Promise<void> {
     const blocking = item.blockingDependents();
     if (blocking.length === 0) {
-      this.log.v(2).info('garbage collector: dependents gone, removing the foregroundDeletion finalizer', { item: describeIdentity(item.identity) });
+      this.log
+        .v(2)
+        .info('garbage collector: dependents gone, removing the foregroundDeletion finalizer', { item: describeIdentity(item.identity) });
       const r = await this.api.removeFinalizer(item.identity, foregroundFinalizer);
       if (r === 'gone') this.virtualDelete(item.identity);
       return;
@@ -183,7 +191,10 @@ export class Collector {
     const { resource } = this.api.locate({ ...coords, namespace: item.identity.namespace });
     const namespaced = resource.info.namespaced;
     if (namespaced && item.identity.namespace === '') {
-      this.log.v(2).info('garbage collector: a cluster-scoped object names a namespaced owner', { item: describeIdentity(item.identity), owner: `${ref.kind} ${ref.name}` });
+      this.log.v(2).info('garbage collector: a cluster-scoped object names a namespaced owner', {
+        item: describeIdentity(item.identity),
+        owner: `${ref.kind} ${ref.name}`,
+      });
       throw new NamespacedOwnerOfClusterScopedObject();
     }
     const id: ObjectIdentity = { ...coords, namespace: namespaced ? item.identity.namespace : '' };
@@ -228,13 +239,19 @@ export class Collector {
       });
     }
     if (failed.length) {
-      this.log.warn('garbage collector: orphaning dependents failed, retrying', { owner: describeIdentity(owner.identity), errors: failed.join('; ') });
+      this.log.warn('garbage collector: orphaning dependents failed, retrying', {
+        owner: describeIdentity(owner.identity),
+        errors: failed.join('; '),
+      });
       return 'requeue';
     }
     try {
       await this.api.removeFinalizer(owner.identity, orphanFinalizer);
     } catch (err) {
-      this.log.warn('garbage collector: removing the orphan finalizer failed, retrying', { owner: describeIdentity(owner.identity), err: errorMessage(err) });
+      this.log.warn('garbage collector: removing the orphan finalizer failed, retrying', {
+        owner: describeIdentity(owner.identity),
+        err: errorMessage(err),
+      });
       return 'requeue';
     }
     return 'forget';

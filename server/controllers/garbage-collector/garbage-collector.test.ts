@@ -15,7 +15,9 @@ let gcDone: Promise<void> = Promise.resolve();
 
 function startGC(): void {
   stopGC = new AbortController();
-  gcDone = garbageCollectorController(h.main.deps(), { leaseDurationSeconds: 6, retryPeriodMs: 200, resourceSyncPeriodMs: 1_000 }).start(stopGC.signal);
+  gcDone = garbageCollectorController(h.main.deps(), { leaseDurationSeconds: 6, retryPeriodMs: 200, resourceSyncPeriodMs: 1_000 }).start(
+    stopGC.signal,
+  );
 }
 
 async function stopGarbageCollector(): Promise<void> {
@@ -79,7 +81,11 @@ function configMap(ns: string, name: string, owners: Ref[] = []): Promise<KubeOb
   return h.main.rest('', 'v1', 'configmaps').create(testContext(ns), {
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: { name, namespace: ns, ...(owners.length ? { ownerReferences: owners as unknown as KubeObject['metadata']['ownerReferences'] } : {}) },
+    metadata: {
+      name,
+      namespace: ns,
+      ...(owners.length ? { ownerReferences: owners as unknown as KubeObject['metadata']['ownerReferences'] } : {}),
+    },
   });
 }
 
@@ -281,7 +287,7 @@ test('an owner of the same name but another uid is absent; an owner that exists 
   assert.deepEqual(ownerUids(await get(CONFIGMAPS, ns, 'real-child')), [owner.metadata.uid]);
 });
 
-test('an owner deleted and created again under the same name does not keep the old one\'s dependents', async () => {
+test("an owner deleted and created again under the same name does not keep the old one's dependents", async () => {
   const ns = 'gc-recreated';
   await createNamespace(ns);
   const first = await configMap(ns, 'owner');
@@ -350,7 +356,13 @@ test('an owner created after its dependent is found by uid and keeps it', async 
   await h.main.rest(...CONFIGMAPS).update(
     testContext(ns),
     'child',
-    (cur) => ({ ...cur!, metadata: { ...cur!.metadata, ownerReferences: [refTo(owner, 'v1', 'ConfigMap')] as unknown as KubeObject['metadata']['ownerReferences'] } }),
+    (cur) => ({
+      ...cur!,
+      metadata: {
+        ...cur!.metadata,
+        ownerReferences: [refTo(owner, 'v1', 'ConfigMap')] as unknown as KubeObject['metadata']['ownerReferences'],
+      },
+    }),
     { allowCreate: false },
   );
   // a control dependent created after it, whose owner is absent, is collected: the GC has

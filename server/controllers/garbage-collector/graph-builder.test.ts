@@ -43,8 +43,20 @@ function ref(uid: string, name: string, kind = 'ReplicaSet', apiVersion = 'apps/
   return r;
 }
 
-const pod = (type: GraphEvent['type'], object: ObjectMetaSnapshot, old?: ObjectMetaSnapshot): GraphEvent => ({ type, apiVersion: 'v1', kind: 'Pod', object, old });
-const rs = (type: GraphEvent['type'], object: ObjectMetaSnapshot, old?: ObjectMetaSnapshot): GraphEvent => ({ type, apiVersion: 'apps/v1', kind: 'ReplicaSet', object, old });
+const pod = (type: GraphEvent['type'], object: ObjectMetaSnapshot, old?: ObjectMetaSnapshot): GraphEvent => ({
+  type,
+  apiVersion: 'v1',
+  kind: 'Pod',
+  object,
+  old,
+});
+const rs = (type: GraphEvent['type'], object: ObjectMetaSnapshot, old?: ObjectMetaSnapshot): GraphEvent => ({
+  type,
+  apiVersion: 'apps/v1',
+  kind: 'ReplicaSet',
+  object,
+  old,
+});
 
 test('a dependent seen before its owner makes a virtual owner node, verified by the collector, observed later', () => {
   const { rec, builder, graph, clear } = setup();
@@ -53,7 +65,10 @@ test('a dependent seen before its owner makes a virtual owner node, verified by 
   assert.ok(owner);
   assert.equal(owner.virtual, true);
   assert.deepEqual(owner.identity, { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web', uid: 'r1', namespace: 'ns' });
-  assert.deepEqual([...owner.dependents].map((d) => d.identity.uid), ['p1']);
+  assert.deepEqual(
+    [...owner.dependents].map((d) => d.identity.uid),
+    ['p1'],
+  );
   assert.deepEqual(rec.deletes, ['r1'], 'the virtual owner is verified');
 
   clear();
@@ -94,7 +109,10 @@ test('deletion in foreground marks the owner and queues it with its dependents; 
   const owner = graph.get('r1')!;
   assert.equal(owner.deletingDependents, true);
   assert.equal(owner.beingDeleted, true);
-  assert.deepEqual(owner.blockingDependents().map((d) => d.identity.uid), ['p1']);
+  assert.deepEqual(
+    owner.blockingDependents().map((d) => d.identity.uid),
+    ['p1'],
+  );
   assert.deepEqual(rec.deletes, ['p1', 'r1']);
 
   clear();

@@ -295,7 +295,13 @@ export function alternateOwnerIdentity(dependents: GraphNode[], absent: ObjectId
     for (const ref of dep.owners) {
       if (ref.uid !== absent.uid) continue;
       if (sameCoordinates(ref, absent) && (absentIsClusterScoped || absent.namespace === dep.identity.namespace)) continue;
-      const candidate: ObjectIdentity = { apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name, uid: ref.uid, namespace: dep.identity.namespace };
+      const candidate: ObjectIdentity = {
+        apiVersion: ref.apiVersion,
+        kind: ref.kind,
+        name: ref.name,
+        uid: ref.uid,
+        namespace: dep.identity.namespace,
+      };
       // the absent identity proved this apiVersion/kind cluster-scoped
       if (absentIsClusterScoped && candidate.apiVersion === absent.apiVersion && candidate.kind === absent.kind) candidate.namespace = '';
       const k = key(candidate);

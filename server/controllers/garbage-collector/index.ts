@@ -31,7 +31,11 @@ export interface GarbageCollectorOptions {
 }
 
 /** runs the garbage collector until `signal` aborts (no leader election: see garbageCollectorController) */
-export async function runGarbageCollector(resolver: ResourceResolver, outer: AbortSignal, opts: GarbageCollectorOptions = {}): Promise<void> {
+export async function runGarbageCollector(
+  resolver: ResourceResolver,
+  outer: AbortSignal,
+  opts: GarbageCollectorOptions = {},
+): Promise<void> {
   // one signal of our own, followed by every monitor, worker and in-flight request (more
   // listeners than Node's leak warning expects), tied to the caller's by a single listener
   const stop = new AbortController();
@@ -77,7 +81,8 @@ async function collectGarbage(resolver: ResourceResolver, signal: AbortSignal, o
     const period = opts.resourceSyncPeriodMs ?? 30_000;
     while (!signal.aborted) {
       await sleep(period, signal);
-      if (!signal.aborted && monitors.sync(deletableResources(resolver))) log.info('garbage collector: the served resources changed; monitors resynced');
+      if (!signal.aborted && monitors.sync(deletableResources(resolver)))
+        log.info('garbage collector: the served resources changed; monitors resynced');
     }
   })();
 
@@ -101,8 +106,16 @@ async function collectGarbage(resolver: ResourceResolver, signal: AbortSignal, o
     else queue.addRateLimited(uid);
   };
   await Promise.all([
-    deleteQueue.run(signal, workers, drive(deleteQueue, (uid) => collector.attemptToDelete(uid))),
-    orphanQueue.run(signal, workers, drive(orphanQueue, (uid) => collector.attemptToOrphan(uid))),
+    deleteQueue.run(
+      signal,
+      workers,
+      drive(deleteQueue, (uid) => collector.attemptToDelete(uid)),
+    ),
+    orphanQueue.run(
+      signal,
+      workers,
+      drive(orphanQueue, (uid) => collector.attemptToOrphan(uid)),
+    ),
   ]);
   await resourceSync;
   await monitors.stopAll();

@@ -96,7 +96,8 @@ test('a relist after a broken watch reports what changed meanwhile, deletions an
   const running = monitor.run(stop.signal);
   await monitor.synced;
   const deadline = Date.now() + 10_000;
-  while (!events.some((e) => e.type === 'delete' && e.object.uid === 'e1') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  while (!events.some((e) => e.type === 'delete' && e.object.uid === 'e1') && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 10));
   stop.abort();
   await running;
 
@@ -114,5 +115,8 @@ test('a relist after a broken watch reports what changed meanwhile, deletions an
   ]);
   assert.ok(events.every((e) => e.apiVersion === 'apps/v1' && e.kind === 'ReplicaSet'));
   assert.deepEqual(res.watchedFrom, ['10', '13', '20'], 'resumed from the bookmark; after the error, from the relist');
-  assert.deepEqual(res.listOptions.map((o) => o.continue ?? ''), ['', 'more', '']);
+  assert.deepEqual(
+    res.listOptions.map((o) => o.continue ?? ''),
+    ['', 'more', ''],
+  );
 });

@@ -45,7 +45,9 @@ export class Monitors {
       const monitor = new ResourceMonitor(resource, this.sink, this.log);
       const done = monitor
         .run(stop.signal)
-        .catch((err: unknown) => this.log.error('garbage collector: monitor stopped with an error', { resource: key, err: errorMessage(err) }))
+        .catch((err: unknown) =>
+          this.log.error('garbage collector: monitor stopped with an error', { resource: key, err: errorMessage(err) }),
+        )
         .finally(() => this.signal.removeEventListener('abort', onAbort));
       this.running.set(key, { monitor, stop, done });
       changed = true;

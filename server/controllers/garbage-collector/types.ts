@@ -83,7 +83,10 @@ export function hasFinalizer(meta: ObjectMetaSnapshot, finalizer: string): boole
 }
 
 /** the same object by uid, apiVersion, kind and name (what an owner reference names) */
-export function sameCoordinates(a: Pick<OwnerReference, 'apiVersion' | 'kind' | 'name' | 'uid'>, b: Pick<OwnerReference, 'apiVersion' | 'kind' | 'name' | 'uid'>): boolean {
+export function sameCoordinates(
+  a: Pick<OwnerReference, 'apiVersion' | 'kind' | 'name' | 'uid'>,
+  b: Pick<OwnerReference, 'apiVersion' | 'kind' | 'name' | 'uid'>,
+): boolean {
   return a.uid === b.uid && a.name === b.name && a.kind === b.kind && a.apiVersion === b.apiVersion;
 }
 

@@ -28,7 +28,8 @@ export function convertingStorage(inner: Storage, opts: ConvertingStorageOptions
   const out = async (o: KubeObject): Promise<KubeObject> => (await converter.convert([stored(o)], servedAPIVersion, false))[0]!;
   // the store above labels a request object with the storage version before writing; its
   // shape is still the served version's
-  const into = async (o: KubeObject): Promise<KubeObject> => (await converter.convert([{ ...o, apiVersion: servedAPIVersion }], storageAPIVersion, false))[0]!;
+  const into = async (o: KubeObject): Promise<KubeObject> =>
+    (await converter.convert([{ ...o, apiVersion: servedAPIVersion }], storageAPIVersion, false))[0]!;
 
   const convertEvent = async (ev: WatchEvent): Promise<WatchEvent> => {
     if (ev.type !== 'ADDED' && ev.type !== 'MODIFIED' && ev.type !== 'DELETED') return ev;
@@ -48,13 +49,7 @@ export function convertingStorage(inner: Storage, opts: ConvertingStorageOptions
       return { ...r, items };
     },
     guaranteedUpdate: async (key, tryUpdate, o) =>
-      out(
-        await inner.guaranteedUpdate(
-          key,
-          async (current) => into(await tryUpdate(current ? await out(current) : null)),
-          o,
-        ),
-      ),
+      out(await inner.guaranteedUpdate(key, async (current) => into(await tryUpdate(current ? await out(current) : null)), o)),
     deleteUnreadable: (key) => inner.deleteUnreadable(key),
     delete: async (key, o) => {
       const validate = o?.validateDeletion;

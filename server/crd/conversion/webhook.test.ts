@@ -71,12 +71,18 @@ describe('conversion webhook requests', () => {
     const { c, bodies } = converter(['v1']);
     const out = await c.convert([cr('a'), cr('b', 'example.com/v2', { spec: { count: 7 } }), cr('c')], 'example.com/v2', true);
     assert.equal(bodies.length, 1);
-    assert.deepEqual(bodies[0]!.request.objects.map((o: KubeObject) => o.metadata.name), ['a', 'c']);
-    assert.deepEqual(out.map((o) => [o.metadata.name, o.apiVersion, o.spec]), [
-      ['a', 'example.com/v2', { count: 1 }],
-      ['b', 'example.com/v2', { count: 7 }],
-      ['c', 'example.com/v2', { count: 1 }],
-    ]);
+    assert.deepEqual(
+      bodies[0]!.request.objects.map((o: KubeObject) => o.metadata.name),
+      ['a', 'c'],
+    );
+    assert.deepEqual(
+      out.map((o) => [o.metadata.name, o.apiVersion, o.spec]),
+      [
+        ['a', 'example.com/v2', { count: 1 }],
+        ['b', 'example.com/v2', { count: 7 }],
+        ['c', 'example.com/v2', { count: 1 }],
+      ],
+    );
     // metadata from the original except labels (and annotations)
     assert.equal(out[0]!.metadata.resourceVersion, '5');
     assert.deepEqual(out[0]!.metadata.labels, { a: 'b', converted: 'yes' });
@@ -94,11 +100,28 @@ describe('conversion webhook answers', () => {
   const gvk = 'example.com/v1, Kind=Widget';
 
   it('refuses a v1 answer for another uid, of another kind, or without a response', () => {
-    assert.throws(() => convertedObjectsOf('v1', 'u', { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', response: { uid: 'x', result: { status: 'Success' } } }), /expected response.uid="u", got "x"/);
-    assert.throws(() => convertedObjectsOf('v1', 'u', { apiVersion: 'v1', kind: 'Status' }), /expected webhook response of apiextensions.k8s.io\/v1, Kind=ConversionReview, got v1, Kind=Status/);
-    assert.throws(() => convertedObjectsOf('v1', 'u', { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview' }), /no response provided/);
+    assert.throws(
+      () =>
+        convertedObjectsOf('v1', 'u', {
+          apiVersion: 'apiextensions.k8s.io/v1',
+          kind: 'ConversionReview',
+          response: { uid: 'x', result: { status: 'Success' } },
+        }),
+      /expected response.uid="u", got "x"/,
+    );
+    assert.throws(
+      () => convertedObjectsOf('v1', 'u', { apiVersion: 'v1', kind: 'Status' }),
+      /expected webhook response of apiextensions.k8s.io\/v1, Kind=ConversionReview, got v1, Kind=Status/,
+    );
+    assert.throws(
+      () => convertedObjectsOf('v1', 'u', { apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview' }),
+      /no response provided/,
+    );
     // v1beta1 never checked the uid
-    assert.deepEqual(convertedObjectsOf('v1beta1', 'u', { response: { uid: 'x', result: { status: 'Success' }, convertedObjects: [] } }), []);
+    assert.deepEqual(
+      convertedObjectsOf('v1beta1', 'u', { response: { uid: 'x', result: { status: 'Success' }, convertedObjects: [] } }),
+      [],
+    );
   });
 
   it('maps a failed result to its message or kube generic one', async () => {
@@ -113,7 +136,10 @@ describe('conversion webhook answers', () => {
 
   it('refuses a wrong count, apiVersion, name, uid and bad labels', async () => {
     const fewer = converter(['v1'], (a) => (a.response.convertedObjects = []));
-    assert.equal((await failure(fewer.c.convert([cr('a')], 'example.com/v2', false))).message, `conversion webhook for ${gvk} returned 0 objects, expected 1`);
+    assert.equal(
+      (await failure(fewer.c.convert([cr('a')], 'example.com/v2', false))).message,
+      `conversion webhook for ${gvk} returned 0 objects, expected 1`,
+    );
     const wrongVersion = converter(['v1'], (a) => (a.response.convertedObjects[0].apiVersion = 'example.com/v3'));
     assert.equal(
       (await failure(wrongVersion.c.convert([cr('a')], 'example.com/v2', false))).message,
@@ -125,14 +151,28 @@ describe('conversion webhook answers', () => {
       `conversion webhook for ${gvk} returned invalid converted object at index 2: must have the same name: b != other`,
     );
     const newUid = converter(['v1'], (a) => (a.response.convertedObjects[0].metadata.uid = 'x'));
-    assert.equal((await failure(newUid.c.convert([cr('a')], 'example.com/v2', false))).message, `conversion webhook for ${gvk} returned invalid object: must have the same UID: uid-a != x`);
+    assert.equal(
+      (await failure(newUid.c.convert([cr('a')], 'example.com/v2', false))).message,
+      `conversion webhook for ${gvk} returned invalid object: must have the same UID: uid-a != x`,
+    );
     const badLabel = converter(['v1'], (a) => (a.response.convertedObjects[0].metadata.labels = { 'bad key!': 'x' }));
-    assert.match((await failure(badLabel.c.convert([cr('a')], 'example.com/v2', false))).message, /^conversion webhook for example.com\/v1, Kind=Widget returned invalid metadata: metadata.labels: Invalid value: "bad key!"/);
+    assert.match(
+      (await failure(badLabel.c.convert([cr('a')], 'example.com/v2', false))).message,
+      /^conversion webhook for example.com\/v1, Kind=Widget returned invalid metadata: metadata.labels: Invalid value: "bad key!"/,
+    );
   });
 
   it('drops labels the webhook drops, keeps annotations it returns', () => {
     const original = cr('a');
-    const r = acceptConverted(original, { ...original, apiVersion: 'example.com/v2', metadata: { ...original.metadata, labels: null, annotations: { n: 'v' }, finalizers: ['x'] } }, 'example.com/v2') as KubeObject;
+    const r = acceptConverted(
+      original,
+      {
+        ...original,
+        apiVersion: 'example.com/v2',
+        metadata: { ...original.metadata, labels: null, annotations: { n: 'v' }, finalizers: ['x'] },
+      },
+      'example.com/v2',
+    ) as KubeObject;
     assert.equal(r.metadata.labels, undefined);
     assert.deepEqual(r.metadata.annotations, { n: 'v' });
     assert.equal(r.metadata.finalizers, undefined);
@@ -146,7 +186,10 @@ describe('conversion webhook answers', () => {
     });
     const e = await failure(c.convert([cr('a')], 'example.com/v2', false));
     assert.equal(e.code, 500);
-    assert.equal(e.message, `conversion webhook for ${gvk} failed: Post "https://127.0.0.1:1/convert?timeout=30s": dial tcp 127.0.0.1:1: connect: connection refused`);
+    assert.equal(
+      e.message,
+      `conversion webhook for ${gvk} failed: Post "https://127.0.0.1:1/convert?timeout=30s": dial tcp 127.0.0.1:1: connect: connection refused`,
+    );
   });
 });
 
@@ -154,21 +197,41 @@ describe('spec.conversion validation', () => {
   const fields = (c: unknown) => validateConversion(c).map((e) => `${e.field} ${e.type}`);
   it('accepts None and a complete Webhook', () => {
     assert.deepEqual(fields({ strategy: 'None' }), []);
-    assert.deepEqual(fields({ strategy: 'Webhook', webhook: { clientConfig: { url: 'https://h/c' }, conversionReviewVersions: ['v1'] } }), []);
-    assert.deepEqual(fields({ strategy: 'Webhook', webhook: { clientConfig: { service: { namespace: 'n', name: 's', port: 443 } }, conversionReviewVersions: ['v1beta1'] } }), []);
+    assert.deepEqual(
+      fields({ strategy: 'Webhook', webhook: { clientConfig: { url: 'https://h/c' }, conversionReviewVersions: ['v1'] } }),
+      [],
+    );
+    assert.deepEqual(
+      fields({
+        strategy: 'Webhook',
+        webhook: { clientConfig: { service: { namespace: 'n', name: 's', port: 443 } }, conversionReviewVersions: ['v1beta1'] },
+      }),
+      [],
+    );
   });
   it('refuses what kube refuses', () => {
     assert.deepEqual(fields({ strategy: 'Other' }), ['spec.conversion.strategy FieldValueNotSupported']);
     assert.deepEqual(fields({ strategy: 'Webhook' }), ['spec.conversion.webhook FieldValueRequired']);
     assert.deepEqual(fields({ strategy: 'None', webhook: {} }), ['spec.conversion.webhook FieldValueForbidden']);
-    assert.deepEqual(fields({ strategy: 'Webhook', webhook: { clientConfig: {}, conversionReviewVersions: ['v1'] } }), ['spec.conversion.webhook.clientConfig FieldValueRequired']);
-    assert.deepEqual(fields({ strategy: 'Webhook', webhook: { clientConfig: { url: 'https://h/c', service: { namespace: 'n', name: 's' } }, conversionReviewVersions: ['v1'] } }), [
+    assert.deepEqual(fields({ strategy: 'Webhook', webhook: { clientConfig: {}, conversionReviewVersions: ['v1'] } }), [
       'spec.conversion.webhook.clientConfig FieldValueRequired',
     ]);
-    assert.deepEqual(fields({ strategy: 'Webhook', webhook: { clientConfig: { url: 'https://h/c' } } }), ['spec.conversion.webhook.conversionReviewVersions FieldValueRequired']);
-    assert.deepEqual(fields({ strategy: 'Webhook', webhook: { clientConfig: { url: 'https://h/c' }, conversionReviewVersions: ['v3', 'v3'] } }), [
-      'spec.conversion.webhook.conversionReviewVersions[1] FieldValueInvalid',
-      'spec.conversion.webhook.conversionReviewVersions FieldValueInvalid',
+    assert.deepEqual(
+      fields({
+        strategy: 'Webhook',
+        webhook: { clientConfig: { url: 'https://h/c', service: { namespace: 'n', name: 's' } }, conversionReviewVersions: ['v1'] },
+      }),
+      ['spec.conversion.webhook.clientConfig FieldValueRequired'],
+    );
+    assert.deepEqual(fields({ strategy: 'Webhook', webhook: { clientConfig: { url: 'https://h/c' } } }), [
+      'spec.conversion.webhook.conversionReviewVersions FieldValueRequired',
     ]);
+    assert.deepEqual(
+      fields({ strategy: 'Webhook', webhook: { clientConfig: { url: 'https://h/c' }, conversionReviewVersions: ['v3', 'v3'] } }),
+      [
+        'spec.conversion.webhook.conversionReviewVersions[1] FieldValueInvalid',
+        'spec.conversion.webhook.conversionReviewVersions FieldValueInvalid',
+      ],
+    );
   });
 });

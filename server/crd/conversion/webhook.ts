@@ -49,7 +49,8 @@ export function convertedObjectsOf(version: 'v1' | 'v1beta1', uid: string, answe
   }
   const response = review.response;
   if (!isObject(response)) throw new Error('no response provided');
-  if (version === 'v1' && response.uid !== uid) throw new Error(`expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(String(response.uid ?? ''))}`);
+  if (version === 'v1' && response.uid !== uid)
+    throw new Error(`expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(String(response.uid ?? ''))}`);
   const result = isObject(response.result) ? response.result : {};
   if (result.status !== 'Success') {
     if (typeof result.message === 'string' && result.message) throw new Error(result.message);
@@ -68,12 +69,20 @@ export type Refusal = { kind: 'type' | 'identity' | 'metadata'; message: string 
 export function acceptConverted(original: KubeObject, converted: unknown, desiredAPIVersion: string): KubeObject | Refusal {
   if (!isObject(converted)) return { kind: 'type', message: 'invalid type, expected an object' };
   if (converted.apiVersion !== desiredAPIVersion) {
-    return { kind: 'type', message: `invalid groupVersion (expected ${desiredAPIVersion}, received ${String(converted.apiVersion ?? '')})` };
+    return {
+      kind: 'type',
+      message: `invalid groupVersion (expected ${desiredAPIVersion}, received ${String(converted.apiVersion ?? '')})`,
+    };
   }
-  if (converted.kind !== original.kind) return { kind: 'type', message: `invalid kind (expected ${original.kind ?? ''}, received ${String(converted.kind ?? '')})` };
+  if (converted.kind !== original.kind)
+    return { kind: 'type', message: `invalid kind (expected ${original.kind ?? ''}, received ${String(converted.kind ?? '')})` };
   const om = original.metadata ?? {};
   const cm = metaOf(converted);
-  for (const [field, label] of [['name', 'name'], ['namespace', 'namespace'], ['uid', 'UID']] as const) {
+  for (const [field, label] of [
+    ['name', 'name'],
+    ['namespace', 'namespace'],
+    ['uid', 'UID'],
+  ] as const) {
     const a = String(om[field] ?? '');
     const b = String(cm[field] ?? '');
     if (a !== b) return { kind: 'identity', message: `must have the same ${label}: ${a} != ${b}` };
@@ -90,13 +99,15 @@ export function acceptConverted(original: KubeObject, converted: unknown, desire
     const before = (isObject(meta[field]) ? meta[field] : {}) as Json;
     let changed = Object.keys(before).length !== Object.keys(got).length;
     for (const [k, v] of Object.entries(got)) {
-      if (typeof v !== 'string') return { kind: 'metadata', message: `metadata.${field}[${k}] must be a string, but is ${typeof v} in converted object` };
+      if (typeof v !== 'string')
+        return { kind: 'metadata', message: `metadata.${field}[${k}] must be a string, but is ${typeof v} in converted object` };
       if (before[k] !== v) changed = true;
     }
     if (changed) {
       const values = got as Record<string, string>;
       const errs = field === 'labels' ? validateLabels(values, 'metadata.labels') : validateAnnotations(values, 'metadata.annotation');
-      if (errs.length > 0) return { kind: 'metadata', message: errs.length > 1 ? `[${errs.map(errorString).join(', ')}]` : errorString(errs[0]!) };
+      if (errs.length > 0)
+        return { kind: 'metadata', message: errs.length > 1 ? `[${errs.map(errorString).join(', ')}]` : errorString(errs[0]!) };
     }
     meta[field] = got;
   }
@@ -159,7 +170,12 @@ export class WebhookConverter {
     const what = gvkText(String(first.apiVersion ?? ''), String(first.kind ?? ''));
     if (!this.version) throw conversionFailed('no supported conversion review versions');
     const uid = (this.opts.newUid ?? randomUUID)();
-    const body = conversionReview(this.version, uid, desiredAPIVersion, todo.map(({ o }) => o));
+    const body = conversionReview(
+      this.version,
+      uid,
+      desiredAPIVersion,
+      todo.map(({ o }) => o),
+    );
     let answer: unknown;
     try {
       answer = await this.post(body, signal);

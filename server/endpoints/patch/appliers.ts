@@ -16,7 +16,6 @@ export const APPLY_PATCH_TYPE = 'application/apply-patch+yaml';
 /** server-side apply with a CBOR configuration (only with the CBORServingAndStorage gate) */
 export const APPLY_CBOR_PATCH_TYPE = 'application/apply-patch+cbor';
 
-
 function parseJson(body: Buffer): Json {
   // the caller words it as kube does (Go's scanner stops at its depth limit)
   if (jsonTooDeep(body)) throw errors.badRequest('invalid JSON patch');
@@ -31,10 +30,14 @@ function parseJson(body: Buffer): Json {
 function asPatchedObject(patched: Json, target: PatchTarget): KubeObject {
   const invalid = (why: string) =>
     new StatusError(422, 'Invalid', ` "" is invalid: patch: Invalid value: ${JSON.stringify(JSON.stringify(patched))}: ${why}`, {
-      causes: [{ reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(JSON.stringify(patched))}: ${why}`, field: 'patch' }],
+      causes: [
+        { reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(JSON.stringify(patched))}: ${why}`, field: 'patch' },
+      ],
     });
   if (patched === null || typeof patched !== 'object' || Array.isArray(patched)) {
-    throw invalid(`json: cannot unmarshal ${Array.isArray(patched) ? 'array' : typeof patched} into Go value of type map[string]interface {}`);
+    throw invalid(
+      `json: cannot unmarshal ${Array.isArray(patched) ? 'array' : typeof patched} into Go value of type map[string]interface {}`,
+    );
   }
   const obj = patched as unknown as KubeObject;
   const expectedApiVersion = apiVersionOf(target.kind);
@@ -42,7 +45,9 @@ function asPatchedObject(patched: Json, target: PatchTarget): KubeObject {
     throw invalid(`Object 'Kind' is ${JSON.stringify(obj.kind)}, expected ${JSON.stringify(target.kind.kind)}`);
   }
   if (obj.apiVersion !== undefined && obj.apiVersion !== expectedApiVersion) {
-    throw invalid(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${expectedApiVersion})`);
+    throw invalid(
+      `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${expectedApiVersion})`,
+    );
   }
   if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
   if (typeof obj.metadata !== 'object' || Array.isArray(obj.metadata)) {
@@ -63,9 +68,7 @@ export const jsonPatchApplier: PatchApplier = {
       throw errors.badRequest((err as Error).message);
     }
     if (ops.length > MAX_JSON_PATCH_OPERATIONS) {
-      throw errors.tooLarge(
-        `The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${ops.length}`,
-      );
+      throw errors.tooLarge(`The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${ops.length}`);
     }
     return ops;
   },

@@ -49,7 +49,7 @@ export class MergePatchError extends Error {
 /** Applies a merge patch to a document, returning a new value (the inputs are untouched).
  *  A patch that is not an object or array (or is null) is refused as the reference does. */
 export function applyMergePatch(doc: Json, patch: Json): Json {
-  if (patch === null || (typeof patch !== 'object')) throw new MergePatchError('Invalid JSON Patch');
+  if (patch === null || typeof patch !== 'object') throw new MergePatchError('Invalid JSON Patch');
   const base = structuredClone(doc);
   if (Array.isArray(patch)) return pruneNulls(structuredClone(patch));
   if (!isObject(base)) return pruneNulls(structuredClone(patch));

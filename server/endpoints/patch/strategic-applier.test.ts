@@ -73,7 +73,9 @@ describe('strategic merge patch applier', () => {
   });
 
   test('patches a Deployment by the schema: containers merge by name, type meta stays', async () => {
-    const patch = applier.parse(body({ apiVersion: 'apps/v1beta1', spec: { template: { spec: { containers: [{ name: 'c', image: 'nginx:2' }] } } } }));
+    const patch = applier.parse(
+      body({ apiVersion: 'apps/v1beta1', spec: { template: { spec: { containers: [{ name: 'c', image: 'nginx:2' }] } } } }),
+    );
     const out = await applier.apply(liveDeployment(), patch, target(deployments));
     assert.equal(out.kind, 'Deployment');
     assert.equal(out.apiVersion, 'apps/v1');
@@ -92,7 +94,13 @@ describe('strategic merge patch applier', () => {
 
   test('the parsed patch is reused unchanged when the registry applies it again', async () => {
     const patch = applier.parse(
-      body({ spec: { template: { spec: { '$setElementOrder/containers': [{ name: 's' }, { name: 'c' }], containers: [{ name: 's', $patch: 'delete' }] } } } }),
+      body({
+        spec: {
+          template: {
+            spec: { '$setElementOrder/containers': [{ name: 's' }, { name: 'c' }], containers: [{ name: 's', $patch: 'delete' }] },
+          },
+        },
+      }),
     );
     const first = await applier.apply(liveDeployment(), patch, target(deployments));
     const second = await applier.apply(liveDeployment(), patch, target(deployments));
@@ -111,7 +119,13 @@ describe('strategic merge patch applier', () => {
   });
 
   test('a resource that is not built-in is refused with 415, as for custom resources', async () => {
-    const widgets = resourceInfo({ group: 'example.com', version: 'v1', resource: 'widgets', kind: 'Widget', definition: 'com.example.v1.Widget' });
+    const widgets = resourceInfo({
+      group: 'example.com',
+      version: 'v1',
+      resource: 'widgets',
+      kind: 'Widget',
+      definition: 'com.example.v1.Widget',
+    });
     const err = await statusOf(() => applier.apply({ metadata: { name: 'web' } } as KubeObject, applier.parse(body({})), target(widgets)));
     assert.equal(err.code, 415);
     assert.equal(err.reason, 'UnsupportedMediaType');
@@ -122,7 +136,13 @@ describe('strategic merge patch applier', () => {
   });
 
   test('a built-in resource whose kind has no schema merges maps and replaces lists', async () => {
-    const odd = resourceInfo({ group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', definition: 'io.k8s.api.apps.v1.Deployment' });
+    const odd = resourceInfo({
+      group: 'apps',
+      version: 'v1',
+      resource: 'deployments',
+      kind: 'Deployment',
+      definition: 'io.k8s.api.apps.v1.Deployment',
+    });
     const out = await applier.apply(
       { metadata: { name: 'web', labels: { a: '1' } }, items: [1, 2] } as unknown as KubeObject,
       applier.parse(body({ metadata: { labels: { b: '2' } }, items: [3] })),
@@ -156,13 +176,19 @@ describe('strategic merge patch applier', () => {
 
     const withFinalizers = liveDeployment();
     withFinalizers.metadata.finalizers = [];
-    const lists = await statusOf(() => applier.apply(withFinalizers, applier.parse(body({ metadata: { finalizers: [['a']] } })), target(deployments)));
+    const lists = await statusOf(() =>
+      applier.apply(withFinalizers, applier.parse(body({ metadata: { finalizers: [['a']] } })), target(deployments)),
+    );
     assert.equal(lists.code, 422);
     assert.equal(lists.reason, 'Invalid');
     assert.equal(lists.message, 'the server rejected our request due to an error in our request');
 
     const key = await statusOf(() =>
-      applier.apply(liveDeployment(), applier.parse(body({ spec: { template: { spec: { containers: [{ image: 'x' }] } } } })), target(deployments)),
+      applier.apply(
+        liveDeployment(),
+        applier.parse(body({ spec: { template: { spec: { containers: [{ image: 'x' }] } } } })),
+        target(deployments),
+      ),
     );
     assert.equal(key.code, 500);
     assert.equal(key.reason, '');

@@ -128,7 +128,10 @@ export function createStrategicMergePatchApplier(opts: StrategicApplierOptions =
         }
       }
       if (result.metadata !== undefined && result.metadata !== null && !isObject(result.metadata)) {
-        throw invalidPatch(patch, `json: cannot unmarshal ${goTypeOf(result.metadata) === 'slice' ? 'array' : typeof result.metadata} into Go struct field ${target.kind.kind}.metadata of type v1.ObjectMeta`);
+        throw invalidPatch(
+          patch,
+          `json: cannot unmarshal ${goTypeOf(result.metadata) === 'slice' ? 'array' : typeof result.metadata} into Go struct field ${target.kind.kind}.metadata of type v1.ObjectMeta`,
+        );
       }
       // the result is decoded into the kind's Go type: its type meta is the endpoint's
       const obj = result as unknown as KubeObject;

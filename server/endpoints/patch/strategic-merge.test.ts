@@ -76,7 +76,11 @@ describe('maps and nulls', () => {
   });
 
   test('objects follow the live order, new keys come after', () => {
-    const out = smp(pod, { metadata: { name: 'p', labels: { a: '1' } }, spec: {} }, { spec: { hostname: 'h' }, metadata: { namespace: 'ns' } });
+    const out = smp(
+      pod,
+      { metadata: { name: 'p', labels: { a: '1' } }, spec: {} },
+      { spec: { hostname: 'h' }, metadata: { namespace: 'ns' } },
+    );
     assert.deepEqual(Object.keys(out), ['metadata', 'spec']);
     assert.deepEqual(Object.keys(out.metadata as JsonObject), ['name', 'labels', 'namespace']);
   });
@@ -123,7 +127,10 @@ describe('lists merged by key', () => {
         containers: [
           {
             name: 'app',
-            env: [{ name: 'B', value: 'two' }, { name: 'C', value: '3' }],
+            env: [
+              { name: 'B', value: 'two' },
+              { name: 'C', value: '3' },
+            ],
             ports: [{ containerPort: 443, name: 'https' }],
           },
         ],
@@ -173,11 +180,9 @@ describe('lists merged by key', () => {
   });
 
   test('$setElementOrder: a live-only item goes before the first ordered item it preceded live', () => {
-    const out = smp(
-      pod,
-      podWith({ containers: [{ name: 'a' }, { name: 'b' }, { name: 'x' }, { name: 'c' }] }),
-      { spec: { '$setElementOrder/containers': [{ name: 'c' }, { name: 'b' }, { name: 'a' }] } },
-    );
+    const out = smp(pod, podWith({ containers: [{ name: 'a' }, { name: 'b' }, { name: 'x' }, { name: 'c' }] }), {
+      spec: { '$setElementOrder/containers': [{ name: 'c' }, { name: 'b' }, { name: 'a' }] },
+    });
     assert.deepEqual(
       (specOf(out).containers as JsonObject[]).map((c) => c.name),
       ['x', 'c', 'b', 'a'],
@@ -203,7 +208,10 @@ describe('lists merged by key', () => {
     const err = smpError(pod, live, {
       spec: {
         '$setElementOrder/containers': [{ name: 'sidecar' }, { name: 'app' }],
-        containers: [{ name: 'app', image: 'a' }, { name: 'sidecar', image: 'b' }],
+        containers: [
+          { name: 'app', image: 'a' },
+          { name: 'sidecar', image: 'b' },
+        ],
       },
     });
     assert.equal(err.errorClass, 'Internal');
@@ -235,7 +243,10 @@ describe('lists merged by key', () => {
     const app = (specOf(out).containers as JsonObject[])[0] as JsonObject;
     assert.equal(app.image, 'nginx:1.1');
     assert.deepEqual(app.env, [{ name: 'A', value: '1' }]);
-    assert.equal(Object.keys(app).some((k) => k.startsWith('$')), false);
+    assert.equal(
+      Object.keys(app).some((k) => k.startsWith('$')),
+      false,
+    );
   });
 
   test('$patch: replace in a list makes the other items the list', () => {
@@ -264,7 +275,14 @@ describe('lists merged by key', () => {
   test('Service ports merge by port', () => {
     const out = smp(
       service,
-      { spec: { ports: [{ name: 'http', port: 80, targetPort: 8080 }, { name: 'https', port: 443 }] } },
+      {
+        spec: {
+          ports: [
+            { name: 'http', port: 80, targetPort: 8080 },
+            { name: 'https', port: 443 },
+          ],
+        },
+      },
       { spec: { ports: [{ port: 80, targetPort: 9090 }] } },
     );
     assert.deepEqual((out.spec as JsonObject).ports, [
@@ -284,21 +302,17 @@ describe('lists merged by key', () => {
 
 describe('lists that replace', () => {
   test('a list without a patch strategy is replaced (args, command)', () => {
-    const out = smp(
-      pod,
-      podWith({ containers: [{ name: 'a', args: ['1', '2'], command: ['sh'] }] }),
-      { spec: { containers: [{ name: 'a', args: ['3'] }] } },
-    );
+    const out = smp(pod, podWith({ containers: [{ name: 'a', args: ['1', '2'], command: ['sh'] }] }), {
+      spec: { containers: [{ name: 'a', args: ['3'] }] },
+    });
     assert.deepEqual(specOf(out).containers, [{ name: 'a', args: ['3'], command: ['sh'] }]);
   });
 
   test('x-kubernetes-list-type map without a patch strategy still replaces (kube-apiserver reads only patch tags)', () => {
     // container resources.claims: listType map keyed by name, no patch strategy
-    const out = smp(
-      pod,
-      podWith({ containers: [{ name: 'a', resources: { claims: [{ name: 'x' }, { name: 'y' }] } }] }),
-      { spec: { containers: [{ name: 'a', resources: { claims: [{ name: 'z' }] } }] } },
-    );
+    const out = smp(pod, podWith({ containers: [{ name: 'a', resources: { claims: [{ name: 'x' }, { name: 'y' }] } }] }), {
+      spec: { containers: [{ name: 'a', resources: { claims: [{ name: 'z' }] } }] },
+    });
     assert.deepEqual(specOf(out).containers, [{ name: 'a', resources: { claims: [{ name: 'z' }] } }]);
   });
 
@@ -365,7 +379,12 @@ describe('retainKeys', () => {
   test('volumes: a volume changing source keeps only the listed keys', () => {
     const out = smp(
       pod,
-      podWith({ volumes: [{ name: 'v', configMap: { name: 'cm' } }, { name: 'w', emptyDir: {} }] }),
+      podWith({
+        volumes: [
+          { name: 'v', configMap: { name: 'cm' } },
+          { name: 'w', emptyDir: {} },
+        ],
+      }),
       { spec: { volumes: [{ name: 'v', $retainKeys: ['name', 'secret'], secret: { secretName: 's' } }] } },
     );
     assert.deepEqual(specOf(out).volumes, [

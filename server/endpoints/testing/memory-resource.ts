@@ -160,7 +160,8 @@ export class MemoryResource implements RESTResource {
     if (opts.resourceVersion === '1') throw errors.expired('too old resource version: 1 (100)');
     const matches = this.filter(ctx, opts);
     const w: MemoryWatch = new MemoryWatch(matches, () => this.watches.delete(w));
-    const initial = opts.resourceVersion === undefined || opts.resourceVersion === '' || opts.resourceVersion === '0' || opts.sendInitialEvents;
+    const initial =
+      opts.resourceVersion === undefined || opts.resourceVersion === '' || opts.resourceVersion === '0' || opts.sendInitialEvents;
     if (initial) {
       for (const obj of this.objects.values()) w.push({ type: 'ADDED', object: obj });
       if (opts.sendInitialEvents && opts.allowWatchBookmarks) {

@@ -46,7 +46,8 @@ const fakeAuthentication: Filter = (next) => async (state) => {
 };
 
 const authorizer: Authorizer = {
-  authorize: async (attrs) => (attrs.user.username === 'denied' ? { decision: 'deny', reason: 'not this one' } : { decision: 'allow', reason: 'test says yes' }),
+  authorize: async (attrs) =>
+    attrs.user.username === 'denied' ? { decision: 'deny', reason: 'not this one' } : { decision: 'allow', reason: 'test says yes' },
 };
 
 const managed = [{ manager: 'm', operation: 'Update', apiVersion: 'v1' }];
@@ -91,13 +92,21 @@ test('a create at RequestResponse: bodies without managedFields, objectRef from 
   const res = await srv.client.http1({
     method: 'POST',
     path: '/api/v1/namespaces/default/configmaps',
-    headers: { 'x-test-user': 'ann', 'content-type': 'application/json', 'x-forwarded-for': '10.0.0.1, 10.0.0.2', 'audit-id': 'my-audit-id' },
+    headers: {
+      'x-test-user': 'ann',
+      'content-type': 'application/json',
+      'x-forwarded-for': '10.0.0.1, 10.0.0.2',
+      'audit-id': 'my-audit-id',
+    },
     body: JSON.stringify({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'cm1', managedFields: managed }, data: { a: 'b' } }),
   });
   assert.equal(res.status, 201);
   assert.equal(res.headers['audit-id'], 'my-audit-id');
   const evs = ofRequest('my-audit-id');
-  assert.deepEqual(evs.map((e) => e.stage), ['RequestReceived', 'ResponseComplete']);
+  assert.deepEqual(
+    evs.map((e) => e.stage),
+    ['RequestReceived', 'ResponseComplete'],
+  );
   const done = evs[1]!;
   assert.equal(done.level, 'RequestResponse');
   assert.deepEqual(done.sourceIPs, ['10.0.0.1', '10.0.0.2', '127.0.0.1']);
@@ -125,17 +134,33 @@ test('omitStages, a denial, a panic, a failed authentication, level None', async
   const secret = await srv.client.http1({ path: '/api/v1/namespaces/default/secrets/s', headers: { 'x-test-user': 'denied' } });
   assert.equal(secret.status, 403);
   const secretEvents = ofRequest(String(secret.headers['audit-id']));
-  assert.deepEqual(secretEvents.map((e) => e.stage), ['ResponseComplete'], 'RequestReceived omitted');
+  assert.deepEqual(
+    secretEvents.map((e) => e.stage),
+    ['ResponseComplete'],
+    'RequestReceived omitted',
+  );
   assert.equal(secretEvents[0]!.level, 'Metadata');
   assert.equal(secretEvents[0]!.responseObject, undefined);
   assert.equal((secretEvents[0]!.responseStatus as { reason: string }).reason, 'Forbidden');
-  assert.deepEqual(secretEvents[0]!.annotations, { 'authorization.k8s.io/decision': 'forbid', 'authorization.k8s.io/reason': 'not this one' });
+  assert.deepEqual(secretEvents[0]!.annotations, {
+    'authorization.k8s.io/decision': 'forbid',
+    'authorization.k8s.io/reason': 'not this one',
+  });
 
   const panic = await srv.client.http1({ path: '/api/v1/namespaces/default/pods/panic', headers: { 'x-test-user': 'ann' } });
   assert.equal(panic.status, 500);
   const panicEvents = ofRequest(String(panic.headers['audit-id']));
-  assert.deepEqual(panicEvents.map((e) => e.stage), ['RequestReceived', 'Panic']);
-  assert.deepEqual(panicEvents[1]!.responseStatus, { metadata: {}, status: 'Failure', message: "APIServer panic'd: boom", reason: 'InternalError', code: 500 });
+  assert.deepEqual(
+    panicEvents.map((e) => e.stage),
+    ['RequestReceived', 'Panic'],
+  );
+  assert.deepEqual(panicEvents[1]!.responseStatus, {
+    metadata: {},
+    status: 'Failure',
+    message: "APIServer panic'd: boom",
+    reason: 'InternalError',
+    code: 500,
+  });
 
   const anonymous = await srv.client.http1({ path: '/api/v1/namespaces/default/configmaps' });
   assert.equal(anonymous.status, 401);
@@ -144,7 +169,13 @@ test('omitStages, a denial, a panic, a failed authentication, level None', async
   assert.equal(failed[0]!.stage, 'ResponseStarted');
   assert.deepEqual(failed[0]!.user, {});
   assert.equal(failed[0]!.verb, 'list');
-  assert.deepEqual(failed[0]!.responseStatus, { metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
+  assert.deepEqual(failed[0]!.responseStatus, {
+    metadata: {},
+    status: 'Failure',
+    message: 'Unauthorized',
+    reason: 'Unauthorized',
+    code: 401,
+  });
 
   const quiet = await srv.client.http1({ path: '/quiet', headers: { 'x-test-user': 'ann' } });
   assert.equal(quiet.status, 200);

@@ -249,7 +249,11 @@ function newEvent(state: RequestState, config: RequestAuditConfig): EventRecord 
     requestURI: state.req.url ?? state.path,
     verb: i.verb,
     user: state.user,
-    sourceIPs: sourceIPs(header(state.req, 'x-forwarded-for'), header(state.req, 'x-real-ip'), captures.get(state)?.remoteAddress ?? remoteAddress(state.req)),
+    sourceIPs: sourceIPs(
+      header(state.req, 'x-forwarded-for'),
+      header(state.req, 'x-real-ip'),
+      captures.get(state)?.remoteAddress ?? remoteAddress(state.req),
+    ),
     userAgent: truncateUserAgent(header(state.req, 'user-agent') ?? ''),
     requestReceivedMicros: state.receivedAt * 1000,
     annotations: new Map(),
@@ -269,7 +273,12 @@ function newEvent(state: RequestState, config: RequestAuditConfig): EventRecord 
 
 /** Hands one stage's event to the backends; never throws, waits only for blocking ones.
  *  False when a strict backend could not store it. */
-async function emit(auditor: Auditor, audit: Pick<RequestAudit, 'config' | 'event'>, stage: Stage, stageMicros = nowMicros()): Promise<boolean> {
+async function emit(
+  auditor: Auditor,
+  audit: Pick<RequestAudit, 'config' | 'event'>,
+  stage: Stage,
+  stageMicros = nowMicros(),
+): Promise<boolean> {
   if (audit.config.omitStages.includes(stage)) return true;
   try {
     return (await auditor.backend.processEvents([eventJson(audit.event, stage, stageMicros)])) !== false;
@@ -435,7 +444,11 @@ const DECISION = 'authorization.k8s.io/decision';
 const REASON = 'authorization.k8s.io/reason';
 
 /** Wraps the authorization filter so that its decision lands in the request's event. */
-export function withAuthorizationAudit(authorizer: Authorizer, auditor: Auditor | undefined, authorization: (a: Authorizer) => Filter): Filter {
+export function withAuthorizationAudit(
+  authorizer: Authorizer,
+  auditor: Auditor | undefined,
+  authorization: (a: Authorizer) => Filter,
+): Filter {
   const plain = authorization(authorizer);
   if (!auditor) return plain;
   return (next) => {

@@ -10,7 +10,10 @@ import { validateCorsAllowedOrigins, withCORS } from './cors.js';
 describe('validateCorsAllowedOrigins', () => {
   it('accepts pinned expressions and refuses unpinned, empty or broken ones', () => {
     assert.deepEqual(validateCorsAllowedOrigins(['//example\\.com(:|$)', '^https://example\\.com$']), []);
-    assert.match(validateCorsAllowedOrigins(['example.com'])[0]!, /^--cors-allowed-origins has an invalid regular expression: regular expression does not pin to start\/end of host in the origin header, help: /);
+    assert.match(
+      validateCorsAllowedOrigins(['example.com'])[0]!,
+      /^--cors-allowed-origins has an invalid regular expression: regular expression does not pin to start\/end of host in the origin header, help: /,
+    );
     assert.match(validateCorsAllowedOrigins([''])[0]!, /^empty value in --cors-allowed-origins, help: /);
     assert.equal(validateCorsAllowedOrigins(['^https://(x$']).length, 1);
   });
@@ -33,7 +36,10 @@ describe('withCORS', () => {
     assert.equal(pre.status, 204);
     assert.equal(pre.headers['access-control-allow-origin'], 'https://good.example:8443');
     assert.equal(pre.headers['access-control-allow-methods'], 'POST, GET, OPTIONS, PUT, DELETE, PATCH');
-    assert.equal(pre.headers['access-control-allow-headers'], 'Content-Type, Content-Length, Accept-Encoding, X-CSRF-Token, Authorization, X-Requested-With, If-Modified-Since');
+    assert.equal(
+      pre.headers['access-control-allow-headers'],
+      'Content-Type, Content-Length, Accept-Encoding, X-CSRF-Token, Authorization, X-Requested-With, If-Modified-Since',
+    );
     assert.equal(pre.headers['access-control-expose-headers'], 'Date');
     assert.equal(pre.headers['access-control-allow-credentials'], 'true');
     assert.equal(served, before);

@@ -7,7 +7,15 @@ import type { Filter } from '../../request/types.js';
 import { header } from '../../request/types.js';
 
 const ALLOWED_METHODS = ['POST', 'GET', 'OPTIONS', 'PUT', 'DELETE', 'PATCH'].join(', ');
-const ALLOWED_HEADERS = ['Content-Type', 'Content-Length', 'Accept-Encoding', 'X-CSRF-Token', 'Authorization', 'X-Requested-With', 'If-Modified-Since'].join(', ');
+const ALLOWED_HEADERS = [
+  'Content-Type',
+  'Content-Length',
+  'Accept-Encoding',
+  'X-CSRF-Token',
+  'Authorization',
+  'X-Requested-With',
+  'If-Modified-Since',
+].join(', ');
 const EXPOSED_HEADERS = 'Date';
 
 const HELP =

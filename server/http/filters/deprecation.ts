@@ -41,7 +41,13 @@ async function serveDeprecated(state: RequestState, deprecation: ApiDeprecation,
   // reached when the handler answered (a thrown handler is the panic filter's 500, which
   // kube records at no route either)
   metrics.requestedDeprecatedApis.set(
-    { group: info.apiGroup, version: info.apiVersion, resource: info.resource, subresource: info.subresource, removed_release: deprecation.removedRelease },
+    {
+      group: info.apiGroup,
+      version: info.apiVersion,
+      resource: info.resource,
+      subresource: info.subresource,
+      removed_release: deprecation.removedRelease,
+    },
     1,
   );
   const annotations: Record<string, string> = { [DEPRECATED_ANNOTATION]: 'true' };

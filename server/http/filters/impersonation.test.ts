@@ -111,8 +111,20 @@ describe('impersonation filter', () => {
     ]);
     // the anonymous user is unauthenticated; an explicit system:unauthenticated suppresses authenticated
     assert.deepEqual(impersonatedUser([{ kind: 'User', name: 'system:anonymous' }], false).groups, ['system:unauthenticated']);
-    assert.deepEqual(impersonatedUser([{ kind: 'User', name: 'x' }, { kind: 'Group', name: 'system:unauthenticated' }], true).groups, ['system:unauthenticated']);
-    assert.throws(() => impersonationRequests(new Map([['impersonate-group', ['a']]])), /requested \[\{Group {2}a {4}\}\] without impersonating a user/);
+    assert.deepEqual(
+      impersonatedUser(
+        [
+          { kind: 'User', name: 'x' },
+          { kind: 'Group', name: 'system:unauthenticated' },
+        ],
+        true,
+      ).groups,
+      ['system:unauthenticated'],
+    );
+    assert.throws(
+      () => impersonationRequests(new Map([['impersonate-group', ['a']]])),
+      /requested \[\{Group {2}a {4}\}\] without impersonating a user/,
+    );
   });
 
   it('masters impersonate a user with repeated groups, extras and a uid; each value is checked', async () => {
@@ -124,7 +136,12 @@ describe('impersonation filter', () => {
       'Impersonate-Uid': 'jane-uid',
     });
     assert.equal(res.status, 201);
-    assert.deepEqual(userInfo(res.body), { username: 'jane', uid: 'jane-uid', groups: ['g1', 'g2', 'system:authenticated'], extra: { scopes: ['view'] } });
+    assert.deepEqual(userInfo(res.body), {
+      username: 'jane',
+      uid: 'jane-uid',
+      groups: ['g1', 'g2', 'system:authenticated'],
+      extra: { scopes: ['view'] },
+    });
     assert.deepEqual(
       checks.map((c) => [c.apiGroup, c.resource, c.subresource, c.name]),
       [
@@ -145,14 +162,20 @@ describe('impersonation filter', () => {
     assert.deepEqual([checks[0]!.resource, checks[0]!.namespace, checks[0]!.name], ['serviceaccounts', 'team', 'builder']);
   });
 
-  it('403 with kube-apiserver\'s message when one value is not allowed; resource names matter', async () => {
+  it("403 with kube-apiserver's message when one value is not allowed; resource names matter", async () => {
     assert.equal(userInfo((await whoami(bob, { 'Impersonate-User': 'jane', 'Impersonate-Group': 'devs' })).body).username, 'jane');
     const joe = await whoami(bob, { 'Impersonate-User': 'joe' });
     assert.equal(joe.status, 403);
-    assert.equal(joe.body.message, 'users "joe" is forbidden: User "bob" cannot impersonate resource "users" in API group "" at the cluster scope');
+    assert.equal(
+      joe.body.message,
+      'users "joe" is forbidden: User "bob" cannot impersonate resource "users" in API group "" at the cluster scope',
+    );
     const group = await whoami(bob, { 'Impersonate-User': 'jane', 'Impersonate-Group': 'admins' });
     assert.equal(group.status, 403);
-    assert.equal(group.body.message, 'groups "admins" is forbidden: User "bob" cannot impersonate resource "groups" in API group "" at the cluster scope');
+    assert.equal(
+      group.body.message,
+      'groups "admins" is forbidden: User "bob" cannot impersonate resource "groups" in API group "" at the cluster scope',
+    );
     const extra = await whoami(bob, { 'Impersonate-User': 'jane', 'Impersonate-Extra-Scopes': 'x' });
     assert.equal(
       extra.body.message,

@@ -30,7 +30,6 @@ export interface ImpersonationRequest {
   extraKey?: string;
 }
 
-
 function unescapeExtraKey(key: string): string {
   try {
     return decodeURIComponent(key);

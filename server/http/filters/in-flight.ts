@@ -92,10 +92,13 @@ export function createRequestTracker(): RequestTracker {
       let graceTimer: NodeJS.Timeout | undefined;
       let over = false;
       const graceOver = new Promise<void>((resolve) => {
-        graceTimer = setTimeout(() => {
-          over = true;
-          resolve();
-        }, Math.max(0, graceMs));
+        graceTimer = setTimeout(
+          () => {
+            over = true;
+            resolve();
+          },
+          Math.max(0, graceMs),
+        );
       });
       // one watch ended per tick of the rate; those opened meanwhile are ended as well
       const perSecond = Math.max(watches.size / Math.max(graceMs / 1000, 0.001), MIN_WATCH_END_RATE);

@@ -18,7 +18,15 @@ import { withMaxInFlight } from './max-in-flight.js';
 const testUser: Filter = (next) => async (state) => {
   const name = state.req.headers['x-test-user'];
   const groups = state.req.headers['x-test-groups'];
-  state.user = { username: String(name ?? 'nobody'), groups: [...String(groups ?? '').split(',').filter(Boolean), 'system:authenticated'] };
+  state.user = {
+    username: String(name ?? 'nobody'),
+    groups: [
+      ...String(groups ?? '')
+        .split(',')
+        .filter(Boolean),
+      'system:authenticated',
+    ],
+  };
   return next(state);
 };
 
@@ -60,7 +68,15 @@ class Gates {
 }
 
 function send(port: number, ca: string, method: string, path: string, user: string, groups = '') {
-  const req = httpsRequest({ host: '127.0.0.1', port, method, path, ca, agent: false, headers: { 'x-test-user': user, 'x-test-groups': groups } });
+  const req = httpsRequest({
+    host: '127.0.0.1',
+    port,
+    method,
+    path,
+    ca,
+    agent: false,
+    headers: { 'x-test-user': user, 'x-test-groups': groups },
+  });
   const answer = new Promise<TestResponse>((resolve, reject) => {
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
@@ -84,7 +100,12 @@ const devsSchema: KubeObject = {
   spec: {
     priorityLevelConfiguration: { name: 'tight' },
     matchingPrecedence: 10,
-    rules: [{ subjects: [{ kind: 'Group', group: { name: 'devs' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true, namespaces: ['*'] }] }],
+    rules: [
+      {
+        subjects: [{ kind: 'Group', group: { name: 'devs' } }],
+        resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true, namespaces: ['*'] }],
+      },
+    ],
   },
 };
 
@@ -92,7 +113,8 @@ describe('withMaxInFlight: priority and fairness', () => {
   let srv: FilterServer;
   const gates = new Gates();
   const controller = new FlowController({ serverConcurrencyLimit: 1 });
-  const call = (method: string, path: string, user = 'jane', groups = 'devs') => send(srv.client.port, srv.client.ca, method, path, user, groups);
+  const call = (method: string, path: string, user = 'jane', groups = 'devs') =>
+    send(srv.client.port, srv.client.ca, method, path, user, groups);
 
   before(async () => {
     controller.update([...mandatoryFlowSchemas(), devsSchema], [...mandatoryPriorityLevels(), level('tight', { type: 'Reject' })]);
@@ -140,7 +162,10 @@ describe('withMaxInFlight: priority and fairness', () => {
   });
 
   it('a queued request whose client goes away leaves the queue', async () => {
-    controller.update([...mandatoryFlowSchemas(), devsSchema], [...mandatoryPriorityLevels(), level('tight', { type: 'Queue', queuing: { queues: 1, handSize: 1, queueLengthLimit: 5 } })]);
+    controller.update(
+      [...mandatoryFlowSchemas(), devsSchema],
+      [...mandatoryPriorityLevels(), level('tight', { type: 'Queue', queuing: { queues: 1, handSize: 1, queueLengthLimit: 5 } })],
+    );
     const held = call('GET', '/api/v1/pods?hold=c');
     await gates.entered('c');
     const servedBefore = gates.served;
@@ -166,7 +191,8 @@ describe('withMaxInFlight: priority and fairness', () => {
 describe('withMaxInFlight: the classic limits', () => {
   let srv: FilterServer;
   const gates = new Gates();
-  const call = (method: string, path: string, user = 'jane', groups = 'devs') => send(srv.client.port, srv.client.ca, method, path, user, groups);
+  const call = (method: string, path: string, user = 'jane', groups = 'devs') =>
+    send(srv.client.port, srv.client.ca, method, path, user, groups);
 
   before(async () => {
     srv = await serveFilters([testUser, withMaxInFlight({ kind: 'max-in-flight', readOnlyLimit: 1, mutatingLimit: 1 })], gates.handler);

@@ -50,6 +50,9 @@ describe('withShutdownRetryAfter', () => {
     for (const path of ['/readyz', '/livez', '/healthz/etcd', '/metrics']) {
       assert.equal((await srv.client.http1({ path })).status, 200, path);
     }
-    assert.equal((await srv.client.http1({ path: '/api/v1/pods', headers: { 'user-agent': 'kube-apiserver/v1.33.0 (linux/amd64)' } })).status, 200);
+    assert.equal(
+      (await srv.client.http1({ path: '/api/v1/pods', headers: { 'user-agent': 'kube-apiserver/v1.33.0 (linux/amd64)' } })).status,
+      200,
+    );
   });
 });

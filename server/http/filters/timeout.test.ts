@@ -23,7 +23,7 @@ describe('effectiveTimeoutMs', () => {
     assert.equal(effectiveTimeoutMs(q('timeout=0'), 60_000), 60_000);
     assert.equal(effectiveTimeoutMs(q('timeout=-5s'), 60_000), 60_000);
   });
-  it("names a malformed ?timeout= as kube-apiserver does", () => {
+  it('names a malformed ?timeout= as kube-apiserver does', () => {
     assert.deepEqual(effectiveTimeoutMs(q('timeout=abc'), 60_000), {
       invalid: 'invalid timeout specified in the request URL - time: invalid duration "abc"',
     });
@@ -80,9 +80,7 @@ describe('withRequestTimeout', () => {
 
   it('answers 504 with the bare Status when the deadline passes first, and drops the late answer', async () => {
     srv ??= await serveFilters(
-      [
-        withRequestTimeout({ requestTimeoutMs: 60_000, onPostTimeoutError: (err) => postTimeoutErrors.push(err) }),
-      ],
+      [withRequestTimeout({ requestTimeoutMs: 60_000, onPostTimeoutError: (err) => postTimeoutErrors.push(err) })],
       api,
     );
     const session = srv.client.session();

@@ -27,27 +27,37 @@ export async function runChurn(ctx: RunContext, p: ChurnParams): Promise<Scenari
   let deleted = 0;
   let attempted = 0;
   ctx.phase('churn: create, update, delete');
-  await paced({ rate: p.rate / 3, count: p.objects, deadline: ctx.deadline, concurrency: Math.max(1, Math.floor(ctx.concurrency / 3)) }, async (i) => {
-    attempted++;
-    const k = KINDS[i % KINDS.length]!;
-    const name = `churn-${i}`;
-    const base = `/api/v1/namespaces/${ns}/${k.resource}`;
-    const body = { apiVersion: 'v1', kind: k.kind, metadata: { name, labels: { [RUN_LABEL]: ctx.runId } }, ...k.data(payload(i)) };
-    const c = await ctx.client.call('create', k.resource, 'POST', base, { body });
-    if (c.status !== 201) return;
-    created++;
-    const rv = (JSON.parse(c.body.toString()) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
-    await ctx.client.call('update', k.resource, 'PUT', `${base}/${name}`, { body: { ...body, metadata: { ...body.metadata, resourceVersion: rv }, ...k.data(payload(i + 1)) } });
-    const d = await ctx.client.call('delete', k.resource, 'DELETE', `${base}/${name}`);
-    if (d.status === 200 || d.status === 202) deleted++;
-  });
+  await paced(
+    { rate: p.rate / 3, count: p.objects, deadline: ctx.deadline, concurrency: Math.max(1, Math.floor(ctx.concurrency / 3)) },
+    async (i) => {
+      attempted++;
+      const k = KINDS[i % KINDS.length]!;
+      const name = `churn-${i}`;
+      const base = `/api/v1/namespaces/${ns}/${k.resource}`;
+      const body = { apiVersion: 'v1', kind: k.kind, metadata: { name, labels: { [RUN_LABEL]: ctx.runId } }, ...k.data(payload(i)) };
+      const c = await ctx.client.call('create', k.resource, 'POST', base, { body });
+      if (c.status !== 201) return;
+      created++;
+      const rv = (JSON.parse(c.body.toString()) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+      await ctx.client.call('update', k.resource, 'PUT', `${base}/${name}`, {
+        body: { ...body, metadata: { ...body.metadata, resourceVersion: rv }, ...k.data(payload(i + 1)) },
+      });
+      const d = await ctx.client.call('delete', k.resource, 'DELETE', `${base}/${name}`);
+      if (d.status === 200 || d.status === 202) deleted++;
+    },
+  );
   const query = new URLSearchParams({ labelSelector: `${RUN_LABEL}=${ctx.runId}` });
-  const left = (await countItems(ctx, 'configmaps', `/api/v1/namespaces/${ns}/configmaps`, query)) + (await countItems(ctx, 'secrets', `/api/v1/namespaces/${ns}/secrets`, query));
+  const left =
+    (await countItems(ctx, 'configmaps', `/api/v1/namespaces/${ns}/configmaps`, query)) +
+    (await countItems(ctx, 'secrets', `/api/v1/namespaces/${ns}/secrets`, query));
   await deleteNamespaces(ctx, [ns!]);
   return {
     scenario: 'churn',
     parameters: { ...p },
     delivery: {},
-    checks: [check('objects attempted', Math.min(p.objects, attempted), attempted), check('objects left = created - deleted', created - deleted, left)],
+    checks: [
+      check('objects attempted', Math.min(p.objects, attempted), attempted),
+      check('objects left = created - deleted', created - deleted, left),
+    ],
   };
 }

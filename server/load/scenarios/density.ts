@@ -3,7 +3,16 @@
 // cluster-wide informers (as controllers do). Every Pod created must reach its node's watcher
 // and every informer exactly once.
 
-import { check, countItems, createNamespaces, deleteNamespaces, RUN_LABEL, waitForServiceAccounts, type RunContext, type ScenarioResult } from '../context.js';
+import {
+  check,
+  countItems,
+  createNamespaces,
+  deleteNamespaces,
+  RUN_LABEL,
+  waitForServiceAccounts,
+  type RunContext,
+  type ScenarioResult,
+} from '../context.js';
 import { deliveryStats, Expectations, Informer, mergeDelivery, settle, type WatchedObject } from '../informer.js';
 import { paced } from '../pacer.js';
 
@@ -18,7 +27,8 @@ export interface DensityParams {
   informers: number;
 }
 
-const addedKey = (type: string, o: WatchedObject): string | undefined => (type === 'ADDED' ? `${o.metadata.namespace}/${o.metadata.name}` : undefined);
+const addedKey = (type: string, o: WatchedObject): string | undefined =>
+  type === 'ADDED' ? `${o.metadata.namespace}/${o.metadata.name}` : undefined;
 
 function podBody(runId: string, name: string, node: string): object {
   return {
@@ -44,7 +54,13 @@ export async function runDensity(ctx: RunContext, p: DensityParams): Promise<Sce
   const perNode = nodeNames.map(() => new Expectations());
   const clusterWide = Array.from(
     { length: p.informers },
-    () => new Informer(ctx.client, { path: '/api/v1/pods', selectors: new URLSearchParams({ labelSelector: runSelector }), keyOf: addedKey, expectations: everyPod }),
+    () =>
+      new Informer(ctx.client, {
+        path: '/api/v1/pods',
+        selectors: new URLSearchParams({ labelSelector: runSelector }),
+        keyOf: addedKey,
+        expectations: everyPod,
+      }),
   );
   const nodeWatchers = nodeNames.slice(0, p.nodes).map(
     (node, i) =>
@@ -68,7 +84,9 @@ export async function runDensity(ctx: RunContext, p: DensityParams): Promise<Sce
     const now = performance.now();
     everyPod.expect(key, now);
     perNode[node]!.expect(key, now);
-    const a = await ctx.client.call('create', 'pods', 'POST', `/api/v1/namespaces/${ns}/pods`, { body: podBody(ctx.runId, name, nodeNames[node]!) });
+    const a = await ctx.client.call('create', 'pods', 'POST', `/api/v1/namespaces/${ns}/pods`, {
+      body: podBody(ctx.runId, name, nodeNames[node]!),
+    });
     if (a.status === 201) created++;
     else {
       failed++;
@@ -88,6 +106,9 @@ export async function runDensity(ctx: RunContext, p: DensityParams): Promise<Sce
     scenario: 'density',
     parameters: { ...p },
     delivery,
-    checks: [check('pods created + failed = attempted', Math.min(p.pods, created + failed), created + failed), check('pods stored = pods created', created, stored)],
+    checks: [
+      check('pods created + failed = attempted', Math.min(p.pods, created + failed), created + failed),
+      check('pods stored = pods created', created, stored),
+    ],
   };
 }

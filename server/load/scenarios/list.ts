@@ -44,7 +44,10 @@ async function listOnce(ctx: RunContext, path: string, v: Variant, pageSize: num
     if (v.resourceVersion) q.set('resourceVersion', v.resourceVersion);
     if (v.paged) q.set('limit', String(pageSize));
     if (token) q.set('continue', token);
-    const a = await ctx.client.call('list', `configmaps (${v.label})`, 'GET', `${path}?${q}`, { accept: v.protobuf ? PROTOBUF : 'application/json', timeoutMs: 120_000 });
+    const a = await ctx.client.call('list', `configmaps (${v.label})`, 'GET', `${path}?${q}`, {
+      accept: v.protobuf ? PROTOBUF : 'application/json',
+      timeoutMs: 120_000,
+    });
     if (a.status !== 200) return -1;
     if (v.protobuf) {
       const s = protobufListSummary(a.body);
@@ -65,7 +68,12 @@ export async function runList(ctx: RunContext, p: ListParams): Promise<ScenarioR
   const path = `/api/v1/namespaces/${ns}/configmaps`;
   let seeded = 0;
   await paced({ rate: 0, count: p.objects, deadline: ctx.deadline, concurrency: ctx.concurrency }, async (i) => {
-    const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `list-${i}`, labels: { [RUN_LABEL]: ctx.runId } }, data: { payload: ''.padEnd(p.size, 'x') } };
+    const body = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: `list-${i}`, labels: { [RUN_LABEL]: ctx.runId } },
+      data: { payload: ''.padEnd(p.size, 'x') },
+    };
     if ((await ctx.client.call('create', 'configmaps', 'POST', path, { body })).status === 201) seeded++;
   });
   ctx.phase('list: listing');
@@ -80,5 +88,10 @@ export async function runList(ctx: RunContext, p: ListParams): Promise<ScenarioR
     checks.push(check(`${v.label}: lists that returned all ${seeded} objects`, lists, complete));
   }
   await deleteNamespaces(ctx, [ns!]);
-  return { scenario: 'list', parameters: { ...p }, delivery: {}, checks: [check('objects seeded', Math.min(p.objects, seeded), seeded), ...checks] };
+  return {
+    scenario: 'list',
+    parameters: { ...p },
+    delivery: {},
+    checks: [check('objects seeded', Math.min(p.objects, seeded), seeded), ...checks],
+  };
 }

@@ -15,7 +15,8 @@ export interface WatchParams {
   objects: number;
 }
 
-const modifiedKey = (type: string, o: WatchedObject): string | undefined => (type === 'MODIFIED' && o.data?.seq ? `${o.metadata.name}#${o.data.seq}` : undefined);
+const modifiedKey = (type: string, o: WatchedObject): string | undefined =>
+  type === 'MODIFIED' && o.data?.seq ? `${o.metadata.name}#${o.data.seq}` : undefined;
 
 export async function runWatch(ctx: RunContext, p: WatchParams): Promise<ScenarioResult> {
   ctx.phase('watch: objects');
@@ -24,14 +25,26 @@ export async function runWatch(ctx: RunContext, p: WatchParams): Promise<Scenari
   const objects = Math.max(1, p.objects);
   let rv = '0';
   for (let i = 0; i < objects; i++) {
-    const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `watched-${i}`, labels: { [RUN_LABEL]: ctx.runId } }, data: { seq: '' } };
+    const body = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: `watched-${i}`, labels: { [RUN_LABEL]: ctx.runId } },
+      data: { seq: '' },
+    };
     const a = await ctx.client.must('create', 'configmaps', 'POST', path, { body });
     rv = (JSON.parse(a.body.toString()) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
   }
   const expectations = new Expectations();
   const watchers = Array.from(
     { length: p.watchers },
-    () => new Informer(ctx.client, { path, selectors: new URLSearchParams({ labelSelector: `${RUN_LABEL}=${ctx.runId}` }), keyOf: modifiedKey, expectations, startResourceVersion: rv }),
+    () =>
+      new Informer(ctx.client, {
+        path,
+        selectors: new URLSearchParams({ labelSelector: `${RUN_LABEL}=${ctx.runId}` }),
+        keyOf: modifiedKey,
+        expectations,
+        startResourceVersion: rv,
+      }),
   );
   ctx.phase('watch: opening watches');
   await Promise.all(watchers.map((w) => w.start('configmaps')));
@@ -43,7 +56,10 @@ export async function runWatch(ctx: RunContext, p: WatchParams): Promise<Scenari
     const name = `watched-${i % objects}`;
     const key = `${name}#${i + 1}`;
     expectations.expect(key, performance.now());
-    const a = await ctx.client.call('patch', 'configmaps', 'PATCH', `${path}/${name}`, { body: { data: { seq: String(i + 1) } }, contentType: 'application/merge-patch+json' });
+    const a = await ctx.client.call('patch', 'configmaps', 'PATCH', `${path}/${name}`, {
+      body: { data: { seq: String(i + 1) } },
+      contentType: 'application/merge-patch+json',
+    });
     if (a.status === 200) patched++;
     else expectations.forget(key);
   });

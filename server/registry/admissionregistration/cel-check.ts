@@ -42,7 +42,12 @@ function firstReference(expr: string, names: ReadonlySet<string>): { name: strin
 
 /** The checked expression: why it does not compile, in kube's words where we know them
  *  (`error`), and the type the checker gave it when it does (`outputType`). */
-export function checkExpression(expression: string, want: ResultType, decls: Declarations, flavour: PolicyFlavour = 'validating'): { error?: string; outputType?: string } {
+export function checkExpression(
+  expression: string,
+  want: ResultType,
+  decls: Declarations,
+  flavour: PolicyFlavour = 'validating',
+): { error?: string; outputType?: string } {
   const program = compile(expression, want, 'new', flavour, decls.variables);
   if (program.compileError) {
     const reason = program.compileError.replace(/^compilation error: /, '');
@@ -54,17 +59,29 @@ export function checkExpression(expression: string, want: ResultType, decls: Dec
   if (!decls.variables) undeclared.add('variables');
   if (!decls.authorizer) undeclared.add('authorizer');
   const ref = firstReference(expression, undeclared);
-  if (ref) return { error: `compilation failed: ${celIssue(expression, ref.offset, `undeclared reference to '${ref.name}' (in container '')`)}` };
+  if (ref)
+    return { error: `compilation failed: ${celIssue(expression, ref.offset, `undeclared reference to '${ref.name}' (in container '')`)}` };
   return { outputType: program.outputType };
 }
 
 /** why the expression does not compile, in kube's words where we know them; undefined: it compiles */
-export function celCompileError(expression: string, want: ResultType, decls: Declarations, flavour: PolicyFlavour = 'validating'): string | undefined {
+export function celCompileError(
+  expression: string,
+  want: ResultType,
+  decls: Declarations,
+  flavour: PolicyFlavour = 'validating',
+): string | undefined {
   return checkExpression(expression, want, decls, flavour).error;
 }
 
 /** the field error for an expression that does not compile ([] when it does) */
-export function celErrors(path: string, expression: string, want: ResultType, decls: Declarations, flavour: PolicyFlavour = 'validating'): FieldError[] {
+export function celErrors(
+  path: string,
+  expression: string,
+  want: ResultType,
+  decls: Declarations,
+  flavour: PolicyFlavour = 'validating',
+): FieldError[] {
   const err = celCompileError(expression, want, decls, flavour);
   return err ? [fieldErrors.invalid(path, expression, err)] : [];
 }

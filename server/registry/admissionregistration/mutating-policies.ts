@@ -47,7 +47,14 @@ function validateMutation(m: JsonObject, decls: Declarations, path: string): Fie
     return errs;
   }
   const [field, other] = patchType === 'ApplyConfiguration' ? ['applyConfiguration', 'jsonPatch'] : ['jsonPatch', 'applyConfiguration'];
-  if (m[other] != null) errs.push(fieldErrors.invalid(child(path, other), { rendered: `&admissionregistration.${other === 'jsonPatch' ? 'JSONPatch' : 'ApplyConfiguration'}{...}` }, `must not be specified when patchType is ${patchType}`));
+  if (m[other] != null)
+    errs.push(
+      fieldErrors.invalid(
+        child(path, other),
+        { rendered: `&admissionregistration.${other === 'jsonPatch' ? 'JSONPatch' : 'ApplyConfiguration'}{...}` },
+        `must not be specified when patchType is ${patchType}`,
+      ),
+    );
   const body = m[field];
   const expression = isObject(body) ? str(body.expression) : '';
   const exprPath = child(child(path, field), 'expression');

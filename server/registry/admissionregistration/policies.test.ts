@@ -20,7 +20,9 @@ function binding(spec: Record<string, unknown>): KubeObject {
 
 describe('ValidatingAdmissionPolicy', () => {
   it('gets kube v1 defaults and an empty status', () => {
-    const out = policies.defaulted(policy({ matchConstraints: { resourceRules: [rule] }, validations: [{ expression: 'object.spec.replicas <= 5' }] }));
+    const out = policies.defaulted(
+      policy({ matchConstraints: { resourceRules: [rule] }, validations: [{ expression: 'object.spec.replicas <= 5' }] }),
+    );
     const spec = out.spec as Record<string, any>;
     assert.equal(spec.failurePolicy, 'Fail');
     assert.deepEqual(spec.matchConstraints, {
@@ -39,7 +41,13 @@ describe('ValidatingAdmissionPolicy', () => {
       matchConstraints: { resourceRules: [{ ...rule, resourceNames: ['a', 'b'] }], excludeResourceRules: [rule] },
       matchConditions: [{ name: 'not-system', expression: "request.userInfo.username != 'system:x'" }],
       variables: [{ name: 'limit', expression: 'int(params.data.limit)' }],
-      validations: [{ expression: 'object.spec.replicas <= variables.limit', messageExpression: "'too many: ' + string(object.spec.replicas)", reason: 'Invalid' }],
+      validations: [
+        {
+          expression: 'object.spec.replicas <= variables.limit',
+          messageExpression: "'too many: ' + string(object.spec.replicas)",
+          reason: 'Invalid',
+        },
+      ],
       auditAnnotations: [{ key: 'replicas', valueExpression: 'string(object.spec.replicas)' }],
     });
     assert.deepEqual(policies.createCauses(p), []);
@@ -49,14 +57,18 @@ describe('ValidatingAdmissionPolicy', () => {
     assert.deepEqual(policies.createCauses(policy({})), [
       cause('FieldValueRequired', 'spec.matchConstraints', 'Required value'),
       cause('FieldValueRequired', 'spec.validations', 'Required value: validations or auditAnnotations must contain at least one item'),
-      cause('FieldValueRequired', 'spec.auditAnnotations', 'Required value: validations or auditAnnotations must contain at least one item'),
+      cause(
+        'FieldValueRequired',
+        'spec.auditAnnotations',
+        'Required value: validations or auditAnnotations must contain at least one item',
+      ),
     ]);
     assert.deepEqual(policies.createCauses(policy({ matchConstraints: {}, validations: [{ expression: 'true' }] })), [
       cause('FieldValueRequired', 'spec.matchConstraints.resourceRules', 'Required value'),
     ]);
   });
 
-  it('refuses bad enums, paramKind, expressions, messages and audit annotations with kube\'s messages', () => {
+  it("refuses bad enums, paramKind, expressions, messages and audit annotations with kube's messages", () => {
     const p = policy({
       failurePolicy: 'Never',
       paramKind: { apiVersion: 'a/b/c', kind: 'Config_Map' },
@@ -80,18 +92,34 @@ describe('ValidatingAdmissionPolicy', () => {
         'spec.paramKind.kind',
         `Invalid value: "Config_Map": may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')`,
       ),
-      cause('FieldValueNotSupported', 'spec.matchConstraints.matchPolicy', 'Unsupported value: "Close": supported values: "Equivalent", "Exact"'),
+      cause(
+        'FieldValueNotSupported',
+        'spec.matchConstraints.matchPolicy',
+        'Unsupported value: "Close": supported values: "Equivalent", "Exact"',
+      ),
       cause('FieldValueDuplicate', 'spec.matchConstraints.resourceRules[0].resourceNames[1]', 'Duplicate value: "x"'),
       cause('FieldValueInvalid', 'spec.matchConstraints.resourceRules[0].resourceNames[2]', `Invalid value: "a/b": may not contain '/'`),
       cause('FieldValueInvalid', 'spec.variables[0].name', 'Invalid value: "in": name is not a valid CEL identifier'),
-      cause('FieldValueInvalid', 'spec.variables[0].expression', `Invalid value: "1 +": compilation failed: ERROR: <input>:1:4: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | 1 +\n | ...^`),
+      cause(
+        'FieldValueInvalid',
+        'spec.variables[0].expression',
+        `Invalid value: "1 +": compilation failed: ERROR: <input>:1:4: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | 1 +\n | ...^`,
+      ),
       cause('FieldValueRequired', 'spec.validations[0].expression', 'Required value: expression is not specified'),
       cause('FieldValueInvalid', 'spec.validations[1].expression', 'Invalid value: "1": must evaluate to bool but got int'),
       cause('FieldValueInvalid', 'spec.validations[1].message', 'Invalid value: "two\\nlines": message must not contain line breaks'),
-      cause('FieldValueNotSupported', 'spec.validations[1].reason', 'Unsupported value: "Teapot": supported values: "Forbidden", "Invalid", "RequestEntityTooLarge"'),
+      cause(
+        'FieldValueNotSupported',
+        'spec.validations[1].reason',
+        'Unsupported value: "Teapot": supported values: "Forbidden", "Invalid", "RequestEntityTooLarge"',
+      ),
       cause('FieldValueInvalid', 'spec.validations[2].messageExpression', 'Invalid value: "1": must evaluate to string but got int'),
       cause('FieldValueInvalid', 'spec.validations[2].message', 'Invalid value: "  ": message must be non-empty if specified'),
-      cause('FieldValueInvalid', 'spec.auditAnnotations[0].valueExpression', 'Invalid value: "1": must evaluate to one of [string null_type] but got int'),
+      cause(
+        'FieldValueInvalid',
+        'spec.auditAnnotations[0].valueExpression',
+        'Invalid value: "1": must evaluate to one of [string null_type] but got int',
+      ),
       cause('FieldValueRequired', 'spec.auditAnnotations[1].valueExpression', 'Required value: valueExpression is not specified'),
       cause('FieldValueDuplicate', 'spec.auditAnnotations[1].key', 'Duplicate value: "k"'),
     ]);
@@ -124,11 +152,15 @@ describe('ValidatingAdmissionPolicy', () => {
         'spec.matchConditions[0].expression',
         "Invalid value: \"variables.a\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'variables' (in container '')\n | variables.a\n | ^",
       ),
-      cause('FieldValueInvalid', 'spec.variables[0].expression', "Invalid value: \"variables.b > 1\": compilation failed: ERROR: <input>:1:10: undefined field 'b'\n | variables.b > 1\n | .........^"),
+      cause(
+        'FieldValueInvalid',
+        'spec.variables[0].expression',
+        'Invalid value: "variables.b > 1": compilation failed: ERROR: <input>:1:10: undefined field \'b\'\n | variables.b > 1\n | .........^',
+      ),
       cause(
         'FieldValueInvalid',
         'spec.validations[0].expression',
-        "Invalid value: \"variables.a && variables.c\": compilation failed: ERROR: <input>:1:25: undefined field 'c'\n | variables.a && variables.c\n | ........................^",
+        'Invalid value: "variables.a && variables.c": compilation failed: ERROR: <input>:1:25: undefined field \'c\'\n | variables.a && variables.c\n | ........................^',
       ),
     ]);
   });
@@ -161,7 +193,11 @@ describe('ValidatingAdmissionPolicy', () => {
         'spec.validations[0].expression',
         "Invalid value: \"variables.name + 1 > 0\": compilation failed: ERROR: <input>:1:16: found no matching overload for '_+_' applied to '(string, int)'\n | variables.name + 1 > 0\n | ...............^",
       ),
-      cause('FieldValueInvalid', 'spec.validations[0].messageExpression', 'Invalid value: "variables.name.size()": must evaluate to string but got int'),
+      cause(
+        'FieldValueInvalid',
+        'spec.validations[0].messageExpression',
+        'Invalid value: "variables.name.size()": must evaluate to string but got int',
+      ),
       // `ok` is `broken`, which did not compile and is dyn: so is `ok`, and it may be a string
     ]);
   });
@@ -171,7 +207,7 @@ describe('ValidatingAdmissionPolicy', () => {
     const causes = policies.createCauses(p);
     assert.equal(causes.length, 1);
     assert.equal(causes[0]!.field, 'spec.auditAnnotations[0].key');
-    assert.match(causes[0]!.message ?? "", /^Invalid value: "p\/bad key": name part must consist of alphanumeric characters/);
+    assert.match(causes[0]!.message ?? '', /^Invalid value: "p\/bad key": name part must consist of alphanumeric characters/);
   });
 });
 
@@ -183,11 +219,22 @@ describe('MutatingAdmissionPolicy', () => {
       metadata: { name: 'm' },
       spec: {
         failurePolicy: 'Fail',
-        matchConstraints: { matchPolicy: 'Equivalent', namespaceSelector: {}, objectSelector: {}, resourceRules: [{ ...rule, scope: '*' }] },
+        matchConstraints: {
+          matchPolicy: 'Equivalent',
+          namespaceSelector: {},
+          objectSelector: {},
+          resourceRules: [{ ...rule, scope: '*' }],
+        },
         variables: [{ name: 'label', expression: "'team-' + string(object.metadata.name)" }],
         mutations: [
-          { patchType: 'JSONPatch', jsonPatch: { expression: "[JSONPatch{op: 'add', path: '/metadata/labels/team', value: variables.label}]" } },
-          { patchType: 'ApplyConfiguration', applyConfiguration: { expression: 'Object{metadata: Object.metadata{generation: variables.label + 1}}' } },
+          {
+            patchType: 'JSONPatch',
+            jsonPatch: { expression: "[JSONPatch{op: 'add', path: '/metadata/labels/team', value: variables.label}]" },
+          },
+          {
+            patchType: 'ApplyConfiguration',
+            applyConfiguration: { expression: 'Object{metadata: Object.metadata{generation: variables.label + 1}}' },
+          },
         ],
       },
     } as KubeObject;
@@ -205,10 +252,22 @@ describe('MutatingAdmissionPolicy', () => {
 
 describe('ValidatingAdmissionPolicyBinding', () => {
   it('defaults matchResources when given, and accepts a valid binding', () => {
-    const out = bindings.defaulted(binding({ policyName: 'p', validationActions: ['Deny'], matchResources: { namespaceSelector: { matchLabels: { a: 'b' } } } }));
-    assert.deepEqual((out.spec as Record<string, unknown>).matchResources, { namespaceSelector: { matchLabels: { a: 'b' } }, matchPolicy: 'Equivalent', objectSelector: {} });
+    const out = bindings.defaulted(
+      binding({ policyName: 'p', validationActions: ['Deny'], matchResources: { namespaceSelector: { matchLabels: { a: 'b' } } } }),
+    );
+    assert.deepEqual((out.spec as Record<string, unknown>).matchResources, {
+      namespaceSelector: { matchLabels: { a: 'b' } },
+      matchPolicy: 'Equivalent',
+      objectSelector: {},
+    });
     assert.deepEqual(bindings.createCauses(out), []);
-    const noMatch = bindings.defaulted(binding({ policyName: 'p', validationActions: ['Warn', 'Audit'], paramRef: { name: 'cm', namespace: 'x', parameterNotFoundAction: 'Allow' } }));
+    const noMatch = bindings.defaulted(
+      binding({
+        policyName: 'p',
+        validationActions: ['Warn', 'Audit'],
+        paramRef: { name: 'cm', namespace: 'x', parameterNotFoundAction: 'Allow' },
+      }),
+    );
     assert.equal((noMatch.spec as Record<string, unknown>).matchResources, undefined);
     assert.deepEqual(bindings.createCauses(noMatch), []);
   });
@@ -235,10 +294,22 @@ describe('ValidatingAdmissionPolicyBinding', () => {
         ),
         cause('FieldValueForbidden', 'spec.paramRef.name', 'Forbidden: name and selector are mutually exclusive'),
         cause('FieldValueForbidden', 'spec.paramRef.selector', 'Forbidden: name and selector are mutually exclusive'),
-        cause('FieldValueNotSupported', 'spec.paramRef.parameterNotFoundAction', 'Unsupported value: "Ignore": supported values: "Deny", "Allow"'),
-        cause('FieldValueNotSupported', 'spec.matchResouces.matchPolicy', 'Unsupported value: "Close": supported values: "Equivalent", "Exact"'),
+        cause(
+          'FieldValueNotSupported',
+          'spec.paramRef.parameterNotFoundAction',
+          'Unsupported value: "Ignore": supported values: "Deny", "Allow"',
+        ),
+        cause(
+          'FieldValueNotSupported',
+          'spec.matchResouces.matchPolicy',
+          'Unsupported value: "Close": supported values: "Equivalent", "Exact"',
+        ),
         cause('FieldValueDuplicate', 'spec.validationActions[2]', 'Duplicate value: "Deny"'),
-        cause('FieldValueNotSupported', 'spec.validationActions[3]', 'Unsupported value: "Block": supported values: "Audit", "Deny", "Warn"'),
+        cause(
+          'FieldValueNotSupported',
+          'spec.validationActions[3]',
+          'Unsupported value: "Block": supported values: "Audit", "Deny", "Warn"',
+        ),
         cause(
           'FieldValueInvalid',
           'spec.validationActions',

@@ -12,7 +12,11 @@ import {
 } from './strategies.js';
 
 export const admissionRegistrationProvider = groupProvider('admissionregistration.k8s.io', [
-  { key: 'admissionregistration.k8s.io/mutatingadmissionpolicies', strategy: mutatingAdmissionPolicyStrategy, table: columns.mutatingAdmissionPolicies },
+  {
+    key: 'admissionregistration.k8s.io/mutatingadmissionpolicies',
+    strategy: mutatingAdmissionPolicyStrategy,
+    table: columns.mutatingAdmissionPolicies,
+  },
   {
     key: 'admissionregistration.k8s.io/mutatingadmissionpolicybindings',
     strategy: mutatingAdmissionPolicyBindingStrategy,
@@ -23,7 +27,11 @@ export const admissionRegistrationProvider = groupProvider('admissionregistratio
     strategy: mutatingWebhookConfigurationStrategy,
     table: columns.mutatingWebhookConfigurations,
   },
-  { key: 'admissionregistration.k8s.io/validatingadmissionpolicies', strategy: validatingAdmissionPolicyStrategy, table: columns.validatingAdmissionPolicies },
+  {
+    key: 'admissionregistration.k8s.io/validatingadmissionpolicies',
+    strategy: validatingAdmissionPolicyStrategy,
+    table: columns.validatingAdmissionPolicies,
+  },
   {
     key: 'admissionregistration.k8s.io/validatingadmissionpolicybindings',
     strategy: validatingAdmissionPolicyBindingStrategy,

@@ -26,7 +26,10 @@ function webhookConfigurationStrategy(mutating: boolean): ResourceStrategy {
     tracksGeneration: true,
     applyDefaults: (obj) => defaultWebhookConfiguration(obj, mutating),
     validateSpec: (obj) => validateWebhookConfiguration(obj, mutating),
-    validateUpdate: (obj, old) => [...validateObjectMetaUpdate(obj.metadata, old.metadata), ...validateWebhookConfigurationUpdate(obj, old, mutating)],
+    validateUpdate: (obj, old) => [
+      ...validateObjectMetaUpdate(obj.metadata, old.metadata),
+      ...validateWebhookConfigurationUpdate(obj, old, mutating),
+    ],
   });
 }
 

@@ -10,7 +10,13 @@ import type { KubeObject } from '../../../storage/interface.js';
 import { validateLabelSelectorObject, type LabelSelectorObject } from '../../selectors/labels.js';
 import { isObject, semanticEqual, type JsonObject } from '../object.js';
 import { child, fieldErrors, goQuote, index, type FieldError, type RenderedValue } from '../../machinery/validation/field-error.js';
-import { isDNS1035Label, isDNS1123Subdomain, isQualifiedName, isValidPathSegmentName, nameIsDNSSubdomain } from '../../machinery/validation/names.js';
+import {
+  isDNS1035Label,
+  isDNS1123Subdomain,
+  isQualifiedName,
+  isValidPathSegmentName,
+  nameIsDNSSubdomain,
+} from '../../machinery/validation/names.js';
 import { celErrors, checkExpression, type Declarations } from './cel-check.js';
 import { variableFieldType, type PolicyFlavour } from '../../cel/admission-policy.js';
 import { validateClientConfig } from './webhook-client.js';
@@ -76,13 +82,17 @@ function validateResources(resources: string[], path: string): FieldError[] {
     }
     const res = resSub.slice(0, slash);
     const sub = resSub.slice(slash + 1);
-    if (withWildcardSub.has(res)) errs.push(fieldErrors.invalid(index(path, i), resSub, `if '${res}/*' is present, must not specify ${resSub}`));
-    if (subWithWildcardRes.has(sub)) errs.push(fieldErrors.invalid(index(path, i), resSub, `if '*/${sub}' is present, must not specify ${resSub}`));
+    if (withWildcardSub.has(res))
+      errs.push(fieldErrors.invalid(index(path, i), resSub, `if '${res}/*' is present, must not specify ${resSub}`));
+    if (subWithWildcardRes.has(sub))
+      errs.push(fieldErrors.invalid(index(path, i), resSub, `if '*/${sub}' is present, must not specify ${resSub}`));
     if (sub === '*') withWildcardSub.add(res);
     if (res === '*') subWithWildcardRes.add(sub);
   });
-  if (resources.length > 1 && doubleWildcard) errs.push(fieldErrors.invalid(path, resources, "if '*/*' is present, must not specify other resources"));
-  if (singleWildcard && plainResource) errs.push(fieldErrors.invalid(path, resources, "if '*' is present, must not specify other resources without subresources"));
+  if (resources.length > 1 && doubleWildcard)
+    errs.push(fieldErrors.invalid(path, resources, "if '*/*' is present, must not specify other resources"));
+  if (singleWildcard && plainResource)
+    errs.push(fieldErrors.invalid(path, resources, "if '*' is present, must not specify other resources without subresources"));
   return errs;
 }
 
@@ -91,14 +101,17 @@ function validateRule(rule: JsonObject, path: string): FieldError[] {
   const groups = strings(rule.apiGroups);
   const versions = strings(rule.apiVersions);
   if (groups.length === 0) errs.push(fieldErrors.required(child(path, 'apiGroups')));
-  if (groups.length > 1 && groups.includes('*')) errs.push(fieldErrors.invalid(child(path, 'apiGroups'), groups, "if '*' is present, must not specify other API groups"));
+  if (groups.length > 1 && groups.includes('*'))
+    errs.push(fieldErrors.invalid(child(path, 'apiGroups'), groups, "if '*' is present, must not specify other API groups"));
   if (versions.length === 0) errs.push(fieldErrors.required(child(path, 'apiVersions')));
-  if (versions.length > 1 && versions.includes('*')) errs.push(fieldErrors.invalid(child(path, 'apiVersions'), versions, "if '*' is present, must not specify other API versions"));
+  if (versions.length > 1 && versions.includes('*'))
+    errs.push(fieldErrors.invalid(child(path, 'apiVersions'), versions, "if '*' is present, must not specify other API versions"));
   versions.forEach((v, i) => {
     if (v === '') errs.push(fieldErrors.required(index(child(path, 'apiVersions'), i)));
   });
   errs.push(...validateResources(strings(rule.resources), child(path, 'resources')));
-  if (typeof rule.scope === 'string' && !scopes.includes(rule.scope)) errs.push(fieldErrors.notSupported(child(path, 'scope'), rule.scope, scopes));
+  if (typeof rule.scope === 'string' && !scopes.includes(rule.scope))
+    errs.push(fieldErrors.notSupported(child(path, 'scope'), rule.scope, scopes));
   return errs;
 }
 
@@ -107,7 +120,14 @@ function validateRuleWithOperations(rule: JsonObject, path: string): FieldError[
   const ops = strings(rule.operations);
   const opsPath = child(path, 'operations');
   if (ops.length === 0) errs.push(fieldErrors.required(opsPath));
-  if (ops.length > 1 && ops.includes('*')) errs.push(fieldErrors.invalid(opsPath, goTypedSlice('admissionregistration.OperationType', ops), "if '*' is present, must not specify other operations"));
+  if (ops.length > 1 && ops.includes('*'))
+    errs.push(
+      fieldErrors.invalid(
+        opsPath,
+        goTypedSlice('admissionregistration.OperationType', ops),
+        "if '*' is present, must not specify other operations",
+      ),
+    );
   ops.forEach((op, i) => {
     if (!operations.includes(op)) errs.push(fieldErrors.notSupported(index(opsPath, i), op, operations));
   });
@@ -181,7 +201,8 @@ function isFullyQualifiedName(path: string, name: string): FieldError[] {
   if (!name) return [fieldErrors.required(path)];
   const errs = isDNS1123Subdomain(name);
   if (errs.length) return [fieldErrors.invalid(path, name, errs.join(','))];
-  if (name.split('.').length < 3) return [fieldErrors.invalid(path, name, 'should be a domain with at least three segments separated by dots')];
+  if (name.split('.').length < 3)
+    return [fieldErrors.invalid(path, name, 'should be a domain with at least three segments separated by dots')];
   return [];
 }
 
@@ -200,7 +221,8 @@ function validateAdmissionReviewVersions(versions: unknown, requireRecognized: b
     for (const m of isDNS1035Label(v)) errs.push(fieldErrors.invalid(index(path, i), v, m));
     if (acceptedAdmissionReviewVersions.includes(v)) accepted = true;
   });
-  if (requireRecognized && !accepted) errs.push(fieldErrors.invalid(path, list, `must include at least one of ${acceptedAdmissionReviewVersions.join(', ')}`));
+  if (requireRecognized && !accepted)
+    errs.push(fieldErrors.invalid(path, list, `must include at least one of ${acceptedAdmissionReviewVersions.join(', ')}`));
   return errs;
 }
 
@@ -222,7 +244,9 @@ function validateWebhook(hook: JsonObject, mutating: boolean, opts: Options, pat
     errs.push(fieldErrors.notSupported(child(path, 'sideEffects'), hook.sideEffects, allowedSideEffects));
   }
   if (typeof hook.timeoutSeconds === 'number' && (hook.timeoutSeconds > 30 || hook.timeoutSeconds < 1)) {
-    errs.push(fieldErrors.invalid(child(path, 'timeoutSeconds'), hook.timeoutSeconds, 'the timeout value must be between 1 and 30 seconds'));
+    errs.push(
+      fieldErrors.invalid(child(path, 'timeoutSeconds'), hook.timeoutSeconds, 'the timeout value must be between 1 and 30 seconds'),
+    );
   }
   errs.push(...validateSelector(hook.namespaceSelector, child(path, 'namespaceSelector'), opts.allowInvalidLabelValueInSelector));
   errs.push(...validateSelector(hook.objectSelector, child(path, 'objectSelector'), opts.allowInvalidLabelValueInSelector));
@@ -230,7 +254,8 @@ function validateWebhook(hook: JsonObject, mutating: boolean, opts: Options, pat
     errs.push(fieldErrors.notSupported(child(path, 'reinvocationPolicy'), hook.reinvocationPolicy, reinvocationPolicies));
   }
   errs.push(...validateClientConfig(child(path, 'clientConfig'), hook.clientConfig));
-  if (!opts.ignoreMatchConditions) errs.push(...validateMatchConditions(hook.matchConditions, child(path, 'matchConditions'), webhookDecls));
+  if (!opts.ignoreMatchConditions)
+    errs.push(...validateMatchConditions(hook.matchConditions, child(path, 'matchConditions'), webhookDecls));
   return errs;
 }
 
@@ -240,7 +265,13 @@ function validateWebhooks(obj: KubeObject, mutating: boolean, opts: Options): Fi
   objects(obj.webhooks).forEach((hook, i) => {
     const p = index('webhooks', i);
     errs.push(...validateWebhook(hook, mutating, opts, p));
-    errs.push(...validateAdmissionReviewVersions(hook.admissionReviewVersions, opts.requireRecognizedAdmissionReviewVersion, child(p, 'admissionReviewVersions')));
+    errs.push(
+      ...validateAdmissionReviewVersions(
+        hook.admissionReviewVersions,
+        opts.requireRecognizedAdmissionReviewVersion,
+        child(p, 'admissionReviewVersions'),
+      ),
+    );
     const name = str(hook.name);
     if (opts.requireUniqueWebhookNames && name) {
       if (names.has(name)) errs.push(fieldErrors.duplicate(child(p, 'name'), name));
@@ -263,7 +294,8 @@ function selectorHasInvalidValues(sel: unknown): boolean {
 export function validateWebhookConfigurationUpdate(obj: KubeObject, old: KubeObject, mutating: boolean): FieldError[] {
   const now = objects(obj.webhooks);
   const before = objects(old.webhooks);
-  const unchangedConditions = now.length === before.length && before.every((h, i) => semanticEqual(h.matchConditions ?? null, now[i]!.matchConditions ?? null));
+  const unchangedConditions =
+    now.length === before.length && before.every((h, i) => semanticEqual(h.matchConditions ?? null, now[i]!.matchConditions ?? null));
   const opts: Options = {
     ignoreMatchConditions: unchangedConditions,
     requireNoSideEffects: before.every((h) => typeof h.sideEffects === 'string' && noSideEffectClasses.includes(h.sideEffects)),
@@ -272,7 +304,9 @@ export function validateWebhookConfigurationUpdate(obj: KubeObject, old: KubeObj
       return v.length === 0 || v.some((x) => acceptedAdmissionReviewVersions.includes(x));
     }),
     requireUniqueWebhookNames: new Set(before.map((h) => str(h.name))).size === before.length,
-    allowInvalidLabelValueInSelector: before.some((h) => selectorHasInvalidValues(h.namespaceSelector) || selectorHasInvalidValues(h.objectSelector)),
+    allowInvalidLabelValueInSelector: before.some(
+      (h) => selectorHasInvalidValues(h.namespaceSelector) || selectorHasInvalidValues(h.objectSelector),
+    ),
   };
   return validateWebhooks(obj, mutating, opts);
 }
@@ -283,13 +317,16 @@ export function validateMatchResources(m: unknown, path: string): FieldError[] {
   if (!isObject(m)) return [];
   const errs: FieldError[] = [];
   if (typeof m.matchPolicy !== 'string') errs.push(fieldErrors.required(child(path, 'matchPolicy')));
-  else if (!matchPolicies.includes(m.matchPolicy)) errs.push(fieldErrors.notSupported(child(path, 'matchPolicy'), m.matchPolicy, matchPolicies));
+  else if (!matchPolicies.includes(m.matchPolicy))
+    errs.push(fieldErrors.notSupported(child(path, 'matchPolicy'), m.matchPolicy, matchPolicies));
   if (!isObject(m.namespaceSelector)) errs.push(fieldErrors.required(child(path, 'namespaceSelector')));
   else errs.push(...validateSelector(m.namespaceSelector, child(path, 'namespaceSelector'), false));
   if (!isObject(m.objectSelector)) errs.push(fieldErrors.required(child(path, 'objectSelector')));
   else errs.push(...validateSelector(m.objectSelector, child(path, 'objectSelector'), false));
   objects(m.resourceRules).forEach((r, i) => errs.push(...validateNamedRuleWithOperations(r, index(child(path, 'resourceRules'), i))));
-  objects(m.excludeResourceRules).forEach((r, i) => errs.push(...validateNamedRuleWithOperations(r, index(child(path, 'excludeResourceRules'), i))));
+  objects(m.excludeResourceRules).forEach((r, i) =>
+    errs.push(...validateNamedRuleWithOperations(r, index(child(path, 'excludeResourceRules'), i))),
+  );
   return errs;
 }
 
@@ -302,7 +339,8 @@ export function validateParamKind(pk: JsonObject, path: string): FieldError[] {
   } else if (apiVersion !== '/' && apiVersion.split('/').length > 2) {
     errs.push(fieldErrors.invalid(avPath, apiVersion, `unexpected GroupVersion string: ${apiVersion}`));
   } else {
-    const [group, version] = apiVersion === '/' ? ['', ''] : apiVersion.includes('/') ? (apiVersion.split('/') as [string, string]) : ['', apiVersion];
+    const [group, version] =
+      apiVersion === '/' ? ['', ''] : apiVersion.includes('/') ? (apiVersion.split('/') as [string, string]) : ['', apiVersion];
     if (group) {
       const m = isDNS1123Subdomain(group);
       if (m.length) errs.push(fieldErrors.invalid(avPath, group, m.join(',')));
@@ -318,12 +356,35 @@ export function validateParamKind(pk: JsonObject, path: string): FieldError[] {
   if (!kind) errs.push(fieldErrors.required(child(path, 'kind')));
   else {
     const m = isDNS1035Label(kind.toLowerCase());
-    if (m.length) errs.push(fieldErrors.invalid(child(path, 'kind'), kind, 'may have mixed case, but should otherwise match: ' + m.join(',')));
+    if (m.length)
+      errs.push(fieldErrors.invalid(child(path, 'kind'), kind, 'may have mixed case, but should otherwise match: ' + m.join(',')));
   }
   return errs;
 }
 
-const celReserved = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
+const celReserved = new Set([
+  'true',
+  'false',
+  'null',
+  'in',
+  'as',
+  'break',
+  'const',
+  'continue',
+  'else',
+  'for',
+  'function',
+  'if',
+  'import',
+  'let',
+  'loop',
+  'package',
+  'namespace',
+  'return',
+  'var',
+  'void',
+  'while',
+]);
 
 export function isCELIdentifier(name: string): boolean {
   return /^[_a-zA-Z][_a-zA-Z0-9]*$/.test(name) && !celReserved.has(name);
@@ -342,9 +403,12 @@ function validateValidation(v: JsonObject, decls: Declarations, path: string): F
     // messageExpression has no authorizer in kube's environment
     errs.push(...celErrors(child(path, 'messageExpression'), messageExpression, 'string', { ...decls, authorizer: false }));
   }
-  if (message.length > 0 && !message.trim()) errs.push(fieldErrors.invalid(child(path, 'message'), message, 'message must be non-empty if specified'));
-  else if (/[\n\r]/.test(message.trim())) errs.push(fieldErrors.invalid(child(path, 'message'), message, 'message must not contain line breaks'));
-  if (typeof v.reason === 'string' && !validationReasons.includes(v.reason)) errs.push(fieldErrors.notSupported(child(path, 'reason'), v.reason, validationReasons));
+  if (message.length > 0 && !message.trim())
+    errs.push(fieldErrors.invalid(child(path, 'message'), message, 'message must be non-empty if specified'));
+  else if (/[\n\r]/.test(message.trim()))
+    errs.push(fieldErrors.invalid(child(path, 'message'), message, 'message must not contain line breaks'));
+  if (typeof v.reason === 'string' && !validationReasons.includes(v.reason))
+    errs.push(fieldErrors.notSupported(child(path, 'reason'), v.reason, validationReasons));
   return errs;
 }
 
@@ -385,7 +449,8 @@ export function validatePolicySpecBase(
   const errs: FieldError[] = [];
   const path = 'spec';
   if (typeof spec.failurePolicy !== 'string') errs.push(fieldErrors.required(child(path, 'failurePolicy')));
-  else if (!failurePolicies.includes(spec.failurePolicy)) errs.push(fieldErrors.notSupported(child(path, 'failurePolicy'), spec.failurePolicy, failurePolicies));
+  else if (!failurePolicies.includes(spec.failurePolicy))
+    errs.push(fieldErrors.notSupported(child(path, 'failurePolicy'), spec.failurePolicy, failurePolicies));
   errs.push(...afterFailurePolicy(spec, path));
   const hasParams = isObject(spec.paramKind);
   if (hasParams) errs.push(...validateParamKind(spec.paramKind as JsonObject, child(path, 'paramKind')));
@@ -394,13 +459,18 @@ export function validatePolicySpecBase(
   } else {
     errs.push(...validateMatchResources(spec.matchConstraints, child(path, 'matchConstraints')));
     // at least one resource rule gives the expressions their types
-    if (objects(spec.matchConstraints.resourceRules).length === 0) errs.push(fieldErrors.required(child(child(path, 'matchConstraints'), 'resourceRules')));
+    if (objects(spec.matchConstraints.resourceRules).length === 0)
+      errs.push(fieldErrors.required(child(child(path, 'matchConstraints'), 'resourceRules')));
   }
   const variables = objects(spec.variables);
   const oldSpec = old && isObject(old.spec) ? old.spec : undefined;
-  const ignoreMatchConditions = oldSpec !== undefined && semanticEqual(oldSpec.paramKind ?? null, spec.paramKind ?? null) && semanticEqual(oldSpec.matchConditions ?? null, spec.matchConditions ?? null);
+  const ignoreMatchConditions =
+    oldSpec !== undefined &&
+    semanticEqual(oldSpec.paramKind ?? null, spec.paramKind ?? null) &&
+    semanticEqual(oldSpec.matchConditions ?? null, spec.matchConditions ?? null);
   // kube compiles match conditions without the policy's variables
-  if (!ignoreMatchConditions) errs.push(...validateMatchConditions(spec.matchConditions, child(path, 'matchConditions'), { params: hasParams, authorizer: true }));
+  if (!ignoreMatchConditions)
+    errs.push(...validateMatchConditions(spec.matchConditions, child(path, 'matchConditions'), { params: hasParams, authorizer: true }));
   // as kube composes them: each variable is compiled seeing the ones before it, then declared
   // with the type its expression has (dyn when it does not compile); one without an
   // expression is not declared
@@ -436,7 +506,13 @@ export function validateValidatingAdmissionPolicy(obj: KubeObject, old?: KubeObj
   }
   validations.forEach((v, i) => errs.push(...validateValidation(v, decls, index(child(path, 'validations'), i))));
   if (auditAnnotations.length > maxAuditAnnotations) {
-    errs.push(fieldErrors.invalid(child(path, 'auditAnnotations'), { rendered: `[]admissionregistration.AuditAnnotation{...}` }, `must not have more than ${maxAuditAnnotations} auditAnnotations`));
+    errs.push(
+      fieldErrors.invalid(
+        child(path, 'auditAnnotations'),
+        { rendered: `[]admissionregistration.AuditAnnotation{...}` },
+        `must not have more than ${maxAuditAnnotations} auditAnnotations`,
+      ),
+    );
   }
   const keys = new Set<string>();
   auditAnnotations.forEach((a, i) => {
@@ -467,7 +543,8 @@ export function validateParamRef(pr: unknown, path: string): FieldError[] {
   if (!name && !hasSelector) errs.push(fieldErrors.required(path, 'one of name or selector must be specified'));
   const action = str(pr.parameterNotFoundAction);
   if (!action) errs.push(fieldErrors.required(child(path, 'parameterNotFoundAction')));
-  else if (action !== 'Deny' && action !== 'Allow') errs.push(fieldErrors.notSupported(child(path, 'parameterNotFoundAction'), action, ['Deny', 'Allow']));
+  else if (action !== 'Deny' && action !== 'Allow')
+    errs.push(fieldErrors.notSupported(child(path, 'parameterNotFoundAction'), action, ['Deny', 'Allow']));
   return errs;
 }
 

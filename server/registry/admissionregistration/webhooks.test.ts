@@ -43,7 +43,9 @@ describe('webhook configuration defaults', () => {
   });
 
   it('gives mutating webhooks reinvocationPolicy Never and keeps set values', () => {
-    const out = mutating.defaulted(mwc(hook({ failurePolicy: 'Ignore', timeoutSeconds: 3, reinvocationPolicy: 'IfNeeded' }), hook({ name: 'b.example.com' })));
+    const out = mutating.defaulted(
+      mwc(hook({ failurePolicy: 'Ignore', timeoutSeconds: 3, reinvocationPolicy: 'IfNeeded' }), hook({ name: 'b.example.com' })),
+    );
     const [a, b] = out.webhooks as Record<string, unknown>[];
     assert.equal(a!.failurePolicy, 'Ignore');
     assert.equal(a!.timeoutSeconds, 3);
@@ -55,7 +57,17 @@ describe('webhook configuration defaults', () => {
 
 describe('webhook configuration validation', () => {
   const cases: [string, Record<string, unknown>, ReturnType<typeof cause>[]][] = [
-    ['name not qualified', { name: 'deny' }, [cause('FieldValueInvalid', 'webhooks[0].name', 'Invalid value: "deny": should be a domain with at least three segments separated by dots')]],
+    [
+      'name not qualified',
+      { name: 'deny' },
+      [
+        cause(
+          'FieldValueInvalid',
+          'webhooks[0].name',
+          'Invalid value: "deny": should be a domain with at least three segments separated by dots',
+        ),
+      ],
+    ],
     ['name missing', { name: '' }, [cause('FieldValueRequired', 'webhooks[0].name', 'Required value')]],
     [
       'name not a subdomain',
@@ -68,24 +80,58 @@ describe('webhook configuration validation', () => {
         ),
       ],
     ],
-    ['sideEffects missing', { sideEffects: undefined }, [cause('FieldValueRequired', 'webhooks[0].sideEffects', 'Required value: must specify one of None, NoneOnDryRun')]],
-    ['sideEffects Unknown', { sideEffects: 'Unknown' }, [cause('FieldValueNotSupported', 'webhooks[0].sideEffects', 'Unsupported value: "Unknown": supported values: "None", "NoneOnDryRun"')]],
-    ['admissionReviewVersions missing', { admissionReviewVersions: undefined }, [cause('FieldValueRequired', 'webhooks[0].admissionReviewVersions', 'Required value: must specify one of v1, v1beta1')]],
+    [
+      'sideEffects missing',
+      { sideEffects: undefined },
+      [cause('FieldValueRequired', 'webhooks[0].sideEffects', 'Required value: must specify one of None, NoneOnDryRun')],
+    ],
+    [
+      'sideEffects Unknown',
+      { sideEffects: 'Unknown' },
+      [
+        cause(
+          'FieldValueNotSupported',
+          'webhooks[0].sideEffects',
+          'Unsupported value: "Unknown": supported values: "None", "NoneOnDryRun"',
+        ),
+      ],
+    ],
+    [
+      'admissionReviewVersions missing',
+      { admissionReviewVersions: undefined },
+      [cause('FieldValueRequired', 'webhooks[0].admissionReviewVersions', 'Required value: must specify one of v1, v1beta1')],
+    ],
     [
       'admissionReviewVersions unknown',
       { admissionReviewVersions: ['v2', 'v2'] },
       [
         cause('FieldValueInvalid', 'webhooks[0].admissionReviewVersions[1]', 'Invalid value: "v2": duplicate version'),
-        cause('FieldValueInvalid', 'webhooks[0].admissionReviewVersions', 'Invalid value: []string{"v2", "v2"}: must include at least one of v1, v1beta1'),
+        cause(
+          'FieldValueInvalid',
+          'webhooks[0].admissionReviewVersions',
+          'Invalid value: []string{"v2", "v2"}: must include at least one of v1, v1beta1',
+        ),
       ],
     ],
-    ['no clientConfig', { clientConfig: {} }, [cause('FieldValueRequired', 'webhooks[0].clientConfig', 'Required value: exactly one of url or service is required')]],
-    ['url and service', { clientConfig: { url: 'https://a.b', service: { name: 's', namespace: 'n' } } }, [cause('FieldValueRequired', 'webhooks[0].clientConfig', 'Required value: exactly one of url or service is required')]],
+    [
+      'no clientConfig',
+      { clientConfig: {} },
+      [cause('FieldValueRequired', 'webhooks[0].clientConfig', 'Required value: exactly one of url or service is required')],
+    ],
+    [
+      'url and service',
+      { clientConfig: { url: 'https://a.b', service: { name: 's', namespace: 'n' } } },
+      [cause('FieldValueRequired', 'webhooks[0].clientConfig', 'Required value: exactly one of url or service is required')],
+    ],
     [
       'http url with query and fragment',
       { clientConfig: { url: 'http://u:p@h.example.com/x?a=1#frag' } },
       [
-        cause('FieldValueInvalid', 'webhooks[0].clientConfig.url', `Invalid value: "http": 'https' is the only allowed URL scheme; desired format: https://host[/path]`),
+        cause(
+          'FieldValueInvalid',
+          'webhooks[0].clientConfig.url',
+          `Invalid value: "http": 'https' is the only allowed URL scheme; desired format: https://host[/path]`,
+        ),
         cause('FieldValueInvalid', 'webhooks[0].clientConfig.url', 'Invalid value: "u:p": user information is not permitted in the URL'),
         cause('FieldValueInvalid', 'webhooks[0].clientConfig.url', 'Invalid value: "frag": fragments are not permitted in the URL'),
         cause('FieldValueInvalid', 'webhooks[0].clientConfig.url', 'Invalid value: "a=1": query parameters are not permitted in the URL'),
@@ -94,12 +140,24 @@ describe('webhook configuration validation', () => {
     [
       'url without host',
       { clientConfig: { url: 'https:///x' } },
-      [cause('FieldValueInvalid', 'webhooks[0].clientConfig.url', 'Invalid value: "": host must be specified; desired format: https://host[/path]')],
+      [
+        cause(
+          'FieldValueInvalid',
+          'webhooks[0].clientConfig.url',
+          'Invalid value: "": host must be specified; desired format: https://host[/path]',
+        ),
+      ],
     ],
     [
       'unparsable url',
       { clientConfig: { url: ':bad' } },
-      [cause('FieldValueRequired', 'webhooks[0].clientConfig.url', 'Required value: url must be a valid URL: parse ":bad": missing protocol scheme; desired format: https://host[/path]')],
+      [
+        cause(
+          'FieldValueRequired',
+          'webhooks[0].clientConfig.url',
+          'Required value: url must be a valid URL: parse ":bad": missing protocol scheme; desired format: https://host[/path]',
+        ),
+      ],
     ],
     [
       'service without name, bad port and path',
@@ -107,7 +165,11 @@ describe('webhook configuration validation', () => {
       [
         // kube-apiserver swaps name and namespace in this check
         cause('FieldValueRequired', 'webhooks[0].clientConfig.service.namespace', 'Required value'),
-        cause('FieldValueInvalid', 'webhooks[0].clientConfig.service.port', 'Invalid value: 70000: port is not valid: must be between 1 and 65535, inclusive'),
+        cause(
+          'FieldValueInvalid',
+          'webhooks[0].clientConfig.service.port',
+          'Invalid value: 70000: port is not valid: must be between 1 and 65535, inclusive',
+        ),
         cause('FieldValueInvalid', 'webhooks[0].clientConfig.service.path', `Invalid value: "x//Y": must start with a '/'`),
         // kube drops the first character whatever it is: "//Y" splits into "", "", "Y"
         cause('FieldValueInvalid', 'webhooks[0].clientConfig.service.path', 'Invalid value: "x//Y": segment[0] may not be empty'),
@@ -121,22 +183,54 @@ describe('webhook configuration validation', () => {
     ],
     [
       'rules',
-      { rules: [{ operations: ['*', 'PATCH'], apiGroups: ['*', 'apps'], apiVersions: [], resources: ['*', 'pods', '*/*'], scope: 'Everywhere' }] },
+      {
+        rules: [
+          { operations: ['*', 'PATCH'], apiGroups: ['*', 'apps'], apiVersions: [], resources: ['*', 'pods', '*/*'], scope: 'Everywhere' },
+        ],
+      },
       [
-        cause('FieldValueInvalid', 'webhooks[0].rules[0].operations', 'Invalid value: []admissionregistration.OperationType{"*", "PATCH"}: if \'*\' is present, must not specify other operations'),
-        cause('FieldValueNotSupported', 'webhooks[0].rules[0].operations[1]', 'Unsupported value: "PATCH": supported values: "*", "CONNECT", "CREATE", "DELETE", "UPDATE"'),
-        cause('FieldValueInvalid', 'webhooks[0].rules[0].apiGroups', 'Invalid value: []string{"*", "apps"}: if \'*\' is present, must not specify other API groups'),
+        cause(
+          'FieldValueInvalid',
+          'webhooks[0].rules[0].operations',
+          'Invalid value: []admissionregistration.OperationType{"*", "PATCH"}: if \'*\' is present, must not specify other operations',
+        ),
+        cause(
+          'FieldValueNotSupported',
+          'webhooks[0].rules[0].operations[1]',
+          'Unsupported value: "PATCH": supported values: "*", "CONNECT", "CREATE", "DELETE", "UPDATE"',
+        ),
+        cause(
+          'FieldValueInvalid',
+          'webhooks[0].rules[0].apiGroups',
+          'Invalid value: []string{"*", "apps"}: if \'*\' is present, must not specify other API groups',
+        ),
         cause('FieldValueRequired', 'webhooks[0].rules[0].apiVersions', 'Required value'),
-        cause('FieldValueInvalid', 'webhooks[0].rules[0].resources', 'Invalid value: []string{"*", "pods", "*/*"}: if \'*/*\' is present, must not specify other resources'),
-        cause('FieldValueInvalid', 'webhooks[0].rules[0].resources', 'Invalid value: []string{"*", "pods", "*/*"}: if \'*\' is present, must not specify other resources without subresources'),
-        cause('FieldValueNotSupported', 'webhooks[0].rules[0].scope', 'Unsupported value: "Everywhere": supported values: "*", "Cluster", "Namespaced"'),
+        cause(
+          'FieldValueInvalid',
+          'webhooks[0].rules[0].resources',
+          'Invalid value: []string{"*", "pods", "*/*"}: if \'*/*\' is present, must not specify other resources',
+        ),
+        cause(
+          'FieldValueInvalid',
+          'webhooks[0].rules[0].resources',
+          'Invalid value: []string{"*", "pods", "*/*"}: if \'*\' is present, must not specify other resources without subresources',
+        ),
+        cause(
+          'FieldValueNotSupported',
+          'webhooks[0].rules[0].scope',
+          'Unsupported value: "Everywhere": supported values: "*", "Cluster", "Namespaced"',
+        ),
       ],
     ],
     [
       'subresource wildcards',
       { rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods/*', 'pods/status', ''] }] },
       [
-        cause('FieldValueInvalid', 'webhooks[0].rules[0].resources[1]', "Invalid value: \"pods/status\": if 'pods/*' is present, must not specify pods/status"),
+        cause(
+          'FieldValueInvalid',
+          'webhooks[0].rules[0].resources[1]',
+          'Invalid value: "pods/status": if \'pods/*\' is present, must not specify pods/status',
+        ),
         cause('FieldValueRequired', 'webhooks[0].rules[0].resources[2]', 'Required value'),
       ],
     ],
@@ -153,7 +247,11 @@ describe('webhook configuration validation', () => {
       'selectors',
       { namespaceSelector: { matchExpressions: [{ key: 'a', operator: 'In' }] }, objectSelector: { matchLabels: { a: 'b c' } } },
       [
-        cause('FieldValueRequired', 'webhooks[0].namespaceSelector.matchExpressions[0].values', "Required value: must be specified when `operator` is 'In' or 'NotIn'"),
+        cause(
+          'FieldValueRequired',
+          'webhooks[0].namespaceSelector.matchExpressions[0].values',
+          "Required value: must be specified when `operator` is 'In' or 'NotIn'",
+        ),
         cause(
           'FieldValueInvalid',
           'webhooks[0].objectSelector.matchLabels',
@@ -173,7 +271,11 @@ describe('webhook configuration validation', () => {
         ],
       },
       [
-        cause('FieldValueInvalid', 'webhooks[0].matchConditions[1].expression', `Invalid value: "object.x ==": compilation failed: ERROR: <input>:1:12: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | object.x ==\n | ...........^`),
+        cause(
+          'FieldValueInvalid',
+          'webhooks[0].matchConditions[1].expression',
+          `Invalid value: "object.x ==": compilation failed: ERROR: <input>:1:12: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | object.x ==\n | ...........^`,
+        ),
         cause('FieldValueDuplicate', 'webhooks[0].matchConditions[1].name', 'Duplicate value: "a"'),
         cause('FieldValueInvalid', 'webhooks[0].matchConditions[2].expression', 'Invalid value: "1": must evaluate to bool but got int'),
         cause(
@@ -201,16 +303,24 @@ describe('webhook configuration validation', () => {
 
   it('more than 64 match conditions', () => {
     const conds = Array.from({ length: 65 }, (_, i) => ({ name: `c${i}`, expression: 'true' }));
-    assert.deepEqual(validating.createCauses(vwc(hook({ matchConditions: conds }))), [cause('FieldValueTooMany', 'webhooks[0].matchConditions', 'Too many: 65: must have at most 64 items')]);
+    assert.deepEqual(validating.createCauses(vwc(hook({ matchConditions: conds }))), [
+      cause('FieldValueTooMany', 'webhooks[0].matchConditions', 'Too many: 65: must have at most 64 items'),
+    ]);
   });
 
   it('webhook names are unique in a configuration', () => {
-    assert.deepEqual(validating.createCauses(vwc(hook(), hook())), [cause('FieldValueDuplicate', 'webhooks[1].name', 'Duplicate value: "deny.example.com"')]);
+    assert.deepEqual(validating.createCauses(vwc(hook(), hook())), [
+      cause('FieldValueDuplicate', 'webhooks[1].name', 'Duplicate value: "deny.example.com"'),
+    ]);
   });
 
   it('mutating: reinvocationPolicy enum', () => {
     assert.deepEqual(mutating.createCauses(mwc(hook({ reinvocationPolicy: 'Always' }))), [
-      cause('FieldValueNotSupported', 'webhooks[0].reinvocationPolicy', 'Unsupported value: "Always": supported values: "IfNeeded", "Never"'),
+      cause(
+        'FieldValueNotSupported',
+        'webhooks[0].reinvocationPolicy',
+        'Unsupported value: "Always": supported values: "IfNeeded", "Never"',
+      ),
     ]);
   });
 

@@ -92,7 +92,9 @@ function refersTo(node: unknown, name: string): boolean {
   return refersTo(n.args, name);
 }
 
-const parser = celEnvironment({ age: 'stored', homogeneousAggregateLiterals: false }).registerVariable('self', 'dyn').registerVariable('oldSelf', 'dyn');
+const parser = celEnvironment({ age: 'stored', homogeneousAggregateLiterals: false })
+  .registerVariable('self', 'dyn')
+  .registerVariable('oldSelf', 'dyn');
 const oldSelfUse = new Map<string, boolean>();
 
 /** whether a rule refers to `oldSelf` (a transition rule) */
@@ -130,7 +132,11 @@ export function ruleCostErrors(schema: JSONSchemaProps, path: string, stored: Re
   const visit = (s: JSONSchemaProps, p: string, cardinality: number, root: boolean): void => {
     ((s['x-kubernetes-validations'] ?? []) as ValidationRule[]).forEach((r, i) => {
       if (typeof r.rule !== 'string') return;
-      const ctx = (expression: string): RuleContext => ({ root, optionalOldSelf: r.optionalOldSelf === true, age: stored.has(expression) ? 'stored' : 'new' });
+      const ctx = (expression: string): RuleContext => ({
+        root,
+        optionalOldSelf: r.optionalOldSelf === true,
+        age: stored.has(expression) ? 'stored' : 'new',
+      });
       const observe = (expression: string, field: string, what: string): void => {
         const once = ruleCost(expression, s, ctx(expression));
         if (once === undefined) return;
@@ -141,11 +147,13 @@ export function ruleCostErrors(schema: JSONSchemaProps, path: string, stored: Re
       };
       observe(r.rule, 'rule', 'estimated rule cost');
       // a messageExpression is costed only when its rule compiles, as kube does
-      if (r.messageExpression && ruleCost(r.rule, s, ctx(r.rule)) !== undefined) observe(r.messageExpression, 'messageExpression', 'estimated messageExpression cost');
+      if (r.messageExpression && ruleCost(r.rule, s, ctx(r.rule)) !== undefined)
+        observe(r.messageExpression, 'messageExpression', 'estimated messageExpression cost');
     });
     const times = (n: number) => Math.min(Number.MAX_SAFE_INTEGER, cardinality * n);
     for (const [name, ps] of Object.entries(s.properties ?? {})) visit(ps, `${p}.properties[${name}]`, cardinality, false);
-    if (s.additionalProperties && typeof s.additionalProperties === 'object') visit(s.additionalProperties as JSONSchemaProps, `${p}.additionalProperties`, times(maxSize(s)), false);
+    if (s.additionalProperties && typeof s.additionalProperties === 'object')
+      visit(s.additionalProperties as JSONSchemaProps, `${p}.additionalProperties`, times(maxSize(s)), false);
     if (s.items) visit(s.items, `${p}.items`, times(maxSize(s)), false);
   };
   visit(schema, path, 1, true);
@@ -155,7 +163,12 @@ export function ruleCostErrors(schema: JSONSchemaProps, path: string, stored: Re
     for (const c of [...costs].sort((a, b) => b.cost - a.cost).slice(0, 4)) {
       errs.push(fieldErrors.forbidden(c.path, 'contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema'));
     }
-    errs.push(fieldErrors.forbidden(path, costExceedsMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', total, SCHEMA_COST_LIMIT)));
+    errs.push(
+      fieldErrors.forbidden(
+        path,
+        costExceedsMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', total, SCHEMA_COST_LIMIT),
+      ),
+    );
   }
   return errs;
 }
@@ -166,7 +179,8 @@ type ValidationRule = NonNullable<JSONSchemaProps['x-kubernetes-validations']>[n
 function renderValidationRule(r: ValidationRule): { rendered: string } {
   const q = (v: string | undefined) => JSON.stringify(v ?? '');
   // a set reason or optionalOldSelf is a pointer: Go prints its address, which no client can rely on
-  const reason = r.reason === undefined ? '(*apiextensions.FieldValueErrorReason)(nil)' : '(*apiextensions.FieldValueErrorReason)(0xc000000000)';
+  const reason =
+    r.reason === undefined ? '(*apiextensions.FieldValueErrorReason)(nil)' : '(*apiextensions.FieldValueErrorReason)(0xc000000000)';
   const optionalOldSelf = r.optionalOldSelf === undefined ? '(*bool)(nil)' : '(*bool)(0xc000000000)';
   return {
     rendered: `apiextensions.ValidationRule{Rule:${q(r.rule)}, Message:${q(r.message)}, MessageExpression:${q(r.messageExpression)}, Reason:${reason}, FieldPath:${q(r.fieldPath)}, OptionalOldSelf:${optionalOldSelf}}`,
@@ -176,7 +190,13 @@ function renderValidationRule(r: ValidationRule): { rendered: string } {
 /** The compile errors of the rules at one schema node. `uncorrelatable`: the path of the
  *  nearest ancestor below which old and new values do not correlate (an atomic list, a set,
  *  an atomic map), where `oldSelf` is refused; `stored`: the expressions the CRD already has. */
-export function nodeRuleErrors(s: JSONSchemaProps, path: string, root: boolean, uncorrelatable: string | undefined, stored: ReadonlySet<string>): FieldError[] {
+export function nodeRuleErrors(
+  s: JSONSchemaProps,
+  path: string,
+  root: boolean,
+  uncorrelatable: string | undefined,
+  stored: ReadonlySet<string>,
+): FieldError[] {
   const errs: FieldError[] = [];
   ((s['x-kubernetes-validations'] ?? []) as ValidationRule[]).forEach((r, i) => {
     const at = `${path}.x-kubernetes-validations[${i}]`;
@@ -185,7 +205,11 @@ export function nodeRuleErrors(s: JSONSchemaProps, path: string, root: boolean, 
       return;
     }
     if (!r.rule.trim()) return;
-    const ctx = (expression: string): RuleContext => ({ root, optionalOldSelf: r.optionalOldSelf === true, age: stored.has(expression) ? 'stored' : 'new' });
+    const ctx = (expression: string): RuleContext => ({
+      root,
+      optionalOldSelf: r.optionalOldSelf === true,
+      age: stored.has(expression) ? 'stored' : 'new',
+    });
     const problem = ruleCompileError(r.rule, s, ctx(r.rule));
     if (problem) {
       errs.push(fieldErrors.invalid(`${at}.rule`, renderValidationRule(r), problem));
@@ -194,7 +218,14 @@ export function nodeRuleErrors(s: JSONSchemaProps, path: string, root: boolean, 
     const messageProblem = r.messageExpression ? messageExpressionError(r.messageExpression, s, ctx(r.messageExpression)) : undefined;
     if (messageProblem) errs.push(fieldErrors.invalid(`${at}.messageExpression`, renderValidationRule(r), messageProblem));
     if (usesOldSelf(r.rule)) {
-      if (uncorrelatable !== undefined) errs.push(fieldErrors.invalid(`${at}.rule`, r.rule, `oldSelf cannot be used on the uncorrelatable portion of the schema within ${uncorrelatable}`));
+      if (uncorrelatable !== undefined)
+        errs.push(
+          fieldErrors.invalid(
+            `${at}.rule`,
+            r.rule,
+            `oldSelf cannot be used on the uncorrelatable portion of the schema within ${uncorrelatable}`,
+          ),
+        );
     } else if (r.optionalOldSelf !== undefined) {
       errs.push(fieldErrors.invalid(`${at}.optionalOldSelf`, r.optionalOldSelf, 'may not be set if oldSelf is not used in rule'));
     }

@@ -18,7 +18,8 @@ function typed(name: string): JSONSchemaProps {
   if (name === 'date' || name === 'date-time' || name === 'duration') return { type: 'string', format: name };
   return { type: name };
 }
-const bound = (key: 'maxItems' | 'maxProperties' | 'maxLength', max: number | undefined): JSONSchemaProps => (max === undefined ? {} : { [key]: max });
+const bound = (key: 'maxItems' | 'maxProperties' | 'maxLength', max: number | undefined): JSONSchemaProps =>
+  max === undefined ? {} : { [key]: max };
 const requiredObject = (extra: JSONSchemaProps = {}): JSONSchemaProps => ({
   type: 'object',
   required: ['required'],
@@ -26,22 +27,43 @@ const requiredObject = (extra: JSONSchemaProps = {}): JSONSchemaProps => ({
   ...extra,
 });
 
-const arrayOf = (item: string): Generator => (max) => ({ type: 'array', items: typed(item), ...bound('maxItems', max) });
-const arrayOfArrays = (item: string): Generator => (max) => ({ type: 'array', items: { type: 'array', items: typed(item) }, ...bound('maxItems', max) });
+const arrayOf =
+  (item: string): Generator =>
+  (max) => ({ type: 'array', items: typed(item), ...bound('maxItems', max) });
+const arrayOfArrays =
+  (item: string): Generator =>
+  (max) => ({ type: 'array', items: { type: 'array', items: typed(item) }, ...bound('maxItems', max) });
 const arrayOfObjects: Generator = (max) => ({ type: 'array', items: requiredObject(), ...bound('maxItems', max) });
-const mapOf = (value: string): Generator => (max) => ({ type: 'object', additionalProperties: typed(value), ...bound('maxProperties', max) });
-const mapOfItems = (item: JSONSchemaProps): Generator => (max) => ({ type: 'object', additionalProperties: item, ...bound('maxProperties', max) });
+const mapOf =
+  (value: string): Generator =>
+  (max) => ({ type: 'object', additionalProperties: typed(value), ...bound('maxProperties', max) });
+const mapOfItems =
+  (item: JSONSchemaProps): Generator =>
+  (max) => ({ type: 'object', additionalProperties: item, ...bound('maxProperties', max) });
 const string: Generator = (max) => ({ type: 'string', ...bound('maxLength', max) });
 const bytes: Generator = (max) => ({ type: 'string', format: 'byte', ...bound('maxLength', max) });
-const nestedSpec: Generator = (max) => ({ type: 'object', additionalProperties: { type: 'string', ...bound('maxLength', max) }, ...bound('maxProperties', max) });
-const arrayOfNumberMaps: Generator = (max) => ({ type: 'array', items: { type: 'object', additionalProperties: { type: 'number' } }, ...bound('maxItems', max) });
+const nestedSpec: Generator = (max) => ({
+  type: 'object',
+  additionalProperties: { type: 'string', ...bound('maxLength', max) },
+  ...bound('maxProperties', max),
+});
+const arrayOfNumberMaps: Generator = (max) => ({
+  type: 'array',
+  items: { type: 'object', additionalProperties: { type: 'number' } },
+  ...bound('maxItems', max),
+});
 const allMaxNested: Generator = (max) => ({
   type: 'array',
   items: { type: 'object', additionalProperties: requiredObject(bound('maxProperties', max)), ...bound('maxProperties', max) },
   ...bound('maxItems', max),
 });
-const oneMaxNested: Generator = (max) => ({ type: 'array', items: { type: 'object', additionalProperties: requiredObject(), ...bound('maxProperties', max) } });
-const enumString = (...values: string[]): Generator => (max) => ({ type: 'string', enum: values, ...bound('maxLength', max) });
+const oneMaxNested: Generator = (max) => ({
+  type: 'array',
+  items: { type: 'object', additionalProperties: requiredObject(), ...bound('maxProperties', max) },
+});
+const enumString =
+  (...values: string[]): Generator =>
+  (max) => ({ type: 'string', enum: values, ...bound('maxLength', max) });
 
 /** [schema, rule, cost without bounds (or 'over' the per-rule limit), bound, cost with it] */
 const vectors: [Generator, string, number | 'over', number, number][] = [
@@ -93,17 +115,39 @@ const vectors: [Generator, string, number | 'over', number, number][] = [
   [mapOf('date'), 'self.all(x, true)', 524288, 10, 32],
   [mapOf('date-time'), 'self.all(x, true)', 349526, 25, 77],
   [string, "self.find('[0-9]+') == ''", 629147, 10, 11],
-  [(max) => ({ type: 'array', items: { type: 'string', ...bound('maxLength', max) }, ...bound('maxItems', max) }), "self.join(' ') == 'aa bb'", 329853068905, 10, 43],
-  [(max) => ({ type: 'array', items: { type: 'string', ...bound('maxLength', max) }, ...bound('maxItems', max) }), 'self.isSorted() == true', 329854432052, 10, 52],
   [
-    (max) => ({ type: 'object', properties: { str: { type: 'string', ...bound('maxLength', max) }, before: { type: 'string', maxLength: 2 }, after: { type: 'string', maxLength: 4 } } }),
+    (max) => ({ type: 'array', items: { type: 'string', ...bound('maxLength', max) }, ...bound('maxItems', max) }),
+    "self.join(' ') == 'aa bb'",
+    329853068905,
+    10,
+    43,
+  ],
+  [
+    (max) => ({ type: 'array', items: { type: 'string', ...bound('maxLength', max) }, ...bound('maxItems', max) }),
+    'self.isSorted() == true',
+    329854432052,
+    10,
+    52,
+  ],
+  [
+    (max) => ({
+      type: 'object',
+      properties: {
+        str: { type: 'string', ...bound('maxLength', max) },
+        before: { type: 'string', maxLength: 2 },
+        after: { type: 'string', maxLength: 4 },
+      },
+    }),
     "self.str.replace(self.before, self.after) == 'does not matter'",
     629154,
     4,
     12,
   ],
   [
-    (max) => ({ type: 'object', properties: { str: { type: 'string', ...bound('maxLength', max) }, separator: { type: 'string', ...bound('maxLength', max) } } }),
+    (max) => ({
+      type: 'object',
+      properties: { str: { type: 'string', ...bound('maxLength', max) }, separator: { type: 'string', ...bound('maxLength', max) } },
+    }),
     'self.str.split(self.separator) == []',
     629160,
     10,

@@ -22,7 +22,8 @@ export function validateConversion(conversion: unknown): FieldError[] {
       errs.push(fieldErrors.required('spec.conversion.webhook', 'required when strategy is set to Webhook'));
       return errs;
     }
-    if (!isObject(webhook.clientConfig)) errs.push(fieldErrors.required('spec.conversion.webhook.clientConfig', 'required when strategy is set to Webhook'));
+    if (!isObject(webhook.clientConfig))
+      errs.push(fieldErrors.required('spec.conversion.webhook.clientConfig', 'required when strategy is set to Webhook'));
     else errs.push(...validateClientConfig('spec.conversion.webhook.clientConfig', webhook.clientConfig));
     errs.push(...validateReviewVersions(webhook.conversionReviewVersions));
   } else if (webhook !== undefined && webhook !== null) {

@@ -14,7 +14,14 @@ function crd(over: Record<string, unknown> = {}, versions?: unknown[]): KubeObje
       group: 'example.com',
       scope: 'Namespaced',
       names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
-      versions: versions ?? [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object' } } } } }],
+      versions: versions ?? [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object' } } } },
+        },
+      ],
       ...over,
     },
   } as unknown as KubeObject;
@@ -30,7 +37,7 @@ test('group, name, scope and names are checked', () => {
     'metadata.name: Invalid value: "widgets.example.com": must be spec.names.plural+"."+spec.group',
     'spec.group: Invalid value: "example": should be a domain with at least one dot',
     'spec.scope: Unsupported value: "Everywhere": supported values: "Cluster", "Namespaced"',
-    'spec.names.plural: Invalid value: "Widgets": a DNS-1035 label must consist of lower case alphanumeric characters or \'-\', start with an alphabetic character, and end with an alphanumeric character (e.g. \'my-name\',  or \'abc-123\', regex used for validation is \'[a-z]([-a-z0-9]*[a-z0-9])?\')',
+    "spec.names.plural: Invalid value: \"Widgets\": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
     'spec.names.listKind: Invalid value: "Widget": kind and listKind may not be the same',
   ]);
 });
@@ -44,7 +51,14 @@ test('versions: exactly one storage version, schemas required and structural', (
     'spec.versions: Invalid value: []string{"v1", "v2"}: must have exactly one version marked as storage version',
     'spec.versions[1].schema.openAPIV3Schema: Required value: schemas are required',
   ]);
-  const untyped = crd({}, [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { properties: {} }, s: { type: 'string', pattern: '(' } } } } }]);
+  const untyped = crd({}, [
+    {
+      name: 'v1',
+      served: true,
+      storage: true,
+      schema: { openAPIV3Schema: { type: 'object', properties: { spec: { properties: {} }, s: { type: 'string', pattern: '(' } } } },
+    },
+  ]);
   assert.deepEqual(validateCRD(untyped).map(errorString), [
     'spec.versions[0].schema.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields',
     'spec.versions[0].schema.openAPIV3Schema.properties[s].pattern: Invalid value: "(": must be a valid regular expression',
@@ -54,7 +68,11 @@ test('versions: exactly one storage version, schemas required and structural', (
 test('defaults and storedVersions on create; scope is immutable', () => {
   const s = crdStrategy();
   const obj = crd({ names: { plural: 'widgets', kind: 'Widget' } });
-  const c = { request: { user: { username: 'u', groups: [] }, namespace: '', dryRun: false, fieldValidation: 'Strict' as const, warnings: [] }, now: new Date(), info: {} as never };
+  const c = {
+    request: { user: { username: 'u', groups: [] }, namespace: '', dryRun: false, fieldValidation: 'Strict' as const, warnings: [] },
+    now: new Date(),
+    info: {} as never,
+  };
   s.applyDefaults(obj, c);
   s.prepareForCreate(obj, c);
   const spec = obj.spec as { names: Record<string, string>; conversion: unknown };
@@ -69,7 +87,11 @@ test('defaults and storedVersions on create; scope is immutable', () => {
 
 test('groups of the Kubernetes project need the approval annotation', () => {
   const s = crdStrategy();
-  const c = { request: { user: { username: 'u', groups: [] }, namespace: '', dryRun: false, fieldValidation: 'Strict' as const, warnings: [] }, now: new Date(), info: {} as never };
+  const c = {
+    request: { user: { username: 'u', groups: [] }, namespace: '', dryRun: false, fieldValidation: 'Strict' as const, warnings: [] },
+    now: new Date(),
+    info: {} as never,
+  };
   const obj = crd({ group: 'x.k8s.io' });
   obj.metadata.name = 'widgets.x.k8s.io';
   assert.deepEqual(s.validate(obj, c).map(errorString), [
@@ -109,19 +131,28 @@ test('preserveUnknownFields: true is refused in v1', () => {
 });
 
 test('CEL rules at write time: result types, messageExpression, oldSelf where values correlate, optionalOldSelf', () => {
-  const rules = (spec: Record<string, unknown>) => crd({}, [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec } } } }]);
+  const rules = (spec: Record<string, unknown>) =>
+    crd({}, [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec } } } }]);
   const at = 'spec.versions[0].schema.openAPIV3Schema.properties[spec]';
   const spec = {
     type: 'object',
     properties: {
       name: { type: 'string', maxLength: 10 },
-      tags: { type: 'array', maxItems: 5, items: { type: 'string', maxLength: 5, 'x-kubernetes-validations': [{ rule: 'self == oldSelf' }] } },
+      tags: {
+        type: 'array',
+        maxItems: 5,
+        items: { type: 'string', maxLength: 5, 'x-kubernetes-validations': [{ rule: 'self == oldSelf' }] },
+      },
       ports: {
         type: 'array',
         maxItems: 5,
         'x-kubernetes-list-type': 'map',
         'x-kubernetes-list-map-keys': ['name'],
-        items: { type: 'object', properties: { name: { type: 'string', maxLength: 5 } }, 'x-kubernetes-validations': [{ rule: 'self.name == oldSelf.name' }] },
+        items: {
+          type: 'object',
+          properties: { name: { type: 'string', maxLength: 5 } },
+          'x-kubernetes-validations': [{ rule: 'self.name == oldSelf.name' }],
+        },
       },
     },
     'x-kubernetes-validations': [
@@ -129,7 +160,11 @@ test('CEL rules at write time: result types, messageExpression, oldSelf where va
       { rule: "self.name != ''", messageExpression: 'self.name.size()' },
       { rule: "self.name != ''", messageExpression: 'self.nosuch' },
       { rule: "self.name != ''", optionalOldSelf: true },
-      { rule: 'oldSelf.hasValue() ? self.name == oldSelf.value().name : true', optionalOldSelf: true, messageExpression: "'name ' + self.name + ' is immutable'" },
+      {
+        rule: 'oldSelf.hasValue() ? self.name == oldSelf.value().name : true',
+        optionalOldSelf: true,
+        messageExpression: "'name ' + self.name + ' is immutable'",
+      },
     ],
   };
   assert.deepEqual(validateCRD(rules(spec)).map(errorString), [
@@ -143,10 +178,27 @@ test('CEL rules at write time: result types, messageExpression, oldSelf where va
 
 test('CEL expressions the CRD already has compile with the stored-expression libraries on update', () => {
   const withRule = (rule: string) =>
-    crd({}, [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { v: { type: 'string', maxLength: 20 } }, 'x-kubernetes-validations': [{ rule }] } } } } }]);
+    crd({}, [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: 'object',
+            properties: {
+              spec: { type: 'object', properties: { v: { type: 'string', maxLength: 20 } }, 'x-kubernetes-validations': [{ rule }] },
+            },
+          },
+        },
+      },
+    ]);
   const semverRule = "isSemver(self.v) && semver(self.v).isGreaterThan(semver('1.0.0'))";
   // semver is a library of compatibility version 1.33: not for new expressions
-  assert.match(validateCRD(withRule(semverRule)).map(errorString).join('\n'), /compilation failed: ERROR: <input>:1:9: undeclared reference to 'isSemver' \(in container ''\)/);
+  assert.match(
+    validateCRD(withRule(semverRule)).map(errorString).join('\n'),
+    /compilation failed: ERROR: <input>:1:9: undeclared reference to 'isSemver' \(in container ''\)/,
+  );
   assert.deepEqual(validateCRDUpdate(withRule(semverRule), withRule(semverRule)).map(errorString), []);
   assert.match(validateCRDUpdate(withRule(semverRule), withRule('true')).map(errorString).join('\n'), /undeclared reference to 'isSemver'/);
 });

@@ -43,15 +43,31 @@ export function validateCRD(obj: KubeObject, stored: ReadonlySet<string> = new S
   if (names.singular) dns1035('spec.names.singular', names.singular, errs);
   if (!names.kind) errs.push(fieldErrors.required('spec.names.kind', ''));
   if (!names.listKind) errs.push(fieldErrors.required('spec.names.listKind', ''));
-  if (names.kind && names.kind === names.listKind) errs.push(fieldErrors.invalid('spec.names.listKind', names.listKind, 'kind and listKind may not be the same'));
+  if (names.kind && names.kind === names.listKind)
+    errs.push(fieldErrors.invalid('spec.names.listKind', names.listKind, 'kind and listKind may not be the same'));
   (names.shortNames ?? []).forEach((s, i) => dns1035(`spec.names.shortNames[${i}]`, s, errs));
   (names.categories ?? []).forEach((s, i) => dns1035(`spec.names.categories[${i}]`, s, errs));
   const versions = Array.isArray(spec.versions) ? spec.versions : [];
-  if (versions.length === 0) errs.push(fieldErrors.invalid('spec.versions', versions, 'must have exactly one version marked as storage version'));
+  if (versions.length === 0)
+    errs.push(fieldErrors.invalid('spec.versions', versions, 'must have exactly one version marked as storage version'));
   else {
     const storageCount = versions.filter((v) => v.storage).length;
-    if (storageCount !== 1) errs.push(fieldErrors.invalid('spec.versions', versions.map((v) => v.name), 'must have exactly one version marked as storage version'));
-    if (!versions.some((v) => v.served)) errs.push(fieldErrors.invalid('spec.versions', versions.map((v) => v.name), 'must have at least one served version'));
+    if (storageCount !== 1)
+      errs.push(
+        fieldErrors.invalid(
+          'spec.versions',
+          versions.map((v) => v.name),
+          'must have exactly one version marked as storage version',
+        ),
+      );
+    if (!versions.some((v) => v.served))
+      errs.push(
+        fieldErrors.invalid(
+          'spec.versions',
+          versions.map((v) => v.name),
+          'must have at least one served version',
+        ),
+      );
     const seen = new Set<string>();
     versions.forEach((v, i) => {
       const p = `spec.versions[${i}]`;
@@ -72,9 +88,19 @@ export function validateCRD(obj: KubeObject, stored: ReadonlySet<string> = new S
       const scale = v.subresources?.scale;
       if (scale) {
         if (!scale.specReplicasPath) errs.push(fieldErrors.required(`${p}.subresources.scale.specReplicasPath`, ''));
-        else if (!scale.specReplicasPath.startsWith('.spec.')) errs.push(fieldErrors.invalid(`${p}.subresources.scale.specReplicasPath`, scale.specReplicasPath, 'should be a json path under .spec'));
+        else if (!scale.specReplicasPath.startsWith('.spec.'))
+          errs.push(
+            fieldErrors.invalid(`${p}.subresources.scale.specReplicasPath`, scale.specReplicasPath, 'should be a json path under .spec'),
+          );
         if (!scale.statusReplicasPath) errs.push(fieldErrors.required(`${p}.subresources.scale.statusReplicasPath`, ''));
-        else if (!scale.statusReplicasPath.startsWith('.status.')) errs.push(fieldErrors.invalid(`${p}.subresources.scale.statusReplicasPath`, scale.statusReplicasPath, 'should be a json path under .status'));
+        else if (!scale.statusReplicasPath.startsWith('.status.'))
+          errs.push(
+            fieldErrors.invalid(
+              `${p}.subresources.scale.statusReplicasPath`,
+              scale.statusReplicasPath,
+              'should be a json path under .status',
+            ),
+          );
       }
       (v.additionalPrinterColumns ?? []).forEach((c, j) => {
         const cp = `${p}.additionalPrinterColumns[${j}]`;
@@ -87,11 +113,18 @@ export function validateCRD(obj: KubeObject, stored: ReadonlySet<string> = new S
   }
   errs.push(...validateConversion(spec.conversion));
   if (spec.preserveUnknownFields === true) {
-    errs.push(fieldErrors.invalid('spec.preserveUnknownFields', true, 'cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead'));
+    errs.push(
+      fieldErrors.invalid(
+        'spec.preserveUnknownFields',
+        true,
+        'cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead',
+      ),
+    );
   }
   const status = (obj.status ?? {}) as CRDStatus;
   (status.storedVersions ?? []).forEach((sv, i) => {
-    if (!versions.some((v) => v.name === sv)) errs.push(fieldErrors.invalid(`status.storedVersions[${i}]`, sv, 'must appear in spec.versions'));
+    if (!versions.some((v) => v.name === sv))
+      errs.push(fieldErrors.invalid(`status.storedVersions[${i}]`, sv, 'must appear in spec.versions'));
   });
   return errs;
 }
@@ -103,7 +136,12 @@ export function validateApproval(obj: KubeObject): FieldError[] {
   const group = String(asObject(obj.spec).group ?? '');
   const protectedGroup = ['k8s.io', 'kubernetes.io'].some((d) => group === d || group.endsWith(`.${d}`));
   if (!protectedGroup || obj.metadata.annotations?.[APPROVAL_ANNOTATION]) return [];
-  return [fieldErrors.required(`metadata.annotations[${APPROVAL_ANNOTATION}]`, `protected groups must have approval annotation "${APPROVAL_ANNOTATION}", see https://github.com/kubernetes/enhancements/pull/1111`)];
+  return [
+    fieldErrors.required(
+      `metadata.annotations[${APPROVAL_ANNOTATION}]`,
+      `protected groups must have approval annotation "${APPROVAL_ANNOTATION}", see https://github.com/kubernetes/enhancements/pull/1111`,
+    ),
+  ];
 }
 
 export function validateCRDUpdate(obj: KubeObject, old: KubeObject): FieldError[] {

@@ -109,8 +109,14 @@ export function resourcesOf(crd: KubeObject): ResourceInfo[] {
   const listKind = names.listKind || `${names.kind}List`;
   return served.map((v) => {
     const subresources: SubresourceInfo[] = [];
-    if (v.subresources?.scale) subresources.push({ name: 'scale', kind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: ['get', 'patch', 'update'] });
-    if (v.subresources?.status) subresources.push({ name: 'status', kind: { group: spec.group, version: v.name, kind: names.kind }, verbs: ['get', 'patch', 'update'] });
+    if (v.subresources?.scale)
+      subresources.push({ name: 'scale', kind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, verbs: ['get', 'patch', 'update'] });
+    if (v.subresources?.status)
+      subresources.push({
+        name: 'status',
+        kind: { group: spec.group, version: v.name, kind: names.kind },
+        verbs: ['get', 'patch', 'update'],
+      });
     const info: ResourceInfo = {
       group: spec.group,
       version: v.name,

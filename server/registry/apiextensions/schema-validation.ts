@@ -71,7 +71,7 @@ function formatOk(format: string, v: unknown): boolean {
     case 'byte':
       return typeof v !== 'string' || (v.length % 4 === 0 && byteRe.test(v));
     case 'ipv4':
-      return typeof v !== 'string' || /^(\d{1,3})(\.\d{1,3}){3}$/.test(v) && v.split('.').every((p) => Number(p) <= 255);
+      return typeof v !== 'string' || (/^(\d{1,3})(\.\d{1,3}){3}$/.test(v) && v.split('.').every((p) => Number(p) <= 255));
     default:
       return true;
   }
@@ -104,7 +104,12 @@ export function validateValue(value: unknown, schema: JSONSchemaProps | undefine
 }
 
 function typeError(path: string, type: string, v: unknown): FieldError {
-  return { type: 'FieldValueTypeInvalid', field: path, badValue: jsonType(v) === 'null' ? 'null' : jsonType(v), detail: `${path} in body must be of type ${type}: ${shown(v)}` };
+  return {
+    type: 'FieldValueTypeInvalid',
+    field: path,
+    badValue: jsonType(v) === 'null' ? 'null' : jsonType(v),
+    detail: `${path} in body must be of type ${type}: ${shown(v)}`,
+  };
 }
 
 function validateInto(v: unknown, s: JSONSchemaProps, path: string, errs: FieldError[]): void {
@@ -115,7 +120,12 @@ function validateInto(v: unknown, s: JSONSchemaProps, path: string, errs: FieldE
   }
   if (s['x-kubernetes-int-or-string']) {
     if (typeof v !== 'string' && !(typeof v === 'number' && Number.isInteger(v))) {
-      errs.push({ type: 'FieldValueTypeInvalid', field: path, badValue: jsonType(v), detail: `${path} in body must be of type integer,string: ${shown(v)}` });
+      errs.push({
+        type: 'FieldValueTypeInvalid',
+        field: path,
+        badValue: jsonType(v),
+        detail: `${path} in body must be of type integer,string: ${shown(v)}`,
+      });
       return;
     }
   } else if (s.type && !typeMatches(s.type, v)) {
@@ -123,27 +133,39 @@ function validateInto(v: unknown, s: JSONSchemaProps, path: string, errs: FieldE
     return;
   }
   if (s.enum && s.enum.length > 0 && !s.enum.some((e) => JSON.stringify(e) === JSON.stringify(v))) {
-    errs.push(fieldErrors.notSupported(path, v as string, s.enum.map((e) => (typeof e === 'string' ? e : JSON.stringify(e)))));
+    errs.push(
+      fieldErrors.notSupported(
+        path,
+        v as string,
+        s.enum.map((e) => (typeof e === 'string' ? e : JSON.stringify(e))),
+      ),
+    );
   }
   if (typeof v === 'string') {
     const len = [...v].length;
     if (s.maxLength !== undefined && len > s.maxLength) errs.push(fieldErrors.tooLong(path, s.maxLength));
-    if (s.minLength !== undefined && len < s.minLength) errs.push(fieldErrors.invalid(path, v, `${path} in body should be at least ${s.minLength} chars long`));
+    if (s.minLength !== undefined && len < s.minLength)
+      errs.push(fieldErrors.invalid(path, v, `${path} in body should be at least ${s.minLength} chars long`));
     if (s.pattern !== undefined) {
       const re = compilePattern(s.pattern);
       if (re && !re.matcher(v).find()) errs.push(fieldErrors.invalid(path, v, `${path} in body should match '${s.pattern}'`));
     }
-    if (s.format && !formatOk(s.format, v)) errs.push(fieldErrors.invalid(path, v, `${path} in body must be of type ${s.format}: ${goQuote(v)}`));
+    if (s.format && !formatOk(s.format, v))
+      errs.push(fieldErrors.invalid(path, v, `${path} in body must be of type ${s.format}: ${goQuote(v)}`));
   }
   if (typeof v === 'number') {
     if (s.maximum !== undefined) {
       if (s.exclusiveMaximum ? v >= s.maximum : v > s.maximum) {
-        errs.push(fieldErrors.invalid(path, v, `${path} in body should be less than ${s.exclusiveMaximum ? '' : 'or equal to '}${s.maximum}`));
+        errs.push(
+          fieldErrors.invalid(path, v, `${path} in body should be less than ${s.exclusiveMaximum ? '' : 'or equal to '}${s.maximum}`),
+        );
       }
     }
     if (s.minimum !== undefined) {
       if (s.exclusiveMinimum ? v <= s.minimum : v < s.minimum) {
-        errs.push(fieldErrors.invalid(path, v, `${path} in body should be greater than ${s.exclusiveMinimum ? '' : 'or equal to '}${s.minimum}`));
+        errs.push(
+          fieldErrors.invalid(path, v, `${path} in body should be greater than ${s.exclusiveMinimum ? '' : 'or equal to '}${s.minimum}`),
+        );
       }
     }
     if (s.multipleOf !== undefined && s.multipleOf !== 0 && !Number.isInteger(v / s.multipleOf)) {
@@ -153,7 +175,8 @@ function validateInto(v: unknown, s: JSONSchemaProps, path: string, errs: FieldE
   }
   if (Array.isArray(v)) {
     if (s.maxItems !== undefined && v.length > s.maxItems) errs.push(fieldErrors.tooMany(path, v.length, s.maxItems));
-    if (s.minItems !== undefined && v.length < s.minItems) errs.push(fieldErrors.invalid(path, v.length, `${path} in body should have at least ${s.minItems} items`));
+    if (s.minItems !== undefined && v.length < s.minItems)
+      errs.push(fieldErrors.invalid(path, v.length, `${path} in body should have at least ${s.minItems} items`));
     if (s.uniqueItems || s['x-kubernetes-list-type'] === 'set') {
       const seen = new Set<string>();
       v.forEach((item, i) => {
@@ -177,7 +200,8 @@ function validateInto(v: unknown, s: JSONSchemaProps, path: string, errs: FieldE
   if (isObj(v)) {
     const n = Object.keys(v).length;
     if (s.maxProperties !== undefined && n > s.maxProperties) errs.push(fieldErrors.tooMany(path, n, s.maxProperties));
-    if (s.minProperties !== undefined && n < s.minProperties) errs.push(fieldErrors.invalid(path, n, `${path} in body should have at least ${s.minProperties} properties`));
+    if (s.minProperties !== undefined && n < s.minProperties)
+      errs.push(fieldErrors.invalid(path, n, `${path} in body should have at least ${s.minProperties} properties`));
     for (const r of s.required ?? []) if (v[r] === undefined) errs.push(fieldErrors.required(childPath(path, r)));
     for (const [name, item] of Object.entries(v)) {
       const prop = s.properties?.[name] ?? (isObj(s.additionalProperties) ? s.additionalProperties : undefined);
@@ -185,7 +209,8 @@ function validateInto(v: unknown, s: JSONSchemaProps, path: string, errs: FieldE
     }
     if (s['x-kubernetes-embedded-resource']) {
       if (typeof v.kind !== 'string' || v.kind === '') errs.push(fieldErrors.required(childPath(path, 'kind'), 'must not be empty'));
-      if (typeof v.apiVersion !== 'string' || v.apiVersion === '') errs.push(fieldErrors.required(childPath(path, 'apiVersion'), 'must not be empty'));
+      if (typeof v.apiVersion !== 'string' || v.apiVersion === '')
+        errs.push(fieldErrors.required(childPath(path, 'apiVersion'), 'must not be empty'));
     }
   }
   for (const sub of s.allOf ?? []) validateInto(v, sub, path, errs);
@@ -214,7 +239,17 @@ export function validateCustomResource(obj: Record<string, unknown>, schema: JSO
   delete props.metadata;
   delete props.apiVersion;
   delete props.kind;
-  validateInto(root, { ...rest, type: 'object', properties: props, required: (required ?? []).filter((r) => r !== 'metadata' && r !== 'apiVersion' && r !== 'kind') }, '', errs);
+  validateInto(
+    root,
+    {
+      ...rest,
+      type: 'object',
+      properties: props,
+      required: (required ?? []).filter((r) => r !== 'metadata' && r !== 'apiVersion' && r !== 'kind'),
+    },
+    '',
+    errs,
+  );
   // the schema may restrict metadata.name and generateName (nothing else of metadata)
   const meta = properties?.metadata?.properties;
   const m = obj.metadata as Record<string, unknown> | undefined;

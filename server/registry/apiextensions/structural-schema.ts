@@ -27,22 +27,31 @@ export function validateStructural(
   if (typeof s !== 'object' || s === null) return;
   const preserve = s['x-kubernetes-preserve-unknown-fields'] === true;
   const intOrString = s['x-kubernetes-int-or-string'] === true;
-  if (!s.type && !intOrString && !preserve) errs.push(fieldErrors.required(`${path}.type`, 'must not be empty for specified object fields'));
-  if (s.type && !schemaTypes.has(s.type)) errs.push(fieldErrors.notSupported(`${path}.type`, s.type, ['array', 'boolean', 'integer', 'number', 'object', 'string']));
+  if (!s.type && !intOrString && !preserve)
+    errs.push(fieldErrors.required(`${path}.type`, 'must not be empty for specified object fields'));
+  if (s.type && !schemaTypes.has(s.type))
+    errs.push(fieldErrors.notSupported(`${path}.type`, s.type, ['array', 'boolean', 'integer', 'number', 'object', 'string']));
   if (root && s.type && s.type !== 'object') errs.push(fieldErrors.invalid(`${path}.type`, s.type, 'must be object at the root'));
   if (s.type === 'array' && !s.items) errs.push(fieldErrors.required(`${path}.items`, 'must be specified'));
   if (s.properties && s.additionalProperties !== undefined && s.additionalProperties !== false) {
     errs.push(fieldErrors.forbidden(`${path}.additionalProperties`, 'additionalProperties and properties are mutual exclusive'));
   }
   errs.push(...nodeRuleErrors(s, path, root, uncorrelatable, stored));
-  if (s.pattern !== undefined && !patternCompiles(s.pattern)) errs.push(fieldErrors.invalid(`${path}.pattern`, s.pattern, 'must be a valid regular expression'));
+  if (s.pattern !== undefined && !patternCompiles(s.pattern))
+    errs.push(fieldErrors.invalid(`${path}.pattern`, s.pattern, 'must be a valid regular expression'));
   const listType = s['x-kubernetes-list-type'];
   if (listType !== undefined) {
-    if (!['atomic', 'set', 'map'].includes(listType)) errs.push(fieldErrors.notSupported(`${path}.x-kubernetes-list-type`, listType, ['atomic', 'set', 'map']));
-    if (s.type !== 'array') errs.push(fieldErrors.invalid(`${path}.type`, s.type ?? '', 'must be array if x-kubernetes-list-type is specified'));
+    if (!['atomic', 'set', 'map'].includes(listType))
+      errs.push(fieldErrors.notSupported(`${path}.x-kubernetes-list-type`, listType, ['atomic', 'set', 'map']));
+    if (s.type !== 'array')
+      errs.push(fieldErrors.invalid(`${path}.type`, s.type ?? '', 'must be array if x-kubernetes-list-type is specified'));
     if (listType === 'map') {
-      if (!s['x-kubernetes-list-map-keys']?.length) errs.push(fieldErrors.required(`${path}.x-kubernetes-list-map-keys`, 'must not be empty if x-kubernetes-list-type is map'));
-      if (s.items && s.items.type !== 'object') errs.push(fieldErrors.invalid(`${path}.items.type`, s.items.type ?? '', 'must be object if parent array\'s x-kubernetes-list-type is map'));
+      if (!s['x-kubernetes-list-map-keys']?.length)
+        errs.push(fieldErrors.required(`${path}.x-kubernetes-list-map-keys`, 'must not be empty if x-kubernetes-list-type is map'));
+      if (s.items && s.items.type !== 'object')
+        errs.push(
+          fieldErrors.invalid(`${path}.items.type`, s.items.type ?? '', "must be object if parent array's x-kubernetes-list-type is map"),
+        );
     }
   } else if (s['x-kubernetes-list-map-keys'] !== undefined) {
     errs.push(fieldErrors.forbidden(`${path}.x-kubernetes-list-map-keys`, 'must not be specified if x-kubernetes-list-type is not map'));
@@ -58,15 +67,30 @@ export function validateStructural(
   // old and new values correlate through properties (unless the map is atomic), map values
   // and map-list items by key; not through atomic lists or sets
   const propsUncorrelatable = uncorrelatable ?? (s['x-kubernetes-map-type'] === 'atomic' ? path : undefined);
-  for (const [name, p] of Object.entries(s.properties ?? {})) validateStructural(p, `${path}.properties[${name}]`, false, errs, childObj(name), propsUncorrelatable, stored);
-  if (isObject(s.additionalProperties)) validateStructural(s.additionalProperties as JSONSchemaProps, `${path}.additionalProperties`, false, errs, undefined, uncorrelatable, stored);
+  for (const [name, p] of Object.entries(s.properties ?? {}))
+    validateStructural(p, `${path}.properties[${name}]`, false, errs, childObj(name), propsUncorrelatable, stored);
+  if (isObject(s.additionalProperties))
+    validateStructural(
+      s.additionalProperties as JSONSchemaProps,
+      `${path}.additionalProperties`,
+      false,
+      errs,
+      undefined,
+      uncorrelatable,
+      stored,
+    );
   const itemsUncorrelatable = uncorrelatable ?? (s['x-kubernetes-list-type'] === 'map' ? undefined : path);
   if (s.items) validateStructural(s.items, `${path}.items`, false, errs, undefined, itemsUncorrelatable, stored);
   if (root && s.properties?.metadata) {
     const m = s.properties.metadata;
     const extra = Object.keys(m).filter((k) => k !== 'type' && k !== 'properties' && k !== 'description');
     if (extra.length > 0 || Object.keys(m.properties ?? {}).some((k) => k !== 'name' && k !== 'generateName')) {
-      errs.push(fieldErrors.forbidden(`${path}.properties[metadata]`, 'must not specify anything other than name and generateName, but metadata is implicitly specified'));
+      errs.push(
+        fieldErrors.forbidden(
+          `${path}.properties[metadata]`,
+          'must not specify anything other than name and generateName, but metadata is implicitly specified',
+        ),
+      );
     }
   }
 }

@@ -15,7 +15,16 @@ function apiServiceStrategy(): ResourceStrategy {
       const spec = ((obj as { spec?: { group?: string; version?: string } }).spec ?? {}) as { group?: string; version?: string };
       const required = `${spec.version ?? ''}.${spec.group ?? ''}`;
       const name = obj.metadata.name ?? '';
-      return name === required || name === '' ? [] : [{ type: 'FieldValueInvalid', field: 'metadata.name', badValue: name, detail: `must be \`spec.version+"."+spec.group\`: ${JSON.stringify(required)}` }];
+      return name === required || name === ''
+        ? []
+        : [
+            {
+              type: 'FieldValueInvalid',
+              field: 'metadata.name',
+              badValue: name,
+              detail: `must be \`spec.version+"."+spec.group\`: ${JSON.stringify(required)}`,
+            },
+          ];
     },
     hasStatusSubresource: true,
     tracksGeneration: false,

@@ -7,8 +7,20 @@ import { daemonSetStrategy, deploymentStrategy, replicaSetStrategy, statefulSetS
 
 export const appsProvider = groupProvider('apps', [
   { key: 'apps/controllerrevisions', strategy: genericStrategy(), table: columns.controllerRevisions },
-  { key: 'apps/daemonsets', strategy: daemonSetStrategy, statusStrategy: workloadStatusStrategy, statusKeepsLabels: true, table: columns.daemonSets },
-  { key: 'apps/deployments', strategy: deploymentStrategy, statusStrategy: workloadStatusStrategy, statusKeepsLabels: true, table: columns.deployments },
+  {
+    key: 'apps/daemonsets',
+    strategy: daemonSetStrategy,
+    statusStrategy: workloadStatusStrategy,
+    statusKeepsLabels: true,
+    table: columns.daemonSets,
+  },
+  {
+    key: 'apps/deployments',
+    strategy: deploymentStrategy,
+    statusStrategy: workloadStatusStrategy,
+    statusKeepsLabels: true,
+    table: columns.deployments,
+  },
   {
     key: 'apps/replicasets',
     strategy: replicaSetStrategy,
@@ -18,5 +30,11 @@ export const appsProvider = groupProvider('apps', [
     selectableFields: (o) => ({ 'status.replicas': fieldCount(fieldObject(o.status).replicas) }),
     table: columns.replicaSets,
   },
-  { key: 'apps/statefulsets', strategy: statefulSetStrategy, statusStrategy: workloadStatusStrategy, statusKeepsLabels: true, table: columns.statefulSets },
+  {
+    key: 'apps/statefulsets',
+    strategy: statefulSetStrategy,
+    statusStrategy: workloadStatusStrategy,
+    statusKeepsLabels: true,
+    table: columns.statefulSets,
+  },
 ]);

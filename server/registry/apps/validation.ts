@@ -40,7 +40,8 @@ function validateTemplateForReplicaSet(s: JsonObject, noun: string): FieldError[
   }
   const template = asObject(s.template);
   const labels = asObject(template.metadata).labels;
-  if (!(sel.kind === 'selector' && sel.empty) && !selectorMatches(sel, labels)) errs.push(selectorMismatch('spec.template.metadata.labels', labels));
+  if (!(sel.kind === 'selector' && sel.empty) && !selectorMatches(sel, labels))
+    errs.push(selectorMismatch('spec.template.metadata.labels', labels));
   errs.push(...validatePodTemplateSpec(template, 'spec.template'));
   const rp = str(asObject(template.spec).restartPolicy);
   if (rp !== 'Always') errs.push(fieldErrors.notSupported('spec.template.spec.restartPolicy', rp, ['Always']));
@@ -53,7 +54,8 @@ function validateTemplateForReplicaSet(s: JsonObject, noun: string): FieldError[
 function requiredSelector(s: JsonObject, noun: string): FieldError[] {
   if (s.selector === undefined || s.selector === null) return [fieldErrors.required('spec.selector')];
   const errs = validateLabelSelector(s.selector, 'spec.selector');
-  if (isEmptySelector(s.selector)) errs.push(fieldErrors.invalid('spec.selector', goLabelSelector(s.selector), `empty selector is invalid for ${noun}`));
+  if (isEmptySelector(s.selector))
+    errs.push(fieldErrors.invalid('spec.selector', goLabelSelector(s.selector), `empty selector is invalid for ${noun}`));
   return errs;
 }
 
@@ -64,12 +66,17 @@ function validateDeploymentStrategy(strategy: unknown): FieldError[] {
   const type = str(st.type);
   const ru = st.rollingUpdate;
   if (type === 'Recreate') {
-    return isObject(ru) ? [fieldErrors.forbidden('spec.strategy.rollingUpdate', "may not be specified when strategy `type` is 'Recreate'")] : [];
+    return isObject(ru)
+      ? [fieldErrors.forbidden('spec.strategy.rollingUpdate', "may not be specified when strategy `type` is 'Recreate'")]
+      : [];
   }
   if (type === 'RollingUpdate') {
     if (!isObject(ru)) return [fieldErrors.required('spec.strategy.rollingUpdate', 'this should be defaulted and never be nil')];
     const p = 'spec.strategy.rollingUpdate';
-    const errs = [...validatePositiveIntOrPercent(ru.maxUnavailable, `${p}.maxUnavailable`), ...validatePositiveIntOrPercent(ru.maxSurge, `${p}.maxSurge`)];
+    const errs = [
+      ...validatePositiveIntOrPercent(ru.maxUnavailable, `${p}.maxUnavailable`),
+      ...validatePositiveIntOrPercent(ru.maxSurge, `${p}.maxSurge`),
+    ];
     if (intOrPercentValue(ru.maxUnavailable) === 0 && intOrPercentValue(ru.maxSurge) === 0) {
       errs.push(fieldErrors.invalid(`${p}.maxUnavailable`, goIntOrString(ru.maxUnavailable ?? 0), 'may not be 0 when `maxSurge` is 0'));
     }
@@ -92,7 +99,8 @@ export function validateDeployment(obj: KubeObject): FieldError[] {
   const pds = optNum(s.progressDeadlineSeconds);
   if (pds !== undefined) {
     errs.push(...nonNegative(pds, 'spec.progressDeadlineSeconds'));
-    if (pds <= (optNum(s.minReadySeconds) ?? 0)) errs.push(fieldErrors.invalid('spec.progressDeadlineSeconds', pds, 'must be greater than minReadySeconds'));
+    if (pds <= (optNum(s.minReadySeconds) ?? 0))
+      errs.push(fieldErrors.invalid('spec.progressDeadlineSeconds', pds, 'must be greater than minReadySeconds'));
   }
   return errs;
 }
@@ -125,13 +133,20 @@ export function validateStatefulSet(obj: KubeObject): FieldError[] {
   const errs: FieldError[] = [];
   const pmp = str(s.podManagementPolicy);
   if (!pmp) errs.push(fieldErrors.required('spec.podManagementPolicy'));
-  else if (pmp !== 'OrderedReady' && pmp !== 'Parallel') errs.push(fieldErrors.invalid('spec.podManagementPolicy', pmp, "must be 'OrderedReady' or 'Parallel'"));
+  else if (pmp !== 'OrderedReady' && pmp !== 'Parallel')
+    errs.push(fieldErrors.invalid('spec.podManagementPolicy', pmp, "must be 'OrderedReady' or 'Parallel'"));
   const us = asObject(s.updateStrategy);
   const usType = str(us.type);
   if (!usType) errs.push(fieldErrors.required('spec.updateStrategy'));
   else if (usType === 'OnDelete') {
     if (isObject(us.rollingUpdate)) {
-      errs.push(fieldErrors.invalid('spec.updateStrategy.rollingUpdate', { rendered: 'apps.RollingUpdateStatefulSetStrategy{...}' }, "only allowed for updateStrategy 'RollingUpdate'"));
+      errs.push(
+        fieldErrors.invalid(
+          'spec.updateStrategy.rollingUpdate',
+          { rendered: 'apps.RollingUpdateStatefulSetStrategy{...}' },
+          "only allowed for updateStrategy 'RollingUpdate'",
+        ),
+      );
     }
   } else if (usType === 'RollingUpdate') {
     if (isObject(us.rollingUpdate)) {
@@ -140,18 +155,28 @@ export function validateStatefulSet(obj: KubeObject): FieldError[] {
       errs.push(...nonNegative(ru.partition, `${p}.partition`));
       if (ru.maxUnavailable !== undefined && ru.maxUnavailable !== null) {
         errs.push(...validatePositiveIntOrPercent(ru.maxUnavailable, `${p}.maxUnavailable`));
-        if (intOrPercentValue(ru.maxUnavailable) === 0) errs.push(fieldErrors.invalid(`${p}.maxUnavailable`, goIntOrString(ru.maxUnavailable), 'cannot be 0'));
+        if (intOrPercentValue(ru.maxUnavailable) === 0)
+          errs.push(fieldErrors.invalid(`${p}.maxUnavailable`, goIntOrString(ru.maxUnavailable), 'cannot be 0'));
         errs.push(...isNotMoreThan100Percent(ru.maxUnavailable, `${p}.maxUnavailable`));
       }
     }
   } else {
-    errs.push(fieldErrors.invalid('spec.updateStrategy', { rendered: `apps.StatefulSetUpdateStrategy{Type:${goQuote(usType)}, RollingUpdate:(*apps.RollingUpdateStatefulSetStrategy)(nil)}` }, "must be 'RollingUpdate' or 'OnDelete'"));
+    errs.push(
+      fieldErrors.invalid(
+        'spec.updateStrategy',
+        {
+          rendered: `apps.StatefulSetUpdateStrategy{Type:${goQuote(usType)}, RollingUpdate:(*apps.RollingUpdateStatefulSetStrategy)(nil)}`,
+        },
+        "must be 'RollingUpdate' or 'OnDelete'",
+      ),
+    );
   }
   if (isObject(s.persistentVolumeClaimRetentionPolicy)) {
     const rp = s.persistentVolumeClaimRetentionPolicy;
     for (const f of ['whenDeleted', 'whenScaled']) {
       const v = str(rp[f]);
-      if (!retentionPolicies.includes(v)) errs.push(fieldErrors.notSupported(`spec.persistentVolumeClaimRetentionPolicy.${f}`, v, retentionPolicies));
+      if (!retentionPolicies.includes(v))
+        errs.push(fieldErrors.notSupported(`spec.persistentVolumeClaimRetentionPolicy.${f}`, v, retentionPolicies));
     }
   }
   // the service name becomes the pods' subdomain
@@ -166,7 +191,8 @@ export function validateStatefulSet(obj: KubeObject): FieldError[] {
   if (sel.kind === 'error') {
     errs.push(fieldErrors.invalid('spec.selector', goLabelSelector(s.selector), ''));
   } else {
-    if (!(sel.kind === 'selector' && sel.empty) && !selectorMatches(sel, meta.labels)) errs.push(selectorMismatch('spec.template.metadata.labels', meta.labels));
+    if (!(sel.kind === 'selector' && sel.empty) && !selectorMatches(sel, meta.labels))
+      errs.push(selectorMismatch('spec.template.metadata.labels', meta.labels));
     // kube validates only the template's metadata for StatefulSets (labels at `template.labels`)
     errs.push(...validateLabels(meta.labels as Record<string, string> | undefined, 'spec.template.labels'));
     errs.push(...validateAnnotations(meta.annotations as Record<string, string> | undefined, 'spec.template.annotations'));
@@ -180,7 +206,14 @@ export function validateStatefulSet(obj: KubeObject): FieldError[] {
   return errs;
 }
 
-const statefulSetMutable = ['replicas', 'template', 'updateStrategy', 'minReadySeconds', 'ordinals', 'persistentVolumeClaimRetentionPolicy'];
+const statefulSetMutable = [
+  'replicas',
+  'template',
+  'updateStrategy',
+  'minReadySeconds',
+  'ordinals',
+  'persistentVolumeClaimRetentionPolicy',
+];
 
 export function validateStatefulSetUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
   const now = clone(spec(obj));
@@ -217,7 +250,8 @@ function validateDaemonSetUpdateStrategy(strategy: unknown): FieldError[] {
     ];
     const hasUnavailable = intOrPercentValue(ru.maxUnavailable) !== 0;
     const hasSurge = intOrPercentValue(ru.maxSurge) !== 0;
-    if (hasUnavailable && hasSurge) errs.push(fieldErrors.invalid(`${rp}.maxSurge`, goIntOrString(ru.maxSurge), 'may not be set when maxUnavailable is non-zero'));
+    if (hasUnavailable && hasSurge)
+      errs.push(fieldErrors.invalid(`${rp}.maxSurge`, goIntOrString(ru.maxSurge), 'may not be set when maxUnavailable is non-zero'));
     else if (!hasUnavailable && !hasSurge) errs.push(fieldErrors.required(`${rp}.maxUnavailable`, 'cannot be 0 when maxSurge is 0'));
     return errs;
   }

@@ -34,7 +34,16 @@ function defaultTemplate(spec: JsonObject): void {
   if (isObject(spec.template)) defaultPodTemplate(spec.template);
 }
 
-const deploymentSpecOrder = ['replicas', 'selector', 'template', 'strategy', 'minReadySeconds', 'revisionHistoryLimit', 'paused', 'progressDeadlineSeconds'];
+const deploymentSpecOrder = [
+  'replicas',
+  'selector',
+  'template',
+  'strategy',
+  'minReadySeconds',
+  'revisionHistoryLimit',
+  'paused',
+  'progressDeadlineSeconds',
+];
 
 export function deploymentStrategy(): ResourceStrategy {
   return defineStrategy({

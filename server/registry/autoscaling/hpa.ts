@@ -43,7 +43,9 @@ export function hpaStrategy(): ResourceStrategy {
       const spec = obj.spec;
       spec.minReplicas ??= 1;
       if (!Array.isArray(spec.metrics) || spec.metrics.length === 0) {
-        spec.metrics = [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: defaultCPUUtilization } } }];
+        spec.metrics = [
+          { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: defaultCPUUtilization } } },
+        ];
       }
       if (isObject(spec.behavior)) {
         const b = asObject(spec.behavior);

@@ -77,7 +77,8 @@ function validateSource(kind: string, src: JsonObject, path: string): FieldError
       errs.push(...crossVersionObjectReference(src.describedObject, `${path}.describedObject`));
       errs.push(...metricIdentifier(src.metric, `${path}.metric`));
       errs.push(...metricTarget(target, tp));
-      if (!isSet(target.value) && !isSet(target.averageValue)) errs.push(fieldErrors.required(`${tp}.averageValue`, 'must set either a target value or averageValue'));
+      if (!isSet(target.value) && !isSet(target.averageValue))
+        errs.push(fieldErrors.required(`${tp}.averageValue`, 'must set either a target value or averageValue'));
       break;
     case 'external':
       errs.push(...metricIdentifier(src.metric, `${path}.metric`));
@@ -97,7 +98,8 @@ function validateSource(kind: string, src: JsonObject, path: string): FieldError
     case 'resource':
     case 'containerResource':
       if (!str(src.name)) errs.push(fieldErrors.required(`${path}.name`, 'must specify a resource name'));
-      if (kind === 'containerResource' && !str(src.container)) errs.push(fieldErrors.required(`${path}.container`, 'must specify a container'));
+      if (kind === 'containerResource' && !str(src.container))
+        errs.push(fieldErrors.required(`${path}.container`, 'must specify a container'));
       errs.push(...metricTarget(target, tp));
       if (!isSet(target.averageUtilization) && !isSet(target.averageValue)) {
         errs.push(fieldErrors.required(`${tp}.averageUtilization`, 'must set either a target raw value or a target utilization'));
@@ -123,12 +125,14 @@ function validateMetricSpec(spec: JsonObject, path: string): FieldError[] {
   }
   const expected = sourceField[type];
   if (expected) {
-    if (!isObject(spec[expected])) errs.push(fieldErrors.required(`${path}.${expected}`, 'must populate information for the given metric source'));
+    if (!isObject(spec[expected]))
+      errs.push(fieldErrors.required(`${path}.${expected}`, 'must populate information for the given metric source'));
   } else {
     errs.push(fieldErrors.notSupported(`${path}.type`, type, metricSourceTypes));
   }
   if (present.length !== 1) {
-    for (const f of present) if (f !== expected) errs.push(fieldErrors.forbidden(`${path}.${f}`, 'must populate the given metric source only'));
+    for (const f of present)
+      if (f !== expected) errs.push(fieldErrors.forbidden(`${path}.${f}`, 'must populate the given metric source only'));
   }
   return errs;
 }
@@ -137,9 +141,12 @@ function validateScalingRules(rules: unknown, path: string): FieldError[] {
   if (!isObject(rules)) return [];
   const errs: FieldError[] = [];
   const sws = optNum(rules.stabilizationWindowSeconds);
-  if (sws !== undefined && sws < 0) errs.push(fieldErrors.invalid(`${path}.stabilizationWindowSeconds`, sws, 'must be greater than or equal to zero'));
+  if (sws !== undefined && sws < 0)
+    errs.push(fieldErrors.invalid(`${path}.stabilizationWindowSeconds`, sws, 'must be greater than or equal to zero'));
   if (sws !== undefined && sws > maxStabilizationWindowSeconds) {
-    errs.push(fieldErrors.invalid(`${path}.stabilizationWindowSeconds`, sws, `must be less than or equal to ${maxStabilizationWindowSeconds}`));
+    errs.push(
+      fieldErrors.invalid(`${path}.stabilizationWindowSeconds`, sws, `must be less than or equal to ${maxStabilizationWindowSeconds}`),
+    );
   }
   if (typeof rules.selectPolicy === 'string' && !selectPolicies.includes(rules.selectPolicy)) {
     errs.push(fieldErrors.notSupported(`${path}.selectPolicy`, rules.selectPolicy, selectPolicies));
@@ -154,7 +161,8 @@ function validateScalingRules(rules: unknown, path: string): FieldError[] {
     if (num(p.value) <= 0) errs.push(fieldErrors.invalid(`${pp}.value`, num(p.value), 'must be greater than zero'));
     const period = num(p.periodSeconds);
     if (period <= 0) errs.push(fieldErrors.invalid(`${pp}.periodSeconds`, period, 'must be greater than zero'));
-    if (period > maxPeriodSeconds) errs.push(fieldErrors.invalid(`${pp}.periodSeconds`, period, `must be less than or equal to ${maxPeriodSeconds}`));
+    if (period > maxPeriodSeconds)
+      errs.push(fieldErrors.invalid(`${pp}.periodSeconds`, period, `must be less than or equal to ${maxPeriodSeconds}`));
   });
   return errs;
 }
@@ -166,7 +174,8 @@ export function validateHorizontalPodAutoscaler(obj: KubeObject): FieldError[] {
   const max = num(spec.maxReplicas);
   if (min !== undefined && min < 1) errs.push(fieldErrors.invalid('spec.minReplicas', min, 'must be greater than or equal to 1'));
   if (max < 1) errs.push(fieldErrors.invalid('spec.maxReplicas', max, 'must be greater than 0'));
-  if (min !== undefined && max < min) errs.push(fieldErrors.invalid('spec.maxReplicas', max, 'must be greater than or equal to `minReplicas`'));
+  if (min !== undefined && max < min)
+    errs.push(fieldErrors.invalid('spec.maxReplicas', max, 'must be greater than or equal to `minReplicas`'));
   const refErrs = crossVersionObjectReference(spec.scaleTargetRef, 'spec.scaleTargetRef');
   if (refErrs.length) return [...errs, ...refErrs];
   const metricErrs: FieldError[] = [];

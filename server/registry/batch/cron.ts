@@ -78,7 +78,7 @@ function checkField(field: string, r: Bounds): void {
   for (const expr of field.split(',').filter((x) => x !== '')) checkRange(expr, r);
 }
 
-const durationUnits: Record<string, number> = { ns: 1, us: 1e3, 'µs': 1e3, 'μs': 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
+const durationUnits: Record<string, number> = { ns: 1, us: 1e3, µs: 1e3, μs: 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
 
 /** Go's time.ParseDuration, for its error text only */
 function durationError(s: string): string | undefined {

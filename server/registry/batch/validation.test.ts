@@ -10,7 +10,10 @@ import { cronScheduleError } from './cron.js';
 const jobs = kind('batch', 'v1', 'jobs');
 const cronjobs = kind('batch', 'v1', 'cronjobs');
 
-const podSpec = (restartPolicy?: string) => ({ ...(restartPolicy ? { restartPolicy } : {}), containers: [{ name: 'c', image: 'busybox' }] });
+const podSpec = (restartPolicy?: string) => ({
+  ...(restartPolicy ? { restartPolicy } : {}),
+  containers: [{ name: 'c', image: 'busybox' }],
+});
 
 function job(spec: Record<string, unknown>, name = 'pi'): KubeObject {
   return { apiVersion: 'batch/v1', kind: 'Job', metadata: { name }, spec };
@@ -49,7 +52,11 @@ test('Job defaults and the generated selector', () => {
     'job-name': 'pi',
   });
   const withPolicy = jobs.defaulted(
-    job({ parallelism: 3, template: { spec: podSpec('Never') }, podFailurePolicy: { rules: [{ action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget' }] }] } }),
+    job({
+      parallelism: 3,
+      template: { spec: podSpec('Never') },
+      podFailurePolicy: { rules: [{ action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget' }] }] },
+    }),
   ).spec as Record<string, any>;
   assert.equal(withPolicy.completions, undefined);
   assert.equal(withPolicy.podReplacementPolicy, 'Failed');
@@ -60,14 +67,24 @@ test('invalid Jobs', () => {
   assert.deepEqual(jobs.createCauses(job({ template: { spec: podSpec() } })), [
     cause('FieldValueRequired', 'spec.template.spec.restartPolicy', 'Required value: valid values: "OnFailure", "Never"'),
   ]);
-  assert.deepEqual(jobs.createCauses(job({ parallelism: -1, backoffLimit: -2, completionMode: 'Sometimes', template: { spec: podSpec('Never') } })), [
-    cause('FieldValueInvalid', 'spec.parallelism', 'Invalid value: -1: must be greater than or equal to 0'),
-    cause('FieldValueInvalid', 'spec.backoffLimit', 'Invalid value: -2: must be greater than or equal to 0'),
-    cause('FieldValueNotSupported', 'spec.completionMode', 'Unsupported value: "Sometimes": supported values: "NonIndexed", "Indexed"'),
-  ]);
-  assert.deepEqual(jobs.createCauses(job({ completionMode: 'Indexed', completions: 2, template: { spec: podSpec('Never') } }, 'x'.repeat(62))), [
-    cause('FieldValueInvalid', 'metadata.name', `Invalid value: "${'x'.repeat(62)}": will not able to create pod with invalid DNS label: ${'x'.repeat(62)}-1`),
-  ]);
+  assert.deepEqual(
+    jobs.createCauses(job({ parallelism: -1, backoffLimit: -2, completionMode: 'Sometimes', template: { spec: podSpec('Never') } })),
+    [
+      cause('FieldValueInvalid', 'spec.parallelism', 'Invalid value: -1: must be greater than or equal to 0'),
+      cause('FieldValueInvalid', 'spec.backoffLimit', 'Invalid value: -2: must be greater than or equal to 0'),
+      cause('FieldValueNotSupported', 'spec.completionMode', 'Unsupported value: "Sometimes": supported values: "NonIndexed", "Indexed"'),
+    ],
+  );
+  assert.deepEqual(
+    jobs.createCauses(job({ completionMode: 'Indexed', completions: 2, template: { spec: podSpec('Never') } }, 'x'.repeat(62))),
+    [
+      cause(
+        'FieldValueInvalid',
+        'metadata.name',
+        `Invalid value: "${'x'.repeat(62)}": will not able to create pod with invalid DNS label: ${'x'.repeat(62)}-1`,
+      ),
+    ],
+  );
 });
 
 test('a Job template and selector are immutable', () => {
@@ -89,7 +106,14 @@ test('a Job template and selector are immutable', () => {
 test('CronJob defaults: the job template gets pod template defaults only', () => {
   const out = cronjobs.defaulted(cronJob({ schedule: '*/5 * * * *', jobTemplate: { spec: { template: { spec: podSpec('OnFailure') } } } }));
   const spec = out.spec as Record<string, any>;
-  assert.deepEqual(Object.keys(spec), ['schedule', 'concurrencyPolicy', 'suspend', 'jobTemplate', 'successfulJobsHistoryLimit', 'failedJobsHistoryLimit']);
+  assert.deepEqual(Object.keys(spec), [
+    'schedule',
+    'concurrencyPolicy',
+    'suspend',
+    'jobTemplate',
+    'successfulJobsHistoryLimit',
+    'failedJobsHistoryLimit',
+  ]);
   assert.equal(spec.concurrencyPolicy, 'Allow');
   assert.equal(spec.suspend, false);
   assert.equal(spec.successfulJobsHistoryLimit, 3);
@@ -104,28 +128,59 @@ test('invalid CronJobs', () => {
   assert.deepEqual(cronjobs.createCauses(cronJob({ schedule: '61 * * * *', jobTemplate: jt })), [
     cause('FieldValueInvalid', 'spec.schedule', 'Invalid value: "61 * * * *": end of range (61) above maximum (59): 61'),
   ]);
-  assert.deepEqual(cronjobs.createCauses(cronJob({ schedule: '', concurrencyPolicy: 'Sometimes', jobTemplate: jt, timeZone: 'Mars/Olympus' })), [
-    cause('FieldValueRequired', 'spec.schedule', 'Required value'),
-    cause('FieldValueInvalid', 'spec.timeZone', 'Invalid value: "Mars/Olympus": unknown time zone Mars/Olympus'),
-    cause('FieldValueNotSupported', 'spec.concurrencyPolicy', 'Unsupported value: "Sometimes": supported values: "Allow", "Forbid", "Replace"'),
-  ]);
-  assert.deepEqual(cronjobs.createCauses(cronJob({ schedule: 'TZ=UTC * * * * * *', jobTemplate: { spec: { selector: { matchLabels: { a: 'b' } }, template: { spec: podSpec('Always') } } } })), [
-    cause('FieldValueInvalid', 'spec.schedule', 'Invalid value: "TZ=UTC * * * * * *": expected exactly 5 fields, found 6: [* * * * * *]'),
-    cause('FieldValueInvalid', 'spec.schedule', 'Invalid value: "TZ=UTC * * * * * *": cannot use TZ or CRON_TZ in schedule, use timeZone field instead'),
-    cause('FieldValueRequired', 'spec.jobTemplate.spec.template.spec.restartPolicy', 'Required value: valid values: "OnFailure", "Never"'),
-    cause(
-      'FieldValueInvalid',
-      'spec.jobTemplate.spec.selector',
-      'Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"a":"b"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: `selector` will be auto-generated',
+  assert.deepEqual(
+    cronjobs.createCauses(cronJob({ schedule: '', concurrencyPolicy: 'Sometimes', jobTemplate: jt, timeZone: 'Mars/Olympus' })),
+    [
+      cause('FieldValueRequired', 'spec.schedule', 'Required value'),
+      cause('FieldValueInvalid', 'spec.timeZone', 'Invalid value: "Mars/Olympus": unknown time zone Mars/Olympus'),
+      cause(
+        'FieldValueNotSupported',
+        'spec.concurrencyPolicy',
+        'Unsupported value: "Sometimes": supported values: "Allow", "Forbid", "Replace"',
+      ),
+    ],
+  );
+  assert.deepEqual(
+    cronjobs.createCauses(
+      cronJob({
+        schedule: 'TZ=UTC * * * * * *',
+        jobTemplate: { spec: { selector: { matchLabels: { a: 'b' } }, template: { spec: podSpec('Always') } } },
+      }),
     ),
-  ]);
+    [
+      cause('FieldValueInvalid', 'spec.schedule', 'Invalid value: "TZ=UTC * * * * * *": expected exactly 5 fields, found 6: [* * * * * *]'),
+      cause(
+        'FieldValueInvalid',
+        'spec.schedule',
+        'Invalid value: "TZ=UTC * * * * * *": cannot use TZ or CRON_TZ in schedule, use timeZone field instead',
+      ),
+      cause(
+        'FieldValueRequired',
+        'spec.jobTemplate.spec.template.spec.restartPolicy',
+        'Required value: valid values: "OnFailure", "Never"',
+      ),
+      cause(
+        'FieldValueInvalid',
+        'spec.jobTemplate.spec.selector',
+        'Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"a":"b"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: `selector` will be auto-generated',
+      ),
+    ],
+  );
   assert.deepEqual(cronjobs.createCauses(cronJob({ schedule: '@daily', jobTemplate: jt }, 'x'.repeat(53))), [
     cause('FieldValueInvalid', 'metadata.name', `Invalid value: "${'x'.repeat(53)}": must be no more than 52 characters`),
   ]);
 });
 
 test('cron schedules as robfig/cron parses them', () => {
-  for (const ok of ['* * * * *', '*/15 0-6 1,15 jan-mar MON-FRI', '0 0 * * 0', '@hourly', '@every 1h30m', 'CRON_TZ=UTC 0 * * * *', '5/10 * * * ?']) {
+  for (const ok of [
+    '* * * * *',
+    '*/15 0-6 1,15 jan-mar MON-FRI',
+    '0 0 * * 0',
+    '@hourly',
+    '@every 1h30m',
+    'CRON_TZ=UTC 0 * * * *',
+    '5/10 * * * ?',
+  ]) {
     assert.equal(cronScheduleError(ok), undefined, ok);
   }
   assert.equal(cronScheduleError(''), 'empty spec string');

@@ -4,7 +4,13 @@
 
 import type { KubeObject } from '../../../storage/interface.js';
 import { validatePodTemplateSpec } from '../core/pod-validation.js';
-import { selectorMatches, selectorMismatch, selectorOf, validateLabelSelector, validateSelectorImmutable } from '../core/workload-validation.js';
+import {
+  selectorMatches,
+  selectorMismatch,
+  selectorOf,
+  validateLabelSelector,
+  validateSelectorImmutable,
+} from '../core/workload-validation.js';
 import { asArray, asObject, clone, isObject, semanticEqual, type JsonObject } from '../object.js';
 import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
 import { isDNS1123Label } from '../../machinery/validation/names.js';
@@ -67,8 +73,22 @@ function validatePodFailurePolicy(spec: JsonObject, path: string): FieldError[] 
     else if (!podFailurePolicyActions.includes(action)) errs.push(fieldErrors.notSupported(`${p}.action`, action, podFailurePolicyActions));
     const hasExit = isObject(r.onExitCodes);
     const hasConds = Array.isArray(r.onPodConditions) && r.onPodConditions.length > 0;
-    if (hasExit && hasConds) errs.push(fieldErrors.invalid(p, { rendered: 'batch.PodFailurePolicyRule{...}' }, 'specifying both OnExitCodes and OnPodConditions is not supported'));
-    else if (!hasExit && !hasConds) errs.push(fieldErrors.invalid(p, { rendered: 'batch.PodFailurePolicyRule{...}' }, 'specifying one of OnExitCodes and OnPodConditions is required'));
+    if (hasExit && hasConds)
+      errs.push(
+        fieldErrors.invalid(
+          p,
+          { rendered: 'batch.PodFailurePolicyRule{...}' },
+          'specifying both OnExitCodes and OnPodConditions is not supported',
+        ),
+      );
+    else if (!hasExit && !hasConds)
+      errs.push(
+        fieldErrors.invalid(
+          p,
+          { rendered: 'batch.PodFailurePolicyRule{...}' },
+          'specifying one of OnExitCodes and OnPodConditions is required',
+        ),
+      );
     if (hasExit) {
       const ec = asObject(r.onExitCodes);
       const op = str(ec.operator);
@@ -83,30 +103,47 @@ function validatePodFailurePolicy(spec: JsonObject, path: string): FieldError[] 
 /** validateJobSpec (shared by Jobs and CronJob job templates) */
 function validateJobSpecCommon(spec: JsonObject, path: string): FieldError[] {
   const errs: FieldError[] = [];
-  for (const f of ['parallelism', 'completions', 'activeDeadlineSeconds', 'backoffLimit', 'ttlSecondsAfterFinished', 'backoffLimitPerIndex']) {
+  for (const f of [
+    'parallelism',
+    'completions',
+    'activeDeadlineSeconds',
+    'backoffLimit',
+    'ttlSecondsAfterFinished',
+    'backoffLimitPerIndex',
+  ]) {
     errs.push(...nonNegative(spec[f], `${path}.${f}`));
   }
   const maxFailed = optNum(spec.maxFailedIndexes);
   if (maxFailed !== undefined) {
     errs.push(...nonNegative(maxFailed, `${path}.maxFailedIndexes`));
-    if (optNum(spec.backoffLimitPerIndex) === undefined) errs.push(fieldErrors.required(`${path}.backoffLimitPerIndex`, 'when maxFailedIndexes is specified'));
+    if (optNum(spec.backoffLimitPerIndex) === undefined)
+      errs.push(fieldErrors.required(`${path}.backoffLimitPerIndex`, 'when maxFailedIndexes is specified'));
   }
   if (typeof spec.managedBy === 'string' && spec.managedBy.length > 63) errs.push(fieldErrors.tooLong(`${path}.managedBy`, 63));
   const mode = spec.completionMode;
   if (typeof mode === 'string') {
-    if (mode !== 'NonIndexed' && mode !== 'Indexed') errs.push(fieldErrors.notSupported(`${path}.completionMode`, mode, ['NonIndexed', 'Indexed']));
+    if (mode !== 'NonIndexed' && mode !== 'Indexed')
+      errs.push(fieldErrors.notSupported(`${path}.completionMode`, mode, ['NonIndexed', 'Indexed']));
     if (mode === 'Indexed') {
       const completions = optNum(spec.completions);
       const parallelism = optNum(spec.parallelism);
       if (completions === undefined) errs.push(fieldErrors.required(`${path}.completions`, 'when completion mode is Indexed'));
       if (parallelism !== undefined && parallelism > maxParallelismForIndexedJob) {
-        errs.push(fieldErrors.invalid(`${path}.parallelism`, parallelism, `must be less than or equal to ${maxParallelismForIndexedJob} when completion mode is Indexed`));
+        errs.push(
+          fieldErrors.invalid(
+            `${path}.parallelism`,
+            parallelism,
+            `must be less than or equal to ${maxParallelismForIndexedJob} when completion mode is Indexed`,
+          ),
+        );
       }
       if (completions !== undefined && maxFailed !== undefined && maxFailed > completions) {
         errs.push(fieldErrors.invalid(`${path}.maxFailedIndexes`, maxFailed, 'must be less than or equal to completions'));
       }
       if (maxFailed !== undefined && maxFailed > maxFailedIndexesForIndexedJob) {
-        errs.push(fieldErrors.invalid(`${path}.maxFailedIndexes`, maxFailed, `must be less than or equal to ${maxFailedIndexesForIndexedJob}`));
+        errs.push(
+          fieldErrors.invalid(`${path}.maxFailedIndexes`, maxFailed, `must be less than or equal to ${maxFailedIndexesForIndexedJob}`),
+        );
       }
     }
   }
@@ -133,7 +170,8 @@ function validateJobSpecCommon(spec: JsonObject, path: string): FieldError[] {
   const rpPath = `${path}.template.spec.restartPolicy`;
   if (rp === 'Always' || rp === '') errs.push(fieldErrors.required(rpPath, 'valid values: "OnFailure", "Never"'));
   else if (rp !== 'OnFailure' && rp !== 'Never') errs.push(fieldErrors.notSupported(rpPath, rp, ['OnFailure', 'Never']));
-  else if (isObject(spec.podFailurePolicy) && rp !== 'Never') errs.push(fieldErrors.invalid(rpPath, rp, 'only "Never" is supported when podFailurePolicy is specified'));
+  else if (isObject(spec.podFailurePolicy) && rp !== 'Never')
+    errs.push(fieldErrors.invalid(rpPath, rp, 'only "Never" is supported when podFailurePolicy is specified'));
   return errs;
 }
 
@@ -156,14 +194,17 @@ export function validateJob(obj: KubeObject, requirePrefixedLabels = true): Fiel
   if (spec.completionMode === 'Indexed' && completions !== undefined && completions > 0) {
     const host = `${obj.metadata.name ?? ''}-${completions - 1}`;
     if (isDNS1123Label(host).length) {
-      errs.push(fieldErrors.invalid('metadata.name', obj.metadata.name ?? '', `will not able to create pod with invalid DNS label: ${host}`));
+      errs.push(
+        fieldErrors.invalid('metadata.name', obj.metadata.name ?? '', `will not able to create pod with invalid DNS label: ${host}`),
+      );
     }
   }
   return errs;
 }
 
 function immutable(now: unknown, before: unknown, path: string, shown: FieldError['badValue']): FieldError[] {
-  if (semanticEqual(now ?? null, before ?? null) && (now === undefined || now === null) === (before === undefined || before === null)) return [];
+  if (semanticEqual(now ?? null, before ?? null) && (now === undefined || now === null) === (before === undefined || before === null))
+    return [];
   return [fieldErrors.invalid(path, shown, fieldImmutableErrorMsg)];
 }
 
@@ -216,10 +257,20 @@ export function validateJobUpdate(obj: KubeObject, old: KubeObject): FieldError[
     oldTemplate.metadata = om;
     oldTemplate.spec = ot;
   }
-  if (!semanticEqual(template, oldTemplate)) errs.push(fieldErrors.invalid('spec.template', { rendered: 'core.PodTemplateSpec{...}' }, fieldImmutableErrorMsg));
+  if (!semanticEqual(template, oldTemplate))
+    errs.push(fieldErrors.invalid('spec.template', { rendered: 'core.PodTemplateSpec{...}' }, fieldImmutableErrorMsg));
   errs.push(...immutable(spec.completionMode, oldSpec.completionMode, 'spec.completionMode', str(spec.completionMode)));
-  errs.push(...immutable(spec.podFailurePolicy, oldSpec.podFailurePolicy, 'spec.podFailurePolicy', { rendered: 'batch.PodFailurePolicy{...}' }));
-  errs.push(...immutable(spec.backoffLimitPerIndex, oldSpec.backoffLimitPerIndex, 'spec.backoffLimitPerIndex', optNum(spec.backoffLimitPerIndex) ?? null));
+  errs.push(
+    ...immutable(spec.podFailurePolicy, oldSpec.podFailurePolicy, 'spec.podFailurePolicy', { rendered: 'batch.PodFailurePolicy{...}' }),
+  );
+  errs.push(
+    ...immutable(
+      spec.backoffLimitPerIndex,
+      oldSpec.backoffLimitPerIndex,
+      'spec.backoffLimitPerIndex',
+      optNum(spec.backoffLimitPerIndex) ?? null,
+    ),
+  );
   errs.push(...immutable(spec.managedBy, oldSpec.managedBy, 'spec.managedBy', typeof spec.managedBy === 'string' ? spec.managedBy : null));
   errs.push(...immutable(spec.successPolicy, oldSpec.successPolicy, 'spec.successPolicy', { rendered: 'batch.SuccessPolicy{...}' }));
   return errs;
@@ -237,7 +288,8 @@ function validateTimeZone(tz: unknown, path: string): FieldError[] {
       return [fieldErrors.invalid(path, tz, `unknown time zone ${tz}`)];
     }
   }
-  if (tz.toLowerCase() === 'local') return [fieldErrors.invalid(path, tz, 'timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones')];
+  if (tz.toLowerCase() === 'local')
+    return [fieldErrors.invalid(path, tz, 'timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones')];
   if (!isKnownTimeZone(tz)) return [fieldErrors.invalid(path, tz, `unknown time zone ${tz}`)];
   return [];
 }
@@ -257,7 +309,8 @@ function validateCronJobSpec(spec: JsonObject, oldSpec: JsonObject | undefined):
     }
   }
   errs.push(...nonNegative(spec.startingDeadlineSeconds, 'spec.startingDeadlineSeconds'));
-  if (oldSpec === undefined || (oldSpec.timeZone ?? null) !== (spec.timeZone ?? null)) errs.push(...validateTimeZone(spec.timeZone, 'spec.timeZone'));
+  if (oldSpec === undefined || (oldSpec.timeZone ?? null) !== (spec.timeZone ?? null))
+    errs.push(...validateTimeZone(spec.timeZone, 'spec.timeZone'));
   const cp = str(spec.concurrencyPolicy);
   if (!cp) errs.push(fieldErrors.required('spec.concurrencyPolicy'));
   else if (!concurrencyPolicies.includes(cp)) errs.push(fieldErrors.notSupported('spec.concurrencyPolicy', cp, concurrencyPolicies));

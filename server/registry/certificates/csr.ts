@@ -33,7 +33,9 @@ function validateCSR(obj: KubeObject): FieldError[] {
   const spec = asObject(obj.spec);
   const pem = typeof spec.request === 'string' ? Buffer.from(spec.request, 'base64').toString('latin1') : '';
   if (!pem.includes('-----BEGIN CERTIFICATE REQUEST-----')) {
-    errs.push(fieldErrors.invalid('spec.request', { rendered: pem ? '[]byte{...}' : '[]byte(nil)' }, 'PEM block type must be CERTIFICATE REQUEST'));
+    errs.push(
+      fieldErrors.invalid('spec.request', { rendered: pem ? '[]byte{...}' : '[]byte(nil)' }, 'PEM block type must be CERTIFICATE REQUEST'),
+    );
   }
   if (typeof spec.signerName !== 'string' || !spec.signerName) errs.push(fieldErrors.required('spec.signerName'));
   else if (spec.signerName === 'kubernetes.io/legacy-unknown') {
@@ -64,7 +66,8 @@ function validateApprovalConditions(conditions: JsonObject[]): FieldError[] {
   const errs: FieldError[] = [];
   const approved = conditions.some((c) => c.type === 'Approved' && c.status === 'True');
   const denied = conditions.some((c) => c.type === 'Denied' && c.status === 'True');
-  if (approved && denied) errs.push(fieldErrors.invalid('status.conditions', 'Approved', 'Approved and Denied conditions are mutually exclusive'));
+  if (approved && denied)
+    errs.push(fieldErrors.invalid('status.conditions', 'Approved', 'Approved and Denied conditions are mutually exclusive'));
   return errs;
 }
 
@@ -100,7 +103,10 @@ export function csrApprovalStrategy(base: ResourceStrategy): ResourceStrategy {
       obj.status = status;
     },
     generationChanged: () => false,
-    validateUpdate: (obj, old) => [...validateObjectMetaUpdate(obj.metadata, old.metadata), ...validateApprovalConditions(asArray(asObject(obj.status).conditions).filter(isObject))],
+    validateUpdate: (obj, old) => [
+      ...validateObjectMetaUpdate(obj.metadata, old.metadata),
+      ...validateApprovalConditions(asArray(asObject(obj.status).conditions).filter(isObject)),
+    ],
   };
 }
 

@@ -17,7 +17,8 @@ export const certificatesProvider = groupProvider('certificates.k8s.io', [
     selectableFields: (o) => ({ 'spec.signerName': fieldText(fieldObject(o.spec).signerName) }),
     table: columns.certificateSigningRequests,
     subresources: {
-      approval: ({ config, strategy }) => new GenericStore({ ...config, subresource: 'approval', strategy: csrApprovalStrategy(strategy), verbs: readUpdate }),
+      approval: ({ config, strategy }) =>
+        new GenericStore({ ...config, subresource: 'approval', strategy: csrApprovalStrategy(strategy), verbs: readUpdate }),
     },
   },
   { key: 'certificates.k8s.io/clustertrustbundles', strategy: genericStrategy(), table: columns.clusterTrustBundles },

@@ -82,7 +82,9 @@ test('HPA v2 -> v1 puts what v1 cannot say into annotations; v1 -> v2 takes it b
         { type: 'Pods', pods: { metric: { name: 'qps' }, target: { type: 'AverageValue', averageValue: '10' } } },
         { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } },
       ],
-      behavior: { scaleDown: { stabilizationWindowSeconds: 60, selectPolicy: 'Min', policies: [{ type: 'Pods', value: 1, periodSeconds: 30 }] } },
+      behavior: {
+        scaleDown: { stabilizationWindowSeconds: 60, selectPolicy: 'Min', policies: [{ type: 'Pods', value: 1, periodSeconds: 30 }] },
+      },
     },
     status: {
       currentReplicas: 2,
@@ -92,18 +94,30 @@ test('HPA v2 -> v1 puts what v1 cannot say into annotations; v1 -> v2 takes it b
     },
   };
   const v1 = hpaV2ToV1(structuredClone(v2));
-  assert.deepEqual(v1.spec, { scaleTargetRef: { kind: 'Deployment', name: 'd' }, minReplicas: 1, maxReplicas: 3, targetCPUUtilizationPercentage: 70 });
+  assert.deepEqual(v1.spec, {
+    scaleTargetRef: { kind: 'Deployment', name: 'd' },
+    minReplicas: 1,
+    maxReplicas: 3,
+    targetCPUUtilizationPercentage: 70,
+  });
   assert.deepEqual(v1.status, { currentReplicas: 2, desiredReplicas: 2, currentCPUUtilizationPercentage: 55 });
   const ann = v1.metadata.annotations ?? {};
   assert.equal(ann.keep, 'me');
-  assert.deepEqual(JSON.parse(ann['autoscaling.alpha.kubernetes.io/metrics']), [{ type: 'Pods', pods: { metricName: 'qps', targetAverageValue: '10' } }]);
+  assert.deepEqual(JSON.parse(ann['autoscaling.alpha.kubernetes.io/metrics']), [
+    { type: 'Pods', pods: { metricName: 'qps', targetAverageValue: '10' } },
+  ]);
   assert.deepEqual(JSON.parse(ann[metricStatusesAnnotation]), [
     { type: 'Resource', resource: { name: 'cpu', currentAverageUtilization: 55, currentAverageValue: '100m' } },
   ]);
   assert.deepEqual(JSON.parse(ann[conditionsAnnotation]), [{ type: 'AbleToScale', status: 'True', reason: 'R' }]);
   assert.deepEqual(JSON.parse(ann[behaviorAnnotation]), {
     ScaleUp: null,
-    ScaleDown: { StabilizationWindowSeconds: 60, SelectPolicy: 'Min', Policies: [{ Type: 'Pods', Value: 1, PeriodSeconds: 30 }], Tolerance: null },
+    ScaleDown: {
+      StabilizationWindowSeconds: 60,
+      SelectPolicy: 'Min',
+      Policies: [{ Type: 'Pods', Value: 1, PeriodSeconds: 30 }],
+      Tolerance: null,
+    },
   });
 
   const round = hpaV1ToV2(structuredClone(v1));
@@ -113,7 +127,9 @@ test('HPA v2 -> v1 puts what v1 cannot say into annotations; v1 -> v2 takes it b
     minReplicas: 1,
     maxReplicas: 3,
     metrics: v2.spec.metrics,
-    behavior: { scaleDown: { stabilizationWindowSeconds: 60, selectPolicy: 'Min', policies: [{ type: 'Pods', value: 1, periodSeconds: 30 }] } },
+    behavior: {
+      scaleDown: { stabilizationWindowSeconds: 60, selectPolicy: 'Min', policies: [{ type: 'Pods', value: 1, periodSeconds: 30 }] },
+    },
   });
   assert.deepEqual(round.status, {
     currentReplicas: 2,

@@ -68,7 +68,10 @@ export function eventsV1ToCoreEvent(obj: KubeObject): KubeObject {
 }
 
 export function coreEventToEventsV1(obj: KubeObject): KubeObject {
-  const out = rename(obj, renames.map(([a, b]) => [b, a]));
+  const out = rename(
+    obj,
+    renames.map(([a, b]) => [b, a]),
+  );
   // fields always present in the events.k8s.io serialization
   if (out.eventTime === undefined) out.eventTime = null;
   if (out.regarding === undefined) out.regarding = {};

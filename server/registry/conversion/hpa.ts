@@ -253,14 +253,20 @@ export function hpaV1ToV2(obj: KubeObject): KubeObject {
   const others = parseJsonList(annotations[metricSpecsAnnotation]);
   if (others) metrics.push(...others.map(metricSpecV1ToV2));
   if (typeof spec.targetCPUUtilizationPercentage === 'number') {
-    metrics.push({ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: spec.targetCPUUtilizationPercentage } } });
+    metrics.push({
+      type: 'Resource',
+      resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: spec.targetCPUUtilizationPercentage } },
+    });
   }
   const newSpec: J = { ...spec };
   delete newSpec.targetCPUUtilizationPercentage;
   if (metrics.length) newSpec.metrics = metrics;
   const behavior = parseJsonObject(annotations[behaviorAnnotation]);
   if (behavior) {
-    const b = defined({ scaleUp: rulesFromAnnotation(pick(behavior, 'scaleUp')), scaleDown: rulesFromAnnotation(pick(behavior, 'scaleDown')) });
+    const b = defined({
+      scaleUp: rulesFromAnnotation(pick(behavior, 'scaleUp')),
+      scaleDown: rulesFromAnnotation(pick(behavior, 'scaleDown')),
+    });
     if (Object.keys(b).length) newSpec.behavior = b;
   }
 
@@ -270,7 +276,9 @@ export function hpaV1ToV2(obj: KubeObject): KubeObject {
   if (current) {
     newStatus.currentMetrics = current.map(metricStatusV1ToV2);
   } else if (typeof status.currentCPUUtilizationPercentage === 'number') {
-    newStatus.currentMetrics = [{ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: status.currentCPUUtilizationPercentage } } }];
+    newStatus.currentMetrics = [
+      { type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: status.currentCPUUtilizationPercentage } } },
+    ];
   }
   const conditions = parseJsonList(annotations[conditionsAnnotation]);
   if (conditions) newStatus.conditions = conditions;

@@ -14,9 +14,11 @@ export function validateLease(obj: KubeObject): FieldError[] {
   const spec = asObject(obj.spec);
   const errs: FieldError[] = [];
   const duration = optNum(spec.leaseDurationSeconds);
-  if (duration !== undefined && duration <= 0) errs.push(fieldErrors.invalid('spec.leaseDurationSeconds', duration, 'must be greater than 0'));
+  if (duration !== undefined && duration <= 0)
+    errs.push(fieldErrors.invalid('spec.leaseDurationSeconds', duration, 'must be greater than 0'));
   const transitions = optNum(spec.leaseTransitions);
-  if (transitions !== undefined && transitions < 0) errs.push(fieldErrors.invalid('spec.leaseTransitions', transitions, 'must be greater than or equal to 0'));
+  if (transitions !== undefined && transitions < 0)
+    errs.push(fieldErrors.invalid('spec.leaseTransitions', transitions, 'must be greater than or equal to 0'));
   if (typeof spec.strategy === 'string') {
     const s = spec.strategy;
     // a strategy is a built-in one or a domain-qualified custom one

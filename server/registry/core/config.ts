@@ -157,6 +157,10 @@ export function secretStrategy(): ResourceStrategy {
       }
     },
     validateSpec: (obj) => validateSecret(obj),
-    validateUpdate: (obj, old) => [...validateObjectMetaUpdate(obj.metadata, old.metadata), ...validateSecretUpdate(obj, old), ...validateSecret(obj)],
+    validateUpdate: (obj, old) => [
+      ...validateObjectMetaUpdate(obj.metadata, old.metadata),
+      ...validateSecretUpdate(obj, old),
+      ...validateSecret(obj),
+    ],
   });
 }

@@ -27,7 +27,8 @@ function legacyValidateEvent(obj: KubeObject, coreRequest: boolean): FieldError[
   const controllerField = coreRequest ? 'reportingComponent' : 'reportingController';
   if (!isSet(obj.eventTime)) {
     if (!involvedNs) {
-      if (namespace !== '' && namespace !== 'default') errs.push(fieldErrors.invalid('involvedObject.namespace', involvedNs, 'does not match event.namespace'));
+      if (namespace !== '' && namespace !== 'default')
+        errs.push(fieldErrors.invalid('involvedObject.namespace', involvedNs, 'does not match event.namespace'));
     } else if (namespace !== involvedNs) {
       errs.push(fieldErrors.invalid('involvedObject.namespace', involvedNs, 'does not match event.namespace'));
     }
@@ -40,14 +41,16 @@ function legacyValidateEvent(obj: KubeObject, coreRequest: boolean): FieldError[
     errs.push(...qualifiedName(controller, controllerField));
     const instance = str(obj.reportingInstance);
     if (!instance) errs.push(fieldErrors.required('reportingInstance'));
-    if (instance.length > reportingInstanceLengthLimit) errs.push(fieldErrors.invalid('reportingInstance', '', `can have at most ${reportingInstanceLengthLimit} characters`));
+    if (instance.length > reportingInstanceLengthLimit)
+      errs.push(fieldErrors.invalid('reportingInstance', '', `can have at most ${reportingInstanceLengthLimit} characters`));
     const action = str(obj.action);
     if (!action) errs.push(fieldErrors.required('action'));
     if (action.length > actionLengthLimit) errs.push(fieldErrors.invalid('action', '', `can have at most ${actionLengthLimit} characters`));
     const reason = str(obj.reason);
     if (!reason) errs.push(fieldErrors.required('reason'));
     if (reason.length > reasonLengthLimit) errs.push(fieldErrors.invalid('reason', '', `can have at most ${reasonLengthLimit} characters`));
-    if (str(obj.message).length > noteLengthLimit) errs.push(fieldErrors.invalid('message', '', `can have at most ${noteLengthLimit} characters`));
+    if (str(obj.message).length > noteLengthLimit)
+      errs.push(fieldErrors.invalid('message', '', `can have at most ${noteLengthLimit} characters`));
   }
   for (const m of isDNS1123Subdomain(namespace)) errs.push(fieldErrors.invalid('namespace', namespace, m));
   return errs;

@@ -80,7 +80,9 @@ export class PodEvictionResource extends CreateOnlyResource {
     if (eviction.metadata?.name && eviction.metadata.name !== name) {
       throw errors.badRequest('name in URL does not match name in Eviction object');
     }
-    const dryRun = ctx.dryRun || (Array.isArray(asObject(eviction.deleteOptions).dryRun) && (asObject(eviction.deleteOptions).dryRun as unknown[]).includes('All'));
+    const dryRun =
+      ctx.dryRun ||
+      (Array.isArray(asObject(eviction.deleteOptions).dryRun) && (asObject(eviction.deleteOptions).dryRun as unknown[]).includes('All'));
     const dctx: RequestContext = { ...ctx, dryRun };
     const original = deleteOptionsOf(eviction);
     const pinned = original.preconditions?.resourceVersion !== undefined;
@@ -143,7 +145,10 @@ export class PodEvictionResource extends CreateOnlyResource {
   private async budgetsFor(pod: KubeObject): Promise<KubeObject[]> {
     if (!this.budgets) return [];
     const ns = pod.metadata.namespace ?? '';
-    const list = await this.budgets.getList(`${this.budgetPrefix}/${ns}/`, { recursive: true, predicate: { isEverything: true, matches: () => true } });
+    const list = await this.budgets.getList(`${this.budgetPrefix}/${ns}/`, {
+      recursive: true,
+      predicate: { isEverything: true, matches: () => true },
+    });
     return list.items.filter((pdb) => {
       try {
         const selector = asObject(pdb.spec).selector as LabelSelectorObject | null | undefined;
@@ -164,7 +169,8 @@ export class PodEvictionResource extends CreateOnlyResource {
       const status = asObject(current.status);
       if (num(status.observedGeneration) < num(current.metadata.generation)) throw stillProcessing(pdbName);
       const allowed = num(status.disruptionsAllowed);
-      if (allowed < 0) throw errors.forbidden({ group: 'policy', resource: 'poddisruptionbudget', name: pdbName }, 'pdb disruptions allowed is negative');
+      if (allowed < 0)
+        throw errors.forbidden({ group: 'policy', resource: 'poddisruptionbudget', name: pdbName }, 'pdb disruptions allowed is negative');
       if (Object.keys(asObject(status.disruptedPods)).length > maxDisruptedPods) {
         throw errors.forbidden(
           { group: 'policy', resource: 'poddisruptionbudget', name: pdbName },
@@ -185,7 +191,14 @@ export class PodEvictionResource extends CreateOnlyResource {
         const conditions = asArray(st.conditions).filter(isObject);
         const now = rfc3339(new Date());
         const existing = conditions.find((c) => c.type === 'DisruptionAllowed');
-        const cond = { type: 'DisruptionAllowed', status: 'False', observedGeneration: current.metadata.generation, lastTransitionTime: now, reason: 'InsufficientPods', message: '' };
+        const cond = {
+          type: 'DisruptionAllowed',
+          status: 'False',
+          observedGeneration: current.metadata.generation,
+          lastTransitionTime: now,
+          reason: 'InsufficientPods',
+          message: '',
+        };
         if (existing) {
           if (existing.status !== 'False') Object.assign(existing, cond);
         } else conditions.push(cond);

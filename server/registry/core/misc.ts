@@ -41,7 +41,8 @@ export function validateEndpoints(obj: KubeObject): FieldError[] {
     const p = `subsets[${i}]`;
     const addresses = asArray(ss.addresses);
     const notReady = asArray(ss.notReadyAddresses);
-    if (addresses.length === 0 && notReady.length === 0) errs.push(fieldErrors.required(p, 'must specify `addresses` or `notReadyAddresses`'));
+    if (addresses.length === 0 && notReady.length === 0)
+      errs.push(fieldErrors.required(p, 'must specify `addresses` or `notReadyAddresses`'));
     addresses.forEach((a, j) => errs.push(...validateEndpointAddress(a, `${p}.addresses[${j}]`)));
     notReady.forEach((a, j) => errs.push(...validateEndpointAddress(a, `${p}.notReadyAddresses[${j}]`)));
     const ports = asArray(ss.ports);
@@ -120,14 +121,21 @@ export function validateLimitRange(obj: KubeObject): FieldError[] {
       }
     }
     if (type === 'Pod' && (isObject(item.default) || isObject(item.defaultRequest))) {
-      if (isObject(item.default)) errs.push(fieldErrors.forbidden(`${p}.default`, 'may not be specified when `type` is \'Pod\''));
-      if (isObject(item.defaultRequest)) errs.push(fieldErrors.forbidden(`${p}.defaultRequest`, 'may not be specified when `type` is \'Pod\''));
+      if (isObject(item.default)) errs.push(fieldErrors.forbidden(`${p}.default`, "may not be specified when `type` is 'Pod'"));
+      if (isObject(item.defaultRequest))
+        errs.push(fieldErrors.forbidden(`${p}.defaultRequest`, "may not be specified when `type` is 'Pod'"));
     }
     for (const [k, minRaw] of Object.entries(asObject(item.min))) {
       const min = quantityOf(minRaw);
       const max = quantityOf(asObject(item.max)[k]);
       if (min && max && compareQuantities(min, max) > 0) {
-        errs.push(fieldErrors.invalid(`${p}.min[${k}]`, { rendered: formatQuantity(min) }, `min value ${formatQuantity(min)} is greater than max value ${formatQuantity(max)}`));
+        errs.push(
+          fieldErrors.invalid(
+            `${p}.min[${k}]`,
+            { rendered: formatQuantity(min) },
+            `min value ${formatQuantity(min)} is greater than max value ${formatQuantity(max)}`,
+          ),
+        );
       }
     }
   });
@@ -135,12 +143,25 @@ export function validateLimitRange(obj: KubeObject): FieldError[] {
 }
 
 export function limitRangeStrategy(): ResourceStrategy {
-  return defineStrategy({ namespaced: true, allowCreateOnUpdate: true, applyDefaults: defaultLimitRange, validateSpec: validateLimitRange });
+  return defineStrategy({
+    namespaced: true,
+    allowCreateOnUpdate: true,
+    applyDefaults: defaultLimitRange,
+    validateSpec: validateLimitRange,
+  });
 }
 
 // ---- ResourceQuotas ----
 
-const quotaScopes = ['BestEffort', 'CrossNamespacePodAffinity', 'NotBestEffort', 'NotTerminating', 'PriorityClass', 'Terminating', 'VolumeAttributesClass'];
+const quotaScopes = [
+  'BestEffort',
+  'CrossNamespacePodAffinity',
+  'NotBestEffort',
+  'NotTerminating',
+  'PriorityClass',
+  'Terminating',
+  'VolumeAttributesClass',
+];
 
 export function validateResourceQuota(obj: KubeObject): FieldError[] {
   const spec = asObject(obj.spec);
@@ -181,7 +202,10 @@ export function validateNodeSpec(obj: KubeObject): FieldError[] {
     if (!effect) errs.push(fieldErrors.required(`${p}.effect`));
     else if (!taintEffects.includes(effect)) errs.push(fieldErrors.notSupported(`${p}.effect`, effect, taintEffects));
     const pair = `${key}:${effect}`;
-    if (seen.has(pair)) errs.push(fieldErrors.duplicate(p, { rendered: `core.Taint{Key:"${key}", Value:"${str(t.value)}", Effect:"${effect}", TimeAdded:<nil>}` }));
+    if (seen.has(pair))
+      errs.push(
+        fieldErrors.duplicate(p, { rendered: `core.Taint{Key:"${key}", Value:"${str(t.value)}", Effect:"${effect}", TimeAdded:<nil>}` }),
+      );
     seen.add(pair);
   });
   if (str(spec.podCIDR)) {

@@ -23,7 +23,12 @@ after(async () => {
   await h.close();
 });
 
-const ns = (name: string, extra: Partial<KubeObject> = {}): KubeObject => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name }, ...extra });
+const ns = (name: string, extra: Partial<KubeObject> = {}): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'Namespace',
+  metadata: { name },
+  ...extra,
+});
 
 test('a new namespace is Active, carries the kubernetes finalizer and its name label', async () => {
   const created = await namespaces.create(ctx(), ns('fresh', { status: { phase: 'Terminating' } }));
@@ -46,7 +51,9 @@ test('updates cannot change spec.finalizers or status; finalize can', async () =
   });
   assert.deepEqual(upd.object.spec, { finalizers: ['kubernetes'] });
   assert.deepEqual(upd.object.status, { phase: 'Active' });
-  const bad = await statusOf(finalize.update(ctx(), 'keep', (cur) => ({ ...cur!, spec: { finalizers: ['nope'] } }), { allowCreate: false }));
+  const bad = await statusOf(
+    finalize.update(ctx(), 'keep', (cur) => ({ ...cur!, spec: { finalizers: ['nope'] } }), { allowCreate: false }),
+  );
   assert.equal(bad.code, 422);
   assert.equal(bad.details?.causes?.[0]?.field, 'spec.finalizers[0]');
   const fin = await finalize.update(ctx(), 'keep', (cur) => ({ ...cur!, spec: { finalizers: ['example.com/x'] } }), { allowCreate: false });
@@ -69,7 +76,10 @@ test('deleting a namespace starts termination; finalize then removes it', async 
   const refused = await statusOf(configmaps.create(ctx('doomed'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'late' } }));
   assert.equal(refused.code, 403);
   assert.equal(refused.reason, 'Forbidden');
-  assert.equal(refused.message, 'configmaps "late" is forbidden: unable to create new content in namespace doomed because it is being terminated');
+  assert.equal(
+    refused.message,
+    'configmaps "late" is forbidden: unable to create new content in namespace doomed because it is being terminated',
+  );
   assert.deepEqual(refused.details?.causes, [
     { reason: 'NamespaceTerminating', message: 'namespace doomed is being terminated', field: 'metadata.namespace' },
   ]);

@@ -103,7 +103,11 @@ function shouldHaveDeleteDependentsFinalizer(opts: DeleteRequestOptions, has: bo
 
 /** The namespaces store: deletion starts termination instead of removing the namespace. */
 export class NamespaceStore extends GenericStore {
-  override async delete(ctx: RequestContext, name: string, options: DeleteRequestOptions): Promise<{ object: KubeObject; deleted: boolean }> {
+  override async delete(
+    ctx: RequestContext,
+    name: string,
+    options: DeleteRequestOptions,
+  ): Promise<{ object: KubeObject; deleted: boolean }> {
     if (immortalNamespaces.has(name)) {
       throw errors.forbidden({ group: '', resource: 'namespaces', name }, 'this namespace may not be deleted');
     }

@@ -65,7 +65,9 @@ function validateReplicationController(obj: KubeObject): FieldError[] {
   const rp = str(tspec.restartPolicy);
   if (rp !== 'Always') errs.push(fieldErrors.notSupported('spec.template.spec.restartPolicy', rp, ['Always']));
   if (optNum(tspec.activeDeadlineSeconds) !== undefined) {
-    errs.push(fieldErrors.forbidden('spec.template.spec.activeDeadlineSeconds', 'activeDeadlineSeconds in ReplicationController is not Supported'));
+    errs.push(
+      fieldErrors.forbidden('spec.template.spec.activeDeadlineSeconds', 'activeDeadlineSeconds in ReplicationController is not Supported'),
+    );
   }
   return errs;
 }

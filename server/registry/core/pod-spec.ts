@@ -79,7 +79,8 @@ export const containerOrder = [
 
 const referenceComponent = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/;
 const referenceTag = /^[\w][\w.-]{0,127}$/;
-const referenceDomain = /^(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*|\[[0-9a-fA-F:.]+\])(?::[0-9]+)?$/;
+const referenceDomain =
+  /^(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*|\[[0-9a-fA-F:.]+\])(?::[0-9]+)?$/;
 
 /** the tag of an image reference as docker's parser reads it: `latest` when neither tag nor
  *  digest is given, '' when the reference does not parse (kube then assumes IfNotPresent) */
@@ -157,10 +158,36 @@ function defaultContainer(c: JsonObject): JsonObject {
 
 const defaultModeVolumes = ['secret', 'configMap', 'downwardAPI', 'projected'];
 const volumeSourceKeys = [
-  'hostPath', 'emptyDir', 'gcePersistentDisk', 'awsElasticBlockStore', 'gitRepo', 'secret', 'nfs', 'iscsi', 'glusterfs',
-  'persistentVolumeClaim', 'rbd', 'flexVolume', 'cinder', 'cephfs', 'flocker', 'downwardAPI', 'fc', 'azureFile', 'configMap',
-  'vsphereVolume', 'quobyte', 'azureDisk', 'photonPersistentDisk', 'projected', 'portworxVolume', 'scaleIO', 'storageos', 'csi',
-  'ephemeral', 'image',
+  'hostPath',
+  'emptyDir',
+  'gcePersistentDisk',
+  'awsElasticBlockStore',
+  'gitRepo',
+  'secret',
+  'nfs',
+  'iscsi',
+  'glusterfs',
+  'persistentVolumeClaim',
+  'rbd',
+  'flexVolume',
+  'cinder',
+  'cephfs',
+  'flocker',
+  'downwardAPI',
+  'fc',
+  'azureFile',
+  'configMap',
+  'vsphereVolume',
+  'quobyte',
+  'azureDisk',
+  'photonPersistentDisk',
+  'projected',
+  'portworxVolume',
+  'scaleIO',
+  'storageos',
+  'csi',
+  'ephemeral',
+  'image',
 ];
 
 /** v1 SetDefaults for one volume (a volume without a source is an emptyDir) */
@@ -199,7 +226,8 @@ function defaultVolume(v: JsonObject): void {
     const spec = asObject(v.ephemeral.volumeClaimTemplate.spec);
     if (isObject(v.ephemeral.volumeClaimTemplate.spec)) spec.volumeMode ??= 'Filesystem';
   }
-  if (isObject(v.image) && !v.image.pullPolicy) v.image.pullPolicy = defaultPullPolicy(typeof v.image.reference === 'string' ? v.image.reference : '');
+  if (isObject(v.image) && !v.image.pullPolicy)
+    v.image.pullPolicy = defaultPullPolicy(typeof v.image.reference === 'string' ? v.image.reference : '');
 }
 
 /** core/v1 SetDefaults for a PodSpec, in place; returns the spec in struct order */

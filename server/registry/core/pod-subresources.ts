@@ -64,8 +64,12 @@ export function podEphemeralContainersStrategy(base: ResourceStrategy): Resource
         const name = String(asObject(before).name);
         const now = byName.get(name);
         // kube appends a go-cmp diff of the two containers after the newline
-        if (now === undefined) errs.push(fieldErrors.forbidden('spec.ephemeralContainers', `existing ephemeral containers "${name}" may not be removed\n`));
-        else if (!semanticEqual(before, now)) errs.push(fieldErrors.forbidden(`spec.ephemeralContainers[${name}]`, `existing ephemeral containers "${name}" may not be changed\n`));
+        if (now === undefined)
+          errs.push(fieldErrors.forbidden('spec.ephemeralContainers', `existing ephemeral containers "${name}" may not be removed\n`));
+        else if (!semanticEqual(before, now))
+          errs.push(
+            fieldErrors.forbidden(`spec.ephemeralContainers[${name}]`, `existing ephemeral containers "${name}" may not be changed\n`),
+          );
       }
       return errs;
     },
@@ -82,7 +86,13 @@ function isSidecar(container: unknown): boolean {
  *  containers (matched by name) and sidecar init containers */
 function keepOnlyResize(obj: KubeObject, old: KubeObject): KubeObject {
   const next = clone(old);
-  next.metadata = { ...next.metadata, name: obj.metadata.name, namespace: obj.metadata.namespace, resourceVersion: obj.metadata.resourceVersion, uid: obj.metadata.uid };
+  next.metadata = {
+    ...next.metadata,
+    name: obj.metadata.name,
+    namespace: obj.metadata.namespace,
+    resourceVersion: obj.metadata.resourceVersion,
+    uid: obj.metadata.uid,
+  };
   const spec = asObject(next.spec);
   const newSpec = asObject(obj.spec);
   for (const key of ['containers', 'initContainers']) {
@@ -125,7 +135,8 @@ function orderingErrors(obj: KubeObject, old: KubeObject): FieldError[] {
       continue;
     }
     before.forEach((c, i) => {
-      if (asObject(now[i]).name !== asObject(c).name) errs.push(fieldErrors.forbidden(`spec.${key}[${i}].name`, 'containers may not be renamed or reordered on resize'));
+      if (asObject(now[i]).name !== asObject(c).name)
+        errs.push(fieldErrors.forbidden(`spec.${key}[${i}].name`, 'containers may not be renamed or reordered on resize'));
     });
   }
   return errs;
@@ -133,10 +144,14 @@ function orderingErrors(obj: KubeObject, old: KubeObject): FieldError[] {
 
 function removalErrors(now: unknown, before: unknown, path: string): FieldError[] {
   const errs: FieldError[] = [];
-  for (const [part, what] of [['requests', 'resource requests'], ['limits', 'resource limits']]) {
+  for (const [part, what] of [
+    ['requests', 'resource requests'],
+    ['limits', 'resource limits'],
+  ]) {
     const kept = asObject(asObject(now)[part]);
     for (const name of Object.keys(asObject(asObject(before)[part]))) {
-      if (RESIZABLE.includes(name) && kept[name] === undefined) errs.push(fieldErrors.forbidden(`${path}.${part}[${name}]`, `${what} cannot be removed`));
+      if (RESIZABLE.includes(name) && kept[name] === undefined)
+        errs.push(fieldErrors.forbidden(`${path}.${part}[${name}]`, `${what} cannot be removed`));
     }
   }
   return errs;
@@ -167,24 +182,37 @@ function withoutResizableParts(container: unknown, before: unknown): JsonObject 
 /** kube 1.33's ValidatePodResize */
 function validatePodResize(obj: KubeObject, old: KubeObject): FieldError[] {
   const errs = validatePod(obj, old);
-  if (hasPodLevelResources(old) || hasPodLevelResources(obj)) return [fieldErrors.forbidden('', 'pods with pod-level resources cannot be resized')];
+  if (hasPodLevelResources(old) || hasPodLevelResources(obj))
+    return [fieldErrors.forbidden('', 'pods with pod-level resources cannot be resized')];
   if (isMirrorPod(old)) return [fieldErrors.forbidden('', 'static pods cannot be resized')];
   if (asObject(asObject(old.spec).os).name === 'windows') return [fieldErrors.forbidden('', 'windows pods cannot be resized')];
-  const oldQOS = typeof asObject(old.status).qosClass === 'string' && asObject(old.status).qosClass !== '' ? asObject(old.status).qosClass : podQOSClass(old.spec);
-  if (oldQOS !== podQOSClass(obj.spec)) errs.push(fieldErrors.invalid('spec', String(asObject(obj.status).qosClass ?? ''), 'Pod QOS Class may not change as a result of resizing'));
+  const oldQOS =
+    typeof asObject(old.status).qosClass === 'string' && asObject(old.status).qosClass !== ''
+      ? asObject(old.status).qosClass
+      : podQOSClass(old.spec);
+  if (oldQOS !== podQOSClass(obj.spec))
+    errs.push(
+      fieldErrors.invalid('spec', String(asObject(obj.status).qosClass ?? ''), 'Pod QOS Class may not change as a result of resizing'),
+    );
   if (!resizeSupported(old)) errs.push(fieldErrors.forbidden('spec', 'Pod running on node without support for resize'));
   const ordering = orderingErrors(obj, old);
   if (ordering.length > 0) return [...errs, ...ordering];
   const spec = asObject(obj.spec);
   const oldSpec = asObject(old.spec);
   asArray(oldSpec.initContainers).forEach((c, i) => {
-    if (isSidecar(c)) errs.push(...removalErrors(asObject(asArray(spec.initContainers)[i]).resources, asObject(c).resources, `spec.initContainers[${i}].resources`));
+    if (isSidecar(c))
+      errs.push(
+        ...removalErrors(asObject(asArray(spec.initContainers)[i]).resources, asObject(c).resources, `spec.initContainers[${i}].resources`),
+      );
   });
-  asArray(oldSpec.containers).forEach((c, i) => errs.push(...removalErrors(asObject(asArray(spec.containers)[i]).resources, asObject(c).resources, `spec.containers[${i}].resources`)));
+  asArray(oldSpec.containers).forEach((c, i) =>
+    errs.push(...removalErrors(asObject(asArray(spec.containers)[i]).resources, asObject(c).resources, `spec.containers[${i}].resources`)),
+  );
   const munged = clone(spec);
   munged.containers = asArray(spec.containers).map((c, i) => {
     const back = withoutResizableParts(c, asArray(oldSpec.containers)[i]);
-    if (!semanticEqual(back, asArray(oldSpec.containers)[i])) errs.push(fieldErrors.forbidden('spec', 'only cpu and memory resources are mutable'));
+    if (!semanticEqual(back, asArray(oldSpec.containers)[i]))
+      errs.push(fieldErrors.forbidden('spec', 'only cpu and memory resources are mutable'));
     return back;
   });
   if (spec.initContainers !== undefined) {
@@ -192,7 +220,8 @@ function validatePodResize(obj: KubeObject, old: KubeObject): FieldError[] {
       const before = asArray(oldSpec.initContainers)[i];
       if (!isSidecar(before)) return c;
       const back = withoutResizableParts(c, before);
-      if (!semanticEqual(back, before)) errs.push(fieldErrors.forbidden('spec', 'only cpu and memory resources for sidecar containers are mutable'));
+      if (!semanticEqual(back, before))
+        errs.push(fieldErrors.forbidden('spec', 'only cpu and memory resources for sidecar containers are mutable'));
       return back;
     });
   }

@@ -80,17 +80,25 @@ const volumeChecks: [string, string, VolumeCheck][] = [
     (s, p) => {
       if (!str(s.path)) return [fieldErrors.required(`${p}.path`)];
       const errs = validatePathNoBacksteps(str(s.path), `${p}.path`);
-      if (typeof s.type === 'string' && !hostPathTypes.includes(s.type)) errs.push(fieldErrors.notSupported(`${p}.type`, s.type, hostPathTypes));
+      if (typeof s.type === 'string' && !hostPathTypes.includes(s.type))
+        errs.push(fieldErrors.notSupported(`${p}.type`, s.type, hostPathTypes));
       return errs;
     },
   ],
   [
     'gitRepo',
     'gitRepo',
-    (s, p) => [...(str(s.repository) ? [] : [fieldErrors.required(`${p}.repository`)]), ...validateLocalDescendingPath(str(s.directory), `${p}.directory`)],
+    (s, p) => [
+      ...(str(s.repository) ? [] : [fieldErrors.required(`${p}.repository`)]),
+      ...validateLocalDescendingPath(str(s.directory), `${p}.directory`),
+    ],
   ],
   // kube validates this source under the name `persistentDisk`
-  ['gcePersistentDisk', 'gcePersistentDisk', (s, p) => (str(s.pdName) ? [] : [fieldErrors.required(`${p.replace(/gcePersistentDisk$/, 'persistentDisk')}.pdName`)])],
+  [
+    'gcePersistentDisk',
+    'gcePersistentDisk',
+    (s, p) => (str(s.pdName) ? [] : [fieldErrors.required(`${p.replace(/gcePersistentDisk$/, 'persistentDisk')}.pdName`)]),
+  ],
   ['awsElasticBlockStore', 'awsElasticBlockStore', (s, p) => (str(s.volumeID) ? [] : [fieldErrors.required(`${p}.volumeID`)])],
   [
     'secret',
@@ -112,11 +120,32 @@ const volumeChecks: [string, string, VolumeCheck][] = [
       return errs;
     },
   ],
-  ['iscsi', 'iscsi', (s, p) => [...(str(s.targetPortal) ? [] : [fieldErrors.required(`${p}.targetPortal`)]), ...(str(s.iqn) ? [] : [fieldErrors.required(`${p}.iqn`)])]],
-  ['glusterfs', 'glusterfs', (s, p) => [...(str(s.endpoints) ? [] : [fieldErrors.required(`${p}.endpoints`)]), ...(str(s.path) ? [] : [fieldErrors.required(`${p}.path`)])]],
+  [
+    'iscsi',
+    'iscsi',
+    (s, p) => [
+      ...(str(s.targetPortal) ? [] : [fieldErrors.required(`${p}.targetPortal`)]),
+      ...(str(s.iqn) ? [] : [fieldErrors.required(`${p}.iqn`)]),
+    ],
+  ],
+  [
+    'glusterfs',
+    'glusterfs',
+    (s, p) => [
+      ...(str(s.endpoints) ? [] : [fieldErrors.required(`${p}.endpoints`)]),
+      ...(str(s.path) ? [] : [fieldErrors.required(`${p}.path`)]),
+    ],
+  ],
   ['flocker', 'flocker', () => []],
   ['persistentVolumeClaim', 'persistentVolumeClaim', (s, p) => (str(s.claimName) ? [] : [fieldErrors.required(`${p}.claimName`)])],
-  ['rbd', 'rbd', (s, p) => [...(asArray(s.monitors).length ? [] : [fieldErrors.required(`${p}.monitors`)]), ...(str(s.image) ? [] : [fieldErrors.required(`${p}.image`)])]],
+  [
+    'rbd',
+    'rbd',
+    (s, p) => [
+      ...(asArray(s.monitors).length ? [] : [fieldErrors.required(`${p}.monitors`)]),
+      ...(str(s.image) ? [] : [fieldErrors.required(`${p}.image`)]),
+    ],
+  ],
   ['cinder', 'cinder', (s, p) => (str(s.volumeID) ? [] : [fieldErrors.required(`${p}.volumeID`)])],
   ['cephfs', 'cephFS', (s, p) => (asArray(s.monitors).length ? [] : [fieldErrors.required(`${p.replace(/cephFS$/, 'cephfs')}.monitors`)])],
   ['quobyte', 'quobyte', () => []],
@@ -141,14 +170,35 @@ const volumeChecks: [string, string, VolumeCheck][] = [
       ...keyToPaths(s.items, `${p}.items`),
     ],
   ],
-  ['azureFile', 'azureFile', (s, p) => [...(str(s.secretName) ? [] : [fieldErrors.required(`${p}.secretName`)]), ...(str(s.shareName) ? [] : [fieldErrors.required(`${p}.shareName`)])]],
+  [
+    'azureFile',
+    'azureFile',
+    (s, p) => [
+      ...(str(s.secretName) ? [] : [fieldErrors.required(`${p}.secretName`)]),
+      ...(str(s.shareName) ? [] : [fieldErrors.required(`${p}.shareName`)]),
+    ],
+  ],
   ['vsphereVolume', 'vsphereVolume', (s, p) => (str(s.volumePath) ? [] : [fieldErrors.required(`${p}.volumePath`)])],
   ['photonPersistentDisk', 'photonPersistentDisk', (s, p) => (str(s.pdID) ? [] : [fieldErrors.required(`${p}.pdID`)])],
   ['portworxVolume', 'portworxVolume', (s, p) => (str(s.volumeID) ? [] : [fieldErrors.required(`${p}.volumeID`)])],
-  ['azureDisk', 'azureDisk', (s, p) => [...(str(s.diskName) ? [] : [fieldErrors.required(`${p}.diskName`)]), ...(str(s.diskURI) ? [] : [fieldErrors.required(`${p}.diskURI`)])]],
+  [
+    'azureDisk',
+    'azureDisk',
+    (s, p) => [
+      ...(str(s.diskName) ? [] : [fieldErrors.required(`${p}.diskName`)]),
+      ...(str(s.diskURI) ? [] : [fieldErrors.required(`${p}.diskURI`)]),
+    ],
+  ],
   ['storageos', 'storageos', (s, p) => (str(s.volumeName) ? [] : [fieldErrors.required(`${p}.volumeName`)])],
   ['projected', 'projected', (s, p) => validateProjected(s, p)],
-  ['scaleIO', 'scaleIO', (s, p) => [...(str(s.gateway) ? [] : [fieldErrors.required(`${p}.gateway`)]), ...(str(s.system) ? [] : [fieldErrors.required(`${p}.system`)])]],
+  [
+    'scaleIO',
+    'scaleIO',
+    (s, p) => [
+      ...(str(s.gateway) ? [] : [fieldErrors.required(`${p}.gateway`)]),
+      ...(str(s.system) ? [] : [fieldErrors.required(`${p}.system`)]),
+    ],
+  ],
   ['csi', 'csi', (s, p) => (str(s.driver) ? [] : [fieldErrors.required(`${p}.driver`)])],
   ['ephemeral', 'ephemeral', (s, p) => (isObject(s.volumeClaimTemplate) ? [] : [fieldErrors.required(`${p}.volumeClaimTemplate`)])],
   ['image', 'image', () => []],
@@ -166,7 +216,14 @@ const downwardEnvFieldPaths = [
   'status.podIP',
   'status.podIPs',
 ];
-const resourceFieldPaths = ['limits.cpu', 'limits.ephemeral-storage', 'limits.memory', 'requests.cpu', 'requests.ephemeral-storage', 'requests.memory'];
+const resourceFieldPaths = [
+  'limits.cpu',
+  'limits.ephemeral-storage',
+  'limits.memory',
+  'requests.cpu',
+  'requests.ephemeral-storage',
+  'requests.memory',
+];
 
 function downwardAPIFile(file: JsonObject, path: string): FieldError[] {
   const errs: FieldError[] = [];
@@ -174,7 +231,8 @@ function downwardAPIFile(file: JsonObject, path: string): FieldError[] {
   errs.push(...validateLocalNonReservedPath(str(file.path), `${path}.path`));
   if (isObject(file.fieldRef)) {
     errs.push(...objectFieldSelector(file.fieldRef, downwardVolumeFieldPaths, `${path}.fieldRef`));
-    if (isObject(file.resourceFieldRef)) errs.push(fieldErrors.invalid(path, 'resource', 'fieldRef and resourceFieldRef can not be specified simultaneously'));
+    if (isObject(file.resourceFieldRef))
+      errs.push(fieldErrors.invalid(path, 'resource', 'fieldRef and resourceFieldRef can not be specified simultaneously'));
   } else if (isObject(file.resourceFieldRef)) {
     errs.push(...resourceFieldSelector(file.resourceFieldRef, `${path}.resourceFieldRef`, true));
   } else {
@@ -198,7 +256,12 @@ function validateProjected(s: JsonObject, path: string): FieldError[] {
       if (!str(ref.name)) errs.push(fieldErrors.required(`${sp}.${kind}.name`));
       asArray(ref.items).forEach((it, j) => {
         const kp = asObject(it);
-        errs.push(...keyToPaths([kp], `${sp}.${kind}.items`).map((e) => ({ ...e, field: e.field.replace(`${sp}.${kind}.items[0]`, `${sp}.${kind}.items[${j}]`) })));
+        errs.push(
+          ...keyToPaths([kp], `${sp}.${kind}.items`).map((e) => ({
+            ...e,
+            field: e.field.replace(`${sp}.${kind}.items[0]`, `${sp}.${kind}.items[${j}]`),
+          })),
+        );
         const p = str(kp.path);
         if (p) {
           if (seen.has(p)) errs.push(fieldErrors.invalid(path, str(ref.name), 'conflicting duplicate paths'));
@@ -215,8 +278,10 @@ function validateProjected(s: JsonObject, path: string): FieldError[] {
       const t = src.serviceAccountToken;
       const exp = optNum(t.expirationSeconds);
       const tp = `${sp}.serviceAccountToken`;
-      if (exp !== undefined && exp < 600) errs.push(fieldErrors.invalid(`${tp}.expirationSeconds`, exp, 'may not specify a duration less than 10 minutes'));
-      if (exp !== undefined && exp > 4294967296) errs.push(fieldErrors.invalid(`${tp}.expirationSeconds`, exp, 'may not specify a duration larger than 2^32 seconds'));
+      if (exp !== undefined && exp < 600)
+        errs.push(fieldErrors.invalid(`${tp}.expirationSeconds`, exp, 'may not specify a duration less than 10 minutes'));
+      if (exp !== undefined && exp > 4294967296)
+        errs.push(fieldErrors.invalid(`${tp}.expirationSeconds`, exp, 'may not specify a duration larger than 2^32 seconds'));
       if (!str(t.path)) errs.push(fieldErrors.required(`${tp}.path`));
     }
     if (isObject(src.clusterTrustBundle)) n++;
@@ -365,7 +430,8 @@ function validateEnv(env: unknown, path: string): FieldError[] {
       n++;
       errs.push(...keySelector(vf.secretKeyRef, `${vp}.secretKeyRef`));
     }
-    if (n === 0) errs.push(fieldErrors.invalid(vp, '', 'must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`'));
+    if (n === 0)
+      errs.push(fieldErrors.invalid(vp, '', 'must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`'));
     else if (str(ev.value)) errs.push(fieldErrors.invalid(vp, '', 'may not be specified when `value` is not empty'));
     else if (n > 1) errs.push(fieldErrors.invalid(vp, '', 'may not have more than one field specified at a time'));
   });
@@ -385,7 +451,9 @@ function validateEnvFrom(envFrom: unknown, path: string): FieldError[] {
       n++;
       const name = str((ev[kind] as JsonObject).name);
       if (!name) errs.push(fieldErrors.required(`${p}.${kind}.name`));
-      else for (const m of isDNS1123Subdomain(name.length > 1 && name.endsWith('-') ? name.slice(0, -2) + 'a' : name)) errs.push(fieldErrors.invalid(`${p}.${kind}.name`, name, m));
+      else
+        for (const m of isDNS1123Subdomain(name.length > 1 && name.endsWith('-') ? name.slice(0, -2) + 'a' : name))
+          errs.push(fieldErrors.invalid(`${p}.${kind}.name`, name, m));
     }
     if (n === 0) errs.push(fieldErrors.invalid(path, '', 'must specify one of: `configMapRef` or `secretRef`'));
     else if (n > 1) errs.push(fieldErrors.invalid(path, '', 'may not have more than one field specified at a time'));
@@ -396,7 +464,13 @@ function validateEnvFrom(envFrom: unknown, path: string): FieldError[] {
 const mountPropagationModes = ['Bidirectional', 'HostToContainer', 'None'];
 const recursiveReadOnlyModes = ['Disabled', 'Enabled', 'IfPossible'];
 
-function validateVolumeMounts(mounts: unknown, devices: Map<string, string>, volumes: Map<string, JsonObject>, container: JsonObject, path: string): FieldError[] {
+function validateVolumeMounts(
+  mounts: unknown,
+  devices: Map<string, string>,
+  volumes: Map<string, JsonObject>,
+  container: JsonObject,
+  path: string,
+): FieldError[] {
   const errs: FieldError[] = [];
   const mountPoints = new Set<string>();
   const privileged = asObject(container.securityContext).privileged === true;
@@ -411,7 +485,8 @@ function validateVolumeMounts(mounts: unknown, devices: Map<string, string>, vol
     if (mountPoints.has(mountPath)) errs.push(fieldErrors.invalid(`${p}.mountPath`, mountPath, 'must be unique'));
     mountPoints.add(mountPath);
     if (devices.has(name)) errs.push(fieldErrors.invalid(`${p}.name`, name, 'must not already exist in volumeDevices'));
-    if ([...devices.values()].includes(mountPath)) errs.push(fieldErrors.invalid(`${p}.mountPath`, mountPath, 'must not already exist as a path in volumeDevices'));
+    if ([...devices.values()].includes(mountPath))
+      errs.push(fieldErrors.invalid(`${p}.mountPath`, mountPath, 'must not already exist as a path in volumeDevices'));
     const subPath = str(m.subPath);
     const subPathExpr = str(m.subPathExpr);
     if (isObject(volumes.get(name)?.image)) {
@@ -426,9 +501,12 @@ function validateVolumeMounts(mounts: unknown, devices: Map<string, string>, vol
     }
     if (typeof m.mountPropagation === 'string') {
       const mode = m.mountPropagation;
-      if (!mountPropagationModes.includes(mode)) errs.push(fieldErrors.notSupported(`${path}.mountPropagation`, mode, mountPropagationModes));
+      if (!mountPropagationModes.includes(mode))
+        errs.push(fieldErrors.notSupported(`${path}.mountPropagation`, mode, mountPropagationModes));
       else if (mode === 'Bidirectional' && !privileged) {
-        errs.push(fieldErrors.forbidden(`${path}.mountPropagation`, 'Bidirectional mount propagation is available only to privileged containers'));
+        errs.push(
+          fieldErrors.forbidden(`${path}.mountPropagation`, 'Bidirectional mount propagation is available only to privileged containers'),
+        );
       }
     }
     if (typeof m.recursiveReadOnly === 'string') {
@@ -438,14 +516,20 @@ function validateVolumeMounts(mounts: unknown, devices: Map<string, string>, vol
       else if (rro !== 'Disabled') {
         if (m.readOnly !== true) errs.push(fieldErrors.forbidden(rp, 'may only be specified when readOnly is true'));
         const prop = str(m.mountPropagation);
-        if (prop && prop !== 'None') errs.push(fieldErrors.forbidden(rp, 'may only be specified when mountPropagation is None or not specified'));
+        if (prop && prop !== 'None')
+          errs.push(fieldErrors.forbidden(rp, 'may only be specified when mountPropagation is None or not specified'));
       }
     }
   });
   return errs;
 }
 
-function validateVolumeDevices(devices: unknown, mounts: Map<string, string>, volumes: Map<string, JsonObject>, path: string): FieldError[] {
+function validateVolumeDevices(
+  devices: unknown,
+  mounts: Map<string, string>,
+  volumes: Map<string, JsonObject>,
+  path: string,
+): FieldError[] {
   const errs: FieldError[] = [];
   const paths = new Set<string>();
   const names = new Set<string>();
@@ -458,14 +542,19 @@ function validateVolumeDevices(devices: unknown, mounts: Map<string, string>, vo
     const isPVC = !!vol && (isObject(vol.persistentVolumeClaim) || isObject(vol.ephemeral));
     if (!name) errs.push(fieldErrors.required(`${p}.name`));
     if (names.has(name)) errs.push(fieldErrors.invalid(`${p}.name`, name, 'must be unique'));
-    if (vol && !isPVC) errs.push(fieldErrors.invalid(`${p}.name`, name, 'can only use volume source type of PersistentVolumeClaim or Ephemeral for block mode'));
+    if (vol && !isPVC)
+      errs.push(
+        fieldErrors.invalid(`${p}.name`, name, 'can only use volume source type of PersistentVolumeClaim or Ephemeral for block mode'),
+      );
     if (!vol) errs.push(fieldErrors.notFound(`${p}.name`, name));
     if (!devicePath) errs.push(fieldErrors.required(`${p}.devicePath`));
     if (paths.has(devicePath)) errs.push(fieldErrors.invalid(`${p}.devicePath`, devicePath, 'must be unique'));
-    if (devicePath && devicePath.split('/').includes('..')) errs.push(fieldErrors.invalid(`${p}.devicePath`, devicePath, "can not contain backsteps ('..')"));
+    if (devicePath && devicePath.split('/').includes('..'))
+      errs.push(fieldErrors.invalid(`${p}.devicePath`, devicePath, "can not contain backsteps ('..')"));
     else paths.add(devicePath);
     if (mounts.has(name)) errs.push(fieldErrors.invalid(`${p}.name`, name, 'must not already exist in volumeMounts'));
-    if ([...mounts.values()].includes(devicePath)) errs.push(fieldErrors.invalid(`${p}.devicePath`, devicePath, 'must not already exist as a path in volumeMounts'));
+    if ([...mounts.values()].includes(devicePath))
+      errs.push(fieldErrors.invalid(`${p}.devicePath`, devicePath, 'must not already exist as a path in volumeMounts'));
     if (name) names.add(name);
   });
   return errs;
@@ -510,10 +599,23 @@ function validateSecurityContext(sc: unknown, path: string): FieldError[] {
   }
   errs.push(...seccompProfile(sc.seccompProfile, `${path}.seccompProfile`));
   if (sc.allowPrivilegeEscalation === false) {
-    if (sc.privileged === true) errs.push(fieldErrors.invalid(path, { rendered: 'core.SecurityContext{...}' }, 'cannot set `allowPrivilegeEscalation` to false and `privileged` to true'));
+    if (sc.privileged === true)
+      errs.push(
+        fieldErrors.invalid(
+          path,
+          { rendered: 'core.SecurityContext{...}' },
+          'cannot set `allowPrivilegeEscalation` to false and `privileged` to true',
+        ),
+      );
     for (const cap of asArray(asObject(sc.capabilities).add)) {
       if (cap === 'CAP_SYS_ADMIN') {
-        errs.push(fieldErrors.invalid(path, { rendered: 'core.SecurityContext{...}' }, 'cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN'));
+        errs.push(
+          fieldErrors.invalid(
+            path,
+            { rendered: 'core.SecurityContext{...}' },
+            'cannot set `allowPrivilegeEscalation` to false and `capabilities.Add` CAP_SYS_ADMIN',
+          ),
+        );
       }
     }
   }
@@ -562,14 +664,20 @@ export function portNumOrName(port: unknown, path: string): FieldError[] {
   return isValidPortNum(n).map((m) => fieldErrors.invalid(path, n, m));
 }
 
-function validateProbe(probe: unknown, kind: 'liveness' | 'readiness' | 'startup', gracePeriod: number | undefined, path: string): FieldError[] {
+function validateProbe(
+  probe: unknown,
+  kind: 'liveness' | 'readiness' | 'startup',
+  gracePeriod: number | undefined,
+  path: string,
+): FieldError[] {
   if (!isObject(probe)) return [];
   const errs = validateHandler(probe, false, gracePeriod, path);
   for (const f of ['initialDelaySeconds', 'timeoutSeconds', 'periodSeconds', 'successThreshold', 'failureThreshold']) {
     errs.push(...nonNegative(probe[f], `${path}.${f}`));
   }
   const tgps = optNum(probe.terminationGracePeriodSeconds);
-  if (tgps !== undefined && tgps <= 0) errs.push(fieldErrors.invalid(`${path}.terminationGracePeriodSeconds`, tgps, 'must be greater than 0'));
+  if (tgps !== undefined && tgps <= 0)
+    errs.push(fieldErrors.invalid(`${path}.terminationGracePeriodSeconds`, tgps, 'must be greater than 0'));
   if (kind !== 'readiness' && num(probe.successThreshold) !== 1) {
     errs.push(fieldErrors.invalid(`${path}.successThreshold`, num(probe.successThreshold), 'must be 1'));
   }
@@ -599,7 +707,8 @@ function validateResizePolicy(list: unknown, podRestartPolicy: string, path: str
     else if (!resizeResources.includes(name)) errs.push(fieldErrors.notSupported(path, name, resizeResources));
     if (!policy) errs.push(fieldErrors.required(path));
     else if (!resizePolicies.includes(policy)) errs.push(fieldErrors.notSupported(path, policy, resizePolicies));
-    if (podRestartPolicy === 'Never' && policy !== 'NotRequired') errs.push(fieldErrors.invalid(path, policy, "must be 'NotRequired' when `restartPolicy` is 'Never'"));
+    if (podRestartPolicy === 'Never' && policy !== 'NotRequired')
+      errs.push(fieldErrors.invalid(path, policy, "must be 'NotRequired' when `restartPolicy` is 'Never'"));
   });
   return errs;
 }
@@ -612,7 +721,8 @@ function validateContainerCommon(c: JsonObject, volumes: Map<string, JsonObject>
   if (!str(c.image)) errs.push(fieldErrors.required(`${path}.image`));
   const tmp = str(c.terminationMessagePolicy);
   if (!tmp) errs.push(fieldErrors.required(`${path}.terminationMessagePolicy`));
-  else if (!terminationMessagePolicies.includes(tmp)) errs.push(fieldErrors.notSupported(`${path}.terminationMessagePolicy`, tmp, terminationMessagePolicies));
+  else if (!terminationMessagePolicies.includes(tmp))
+    errs.push(fieldErrors.notSupported(`${path}.terminationMessagePolicy`, tmp, terminationMessagePolicies));
   const mounts = new Map<string, string>();
   for (const m of asArray(c.volumeMounts)) mounts.set(str(asObject(m).name), str(asObject(m).mountPath));
   const devices = new Map<string, string>();
@@ -647,7 +757,13 @@ function hostPortConflicts(containers: unknown[], path: string): FieldError[] {
   return errs;
 }
 
-function validateContainers(containers: unknown, volumes: Map<string, JsonObject>, gracePeriod: number | undefined, podRestartPolicy: string, path: string): FieldError[] {
+function validateContainers(
+  containers: unknown,
+  volumes: Map<string, JsonObject>,
+  gracePeriod: number | undefined,
+  podRestartPolicy: string,
+  path: string,
+): FieldError[] {
   const list = asArray(containers);
   if (list.length === 0) return [fieldErrors.required(path)];
   const errs: FieldError[] = [];
@@ -663,7 +779,8 @@ function validateContainers(containers: unknown, volumes: Map<string, JsonObject
     errs.push(...validateProbe(c.livenessProbe, 'liveness', gracePeriod, `${p}.livenessProbe`));
     errs.push(...validateProbe(c.readinessProbe, 'readiness', gracePeriod, `${p}.readinessProbe`));
     errs.push(...validateProbe(c.startupProbe, 'startup', gracePeriod, `${p}.startupProbe`));
-    if (c.restartPolicy !== undefined && c.restartPolicy !== null) errs.push(fieldErrors.forbidden(`${p}.restartPolicy`, 'may not be set for non-init containers'));
+    if (c.restartPolicy !== undefined && c.restartPolicy !== null)
+      errs.push(fieldErrors.forbidden(`${p}.restartPolicy`, 'may not be set for non-init containers'));
   });
   errs.push(...hostPortConflicts(list, path));
   return errs;
@@ -699,7 +816,8 @@ function validateInitContainers(
       errs.push(...validateProbe(c.startupProbe, 'startup', gracePeriod, `${p}.startupProbe`));
     } else {
       for (const f of ['lifecycle', 'livenessProbe', 'readinessProbe', 'startupProbe']) {
-        if (isObject(c[f])) errs.push(fieldErrors.forbidden(`${p}.${f}`, 'may not be set for init containers without restartPolicy=Always'));
+        if (isObject(c[f]))
+          errs.push(fieldErrors.forbidden(`${p}.${f}`, 'may not be set for init containers without restartPolicy=Always'));
       }
     }
   });
@@ -707,9 +825,24 @@ function validateInitContainers(
 }
 
 // in the order of kube's EphemeralContainerCommon fields, which is the order of its errors
-const ephemeralForbidden = ['ports', 'resources', 'resizePolicy', 'restartPolicy', 'livenessProbe', 'readinessProbe', 'startupProbe', 'lifecycle'];
+const ephemeralForbidden = [
+  'ports',
+  'resources',
+  'resizePolicy',
+  'restartPolicy',
+  'livenessProbe',
+  'readinessProbe',
+  'startupProbe',
+  'lifecycle',
+];
 
-function validateEphemeralContainers(eph: unknown, spec: JsonObject, volumes: Map<string, JsonObject>, podRestartPolicy: string, path: string): FieldError[] {
+function validateEphemeralContainers(
+  eph: unknown,
+  spec: JsonObject,
+  volumes: Map<string, JsonObject>,
+  podRestartPolicy: string,
+  path: string,
+): FieldError[] {
   const errs: FieldError[] = [];
   const others = new Set([...asArray(spec.containers), ...asArray(spec.initContainers)].map((c) => str(asObject(c).name)));
   const all = new Set(others);
@@ -731,7 +864,8 @@ function validateEphemeralContainers(eph: unknown, spec: JsonObject, volumes: Ma
     }
     asArray(c.volumeMounts).forEach((vm, j) => {
       for (const f of ['subPath', 'subPathExpr']) {
-        if (str(asObject(vm)[f])) errs.push(fieldErrors.forbidden(`${p}.volumeMounts[${j}].${f}`, 'cannot be set for an Ephemeral Container'));
+        if (str(asObject(vm)[f]))
+          errs.push(fieldErrors.forbidden(`${p}.volumeMounts[${j}].${f}`, 'cannot be set for an Ephemeral Container'));
       }
     });
   });
@@ -760,7 +894,13 @@ export function validateTolerations(tolerations: unknown, path: string): FieldEr
     const value = str(t.value);
     if (key) errs.push(...qualifiedName(key, `${p}.key`));
     if (!key && op !== 'Exists') {
-      errs.push(fieldErrors.invalid(`${p}.operator`, op, 'operator must be Exists when `key` is empty, which means "match all values and all keys"'));
+      errs.push(
+        fieldErrors.invalid(
+          `${p}.operator`,
+          op,
+          'operator must be Exists when `key` is empty, which means "match all values and all keys"',
+        ),
+      );
     }
     if (t.tolerationSeconds !== undefined && t.tolerationSeconds !== null && effect !== 'NoExecute') {
       errs.push(fieldErrors.invalid(`${p}.effect`, effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"));
@@ -789,11 +929,13 @@ function nodeSelectorRequirement(rq: JsonObject, path: string): FieldError[] {
       break;
     case 'Exists':
     case 'DoesNotExist':
-      if (values.length > 0) errs.push(fieldErrors.forbidden(`${path}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+      if (values.length > 0)
+        errs.push(fieldErrors.forbidden(`${path}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
       break;
     case 'Gt':
     case 'Lt':
-      if (values.length !== 1) errs.push(fieldErrors.required(`${path}.values`, "must be specified single value when `operator` is 'Lt' or 'Gt'"));
+      if (values.length !== 1)
+        errs.push(fieldErrors.required(`${path}.values`, "must be specified single value when `operator` is 'Lt' or 'Gt'"));
       break;
     default:
       errs.push(fieldErrors.invalid(`${path}.operator`, op, 'not a valid selector operator'));
@@ -811,7 +953,8 @@ function nodeSelectorTerm(term: JsonObject, path: string): FieldError[] {
     const p = `${path}.matchFields[${j}]`;
     const op = str(req.operator);
     if (op === 'In' || op === 'NotIn') {
-      if (asArray(req.values).length !== 1) errs.push(fieldErrors.required(`${p}.values`, "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"));
+      if (asArray(req.values).length !== 1)
+        errs.push(fieldErrors.required(`${p}.values`, "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"));
     } else {
       errs.push(fieldErrors.invalid(`${p}.operator`, op, 'not a valid selector operator'));
     }
@@ -875,7 +1018,8 @@ function validateAffinity(aff: unknown, path: string): FieldError[] {
 function validateDNSConfig(cfg: unknown, dnsPolicy: string, path: string): FieldError[] {
   if (dnsPolicy === 'None') {
     if (!isObject(cfg)) return [fieldErrors.required(path, 'must provide `dnsConfig` when `dnsPolicy` is None')];
-    if (asArray(cfg.nameservers).length === 0) return [fieldErrors.required(`${path}.nameservers`, 'must provide at least one DNS nameserver when `dnsPolicy` is None')];
+    if (asArray(cfg.nameservers).length === 0)
+      return [fieldErrors.required(`${path}.nameservers`, 'must provide at least one DNS nameserver when `dnsPolicy` is None')];
   }
   if (!isObject(cfg)) return [];
   const errs: FieldError[] = [];
@@ -884,7 +1028,10 @@ function validateDNSConfig(cfg: unknown, dnsPolicy: string, path: string): Field
   ns.forEach((n, i) => errs.push(...validIP(n, `${path}.nameservers[${i}]`)));
   const searches = asArray(cfg.searches).map(str);
   if (searches.length > 32) errs.push(fieldErrors.invalid(`${path}.searches`, searches, 'must not have more than 32 search paths'));
-  if (searches.join(' ').length > 2048) errs.push(fieldErrors.invalid(`${path}.searches`, searches, 'must not have more than 2048 characters (including spaces) in the search list'));
+  if (searches.join(' ').length > 2048)
+    errs.push(
+      fieldErrors.invalid(`${path}.searches`, searches, 'must not have more than 2048 characters (including spaces) in the search list'),
+    );
   searches.forEach((s, i) => {
     if (s === '.') return;
     const trimmed = s.endsWith('.') ? s.slice(0, -1) : s;
@@ -929,7 +1076,9 @@ function validateTopologySpread(list: unknown, path: string): FieldError[] {
     if (minDomains !== undefined) {
       if (minDomains <= 0) errs.push(fieldErrors.invalid(`${p}.minDomains`, minDomains, isNotPositiveErrorMsgLocal));
       if (action !== 'DoNotSchedule') {
-        errs.push(fieldErrors.invalid(`${p}.minDomains`, minDomains, `can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ${action}`));
+        errs.push(
+          fieldErrors.invalid(`${p}.minDomains`, minDomains, `can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ${action}`),
+        );
       }
     }
     errs.push(...validateLabelSelectorObject(c.labelSelector as LabelSelectorObject, `${p}.labelSelector`));
@@ -980,7 +1129,13 @@ export function validatePodSpecFull(specRaw: unknown, path: string, opts: PodSpe
         const hp = num(port.hostPort);
         const cp = num(port.containerPort);
         if ((opts.resourceIsPod || hp !== 0) && hp !== cp) {
-          errs.push(fieldErrors.invalid(`${path}.containers[${i}].ports[${j}].hostPort`, hp, 'must match `containerPort` when `hostNetwork` is true'));
+          errs.push(
+            fieldErrors.invalid(
+              `${path}.containers[${i}].ports[${j}].hostPort`,
+              hp,
+              'must match `containerPort` when `hostNetwork` is true',
+            ),
+          );
         }
       });
     });
@@ -991,11 +1146,20 @@ export function validatePodSpecFull(specRaw: unknown, path: string, opts: PodSpe
   errs.push(...validatePodSecurityContext(spec, path));
   asArray(spec.imagePullSecrets).forEach((s, i) => {
     const o = asObject(s);
-    if (Object.keys(o).some((k) => k !== 'name')) errs.push(fieldErrors.invalid(`${path}.imagePullSecrets[${i}]`, { rendered: `core.LocalObjectReference{Name:"${str(o.name)}"}` }, 'only name may be set'));
+    if (Object.keys(o).some((k) => k !== 'name'))
+      errs.push(
+        fieldErrors.invalid(
+          `${path}.imagePullSecrets[${i}]`,
+          { rendered: `core.LocalObjectReference{Name:"${str(o.name)}"}` },
+          'only name may be set',
+        ),
+      );
   });
   errs.push(...validateAffinity(spec.affinity, `${path}.affinity`));
   errs.push(...validateDNSConfig(spec.dnsConfig, str(spec.dnsPolicy), `${path}.dnsConfig`));
-  asArray(spec.readinessGates).forEach((g, i) => errs.push(...qualifiedName(str(asObject(g).conditionType), `${path}.readinessGates[${i}].conditionType`)));
+  asArray(spec.readinessGates).forEach((g, i) =>
+    errs.push(...qualifiedName(str(asObject(g).conditionType), `${path}.readinessGates[${i}].conditionType`)),
+  );
   const gates = new Set<string>();
   asArray(spec.schedulingGates).forEach((g, i) => {
     const name = str(asObject(g).name);
@@ -1009,7 +1173,8 @@ export function validatePodSpecFull(specRaw: unknown, path: string, opts: PodSpe
   const nodeName = str(spec.nodeName);
   if (nodeName) errs.push(...dnsSubdomain(nodeName, `${path}.nodeName`));
   const ads = optNum(spec.activeDeadlineSeconds);
-  if (ads !== undefined && (ads < 1 || ads > maxInt32)) errs.push(fieldErrors.invalid(`${path}.activeDeadlineSeconds`, ads, inclusiveRangeError(1, maxInt32)));
+  if (ads !== undefined && (ads < 1 || ads > maxInt32))
+    errs.push(fieldErrors.invalid(`${path}.activeDeadlineSeconds`, ads, inclusiveRangeError(1, maxInt32)));
   if (str(spec.hostname)) errs.push(...dnsLabel(str(spec.hostname), `${path}.hostname`));
   if (str(spec.subdomain)) errs.push(...dnsLabel(str(spec.subdomain), `${path}.subdomain`));
   errs.push(...validateTolerations(spec.tolerations, `${path}.tolerations`));
@@ -1021,7 +1186,8 @@ export function validatePodSpecFull(specRaw: unknown, path: string, opts: PodSpe
   const pcn = str(spec.priorityClassName);
   if (pcn) errs.push(...dnsSubdomain(pcn, `${path}.priorityClassName`));
   if (typeof spec.runtimeClassName === 'string') errs.push(...dnsSubdomain(spec.runtimeClassName, `${path}.runtimeClassName`));
-  if (typeof spec.preemptionPolicy === 'string') errs.push(...oneOf(spec.preemptionPolicy, ['PreemptLowerPriority', 'Never'], `${path}.preemptionPolicy`));
+  if (typeof spec.preemptionPolicy === 'string')
+    errs.push(...oneOf(spec.preemptionPolicy, ['PreemptLowerPriority', 'Never'], `${path}.preemptionPolicy`));
   if (isObject(spec.overhead)) errs.push(...validateResourceRequirements({ limits: spec.overhead }, `${path}.overhead`));
   if (isObject(spec.os)) {
     const os = str(spec.os.name);
@@ -1039,7 +1205,12 @@ export function validatePodOnly(specRaw: unknown, path: string): FieldError[] {
     asArray(spec.volumes).forEach((v, vi) => {
       asArray(asObject(asObject(v).projected).sources).forEach((s, si) => {
         if (isObject(asObject(s).serviceAccountToken)) {
-          errs.push(fieldErrors.forbidden(`${path}.volumes[${vi}].projected.sources[${si}].serviceAccountToken`, 'must not be specified when serviceAccountName is not set'));
+          errs.push(
+            fieldErrors.forbidden(
+              `${path}.volumes[${vi}].projected.sources[${si}].serviceAccountToken`,
+              'must not be specified when serviceAccountName is not set',
+            ),
+          );
         }
       });
     });
@@ -1047,7 +1218,8 @@ export function validatePodOnly(specRaw: unknown, path: string): FieldError[] {
   for (const key of ['containers', 'initContainers']) {
     asArray(spec[key]).forEach((c, i) => {
       const image = str(asObject(c).image);
-      if (image !== image.trim()) errs.push(fieldErrors.invalid(`${path}.${key}[${i}].image`, image, 'must not have leading or trailing whitespace'));
+      if (image !== image.trim())
+        errs.push(fieldErrors.invalid(`${path}.${key}[${i}].image`, image, 'must not have leading or trailing whitespace'));
     });
   }
   return errs;

@@ -20,12 +20,14 @@ const updatablePodSpecFields = [
 ];
 
 function containerUpdates(now: unknown[], before: unknown[], path: string): { errs: FieldError[]; stop: boolean } {
-  if (now.length !== before.length) return { errs: [fieldErrors.forbidden(path, 'pod updates may not add or remove containers')], stop: true };
+  if (now.length !== before.length)
+    return { errs: [fieldErrors.forbidden(path, 'pod updates may not add or remove containers')], stop: true };
   const errs: FieldError[] = [];
   now.forEach((c, i) => {
     const image = typeof asObject(c).image === 'string' ? (asObject(c).image as string) : '';
     if (!image) errs.push(fieldErrors.required(`${path}[${i}].image`));
-    if (image.trim() !== image) errs.push(fieldErrors.invalid(`${path}[${i}].image`, image, 'must not have leading or trailing whitespace'));
+    if (image.trim() !== image)
+      errs.push(fieldErrors.invalid(`${path}[${i}].image`, image, 'must not have leading or trailing whitespace'));
   });
   return { errs, stop: false };
 }
@@ -52,7 +54,8 @@ function validatePodUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
   const ads = spec.activeDeadlineSeconds;
   const oldAds = oldSpec.activeDeadlineSeconds;
   if (typeof ads === 'number') {
-    if (ads < 0 || ads > 2147483647) return [...errs, fieldErrors.invalid('spec.activeDeadlineSeconds', ads, 'must be between 0 and 2147483647, inclusive')];
+    if (ads < 0 || ads > 2147483647)
+      return [...errs, fieldErrors.invalid('spec.activeDeadlineSeconds', ads, 'must be between 0 and 2147483647, inclusive')];
     if (typeof oldAds === 'number' && oldAds < ads) {
       return [...errs, fieldErrors.invalid('spec.activeDeadlineSeconds', ads, 'must be less than or equal to previous value')];
     }
@@ -63,7 +66,13 @@ function validatePodUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
   const oldGates = new Set(asArray(oldSpec.schedulingGates).map((g) => asObject(g).name));
   asArray(spec.schedulingGates).forEach((g, i) => {
     const name = asObject(g).name;
-    if (!oldGates.has(name)) errs.push(fieldErrors.forbidden(`spec.schedulingGates[${i}].name`, `only deletion is allowed, but found new scheduling gate '${String(name)}'`));
+    if (!oldGates.has(name))
+      errs.push(
+        fieldErrors.forbidden(
+          `spec.schedulingGates[${i}].name`,
+          `only deletion is allowed, but found new scheduling gate '${String(name)}'`,
+        ),
+      );
   });
   // what may change, taken from the old spec; the rest must be equal
   const munged = clone(spec);
@@ -75,7 +84,8 @@ function validatePodUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
   munged.schedulingGates = oldSpec.schedulingGates;
   munged.tolerations = oldSpec.tolerations;
   const oldGrace = oldSpec.terminationGracePeriodSeconds;
-  if (typeof oldGrace === 'number' && oldGrace < 0 && munged.terminationGracePeriodSeconds === 1) munged.terminationGracePeriodSeconds = oldGrace;
+  if (typeof oldGrace === 'number' && oldGrace < 0 && munged.terminationGracePeriodSeconds === 1)
+    munged.terminationGracePeriodSeconds = oldGrace;
   if (!semanticEqual(munged, oldSpec)) {
     // kube appends a go-cmp diff of the specs after the newline
     errs.push(fieldErrors.forbidden('spec', `pod updates may not change fields other than ${updatablePodSpecFields.join(',')}\n`));
@@ -85,7 +95,11 @@ function validatePodUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
 
 /** kube's CheckGracefulDelete for pods */
 function podGracePeriod(obj: KubeObject, requested: number | undefined): number {
-  let period = requested ?? (typeof asObject(obj.spec).terminationGracePeriodSeconds === 'number' ? (asObject(obj.spec).terminationGracePeriodSeconds as number) : 0);
+  let period =
+    requested ??
+    (typeof asObject(obj.spec).terminationGracePeriodSeconds === 'number'
+      ? (asObject(obj.spec).terminationGracePeriodSeconds as number)
+      : 0);
   if (!stringAt(obj, 'spec', 'nodeName')) period = 0;
   const phase = stringAt(obj, 'status', 'phase');
   if (phase === 'Failed' || phase === 'Succeeded') period = 0;

@@ -85,7 +85,8 @@ export const coreProvider = groupProvider('', [
     table: columns.namespaces,
     store: (config) => new NamespaceStore(config),
     subresources: {
-      finalize: ({ config, strategy }) => new GenericStore({ ...config, subresource: 'finalize', strategy: namespaceFinalizeStrategy(strategy), verbs: updateOnly }),
+      finalize: ({ config, strategy }) =>
+        new GenericStore({ ...config, subresource: 'finalize', strategy: namespaceFinalizeStrategy(strategy), verbs: updateOnly }),
     },
   },
   {
@@ -142,8 +143,14 @@ export const coreProvider = groupProvider('', [
         return new PodEvictionResource(main, pdb ? storageFor(keyPrefixFor(pdb)) : undefined, pdb ? keyPrefixFor(pdb) : undefined);
       },
       ephemeralcontainers: ({ config, strategy }) =>
-        new GenericStore({ ...config, subresource: 'ephemeralcontainers', strategy: podEphemeralContainersStrategy(strategy), verbs: readUpdate }),
-      resize: ({ config, strategy }) => new GenericStore({ ...config, subresource: 'resize', strategy: podResizeStrategy(strategy), verbs: readUpdate }),
+        new GenericStore({
+          ...config,
+          subresource: 'ephemeralcontainers',
+          strategy: podEphemeralContainersStrategy(strategy),
+          verbs: readUpdate,
+        }),
+      resize: ({ config, strategy }) =>
+        new GenericStore({ ...config, subresource: 'resize', strategy: podResizeStrategy(strategy), verbs: readUpdate }),
     },
   },
   { key: '/podtemplates', strategy: podTemplateStrategy, table: columns.podTemplates },
@@ -186,7 +193,10 @@ export const coreProvider = groupProvider('', [
     strategy: ({ options }) => serviceStrategy(options.serviceIPAllocator),
     statusStrategy: serviceStatusStrategy,
     fieldLabels: fieldLabels(['metadata.namespace', 'metadata.name', 'spec.clusterIP', 'spec.type']),
-    selectableFields: (o) => ({ 'spec.clusterIP': fieldText(fieldObject(o.spec).clusterIP), 'spec.type': fieldText(fieldObject(o.spec).type) }),
+    selectableFields: (o) => ({
+      'spec.clusterIP': fieldText(fieldObject(o.spec).clusterIP),
+      'spec.type': fieldText(fieldObject(o.spec).type),
+    }),
     table: columns.services,
   },
 ]);

@@ -2,7 +2,15 @@
 // lists): kube's validateResourceRequirements with its resource-name classes.
 
 import { asObject } from '../object.js';
-import { compareQuantities, formatQuantity, isWholeQuantity, parseQuantity, quantitySign, QuantityError, type Quantity } from '../../machinery/quantity.js';
+import {
+  compareQuantities,
+  formatQuantity,
+  isWholeQuantity,
+  parseQuantity,
+  quantitySign,
+  QuantityError,
+  type Quantity,
+} from '../../machinery/quantity.js';
 import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
 import { isNegativeErrorMsg, qualifiedName } from '../validation/values.js';
 
@@ -51,7 +59,20 @@ export function isOvercommitAllowed(name: string): boolean {
 }
 
 function isIntegerResourceName(name: string): boolean {
-  return isExtendedResourceName(name) || ['pods', 'services', 'replicationcontrollers', 'resourcequotas', 'secrets', 'configmaps', 'persistentvolumeclaims', 'services.nodeports', 'services.loadbalancers'].includes(name);
+  return (
+    isExtendedResourceName(name) ||
+    [
+      'pods',
+      'services',
+      'replicationcontrollers',
+      'resourcequotas',
+      'secrets',
+      'configmaps',
+      'persistentvolumeclaims',
+      'services.nodeports',
+      'services.loadbalancers',
+    ].includes(name)
+  );
 }
 
 export function validateResourceName(name: string, path: string): FieldError[] {
@@ -89,7 +110,8 @@ export function quantityOf(v: unknown): Quantity | undefined {
 export function validateResourceQuantityValue(name: string, q: Quantity, path: string): FieldError[] {
   const errs: FieldError[] = [];
   if (quantitySign(q) < 0) errs.push(fieldErrors.invalid(path, formatQuantity(q), isNegativeErrorMsg));
-  if (isIntegerResourceName(name) && !isWholeQuantity(q)) errs.push(fieldErrors.invalid(path, { rendered: formatQuantity(q) }, 'must be an integer'));
+  if (isIntegerResourceName(name) && !isWholeQuantity(q))
+    errs.push(fieldErrors.invalid(path, { rendered: formatQuantity(q) }, 'must be an integer'));
   return errs;
 }
 
@@ -127,7 +149,9 @@ export function validateResourceRequirements(
       if (cmp !== 0 && !isOvercommitAllowed(name)) {
         errs.push(fieldErrors.invalid(reqPath, formatQuantity(q), `must be equal to ${name} limit of ${formatQuantity(limit)}`));
       } else if (cmp > 0) {
-        errs.push(fieldErrors.invalid(reqPath, formatQuantity(q), `must be less than or equal to ${name} limit of ${formatQuantity(limit)}`));
+        errs.push(
+          fieldErrors.invalid(reqPath, formatQuantity(q), `must be less than or equal to ${name} limit of ${formatQuantity(limit)}`),
+        );
       }
     } else if (!(name in limits) && !isOvercommitAllowed(name)) {
       errs.push(fieldErrors.required(limPath, 'Limit must be set for non overcommitable resources'));

@@ -92,7 +92,9 @@ export function sameIPFamilies(a: JsonObject, b: JsonObject): boolean {
 
 /** every node port in use by the Service's ports (not the health check one) */
 export function nodePortsOf(spec: JsonObject): number[] {
-  return portsOf(spec).map(nodePortOf).filter((n) => n !== 0);
+  return portsOf(spec)
+    .map(nodePortOf)
+    .filter((n) => n !== 0);
 }
 
 function setClusterIPs(spec: JsonObject, ips: string[] | undefined): void {

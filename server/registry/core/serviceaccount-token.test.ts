@@ -13,7 +13,9 @@ import { lookupFromResolver } from '../../authn/object-lookup.js';
 import { ctx, startRegistry, statusOf, type RegistryHarness } from '../testing/harness.js';
 
 const ISSUER = 'https://kubernetes.default.svc.cluster.local';
-const key = parseSigningKey(generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs1', format: 'pem' }) as string);
+const key = parseSigningKey(
+  generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs1', format: 'pem' }) as string,
+);
 
 function claimsOf(token: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
@@ -29,10 +31,17 @@ describe('serviceaccounts/<name>/token', () => {
 
   before(async () => {
     h = await startRegistry({
-      serviceAccountTokens: { issuer: createTokenIssuer(ISSUER, key), apiAudiences: () => [ISSUER], maxExpirationSeconds: 0, extendExpiration: true },
+      serviceAccountTokens: {
+        issuer: createTokenIssuer(ISSUER, key),
+        apiAudiences: () => [ISSUER],
+        maxExpirationSeconds: 0,
+        extendExpiration: true,
+      },
     });
     await h.rest('', 'v1', 'namespaces').create(ctx(), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-    await h.rest('', 'v1', 'serviceaccounts').create(ctx(ns), { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'robot', namespace: ns } });
+    await h
+      .rest('', 'v1', 'serviceaccounts')
+      .create(ctx(ns), { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'robot', namespace: ns } });
   });
   after(async () => h?.close());
 
@@ -48,7 +57,12 @@ describe('serviceaccounts/<name>/token', () => {
     assert.equal((claims.exp as number) - (claims.iat as number), 3600);
     assert.ok(Math.abs(Date.parse(status.expirationTimestamp) / 1000 - (claims.exp as number)) <= 1);
 
-    const auth = createServiceAccountAuthenticator({ issuers: [ISSUER], keys: [key], lookup: lookupFromResolver(() => h.registry), legacyLookup: true });
+    const auth = createServiceAccountAuthenticator({
+      issuers: [ISSUER],
+      keys: [key],
+      lookup: lookupFromResolver(() => h.registry),
+      legacyLookup: true,
+    });
     const res = await auth(status.token, [ISSUER]);
     assert.equal(res?.user.username, `system:serviceaccount:${ns}:robot`);
   });
@@ -56,7 +70,10 @@ describe('serviceaccounts/<name>/token', () => {
   it('validates expirationSeconds and needs the account', async () => {
     const short = await statusOf(create('robot', { expirationSeconds: 599 }));
     assert.equal(short.code, 422);
-    assert.match(short.message, /TokenRequest.authentication.k8s.io "robot" is invalid: spec.expirationSeconds: Invalid value: 599: may not specify a duration less than 10 minutes/);
+    assert.match(
+      short.message,
+      /TokenRequest.authentication.k8s.io "robot" is invalid: spec.expirationSeconds: Invalid value: 599: may not specify a duration less than 10 minutes/,
+    );
     const missing = await statusOf(create('nobody'));
     assert.equal(missing.code, 404);
     assert.equal(missing.message, 'serviceaccounts "nobody" not found');
@@ -70,13 +87,18 @@ describe('serviceaccounts/<name>/token', () => {
       metadata: { name: 'p1', namespace: ns },
       spec: { serviceAccountName: 'robot', containers: [{ name: 'c', image: 'busybox' }] },
     });
-    const out = await create('robot', { audiences: ['vault'], boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'p1', uid: pod.metadata.uid } });
+    const out = await create('robot', {
+      audiences: ['vault'],
+      boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'p1', uid: pod.metadata.uid },
+    });
     const priv = claimsOf((out.status as { token: string }).token)['kubernetes.io'] as Record<string, unknown>;
     assert.deepEqual(priv.pod, { name: 'p1', uid: pod.metadata.uid });
     assert.deepEqual(claimsOf((out.status as { token: string }).token).aud, ['vault']);
     const stale = await statusOf(create('robot', { boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'p1', uid: 'old' } }));
     assert.equal(stale.code, 409);
-    await h.rest('', 'v1', 'serviceaccounts').create(ctx(ns), { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'other', namespace: ns } });
+    await h
+      .rest('', 'v1', 'serviceaccounts')
+      .create(ctx(ns), { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'other', namespace: ns } });
     const wrong = await statusOf(create('other', { boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'p1' } }));
     assert.equal(wrong.code, 400);
     assert.equal(wrong.message, 'cannot bind token for serviceaccount "other" to pod running with serviceaccount "robot"');

@@ -52,13 +52,19 @@ export interface ServiceAccountTokenOptions {
 }
 
 /** reads an object of the request's namespace (or a Node), throwing the registry's 404 */
-export type BoundObjectGetter = (ctx: RequestContext, resource: 'serviceaccounts' | 'pods' | 'secrets' | 'nodes', name: string) => Promise<KubeObject>;
+export type BoundObjectGetter = (
+  ctx: RequestContext,
+  resource: 'serviceaccounts' | 'pods' | 'secrets' | 'nodes',
+  name: string,
+) => Promise<KubeObject>;
 
 function validateSpec(spec: Record<string, unknown>, name: string): void {
   const errs: FieldError[] = [];
   const exp = spec.expirationSeconds as number;
-  if (exp < MIN_EXPIRATION_SECONDS) errs.push(fieldErrors.invalid('spec.expirationSeconds', exp, 'may not specify a duration less than 10 minutes'));
-  if (exp > MAX_EXPIRATION_SECONDS) errs.push(fieldErrors.invalid('spec.expirationSeconds', exp, 'may not specify a duration larger than 2^32 seconds'));
+  if (exp < MIN_EXPIRATION_SECONDS)
+    errs.push(fieldErrors.invalid('spec.expirationSeconds', exp, 'may not specify a duration less than 10 minutes'));
+  if (exp > MAX_EXPIRATION_SECONDS)
+    errs.push(fieldErrors.invalid('spec.expirationSeconds', exp, 'may not specify a duration larger than 2^32 seconds'));
   if (errs.length) throw invalidError('authentication.k8s.io', 'TokenRequest', name, errs);
 }
 
@@ -104,7 +110,9 @@ export class ServiceAccountTokenResource extends CreateOnlyResource {
         target = bound.pod = await this.fetch(ctx, 'pods', refName);
         const podAccount = String(asObject(target.spec).serviceAccountName ?? '');
         if (podAccount !== name) {
-          throw errors.badRequest(`cannot bind token for serviceaccount ${JSON.stringify(name)} to pod running with serviceaccount ${JSON.stringify(podAccount)}`);
+          throw errors.badRequest(
+            `cannot bind token for serviceaccount ${JSON.stringify(name)} to pod running with serviceaccount ${JSON.stringify(podAccount)}`,
+          );
         }
         const nodeName = String(asObject(target.spec).nodeName ?? '');
         if (nodeName) bound.node = await this.fetch(ctx, 'nodes', nodeName).catch(() => undefined);

@@ -92,8 +92,10 @@ function validateService(obj: KubeObject): FieldError[] {
   if (type === 'ExternalName' && !spec.externalName) errs.push(fieldErrors.required('spec.externalName'));
   if (type === 'ExternalName') {
     // allocated fields have no meaning here (an update to ExternalName drops them if unchanged)
-    if (asArray(spec.clusterIPs).length > 0) errs.push(fieldErrors.forbidden('spec.clusterIPs', 'may not be set for ExternalName services'));
-    if (asArray(spec.ipFamilies).length > 0) errs.push(fieldErrors.forbidden('spec.ipFamilies', 'may not be set for ExternalName services'));
+    if (asArray(spec.clusterIPs).length > 0)
+      errs.push(fieldErrors.forbidden('spec.clusterIPs', 'may not be set for ExternalName services'));
+    if (asArray(spec.ipFamilies).length > 0)
+      errs.push(fieldErrors.forbidden('spec.ipFamilies', 'may not be set for ExternalName services'));
     if (spec.ipFamilyPolicy !== undefined && spec.ipFamilyPolicy !== null) {
       errs.push(fieldErrors.forbidden('spec.ipFamilyPolicy', 'may not be set for ExternalName services'));
     }
@@ -145,7 +147,8 @@ function keepAllocatedValues(obj: KubeObject, old: KubeObject): void {
       const match = oldPorts.find((o) => o.port === raw.port && (o.protocol ?? 'TCP') === (raw.protocol ?? 'TCP'));
       if (match?.nodePort !== undefined) raw.nodePort = match.nodePort;
     }
-    if (spec.healthCheckNodePort === undefined && oldSpec.healthCheckNodePort !== undefined) spec.healthCheckNodePort = oldSpec.healthCheckNodePort;
+    if (spec.healthCheckNodePort === undefined && oldSpec.healthCheckNodePort !== undefined)
+      spec.healthCheckNodePort = oldSpec.healthCheckNodePort;
   }
   obj.spec = reorder(spec, serviceSpecOrder);
 }

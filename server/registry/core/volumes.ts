@@ -22,7 +22,8 @@ function validateAccessModes(modes: unknown, path: string, requiredDetail: strin
   const errs: FieldError[] = [];
   if (list.length === 0) errs.push(fieldErrors.required(path, requiredDetail));
   for (const m of list) if (!accessModes.includes(m)) errs.push(fieldErrors.notSupported(path, m, accessModes));
-  if (list.includes('ReadWriteOncePod') && list.length > 1) errs.push(fieldErrors.forbidden(path, 'may not use ReadWriteOncePod with other access modes'));
+  if (list.includes('ReadWriteOncePod') && list.length > 1)
+    errs.push(fieldErrors.forbidden(path, 'may not use ReadWriteOncePod with other access modes'));
   return errs;
 }
 
@@ -40,7 +41,8 @@ export function validatePersistentVolumeClaimSpec(specRaw: unknown, path: string
     if (q && quantitySign(q) <= 0) errs.push(fieldErrors.invalid(storagePath, formatQuantity(q), isNotPositiveErrorMsg));
     else if (q) errs.push(...validateResourceQuantityValue('storage', q, storagePath));
   }
-  if (typeof spec.storageClassName === 'string' && spec.storageClassName) errs.push(...dnsSubdomain(spec.storageClassName, `${path}.storageClassName`));
+  if (typeof spec.storageClassName === 'string' && spec.storageClassName)
+    errs.push(...dnsSubdomain(spec.storageClassName, `${path}.storageClassName`));
   if (typeof spec.volumeMode === 'string' && !volumeModes.includes(spec.volumeMode)) {
     errs.push(fieldErrors.notSupported(`${path}.volumeMode`, spec.volumeMode, volumeModes));
   }
@@ -50,7 +52,9 @@ export function validatePersistentVolumeClaimSpec(specRaw: unknown, path: string
     if (!str(ds.kind)) errs.push(fieldErrors.required(`${path}.dataSource.kind`));
     const group = str(ds.apiGroup);
     if (!group && str(ds.kind) !== 'PersistentVolumeClaim') {
-      errs.push(fieldErrors.invalid(`${path}.dataSource`, str(ds.kind), 'must be \'PersistentVolumeClaim\' when referencing the default apiGroup'));
+      errs.push(
+        fieldErrors.invalid(`${path}.dataSource`, str(ds.kind), "must be 'PersistentVolumeClaim' when referencing the default apiGroup"),
+      );
     }
   }
   return errs;
@@ -78,7 +82,12 @@ function validatePersistentVolumeClaimUpdate(obj: KubeObject, old: KubeObject): 
     if (now.volumeAttributesClassName !== undefined) now.volumeAttributesClassName = before.volumeAttributesClassName;
   }
   if (!semanticEqual(now, before)) {
-    errs.push(fieldErrors.forbidden('spec', 'spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n  core.PersistentVolumeClaimSpec{...}\n'));
+    errs.push(
+      fieldErrors.forbidden(
+        'spec',
+        'spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n  core.PersistentVolumeClaimSpec{...}\n',
+      ),
+    );
   }
   const newSize = quantityOf(asObject(asObject(asObject(obj.spec).resources).requests).storage);
   const oldSize = quantityOf(asObject(asObject(asObject(old.spec).resources).requests).storage);
@@ -112,9 +121,28 @@ export function defaultPersistentVolumeClaimTemplate(t: JsonObject): void {
 // ---- PersistentVolumes ----
 
 const pvSourceKeys = [
-  'hostPath', 'gcePersistentDisk', 'awsElasticBlockStore', 'glusterfs', 'nfs', 'rbd', 'quobyte', 'iscsi', 'cephfs', 'cinder',
-  'fc', 'flocker', 'flexVolume', 'azureFile', 'vsphereVolume', 'azureDisk', 'photonPersistentDisk', 'portworxVolume',
-  'scaleIO', 'local', 'storageos', 'csi',
+  'hostPath',
+  'gcePersistentDisk',
+  'awsElasticBlockStore',
+  'glusterfs',
+  'nfs',
+  'rbd',
+  'quobyte',
+  'iscsi',
+  'cephfs',
+  'cinder',
+  'fc',
+  'flocker',
+  'flexVolume',
+  'azureFile',
+  'vsphereVolume',
+  'azureDisk',
+  'photonPersistentDisk',
+  'portworxVolume',
+  'scaleIO',
+  'local',
+  'storageos',
+  'csi',
 ];
 
 function validatePersistentVolume(obj: KubeObject): FieldError[] {
@@ -124,7 +152,13 @@ function validatePersistentVolume(obj: KubeObject): FieldError[] {
   const keys = Object.keys(capacity);
   if (keys.length === 0) errs.push(fieldErrors.required('spec.capacity'));
   if (!('storage' in capacity) || keys.length > 1) {
-    errs.push(fieldErrors.notSupported('spec.capacity', { rendered: `core.ResourceList{${keys.map((k) => `"${k}":resource.Quantity{...}`).join(', ')}}` }, ['storage']));
+    errs.push(
+      fieldErrors.notSupported(
+        'spec.capacity',
+        { rendered: `core.ResourceList{${keys.map((k) => `"${k}":resource.Quantity{...}`).join(', ')}}` },
+        ['storage'],
+      ),
+    );
   }
   for (const [k, v] of Object.entries(capacity)) {
     const q = quantityOf(v);
@@ -137,7 +171,8 @@ function validatePersistentVolume(obj: KubeObject): FieldError[] {
     errs.push(fieldErrors.notSupported('spec.volumeMode', spec.volumeMode, volumeModes));
   }
   const policy = str(spec.persistentVolumeReclaimPolicy);
-  if (policy && !reclaimPolicies.includes(policy)) errs.push(fieldErrors.notSupported('spec.persistentVolumeReclaimPolicy', policy, reclaimPolicies));
+  if (policy && !reclaimPolicies.includes(policy))
+    errs.push(fieldErrors.notSupported('spec.persistentVolumeReclaimPolicy', policy, reclaimPolicies));
   const sources = pvSourceKeys.filter((k) => isObject(spec[k]));
   if (sources.length === 0) errs.push(fieldErrors.required('spec', 'must specify a volume type'));
   for (const k of sources.slice(1)) errs.push(fieldErrors.forbidden(`spec.${k}`, 'may not specify more than 1 volume type'));
@@ -149,7 +184,9 @@ function validatePersistentVolume(obj: KubeObject): FieldError[] {
   }
   if (sources[0] === 'nfs') {
     // the pod-volume rules apply to a PV's NFS source too
-    errs.push(...validateVolumes([{ name: 'pv', nfs: spec.nfs }], 'spec').errs.map((e) => ({ ...e, field: e.field.replace('spec[0].', 'spec.') })));
+    errs.push(
+      ...validateVolumes([{ name: 'pv', nfs: spec.nfs }], 'spec').errs.map((e) => ({ ...e, field: e.field.replace('spec[0].', 'spec.') })),
+    );
   }
   if (sources[0] === 'csi') {
     if (!str(asObject(spec.csi).driver)) errs.push(fieldErrors.required('spec.csi.driver'));
@@ -164,7 +201,8 @@ function validatePersistentVolumeUpdate(obj: KubeObject, old: KubeObject): Field
   const before = asObject(old.spec);
   for (const k of pvSourceKeys) {
     if (k === 'csi' || !isObject(before[k])) continue;
-    if (!semanticEqual(now[k], before[k])) errs.push(fieldErrors.forbidden('spec.persistentvolumesource', 'spec.persistentvolumesource is immutable after creation\n'));
+    if (!semanticEqual(now[k], before[k]))
+      errs.push(fieldErrors.forbidden('spec.persistentvolumesource', 'spec.persistentvolumesource is immutable after creation\n'));
   }
   if ((now.volumeMode ?? null) !== (before.volumeMode ?? null)) {
     errs.push(fieldErrors.invalid('volumeMode', str(now.volumeMode), fieldImmutableErrorMsg));

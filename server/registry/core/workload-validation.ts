@@ -2,7 +2,13 @@
 // DaemonSets, ReplicationControllers, Jobs): label selectors, their match with the template's
 // labels, and selector immutability, reported as kube-apiserver reports them.
 
-import { labelSelectorFromObject, SelectorError, validateLabelSelectorObject, type LabelSelector, type LabelSelectorObject } from '../../selectors/labels.js';
+import {
+  labelSelectorFromObject,
+  SelectorError,
+  validateLabelSelectorObject,
+  type LabelSelector,
+  type LabelSelectorObject,
+} from '../../selectors/labels.js';
 import { asObject, isObject, semanticEqual } from '../object.js';
 import { fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
 import { fieldImmutableErrorMsg, goLabelSelector, goStringMap } from '../validation/values.js';
@@ -10,7 +16,10 @@ import { fieldImmutableErrorMsg, goLabelSelector, goStringMap } from '../validat
 export { goLabelSelector } from '../validation/values.js';
 
 /** metav1.LabelSelectorAsSelector: nil selects nothing, an empty selector everything */
-export type SelectorResult = { kind: 'nothing' } | { kind: 'error'; message: string } | { kind: 'selector'; selector: LabelSelector; empty: boolean };
+export type SelectorResult =
+  | { kind: 'nothing' }
+  | { kind: 'error'; message: string }
+  | { kind: 'selector'; selector: LabelSelector; empty: boolean };
 
 export function selectorOf(sel: unknown): SelectorResult {
   if (sel === undefined || sel === null) return { kind: 'nothing' };
@@ -46,7 +55,8 @@ export function selectorMismatch(path: string, templateLabels: unknown): FieldEr
 
 /** ValidateImmutableField for spec.selector (a *metav1.LabelSelector) */
 export function validateSelectorImmutable(now: unknown, before: unknown, path = 'spec.selector'): FieldError[] {
-  if (semanticEqual(now ?? null, before ?? null) && (now === undefined || now === null) === (before === undefined || before === null)) return [];
+  if (semanticEqual(now ?? null, before ?? null) && (now === undefined || now === null) === (before === undefined || before === null))
+    return [];
   const shown = now === undefined || now === null ? null : goLabelSelector(now);
   return [fieldErrors.invalid(path, shown, fieldImmutableErrorMsg)];
 }

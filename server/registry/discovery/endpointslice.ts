@@ -58,7 +58,8 @@ export function validateEndpointSlice(obj: KubeObject): FieldError[] {
     });
     if (typeof ep.nodeName === 'string') errs.push(...dnsSubdomain(ep.nodeName, `${p}.nodeName`));
     const topology = asObject(ep.deprecatedTopology);
-    if (Object.keys(topology).length > maxTopologyLabels) errs.push(fieldErrors.tooMany(`${p}.deprecatedTopology`, Object.keys(topology).length, maxTopologyLabels));
+    if (Object.keys(topology).length > maxTopologyLabels)
+      errs.push(fieldErrors.tooMany(`${p}.deprecatedTopology`, Object.keys(topology).length, maxTopologyLabels));
     errs.push(...validateLabels(ep.deprecatedTopology as Record<string, string> | undefined, `${p}.deprecatedTopology`));
     if (typeof ep.hostname === 'string') errs.push(...dnsLabel(ep.hostname, `${p}.hostname`));
   });
@@ -86,9 +87,13 @@ export function endpointSliceStrategy(): ResourceStrategy {
     namespaced: true,
     tracksGeneration: true,
     // kube counts label changes too
-    generationChanged: (obj, old) => !semanticEqual(specPart(obj), specPart(old)) || !semanticEqual(obj.metadata.labels, old.metadata.labels),
+    generationChanged: (obj, old) =>
+      !semanticEqual(specPart(obj), specPart(old)) || !semanticEqual(obj.metadata.labels, old.metadata.labels),
     applyDefaults: defaultEndpointSlice,
     validateSpec: validateEndpointSlice,
-    validateSpecUpdate: (obj, old) => (str(obj.addressType) === str(old.addressType) ? [] : [fieldErrors.invalid('addressType', str(obj.addressType), fieldImmutableErrorMsg)]),
+    validateSpecUpdate: (obj, old) =>
+      str(obj.addressType) === str(old.addressType)
+        ? []
+        : [fieldErrors.invalid('addressType', str(obj.addressType), fieldImmutableErrorMsg)],
   });
 }

@@ -6,5 +6,9 @@ import { flowSchemaStrategy, priorityLevelConfigurationStrategy } from './strate
 
 export const flowControlProvider = groupProvider('flowcontrol.apiserver.k8s.io', [
   { key: 'flowcontrol.apiserver.k8s.io/flowschemas', strategy: flowSchemaStrategy, table: columns.flowSchemas },
-  { key: 'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations', strategy: priorityLevelConfigurationStrategy, table: columns.priorityLevels },
+  {
+    key: 'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations',
+    strategy: priorityLevelConfigurationStrategy,
+    table: columns.priorityLevels,
+  },
 ]);

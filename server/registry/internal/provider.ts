@@ -2,4 +2,6 @@
 
 import { genericStrategy, groupProvider } from '../descriptor.js';
 
-export const internalProvider = groupProvider('internal.apiserver.k8s.io', [{ key: 'internal.apiserver.k8s.io/storageversions', strategy: genericStrategy() }]);
+export const internalProvider = groupProvider('internal.apiserver.k8s.io', [
+  { key: 'internal.apiserver.k8s.io/storageversions', strategy: genericStrategy() },
+]);

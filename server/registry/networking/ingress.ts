@@ -57,7 +57,8 @@ function validateBackend(backend: JsonObject, path: string): FieldError[] {
   const portNumber = num(port.number);
   if (portName && portNumber) errs.push(fieldErrors.invalid(path, '', 'cannot set both port name & port number'));
   else if (portName) for (const m of isValidPortName(portName)) errs.push(fieldErrors.invalid(`${path}.service.port.name`, portName, m));
-  else if (portNumber) for (const m of isValidPortNum(portNumber)) errs.push(fieldErrors.invalid(`${path}.service.port.number`, portNumber, m));
+  else if (portNumber)
+    for (const m of isValidPortNum(portNumber)) errs.push(fieldErrors.invalid(`${path}.service.port.number`, portNumber, m));
   else errs.push(fieldErrors.required(path, 'port name or number is required'));
   return errs;
 }
@@ -71,8 +72,10 @@ function validatePath(p: JsonObject, path: string): FieldError[] {
     case 'Prefix':
       if (!value.startsWith('/')) errs.push(fieldErrors.invalid(`${path}.path`, value, 'must be an absolute path'));
       if (value) {
-        for (const seq of invalidPathSequences) if (value.includes(seq)) errs.push(fieldErrors.invalid(`${path}.path`, value, `must not contain '${seq}'`));
-        for (const suf of invalidPathSuffixes) if (value.endsWith(suf)) errs.push(fieldErrors.invalid(`${path}.path`, value, `cannot end with '${suf}'`));
+        for (const seq of invalidPathSequences)
+          if (value.includes(seq)) errs.push(fieldErrors.invalid(`${path}.path`, value, `must not contain '${seq}'`));
+        for (const suf of invalidPathSuffixes)
+          if (value.endsWith(suf)) errs.push(fieldErrors.invalid(`${path}.path`, value, `cannot end with '${suf}'`));
       }
       break;
     case 'ImplementationSpecific':
@@ -90,7 +93,9 @@ export function validateIngress(obj: KubeObject): FieldError[] {
   const errs: FieldError[] = [];
   const rules = asArray(spec.rules);
   if (rules.length === 0 && !isObject(spec.defaultBackend)) {
-    errs.push(fieldErrors.invalid('spec', { rendered: '[]networking.IngressRule(nil)' }, 'either `defaultBackend` or `rules` must be specified'));
+    errs.push(
+      fieldErrors.invalid('spec', { rendered: '[]networking.IngressRule(nil)' }, 'either `defaultBackend` or `rules` must be specified'),
+    );
   }
   if (isObject(spec.defaultBackend)) errs.push(...validateBackend(spec.defaultBackend, 'spec.defaultBackend'));
   rules.forEach((raw, i) => {
@@ -147,11 +152,14 @@ export function validateIngressClass(obj: KubeObject): FieldError[] {
     const slash = controller.indexOf('/');
     const domain = slash < 0 ? controller : controller.slice(0, slash);
     const rest = slash < 0 ? '' : controller.slice(slash + 1);
-    if (slash < 0 || !rest) errs.push(fieldErrors.invalid('spec.controller', controller, 'must be a domain-prefixed path (such as "acme.io/foo")'));
+    if (slash < 0 || !rest)
+      errs.push(fieldErrors.invalid('spec.controller', controller, 'must be a domain-prefixed path (such as "acme.io/foo")'));
     else {
       for (const m of isDNS1123Subdomain(domain)) errs.push(fieldErrors.invalid('spec.controller', domain, m));
       if (!/^[A-Za-z0-9/\-._~%!$&'()*+,;=:]+$/.test(rest)) {
-        errs.push(fieldErrors.invalid('spec.controller', rest, regexError('a valid HTTP path', "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+", '/foo')));
+        errs.push(
+          fieldErrors.invalid('spec.controller', rest, regexError('a valid HTTP path', "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+", '/foo')),
+        );
       }
     }
   }
@@ -161,10 +169,10 @@ export function validateIngressClass(obj: KubeObject): FieldError[] {
     errs.push(...typedLocalObjectReference(p, pp));
     const scope = p.scope;
     if (scope === 'Namespace') {
-      if (typeof p.namespace !== 'string') errs.push(fieldErrors.required(`${pp}.namespace`, '`parameters.scope` is set to \'Namespace\''));
+      if (typeof p.namespace !== 'string') errs.push(fieldErrors.required(`${pp}.namespace`, "`parameters.scope` is set to 'Namespace'"));
       else errs.push(...dnsLabel(p.namespace, `${pp}.namespace`));
     } else if (scope === 'Cluster') {
-      if (typeof p.namespace === 'string') errs.push(fieldErrors.forbidden(`${pp}.namespace`, '`parameters.scope` is set to \'Cluster\''));
+      if (typeof p.namespace === 'string') errs.push(fieldErrors.forbidden(`${pp}.namespace`, "`parameters.scope` is set to 'Cluster'"));
     } else if (typeof scope === 'string') {
       errs.push(fieldErrors.notSupported(`${pp}.scope`, scope, ['Cluster', 'Namespace']));
     }

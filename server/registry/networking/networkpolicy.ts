@@ -40,7 +40,8 @@ function validatePort(port: JsonObject, path: string): FieldError[] {
         for (const m of isValidPortNum(endPort)) errs.push(fieldErrors.invalid(`${path}.endPort`, endPort, m));
       }
     } else {
-      if (endPort !== undefined) errs.push(fieldErrors.invalid(`${path}.endPort`, endPort, 'may not be specified when `port` is non-numeric'));
+      if (endPort !== undefined)
+        errs.push(fieldErrors.invalid(`${path}.endPort`, endPort, 'may not be specified when `port` is non-numeric'));
       const name = str(port.port);
       for (const m of isValidPortName(name)) errs.push(fieldErrors.invalid(`${path}.port`, name, m));
     }
@@ -108,7 +109,13 @@ export function validateNetworkPolicy(obj: KubeObject): FieldError[] {
   }
   const types = asArray(spec.policyTypes).map(str);
   if (types.length > 2) {
-    errs.push(fieldErrors.invalid('spec.policyTypes', { rendered: `&[]networking.PolicyType{${types.map((t) => JSON.stringify(t)).join(', ')}}` }, 'may not specify more than two policyTypes'));
+    errs.push(
+      fieldErrors.invalid(
+        'spec.policyTypes',
+        { rendered: `&[]networking.PolicyType{${types.map((t) => JSON.stringify(t)).join(', ')}}` },
+        'may not specify more than two policyTypes',
+      ),
+    );
     return errs;
   }
   types.forEach((t, i) => {

@@ -27,6 +27,7 @@ export function runtimeClassStrategy(): ResourceStrategy {
   return defineStrategy({
     namespaced: false,
     validateSpec: validateRuntimeClass,
-    validateSpecUpdate: (obj, old) => (str(obj.handler) === str(old.handler) ? [] : [fieldErrors.invalid('handler', str(obj.handler), fieldImmutableErrorMsg)]),
+    validateSpecUpdate: (obj, old) =>
+      str(obj.handler) === str(old.handler) ? [] : [fieldErrors.invalid('handler', str(obj.handler), fieldImmutableErrorMsg)],
   });
 }

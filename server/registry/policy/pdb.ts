@@ -16,7 +16,13 @@ export function validatePodDisruptionBudget(obj: KubeObject): FieldError[] {
   const spec = asObject(obj.spec);
   const errs: FieldError[] = [];
   if (isSet(spec.minAvailable) && isSet(spec.maxUnavailable)) {
-    errs.push(fieldErrors.invalid('spec', { rendered: 'policy.PodDisruptionBudgetSpec{...}' }, 'minAvailable and maxUnavailable cannot be both set'));
+    errs.push(
+      fieldErrors.invalid(
+        'spec',
+        { rendered: 'policy.PodDisruptionBudgetSpec{...}' },
+        'minAvailable and maxUnavailable cannot be both set',
+      ),
+    );
   }
   for (const f of ['minAvailable', 'maxUnavailable']) {
     if (!isSet(spec[f])) continue;

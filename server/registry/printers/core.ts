@@ -324,10 +324,11 @@ function formatEndpoints(obj: KubeObject): string {
   return more ? `${text} + ${total - max} more...` : text;
 }
 
-export const endpoints = convertor(
-  [NAME, col('Endpoints', 'string', 'The addresses (and ports) of the endpoints.'), AGE],
-  (obj, now) => [nameOf(obj), formatEndpoints(obj), age(obj, now)],
-);
+export const endpoints = convertor([NAME, col('Endpoints', 'string', 'The addresses (and ports) of the endpoints.'), AGE], (obj, now) => [
+  nameOf(obj),
+  formatEndpoints(obj),
+  age(obj, now),
+]);
 
 function nodeRoles(node: KubeObject): string {
   const roles = new Set<string>();
@@ -451,10 +452,11 @@ export function eventsConvertor(view: (obj: KubeObject) => EventView): TableConv
   );
 }
 
-export const namespaces = convertor(
-  [NAME, col('Status', 'string', 'The phase of the namespace.'), AGE],
-  (obj, now) => [nameOf(obj), str(obj, 'status.phase'), age(obj, now)],
-);
+export const namespaces = convertor([NAME, col('Status', 'string', 'The phase of the namespace.'), AGE], (obj, now) => [
+  nameOf(obj),
+  str(obj, 'status.phase'),
+  age(obj, now),
+]);
 
 export const secrets = convertor(
   [NAME, col('Type', 'string', 'The type of the secret.'), col('Data', 'string', 'The number of entries in the secret.'), AGE],
@@ -466,10 +468,11 @@ export const serviceAccounts = convertor(
   (obj, now) => [nameOf(obj), count(obj, 'secrets'), age(obj, now)],
 );
 
-export const configMaps = convertor(
-  [NAME, col('Data', 'string', 'The number of entries in the config map.'), AGE],
-  (obj, now) => [nameOf(obj), count(obj, 'data') + count(obj, 'binaryData'), age(obj, now)],
-);
+export const configMaps = convertor([NAME, col('Data', 'string', 'The number of entries in the config map.'), AGE], (obj, now) => [
+  nameOf(obj),
+  count(obj, 'data') + count(obj, 'binaryData'),
+  age(obj, now),
+]);
 
 /** RWO,ROX,RWX,RWOP in that order */
 export function accessModes(modes: string[]): string {
@@ -569,12 +572,7 @@ function quotaColumns(obj: KubeObject): [string, string] {
 }
 
 export const resourceQuotas = convertor(
-  [
-    NAME,
-    col('Request', 'string', 'Used and hard request quotas.'),
-    col('Limit', 'string', 'Used and hard limit quotas.'),
-    AGE,
-  ],
+  [NAME, col('Request', 'string', 'Used and hard request quotas.'), col('Limit', 'string', 'Used and hard limit quotas.'), AGE],
   (obj, now) => {
     const [req, lim] = quotaColumns(obj);
     return [nameOf(obj), req, lim, age(obj, now)];

@@ -73,10 +73,11 @@ export const ingressClasses = convertor(
   },
 );
 
-export const networkPolicies = convertor(
-  [NAME, col('Pod-Selector', 'string', 'The pods the policy applies to.'), AGE],
-  (obj, now) => [nameOf(obj), formatLabelSelector(get(obj, 'spec.podSelector') ?? {}), age(obj, now)],
-);
+export const networkPolicies = convertor([NAME, col('Pod-Selector', 'string', 'The pods the policy applies to.'), AGE], (obj, now) => [
+  nameOf(obj),
+  formatLabelSelector(get(obj, 'spec.podSelector') ?? {}),
+  age(obj, now),
+]);
 
 export const endpointSlices = convertor(
   [
@@ -87,9 +88,7 @@ export const endpointSlices = convertor(
     AGE,
   ],
   (obj, now) => {
-    const ports = list(obj, 'ports').map((p) =>
-      typeof p.port === 'number' ? String(p.port) : typeof p.name === 'string' ? p.name : '*',
-    );
+    const ports = list(obj, 'ports').map((p) => (typeof p.port === 'number' ? String(p.port) : typeof p.name === 'string' ? p.name : '*'));
     const addresses = list(obj, 'endpoints').flatMap((e) => strings(e, 'addresses'));
     return [nameOf(obj), str(obj, 'addressType'), listWithMore(ports, 3), listWithMore(addresses, 3), age(obj, now)];
   },
@@ -122,10 +121,11 @@ function bindings(kind: string): TableConvertor {
   );
 }
 
-export const leases = convertor(
-  [NAME, col('Holder', 'string', 'The identity of the lease holder.'), AGE],
-  (obj, now) => [nameOf(obj), str(obj, 'spec.holderIdentity'), age(obj, now)],
-);
+export const leases = convertor([NAME, col('Holder', 'string', 'The identity of the lease holder.'), AGE], (obj, now) => [
+  nameOf(obj),
+  str(obj, 'spec.holderIdentity'),
+  age(obj, now),
+]);
 
 export const leaseCandidates = convertor(
   [
@@ -135,13 +135,7 @@ export const leaseCandidates = convertor(
     col('EmulationVersion', 'string', 'The emulation version of the candidate.'),
     AGE,
   ],
-  (obj, now) => [
-    nameOf(obj),
-    str(obj, 'spec.leaseName'),
-    str(obj, 'spec.binaryVersion'),
-    str(obj, 'spec.emulationVersion'),
-    age(obj, now),
-  ],
+  (obj, now) => [nameOf(obj), str(obj, 'spec.leaseName'), str(obj, 'spec.binaryVersion'), str(obj, 'spec.emulationVersion'), age(obj, now)],
 );
 
 function isDefaultClass(obj: KubeObject): boolean {
@@ -211,7 +205,11 @@ export const csiDrivers = convertor(
       get(obj, 'spec.attachRequired') !== false,
       get(obj, 'spec.podInfoOnMount') === true,
       get(obj, 'spec.storageCapacity') === true,
-      Array.isArray(tokenRequests) ? list(obj, 'spec.tokenRequests').map((t) => str(t, 'audience')).join(',') : '<unset>',
+      Array.isArray(tokenRequests)
+        ? list(obj, 'spec.tokenRequests')
+            .map((t) => str(t, 'audience'))
+            .join(',')
+        : '<unset>',
       get(obj, 'spec.requiresRepublish') === true,
       modes || '<none>',
       age(obj, now),
@@ -230,10 +228,11 @@ export const priorityClasses = convertor(
   (obj, now) => [nameOf(obj), int(obj, 'value'), get(obj, 'globalDefault') === true, age(obj, now), str(obj, 'preemptionPolicy')],
 );
 
-export const runtimeClasses = convertor(
-  [NAME, col('Handler', 'string', 'The container runtime handler.'), AGE],
-  (obj, now) => [nameOf(obj), str(obj, 'handler'), age(obj, now)],
-);
+export const runtimeClasses = convertor([NAME, col('Handler', 'string', 'The container runtime handler.'), AGE], (obj, now) => [
+  nameOf(obj),
+  str(obj, 'handler'),
+  age(obj, now),
+]);
 
 function csrStatus(obj: KubeObject): string {
   const types = new Set(list(obj, 'status.conditions').map((c) => c.type));
@@ -265,16 +264,17 @@ export const certificateSigningRequests = convertor(
   },
 );
 
-export const clusterTrustBundles = convertor(
-  [NAME, col('SignerName', 'string', 'The signer of the bundle.')],
-  (obj) => [nameOf(obj), str(obj, 'spec.signerName') || '<none>'],
-);
+export const clusterTrustBundles = convertor([NAME, col('SignerName', 'string', 'The signer of the bundle.')], (obj) => [
+  nameOf(obj),
+  str(obj, 'spec.signerName') || '<none>',
+]);
 
 function webhooks(): TableConvertor {
-  return convertor(
-    [NAME, col('Webhooks', 'integer', 'The number of webhooks in this configuration.'), AGE],
-    (obj, now) => [nameOf(obj), list(obj, 'webhooks').length, age(obj, now)],
-  );
+  return convertor([NAME, col('Webhooks', 'integer', 'The number of webhooks in this configuration.'), AGE], (obj, now) => [
+    nameOf(obj),
+    list(obj, 'webhooks').length,
+    age(obj, now),
+  ]);
 }
 
 function admissionPolicies(countPath: string, countName: string): TableConvertor {
@@ -382,24 +382,22 @@ export const apiServices = convertor(
   },
 );
 
-export const serviceCIDRs = convertor(
-  [NAME, col('CIDRs', 'string', 'The IP ranges of services.'), AGE],
-  (obj, now) => [nameOf(obj), strings(obj, 'spec.cidrs').join(','), age(obj, now)],
-);
+export const serviceCIDRs = convertor([NAME, col('CIDRs', 'string', 'The IP ranges of services.'), AGE], (obj, now) => [
+  nameOf(obj),
+  strings(obj, 'spec.cidrs').join(','),
+  age(obj, now),
+]);
 
-export const ipAddresses = convertor(
-  [NAME, col('ParentRef', 'string', 'The object the address is allocated to.')],
-  (obj) => {
-    const p = get(obj, 'spec.parentRef');
-    let parent = '<none>';
-    if (p) {
-      const group = str(p, 'group');
-      const gr = group ? `${str(p, 'resource')}.${group}` : str(p, 'resource');
-      parent = gr.toLowerCase() + (str(p, 'namespace') ? `/${str(p, 'namespace')}` : '') + `/${str(p, 'name')}`;
-    }
-    return [nameOf(obj), parent];
-  },
-);
+export const ipAddresses = convertor([NAME, col('ParentRef', 'string', 'The object the address is allocated to.')], (obj) => {
+  const p = get(obj, 'spec.parentRef');
+  let parent = '<none>';
+  if (p) {
+    const group = str(p, 'group');
+    const gr = group ? `${str(p, 'resource')}.${group}` : str(p, 'resource');
+    parent = gr.toLowerCase() + (str(p, 'namespace') ? `/${str(p, 'namespace')}` : '') + `/${str(p, 'name')}`;
+  }
+  return [nameOf(obj), parent];
+});
 
 function eventsV1View(obj: KubeObject): EventView {
   const series = get(obj, 'series');

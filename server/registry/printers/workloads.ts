@@ -125,12 +125,7 @@ export const daemonSets = convertor(
 );
 
 export const controllerRevisions = convertor(
-  [
-    NAME,
-    col('Controller', 'string', 'The object that owns this revision.'),
-    col('Revision', 'string', 'The revision number.'),
-    AGE,
-  ],
+  [NAME, col('Controller', 'string', 'The object that owns this revision.'), col('Revision', 'string', 'The revision number.'), AGE],
   (obj, now) => {
     const owner = (obj.metadata.ownerReferences ?? []).find(
       (r) => r !== null && typeof r === 'object' && !Array.isArray(r) && (r as Obj).controller === true,

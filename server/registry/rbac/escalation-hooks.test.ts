@@ -12,7 +12,10 @@ import { withEscalationChecks, type RbacResource } from './escalation-hooks.js';
 function recordingChecker(refuse: ReadonlySet<string> = new Set()) {
   const roles: RoleWrite[] = [];
   const bindings: BindingWrite[] = [];
-  const answer = (name: string) => (refuse.has(name) ? Promise.reject(errors.forbidden({ group: 'rbac.authorization.k8s.io', resource: 'roles', name }, 'refused')) : Promise.resolve());
+  const answer = (name: string) =>
+    refuse.has(name)
+      ? Promise.reject(errors.forbidden({ group: 'rbac.authorization.k8s.io', resource: 'roles', name }, 'refused'))
+      : Promise.resolve();
   const checker: EscalationChecker = {
     checkRoleWrite: (w) => (roles.push(w), answer(w.name)),
     checkBindingWrite: (w) => (bindings.push(w), answer(w.name)),
@@ -42,7 +45,11 @@ describe('RBAC escalation hooks', () => {
   it('a role write asks the checker with the role, its scope and whether it sets an aggregationRule', async () => {
     const { checker, roles } = recordingChecker();
     const { strategy, ctx } = hooked('clusterroles', checker);
-    const aggregated = role({ kind: 'ClusterRole', metadata: { name: 'agg' }, aggregationRule: { clusterRoleSelectors: [{ matchLabels: { a: 'b' } }] } });
+    const aggregated = role({
+      kind: 'ClusterRole',
+      metadata: { name: 'agg' },
+      aggregationRule: { clusterRoleSelectors: [{ matchLabels: { a: 'b' } }] },
+    });
     await strategy.beginCreate?.(aggregated, ctx);
     await strategy.beginUpdate?.({ ...aggregated, rules: [] }, aggregated, ctx);
     assert.deepEqual(
@@ -59,11 +66,21 @@ describe('RBAC escalation hooks', () => {
     const { checker, roles } = recordingChecker();
     const { strategy, ctx } = hooked('roles', checker);
     const old = role();
-    const gcOnly = role({ metadata: { name: 'r', namespace: 'a', finalizers: ['x'], ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'o', uid: 'u' }] } });
+    const gcOnly = role({
+      metadata: {
+        name: 'r',
+        namespace: 'a',
+        finalizers: ['x'],
+        ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'o', uid: 'u' }],
+      },
+    });
     await strategy.beginUpdate?.(gcOnly, old, ctx);
     assert.equal(roles.length, 0);
     await strategy.beginUpdate?.(role({ rules: [] }), old, ctx);
-    assert.deepEqual(roles.map((w) => [w.resource, w.namespace, w.name]), [['roles', 'a', 'r']]);
+    assert.deepEqual(
+      roles.map((w) => [w.resource, w.namespace, w.name]),
+      [['roles', 'a', 'r']],
+    );
   });
 
   it('a binding write hands the checker the binding and the role reader; a refusal fails the write', async () => {
@@ -79,9 +96,12 @@ describe('RBAC escalation hooks', () => {
     await strategy.beginCreate?.(binding('allowed'), ctx);
     const err = await statusOf(Promise.resolve(strategy.beginCreate?.(binding('refused'), ctx)));
     assert.equal(err.code, 403);
-    assert.deepEqual(bindings.map((w) => [w.resource, w.namespace, w.name, w.readRole === noRoles]), [
-      ['rolebindings', 'a', 'allowed', true],
-      ['rolebindings', 'a', 'refused', true],
-    ]);
+    assert.deepEqual(
+      bindings.map((w) => [w.resource, w.namespace, w.name, w.readRole === noRoles]),
+      [
+        ['rolebindings', 'a', 'allowed', true],
+        ['rolebindings', 'a', 'refused', true],
+      ],
+    );
   });
 });

@@ -32,8 +32,13 @@ function hasAggregationRule(obj: KubeObject): boolean {
   return obj.aggregationRule !== undefined && obj.aggregationRule !== null;
 }
 
-export function withEscalationChecks(resource: RbacResource, base: ResourceStrategy, checker: EscalationChecker, readRole: BoundRoleReader): ResourceStrategy {
-  const scopeOf = (obj: KubeObject, c: StrategyContext) => (base.namespaced ? obj.metadata.namespace ?? c.request.namespace : '');
+export function withEscalationChecks(
+  resource: RbacResource,
+  base: ResourceStrategy,
+  checker: EscalationChecker,
+  readRole: BoundRoleReader,
+): ResourceStrategy {
+  const scopeOf = (obj: KubeObject, c: StrategyContext) => (base.namespaced ? (obj.metadata.namespace ?? c.request.namespace) : '');
   const check = async (obj: KubeObject, c: StrategyContext, old?: KubeObject): Promise<void> => {
     const write = { user: c.request.user, namespace: scopeOf(obj, c), name: obj.metadata.name ?? '' };
     if (resource === 'rolebindings' || resource === 'clusterrolebindings') {
@@ -63,7 +68,13 @@ export function roleReaderFrom(handler: (group: string, version: string, resourc
     const resource = kind === 'Role' ? 'roles' : 'clusterroles';
     const store = handler('rbac.authorization.k8s.io', 'v1', resource);
     if (!store) throw errors.notFound({ group: 'rbac.authorization.k8s.io', resource, name });
-    const ctx = { user: { username: 'system:apiserver', groups: ['system:masters'] }, namespace: kind === 'Role' ? bindingNamespace : '', dryRun: false, fieldValidation: 'Ignore' as const, warnings: [] };
+    const ctx = {
+      user: { username: 'system:apiserver', groups: ['system:masters'] },
+      namespace: kind === 'Role' ? bindingNamespace : '',
+      dryRun: false,
+      fieldValidation: 'Ignore' as const,
+      warnings: [],
+    };
     return store.get(ctx, name, {});
   };
 }

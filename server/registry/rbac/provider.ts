@@ -18,7 +18,11 @@ function rbacStrategy(resource: RbacResource): (c: DescriptorContext) => Resourc
 }
 
 export const rbacProvider = groupProvider('rbac.authorization.k8s.io', [
-  { key: 'rbac.authorization.k8s.io/clusterrolebindings', strategy: rbacStrategy('clusterrolebindings'), table: columns.clusterRoleBindings },
+  {
+    key: 'rbac.authorization.k8s.io/clusterrolebindings',
+    strategy: rbacStrategy('clusterrolebindings'),
+    table: columns.clusterRoleBindings,
+  },
   { key: 'rbac.authorization.k8s.io/clusterroles', strategy: rbacStrategy('clusterroles') },
   { key: 'rbac.authorization.k8s.io/rolebindings', strategy: rbacStrategy('rolebindings'), table: columns.roleBindings },
   { key: 'rbac.authorization.k8s.io/roles', strategy: rbacStrategy('roles') },

@@ -27,7 +27,13 @@ export function validatePriorityClass(obj: KubeObject): FieldError[] {
   const value = num(obj.value);
   if (name.startsWith(systemPrefix)) {
     const err = knownSystemClassError(name, value, obj.globalDefault === true);
-    if (err) errs.push(fieldErrors.forbidden('metadata.name', `priority class names with '${systemPrefix}' prefix are reserved for system use only. error: ${err}`));
+    if (err)
+      errs.push(
+        fieldErrors.forbidden(
+          'metadata.name',
+          `priority class names with '${systemPrefix}' prefix are reserved for system use only. error: ${err}`,
+        ),
+      );
   } else if (value > highestUserDefinablePriority) {
     errs.push(fieldErrors.forbidden('value', `maximum allowed value of a user defined priority is ${highestUserDefinablePriority}`));
   }
@@ -43,7 +49,13 @@ export function validatePriorityClassUpdate(obj: KubeObject, old: KubeObject): F
   const errs = validateObjectMetaUpdate(obj.metadata, old.metadata);
   if (num(obj.value) !== num(old.value)) errs.push(fieldErrors.forbidden('value', 'may not be changed in an update.'));
   if ((obj.preemptionPolicy ?? null) !== (old.preemptionPolicy ?? null)) {
-    errs.push(fieldErrors.invalid('preemptionPolicy', typeof obj.preemptionPolicy === 'string' ? obj.preemptionPolicy : null, fieldImmutableErrorMsg));
+    errs.push(
+      fieldErrors.invalid(
+        'preemptionPolicy',
+        typeof obj.preemptionPolicy === 'string' ? obj.preemptionPolicy : null,
+        fieldImmutableErrorMsg,
+      ),
+    );
   }
   return errs;
 }

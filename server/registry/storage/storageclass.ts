@@ -19,7 +19,8 @@ export function validateStorageClass(obj: KubeObject): FieldError[] {
   const errs: FieldError[] = [];
   const provisioner = str(obj.provisioner);
   if (!provisioner) errs.push(fieldErrors.required('provisioner'));
-  else for (const m of isQualifiedName(provisioner.toLowerCase())) errs.push(fieldErrors.invalid('provisioner', provisioner.toLowerCase(), m));
+  else
+    for (const m of isQualifiedName(provisioner.toLowerCase())) errs.push(fieldErrors.invalid('provisioner', provisioner.toLowerCase(), m));
   const params = Object.entries(asObject(obj.parameters));
   if (params.length > maxParameters) errs.push(fieldErrors.tooLong('parameters', maxParameters));
   let total = 0;
@@ -31,20 +32,26 @@ export function validateStorageClass(obj: KubeObject): FieldError[] {
   const reclaim = str(obj.reclaimPolicy);
   if (reclaim && !reclaimPolicies.includes(reclaim)) errs.push(fieldErrors.notSupported('reclaimPolicy', reclaim, reclaimPolicies));
   if (typeof obj.volumeBindingMode !== 'string') errs.push(fieldErrors.required('volumeBindingMode'));
-  else if (!bindingModes.includes(obj.volumeBindingMode)) errs.push(fieldErrors.notSupported('volumeBindingMode', obj.volumeBindingMode, bindingModes));
+  else if (!bindingModes.includes(obj.volumeBindingMode))
+    errs.push(fieldErrors.notSupported('volumeBindingMode', obj.volumeBindingMode, bindingModes));
   asArray(obj.allowedTopologies).forEach((t, i) => {
     const exprs = asArray(asObject(t).matchLabelExpressions);
-    if (exprs.length === 0) errs.push(fieldErrors.required(`allowedTopologies[${i}].matchLabelExpressions`, 'must have at least one label value requirement'));
+    if (exprs.length === 0)
+      errs.push(fieldErrors.required(`allowedTopologies[${i}].matchLabelExpressions`, 'must have at least one label value requirement'));
   });
   return errs;
 }
 
 export function validateStorageClassUpdate(obj: KubeObject, old: KubeObject): FieldError[] {
   const errs = validateObjectMetaUpdate(obj.metadata, old.metadata);
-  if (!semanticEqual(obj.parameters ?? null, old.parameters ?? null)) errs.push(fieldErrors.forbidden('parameters', 'updates to parameters are forbidden.'));
-  if (str(obj.provisioner) !== str(old.provisioner)) errs.push(fieldErrors.forbidden('provisioner', 'updates to provisioner are forbidden.'));
-  if (str(obj.reclaimPolicy) !== str(old.reclaimPolicy)) errs.push(fieldErrors.forbidden('reclaimPolicy', 'updates to reclaimPolicy are forbidden.'));
-  if (str(obj.volumeBindingMode) !== str(old.volumeBindingMode)) errs.push(fieldErrors.invalid('volumeBindingMode', str(obj.volumeBindingMode), fieldImmutableErrorMsg));
+  if (!semanticEqual(obj.parameters ?? null, old.parameters ?? null))
+    errs.push(fieldErrors.forbidden('parameters', 'updates to parameters are forbidden.'));
+  if (str(obj.provisioner) !== str(old.provisioner))
+    errs.push(fieldErrors.forbidden('provisioner', 'updates to provisioner are forbidden.'));
+  if (str(obj.reclaimPolicy) !== str(old.reclaimPolicy))
+    errs.push(fieldErrors.forbidden('reclaimPolicy', 'updates to reclaimPolicy are forbidden.'));
+  if (str(obj.volumeBindingMode) !== str(old.volumeBindingMode))
+    errs.push(fieldErrors.invalid('volumeBindingMode', str(obj.volumeBindingMode), fieldImmutableErrorMsg));
   return errs;
 }
 

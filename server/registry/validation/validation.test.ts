@@ -15,12 +15,24 @@ import { validateObjectMeta, validateObjectMetaUpdate, validateOwnerReferences }
 
 test('field errors render as kube-apiserver renders them', () => {
   assert.equal(errorString(fieldErrors.required('spec.containers')), 'spec.containers: Required value');
-  assert.equal(errorString(fieldErrors.required('metadata.name', 'name or generateName is required')), 'metadata.name: Required value: name or generateName is required');
-  assert.equal(errorString(fieldErrors.invalid('spec.replicas', -1, 'must be greater than or equal to 0')), 'spec.replicas: Invalid value: -1: must be greater than or equal to 0');
+  assert.equal(
+    errorString(fieldErrors.required('metadata.name', 'name or generateName is required')),
+    'metadata.name: Required value: name or generateName is required',
+  );
+  assert.equal(
+    errorString(fieldErrors.invalid('spec.replicas', -1, 'must be greater than or equal to 0')),
+    'spec.replicas: Invalid value: -1: must be greater than or equal to 0',
+  );
   assert.equal(errorString(fieldErrors.invalid('a', 'x"y', 'bad')), 'a: Invalid value: "x\\"y": bad');
-  assert.equal(errorString(fieldErrors.invalid('a', { rendered: '0x0' }, 'must be specified for an update')), 'a: Invalid value: 0x0: must be specified for an update');
+  assert.equal(
+    errorString(fieldErrors.invalid('a', { rendered: '0x0' }, 'must be specified for an update')),
+    'a: Invalid value: 0x0: must be specified for an update',
+  );
   assert.equal(errorString(fieldErrors.invalid('f', ['a', 'b'], 'bad')), 'f: Invalid value: []string{"a", "b"}: bad');
-  assert.equal(errorString(fieldErrors.invalid('m', { b: '2', a: '1' }, 'bad')), 'm: Invalid value: map[string]string{"a":"1", "b":"2"}: bad');
+  assert.equal(
+    errorString(fieldErrors.invalid('m', { b: '2', a: '1' }, 'bad')),
+    'm: Invalid value: map[string]string{"a":"1", "b":"2"}: bad',
+  );
   assert.equal(errorString(fieldErrors.notSupported('t', 'X', ['A', 'B'])), 't: Unsupported value: "X": supported values: "A", "B"');
   assert.equal(errorString(fieldErrors.forbidden('f', 'not allowed')), 'f: Forbidden: not allowed');
   assert.equal(errorString(fieldErrors.tooLong('d', 10)), 'd: Too long: may not be more than 10 bytes');
@@ -70,7 +82,10 @@ test('object metadata on create', () => {
     errs.map((e) => e.field),
     ['metadata.namespace', 'metadata.labels', 'metadata.finalizers'],
   );
-  assert.equal(errorString(errs[2]), 'metadata.finalizers: Invalid value: []string{"orphan", "foregroundDeletion"}: finalizer orphan and foregroundDeletion cannot be both set');
+  assert.equal(
+    errorString(errs[2]),
+    'metadata.finalizers: Invalid value: []string{"orphan", "foregroundDeletion"}: finalizer orphan and foregroundDeletion cannot be both set',
+  );
   const cluster = validateObjectMeta({ name: 'n', namespace: 'x' }, false, nameIsDNSSubdomain);
   assert.equal(errorString(cluster[0]), 'metadata.namespace: Forbidden: not allowed on this type');
 });
@@ -90,11 +105,21 @@ test('owner references', () => {
     'metadata.ownerReferences.name: Invalid value: "": name must not be empty',
     'metadata.ownerReferences.uid: Invalid value: "": uid must not be empty',
   ]);
-  assert.match(errorString(errs[0]), /Only one reference can have Controller set to true\. Found "true" in references for ReplicaSet\/a and ReplicaSet\/b$/);
+  assert.match(
+    errorString(errs[0]),
+    /Only one reference can have Controller set to true\. Found "true" in references for ReplicaSet\/a and ReplicaSet\/b$/,
+  );
 });
 
 test('object metadata on update: immutable fields and finalizers while deleting', () => {
-  const old = { name: 'a', uid: 'u', resourceVersion: '5', creationTimestamp: '2024-01-01T00:00:00Z', deletionTimestamp: '2024-01-02T00:00:00Z', finalizers: ['x.io/a'] };
+  const old = {
+    name: 'a',
+    uid: 'u',
+    resourceVersion: '5',
+    creationTimestamp: '2024-01-01T00:00:00Z',
+    deletionTimestamp: '2024-01-02T00:00:00Z',
+    finalizers: ['x.io/a'],
+  };
   const errs = validateObjectMetaUpdate({ ...old, uid: 'v', finalizers: ['x.io/a', 'x.io/b'] }, old);
   assert.deepEqual(errs.map(errorString), [
     'metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{"x.io/b"}',

@@ -153,7 +153,9 @@ export function validateLocalNonReservedPath(p: string, path: string): FieldErro
 export function workloadNameWarnings(name: string, usedFor = 'Pod names and hostnames'): string[] {
   const msgs = isDNS1123Label(name);
   if (!msgs.length) return [];
-  return [`metadata.name: this is used in ${usedFor}, which can result in surprising behavior; a DNS label is recommended: [${msgs.join(' ')}]`];
+  return [
+    `metadata.name: this is used in ${usedFor}, which can result in surprising behavior; a DNS label is recommended: [${msgs.join(' ')}]`,
+  ];
 }
 
 // ---- Go renderings ----

@@ -115,7 +115,8 @@ export class AccessReviewResource extends VirtualResource {
     }
     if (kind !== 'SelfSubjectAccessReview') {
       const groups = Array.isArray(spec.groups) ? spec.groups : [];
-      if (!spec.user && groups.length === 0) errs.push(fieldErrors.invalid('spec.user', String(spec.user ?? ''), 'at least one of user or group must be specified'));
+      if (!spec.user && groups.length === 0)
+        errs.push(fieldErrors.invalid('spec.user', String(spec.user ?? ''), 'at least one of user or group must be specified'));
     }
     if (kind === 'LocalSubjectAccessReview') {
       const ns = asObject(spec.resourceAttributes).namespace;

@@ -33,7 +33,10 @@ export function compileMutatingPolicy(policy: MutatingPolicyObject): CompiledMut
     matchConstraints: spec.matchConstraints ?? undefined,
     failurePolicy: spec.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail',
     reinvocationPolicy: spec.reinvocationPolicy === 'IfNeeded' ? 'IfNeeded' : 'Never',
-    matchConditions: (spec.matchConditions ?? []).map((m) => ({ name: m.name, program: compile(m.expression, 'bool', 'stored', 'mutating', variables.types) })),
+    matchConditions: (spec.matchConditions ?? []).map((m) => ({
+      name: m.name,
+      program: compile(m.expression, 'bool', 'stored', 'mutating', variables.types),
+    })),
     variables: variables.programs,
     mutations: (spec.mutations ?? []).map((m) => {
       const patchType: PatchType = m.patchType === 'ApplyConfiguration' ? 'ApplyConfiguration' : 'JSONPatch';

@@ -58,7 +58,11 @@ export interface MutationResult {
   denial?: StatusError;
 }
 
-export async function dispatchMutations(hooks: readonly MutatingPolicyHook[], attrs: AdmissionAttributes, base: MutatingEnvironment): Promise<MutationResult> {
+export async function dispatchMutations(
+  hooks: readonly MutatingPolicyHook[],
+  attrs: AdmissionAttributes,
+  base: MutatingEnvironment,
+): Promise<MutationResult> {
   const env = { ...memoizeNamespaces(base), typeOfKind: base.typeOfKind.bind(base) };
   const errors: PolicyError[] = [];
   const authorizer = new AuthorizerValue(new AuthorizerSession(env.authorizer), attrs.user, {
@@ -145,7 +149,8 @@ export async function dispatchMutations(hooks: readonly MutatingPolicyHook[], at
 
   const applyConfiguration = (obj: KubeObject, value: unknown): KubeObject => {
     const type = env.typeOfKind(attrs.resource.group, attrs.resource.version, attrs.resource.kind);
-    if (!type) throw new MutationError(`Resource kind ${attrs.resource.group}/${attrs.resource.version}, Kind=${attrs.resource.kind} not found`);
+    if (!type)
+      throw new MutationError(`Resource kind ${attrs.resource.group}/${attrs.resource.version}, Kind=${attrs.resource.kind} not found`);
     return applyConfigurationMutation(obj, value, type);
   };
 
@@ -182,7 +187,9 @@ async function matchConditionsHold(inv: Invocation, act: Activation): Promise<bo
  *  error as a cause */
 function denialError(errors: readonly PolicyError[], attrs: AdmissionAttributes): StatusError {
   const messages = errors.map((e) =>
-    e.binding !== undefined ? `policy '${e.policy}' with binding '${e.binding}' denied request: ${e.message}` : `policy "${e.policy}" denied request: ${e.message}`,
+    e.binding !== undefined
+      ? `policy '${e.policy}' with binding '${e.binding}' denied request: ${e.message}`
+      : `policy "${e.policy}" denied request: ${e.message}`,
   );
   const obj = attrs.object ?? attrs.oldObject;
   let name = attrs.name;

@@ -20,7 +20,9 @@ const JSON_PATCH_OPS = new Set(['add', 'remove', 'replace', 'move', 'copy', 'tes
 export function jsonPatchOperations(result: unknown): JsonPatchOperation[] {
   if (!Array.isArray(result)) throw new MutationError('type mismatch: JSONPatchType.expression should evaluate to array');
   if (result.length > MAX_JSON_PATCH_OPERATIONS) {
-    throw new MutationError(`JSON Patch: the allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, but found ${result.length}`);
+    throw new MutationError(
+      `JSON Patch: the allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, but found ${result.length}`,
+    );
   }
   return result.map((item) => {
     if (!(item instanceof MessageLiteral) || item.typeName !== 'JSONPatch') {
@@ -79,7 +81,9 @@ export function atomicPaths(value: Json, type: TypeRef, path: (string | number)[
 /** the object after an ApplyConfiguration mutation; `type`: the schema of the object's kind */
 export function applyConfigurationMutation(object: KubeObject, result: unknown, type: TypeRef): KubeObject {
   if (!(result instanceof MessageLiteral)) {
-    throw new MutationError(`unsupported return type from ApplyConfiguration expression: ${result === null ? 'null_type' : Array.isArray(result) ? 'list' : typeof result === 'object' ? 'map' : typeof result}`);
+    throw new MutationError(
+      `unsupported return type from ApplyConfiguration expression: ${result === null ? 'null_type' : Array.isArray(result) ? 'list' : typeof result === 'object' ? 'map' : typeof result}`,
+    );
   }
   checkTypeNames(result, 'Object');
   const patch = messageToJson(result) as { [key: string]: Json };
@@ -87,7 +91,10 @@ export function applyConfigurationMutation(object: KubeObject, result: unknown, 
   if (object.apiVersion) patch['apiVersion'] = object.apiVersion;
   if (object.kind) patch['kind'] = object.kind;
   const atomics = atomicPaths(patch, type);
-  if (atomics.length > 0) throw new MutationError(`error applying patch: invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: ${atomics.join(', ')}`);
+  if (atomics.length > 0)
+    throw new MutationError(
+      `error applying patch: invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: ${atomics.join(', ')}`,
+    );
   try {
     return mergeTyped(object as unknown as Json, patch, type) as unknown as KubeObject;
   } catch (err) {
@@ -100,7 +107,9 @@ export function applyConfigurationMutation(object: KubeObject, result: unknown, 
  *  `Object{...}`: each nested message's type name is its parent's followed by the field */
 function checkTypeNames(message: MessageLiteral, expected: string): void {
   if (message.typeName !== expected) {
-    throw new MutationError(`type mismatch: unexpected type name "${message.typeName}", expected "${expected}", which matches field name path from root Object type`);
+    throw new MutationError(
+      `type mismatch: unexpected type name "${message.typeName}", expected "${expected}", which matches field name path from root Object type`,
+    );
   }
   for (const [field, value] of Object.entries(message.fields)) checkNested(value, `${expected}.${field}`);
 }

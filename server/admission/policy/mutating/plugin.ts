@@ -25,7 +25,8 @@ export const mutatingAdmissionPolicyFactory: AdmissionPluginFactory = {
     const policiesRest = deps.resolver.lookup(GROUP, VERSION, 'mutatingadmissionpolicies');
     const bindingsRest = deps.resolver.lookup(GROUP, VERSION, 'mutatingadmissionpolicybindings');
     // inert, as kube's plugin is, without its gate or its API
-    if (!deps.featureGates[MUTATING_POLICY_PLUGIN] || !policiesRest || !bindingsRest) return { name: MUTATING_POLICY_PLUGIN, handles: () => false };
+    if (!deps.featureGates[MUTATING_POLICY_PLUGIN] || !policiesRest || !bindingsRest)
+      return { name: MUTATING_POLICY_PLUGIN, handles: () => false };
     const log = policyLogger(deps.log, 'mutating-admission-policy');
     const policies = startInformer(policiesRest, log, deps.signal);
     const bindings = startInformer(bindingsRest, log, deps.signal);
@@ -37,7 +38,11 @@ export const mutatingAdmissionPolicyFactory: AdmissionPluginFactory = {
     };
 
     const hooks = (): MutatingPolicyHook[] =>
-      policiesWithBindings(policies.list() as unknown as MutatingPolicyObject[], bindings.list() as unknown as MutatingBindingObject[], cache);
+      policiesWithBindings(
+        policies.list() as unknown as MutatingPolicyObject[],
+        bindings.list() as unknown as MutatingBindingObject[],
+        cache,
+      );
 
     return {
       name: MUTATING_POLICY_PLUGIN,
