@@ -287,7 +287,8 @@ export class UnaryChannel {
           // the server refused the stream before processing anything on it
           return fail(GrpcStatus.UNAVAILABLE, 'Stream refused by server', true);
         }
-        if (streamError || rst === 0) {
+        // a connection that broke closes its streams with CANCEL: that is no cancellation
+        if (streamError || rst === 0 || session.destroyed || session.closed) {
           return fail(GrpcStatus.UNAVAILABLE, `Connection to etcd lost${streamError ? `: ${streamError.message}` : ''}`);
         }
         return fail(codeOfResetStream(rst), `Received RST_STREAM with code ${rst}`);
