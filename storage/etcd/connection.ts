@@ -125,6 +125,8 @@ export class EndpointPool {
         }
         continue;
       }
+      // the wait for a connection may have outlasted the caller's interest
+      signal?.throwIfAborted();
       try {
         return await this.callOnce(ep, rpc, req, signal);
       } catch (raw) {

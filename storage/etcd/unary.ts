@@ -210,6 +210,7 @@ export class UnaryChannel {
     if (!session || !this.ready) {
       return Promise.reject(new EtcdError(GrpcStatus.UNAVAILABLE, 'No connection established', this.endpoint, true));
     }
+    if (signal?.aborted) return Promise.reject(new EtcdError(GrpcStatus.CANCELLED, 'Cancelled on client', this.endpoint, true));
     let stream: http2.ClientHttp2Stream;
     try {
       stream = session.request({
