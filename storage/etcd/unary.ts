@@ -153,6 +153,9 @@ export class UnaryChannel {
       const session = http2.connect(this.authority, {
         ...(this.tls ?? {}),
         settings: { enablePush: false },
+        // node refuses new streams once this much is buffered per session (default 10 MB):
+        // many concurrent pages of a big range can hold more
+        maxSessionMemory: 64,
       });
       this.session = session;
       let keepalive: NodeJS.Timeout | undefined;
