@@ -130,7 +130,7 @@ export class UnaryChannel {
       if (wait > 0) {
         // after a failed attempt, wait out the backoff before the next one
         await sleep(Math.min(wait, timeoutMs));
-        if (Date.now() < this.retryAt) return false;
+        if (this.closed || Date.now() < this.retryAt) return false;
       }
       if (this.ready) return true;
       this.opening ??= this.open();
@@ -149,7 +149,7 @@ export class UnaryChannel {
   }
 
   private open(): Promise<boolean> {
-    return new Promise((resolve) => {
+    const attempt = new Promise<boolean>((resolve) => {
       const session = http2.connect(this.authority, {
         ...(this.tls ?? {}),
         settings: { enablePush: false },
@@ -159,9 +159,11 @@ export class UnaryChannel {
       });
       this.session = session;
       let keepalive: NodeJS.Timeout | undefined;
+      let pending = true;
       const settle = (ok: boolean): void => {
-        if (!this.opening) return;
-        this.opening = null;
+        if (!pending) return;
+        pending = false;
+        if (this.opening === attempt) this.opening = null;
         if (ok) {
           this.backoffMs = INITIAL_BACKOFF_MS;
         } else {
@@ -193,6 +195,7 @@ export class UnaryChannel {
         settle(false);
       });
     });
+    return attempt;
   }
 
   private ping(session: http2.ClientHttp2Session): void {
