@@ -1,7 +1,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startEtcd, freePort, type EtcdProcess } from '../testing/etcd-server.js';
-import { createEtcdClient, isCompactedError } from './client.js';
+import { createEtcdClient, isCompactedError, isFutureRevisionError, EtcdError } from './client.js';
 import { prefixEnd, type EtcdClient, type WatchMessage, type EtcdEvent } from './types.js';
 
 const b = (s: string) => Buffer.from(s);
@@ -244,6 +244,53 @@ test('a watch from a compacted revision is canceled with the compact revision', 
   client.watch({ key: b('/t7/a'), startRevision: first }, (m) => msgs.push(m));
   await until('cancel', () => msgs.length > 0);
   assert.deepEqual(msgs[0], { kind: 'canceled', compactRevision: latest, reason: 'canceled by etcd' });
+});
+
+test("etcd's refusals keep their gRPC code and etcd's message", async () => {
+  const rev = (await client.put(b('/t10/a'), b('x'))).header.revision;
+  await assert.rejects(client.range({ key: b('/t10/a'), revision: rev + 1000 }), (err) => {
+    assert.ok(isFutureRevisionError(err), String(err));
+    assert.equal((err as EtcdError).code, 11); // OUT_OF_RANGE
+    return true;
+  });
+  // etcd's default --max-request-bytes is 1.5 MiB; its gRPC server takes 512 KiB more
+  await assert.rejects(client.put(b('/t10/big'), Buffer.alloc(1600 * 1024, 'x')), (err) => {
+    assert.ok(err instanceof EtcdError);
+    assert.equal(err.code, 3); // INVALID_ARGUMENT
+    assert.match(err.message, /request is too large/);
+    return true;
+  });
+  await assert.rejects(client.put(b('/t10/big'), Buffer.alloc(3 * 1024 * 1024, 'x')), (err) => {
+    assert.ok(err instanceof EtcdError);
+    assert.equal(err.code, 8); // RESOURCE_EXHAUSTED
+    assert.match(err.message, /larger than max/);
+    return true;
+  });
+  assert.equal((await client.range({ key: b('/t10/big') })).kvs.length, 0);
+});
+
+test('an aborted read rejects with the abort reason; the client carries on', async () => {
+  await client.put(b('/t11/a'), b('x'));
+  const ac = new AbortController();
+  const read = client.range({ key: b('/t11/a'), signal: ac.signal });
+  ac.abort();
+  await assert.rejects(read, (err: Error) => err.name === 'AbortError');
+  const already = new AbortController();
+  already.abort();
+  await assert.rejects(client.range({ key: b('/t11/a'), signal: already.signal }), (err: Error) => err.name === 'AbortError');
+  const reads = await Promise.all(Array.from({ length: 50 }, () => client.range({ key: b('/t11/a') })));
+  assert.ok(reads.every((r) => r.kvs[0]?.value.toString() === 'x'));
+  // aborted while the first call of a new client waits for its connection
+  const fresh = createEtcdClient({ endpoints: [etcd.endpoint] });
+  try {
+    const waiting = new AbortController();
+    const first = fresh.range({ key: b('/t11/a'), signal: waiting.signal });
+    waiting.abort();
+    await assert.rejects(first, (err: Error) => err.name === 'AbortError');
+    assert.equal((await fresh.range({ key: b('/t11/a') })).kvs[0]?.value.toString(), 'x');
+  } finally {
+    fresh.close();
+  }
 });
 
 test('lease grant, keepalive, revoke', async () => {

@@ -1,13 +1,13 @@
 // The endpoints of one etcd cluster and the unary-call retry policy.
 //
-// One grpc-js channel per endpoint; calls go to the active endpoint. When an endpoint fails
+// Per endpoint: a connection for unary calls (unary.ts, node:http2) and a grpc-js channel for
+// the watch and lease-keepalive streams; calls go to the active endpoint. When an endpoint fails
 // (UNAVAILABLE, or a deadline passed), the next one becomes active. Whether the failed call is
 // then tried again depends on what it was:
 // - idempotent calls (range, read-only txn, status, member list, lease revoke/keepalive) are
 //   retried on the next endpoint;
-// - writes (put, delete, txn with writes, compact, lease grant) are retried only when grpc-js
-//   says no transport ever carried them ("No connection established", or a deadline that
-//   passed while still waiting for a connection). A write that may have reached etcd is never
+// - writes (put, delete, txn with writes, compact, lease grant) are retried only when no
+//   transport ever carried them (no connection was up, or etcd refused the stream). A write that may have reached etcd is never
 //   repeated: the caller gets the error and must re-read to learn the outcome (a put applied
 //   twice would bump the revision twice; a txn could even apply its else-branch the second
 //   time).
@@ -17,10 +17,14 @@ import { readFileSync } from 'node:fs';
 import { EtcdError, fromGrpcError, isEndpointFailure } from './errors.js';
 import type { Rpc } from './proto.js';
 import type { EtcdClientOptions } from './types.js';
+import { UnaryChannel, type UnaryTls } from './unary.js';
 
 export interface Endpoint {
   readonly url: string;
+  /** the watch and lease-keepalive streams */
   readonly client: grpc.Client;
+  /** every unary call */
+  readonly unary: UnaryChannel;
 }
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
@@ -58,10 +62,14 @@ function parseEndpoint(url: string): { target: string; secure: boolean } {
   return { target: `${u.hostname}:${port}`, secure };
 }
 
-function credentialsFor(secure: boolean, opts: EtcdClientOptions): grpc.ChannelCredentials {
-  if (!secure) return grpc.credentials.createInsecure();
-  const read = (file?: string) => (file ? readFileSync(file) : null);
-  return grpc.credentials.createSsl(read(opts.caFile), read(opts.keyFile), read(opts.certFile));
+function readTls(opts: EtcdClientOptions): UnaryTls {
+  const read = (file?: string) => (file ? readFileSync(file) : undefined);
+  return { ca: read(opts.caFile), cert: read(opts.certFile), key: read(opts.keyFile) };
+}
+
+function credentialsFor(tls: UnaryTls | null): grpc.ChannelCredentials {
+  if (!tls) return grpc.credentials.createInsecure();
+  return grpc.credentials.createSsl(tls.ca ?? null, tls.key ?? null, tls.cert ?? null);
 }
 
 export class EndpointPool {
@@ -73,9 +81,15 @@ export class EndpointPool {
   constructor(opts: EtcdClientOptions) {
     if (opts.endpoints.length === 0) throw new Error('etcd client needs at least one endpoint');
     this.requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    let tlsFiles: UnaryTls | undefined;
     this.endpoints = opts.endpoints.map((url) => {
       const { target, secure } = parseEndpoint(url);
-      return { url, client: new grpc.Client(target, credentialsFor(secure, opts), channelOptions) };
+      const tls = secure ? (tlsFiles ??= readTls(opts)) : null;
+      return {
+        url,
+        client: new grpc.Client(target, credentialsFor(tls), channelOptions),
+        unary: new UnaryChannel(url, `${secure ? 'https' : 'http'}://${target}`, tls),
+      };
     });
   }
 
@@ -104,7 +118,7 @@ export class EndpointPool {
       signal?.throwIfAborted();
       const ep = this.active;
       const remaining = Math.max(0, connectDeadline - Date.now());
-      if (!(await this.connect(ep, n > 1 ? Math.min(remaining, PER_ENDPOINT_CONNECT_MS) : remaining))) {
+      if (!ep.unary.ready && !(await ep.unary.connect(n > 1 ? Math.min(remaining, PER_ENDPOINT_CONNECT_MS) : remaining))) {
         this.failed(ep);
         if (Date.now() >= connectDeadline) {
           throw new EtcdError(
@@ -116,6 +130,8 @@ export class EndpointPool {
         }
         continue;
       }
+      // the wait for a connection may have outlasted the caller's interest
+      signal?.throwIfAborted();
       try {
         return await this.callOnce(ep, rpc, req, signal);
       } catch (raw) {
@@ -131,7 +147,7 @@ export class EndpointPool {
     }
   }
 
-  /** Waits until `ep` has a ready connection (true), or until a connection attempt begun
+  /** Waits until `ep`'s grpc-js channel (the streams') has a ready connection (true), or until a connection attempt begun
    *  while waiting failed, or `timeoutMs` passed (false). grpc-js keeps a failed channel in
    *  TRANSIENT_FAILURE until a connection succeeds and reconnects only when asked, so the
    *  channel is asked again every poll interval. */
@@ -159,34 +175,26 @@ export class EndpointPool {
   async callAt<Res>(url: string, rpc: Rpc<Res>, req: object, timeoutMs: number): Promise<Res> {
     const ep = this.endpoints.find((e) => e.url === url);
     if (!ep) throw new Error(`${url} is not one of this client's endpoints`);
-    if (!(await this.connect(ep, timeoutMs))) throw new EtcdError(grpc.status.UNAVAILABLE, `no connection to etcd at ${url}`, url, true);
+    if (!(await ep.unary.connect(timeoutMs))) throw new EtcdError(grpc.status.UNAVAILABLE, `no connection to etcd at ${url}`, url, true);
     return this.callOnce(ep, rpc, req);
   }
 
-  private callOnce<Res>(ep: Endpoint, rpc: Rpc<Res>, req: object, signal?: AbortSignal): Promise<Res> {
-    return new Promise((resolve, reject) => {
-      const call = ep.client.makeUnaryRequest(
-        rpc.path,
-        rpc.serialize,
-        rpc.deserialize,
-        req,
-        new grpc.Metadata(),
-        { deadline: Date.now() + this.requestTimeoutMs },
-        (err, res) => {
-          signal?.removeEventListener('abort', cancel);
-          if (err || res === undefined) reject(err ?? new Error('empty response'));
-          else resolve(res);
-        },
-      );
-      const cancel = (): void => call.cancel();
-      signal?.addEventListener('abort', cancel, { once: true });
-    });
+  private async callOnce<Res>(ep: Endpoint, rpc: Rpc<Res>, req: object, signal?: AbortSignal): Promise<Res> {
+    const res = await ep.unary.call(rpc.path, rpc.serialize(req), this.requestTimeoutMs, signal);
+    try {
+      return rpc.deserialize(res);
+    } catch (err) {
+      throw new EtcdError(grpc.status.INTERNAL, `etcd response could not be decoded: ${(err as Error).message}`, ep.url);
+    }
   }
 
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    for (const ep of this.endpoints) ep.client.close();
+    for (const ep of this.endpoints) {
+      ep.client.close();
+      ep.unary.close();
+    }
   }
 }
 
