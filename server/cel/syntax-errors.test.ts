@@ -273,6 +273,19 @@ test("cel-go's parser limits: recursion while parsing, depth of the tree, error 
   assert.equal(celSyntaxErrors(`${'('.repeat(250)}1${')'.repeat(250)}`), recursion.replace('32', '250'));
 });
 
+test("cel-go's syntax errors nested up to its recursion limit of 250, and past it", () => {
+  // an operand missing at the innermost level. Each parenthesis nests one more expression under
+  // the top one (and one more of each rule an expression reads through), so 249 parentheses are
+  // cel-go's deepest; an operator inside would nest one rule deeper still
+  const empty = (levels: number) => `${'('.repeat(levels)}${')'.repeat(levels)}`;
+  for (const levels of [200, 249]) {
+    const want = issue(1, levels + 1, `Syntax error: mismatched input ')' expecting ${PRIMARY}`, empty(levels));
+    assert.equal(celSyntaxErrors(empty(levels)), want, `${levels} levels`);
+  }
+  const recursion = 'ERROR: <input>:-1:0: expression recursion limit exceeded: 250';
+  for (const levels of [250, 251]) assert.equal(celSyntaxErrors(empty(levels)), recursion, `${levels} levels`);
+});
+
 test("cel-go's caret line: wide dots and caret under characters of more than one byte", () => {
   assert.equal(
     celSyntaxErrors('ó + 1'),

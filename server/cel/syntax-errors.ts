@@ -101,6 +101,10 @@ type Rule =
   | 'mapInitializerList'
   | 'fieldInitializerList';
 
+/** the rule one level of operators reads its operands with; called on the parser, not through a
+ *  closure, so that a nesting level costs no extra stack frame */
+type Operand = (this: Parser, follow: TokenSet) => number;
+
 class Parser {
   readonly errors: SyntaxIssue[] = [];
   readonly reserved: SyntaxIssue[] = [];
@@ -159,15 +163,21 @@ class Parser {
     }
   }
 
-  /** runs `fn` one level deeper in `rule`, the levels it added dropped after */
-  private counted<R>(rule: Rule, fn: () => R): R {
+  /** one level deeper in `rule`; returns the depth to restore when the rule is left */
+  private descend(rule: Rule): number {
     const before = this.depths.get(rule) ?? 0;
     this.enter(rule);
-    try {
-      return fn();
-    } finally {
-      this.depths.set(rule, before);
-    }
+    return before;
+  }
+
+  /** A rule's error: skips to a token that may follow it; the rule read nothing (height 0).
+   *  Rules catch inline rather than through a callback so that each nesting level of the
+   *  grammar costs one stack frame per rule: cel-go's 250 levels must fit node's stack. */
+  private recovered(err: unknown, follow: TokenSet): number {
+    if (!(err instanceof RecognitionError)) throw err;
+    this.checkAttempts();
+    this.recover(follow);
+    return 0;
   }
 
   /** a token the grammar requires; `after`: what may follow it here */
@@ -207,19 +217,6 @@ class Parser {
     throw new RecognitionError();
   }
 
-  /** runs a rule; after an error, skips to a token that may follow it. Returns the height of
-   *  what the rule read (0 after an error) */
-  private rule(follow: TokenSet, body: () => number): number {
-    try {
-      return body();
-    } catch (err) {
-      if (!(err instanceof RecognitionError)) throw err;
-      this.checkAttempts();
-      this.recover(follow);
-      return 0;
-    }
-  }
-
   /** ANTLR's recovery in a rule: skips to a token that may follow it (one token at least when
    *  the last recovery stopped here too), each skipped token counted against cel-go's limit */
   private recover(follow: TokenSet): void {
@@ -255,40 +252,46 @@ class Parser {
   }
 
   private expr(follow: TokenSet): number {
-    return this.counted('expr', () =>
-      this.rule(follow, () => {
-        const condition = this.conditionalOr(union(follow, set(T.QUESTIONMARK)));
-        if (this.la().type !== T.QUESTIONMARK) return condition;
-        this.match(T.QUESTIONMARK, EXPR_START);
-        const ifTrue = this.conditionalOr(union(follow, set(T.COLON)));
-        this.match(T.COLON, EXPR_START);
-        const ifFalse = this.expr(follow);
-        return 1 + Math.max(condition, ifTrue, ifFalse);
-      }),
-    );
+    const outer = this.descend('expr');
+    try {
+      const condition = this.conditionalOr(union(follow, set(T.QUESTIONMARK)));
+      if (this.la().type !== T.QUESTIONMARK) return condition;
+      this.match(T.QUESTIONMARK, EXPR_START);
+      const ifTrue = this.conditionalOr(union(follow, set(T.COLON)));
+      this.match(T.COLON, EXPR_START);
+      const ifFalse = this.expr(follow);
+      return 1 + Math.max(condition, ifTrue, ifFalse);
+    } catch (err) {
+      return this.recovered(err, follow);
+    } finally {
+      this.depths.set('expr', outer);
+    }
   }
 
   /** `operand (op operand)*`, the operators joining flat (cel-go balances && and ||) */
-  private flat(rule: Rule, follow: TokenSet, op: T, operand: (f: TokenSet) => number): number {
-    return this.counted(rule, () =>
-      this.rule(follow, () => {
-        const f = union(follow, set(op));
-        let height = operand(f);
-        while (this.la().type === op) {
-          this.match(op, EXPR_START);
-          height = Math.max(height, operand(f));
-        }
-        return height;
-      }),
-    );
+  private flat(rule: Rule, follow: TokenSet, op: T, operand: Operand): number {
+    const outer = this.descend(rule);
+    try {
+      const f = union(follow, set(op));
+      let height = operand.call(this, f);
+      while (this.la().type === op) {
+        this.match(op, EXPR_START);
+        height = Math.max(height, operand.call(this, f));
+      }
+      return height;
+    } catch (err) {
+      return this.recovered(err, follow);
+    } finally {
+      this.depths.set(rule, outer);
+    }
   }
 
   private conditionalOr(follow: TokenSet): number {
-    return this.flat('conditionalOr', follow, T.LOGICAL_OR, (f) => this.conditionalAnd(f));
+    return this.flat('conditionalOr', follow, T.LOGICAL_OR, this.conditionalAnd);
   }
 
   private conditionalAnd(follow: TokenSet): number {
-    return this.flat('conditionalAnd', follow, T.LOGICAL_AND, (f) => this.relation(f));
+    return this.flat('conditionalAnd', follow, T.LOGICAL_AND, this.relation);
   }
 
   /**
@@ -297,47 +300,53 @@ class Parser {
    * right operand is read one level further down. `levels`: the operators by precedence,
    * loosest first. The tree nests to the left: each operator is a node above what came before.
    */
-  private climb(rule: Rule, follow: TokenSet, levels: readonly TokenSet[], operand: (f: TokenSet) => number, minLevel = 0): number {
-    return this.counted(rule, () =>
-      this.rule(follow, () => {
-        const all = union(...levels);
-        const f = union(follow, all);
-        let height = operand(f);
-        for (;;) {
-          const level = levels.findIndex((ops) => ops.has(this.la().type));
-          if (level < minLevel) return height;
-          this.match(this.la().type, EXPR_START);
-          const right = this.climb(rule, f, levels, operand, level + 1);
-          height = 1 + Math.max(height, right);
-        }
-      }),
-    );
+  private climb(rule: Rule, follow: TokenSet, levels: readonly TokenSet[], operand: Operand, minLevel = 0): number {
+    const outer = this.descend(rule);
+    try {
+      const all = union(...levels);
+      const f = union(follow, all);
+      let height = operand.call(this, f);
+      for (;;) {
+        const level = levels.findIndex((ops) => ops.has(this.la().type));
+        if (level < minLevel) return height;
+        this.match(this.la().type, EXPR_START);
+        const right = this.climb(rule, f, levels, operand, level + 1);
+        height = 1 + Math.max(height, right);
+      }
+    } catch (err) {
+      return this.recovered(err, follow);
+    } finally {
+      this.depths.set(rule, outer);
+    }
   }
 
   private relation(follow: TokenSet): number {
-    return this.climb('relation', follow, [RELATIONS], (f) => this.calc(f));
+    return this.climb('relation', follow, [RELATIONS], this.calc);
   }
 
   private calc(follow: TokenSet): number {
-    return this.climb('calc', follow, [SUMS, PRODUCTS], (f) => this.unary(f));
+    return this.climb('calc', follow, [SUMS, PRODUCTS], this.unary);
   }
 
   private unary(follow: TokenSet): number {
-    return this.counted('unary', () =>
-      this.rule(follow, () => {
-        this.sync(EXPR_START);
-        const t = this.la();
-        if (t.type === T.EXCLAM) {
-          while (this.la().type === T.EXCLAM) this.match(T.EXCLAM, EXPR_START);
-        } else if (t.type === T.MINUS && !this.isNumber(this.la(2).type)) {
-          // negations: each '-' is one unless the next one signs a number
-          this.startsMember(this.la(2), this.la(1));
-          do this.match(T.MINUS, EXPR_START);
-          while (this.la().type === T.MINUS && !this.isNumber(this.la(2).type) && this.startsMember(this.la(2), this.la(1)));
-        }
-        return this.member(follow);
-      }),
-    );
+    const outer = this.descend('unary');
+    try {
+      this.sync(EXPR_START);
+      const t = this.la();
+      if (t.type === T.EXCLAM) {
+        while (this.la().type === T.EXCLAM) this.match(T.EXCLAM, EXPR_START);
+      } else if (t.type === T.MINUS && !this.isNumber(this.la(2).type)) {
+        // negations: each '-' is one unless the next one signs a number
+        this.startsMember(this.la(2), this.la(1));
+        do this.match(T.MINUS, EXPR_START);
+        while (this.la().type === T.MINUS && !this.isNumber(this.la(2).type) && this.startsMember(this.la(2), this.la(1)));
+      }
+      return this.member(follow);
+    } catch (err) {
+      return this.recovered(err, follow);
+    } finally {
+      this.depths.set('unary', outer);
+    }
   }
 
   /** whether a member can start at `next` after a '-' (`from`); if not, no alternative fits */
@@ -353,50 +362,53 @@ class Parser {
 
   /** a primary and its selections, calls and indexes (one level of the rule, however many) */
   private member(follow: TokenSet): number {
-    return this.counted('member', () =>
-      this.rule(follow, () => {
-        const f = union(follow, set(T.DOT, T.LBRACKET));
-        let height = this.primary(f);
-        for (;;) {
-          const t = this.la();
-          if (t.type === T.DOT) {
-            const next = this.la(2);
-            const afterOpt = next.type === T.QUESTIONMARK ? this.la(3) : next;
-            if (next.type === T.IDENTIFIER && this.la(3).type === T.LPAREN) {
-              this.consume();
-              this.consume();
-              height = 1 + Math.max(height, this.call(f));
-              continue;
-            }
-            if (afterOpt.type === T.IDENTIFIER || afterOpt.type === T.ESC_IDENTIFIER) {
-              this.consume();
-              if (next.type === T.QUESTIONMARK) this.consume();
-              this.consume();
-              this.recovering = false;
-              height += 1;
-              continue;
-            }
-            // neither a selection nor a method call: no alternative of the rule fits
-            const stop = next.type === T.QUESTIONMARK ? afterOpt : next;
-            const text = this.tokens
-              .slice(this.p, this.tokens.indexOf(stop) + (stop.type === T.EOF ? 0 : 1))
-              .map((x) => x.text)
-              .join('');
-            this.report(stop, `no viable alternative at input '${text}'`);
-            throw new RecognitionError();
-          }
-          if (t.type === T.LBRACKET) {
+    const outer = this.descend('member');
+    try {
+      const f = union(follow, set(T.DOT, T.LBRACKET));
+      let height = this.primary(f);
+      for (;;) {
+        const t = this.la();
+        if (t.type === T.DOT) {
+          const next = this.la(2);
+          const afterOpt = next.type === T.QUESTIONMARK ? this.la(3) : next;
+          if (next.type === T.IDENTIFIER && this.la(3).type === T.LPAREN) {
             this.consume();
-            if (this.la().type === T.QUESTIONMARK) this.consume();
-            const index = this.expr(union(f, set(T.RPRACKET)));
-            this.match(T.RPRACKET, f);
-            height = 1 + Math.max(height, index);
+            this.consume();
+            height = 1 + Math.max(height, this.call(f));
             continue;
           }
-          return height;
+          if (afterOpt.type === T.IDENTIFIER || afterOpt.type === T.ESC_IDENTIFIER) {
+            this.consume();
+            if (next.type === T.QUESTIONMARK) this.consume();
+            this.consume();
+            this.recovering = false;
+            height += 1;
+            continue;
+          }
+          // neither a selection nor a method call: no alternative of the rule fits
+          const stop = next.type === T.QUESTIONMARK ? afterOpt : next;
+          const text = this.tokens
+            .slice(this.p, this.tokens.indexOf(stop) + (stop.type === T.EOF ? 0 : 1))
+            .map((x) => x.text)
+            .join('');
+          this.report(stop, `no viable alternative at input '${text}'`);
+          throw new RecognitionError();
         }
-      }),
-    );
+        if (t.type === T.LBRACKET) {
+          this.consume();
+          if (this.la().type === T.QUESTIONMARK) this.consume();
+          const index = this.expr(union(f, set(T.RPRACKET)));
+          this.match(T.RPRACKET, f);
+          height = 1 + Math.max(height, index);
+          continue;
+        }
+        return height;
+      }
+    } catch (err) {
+      return this.recovered(err, follow);
+    } finally {
+      this.depths.set('member', outer);
+    }
   }
 
   /** `(args?)` after a function's name: the height of its arguments */
@@ -409,21 +421,31 @@ class Parser {
   }
 
   private exprList(follow: TokenSet): number {
-    return this.counted('exprList', () =>
-      this.rule(follow, () => {
-        const f = union(follow, set(T.COMMA));
-        let height = this.expr(f);
-        while (this.la().type === T.COMMA) {
-          this.match(T.COMMA, EXPR_START);
-          height = Math.max(height, this.expr(f));
-        }
-        return height;
-      }),
-    );
+    const outer = this.descend('exprList');
+    try {
+      const f = union(follow, set(T.COMMA));
+      let height = this.expr(f);
+      while (this.la().type === T.COMMA) {
+        this.match(T.COMMA, EXPR_START);
+        height = Math.max(height, this.expr(f));
+      }
+      return height;
+    } catch (err) {
+      return this.recovered(err, follow);
+    } finally {
+      this.depths.set('exprList', outer);
+    }
   }
 
   private primary(follow: TokenSet): number {
-    return this.counted('primary', () => this.rule(follow, () => this.primaryBody(follow)));
+    const outer = this.descend('primary');
+    try {
+      return this.primaryBody(follow);
+    } catch (err) {
+      return this.recovered(err, follow);
+    } finally {
+      this.depths.set('primary', outer);
+    }
   }
 
   private primaryBody(follow: TokenSet): number {
@@ -462,16 +484,7 @@ class Parser {
         let height = 0;
         if (this.la().type !== T.RPRACKET && this.la().type !== T.COMMA) {
           const f = union(follow, set(T.COMMA, T.RPRACKET));
-          height = this.counted('listInit', () =>
-            this.rule(f, () => {
-              let h = this.optExpr(f);
-              while (this.la().type === T.COMMA && this.la(2).type !== T.RPRACKET) {
-                this.match(T.COMMA, EXPR_START);
-                h = Math.max(h, this.optExpr(f));
-              }
-              return h;
-            }),
-          );
+          height = this.listInit(f);
         }
         if (this.la().type === T.COMMA) this.consume();
         this.match(T.RPRACKET, follow);
@@ -483,21 +496,7 @@ class Parser {
         let height = 0;
         if (this.la().type !== T.RBRACE && this.la().type !== T.COMMA) {
           const f = union(follow, set(T.COMMA, T.RBRACE));
-          const entry = (): number => {
-            const key = this.optExpr(union(f, set(T.COLON)));
-            this.match(T.COLON, EXPR_START);
-            return Math.max(key, this.expr(f));
-          };
-          height = this.counted('mapInitializerList', () =>
-            this.rule(f, () => {
-              let h = entry();
-              while (this.la().type === T.COMMA && this.la(2).type !== T.RBRACE) {
-                this.match(T.COMMA, EXPR_START);
-                h = Math.max(h, entry());
-              }
-              return h;
-            }),
-          );
+          height = this.mapInitializerList(f);
         }
         if (this.la().type === T.COMMA) this.consume();
         this.match(T.RBRACE, follow);
@@ -524,11 +523,52 @@ class Parser {
     }
   }
 
+  private listInit(follow: TokenSet): number {
+    const outer = this.descend('listInit');
+    try {
+      let height = this.optExpr(follow);
+      while (this.la().type === T.COMMA && this.la(2).type !== T.RPRACKET) {
+        this.match(T.COMMA, EXPR_START);
+        height = Math.max(height, this.optExpr(follow));
+      }
+      return height;
+    } catch (err) {
+      return this.recovered(err, follow);
+    } finally {
+      this.depths.set('listInit', outer);
+    }
+  }
+
+  private mapInitializerList(follow: TokenSet): number {
+    const outer = this.descend('mapInitializerList');
+    try {
+      let height = this.mapEntry(follow);
+      while (this.la().type === T.COMMA && this.la(2).type !== T.RBRACE) {
+        this.match(T.COMMA, EXPR_START);
+        height = Math.max(height, this.mapEntry(follow));
+      }
+      return height;
+    } catch (err) {
+      return this.recovered(err, follow);
+    } finally {
+      this.depths.set('mapInitializerList', outer);
+    }
+  }
+
+  private mapEntry(follow: TokenSet): number {
+    const key = this.optExpr(union(follow, set(T.COLON)));
+    this.match(T.COLON, EXPR_START);
+    return Math.max(key, this.expr(follow));
+  }
+
   private optExpr(follow: TokenSet): number {
-    return this.counted('optExpr', () => {
+    const outer = this.descend('optExpr');
+    try {
       if (this.la().type === T.QUESTIONMARK) this.consume();
       return this.expr(follow);
-    });
+    } finally {
+      this.depths.set('optExpr', outer);
+    }
   }
 
   /** `{field: value, ...}` of a message construction */
@@ -537,32 +577,38 @@ class Parser {
     const fieldStart = set(T.RBRACE, T.COMMA, T.QUESTIONMARK, T.IDENTIFIER, T.ESC_IDENTIFIER);
     this.sync(fieldStart);
     const f = union(follow, set(T.COMMA, T.RBRACE));
-    const field = (): number => {
-      if (this.la().type === T.QUESTIONMARK) this.consume();
-      const id = this.la();
-      if (id.type === T.IDENTIFIER || id.type === T.ESC_IDENTIFIER) {
-        this.consume();
-        this.recovering = false;
-      } else this.match(T.IDENTIFIER, set(T.COLON));
-      this.match(T.COLON, EXPR_START);
-      return this.expr(f);
-    };
-    let height = 0;
-    if (this.la().type !== T.RBRACE && this.la().type !== T.COMMA) {
-      height = this.counted('fieldInitializerList', () =>
-        this.rule(f, () => {
-          let h = field();
-          while (this.la().type === T.COMMA && this.la(2).type !== T.RBRACE) {
-            this.match(T.COMMA, set(T.QUESTIONMARK, T.IDENTIFIER, T.ESC_IDENTIFIER));
-            h = Math.max(h, field());
-          }
-          return h;
-        }),
-      );
-    }
+    const height = this.la().type !== T.RBRACE && this.la().type !== T.COMMA ? this.fieldInitializerList(f) : 0;
     if (this.la().type === T.COMMA) this.consume();
     this.match(T.RBRACE, follow);
     return height;
+  }
+
+  private fieldInitializerList(follow: TokenSet): number {
+    const outer = this.descend('fieldInitializerList');
+    try {
+      let height = this.field(follow);
+      while (this.la().type === T.COMMA && this.la(2).type !== T.RBRACE) {
+        this.match(T.COMMA, set(T.QUESTIONMARK, T.IDENTIFIER, T.ESC_IDENTIFIER));
+        height = Math.max(height, this.field(follow));
+      }
+      return height;
+    } catch (err) {
+      return this.recovered(err, follow);
+    } finally {
+      this.depths.set('fieldInitializerList', outer);
+    }
+  }
+
+  /** `name: value` in a message construction */
+  private field(follow: TokenSet): number {
+    if (this.la().type === T.QUESTIONMARK) this.consume();
+    const id = this.la();
+    if (id.type === T.IDENTIFIER || id.type === T.ESC_IDENTIFIER) {
+      this.consume();
+      this.recovering = false;
+    } else this.match(T.IDENTIFIER, set(T.COLON));
+    this.match(T.COLON, EXPR_START);
+    return this.expr(follow);
   }
 }
 
@@ -650,9 +696,11 @@ function parseWithLimits(expression: string, limits: ParserLimits): ParseOutcome
     };
   } catch (err) {
     if (err instanceof RangeError) {
-      // nesting deeper than this parser's stack allows: each bracket, parenthesis or brace
-      // nests an expression in cel-go's grammar (one more than the top one), so cel-go's
-      // recursion limit decides; within it, the expression is left to the library
+      // nesting deeper than the stack left to this parser allows (cel-go's limit fits node's
+      // stack with room to spare; a caller deep in its own stack may still get here): each
+      // bracket, parenthesis or brace nests an expression in cel-go's grammar (one more than the
+      // top one), so cel-go's recursion limit decides; within it, the expression is left to the
+      // library
       const tooDeep = bracketDepth(tokens) + 1 > limits.maxRecursionDepth;
       return {
         lexer,
