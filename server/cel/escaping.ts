@@ -3,35 +3,13 @@
 // with a digit) is spelled with `__` as `__underscores__`, `.` as `__dot__`, `-` as `__dash__`
 // and `/` as `__slash__`; any other name cannot be reached from CEL.
 
-const RESERVED = new Set([
-  'true',
-  'false',
-  'null',
-  'in',
-  'as',
-  'break',
-  'const',
-  'continue',
-  'else',
-  'for',
-  'function',
-  'if',
-  'import',
-  'let',
-  'loop',
-  'package',
-  'namespace',
-  'return',
-  'var',
-  'void',
-  'while',
-]);
+import { CEL_WORDS } from './reserved-words.js';
 
 const ESCAPABLE = /^[a-zA-Z_.\-/][a-zA-Z0-9_.\-/]*$/;
 
 /** the CEL spelling of a property name, or undefined when CEL cannot name it */
 export function escapeProperty(name: string): string | undefined {
-  if (RESERVED.has(name)) return `__${name}__`;
+  if (CEL_WORDS.has(name)) return `__${name}__`;
   if (!ESCAPABLE.test(name)) return undefined;
   let out = '';
   for (let i = 0; i < name.length; i++) {

@@ -12,6 +12,7 @@
 
 import type { Environment } from '@marcbachmann/cel-js';
 import { applyEdits, type RewrittenSource, type TextEdit } from './rewritten-source.js';
+import { CEL_WORDS } from './reserved-words.js';
 
 export const MESSAGE_FUNCTION = '__kapi_message';
 export const OPTIONAL_FIELD_FUNCTION = '__kapi_optional_field';
@@ -66,29 +67,6 @@ interface Token {
   text: string;
 }
 
-const RESERVED = new Set([
-  'in',
-  'true',
-  'false',
-  'null',
-  'as',
-  'break',
-  'const',
-  'continue',
-  'else',
-  'for',
-  'function',
-  'if',
-  'import',
-  'let',
-  'loop',
-  'package',
-  'namespace',
-  'return',
-  'var',
-  'void',
-  'while',
-]);
 const isIdentStart = (c: string) => /[A-Za-z_]/.test(c);
 const isIdentPart = (c: string) => /[A-Za-z0-9_]/.test(c);
 const isDigit = (c: string) => c >= '0' && c <= '9';
@@ -198,7 +176,7 @@ export function rewriteMessageLiteralsSource(src: string): RewrittenSource {
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
     const top = stack[stack.length - 1];
-    if (t.kind === 'ident' && !RESERVED.has(t.text) && !punct(tokens[i - 1], '.')) {
+    if (t.kind === 'ident' && !CEL_WORDS.has(t.text) && !punct(tokens[i - 1], '.')) {
       // a qualified name `a.b.c` directly followed by `{` is a message construction
       let j = i;
       while (punct(tokens[j + 1], '.') && tokens[j + 2]?.kind === 'ident') j += 2;

@@ -11,6 +11,7 @@
 
 import { issueAtOffset, issueLayout } from './issue-layout.js';
 import { Lexer, NAMES, T, type SyntaxIssue, type Token } from './syntax-tokens.js';
+import { CEL_RESERVED_IDENTIFIERS } from './reserved-words.js';
 
 class RecognitionError extends Error {}
 
@@ -25,25 +26,6 @@ const RELATIONS = set(T.LESS, T.LESS_EQUALS, T.GREATER_EQUALS, T.GREATER, T.EQUA
 const PRODUCTS = set(T.STAR, T.SLASH, T.PERCENT);
 const SUMS = set(T.PLUS, T.MINUS);
 /** cel-go's reserved words, refused as identifiers */
-const RESERVED = new Set([
-  'as',
-  'break',
-  'const',
-  'continue',
-  'else',
-  'for',
-  'function',
-  'if',
-  'import',
-  'let',
-  'loop',
-  'package',
-  'namespace',
-  'return',
-  'var',
-  'void',
-  'while',
-]);
 
 function display(t: Token): string {
   if (t.type === T.EOF) return "'<EOF>'";
@@ -467,7 +449,7 @@ class Parser {
           this.recovering = false;
           return this.fields(follow);
         }
-        if (RESERVED.has(id.text)) this.reserved.push({ at: id.start, message: `reserved identifier: ${id.text}` });
+        if (CEL_RESERVED_IDENTIFIERS.has(id.text)) this.reserved.push({ at: id.start, message: `reserved identifier: ${id.text}` });
         this.consume();
         this.recovering = false;
         return this.la().type === T.LPAREN ? this.call(follow) : 0;

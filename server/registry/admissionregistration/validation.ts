@@ -20,6 +20,7 @@ import {
 import { celErrors, checkExpression, type Declarations } from './cel-check.js';
 import { variableFieldType, type PolicyFlavour } from '../../cel/admission-policy.js';
 import { validateClientConfig } from './webhook-client.js';
+import { CEL_WORDS } from '../../cel/reserved-words.js';
 
 // ---- small readers ----
 
@@ -362,32 +363,8 @@ export function validateParamKind(pk: JsonObject, path: string): FieldError[] {
   return errs;
 }
 
-const celReserved = new Set([
-  'true',
-  'false',
-  'null',
-  'in',
-  'as',
-  'break',
-  'const',
-  'continue',
-  'else',
-  'for',
-  'function',
-  'if',
-  'import',
-  'let',
-  'loop',
-  'package',
-  'namespace',
-  'return',
-  'var',
-  'void',
-  'while',
-]);
-
 export function isCELIdentifier(name: string): boolean {
-  return /^[_a-zA-Z][_a-zA-Z0-9]*$/.test(name) && !celReserved.has(name);
+  return /^[_a-zA-Z][_a-zA-Z0-9]*$/.test(name) && !CEL_WORDS.has(name);
 }
 
 function validateValidation(v: JsonObject, decls: Declarations, path: string): FieldError[] {
