@@ -67,7 +67,22 @@ export interface EtcdServerTls {
   keyFile: string;
 }
 
+/** a port freePort() handed out was taken by another process before etcd bound it */
+class PortTaken extends Error {}
+
 export async function startEtcd(opts: StartEtcdOptions = {}): Promise<EtcdProcess> {
+  // freePort() closes its probe before etcd binds: a test running beside this one may take the
+  // port meanwhile, so ports chosen here are chosen again (a port the caller named is not)
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startEtcdOnce(opts);
+    } catch (err) {
+      if (!(err instanceof PortTaken) || attempt >= 3) throw err;
+    }
+  }
+}
+
+async function startEtcdOnce(opts: StartEtcdOptions): Promise<EtcdProcess> {
   const ownDir = !opts.dataDir;
   const dataDir = opts.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'kapi-etcd-'));
   const clientPort = opts.clientPort ?? (await freePort());
@@ -109,12 +124,20 @@ export async function startEtcd(opts: StartEtcdOptions = {}): Promise<EtcdProces
   });
   const pid = child.pid;
   if (pid === undefined) throw new Error('etcd did not start (is it on PATH?)');
+  const exitedEarly = exited(child).then(() => {
+    throw new Error('etcd exited');
+  });
   try {
-    await waitForPort('127.0.0.1', clientPort);
+    await Promise.race([waitForPort('127.0.0.1', clientPort), exitedEarly]);
   } catch (err) {
     child.kill('SIGKILL');
-    throw new Error(`etcd did not come up: ${(err as Error).message}\n${stderr}`);
+    await exited(child);
+    if (ownDir) rmSync(dataDir, { recursive: true, force: true });
+    const message = `etcd did not come up: ${(err as Error).message}\n${stderr}`;
+    if (/address already in use/.test(stderr) && opts.clientPort === undefined) throw new PortTaken(message);
+    throw new Error(message);
   }
+  exitedEarly.catch(() => undefined);
   return {
     endpoint: clientURL,
     pid,
