@@ -160,8 +160,8 @@ describe('clients that stop reading, and large request heads', { timeout: 600_00
     for (const raw of received) assert.ok(!completeResponse(raw), `a stalled client got its whole response (${raw.length} bytes)`);
   });
 
-  /** twenty clients ask for the list as `accept` and never read; the replica's growth in RSS */
-  async function twentyStalledClients(accept: string): Promise<number> {
+  /** `count` clients ask for the list as `accept` and never read; the replica's growth in RSS */
+  async function stalledClients(accept: string, count: number): Promise<number> {
     // warm up: the list written a few times, so the baseline includes what one list costs
     for (let i = 0; i < 3; i++) assert.equal((await kapi.http.request('GET', listPath, { accept })).status, 200);
     const baseline = rssBytes(kapi.pid);
@@ -171,7 +171,7 @@ describe('clients that stop reading, and large request heads', { timeout: 600_00
     }, 50);
     try {
       const clients: StalledClient[] = [];
-      for (let i = 0; i < 20; i++) clients.push(await stalledClient(kapi, listPath, accept));
+      for (let i = 0; i < count; i++) clients.push(await stalledClient(kapi, listPath, accept));
       await waitFor('no list in flight', async () => (await inflightReadOnly(kapi)) <= 1, 60_000);
       // each connection ends: cut at the deadline, or (when the client side buffered it whole)
       // done; this test is about what the replica holds meanwhile, measured above
@@ -185,7 +185,7 @@ describe('clients that stop reading, and large request heads', { timeout: 600_00
 
   it('many clients that do not read a JSON list cost what their streams hold, not their lists', async () => {
     const bodies = (20 * OBJECTS * OBJECT_BYTES) / MiB;
-    const grown = await twentyStalledClients('application/json');
+    const grown = await stalledClients('application/json', 20);
     // each streamed list holds at most a text chunk, its bytes and the slice queued for TLS
     // (STREAMED_RESPONSE_HELD_BYTES, 0.5 MiB); the rest is the allocator's slack
     const allowed = 20 * 0.5 + 32;
@@ -196,14 +196,17 @@ describe('clients that stop reading, and large request heads', { timeout: 600_00
   });
 
   it('many clients that do not read a protobuf list cost no more than the response budget', async () => {
-    const bodies = (20 * OBJECTS * OBJECT_BYTES) / MiB;
-    const grown = await twentyStalledClients('application/vnd.kubernetes.protobuf');
+    // forty-eight clients: more than twice the lists the bound below allows, so a replica that
+    // held every unread list could not pass
+    const bodies = (48 * OBJECTS * OBJECT_BYTES) / MiB;
+    const grown = await stalledClients('application/vnd.kubernetes.protobuf', 48);
     // lists built whole reserve their size first, so live response bytes stay within the
-    // budget plus one list (a reservation larger than the budget is admitted alone); the
-    // garbage collector's slack over the builds already done adds up to another budget
-    const allowed = 2 * BUDGET_MIB + (4 * OBJECTS * OBJECT_BYTES) / MiB + 32;
+    // budget plus one list (a reservation larger than the budget is admitted alone); each build
+    // decodes its items from the cache's stored bytes, and V8 collects that garbage when it
+    // gets to it: on a loaded machine up to two budgets behind
+    const allowed = 2 * BUDGET_MIB + (4 * OBJECTS * OBJECT_BYTES) / MiB + 64;
     assert.ok(
-      grown < allowed,
+      grown < allowed && allowed < bodies / 2,
       `RSS grew by ${grown.toFixed(0)} MiB with ${bodies.toFixed(0)} MiB of unread bodies (allowed ${allowed.toFixed(0)} MiB)`,
     );
   });
