@@ -196,15 +196,15 @@ describe('clients that stop reading, and large request heads', { timeout: 600_00
   });
 
   it('many clients that do not read a protobuf list cost no more than the response budget', async () => {
-    // forty-eight clients: more than twice the lists the bound below allows, so a replica that
+    // sixty-four clients: more than twice the lists the bound below allows, so a replica that
     // held every unread list could not pass
-    const bodies = (48 * OBJECTS * OBJECT_BYTES) / MiB;
-    const grown = await stalledClients('application/vnd.kubernetes.protobuf', 48);
+    const bodies = (64 * OBJECTS * OBJECT_BYTES) / MiB;
+    const grown = await stalledClients('application/vnd.kubernetes.protobuf', 64);
     // lists built whole reserve their size first, so live response bytes stay within the
     // budget plus one list (a reservation larger than the budget is admitted alone); each build
     // decodes its items from the cache's stored bytes, and V8 collects that garbage when it
-    // gets to it: on a loaded machine up to two budgets behind
-    const allowed = 2 * BUDGET_MIB + (4 * OBJECTS * OBJECT_BYTES) / MiB + 64;
+    // gets to it: on a loaded machine (the whole suite running) up to three budgets behind
+    const allowed = 2 * BUDGET_MIB + (4 * OBJECTS * OBJECT_BYTES) / MiB + 96;
     assert.ok(
       grown < allowed && allowed < bodies / 2,
       `RSS grew by ${grown.toFixed(0)} MiB with ${bodies.toFixed(0)} MiB of unread bodies (allowed ${allowed.toFixed(0)} MiB)`,
