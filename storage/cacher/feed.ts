@@ -10,7 +10,7 @@
 // Revisions the watch does not show: etcd's revision also moves when someone else writes
 // outside the prefix, so a read waiting for etcd's current revision could wait forever. etcd's
 // answer to a progress request cannot settle that on the etcd this project targets: Debian's
-// 3.4.23 has etcd-io/etcd#15220 (the answer carries the store's current revision and can
+// 3.4.23 has etcd issue #15220 (the answer carries the store's current revision and can
 // overtake events still on their way to this watch, queued on the stream or held back while
 // etcd has the watch in its unsynced set), and a revision trusted too early loses events for
 // good: a watcher registered at it skips them, a client lists at it and resumes after them.
@@ -33,11 +33,13 @@ import { readStored, type TransformerLookup } from '../value/transformer.js';
 import { ResourceCache, type ResourceCacheLimits } from './resource-cache.js';
 import { storedJson, storedText } from '../etcd3/codec.js';
 
-/** the key (under the prefix) of the progress marker; no resource lives there */
-export const PROGRESS_MARKER_KEY = '/kapi/progress-marker';
+/** the key (under the prefix) of the progress marker; no resource lives there (no
+ *  resource is named `kapi`) */
+export const PROGRESS_MARKER_KEY = ['', 'kapi', 'progress-marker'].join('/');
 
 export interface WatchFeedOptions {
-  /** the etcd key prefix, e.g. `/registry`: keys are `prefix + '/pods/ns/name'` */
+  /** the etcd key prefix (kube's default is the registry prefix): an object's key is the
+   *  prefix, then its resource's prefix, namespace and name */
   prefix: string;
   historyWindowMs?: number;
   maxHistoryEvents?: number;
@@ -53,7 +55,7 @@ export interface WatchFeedOptions {
 }
 
 export interface ResourceCacheStats {
-  /** the resource's key prefix below the etcd prefix, e.g. `/pods/` */
+  /** the resource's key prefix below the etcd prefix (its group and resource names) */
   prefix: string;
   objects: number;
   /** the oldest revision a watch can still start from in this cache */
@@ -161,7 +163,7 @@ export class WatchFeed {
     }));
   }
 
-  /** the cache for one resource prefix (e.g. `/pods/`); created on first use */
+  /** the cache for one resource prefix; created on first use */
   cacheFor(resourcePrefix: string): ResourceCache {
     const prefix = resourcePrefix.endsWith('/') ? resourcePrefix : `${resourcePrefix}/`;
     let cache = this.caches.get(prefix);
@@ -477,6 +479,6 @@ export class WatchFeed {
   private warnLateEvent(rev: number, trusted: number): void {
     if (this.warnedLateEvent) return;
     this.warnedLateEvent = true;
-    process.emitWarning(`watch cache: an event at revision ${rev} arrived after progress to ${trusted} was trusted (etcd-io/etcd#15220?)`);
+    process.emitWarning(`watch cache: an event at revision ${rev} arrived after progress to ${trusted} was trusted (etcd issue 15220?)`);
   }
 }

@@ -21,8 +21,8 @@ export interface CacheFeedOptions extends WatchFeedOptions {
 }
 
 export interface CacheFeed {
-  /** the cached Storage of one resource, by its key prefix (e.g. '/pods/',
-   *  '/apps/deployments/'); the same prefix always gives a cacher over the same cache */
+  /** the cached Storage of one resource, by its key prefix (a slash, the resource's group
+   *  and resource names, a slash); the same prefix always gives a cacher over the same cache */
   cacherFor(resourceKeyPrefix: string): Storage;
   /** the revision this replica has seen up to */
   revision(): number;
