@@ -3,29 +3,14 @@
 // the `unknown field` warnings and Strict field validation. Values are plain JSON; they are
 // changed in place.
 
+import { OBJECT_META_ORDER } from '../../storage/interface.js';
 import type { JSONSchemaProps } from '../registry/apiextensions/json-schema-props.js';
 import { isObject, type JsonObject } from '../registry/object.js';
 
 const childPath = (path: string, name: string): string => (path ? `${path}.${name}` : name);
 
 /** ObjectMeta's members: what survives pruning of `metadata` */
-const objectMetaFields = new Set([
-  'name',
-  'generateName',
-  'namespace',
-  'selfLink',
-  'uid',
-  'resourceVersion',
-  'generation',
-  'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
-  'labels',
-  'annotations',
-  'ownerReferences',
-  'finalizers',
-  'managedFields',
-]);
+const objectMetaFields = new Set(OBJECT_META_ORDER);
 
 /**
  * Removes members the schema does not declare (unless x-kubernetes-preserve-unknown-fields or
