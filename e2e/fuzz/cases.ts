@@ -256,11 +256,12 @@ function queryCase(rng: Prng, t: FuzzTargets): FuzzRequest {
 function pathCase(rng: Prng, t: FuzzTargets): FuzzRequest {
   const resource = rng.pick(RESOURCES);
   const method = rng.pick(['GET', 'GET', 'DELETE', 'PUT', 'PATCH', 'POST', 'HEAD', 'OPTIONS', 'TRACE', 'FOO']);
-  // a path that resolves wrongly could name a collection or the namespace: the admin only
-  // deletes as a dry run there, and the limited user has no collection or namespace rights
+  // a path that resolves wrongly could name a collection or the namespace (a `?` in it cuts
+  // `/api/v1/namespaces/fuzz-a/?/target` down to the namespace): the admin only writes as a
+  // dry run there, and the limited user has no collection or namespace rights
   const who = caller(rng);
   let path = hostilePath(rng, t.namespace, resource, t.target);
-  if (method === 'DELETE' && who === 'admin') path += `${path.includes('?') ? '&' : '?'}dryRun=All`;
+  if (method !== 'GET' && method !== 'HEAD' && who === 'admin') path += `${path.includes('?') ? '&' : '?'}dryRun=All`;
   const req = base(rng, `path.${method}`, method, path, who);
   if (['PUT', 'PATCH', 'POST'].includes(method)) {
     req.headers['content-type'] = method === 'PATCH' ? PATCH_CONTENT_TYPE.merge : 'application/json';
