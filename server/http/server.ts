@@ -123,6 +123,10 @@ export function createSecureServer(opts: SecureServerOptions): SecureServer {
   // connections still in their TLS handshake are only here
   const rawSockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
+    // a TLS server leaves Nagle's algorithm on (node's http server turns it off): a response
+    // written in several pieces, or a watch's next event, would wait for the client's delayed
+    // ACK of the previous piece, 40 ms on Linux
+    socket.setNoDelay(true);
     rawSockets.add(socket);
     socket.once('close', () => rawSockets.delete(socket));
   });
