@@ -92,8 +92,36 @@ export function watchTimeoutMs(timeoutSeconds: number | undefined, minRequestTim
   return Math.floor(minRequestTimeoutSeconds * (1 + Math.random()) * 1000);
 }
 
-function drained(res: HttpResponse, stopped: Promise<'stop'>): Promise<'drain' | 'stop'> {
-  return Promise.race([new Promise<'drain'>((resolve) => res.once('drain', () => resolve('drain'))), stopped]);
+/**
+ * Waits that end early when the watch stops (client gone, timeout, shutdown). One stop promise
+ * raced against every event would collect a reaction per event for the watch's whole life, so
+ * each wait instead leaves its own resolver here for the stop to call.
+ */
+class StopWaits {
+  stopped = false;
+  private wake: ((v: 'stop') => void) | undefined;
+
+  constructor(signal: AbortSignal) {
+    if (signal.aborted) this.stopped = true;
+    else signal.addEventListener('abort', () => this.stop(), { once: true });
+  }
+
+  private stop(): void {
+    this.stopped = true;
+    this.wake?.('stop');
+  }
+
+  next<T>(pending: Promise<T>): Promise<T | 'stop'> {
+    if (this.stopped) return Promise.resolve('stop');
+    return new Promise<T | 'stop'>((resolve, reject) => {
+      this.wake = resolve;
+      pending.then(resolve, reject);
+    });
+  }
+
+  drained(res: HttpResponse): Promise<'drain' | 'stop'> {
+    return this.next(new Promise<'drain'>((resolve) => res.once('drain', () => resolve('drain'))));
+  }
 }
 
 export async function serveWatch(scope: Scope): Promise<void> {
@@ -128,22 +156,19 @@ export async function serveWatch(scope: Scope): Promise<void> {
     return;
   }
 
-  const stopped = new Promise<'stop'>((resolve) => {
-    if (signal.aborted) resolve('stop');
-    else signal.addEventListener('abort', () => resolve('stop'), { once: true });
-  });
+  const waits = new StopWaits(signal);
   const iterator = watch[Symbol.asyncIterator]();
   // apiserver_watch_events_total / _sizes, by the endpoint's kind
   const recordEvent = defaultMetrics().watchEventRecorder(scope.kind);
   try {
     beginStream(scope.state, 200, media.contentType);
     for (;;) {
-      const next = await Promise.race([iterator.next(), stopped]);
+      const next = await waits.next(iterator.next());
       if (next === 'stop' || next.done || responseFinished(res)) break;
       const frame = encoder.encode(next.value);
       recordEvent(typeof frame === 'string' ? Buffer.byteLength(frame) : frame.length);
       if (!res.write(frame)) {
-        if ((await drained(res, stopped)) === 'stop') break;
+        if ((await waits.drained(res)) === 'stop') break;
       }
     }
   } catch (err) {

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { defaultVersionInfo } from '../machinery/version.js';
+import { CounterSeries, HistogramSeries } from './series.js';
 import { deprecatedLongAgo, lifecycleHelp, lifecycleOf, type ReleaseVersion } from './lifecycle.js';
 
 /** request latency buckets of apiserver_request_duration_seconds and etcd_request_duration_seconds */
@@ -374,13 +375,17 @@ export class ApiserverMetrics {
     this.currentInflight.set({ request_kind: 'mutating' }, marks.mutating);
   }
 
-  /** a recorder of the events one watch sends (labels bound once per watch, not per event) */
+  private readonly watchEventCounts = new CounterSeries(this.watchEvents);
+  private readonly watchEventSizes = new HistogramSeries(this.watchEventsSizes);
+
+  /** a recorder of the events one watch sends: called per event and per watcher, so the
+   *  series are found by a key, not by hashing a labels object each time */
   watchEventRecorder(kind: { group: string; version: string; kind: string }): (bytes: number) => void {
-    const count = this.watchEvents.labels(kind.group, kind.version, kind.kind);
-    const size = this.watchEventsSizes.labels(kind.group, kind.version, kind.kind);
+    const key = `${kind.group}/${kind.version}/${kind.kind}`;
+    const labels = () => ({ group: kind.group, version: kind.version, kind: kind.kind });
     return (bytes) => {
-      count.inc();
-      size.observe(bytes);
+      this.watchEventCounts.inc(key, labels);
+      this.watchEventSizes.observe(key, labels, bytes);
     };
   }
 

@@ -1013,10 +1013,21 @@ function rvMatch(v: string | undefined): ResourceVersionMatch | undefined {
 
 /** a Watch whose events pass through `fn` */
 export function mapWatch(w: Watch, fn: (e: WatchEvent) => WatchEvent): Watch {
+  // a plain iterator, not an async generator: every event of every watcher passes here, and a
+  // generator adds its own promises and queue to each one
   return {
     stop: () => w.stop(),
-    [Symbol.asyncIterator]: async function* () {
-      for await (const e of w) yield fn(e);
+    [Symbol.asyncIterator]: () => {
+      const inner = w[Symbol.asyncIterator]();
+      const map = (r: IteratorResult<WatchEvent>): IteratorResult<WatchEvent> => (r.done ? r : { done: false, value: fn(r.value) });
+      return {
+        next: () => inner.next().then(map),
+        return: async () => {
+          w.stop();
+          await inner.return?.();
+          return { done: true, value: undefined };
+        },
+      };
     },
   };
 }
