@@ -61,6 +61,9 @@ export interface Preconditions {
 export interface SelectionPredicate {
   readonly isEverything: boolean;
   matches(obj: KubeObject): boolean;
+  /** false when nothing stored under `key` can match, decided from the key alone (a name
+   *  selector across namespaces): the watch cache then skips decoding the object */
+  keyMayMatch?(key: string): boolean;
 }
 
 export const everything: SelectionPredicate = { isEverything: true, matches: () => true };

@@ -394,6 +394,11 @@ export class GenericStore implements RESTResource {
       const inner = sel.predicate;
       predicate = { isEverything: false, matches: (obj) => obj.metadata?.name === only && inner.matches(obj) };
     }
+    if (name !== undefined) {
+      // an object's key ends with its name (see KeyScheme): the cache need not decode the rest
+      const suffix = `/${name}`;
+      predicate = { ...predicate, keyMayMatch: (key) => key.endsWith(suffix) };
+    }
     return { key: this.keys.collectionKey(namespace), recursive: true, predicate };
   }
 

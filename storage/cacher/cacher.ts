@@ -230,6 +230,7 @@ export class Cacher implements Storage {
         decoded.push(undefined);
         continue;
       }
+      if (opts.predicate.keyMayMatch && !opts.predicate.keyMayMatch(entry.key)) continue;
       const obj = decodeEntry(entry);
       if (!opts.predicate.matches(obj)) continue;
       items.push(entry);

@@ -36,6 +36,7 @@ export class DecodedEvent {
       if (cur) return prev ? this.modifiedEvent() : this.addedEvent();
       return prev ? this.deletedEvent() : undefined;
     }
+    if (predicate.keyMayMatch && !predicate.keyMayMatch(this.event.key)) return undefined;
     const curPasses = cur !== undefined && predicate.matches(this.cur());
     const prevPasses = prev !== undefined && predicate.matches(this.prev());
     if (curPasses) return prevPasses ? this.modifiedEvent() : this.addedEvent();

@@ -96,6 +96,19 @@ describe('DecodedEvent', () => {
     assert.equal(del.object.metadata.resourceVersion, '9');
     assert.deepEqual(del.object.spec, { rev: 7 });
   });
+
+  test('a predicate that rules the key out is answered without decoding the object', () => {
+    const broken = storedEntry('/configmaps/ns/other', '{"not json', 7);
+    const byName = (name: string): SelectionPredicate => ({
+      isEverything: false,
+      matches: (obj) => obj.metadata.name === name,
+      keyMayMatch: (key) => key.endsWith(`/${name}`),
+    });
+    const d = new DecodedEvent(event(7, broken.key, broken, undefined));
+    assert.equal(d.forPredicate(byName('wanted')), undefined);
+    // a key that may match is decoded (and this one does not decode)
+    assert.throws(() => d.forPredicate(byName('other')));
+  });
 });
 
 describe('CacheWatcher', () => {
