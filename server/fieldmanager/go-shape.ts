@@ -100,20 +100,24 @@ export class GoShape {
       out[key] = this.value(x, prop, fill);
     }
     if (!fill) return out;
-    for (const [key, code] of this.codeEntries(name, fieldCodes)) {
-      if (Object.hasOwn(out, key) || Object.hasOwn(v, key) || !Object.hasOwn(props, key)) continue;
-      const zero = this.unset(code, props[key]);
+    for (const [key, code] of this.filledFields(name, fieldCodes, props)) {
+      if (Object.hasOwn(out, key) || Object.hasOwn(v, key)) continue;
+      const zero = this.unset(code, props[key]!);
       if (zero !== undefined) out[key] = zero;
     }
     return out;
   }
 
-  /** the field codes of a definition as a list, made once per definition */
-  private readonly codeLists = new Map<string, [string, FieldCode][]>();
+  /** the members of a definition an unset value shows up as (null, a zero scalar or a zero
+   *  struct), made once per definition: the others stay absent and need no look */
+  private readonly fillLists = new Map<string, [string, FieldCode][]>();
 
-  private codeEntries(name: string, fieldCodes: Record<string, FieldCode>): [string, FieldCode][] {
-    let list = this.codeLists.get(name);
-    if (!list) this.codeLists.set(name, (list = Object.entries(fieldCodes)));
+  private filledFields(name: string, fieldCodes: Record<string, FieldCode>, props: Record<string, SchemaNode>): [string, FieldCode][] {
+    let list = this.fillLists.get(name);
+    if (!list) {
+      list = Object.entries(fieldCodes).filter(([key, code]) => Object.hasOwn(props, key) && (code === 'N' || code === 'z' || code === 's'));
+      this.fillLists.set(name, list);
+    }
     return list;
   }
 
