@@ -253,7 +253,8 @@ export async function startKapi(opts: StartKapiOptions = {}): Promise<KapiProces
       ]);
       clearTimeout(timer);
       if (!graceful) {
-        warnings.push('kapi did not exit within 30 s of SIGTERM; killed');
+        // the log's tail says what the replica was still waiting for
+        warnings.push(`kapi did not exit within 30 s of SIGTERM; killed. Its last log lines:\n${logs.toString().slice(-3000)}`);
         process.kill(pid, 'SIGKILL');
         await exited(child);
       }

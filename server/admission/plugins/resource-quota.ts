@@ -190,6 +190,11 @@ export function chargeRequest(
   return out;
 }
 
+function hasHard(quota: KubeObject): boolean {
+  const hard = (quota.status as { hard?: unknown } | undefined)?.hard;
+  return typeof hard === 'object' && hard !== null;
+}
+
 /** the quotas of each namespace as this replica knows them: an informer, overlaid with the
  *  newer versions this replica wrote itself (the informer may not have seen them yet) */
 class QuotaAccessor {
@@ -210,8 +215,10 @@ class QuotaAccessor {
   async quotas(namespace: string): Promise<KubeObject[]> {
     if (!this.informer) this.informer = startInformer(this.rest(), createLogger('admission').named('resourcequota'), this.signal);
     const known = this.informer.hasSynced ? this.informer.list(namespace) : [];
-    if (known.length > 0) return known.map((q) => this.newest(q));
-    // None known: the informer may not have seen a quota created a moment ago (on this replica
+    // a quota without status.hard yet enforces nothing; the informer may not have seen the
+    // controller fill it in, so such a namespace is read consistently, as one without quotas
+    if (known.length > 0 && known.every((q) => hasHard(this.newest(q)))) return known.map((q) => this.newest(q));
+    // None known (or one not filled in yet): the informer may not have seen a quota created a moment ago (on this replica
     // or another). A consistent list is answered by the watch cache once it has caught up with
     // etcd, so it costs one shared revision probe, not a read of etcd. kube caches this live
     // lookup for 30 s, empty answers included; kapi does not, so such a quota is honoured at once.
