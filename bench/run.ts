@@ -19,6 +19,10 @@
 // Usage: node dist/bench/run.js [--only create,get,...] [--quick] [--objects N] [--serial N]
 //          [--gets N] [--updates N] [--pods N] [--list-repeats R] [--watchers W] [--watch-rate R]
 //          [--watch-seconds S] [--watch-transport h1,h2] [--workers N] [--cpu-prof DIR] [--out FILE|-]
+//          [--no-settle]
+//
+// --no-settle skips the wait (up to 3 minutes) for kapi's RSS to settle after the Pods are
+// created: the settled memory row is left out, for before/after runs of the create rate.
 //
 // --workers N starts kapi with N worker processes; kapi's CPU time is then its whole process
 // tree's (primary and workers), and its memory the sum of their RSS.
@@ -68,6 +72,8 @@ interface Options {
   cpuProfDir?: string;
   /** kapi's --workers (1: one process, as kapi's default) */
   workers: number;
+  /** wait for kapi's RSS to settle after the Pods (the settled memory row) */
+  settle: boolean;
   out: string;
 }
 
@@ -77,7 +83,7 @@ const USAGE =
   '] [--quick]\n' +
   '  [--objects N] [--serial N] [--gets N] [--updates N] [--pods N] [--list-repeats R]\n' +
   '  [--watchers W] [--watch-rate R] [--watch-seconds S] [--watch-transport h1,h2]\n' +
-  '  [--workers N] [--cpu-prof DIR] [--out FILE|-]';
+  '  [--workers N] [--cpu-prof DIR] [--out FILE|-] [--no-settle]';
 
 function parseArgs(argv: string[]): Options {
   const o: Options = {
@@ -93,6 +99,7 @@ function parseArgs(argv: string[]): Options {
     watchSeconds: 20,
     watchTransports: ['h1', 'h2'],
     workers: 1,
+    settle: true,
     out: path.join(repoRoot, 'bench', 'last-run.md'),
   };
   const ints: Record<string, keyof Options> = {
@@ -117,6 +124,8 @@ function parseArgs(argv: string[]): Options {
       const n = Number(value());
       if (!Number.isInteger(n) || n <= 0) throw new Error(`${flag} needs a positive integer`);
       (o as unknown as Record<string, number>)[ints[flag]!] = n;
+    } else if (flag === '--no-settle') {
+      o.settle = false;
     } else if (flag === '--quick') {
       // a before/after comparison in a minute or two
       Object.assign(o, {
@@ -398,7 +407,7 @@ async function benchPods(b: Bench): Promise<void> {
   b.pods = o.pods - kapi.errors;
   const after = await kapiMemory(b);
   let settled = NaN;
-  if (o.only.has('pods')) {
+  if (o.only.has('pods') && o.settle) {
     log("pods: waiting for kapi's RSS to settle (up to 3 minutes)");
     settled = await settledRss(b.pids.kapi);
   }
@@ -418,7 +427,9 @@ async function benchPods(b: Bench): Promise<void> {
       higherIsBetter: false,
       kapi: per(before.rss, after.rss),
     });
-    b.results.push({ scenario: 'memory per cached Pod: RSS settled', unit: 'KiB', higherIsBetter: false, kapi: per(before.rss, settled) });
+    if (o.settle) {
+      b.results.push({ scenario: 'memory per cached Pod: RSS settled', unit: 'KiB', higherIsBetter: false, kapi: per(before.rss, settled) });
+    }
     b.results.push({
       scenario: 'memory per cached Pod: V8 heap in use',
       unit: 'KiB',
