@@ -37,7 +37,7 @@ export interface AggregatorControllerDeps {
   localSynced: Promise<void>;
 }
 
-class Wakeup {
+export class Wakeup {
   private waiter: (() => void) | undefined;
   private pending = false;
   wake(): void {
@@ -46,6 +46,9 @@ class Wakeup {
   }
   /** resolves at `ms`, at a wake-up, or when `signal` aborts */
   async wait(ms: number, signal: AbortSignal): Promise<void> {
+    // an aborted signal fires no more 'abort' events: waiting would take the whole `ms`
+    // (up to a minute), holding up the replica's shutdown
+    if (signal.aborted) return;
     if (this.pending) {
       this.pending = false;
       return;
