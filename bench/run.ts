@@ -428,7 +428,12 @@ async function benchPods(b: Bench): Promise<void> {
       kapi: per(before.rss, after.rss),
     });
     if (o.settle) {
-      b.results.push({ scenario: 'memory per cached Pod: RSS settled', unit: 'KiB', higherIsBetter: false, kapi: per(before.rss, settled) });
+      b.results.push({
+        scenario: 'memory per cached Pod: RSS settled',
+        unit: 'KiB',
+        higherIsBetter: false,
+        kapi: per(before.rss, settled),
+      });
     }
     b.results.push({
       scenario: 'memory per cached Pod: V8 heap in use',

@@ -115,7 +115,9 @@ export class GoShape {
   private filledFields(name: string, fieldCodes: Record<string, FieldCode>, props: Record<string, SchemaNode>): [string, FieldCode][] {
     let list = this.fillLists.get(name);
     if (!list) {
-      list = Object.entries(fieldCodes).filter(([key, code]) => Object.hasOwn(props, key) && (code === 'N' || code === 'z' || code === 's'));
+      list = Object.entries(fieldCodes).filter(
+        ([key, code]) => Object.hasOwn(props, key) && (code === 'N' || code === 'z' || code === 's'),
+      );
       this.fillLists.set(name, list);
     }
     return list;
