@@ -209,6 +209,8 @@ export async function proxyToAPIService(state: RequestState, api: APIServiceView
     upstream.destroy();
   };
   state.signal.addEventListener('abort', abortUpstream, { once: true });
+  // the client went away while the endpoint was resolved: no 'abort' is left to come
+  if (state.signal.aborted) abortUpstream();
   // errors after the answer has begun end the relay below; they must not go unhandled
   upstream.on('error', () => undefined);
   const connectTimer = setTimeout(

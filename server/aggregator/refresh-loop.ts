@@ -22,6 +22,9 @@ export async function refreshLoop(
       dirty = false;
       await refresh(signal).catch(() => undefined);
       if (dirty) continue;
+      // aborted during the refresh: the signal fires no more 'abort', so the pause below
+      // would last the whole period
+      if (signal.aborted) break;
       const pause = new AbortController();
       const onAbort = (): void => pause.abort();
       signal.addEventListener('abort', onAbort, { once: true });

@@ -74,6 +74,8 @@ export function startInformer(resource: RESTResource, log: Logger, parent?: Abor
   // every list and watch of the loop listens on it for a while: not a leak
   setMaxListeners(100, signal);
   parent?.addEventListener('abort', () => abort.abort(), { once: true });
+  // a parent aborted already fires no 'abort': the informer would list and watch for good
+  if (parent?.aborted) abort.abort();
   const keep = opts.keep ?? ((obj: KubeObject) => obj);
   const objects = new Map<string, KubeObject>();
   const byNamespace = new Map<string, Map<string, KubeObject>>();

@@ -220,6 +220,8 @@ export class CustomResources {
           const w = await store.watch(internalCtx(signal), { resourceVersion: list.metadata.resourceVersion, allowWatchBookmarks: true });
           const stop = () => w.stop();
           signal.addEventListener('abort', stop, { once: true });
+          // aborted while the watch was opening: no 'abort' is left to stop it
+          if (signal.aborted) stop();
           try {
             for await (const ev of w) {
               if (ev.type === 'ERROR') break;

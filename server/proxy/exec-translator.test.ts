@@ -221,3 +221,38 @@ test('a kubelet that cannot be reached: the dial error as an internal-error stat
   assert.equal(last[0], 3);
   assert.match(JSON.parse(last[1]).message, /error dialing backend: dial tcp 127\.0\.0\.1:\d+: connect: connection refused/);
 });
+
+test('a request ended before the translation began: the translation ends at once, not when the command does', async () => {
+  const kubelet = await startFakeKubelet();
+  const ended = new AbortController();
+  ended.abort();
+  let translating: Promise<void> | undefined;
+  const front = net.createServer();
+  const backend = { url: new URL(`http://127.0.0.1:${kubelet.port}/exec/ns/pod/c?command=cat&input=1&output=1`), connectTimeoutMs: 5000 };
+  const arrived = new Promise<void>((resolve) => {
+    front.once('connection', (socket: net.Socket) => {
+      translating = translateToSpdy(
+        { socket, head: Buffer.alloc(0), key: 'dGhlIHNhbXBsZSBub25jZQ==', headers: {} },
+        backend,
+        { stdin: true, stdout: true, stderr: false, tty: false },
+        ended.signal,
+      );
+      resolve();
+    });
+  });
+  await new Promise<void>((r) => front.listen(0, '127.0.0.1', r));
+  const client = net.connect((front.address() as net.AddressInfo).port, '127.0.0.1');
+  client.on('error', () => undefined);
+  try {
+    await arrived;
+    const outcome = await Promise.race([
+      translating!.then(() => 'ended'),
+      new Promise<string>((resolve) => setTimeout(() => resolve('still translating'), 1_000).unref()),
+    ]);
+    assert.equal(outcome, 'ended');
+  } finally {
+    client.destroy();
+    front.close();
+    kubelet.close();
+  }
+});

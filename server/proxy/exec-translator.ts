@@ -152,6 +152,8 @@ export async function translateToSpdy(req: TranslateRequest, backend: Backend, o
   );
   const abort = (): void => ws.close();
   signal.addEventListener('abort', abort, { once: true });
+  // the request ended before the translation began: no 'abort' is left to close the client's side
+  if (signal.aborted) abort();
   // the first message tells the client which channel carries output (kube writes it empty)
   ws.sendBinary(Buffer.from([opts.stdout ? CHANNEL_STDOUT : opts.stderr ? CHANNEL_STDERR : CHANNEL_ERROR]));
 

@@ -80,6 +80,8 @@ export async function sendToBackend(
       socket.destroy();
     };
     signal.addEventListener('abort', onAbort, { once: true });
+    // the client went away while the backend was dialled: no 'abort' is left to come
+    if (signal.aborted) onAbort();
     req.once('response', (res) => {
       res.once('close', () => {
         signal.removeEventListener('abort', onAbort);

@@ -37,3 +37,21 @@ test('one body larger than the budget is kept alone', () => {
   assert.deepEqual(cut, ['small']);
   assert.equal(budget.booked, 500);
 });
+
+test('a reservation whose request is already cancelled is refused at once, not after the wait', async () => {
+  const budget = createUnreadResponseBudget(100, Date.now, 60_000);
+  const producing = await budget.reserve(100);
+  const gone = new AbortController();
+  gone.abort();
+  const outcome = await Promise.race([
+    budget.reserve(50, gone.signal).then(
+      () => 'admitted',
+      (err: { code?: number }) => `refused ${err.code}`,
+    ),
+    new Promise<string>((resolve) => setTimeout(() => resolve('still waiting'), 1_000).unref()),
+  ]);
+  assert.equal(outcome, 'refused 429');
+  assert.equal(budget.refusedCount, 1);
+  producing.release();
+  assert.equal(budget.booked, 0, 'the refused reservation left nothing booked');
+});

@@ -129,6 +129,9 @@ export function createUnreadResponseBudget(
         const timer = setTimeout(refuse, reserveWaitMs);
         signal?.addEventListener('abort', refuse, { once: true });
         waiters.push(waiter);
+        // a signal aborted already fires no 'abort': the request whose client is gone would
+        // hold its place in the queue for the whole wait
+        if (signal?.aborted) refuse();
       });
     },
     get booked() {

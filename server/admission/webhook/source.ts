@@ -48,6 +48,8 @@ export function startWebhookSource(
       if (informer.hasSynced) return;
       await new Promise<void>((resolve, reject) => {
         const onAbort = () => reject(new Error('request canceled'));
+        // a request cancelled already fires no 'abort': it would wait for the sync regardless
+        if (signal?.aborted) return onAbort();
         signal?.addEventListener('abort', onAbort, { once: true });
         informer.synced.then(() => {
           signal?.removeEventListener('abort', onAbort);

@@ -1,0 +1,55 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Watch, WatchEvent } from '../../storage/interface.js';
+import type { ResourceInfo } from '../apis/types.js';
+import { silentLogger } from '../controllers/types.js';
+import type { ListObject, RESTResource } from '../registry/rest.js';
+import { startInformer } from './informer.js';
+
+/** a resource that records each list and watch made of it; its watches last until stopped */
+function recordingResource(calls: string[]): RESTResource {
+  const info = { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true } as ResourceInfo;
+  return {
+    info,
+    list: async (): Promise<ListObject> => {
+      calls.push('list');
+      return { apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: '1' }, items: [] };
+    },
+    watch: async (): Promise<Watch> => {
+      calls.push('watch');
+      let stop!: () => void;
+      const stopped = new Promise<void>((resolve) => (stop = resolve));
+      return {
+        stop: () => stop(),
+        // biome-ignore lint/correctness/useYield: a watch that ends without an event
+        async *[Symbol.asyncIterator](): AsyncIterator<WatchEvent> {
+          await stopped;
+        },
+      };
+    },
+  } as unknown as RESTResource;
+}
+
+describe('startInformer', () => {
+  test('under a parent signal aborted already, it neither lists nor watches (nothing would stop it)', async () => {
+    const stopped = new AbortController();
+    stopped.abort();
+    const calls: string[] = [];
+    const informer = startInformer(recordingResource(calls), silentLogger, stopped.signal);
+    // what the loop would do first happens within these turns: a list, then a watch
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(calls, []);
+    assert.equal(informer.hasSynced, false);
+    informer.stop();
+  });
+
+  test('under a live parent it lists, then watches, until the parent aborts', async () => {
+    const parent = new AbortController();
+    const calls: string[] = [];
+    const informer = startInformer(recordingResource(calls), silentLogger, parent.signal);
+    await informer.synced;
+    while (!calls.includes('watch')) await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(calls, ['list', 'watch']);
+    parent.abort();
+  });
+});
