@@ -74,8 +74,6 @@ export function startInformer(resource: RESTResource, log: Logger, parent?: Abor
   // every list and watch of the loop listens on it for a while: not a leak
   setMaxListeners(100, signal);
   parent?.addEventListener('abort', () => abort.abort(), { once: true });
-  // a parent aborted already fires no 'abort': the informer would list and watch for good
-  if (parent?.aborted) abort.abort();
   const keep = opts.keep ?? ((obj: KubeObject) => obj);
   const objects = new Map<string, KubeObject>();
   const byNamespace = new Map<string, Map<string, KubeObject>>();
@@ -85,6 +83,9 @@ export function startInformer(resource: RESTResource, log: Logger, parent?: Abor
     markSynced = r;
   });
   let hasSynced = false;
+  // A parent aborted already fires no 'abort'. Its informer still lists once, since whoever
+  // started it may be waiting on `synced`, and then stops instead of watching for good.
+  const stopOnceSynced = parent?.aborted === true;
 
   const put = (obj: KubeObject): KubeObject | undefined => {
     const ns = obj.metadata.namespace ?? '';
@@ -153,6 +154,10 @@ export function startInformer(resource: RESTResource, log: Logger, parent?: Abor
           if (!hasSynced) {
             hasSynced = true;
             markSynced();
+          }
+          if (stopOnceSynced) {
+            abort.abort();
+            break;
           }
         }
         watch = await resource.watch(internalContext(fieldManager, '', signal), {
