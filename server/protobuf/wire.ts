@@ -75,6 +75,24 @@ export class Writer {
   }
 
   string(value: string): void {
+    // most strings of an object are short and ASCII: copied here they skip two native calls
+    const length = value.length;
+    if (length < 0x80) {
+      this.reserve(length + 1);
+      const buf = this.buf;
+      const start = this.len + 1;
+      let i = 0;
+      for (; i < length; i++) {
+        const c = value.charCodeAt(i);
+        if (c >= 0x80) break;
+        buf[start + i] = c;
+      }
+      if (i === length) {
+        buf[this.len] = length;
+        this.len = start + length;
+        return;
+      }
+    }
     const n = Buffer.byteLength(value);
     this.varint(n);
     this.reserve(n);
