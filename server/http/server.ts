@@ -92,6 +92,10 @@ export function createSecureServer(opts: SecureServerOptions): SecureServer {
   const server = createHttp2SecureServer(
     {
       allowHTTP1: true,
+      // a TLS server leaves Nagle's algorithm on (node's http server turns it off): a response
+      // written in several pieces, or a watch's next event, would wait for the client's delayed
+      // ACK of the previous piece, 40 ms on Linux
+      noDelay: true,
       cert: opts.cert,
       key: opts.key,
       ca: opts.clientCA,
@@ -123,10 +127,6 @@ export function createSecureServer(opts: SecureServerOptions): SecureServer {
   // connections still in their TLS handshake are only here
   const rawSockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
-    // a TLS server leaves Nagle's algorithm on (node's http server turns it off): a response
-    // written in several pieces, or a watch's next event, would wait for the client's delayed
-    // ACK of the previous piece, 40 ms on Linux
-    socket.setNoDelay(true);
     rawSockets.add(socket);
     socket.once('close', () => rawSockets.delete(socket));
   });
