@@ -8,6 +8,7 @@ import path from 'node:path';
 import { createNamespace, loadKubeconfig, startKapi, type KapiProcess } from '../harness.js';
 import type { ClientCredentials } from '../http-client.js';
 import type { FuzzTargets } from './cases.js';
+import { processAlive } from '../../storage/testing/processes.js';
 
 export const LIMITED_TOKEN = 'fuzz-limited-token';
 const LIMITED_USER = 'fuzz-limited';
@@ -128,16 +129,6 @@ export function rssMiB(pid: number): number | undefined {
     return m ? Number(m[1]) / 1024 : undefined;
   } catch {
     return undefined;
-  }
-}
-
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
   }
 }
 
