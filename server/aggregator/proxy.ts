@@ -15,6 +15,7 @@ import { isAvailable, type APIServiceView } from './api-services.js';
 import { authProxyHeaders, describeNetworkError, type BackendAgents } from './backend-client.js';
 import { authority, resolveServiceEndpoint } from './service-endpoint.js';
 import { header } from '../request/types.js';
+import { HOP_BY_HOP_HEADERS } from '../request/headers.js';
 import { openUpgrade, splice } from '../proxy/upgrade.js';
 
 /** the connection to the backend must be made within this (kube's proxy dialer: 30 s) */
@@ -22,19 +23,7 @@ const CONNECT_TIMEOUT_MS = 30_000;
 
 /** never forwarded: hop-by-hop headers, HTTP/2 pseudo-headers, the client's credentials and
  *  identity claims (the front has already turned them into the user it forwards) */
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'host',
-  'http2-settings',
-]);
+const HOP_BY_HOP = new Set([...HOP_BY_HOP_HEADERS, 'host', 'http2-settings']);
 
 function forwardedRequestHeader(name: string): boolean {
   if (name.startsWith(':') || HOP_BY_HOP.has(name)) return false;

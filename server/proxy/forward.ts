@@ -7,28 +7,15 @@ import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders 
 import { StatusError, errors } from '../machinery/status.js';
 import { beginStream } from '../request/response.js';
 import type { RequestState } from '../request/types.js';
+import { HOP_BY_HOP_HEADERS } from '../request/headers.js';
 import { dialBackend } from './dial.js';
 import type { Backend } from './kubelet-client.js';
 
 /** how much of a failed backend answer becomes the Status message (kube's maxReadLength) */
 const MAX_ERROR_BODY_BYTES = 50000;
 
-const HOP_BY_HOP = new Set([
-  'connection',
-  'proxy-connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  // HTTP/2 pseudo-headers never go to an HTTP/1.1 backend
-  ':method',
-  ':path',
-  ':scheme',
-  ':authority',
-]);
+// HTTP/2 pseudo-headers never go to an HTTP/1.1 backend
+const HOP_BY_HOP = new Set([...HOP_BY_HOP_HEADERS, ':method', ':path', ':scheme', ':authority']);
 
 /** a failure that is not a Status in kube either: 500 with the error's text and no reason */
 export function unknownFailure(message: string): StatusError {

@@ -21,3 +21,16 @@ export function distinctHeaders(req: Pick<HttpRequest, 'headers'> & { rawHeaders
   }
   return out;
 }
+
+/** the connection-specific fields a proxy never passes on (Go's reverse proxy's list) */
+export const HOP_BY_HOP_HEADERS: readonly string[] = [
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+];
