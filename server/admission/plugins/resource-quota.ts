@@ -217,7 +217,8 @@ class QuotaAccessor {
     const known = this.informer.hasSynced ? this.informer.list(namespace) : [];
     // a quota without status.hard yet enforces nothing; the informer may not have seen the
     // controller fill it in, so such a namespace is read consistently, as one without quotas
-    if (known.length > 0 && known.every((q) => hasHard(this.newest(q)))) return known.map((q) => this.newest(q));
+    const newest = known.map((q) => this.newest(q));
+    if (newest.length > 0 && newest.every(hasHard)) return newest;
     // None known (or one not filled in yet): the informer may not have seen a quota created a moment ago (on this replica
     // or another). A consistent list is answered by the watch cache once it has caught up with
     // etcd, so it costs one shared revision probe, not a read of etcd. kube caches this live
