@@ -8,6 +8,7 @@ import { createMetricsHandler, defaultMetrics } from '../metrics/index.js';
 import { workerMetricsSource } from '../metrics/cluster.js';
 import { createStatusHandler } from '../nonresource/status-handler.js';
 import type { NonResourceHandler } from '../request/non-resource.js';
+import { setEncodedItemCache } from '../protobuf/item-cache.js';
 import { setUnreadResponseBudget } from '../request/unread-budget.js';
 import type { Built } from './build.js';
 import type { CompletedConfig } from './config.js';
@@ -66,6 +67,7 @@ export async function prepare(config: CompletedConfig, built: Built, state: Serv
   const admission = await startAdmission(config, api.resolver, built.authz, stack);
 
   setUnreadResponseBudget(config.serving.maxUnreadResponseBytes);
+  setEncodedItemCache(config.serving.encodedItemCacheBytes);
   const handler = buildHandler(
     config,
     { built, api, admission, health, nonResource, maxInFlight: loops.maxInFlight, leaseName: identityLeaseName(config) },

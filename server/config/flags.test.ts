@@ -218,6 +218,7 @@ test("every kube-apiserver 1.33 flag is accepted; the only others are kapi's own
   assert.deepEqual([...ours].filter((name) => !kube.has(name)).sort(), [
     'allow-loopback-proxy-targets',
     'data-dir',
+    'encoded-item-cache-mib',
     'kubeconfig',
     'max-unread-response-mib',
     'replica-response-header',

@@ -903,6 +903,13 @@ export const FLAG_SPECS = [
   ),
   spec(
     G_KAPI,
+    'encoded-item-cache-mib',
+    'int',
+    64,
+    'kapi: MiB of protobuf list items this replica keeps encoded between lists, so a list re-encodes only the objects that changed since an earlier one (0 keeps none).',
+  ),
+  spec(
+    G_KAPI,
     'allow-loopback-proxy-targets',
     'bool',
     false,
@@ -1043,6 +1050,7 @@ function validateServingFlags(values: ReadonlyMap<string, FlagValue>): void {
   const cors = validateCorsAllowedOrigins(list(values, 'cors-allowed-origins'));
   if (cors.length > 0) throw new FlagError(cors.join(', '));
   if (num(values, 'max-unread-response-mib') < 1) throw new FlagError('--max-unread-response-mib must be at least 1');
+  if (num(values, 'encoded-item-cache-mib') < 0) throw new FlagError('--encoded-item-cache-mib can not be negative');
   if (num(values, 'http2-max-streams-per-connection') < 0) throw new FlagError('--http2-max-streams-per-connection can not be negative');
   try {
     tlsMinVersion(str(values, 'tls-min-version'));

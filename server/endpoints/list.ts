@@ -1,7 +1,8 @@
 // GET of a collection: a (possibly chunked) list at a resource version.
 //
 // A list in the storage version as compact JSON is written from the stored texts of its
-// items, as the client takes it (nothing is built whole). Every other form (another version,
+// items, as the client takes it (nothing is built whole); one in protobuf from its items'
+// encoded bytes, kept per stored version in the encoded-item cache. Every other form (another version,
 // protobuf, YAML, CBOR, Table, pretty JSON) is built whole; it first reserves its estimated
 // size in the replica's response budget, and waits, or is refused with a 429, when the budget
 // is spent.
@@ -36,6 +37,20 @@ export async function serveList(scope: Scope): Promise<void> {
   if (text) {
     await writeTextBody(scope.state, 200, text, media.contentType, prepared.storedBytes);
     return;
+  }
+  if (media.format === 'protobuf' && !media.convert) {
+    // the items' bytes come from the encoded-item cache, or are made (and kept) now: what is
+    // made here at most is about the items' stored size
+    const producing = await unreadResponseBudget().reserve(prepared.storedBytes, scope.state.signal);
+    try {
+      const pieces = prepared.protobufPieces();
+      if (pieces) {
+        await writeTextBody(scope.state, 200, pieces, media.contentType, prepared.storedBytes, false);
+        return;
+      }
+    } finally {
+      producing.release();
+    }
   }
   const producing = await unreadResponseBudget().reserve(prepared.storedBytes * BUILT_LIST_BYTES_PER_STORED_BYTE, scope.state.signal);
   try {

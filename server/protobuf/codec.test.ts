@@ -4,8 +4,11 @@ import {
   decodeObject,
   decodeWatchEvents,
   encodeList,
+  encodeListHead,
+  encodeListItem,
   encodeObject,
   encodeWatchEvent,
+  hasListPieces,
   hasProtobufMessage,
   PROTOBUF_MAGIC,
   ProtobufError,
@@ -478,6 +481,35 @@ describe('protobuf codec: round trips through the enveloped form', () => {
     const withKinds = { ...list, items: (list.items as JsonObject[]).map((i) => ({ kind: 'Pod', apiVersion: 'v1', ...i })) };
     assert.deepEqual(decodeObject(encodeList(withKinds, core('PodList'))).object, list);
     assert.throws(() => encodeList(list, core('Pod')), ProtobufError);
+  });
+
+  it('a list in pieces (head, then each item) is byte for byte the list encoded whole', () => {
+    const big = { ...pod, metadata: { ...(pod.metadata as JsonObject), annotations: { note: 'x'.repeat(20_000) } } };
+    const small = { metadata: { name: 'a', namespace: 'default' }, spec: { containers: [{ name: 'c', image: 'i' }] }, status: {} };
+    const cases: JsonObject[] = [
+      {
+        kind: 'PodList',
+        apiVersion: 'v1',
+        metadata: { resourceVersion: '99', continue: 'tok', remainingItemCount: 3 },
+        items: [small, big, pod],
+      },
+      { kind: 'PodList', apiVersion: 'v1', metadata: { resourceVersion: '7' }, items: [] },
+      // a raw part over 127 bytes made of many small items: its length is a multi-byte varint
+      { kind: 'PodList', apiVersion: 'v1', metadata: {}, items: Array.from({ length: 40 }, () => small) },
+    ];
+    for (const list of cases) {
+      const items = (list.items as JsonObject[]).map((item) => encodeListItem(item, core('PodList')));
+      const length = items.reduce((sum, b) => sum + b.length, 0);
+      const pieces = Buffer.concat([encodeListHead(list, core('PodList'), length), ...items]);
+      assert.deepEqual(pieces, encodeList(list, core('PodList')));
+    }
+    // an item's bytes are also the raw part of its own envelope
+    const alone = encodeObject(pod, core('Pod'));
+    assert.deepEqual(alone.subarray(alone.length - encodeListItem(pod, core('PodList')).length), encodeListItem(pod, core('PodList')));
+    assert.equal(hasListPieces(core('PodList')), true);
+    assert.equal(hasListPieces(core('Pod')), false);
+    assert.equal(hasListPieces({ group: 'example.com', version: 'v1', kind: 'WidgetList' }), false);
+    assert.throws(() => encodeListItem(pod, core('Pod')), ProtobufError);
   });
 
   it('watch events: length-prefixed WatchEvent frames without envelope, objects enveloped inside', () => {

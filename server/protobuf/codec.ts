@@ -274,6 +274,69 @@ export function encodeObject(obj: JsonObject, gvk: GroupVersionKind): Buffer {
   return w.finish();
 }
 
+/** the items field of a list message, when the message is exactly every Kubernetes list's
+ *  {ListMeta metadata = 1; repeated Item items = 2}: an item's bytes then do not depend on
+ *  the list around it */
+function itemsFieldOf(desc: MessageDescriptor): FieldDescriptor | undefined {
+  if (desc.fields.length !== 2) return undefined;
+  const [meta, items] = desc.fields;
+  if (meta.number !== 1 || meta.jsonName !== 'metadata' || meta.repeated || meta.inline) return undefined;
+  if (items.number !== 2 || items.jsonName !== 'items' || !items.repeated || items.map || SCALARS.has(items.type)) return undefined;
+  return items;
+}
+
+/** Whether lists of this kind can be written in pieces (encodeListHead, encodeListItem). */
+export function hasListPieces(listGvk: GroupVersionKind): boolean {
+  const desc = catalog().messageForKind(listGvk);
+  return desc !== undefined && itemsFieldOf(desc) !== undefined;
+}
+
+function listItemsField(listGvk: GroupVersionKind): { desc: MessageDescriptor; items: FieldDescriptor } {
+  const desc = messageForKind(listGvk);
+  const items = itemsFieldOf(desc);
+  if (!items) throw new ProtobufError(`${listGvk.kind} cannot be written in pieces`);
+  return { desc, items };
+}
+
+/**
+ * One item of a list of kind `listGvk` exactly as encodeList writes it inside the list: the
+ * items field's tag and length, then the item's message. The same bytes are also the `raw`
+ * field of the item's own envelope (field 2 of runtime.Unknown). The buffer is the item's
+ * own (no pooled slab behind it), so it can be kept.
+ */
+export function encodeListItem(item: JsonObject, listGvk: GroupVersionKind): Buffer {
+  const { desc, items } = listItemsField(listGvk);
+  const w = new Writer();
+  writeValue(w, items.number, items.type, item, desc, items);
+  return w.finish(true);
+}
+
+/**
+ * The start of a list's enveloped form up to its first item: encodeList's bytes are this
+ * head followed by encodeListItem of each item. `list` gives the list's metadata (its items
+ * are not read); `itemsBytes` is the sum of the items' lengths.
+ */
+export function encodeListHead(list: JsonObject, listGvk: GroupVersionKind, itemsBytes: number): Buffer {
+  const { desc } = listItemsField(listGvk);
+  const meta = new Writer();
+  const metaField = desc.fields[0];
+  const metadata = list[metaField.jsonName];
+  if (metadata !== undefined && metadata !== null) writeValue(meta, metaField.number, metaField.type, metadata, desc, metaField);
+  const metaBytes = meta.finish();
+  const w = new Writer();
+  w.raw(PROTOBUF_MAGIC);
+  const typeMeta = w.beginLength(1);
+  w.tag(1, WIRE_LENGTH);
+  w.string(apiVersionOf(listGvk));
+  w.tag(2, WIRE_LENGTH);
+  w.string(listGvk.kind);
+  w.endLength(typeMeta);
+  w.tag(2, WIRE_LENGTH);
+  w.varint(metaBytes.length + itemsBytes);
+  w.raw(metaBytes);
+  return w.finish();
+}
+
 /** The enveloped form of a list; `gvk` names the list kind (e.g. PodList). */
 export function encodeList(list: JsonObject, gvk: GroupVersionKind): Buffer {
   if (!gvk.kind.endsWith('List')) throw new ProtobufError(`${gvk.kind} is not a list kind`);

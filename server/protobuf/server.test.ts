@@ -118,6 +118,61 @@ describe('protobuf through a real kapi', { skip: kubectlAvailable() ? false : 'k
     assert.equal(status.object.code, 404);
   });
 
+  it('protobuf lists and pages match the JSON lists, also after an object changes between them', async () => {
+    const ns = 'pblist';
+    await kubectlOk(['create', 'namespace', ns], opts());
+    for (let i = 0; i < 5; i++) {
+      await kubectlOk(['create', 'configmap', `m${i}`, `--from-literal=big=${'v'.repeat(300 * (i + 1))}`, '-n', ns], opts());
+    }
+    const path = `/api/v1/namespaces/${ns}/configmaps`;
+    const protoList = async (query = '') => {
+      const res = await request(creds, 'GET', path + query, { accept: CLIENT_GO_ACCEPT });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers['content-type'], PROTOBUF_MEDIA_TYPE);
+      return res.body;
+    };
+    const jsonList = async (query = '') =>
+      JSON.parse((await request(creds, 'GET', path + query, { accept: 'application/json' })).body.toString('utf8')) as JsonObject;
+    const itemsOf = (list: JsonObject) => (list.items as JsonObject[]).map((item) => item.metadata as JsonObject);
+
+    // at one resource version the protobuf list, whether its items were made now or kept from
+    // the list before, is the JSON list
+    const first = await jsonList();
+    const rv = (first.metadata as JsonObject).resourceVersion as string;
+    const at = `?resourceVersion=${rv}&resourceVersionMatch=Exact`;
+    const cold = await protoList(at);
+    const warm = await protoList(at);
+    assert.deepEqual(warm, cold);
+    assert.deepEqual(decodeObject(warm).object, await jsonList(at));
+
+    // a changed object comes with its new content and resourceVersion
+    await kubectlOk(['label', 'configmap', 'm2', 'changed=yes', '-n', ns], opts());
+    const after = decodeObject(await protoList()).object;
+    assert.deepEqual(
+      after,
+      await jsonList(`?resourceVersion=${(after.metadata as JsonObject).resourceVersion as string}&resourceVersionMatch=Exact`),
+    );
+    const m2 = itemsOf(after).find((m) => m.name === 'm2');
+    assert.deepEqual(m2?.labels, { changed: 'yes' });
+    assert.notEqual(m2?.resourceVersion, itemsOf(first).find((m) => m.name === 'm2')?.resourceVersion);
+
+    // pages: each page's items and continue token as in JSON
+    const page = decodeObject(await protoList('?limit=2')).object;
+    const jsonPage = await jsonList('?limit=2');
+    assert.deepEqual(itemsOf(page), itemsOf(jsonPage));
+    const token = (page.metadata as JsonObject).continue as string;
+    assert.ok(token);
+    const nextQuery = `?limit=2&continue=${encodeURIComponent(token)}`;
+    const next = decodeObject(await protoList(nextQuery)).object;
+    // the namespace's own kube-root-ca.crt comes first
+    assert.deepEqual(
+      itemsOf(next).map((m) => m.name),
+      ['m1', 'm2'],
+    );
+    assert.deepEqual(next, await jsonList(nextQuery));
+    assert.equal((next.metadata as JsonObject).remainingItemCount, 2);
+  });
+
   it('protobuf create and update bodies, DeleteOptions body', async () => {
     const body = encodeObject(
       {

@@ -157,8 +157,13 @@ export class Writer {
     return length;
   }
 
-  finish(): Buffer {
-    return Buffer.from(this.buf.subarray(0, this.len));
+  /** the bytes written; `standalone`: in a buffer of their own, never a view of a shared
+   *  slab that a kept buffer would hold alive */
+  finish(standalone = false): Buffer {
+    if (!standalone) return Buffer.from(this.buf.subarray(0, this.len));
+    const out = Buffer.allocUnsafeSlow(this.len);
+    out.set(this.buf.subarray(0, this.len));
+    return out;
   }
 }
 

@@ -119,6 +119,9 @@ export interface PreparedList {
    *  first, each text or UTF-8 bytes (views of storage's own bytes, never to be modified);
    *  undefined when it cannot be had without decoding the items */
   jsonText(): Iterable<string | Uint8Array> | undefined;
+  /** the protobuf form of toObject() in pieces, head first (each piece may be kept by a
+   *  cache: never to be modified); undefined when it cannot be had in pieces */
+  protobufPieces(): Uint8Array[] | undefined;
 }
 
 /** An object read by name, before it is written: as an object, or as JSON text edited from

@@ -32,6 +32,7 @@ import {
 } from './conversion/index.js';
 import { goEscape } from '../machinery/go-json.js';
 import { type DecodeStored, ListItemTexts } from './item-text.js';
+import { protobufListPieces } from './protobuf-list.js';
 import { beforeDelete, gcFinalizers, markAsDeleting } from './deletion.js';
 import { KeyScheme, keyPrefixFor } from './keys.js';
 import { checkNamespaceAcceptsCreate, type NamespaceLookup } from './namespace-lifecycle.js';
@@ -462,7 +463,7 @@ export class GenericStore implements RESTResource {
       stored = await this.storage.getStoredList?.(s.key, listOpts);
       if (!stored) {
         const list = this.toListObject(await this.storage.getList(s.key, listOpts));
-        return { storedBytes: 0, toObject: () => list, jsonText: () => undefined };
+        return { storedBytes: 0, toObject: () => list, jsonText: () => undefined, protobufPieces: () => undefined };
       }
     } catch (e) {
       throw this.mapError(e);
@@ -491,6 +492,7 @@ export class GenericStore implements RESTResource {
         }
         return listTextPieces(goEscape(JSON.stringify(envelope)), stored.items, texts, stored.decode);
       },
+      protobufPieces: () => protobufListPieces(envelope, stored, (i) => this.listItem(stored.decoded[i] ?? stored.decode(stored.items[i]))),
     };
   }
 

@@ -39,7 +39,8 @@ const GZIP_LEVEL = 1;
 export type BodyPiece = string | Uint8Array;
 
 /**
- * Writes `pieces` joined, then a newline (Go's json.Encoder), as `contentType`. A body that
+ * Writes `pieces` joined, then a newline (Go's json.Encoder) unless `newline` is false (a
+ * protobuf body), as `contentType`. A body that
  * ends within the first 128 KiB is written whole, with a Content-Length, exactly as
  * writeBody writes it; a longer one streams (chunked over HTTP/1.1), gzip-compressed when
  * the client accepts it, as a whole body of that size would be. `sizeHint` is about the
@@ -52,10 +53,11 @@ export async function writeTextBody(
   pieces: Iterable<BodyPiece>,
   contentType: string,
   sizeHint = 0,
+  newline = true,
 ): Promise<void> {
   const res = state.res;
   if (res.headersSent || responseFinished(res)) return;
-  const body = new ChunkFiller(pieces[Symbol.iterator](), Math.min(CHUNK_BYTES, sizeHint + (sizeHint >> 4) + 1024));
+  const body = new ChunkFiller(pieces[Symbol.iterator](), Math.min(CHUNK_BYTES, sizeHint + (sizeHint >> 4) + 1024), newline ? '\n' : '');
   body.fill();
   while (!body.done && body.full && body.capacity < CHUNK_BYTES) {
     body.grow(CHUNK_BYTES);
@@ -104,11 +106,13 @@ class ChunkFiller {
   constructor(
     private readonly pieces: Iterator<BodyPiece>,
     capacity: number,
+    /** what follows the last piece */
+    private readonly ending: string,
   ) {
     this.buf = Buffer.allocUnsafe(capacity);
   }
 
-  /** every piece and the newline are in */
+  /** every piece and the ending are in */
   get done(): boolean {
     return this.ended && this.carry === undefined;
   }
@@ -142,7 +146,7 @@ class ChunkFiller {
       let piece: BodyPiece;
       if (next.done) {
         this.ended = true;
-        piece = '\n';
+        piece = this.ending;
       } else {
         piece = next.value;
       }
