@@ -1,5 +1,6 @@
 // GET of one object (or one subresource of it). An object in the storage version as compact
-// JSON is written from its stored text, edited (server/registry/item-text.ts).
+// JSON is written from its stored text, edited (server/registry/item-text.ts); in protobuf,
+// from the bytes it has as a list item (server/registry/protobuf-items.ts).
 
 import { isCompactJson, writeBody, writeObject } from '../request/response.js';
 import { negotiateFor, requestContext, type Scope } from './scope.js';
@@ -11,13 +12,14 @@ export async function serveGet(scope: Scope): Promise<void> {
   const rv = scope.state.query.get('resourceVersion');
   const opts = rv !== null ? { resourceVersion: rv } : {};
   const ctx = requestContext(scope);
-  if (!scope.resource.openGet || !isCompactJson(scope.state, media)) {
+  const protobuf = media.format === 'protobuf' && !media.convert;
+  if (!scope.resource.openGet || !(protobuf || isCompactJson(scope.state, media))) {
     const obj = await scope.resource.get(ctx, scope.name, opts);
     await writeObject(scope.state, 200, transformResult(scope, media, obj, tableOptions), media);
     return;
   }
   const prepared = await scope.resource.openGet(ctx, scope.name, opts);
-  const body = prepared.jsonBody();
+  const body = protobuf ? prepared.protobufBody() : prepared.jsonBody();
   if (body !== undefined) {
     await writeBody(scope.state, 200, body, media.contentType);
     return;

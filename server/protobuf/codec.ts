@@ -312,6 +312,32 @@ export function encodeListItem(item: JsonObject, listGvk: GroupVersionKind): Buf
 }
 
 /**
+ * Whether an object of kind `gvk` enveloped alone is encodeObjectHead followed by its
+ * encodeListItem bytes in a list of kind `listGvk`: the list's items are of the object's
+ * message, which has no field of its own for the kind or apiVersion a list item lacks.
+ */
+export function sharesListItemBytes(gvk: GroupVersionKind, listGvk: GroupVersionKind): boolean {
+  const desc = catalog().messageForKind(gvk);
+  const list = catalog().messageForKind(listGvk);
+  const items = list && itemsFieldOf(list);
+  if (!desc || !items || catalog().message(items.type) !== desc) return false;
+  return !desc.fields.some((f) => f.inline || f.jsonName === 'kind' || f.jsonName === 'apiVersion');
+}
+
+/** the start of an object's enveloped form: the magic and the envelope's typeMeta */
+export function encodeObjectHead(gvk: GroupVersionKind): Buffer {
+  const w = new Writer();
+  w.raw(PROTOBUF_MAGIC);
+  const typeMeta = w.beginLength(1);
+  w.tag(1, WIRE_LENGTH);
+  w.string(apiVersionOf(gvk));
+  w.tag(2, WIRE_LENGTH);
+  w.string(gvk.kind);
+  w.endLength(typeMeta);
+  return w.finish();
+}
+
+/**
  * The start of a list's enveloped form up to its first item: encodeList's bytes are this
  * head followed by encodeListItem of each item. `list` gives the list's metadata (its items
  * are not read); `itemsBytes` is the sum of the items' lengths.

@@ -145,8 +145,22 @@ describe('protobuf through a real kapi', { skip: kubectlAvailable() ? false : 'k
     assert.deepEqual(warm, cold);
     assert.deepEqual(decodeObject(warm).object, await jsonList(at));
 
+    // a GET by name shares an item's bytes with the lists
+    const getM2 = async () => {
+      const res = await request(creds, 'GET', `${path}/m2`, { accept: CLIENT_GO_ACCEPT });
+      assert.equal(res.status, 200);
+      return decodeObject(res.body);
+    };
+    const m2Json = JSON.parse(
+      (await request(creds, 'GET', `${path}/m2`, { accept: 'application/json' })).body.toString('utf8'),
+    ) as JsonObject;
+    assert.deepEqual((await getM2()).object, m2Json);
+
     // a changed object comes with its new content and resourceVersion
     await kubectlOk(['label', 'configmap', 'm2', 'changed=yes', '-n', ns], opts());
+    const m2Changed = await getM2();
+    assert.equal(m2Changed.kind, 'ConfigMap');
+    assert.deepEqual((m2Changed.object.metadata as JsonObject).labels, { changed: 'yes' });
     const after = decodeObject(await protoList()).object;
     assert.deepEqual(
       after,

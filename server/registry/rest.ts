@@ -132,6 +132,8 @@ export interface PreparedObject {
   /** the compact JSON of toObject() (Go's escapes) and Go's trailing newline, as UTF-8;
    *  undefined when it cannot be had without decoding the object */
   jsonBody(): Buffer | undefined;
+  /** the protobuf form of toObject(); undefined when it cannot be had from kept item bytes */
+  protobufBody(): Buffer | undefined;
 }
 
 /** One resource (or subresource) as the endpoints see it. Objects going in and out are in

@@ -32,7 +32,7 @@ import {
 } from './conversion/index.js';
 import { goEscape } from '../machinery/go-json.js';
 import { type DecodeStored, ListItemTexts } from './item-text.js';
-import { protobufListPieces } from './protobuf-list.js';
+import { protobufListPieces, protobufObjectBody } from './protobuf-items.js';
 import { beforeDelete, gcFinalizers, markAsDeleting } from './deletion.js';
 import { KeyScheme, keyPrefixFor } from './keys.js';
 import { checkNamespaceAcceptsCreate, type NamespaceLookup } from './namespace-lifecycle.js';
@@ -340,7 +340,7 @@ export class GenericStore implements RESTResource {
     const texts = this.objectTexts;
     if (!texts || !this.storage.getStored) {
       const obj = await this.get(ctx, name, opts);
-      return { toObject: () => obj, jsonBody: () => undefined };
+      return { toObject: () => obj, jsonBody: () => undefined, protobufBody: () => undefined };
     }
     this.requireVerb('get');
     const key = this.keys.objectKey(ctx.namespace, name);
@@ -353,12 +353,14 @@ export class GenericStore implements RESTResource {
     if (stored === undefined) {
       // the storage cannot answer from its texts (e.g. not synced yet): the decoded path
       const obj = await this.get(ctx, name, opts);
-      return { toObject: () => obj, jsonBody: () => undefined };
+      return { toObject: () => obj, jsonBody: () => undefined, protobufBody: () => undefined };
     }
     if (!stored) throw errors.notFound(this.ref(name));
     const { item, decode } = stored;
+    const toObject = () => this.fromStorageRead(decode(item));
     return {
-      toObject: () => this.fromStorageRead(decode(item)),
+      toObject,
+      protobufBody: () => protobufObjectBody(this.typeMeta(this.requestKind.kind), this.typeMeta(this.info.listKind), item, toObject),
       jsonBody: () => {
         if (item.error !== undefined) return undefined;
         try {
@@ -412,11 +414,12 @@ export class GenericStore implements RESTResource {
     const metadata: ListObject['metadata'] = { resourceVersion: res.resourceVersion };
     if (res.continue) metadata.continue = res.continue;
     if (res.remainingItemCount !== undefined && res.remainingItemCount !== null) metadata.remainingItemCount = res.remainingItemCount;
-    return {
-      kind: this.info.listKind,
-      apiVersion: this.info.group ? `${this.info.group}/${this.info.version}` : this.info.version,
-      metadata,
-    };
+    return { ...this.typeMeta(this.info.listKind), metadata };
+  }
+
+  /** `kind` in the request's group version */
+  private typeMeta(kind: string): { kind: string; apiVersion: string } {
+    return { kind, apiVersion: this.info.group ? `${this.info.group}/${this.info.version}` : this.info.version };
   }
 
   /** an item of a list, from an object read just now: kube-apiserver's typed lists carry no
