@@ -19,7 +19,14 @@
 // Usage: node dist/bench/run.js [--only create,get,...] [--quick] [--objects N] [--serial N]
 //          [--gets N] [--updates N] [--pods N] [--list-repeats R] [--watchers W] [--watch-rate R]
 //          [--watch-seconds S] [--watch-transport h1,h2] [--workers N] [--cpu-prof DIR] [--out FILE|-]
-//          [--no-settle]
+//          [--no-settle] [--warm-up N]
+//
+// Each scenario is measured in steady state: kapi (and raw etcd beside it) first does
+// --warm-up operations of the scenario's own kind (default 3000, 1000 with --quick; GETs twice
+// as many, Pods a third), unmeasured. A fresh node process runs its first few thousand requests
+// at up to 2.5 times the CPU of later ones while V8 compiles the hot paths; a server runs for
+// days, and kube-apiserver, compiled ahead of time, has no such phase. --warm-up 0 measures from
+// a cold start.
 //
 // --no-settle skips the wait (up to 3 minutes) for kapi's RSS to settle after the Pods are
 // created: the settled memory row is left out, for before/after runs of the create rate.
@@ -74,6 +81,8 @@ interface Options {
   workers: number;
   /** wait for kapi's RSS to settle after the Pods (the settled memory row) */
   settle: boolean;
+  /** unmeasured operations of each scenario's kind before it is measured */
+  warmUp: number;
   out: string;
 }
 
@@ -83,7 +92,7 @@ const USAGE =
   '] [--quick]\n' +
   '  [--objects N] [--serial N] [--gets N] [--updates N] [--pods N] [--list-repeats R]\n' +
   '  [--watchers W] [--watch-rate R] [--watch-seconds S] [--watch-transport h1,h2]\n' +
-  '  [--workers N] [--cpu-prof DIR] [--out FILE|-] [--no-settle]';
+  '  [--workers N] [--cpu-prof DIR] [--out FILE|-] [--no-settle] [--warm-up N]';
 
 function parseArgs(argv: string[]): Options {
   const o: Options = {
@@ -100,6 +109,7 @@ function parseArgs(argv: string[]): Options {
     watchTransports: ['h1', 'h2'],
     workers: 1,
     settle: true,
+    warmUp: 3000,
     out: path.join(repoRoot, 'bench', 'last-run.md'),
   };
   const ints: Record<string, keyof Options> = {
@@ -114,6 +124,7 @@ function parseArgs(argv: string[]): Options {
     '--watch-seconds': 'watchSeconds',
     '--workers': 'workers',
   };
+  let warmUpGiven = false;
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i]!.split('=', 2) as [string, string | undefined];
     const value = () => inline ?? argv[++i] ?? '';
@@ -126,6 +137,11 @@ function parseArgs(argv: string[]): Options {
       (o as unknown as Record<string, number>)[ints[flag]!] = n;
     } else if (flag === '--no-settle') {
       o.settle = false;
+    } else if (flag === '--warm-up') {
+      const n = Number(value());
+      if (!Number.isInteger(n) || n < 0) throw new Error('--warm-up needs a non-negative integer');
+      o.warmUp = n;
+      warmUpGiven = true;
     } else if (flag === '--quick') {
       // a before/after comparison in a minute or two
       Object.assign(o, {
@@ -138,6 +154,7 @@ function parseArgs(argv: string[]): Options {
         watchers: 200,
         watchSeconds: 5,
       });
+      if (!warmUpGiven) o.warmUp = 1000;
     } else if (flag === '--only') {
       const names = value().split(',').filter(Boolean);
       for (const n of names)
@@ -164,6 +181,8 @@ function parseArgs(argv: string[]): Options {
 const NS = 'bench';
 const POD_NS = 'bench-pods';
 const WATCH_NS = 'bench-watch';
+/** the Pods of the warm-up, apart from those listed */
+const WARM_NS = 'bench-warm';
 const RAW = '/bench-raw';
 const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 
@@ -274,12 +293,13 @@ async function ensureConfigMaps(b: Bench, n: number): Promise<void> {
 
 async function benchCreate(b: Bench): Promise<void> {
   const { o } = b;
-  log('create: warm-up');
-  await runConcurrent(200, 64, (i) =>
+  const warm = Math.max(o.warmUp, 200);
+  log(`create: warm-up, ${warm} creates each`);
+  await runConcurrent(warm, 64, (i) =>
     b.client.expect(201, 'POST', cmBase, { body: configMapBody(objectName('warm', i), i) }).then(() => {}),
   );
   const create = rawCreate(b.etcd);
-  await runConcurrent(200, 64, (i) => create(Buffer.from(`${RAW}/warm/${i}`), configMapBody(objectName('warm', i), i)));
+  await runConcurrent(warm, 64, (i) => create(Buffer.from(`${RAW}/warm/${i}`), configMapBody(objectName('warm', i), i)));
   if (o.only.has('create')) {
     log(`create: ${o.objects} configmaps, 64 concurrent`);
     const from = b.configMaps;
@@ -303,6 +323,13 @@ async function benchGet(b: Bench, accept: string, label: string): Promise<void> 
   await ensureConfigMaps(b, Math.min(o.objects, 2000));
   const n = Math.min(b.configMaps, 2000);
   const name = (i: number) => objectName('cm', (i * 7919) % n);
+  if (o.warmUp > 0) {
+    log(`get: warm-up, ${2 * o.warmUp} GETs each`);
+    await runConcurrent(2 * o.warmUp, 64, (i) => b.client.expect(200, 'GET', `${cmBase}/${name(i)}`, { accept }).then(() => {}));
+    await runConcurrent(2 * o.warmUp, 64, async (i) => {
+      await b.etcd.range({ key: Buffer.from(`/registry/configmaps/${NS}/${name(i)}`) });
+    });
+  }
   log(`get: ${o.gets} GETs (${accept}), 64 concurrent`);
   const [kapi, cpu] = await withCpu(b.pids, () =>
     runConcurrent(o.gets, 64, (i) => b.client.expect(200, 'GET', `${cmBase}/${name(i)}`, { accept }).then(() => {})),
@@ -330,18 +357,16 @@ async function benchUpdate(b: Bench): Promise<void> {
     rvs.push(got.metadata.resourceVersion);
   }
   const RV = /"resourceVersion":"(\d+)"/;
-  log(`update: ${perWriter * WRITERS} PUTs, ${WRITERS} writers with one object each`);
-  const [kapi, cpu] = await withCpu(b.pids, () =>
+  const kapiUpdates = (perWriter: number) =>
     runPerWriter(WRITERS, perWriter, async (w, i) => {
       const name = objectName('cm', w);
       const body = await b.client.expect(200, 'PUT', `${cmBase}/${name}`, { body: configMapUpdateBody(name, i, rvs[w]!) });
       rvs[w] = RV.exec(body.toString())![1]!;
-    }),
-  );
+    });
   const keys = Array.from({ length: WRITERS }, (_, w) => Buffer.from(`${RAW}/update/${w}`));
   const revs: number[] = [];
   for (const key of keys) revs.push((await b.etcd.put(key, configMapUpdateBody('raw', 0, '1'))).header.revision);
-  const [raw] = await withCpu(b.pids, () =>
+  const rawUpdates = (perWriter: number) =>
     runPerWriter(WRITERS, perWriter, async (w, i) => {
       const key = keys[w]!;
       const r = await b.etcd.txn({
@@ -351,8 +376,17 @@ async function benchUpdate(b: Bench): Promise<void> {
       });
       if (!r.succeeded) throw new Error('raw update lost its compare');
       revs[w] = r.header.revision;
-    }),
-  );
+    });
+  if (o.warmUp > 0) {
+    const warmPerWriter = Math.ceil(o.warmUp / WRITERS);
+    log(`update: warm-up, ${warmPerWriter * WRITERS} updates each`);
+    const warmKapi = await kapiUpdates(warmPerWriter);
+    const warmRaw = await rawUpdates(warmPerWriter);
+    noteErrors(b, 'update warm-up', { kapi: warmKapi, raw: warmRaw });
+  }
+  log(`update: ${perWriter * WRITERS} PUTs, ${WRITERS} writers with one object each`);
+  const [kapi, cpu] = await withCpu(b.pids, () => kapiUpdates(perWriter));
+  const [raw] = await withCpu(b.pids, () => rawUpdates(perWriter));
   noteErrors(b, 'update', { kapi, raw });
   b.results.push(throughputResult(`update (PUT with resourceVersion), ${WRITERS} concurrent`, perWriter * WRITERS, kapi, cpu, raw));
 }
@@ -399,6 +433,7 @@ async function benchPods(b: Bench): Promise<void> {
   ) as { metadata: { name: string; uid: string } };
   const owner: Owner = { name: rs.metadata.name, uid: rs.metadata.uid };
   const bodies = Array.from({ length: o.pods }, (_, i) => podBody(objectName('pod', i), i, owner));
+  await warmUpPods(b);
   const before = await kapiMemory(b);
   // after other scenarios the heap has grown into room V8 gives back only when idle: the
   // settled figure must start from a settled RSS too, or it can come out below zero
@@ -452,6 +487,29 @@ async function benchPods(b: Bench): Promise<void> {
       `pods: ${stored.length} stored, ${(stored.reduce((s, kv) => s + kv.value.length, 0) / stored.length).toFixed(0)} B each in etcd`,
     );
   }
+}
+
+/** Pods created (through kapi, then their bytes raw) before the measured ones, in a namespace
+ *  of their own: a third of --warm-up */
+async function warmUpPods(b: Bench): Promise<void> {
+  const n = Math.floor(b.o.warmUp / 3);
+  if (n === 0) return;
+  log(`pods: warm-up, ${n} creates each`);
+  const rs = JSON.parse(
+    (
+      await b.client.expect(201, 'POST', `/apis/apps/v1/namespaces/${WARM_NS}/replicasets`, { body: replicaSetBody('warm-app-5f6d8c7b9a') })
+    ).toString(),
+  ) as { metadata: { name: string; uid: string } };
+  const owner: Owner = { name: rs.metadata.name, uid: rs.metadata.uid };
+  const warmKapi = await runConcurrent(n, 64, (i) =>
+    b.client
+      .expect(201, 'POST', `/api/v1/namespaces/${WARM_NS}/pods`, { body: podBody(objectName('warm-pod', i), i, owner) })
+      .then(() => {}),
+  );
+  const stored = await storedUnder(b.etcd, `/registry/pods/${WARM_NS}/`);
+  const create = rawCreate(b.etcd);
+  const warmRaw = await runConcurrent(stored.length, 64, (i) => create(rawKeyOf(stored[i]!.key, 'warm-pods'), stored[i]!.value));
+  noteErrors(b, 'pods warm-up', { kapi: warmKapi, raw: warmRaw });
 }
 
 async function ensurePods(b: Bench): Promise<void> {
@@ -705,7 +763,7 @@ async function main(): Promise<void> {
       configMaps: 0,
       pods: 0,
     };
-    for (const ns of [NS, POD_NS, WATCH_NS]) {
+    for (const ns of [NS, POD_NS, WATCH_NS, WARM_NS]) {
       await client.expect(201, 'POST', '/api/v1/namespaces', {
         body: Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } })),
       });
