@@ -35,6 +35,41 @@ describe('SortedKeys', () => {
     assert.deepEqual(k.range('/pods/a/'), ['/pods/a/y']);
     assert.equal(prefixEnd('/pods/'), '/pods0');
   });
+
+  test('agrees with one sorted array through many adds and deletes across blocks', () => {
+    const k = new SortedKeys();
+    const reference = new Set<string>();
+    // a small deterministic generator: the same keys on every run
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
+    const keyOf = () => `/pods/ns${next() % 7}/p${next() % 3000}`;
+    for (let step = 0; step < 12000; step++) {
+      const key = keyOf();
+      if (next() % 4 === 0) {
+        k.delete(key);
+        reference.delete(key);
+      } else {
+        k.add(key);
+        reference.add(key);
+      }
+      if (step % 1000 !== 999) continue;
+      const sorted = [...reference].sort();
+      assert.equal(k.size, sorted.length);
+      assert.deepEqual(k.range('/pods/'), sorted);
+      for (const ns of ['/pods/ns0/', '/pods/ns3/', '/pods/ns6/', '/pods/nsx/']) {
+        const inNs = sorted.filter((s) => s.startsWith(ns));
+        assert.deepEqual(k.range(ns), inNs);
+        assert.equal(k.countPrefix(ns), inNs.length);
+        const start = `${ns}p2`;
+        const fromStart = inNs.filter((s) => s >= start);
+        assert.deepEqual(k.range(ns, start, 700), fromStart.slice(0, 700));
+        assert.equal(k.countRange(ns, start), fromStart.length);
+      }
+    }
+    for (const key of [...reference]) k.delete(key);
+    assert.equal(k.size, 0);
+    assert.deepEqual(k.range(''), []);
+  });
 });
 
 describe('EventHistory', () => {
