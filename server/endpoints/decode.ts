@@ -7,22 +7,59 @@ import { errors, StatusError } from '../machinery/status.js';
 import { header, type RequestState } from '../request/types.js';
 import { apiVersionOf, type Scope } from './scope.js';
 
-/** Reads the whole body; 413 past `limit` bytes. */
+/** Reads the whole body; 413 past `limit` bytes. Events rather than an async iterator: an
+ *  iterator costs a promise per chunk and a per-request setup that showed in the profile of
+ *  every write. Past the limit the request stream is destroyed, as leaving the iterator did. */
 export async function readBody(state: RequestState, limit: number): Promise<Buffer> {
   const declared = Number(header(state.req, 'content-length') ?? NaN);
   if (Number.isFinite(declared) && declared > limit) {
     state.req.resume();
     throw errors.tooLarge(`limit is ${limit}`);
   }
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of state.req) {
-    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    total += buf.length;
-    if (total > limit) throw errors.tooLarge(`limit is ${limit}`);
-    chunks.push(buf);
-  }
-  return Buffer.concat(chunks);
+  const req = state.req;
+  if (req.readableEnded) return Buffer.alloc(0);
+  if (req.destroyed) throw prematureClose();
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const stop = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    const onData = (chunk: Buffer | string): void => {
+      const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      total += buf.length;
+      if (total > limit) {
+        stop();
+        req.destroy();
+        reject(errors.tooLarge(`limit is ${limit}`));
+        return;
+      }
+      chunks.push(buf);
+    };
+    const onEnd = (): void => {
+      stop();
+      resolve(Buffer.concat(chunks, total));
+    };
+    const onError = (err: Error): void => {
+      stop();
+      reject(err);
+    };
+    const onClose = (): void => {
+      stop();
+      reject(prematureClose());
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}
+
+function prematureClose(): Error {
+  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
 
 function summarize(body: Buffer, max = 30): string {

@@ -14,8 +14,17 @@ export interface HttpRequest extends AsyncIterable<Buffer | string> {
   readonly headers: IncomingHttpHeaders;
   readonly httpVersion: string;
   readonly socket: unknown;
-  on(event: 'aborted' | 'close', listener: () => void): unknown;
+  /** the body has been read to its end */
+  readonly readableEnded: boolean;
+  readonly destroyed: boolean;
+  on(event: 'aborted' | 'close' | 'end', listener: () => void): unknown;
+  on(event: 'data', listener: (chunk: Buffer | string) => void): unknown;
+  on(event: 'error', listener: (err: Error) => void): unknown;
+  off(event: 'close' | 'end', listener: () => void): unknown;
+  off(event: 'data', listener: (chunk: Buffer | string) => void): unknown;
+  off(event: 'error', listener: (err: Error) => void): unknown;
   resume(): unknown;
+  destroy(err?: Error): unknown;
 }
 
 /** what the handlers write to (ServerResponse and Http2ServerResponse both fit) */
