@@ -1,16 +1,30 @@
-// The etcd v3 wire format: the generated descriptor (scripts/generate-etcd-proto.mjs) loaded
-// into protobufjs, one codec per RPC, and conversions from decoded messages to the plain
-// types of types.ts. int64 fields decode as Long objects; they become JS numbers here
-// (revisions stay far below 2^53). Member and cluster ids stay exact as hex strings.
+// The etcd v3 wire format: one codec per RPC, and conversions from decoded messages to the
+// plain types of types.ts. The RPCs of every read, write and watch event use the hand-written
+// codecs of hot-codec.ts; the rest use the generated descriptor
+// (scripts/generate-etcd-proto.mjs) loaded into protobufjs, whose int64 fields decode as Long
+// objects. Either way they become JS numbers here (revisions stay far below 2^53); member and
+// cluster ids stay exact as hex strings.
 
 import protobuf from 'protobufjs';
 import descriptor from './generated/etcd-proto.json' with { type: 'json' };
+import {
+  decodeDeleteRangeResponse,
+  decodePutResponse,
+  decodeRangeResponse,
+  decodeTxnResponse,
+  decodeWatchResponse,
+  encodeDeleteRangeRequest,
+  encodePutRequest,
+  encodeRangeRequest,
+  encodeTxnRequest,
+} from './hot-codec.js';
 import type { KeyValue, ResponseHeader, CompareTarget, CompareResult } from './types.js';
 
 const root = protobuf.Root.fromJSON(descriptor as protobuf.INamespace);
 
-/** an int64/uint64 as protobufjs decodes it: a Long when the `long` package is present */
-export type WireInt = number | { toNumber(): number; toString(radix?: number): string };
+/** an int64/uint64 as decoded: a number, a bigint (hot-codec.ts, a uint64 id past 2^53) or a
+ *  Long (protobufjs, when the `long` package is present) */
+export type WireInt = number | bigint | { toNumber(): number; toString(radix?: number): string };
 /** a bytes field as decoded: a Buffer, or the prototype default (an empty array) when absent */
 export type WireBytes = Uint8Array | number[];
 
@@ -102,7 +116,8 @@ export interface Rpc<Res> {
   deserialize(buf: Buffer): Res;
 }
 
-function rpc<Res>(service: string, method: string): Rpc<Res> {
+/** an RPC with protobufjs's codecs (exported for hot-codec.test.ts, which compares) */
+export function rpc<Res>(service: string, method: string): Rpc<Res> {
   const svc = root.lookupService(`etcdserverpb.${service}`);
   const m = svc.methods[method];
   if (!m) throw new Error(`etcd descriptor lacks ${service}.${method}`);
@@ -120,13 +135,24 @@ function rpc<Res>(service: string, method: string): Rpc<Res> {
   };
 }
 
+/** an RPC of hot-codec.ts's messages (the watch: its responses; its requests stay protobufjs's) */
+function hotRpc<Res>(
+  service: string,
+  method: string,
+  serialize: ((req: object) => Buffer) | null,
+  deserialize: (buf: Buffer) => Res,
+): Rpc<Res> {
+  const generated = rpc<Res>(service, method);
+  return { path: generated.path, serialize: serialize ?? generated.serialize, deserialize };
+}
+
 export const rpcs = {
-  range: rpc<WireRangeResponse>('KV', 'Range'),
-  put: rpc<WirePutResponse>('KV', 'Put'),
-  deleteRange: rpc<WireDeleteRangeResponse>('KV', 'DeleteRange'),
-  txn: rpc<WireTxnResponse>('KV', 'Txn'),
+  range: hotRpc('KV', 'Range', encodeRangeRequest, decodeRangeResponse),
+  put: hotRpc('KV', 'Put', encodePutRequest, decodePutResponse),
+  deleteRange: hotRpc('KV', 'DeleteRange', encodeDeleteRangeRequest, decodeDeleteRangeResponse),
+  txn: hotRpc('KV', 'Txn', encodeTxnRequest, decodeTxnResponse),
   compact: rpc<{ header: WireHeader | null }>('KV', 'Compact'),
-  watch: rpc<WireWatchResponse>('Watch', 'Watch'),
+  watch: hotRpc('Watch', 'Watch', null, decodeWatchResponse),
   leaseGrant: rpc<{ header: WireHeader | null; ID: WireInt; TTL: WireInt; error: string }>('Lease', 'LeaseGrant'),
   leaseRevoke: rpc<{ header: WireHeader | null }>('Lease', 'LeaseRevoke'),
   leaseKeepAlive: rpc<{ header: WireHeader | null; ID: WireInt; TTL: WireInt }>('Lease', 'LeaseKeepAlive'),
@@ -161,12 +187,13 @@ const EMPTY = Buffer.alloc(0);
 
 export function num(v: WireInt | null | undefined): number {
   if (v === null || v === undefined) return 0;
-  return typeof v === 'number' ? v : v.toNumber();
+  if (typeof v === 'number') return v;
+  return typeof v === 'bigint' ? Number(v) : v.toNumber();
 }
 
 export function hexId(v: WireInt | null | undefined): string {
   if (v === null || v === undefined) return '0';
-  return typeof v === 'number' ? v.toString(16) : v.toString(16);
+  return v.toString(16);
 }
 
 export function bytes(v: WireBytes | null | undefined): Buffer {
