@@ -149,6 +149,10 @@ export interface WatchOptions extends Cancellable {
   sendInitialEvents?: boolean;
   allowWatchBookmarks?: boolean;
   predicate: SelectionPredicate;
+  /** the watcher reads only `kind`, `apiVersion` and `metadata` of the objects (the
+   *  informers inside the server): live events may carry objects with nothing else, which
+   *  spares decoding the rest of each change. Storage that cannot may send whole objects. */
+  metadataOnly?: boolean;
 }
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';

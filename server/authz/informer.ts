@@ -53,6 +53,8 @@ export interface InformerOptions {
    * few fields keeps only those (see `slimObject`).
    */
   keep?: (obj: KubeObject) => KubeObject;
+  /** `keep` reads nothing but the metadata: changes may be watched as metadata alone */
+  metadataOnly?: boolean;
 }
 
 /** the metadata informers key and compare by, plus `rest`: an object small enough to keep for
@@ -164,6 +166,7 @@ export function startInformer(resource: RESTResource, log: Logger, parent?: Abor
           resourceVersion: rv,
           allowWatchBookmarks: true,
           fieldSelector: opts.fieldSelector,
+          metadataOnly: opts.metadataOnly,
         });
         if (signal.aborted) watch.stop();
         for await (const ev of watch) {

@@ -192,7 +192,7 @@ export async function runResourceQuotaController(
   for (const { resource, changed, keep } of replenishing) {
     const rest = resolver.lookup('', 'v1', resource);
     if (!rest) continue;
-    const inf = startInformer(rest, log, signal, { keep: keep ?? ((obj) => slimObject(obj)) });
+    const inf = startInformer(rest, log, signal, keep ? { keep } : { keep: (obj) => slimObject(obj), metadataOnly: true });
     const evaluator = evaluatorFor('', resource);
     inf.onChange((type, obj, old) => {
       if (!inf.hasSynced) return;
@@ -213,7 +213,7 @@ export async function runResourceQuotaController(
       watchedKeys.add(`${gr.group}/${gr.resource}`);
       const rest = findResource(resolver, gr.group, gr.resource);
       if (!rest) continue;
-      const inf = startInformer(rest, log, signal, { keep: (obj) => slimObject(obj) });
+      const inf = startInformer(rest, log, signal, { keep: (obj) => slimObject(obj), metadataOnly: true });
       const evaluator = evaluatorFor(gr.group, gr.resource);
       inf.onChange((type, obj) => {
         if (type === 'DELETED' && inf.hasSynced) enqueueNamespace(obj.metadata.namespace ?? '', evaluator);

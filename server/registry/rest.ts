@@ -87,6 +87,9 @@ export interface WatchRequestOptions extends ListRequestOptions {
   allowWatchBookmarks?: boolean;
   sendInitialEvents?: boolean;
   timeoutSeconds?: number;
+  /** the watcher reads only kind, apiVersion and metadata (the informers inside the server):
+   *  changes may come as objects of those alone */
+  metadataOnly?: boolean;
 }
 
 export interface DeleteRequestOptions {

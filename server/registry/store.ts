@@ -511,6 +511,8 @@ export class GenericStore implements RESTResource {
         sendInitialEvents: opts.sendInitialEvents,
         allowWatchBookmarks: opts.allowWatchBookmarks,
         predicate: s.predicate,
+        // only where no conversion reads the rest of the object on its way out
+        metadataOnly: opts.metadataOnly === true && this.itemTexts !== undefined,
       });
     } catch (e) {
       throw this.mapError(e);

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 
 import { createEtcdClient } from '../etcd/client.js';
 import type { EtcdClient } from '../etcd/types.js';
-import { everything, type KubeObject, type Storage, type Watch } from '../interface.js';
+import { everything, type KubeObject, type Storage, type Watch, type WatchEvent } from '../interface.js';
 import { isStorageError } from '../errors.js';
 import { startEtcd, type EtcdProcess } from '../testing/etcd-server.js';
 import { END, WatchReader, describeEvent } from '../testing/watch-reader.js';
@@ -233,6 +233,26 @@ describe('watch cache over etcd', () => {
     assert.equal(describeEvent(await web.change()), `DELETED b@${b2}`);
     assert.equal(describeEvent(await one.change()), `ADDED b@${b}`);
     assert.equal(describeEvent(await one.change()), `MODIFIED b@${b2}`);
+  });
+
+  test('a metadata-only watcher gets live changes as metadata, beside a whole-object watcher of the same change', async () => {
+    const prefix = newPrefix();
+    const feed = await startFeed(prefix);
+    const pods = feed.cacherFor('/pods/');
+    const start = String(feed.revision());
+    const meta = await pods.watch('/pods/', { recursive: true, predicate: everything, resourceVersion: start, metadataOnly: true });
+    const whole = await pods.watch('/pods/', { recursive: true, predicate: everything, resourceVersion: start });
+    const rev = await put(prefix, makePod('ns', 'm', { app: 'web' }));
+    const next = async (w: typeof meta) => (await w[Symbol.asyncIterator]().next()).value as WatchEvent;
+    const m = await next(meta);
+    const w = await next(whole);
+    assert.equal(m.type, 'ADDED');
+    assert.equal(m.object.metadata.resourceVersion, String(rev));
+    assert.deepEqual(m.object.metadata.labels, { app: 'web' });
+    assert.equal(m.object.spec, undefined);
+    assert.ok(w.object.spec);
+    meta.stop();
+    whole.stop();
   });
 
   test('a watcher that does not read is ended once its queue is full; it gets what was queued', async () => {

@@ -330,6 +330,7 @@ export class Cacher implements Storage {
       recursive: opts.recursive,
       predicate: opts.predicate,
       allowBookmarks: opts.allowWatchBookmarks === true,
+      metadataOnly: opts.metadataOnly === true,
       queueLimit: this.timing.watcherQueueLimit,
     };
   }

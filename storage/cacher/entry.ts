@@ -78,6 +78,93 @@ export function decodeEntry(entry: StoredEntry, resourceVersion: number = entry.
   return o;
 }
 
+/**
+ * A fresh object of the entry's kind, apiVersion and metadata only (resourceVersion set to
+ * `resourceVersion`), parsed from the start of its text without the rest: what a reader of
+ * metadata needs of a change. A text whose metadata is not among its first three members
+ * (the store writes kind, apiVersion, metadata first) is decoded whole and cut down.
+ */
+export function decodeEntryMetadata(entry: StoredEntry, resourceVersion: number = entry.modRevision): KubeObject {
+  const data = entry.error === undefined ? entry.data : reread(entry);
+  const head = metadataHead(data);
+  if (head === undefined) return metadataOf(decodeEntry(entry, resourceVersion));
+  let obj: KubeObject;
+  try {
+    obj = JSON.parse(head) as KubeObject;
+  } catch {
+    return metadataOf(decodeEntry(entry, resourceVersion));
+  }
+  const meta = obj.metadata as unknown;
+  const metadata = typeof meta === 'object' && meta !== null && !Array.isArray(meta) ? obj.metadata : {};
+  obj.metadata = withResourceVersion(metadata, String(resourceVersion));
+  return obj;
+}
+
+/** an object's kind, apiVersion and metadata (the metadata shared, not copied) */
+export function metadataOf(obj: KubeObject): KubeObject {
+  const out = {} as KubeObject;
+  if (obj.kind !== undefined) out.kind = obj.kind;
+  if (obj.apiVersion !== undefined) out.apiVersion = obj.apiVersion;
+  out.metadata = obj.metadata;
+  return out;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** the index after the JSON string opening at `i`, or -1 */
+function afterString(s: string, i: number): number {
+  for (i++; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === BACKSLASH) i++;
+    else if (c === QUOTE) return i + 1;
+  }
+  return -1;
+}
+
+/** the index after the object or string value at `i` of compact JSON, or -1 */
+function afterValue(s: string, i: number): number {
+  const first = s.charCodeAt(i);
+  if (first === QUOTE) return afterString(s, i);
+  if (s[i] !== '{') return -1;
+  let depth = 0;
+  while (i < s.length) {
+    const c = s[i];
+    if (c === '"') {
+      i = afterString(s, i);
+      if (i < 0) return -1;
+      continue;
+    }
+    if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') {
+      depth--;
+      if (depth === 0) return i + 1;
+    }
+    i++;
+  }
+  return -1;
+}
+
+/** `{"kind":…,"apiVersion":…,"metadata":{…}}` cut from the start of a stored text, or
+ *  undefined when the text does not start that way (metadata after nothing but kind and
+ *  apiVersion) */
+function metadataHead(text: string): string | undefined {
+  if (text[0] !== '{') return undefined;
+  let i = 1;
+  for (let member = 0; member < 3; member++) {
+    if (text.charCodeAt(i) !== QUOTE) return undefined;
+    const keyEnd = afterString(text, i);
+    if (keyEnd < 0 || text[keyEnd] !== ':') return undefined;
+    const key = text.slice(i + 1, keyEnd - 1);
+    const valueEnd = afterValue(text, keyEnd + 1);
+    if (valueEnd < 0) return undefined;
+    if (key === 'metadata') return `${text.slice(0, valueEnd)}}`;
+    if ((key !== 'kind' && key !== 'apiVersion') || text[valueEnd] !== ',') return undefined;
+    i = valueEnd + 1;
+  }
+  return undefined;
+}
+
 function reread(entry: StoredEntry): string {
   if (!entry.reread) throw new StorageError('InvalidObject', entry.key, entry.error!);
   return entry.reread();

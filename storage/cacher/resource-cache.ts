@@ -162,16 +162,23 @@ export class ResourceCache {
   private dispatch(event: CacheEvent): void {
     if (this.watchers.size === 0) return;
     const decoded = new DecodedEvent(event);
-    const deliver = (w: CacheWatcher) => {
-      if (!w.open || event.revision <= w.startRevision) return;
+    // readers of metadata go last: when another watcher needed the whole object decoded,
+    // theirs is cut from it instead of parsed again
+    let metadataReaders: CacheWatcher[] | undefined;
+    const send = (w: CacheWatcher) => {
       let out: WatchEvent | undefined;
       try {
-        out = decoded.forPredicate(w.predicate);
+        out = decoded.forPredicate(w.predicate, w.metadataOnly);
       } catch (err) {
         this.warnUndecodable(event.key, err);
         return;
       }
       if (out) w.push(out, event.revision);
+    };
+    const deliver = (w: CacheWatcher) => {
+      if (!w.open || event.revision <= w.startRevision) return;
+      if (w.metadataOnly) (metadataReaders ??= []).push(w);
+      else send(w);
     };
     this.byKey.get(event.key)?.forEach(deliver);
     // every recursive watcher whose prefix is a '/'-bounded prefix of the key
@@ -179,6 +186,7 @@ export class ResourceCache {
     for (let i = key.indexOf('/'); i >= 0; i = key.indexOf('/', i + 1)) {
       this.byPrefix.get(key.slice(0, i + 1))?.forEach(deliver);
     }
+    metadataReaders?.forEach(send);
   }
 
   private warnUndecodable(key: string, err: unknown): void {

@@ -8,7 +8,7 @@ import { EventHistory, type CacheEvent } from './history.js';
 import { SortedKeys, prefixEnd } from './sorted-keys.js';
 import { CacheWatcher } from './watcher.js';
 import { parseResourceVersion, shouldDelegateList } from './cacher.js';
-import { decodeEntry, storedEntry, type StoredEntry } from './entry.js';
+import { decodeEntry, decodeEntryMetadata, storedEntry, type StoredEntry } from './entry.js';
 
 const entry = (key: string, rev: number, labels: Record<string, string> = {}): StoredEntry =>
   storedEntry(key, JSON.stringify({ kind: 'Pod', metadata: { name: key.split('/').pop(), labels }, spec: { rev } }), rev);
@@ -143,6 +143,76 @@ describe('DecodedEvent', () => {
     assert.equal(d.forPredicate(byName('wanted')), undefined);
     // a key that may match is decoded (and this one does not decode)
     assert.throws(() => d.forPredicate(byName('other')));
+  });
+});
+
+describe('metadata-only events', () => {
+  const text = (obj: object) => JSON.stringify(obj);
+  test('a reader of metadata gets kind, apiVersion and metadata parsed from the start of the text', () => {
+    const stored = storedEntry(
+      '/configmaps/ns/m',
+      text({
+        kind: 'ConfigMap',
+        apiVersion: 'v1',
+        metadata: { name: 'm', namespace: 'ns', annotations: { 'a}"{': 'x\\"}{[' }, ownerReferences: [{ uid: 'u', name: 'o' }] },
+        data: { big: 'y'.repeat(5000) },
+      }),
+      11,
+    );
+    const meta = decodeEntryMetadata(stored);
+    assert.deepEqual(meta, {
+      kind: 'ConfigMap',
+      apiVersion: 'v1',
+      metadata: {
+        name: 'm',
+        namespace: 'ns',
+        resourceVersion: '11',
+        annotations: { 'a}"{': 'x\\"}{[' },
+        ownerReferences: [{ uid: 'u', name: 'o' }],
+      },
+    });
+    // texts written another way are decoded whole and cut down
+    for (const other of [
+      text({ data: { a: 1 }, metadata: { name: 'late' }, kind: 'X', apiVersion: 'v1' }),
+      text({ kind: 'X', metadata: 'not an object' }),
+      text({ kind: 'X', apiVersion: 'v1', spec: {} }),
+    ]) {
+      const e = storedEntry('/x/ns/late', other, 4);
+      const whole = decodeEntry(e);
+      assert.deepEqual(decodeEntryMetadata(e), {
+        ...(whole.kind ? { kind: whole.kind } : {}),
+        ...(whole.apiVersion ? { apiVersion: whole.apiVersion } : {}),
+        metadata: whole.metadata,
+      });
+    }
+  });
+
+  test('DecodedEvent: metadata-only events are shared, frozen, and cut from the whole object once it is decoded', () => {
+    const prev = entry('/pods/ns/x', 5, { app: 'a' });
+    const cur = entry('/pods/ns/x', 7, { app: 'b' });
+    const onlyMeta = new DecodedEvent(event(7, prev.key, cur, prev));
+    const m1 = onlyMeta.forPredicate(everything, true)!;
+    assert.equal(m1, onlyMeta.forPredicate(everything, true));
+    assert.equal(m1.type, 'MODIFIED');
+    assert.deepEqual(m1.object, { kind: 'Pod', metadata: { name: 'x', labels: { app: 'b' }, resourceVersion: '7' } });
+    assert.ok(Object.isFrozen(m1.object) && Object.isFrozen(m1.object.metadata));
+    // the whole object is still there for other watchers
+    assert.deepEqual(onlyMeta.forPredicate(everything)!.object.spec, { rev: 7 });
+
+    const wholeFirst = new DecodedEvent(event(7, prev.key, cur, prev));
+    const whole = wholeFirst.forPredicate(everything)!;
+    const cut = wholeFirst.forPredicate(everything, true)!;
+    assert.equal(cut.object.metadata, whole.object.metadata);
+    assert.equal(cut.object.spec, undefined);
+    // a selector is matched against the whole object; a deletion carries the last state
+    const leaving = wholeFirst.forPredicate(app('a'), true)!;
+    assert.equal(leaving.type, 'DELETED');
+    assert.deepEqual(leaving.object.metadata.labels, { app: 'a' });
+    assert.equal(leaving.object.metadata.resourceVersion, '7');
+    const del = new DecodedEvent(event(9, prev.key, undefined, cur)).forPredicate(everything, true)!;
+    assert.equal(del.type, 'DELETED');
+    assert.equal(del.object.metadata.resourceVersion, '9');
+    assert.equal(del.object.spec, undefined);
   });
 });
 

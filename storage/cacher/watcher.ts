@@ -15,6 +15,8 @@ export interface CacheWatcherOptions {
   recursive: boolean;
   predicate: SelectionPredicate;
   allowBookmarks: boolean;
+  /** live events may carry objects of kind, apiVersion and metadata only */
+  metadataOnly?: boolean;
   /** live changes at or below this revision are not delivered (already covered, or the
    *  client asked for changes after a future revision) */
   startRevision: number;
@@ -30,6 +32,7 @@ export class CacheWatcher implements Watch {
   readonly recursive: boolean;
   readonly predicate: SelectionPredicate;
   readonly allowBookmarks: boolean;
+  readonly metadataOnly: boolean;
   readonly startRevision: number;
   /** everything up to this revision has been queued (or is in the backlog) */
   lastRevision: number;
@@ -48,6 +51,7 @@ export class CacheWatcher implements Watch {
     this.recursive = opts.recursive;
     this.predicate = opts.predicate;
     this.allowBookmarks = opts.allowBookmarks;
+    this.metadataOnly = opts.metadataOnly ?? false;
     this.startRevision = opts.startRevision;
     this.lastRevision = opts.startRevision;
     this.queueLimit = opts.queueLimit;

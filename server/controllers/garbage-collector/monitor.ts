@@ -58,7 +58,11 @@ export class ResourceMonitor {
             this.markSynced();
           }
         }
-        watch = await this.resource.watch(internalContext(fieldManager, '', signal), { resourceVersion, allowWatchBookmarks: true });
+        watch = await this.resource.watch(internalContext(fieldManager, '', signal), {
+          resourceVersion,
+          allowWatchBookmarks: true,
+          metadataOnly: true,
+        });
         if (signal.aborted) watch.stop();
         for await (const ev of watch) {
           retryMs = 200;
