@@ -17,7 +17,7 @@ import type {
   WireTxnResponse,
   WireWatchResponse,
 } from './proto.js';
-import { WireReader, WireWriter } from './wire.js';
+import { WireError, WireReader, WireWriter } from './wire.js';
 
 const VARINT = 0;
 const LENGTH = 2;
@@ -181,15 +181,20 @@ export function encodeTxnRequest(m: object): Buffer {
 
 // ---- responses ----
 
-function readMessage<T>(r: WireReader, read: (r: WireReader) => T): T {
-  const [start, end] = r.span();
-  return read(new WireReader(r.buf, start, end));
+/** a nested message, read in place by the same reader */
+function readMessage<T>(r: WireReader, read: (r: WireReader, end: number) => T): T {
+  const length = r.varint();
+  const end = r.pos + length;
+  if (end > r.end) throw new WireError('truncated message');
+  const message = read(r, end);
+  if (r.pos !== end) throw new WireError('a field overruns its message');
+  return message;
 }
 
 /** ResponseHeader: cluster_id 1, member_id 2, revision 3, raft_term 4 */
-function readHeader(r: WireReader): WireHeader {
+function readHeader(r: WireReader, end: number): WireHeader {
   const h: WireHeader = { clusterId: 0, memberId: 0, revision: 0, raftTerm: 0 };
-  while (!r.done) {
+  while (r.pos < end) {
     const tag = r.varint();
     switch (tag) {
       case (1 << 3) | VARINT:
@@ -212,9 +217,9 @@ function readHeader(r: WireReader): WireHeader {
 }
 
 /** mvccpb.KeyValue: key 1, create_revision 2, mod_revision 3, version 4, value 5, lease 6 */
-function readKeyValue(r: WireReader): WireKeyValue {
+function readKeyValue(r: WireReader, end: number): WireKeyValue {
   const kv: WireKeyValue = { key: EMPTY, createRevision: 0, modRevision: 0, version: 0, value: EMPTY, lease: 0 };
-  while (!r.done) {
+  while (r.pos < end) {
     const tag = r.varint();
     switch (tag) {
       case (1 << 3) | LENGTH:
@@ -243,9 +248,9 @@ function readKeyValue(r: WireReader): WireKeyValue {
 }
 
 /** RangeResponse: header 1, kvs 2, more 3, count 4 */
-function readRangeResponse(r: WireReader): WireRangeResponse {
+function readRangeResponse(r: WireReader, end: number): WireRangeResponse {
   const res: WireRangeResponse = { header: null, kvs: [], more: false, count: 0 };
-  while (!r.done) {
+  while (r.pos < end) {
     const tag = r.varint();
     switch (tag) {
       case (1 << 3) | LENGTH:
@@ -268,9 +273,9 @@ function readRangeResponse(r: WireReader): WireRangeResponse {
 }
 
 /** PutResponse: header 1, prev_kv 2 */
-function readPutResponse(r: WireReader): WirePutResponse {
+function readPutResponse(r: WireReader, end: number): WirePutResponse {
   const res: WirePutResponse = { header: null, prevKv: null };
-  while (!r.done) {
+  while (r.pos < end) {
     const tag = r.varint();
     if (tag === ((1 << 3) | LENGTH)) res.header = readMessage(r, readHeader);
     else if (tag === ((2 << 3) | LENGTH)) res.prevKv = readMessage(r, readKeyValue);
@@ -280,9 +285,9 @@ function readPutResponse(r: WireReader): WirePutResponse {
 }
 
 /** DeleteRangeResponse: header 1, deleted 2, prev_kvs 3 */
-function readDeleteRangeResponse(r: WireReader): WireDeleteRangeResponse {
+function readDeleteRangeResponse(r: WireReader, end: number): WireDeleteRangeResponse {
   const res: WireDeleteRangeResponse = { header: null, deleted: 0, prevKvs: [] };
-  while (!r.done) {
+  while (r.pos < end) {
     const tag = r.varint();
     if (tag === ((1 << 3) | LENGTH)) res.header = readMessage(r, readHeader);
     else if (tag === ((2 << 3) | VARINT)) res.deleted = r.varint();
@@ -293,9 +298,9 @@ function readDeleteRangeResponse(r: WireReader): WireDeleteRangeResponse {
 }
 
 /** ResponseOp: response_range 1, response_put 2, response_delete_range 3, response_txn 4 */
-function readResponseOp(r: WireReader): WireResponseOp {
+function readResponseOp(r: WireReader, end: number): WireResponseOp {
   const op: WireResponseOp = {};
-  while (!r.done) {
+  while (r.pos < end) {
     const tag = r.varint();
     if (tag === ((1 << 3) | LENGTH)) op.responseRange = readMessage(r, readRangeResponse);
     else if (tag === ((2 << 3) | LENGTH)) op.responsePut = readMessage(r, readPutResponse);
@@ -307,9 +312,9 @@ function readResponseOp(r: WireReader): WireResponseOp {
 }
 
 /** TxnResponse: header 1, succeeded 2, responses 3 */
-function readTxnResponse(r: WireReader): WireTxnResponse {
+function readTxnResponse(r: WireReader, end: number): WireTxnResponse {
   const res: WireTxnResponse = { header: null, succeeded: false, responses: [] };
-  while (!r.done) {
+  while (r.pos < end) {
     const tag = r.varint();
     if (tag === ((1 << 3) | LENGTH)) res.header = readMessage(r, readHeader);
     else if (tag === ((2 << 3) | VARINT)) res.succeeded = r.varint() !== 0;
@@ -320,9 +325,9 @@ function readTxnResponse(r: WireReader): WireTxnResponse {
 }
 
 /** mvccpb.Event: type 1, kv 2, prev_kv 3 */
-function readEvent(r: WireReader): WireEvent {
+function readEvent(r: WireReader, end: number): WireEvent {
   const ev: WireEvent = { type: 0, kv: null, prevKv: null };
-  while (!r.done) {
+  while (r.pos < end) {
     const tag = r.varint();
     if (tag === ((1 << 3) | VARINT)) ev.type = r.varint();
     else if (tag === ((2 << 3) | LENGTH)) ev.kv = readMessage(r, readKeyValue);
@@ -334,7 +339,7 @@ function readEvent(r: WireReader): WireEvent {
 
 /** WatchResponse: header 1, watch_id 2, created 3, canceled 4, compact_revision 5,
  *  cancel_reason 6, fragment 7, events 11 */
-function readWatchResponse(r: WireReader): WireWatchResponse {
+function readWatchResponse(r: WireReader, end: number): WireWatchResponse {
   const res: WireWatchResponse = {
     header: null,
     watchId: 0,
@@ -345,7 +350,7 @@ function readWatchResponse(r: WireReader): WireWatchResponse {
     fragment: false,
     events: [],
   };
-  while (!r.done) {
+  while (r.pos < end) {
     const tag = r.varint();
     switch (tag) {
       case (1 << 3) | LENGTH:
@@ -380,9 +385,13 @@ function readWatchResponse(r: WireReader): WireWatchResponse {
 }
 
 const decoder =
-  <T>(read: (r: WireReader) => T) =>
-  (buf: Buffer): T =>
-    read(new WireReader(buf));
+  <T>(read: (r: WireReader, end: number) => T) =>
+  (buf: Buffer): T => {
+    const r = new WireReader(buf);
+    const message = read(r, buf.length);
+    if (r.pos !== buf.length) throw new WireError('a field overruns the message');
+    return message;
+  };
 
 export const decodeRangeResponse = decoder(readRangeResponse);
 export const decodePutResponse = decoder(readPutResponse);

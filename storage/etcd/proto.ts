@@ -22,9 +22,9 @@ import type { KeyValue, ResponseHeader, CompareTarget, CompareResult } from './t
 
 const root = protobuf.Root.fromJSON(descriptor as protobuf.INamespace);
 
-/** an int64/uint64 as decoded: a number, a bigint (hot-codec.ts, a uint64 id past 2^53) or a
- *  Long (protobufjs, when the `long` package is present) */
-export type WireInt = number | bigint | { toNumber(): number; toString(radix?: number): string };
+/** an int64/uint64 as decoded: a number, or past 2^53 a Long-like pair of halves (protobufjs
+ *  with the `long` package, or hot-codec.ts's Uint64) */
+export type WireInt = number | { toNumber(): number; toString(radix?: number): string };
 /** a bytes field as decoded: a Buffer, or the prototype default (an empty array) when absent */
 export type WireBytes = Uint8Array | number[];
 
@@ -187,8 +187,7 @@ const EMPTY = Buffer.alloc(0);
 
 export function num(v: WireInt | null | undefined): number {
   if (v === null || v === undefined) return 0;
-  if (typeof v === 'number') return v;
-  return typeof v === 'bigint' ? Number(v) : v.toNumber();
+  return typeof v === 'number' ? v : v.toNumber();
 }
 
 export function hexId(v: WireInt | null | undefined): string {

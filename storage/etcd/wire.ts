@@ -115,32 +115,40 @@ export class WireReader {
       mul *= 0x80;
     }
     this.pos = start;
-    return Number(BigInt.asIntN(64, BigInt(this.uint64())));
+    const v = this.uint64();
+    return typeof v === 'number' ? v : v.toSignedNumber();
   }
 
-  /** a uint64 varint, exact: a number below 2^53, else a bigint (cluster and member ids) */
-  uint64(): number | bigint {
-    const start = this.pos;
+  /** a uint64 varint, exact: a number below 2^53, else a Long-like pair of 32-bit halves
+   *  (cluster and member ids, random 64-bit numbers, are read on every response) */
+  uint64(): number | Uint64 {
     let lo = 0;
-    let mul = 1;
-    for (let i = 0; i < 7; i++) {
-      if (this.pos >= this.end) throw new WireError('truncated varint');
-      const b = this.buf[this.pos++]!;
-      lo += (b & 0x7f) * mul;
-      if (b < 0x80) return lo;
-      mul *= 0x80;
+    let hi = 0;
+    let b = 0;
+    for (let shift = 0; shift < 28; shift += 7) {
+      b = this.byte();
+      lo |= (b & 0x7f) << shift;
+      if (b < 0x80) return lo >>> 0;
     }
-    this.pos = start;
-    let big = 0n;
-    let shift = 0n;
-    for (let i = 0; i < 10; i++) {
-      if (this.pos >= this.end) throw new WireError('truncated varint');
-      const b = this.buf[this.pos++]!;
-      big |= BigInt(b & 0x7f) << shift;
-      if (b < 0x80) return BigInt.asUintN(64, big);
-      shift += 7n;
+    b = this.byte();
+    lo |= (b & 0x0f) << 28;
+    hi = (b & 0x7f) >> 4;
+    if (b >= 0x80) {
+      for (let shift = 3; ; shift += 7) {
+        if (shift > 31) throw new WireError('varint longer than ten bytes');
+        b = this.byte();
+        hi |= (b & 0x7f) << shift;
+        if (b < 0x80) break;
+      }
     }
-    throw new WireError('varint longer than ten bytes');
+    lo >>>= 0;
+    hi >>>= 0;
+    return hi < 0x200000 ? hi * 2 ** 32 + lo : new Uint64(lo, hi);
+  }
+
+  private byte(): number {
+    if (this.pos >= this.end) throw new WireError('truncated varint');
+    return this.buf[this.pos++]!;
   }
 
   /** a length-delimited field's bounds: [start, end) */
@@ -182,5 +190,32 @@ export class WireReader {
         throw new WireError(`wire type ${wireType} is not used by etcd`);
     }
     if (this.pos > this.end) throw new WireError('truncated fixed-size field');
+  }
+}
+
+/** a uint64 past 2^53 as its two 32-bit halves, read like protobufjs's Long */
+export class Uint64 {
+  constructor(
+    readonly lo: number,
+    readonly hi: number,
+  ) {}
+
+  private big(): bigint {
+    return (BigInt(this.hi) << 32n) | BigInt(this.lo);
+  }
+
+  /** nearest double (a uint64 past 2^53 has no exact one) */
+  toNumber(): number {
+    return this.hi * 2 ** 32 + this.lo;
+  }
+
+  /** the value read as an int64 */
+  toSignedNumber(): number {
+    return Number(BigInt.asIntN(64, this.big()));
+  }
+
+  toString(radix = 10): string {
+    if (radix === 16) return this.hi.toString(16) + this.lo.toString(16).padStart(8, '0');
+    return this.big().toString(radix);
   }
 }
