@@ -44,6 +44,8 @@ export interface TooDeep {
  */
 export function jsonTooDeep(bytes: Uint8Array, limit: number = MAX_NESTING_DEPTH): TooDeep | undefined {
   const n = bytes.length;
+  // nesting deeper than the limit takes more opening brackets than a shorter text has
+  if (n <= limit) return undefined;
   let depth = 0;
   let i = 0;
   while (i < n) {

@@ -311,7 +311,8 @@ export class GenericStore implements RESTResource {
       subresource: this.subresource,
       namespace: ctx.namespace,
       name,
-      object: obj ? this.fromStorage(obj) : null,
+      // validating plugins and webhooks only read it: no deep copy of what is about to be stored
+      object: obj ? this.fromStorageForReading(obj) : null,
       oldObject: old ? this.fromStorageForReading(old) : null,
       dryRun: ctx.dryRun,
       user: ctx.user,
@@ -535,10 +536,12 @@ export class GenericStore implements RESTResource {
       };
     }
     // the watch cache hands one event object to every watcher it concerns: convert it once,
-    // so they all share the converted event (and the HTTP layer its encoded bytes)
+    // so they all share the converted event (and the HTTP layer its encoded bytes). Every
+    // watcher only reads it (informers copy what they change), so the frozen object the
+    // cache decoded is not copied but for its top level
     let out = this.convertedEvents.get(ev);
     if (!out) {
-      out = { type: ev.type, object: this.fromStorage(ev.object) };
+      out = { type: ev.type, object: this.fromStorageForReading(ev.object) };
       this.convertedEvents.set(ev, out);
     }
     return out;
