@@ -85,12 +85,13 @@ export function decodeEntry(entry: StoredEntry, resourceVersion: number = entry.
  * (the store writes kind, apiVersion, metadata first) is decoded whole and cut down.
  */
 export function decodeEntryMetadata(entry: StoredEntry, resourceVersion: number = entry.modRevision): KubeObject {
-  const data = entry.error === undefined ? entry.data : reread(entry);
-  const head = metadataHead(data);
-  if (head === undefined) return metadataOf(decodeEntry(entry, resourceVersion));
+  const bytes = entry.error === undefined ? (entry.bytes ?? Buffer.from(entry.data)) : undefined;
+  const end = bytes ? metadataEnd(bytes) : -1;
+  if (end < 0) return metadataOf(decodeEntry(entry, resourceVersion));
   let obj: KubeObject;
   try {
-    obj = JSON.parse(head) as KubeObject;
+    // only the head becomes text: the rest of the object is never copied out of the bytes
+    obj = JSON.parse(`${Buffer.from(bytes!.buffer, bytes!.byteOffset, end).toString('utf8')}}`) as KubeObject;
   } catch {
     return metadataOf(decodeEntry(entry, resourceVersion));
   }
@@ -111,11 +112,21 @@ export function metadataOf(obj: KubeObject): KubeObject {
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
+const COLON = 0x3a;
+const COMMA = 0x2c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const KIND = Buffer.from('"kind"');
+const API_VERSION = Buffer.from('"apiVersion"');
+const METADATA = Buffer.from('"metadata"');
 
-/** the index after the JSON string opening at `i`, or -1 */
-function afterString(s: string, i: number): number {
-  for (i++; i < s.length; i++) {
-    const c = s.charCodeAt(i);
+/** the index after the JSON string opening at `i`, or -1 (UTF-8: no byte of a multi-byte
+ *  character is a quote or a backslash) */
+function afterString(b: Uint8Array, i: number): number {
+  for (i++; i < b.length; i++) {
+    const c = b[i];
     if (c === BACKSLASH) i++;
     else if (c === QUOTE) return i + 1;
   }
@@ -123,20 +134,19 @@ function afterString(s: string, i: number): number {
 }
 
 /** the index after the object or string value at `i` of compact JSON, or -1 */
-function afterValue(s: string, i: number): number {
-  const first = s.charCodeAt(i);
-  if (first === QUOTE) return afterString(s, i);
-  if (s[i] !== '{') return -1;
+function afterValue(b: Uint8Array, i: number): number {
+  if (b[i] === QUOTE) return afterString(b, i);
+  if (b[i] !== OPEN_BRACE) return -1;
   let depth = 0;
-  while (i < s.length) {
-    const c = s[i];
-    if (c === '"') {
-      i = afterString(s, i);
+  while (i < b.length) {
+    const c = b[i];
+    if (c === QUOTE) {
+      i = afterString(b, i);
       if (i < 0) return -1;
       continue;
     }
-    if (c === '{' || c === '[') depth++;
-    else if (c === '}' || c === ']') {
+    if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
+    else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
       depth--;
       if (depth === 0) return i + 1;
     }
@@ -145,24 +155,26 @@ function afterValue(s: string, i: number): number {
   return -1;
 }
 
-/** `{"kind":…,"apiVersion":…,"metadata":{…}}` cut from the start of a stored text, or
- *  undefined when the text does not start that way (metadata after nothing but kind and
- *  apiVersion) */
-function metadataHead(text: string): string | undefined {
-  if (text[0] !== '{') return undefined;
+function keyIs(b: Uint8Array, start: number, end: number, key: Buffer): boolean {
+  return end - start === key.length && Buffer.compare(key, b.subarray(start, end) as Buffer) === 0;
+}
+
+/** where `{"kind":…,"apiVersion":…,"metadata":{…}` ends at the start of a stored text, or
+ *  -1 when the text does not start that way (metadata after nothing but kind and apiVersion) */
+function metadataEnd(b: Uint8Array): number {
+  if (b[0] !== OPEN_BRACE) return -1;
   let i = 1;
   for (let member = 0; member < 3; member++) {
-    if (text.charCodeAt(i) !== QUOTE) return undefined;
-    const keyEnd = afterString(text, i);
-    if (keyEnd < 0 || text[keyEnd] !== ':') return undefined;
-    const key = text.slice(i + 1, keyEnd - 1);
-    const valueEnd = afterValue(text, keyEnd + 1);
-    if (valueEnd < 0) return undefined;
-    if (key === 'metadata') return `${text.slice(0, valueEnd)}}`;
-    if ((key !== 'kind' && key !== 'apiVersion') || text[valueEnd] !== ',') return undefined;
+    if (b[i] !== QUOTE) return -1;
+    const keyEnd = afterString(b, i);
+    if (keyEnd < 0 || b[keyEnd] !== COLON) return -1;
+    const valueEnd = afterValue(b, keyEnd + 1);
+    if (valueEnd < 0) return -1;
+    if (keyIs(b, i, keyEnd, METADATA)) return valueEnd;
+    if (!(keyIs(b, i, keyEnd, KIND) || keyIs(b, i, keyEnd, API_VERSION)) || b[valueEnd] !== COMMA) return -1;
     i = valueEnd + 1;
   }
-  return undefined;
+  return -1;
 }
 
 function reread(entry: StoredEntry): string {
@@ -174,7 +186,9 @@ function reread(entry: StoredEntry): string {
 export function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
-    for (const v of Object.values(value as object)) deepFreeze(v);
+    // without Object.values: no array per object of every decoded change
+    if (Array.isArray(value)) for (let i = 0; i < value.length; i++) deepFreeze(value[i]);
+    else for (const key in value) deepFreeze((value as Record<string, unknown>)[key]);
   }
   return value;
 }
