@@ -24,13 +24,19 @@ const REASONS_BY_CODE: ReadonlyMap<number, readonly string[]> = new Map([
 /**
  * 5xx and bare answers kube-apiserver itself gives for client input, which kapi gives the same
  * way on purpose: the impersonation filter's InternalError for groups, uid or extra without a
- * user; the plain errors (500, no reason) of the patch appliers and server-side apply; the 504
+ * user; the storage's plain 500 for a create that carries a resourceVersion; the plain errors (500, no reason) of the patch appliers and server-side apply; the 504
  * for a resourceVersion newer than etcd's; Go's bare "400 Bad Request" for a path with a
  * malformed percent escape.
  */
 function kubeParity(req: FuzzRequest, status: number, text: string): boolean {
   if (status === 500 && /InternalError/.test(text) && /without impersonating a user/.test(text)) return true;
   if (status === 500 && req.method === 'PATCH' && /failed to create typed patch object \(/.test(text)) return true;
+  if (
+    status === 500 &&
+    req.method === 'POST' &&
+    /"message":"resourceVersion should not be set on objects to be created","code":500/.test(text)
+  )
+    return true;
   if (
     status === 500 &&
     req.method === 'PATCH' &&

@@ -117,6 +117,7 @@ async function pumpRequestBody(state: RequestState, upstream: ReturnType<typeof 
   }
   for await (const chunk of state.req) {
     if (upstream.destroyed) return;
+    state.bodyObserver?.(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
     if (!upstream.write(chunk)) await new Promise<void>((r) => upstream.once('drain', r).once('close', r));
   }
   upstream.end();

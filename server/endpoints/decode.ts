@@ -28,8 +28,10 @@ export async function readBody(state: RequestState, limit: number): Promise<Buff
       req.off('error', onError);
       req.off('close', onClose);
     };
+    const observe = state.bodyObserver;
     const onData = (chunk: Buffer | string): void => {
       const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      observe?.(buf);
       total += buf.length;
       if (total > limit) {
         stop();

@@ -84,7 +84,8 @@ test('create: AlreadyExists, namespace mismatch, resourceVersion set', async () 
   assert.equal(mismatch.message, 'the namespace of the provided object does not match the namespace sent on the request');
   const rv = await statusOf(configmaps.create(ctx('store'), cm('rv', { resourceVersion: '12' })));
   assert.equal(rv.code, 500);
-  assert.equal(rv.message, 'Internal error occurred: resourceVersion should not be set on objects to be created');
+  assert.equal(rv.reason, '');
+  assert.equal(rv.message, 'resourceVersion should not be set on objects to be created');
   // kube's versioner does not parse these, so they are dropped and the create goes on
   for (const [i, junk] of ['99.', 'abc', '-1', '0', '18446744073709551616'].entries()) {
     const created = await configmaps.create(ctx('store'), cm(`rv-junk-${i}`, { resourceVersion: junk }));

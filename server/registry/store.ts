@@ -625,7 +625,8 @@ export class GenericStore implements RESTResource {
     try {
       this.beforeCreate(ctx, c, obj);
       await this.validateAdmission(ctx, 'CREATE', obj, null, name);
-      if (rvSet) throw errors.internal('resourceVersion should not be set on objects to be created');
+      // kube's storage answers with a plain error, which its handlers send as a 500 without a reason
+      if (rvSet) throw new StatusError(500, '', 'resourceVersion should not be set on objects to be created');
       key = this.keys.objectKey(obj.metadata.namespace ?? '', name);
       stored = await this.storage.create(key, orderObject(obj), {
         dryRun: ctx.dryRun,

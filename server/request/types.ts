@@ -73,6 +73,9 @@ export interface RequestState {
   compressResponses?: boolean;
   /** true when the CBORServingAndStorage gate is on: CBOR bodies are read and written */
   cbor?: boolean;
+  /** sees each chunk of the request body as the handler reads it (the audit log's copy);
+   *  whoever reads `req`'s body hands it every chunk */
+  bodyObserver?: (chunk: Buffer) => void;
   /** an HTTP/1.1 request with `Connection: Upgrade`: its socket, for a handler that switches
    *  protocols (until then the response goes out on it as usual) */
   readonly upgrade?: UpgradeSocket;

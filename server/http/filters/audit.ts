@@ -145,31 +145,14 @@ function installTap(res: HttpResponse, tap: ResponseTap): void {
   };
 }
 
-/** what the request body was, tee'd from whoever reads it */
+/** what the request body was, as its reader hands it over (RequestState.bodyObserver) */
 class RequestTap {
   private chunks: Buffer[] = [];
   private bytes = 0;
   private overflow = false;
 
-  constructor(req: HttpRequest) {
-    const original = req[Symbol.asyncIterator].bind(req);
-    const push = (chunk: Buffer | string) => this.push(chunk);
-    Object.defineProperty(req, Symbol.asyncIterator, {
-      configurable: true,
-      value: async function* teed() {
-        const it = original();
-        try {
-          for (;;) {
-            const r = await it.next();
-            if (r.done) return;
-            push(r.value);
-            yield r.value;
-          }
-        } finally {
-          await it.return?.();
-        }
-      },
-    });
+  constructor(state: RequestState) {
+    state.bodyObserver = (chunk) => this.push(chunk);
   }
 
   private push(chunk: Buffer | string): void {
@@ -378,7 +361,7 @@ export function withAudit(auditor?: Auditor): Filter {
       event: newEvent(state, config),
       authenticated: state.user,
       longRunning,
-      requestTap: BODY_METHODS.has(state.method) ? new RequestTap(state.req) : undefined,
+      requestTap: BODY_METHODS.has(state.method) ? new RequestTap(state) : undefined,
     };
     capture.audit = audit;
     setAuditAnnotationSink(state, (annotations) => annotate(state, annotations));
