@@ -251,8 +251,8 @@ function writeMessageContent(w: Writer, type: string, value: unknown, desc: Mess
   }
 }
 
-/** magic + Unknown{typeMeta, raw}, written into `w` */
-function writeEnvelope(w: Writer, obj: JsonObject, gvk: GroupVersionKind, desc: MessageDescriptor): void {
+/** magic + Unknown's typeMeta, written into `w`: what every enveloped form starts with */
+function writeEnvelopeHead(w: Writer, gvk: GroupVersionKind): void {
   w.raw(PROTOBUF_MAGIC);
   const typeMeta = w.beginLength(1);
   w.tag(1, WIRE_LENGTH);
@@ -260,6 +260,11 @@ function writeEnvelope(w: Writer, obj: JsonObject, gvk: GroupVersionKind, desc: 
   w.tag(2, WIRE_LENGTH);
   w.string(gvk.kind);
   w.endLength(typeMeta);
+}
+
+/** magic + Unknown{typeMeta, raw}, written into `w` */
+function writeEnvelope(w: Writer, obj: JsonObject, gvk: GroupVersionKind, desc: MessageDescriptor): void {
+  writeEnvelopeHead(w, gvk);
   const raw = w.beginLength(2);
   writeFields(w, desc, obj);
   w.endLength(raw);
@@ -327,13 +332,7 @@ export function sharesListItemBytes(gvk: GroupVersionKind, listGvk: GroupVersion
 /** the start of an object's enveloped form: the magic and the envelope's typeMeta */
 export function encodeObjectHead(gvk: GroupVersionKind): Buffer {
   const w = new Writer();
-  w.raw(PROTOBUF_MAGIC);
-  const typeMeta = w.beginLength(1);
-  w.tag(1, WIRE_LENGTH);
-  w.string(apiVersionOf(gvk));
-  w.tag(2, WIRE_LENGTH);
-  w.string(gvk.kind);
-  w.endLength(typeMeta);
+  writeEnvelopeHead(w, gvk);
   return w.finish();
 }
 
@@ -350,13 +349,7 @@ export function encodeListHead(list: JsonObject, listGvk: GroupVersionKind, item
   if (metadata !== undefined && metadata !== null) writeValue(meta, metaField.number, metaField.type, metadata, desc, metaField);
   const metaBytes = meta.finish();
   const w = new Writer();
-  w.raw(PROTOBUF_MAGIC);
-  const typeMeta = w.beginLength(1);
-  w.tag(1, WIRE_LENGTH);
-  w.string(apiVersionOf(listGvk));
-  w.tag(2, WIRE_LENGTH);
-  w.string(listGvk.kind);
-  w.endLength(typeMeta);
+  writeEnvelopeHead(w, listGvk);
   w.tag(2, WIRE_LENGTH);
   w.varint(metaBytes.length + itemsBytes);
   w.raw(metaBytes);
