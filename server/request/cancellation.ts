@@ -3,12 +3,18 @@
 // combining signals, so a request that runs its course allocates one controller and never
 // builds an abort reason.
 
-const controllers = new WeakMap<AbortSignal, AbortController>();
+/** the controller of a request's signal, kept on the signal itself: a WeakMap entry per
+ *  request cost as much again as the controller */
+const CONTROLLER = Symbol('kapi.requestController');
+
+interface RequestSignal extends AbortSignal {
+  [CONTROLLER]?: AbortController;
+}
 
 /** a fresh signal that `cancelRequest` can abort */
 export function newRequestSignal(): AbortSignal {
   const controller = new AbortController();
-  controllers.set(controller.signal, controller);
+  (controller.signal as RequestSignal)[CONTROLLER] = controller;
   return controller.signal;
 }
 
@@ -17,7 +23,7 @@ export function newRequestSignal(): AbortSignal {
  * nothing aborted) for any other signal.
  */
 export function cancelRequest(signal: AbortSignal, reason?: unknown): boolean {
-  const controller = controllers.get(signal);
+  const controller = (signal as RequestSignal)[CONTROLLER];
   if (!controller) return false;
   if (!signal.aborted) controller.abort(reason);
   return true;
