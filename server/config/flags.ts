@@ -906,7 +906,7 @@ export const FLAG_SPECS = [
     'encoded-item-cache-mib',
     'int',
     64,
-    'kapi: MiB of protobuf list items this replica keeps encoded between lists, so a list re-encodes only the objects that changed since an earlier one (0 keeps none).',
+    'kapi: MiB of protobuf list items this replica (each of its --workers) keeps encoded between lists, so a list re-encodes only the objects that changed since an earlier one (0 keeps none).',
   ),
   spec(
     G_KAPI,
