@@ -52,7 +52,10 @@ test('frames written and read back, whole and cut at every byte', () => {
     assert.deepEqual(readAll(new FrameReader(), [bytes.subarray(0, cut), bytes.subarray(cut)]), expected, `cut at ${cut}`);
   }
   assert.deepEqual(
-    readAll(new FrameReader(), [...bytes].map((b) => Buffer.from([b]))),
+    readAll(
+      new FrameReader(),
+      [...bytes].map((b) => Buffer.from([b])),
+    ),
     expected,
   );
 });

@@ -56,14 +56,7 @@ export const DEFAULT_WINDOW_SIZE = 65_535;
 export const MAX_WINDOW_SIZE = 2 ** 31 - 1;
 
 /** writes a frame header at `offset` of `out` */
-export function writeFrameHeader(
-  out: Buffer,
-  offset: number,
-  length: number,
-  type: number,
-  flags: number,
-  streamId: number,
-): void {
+export function writeFrameHeader(out: Buffer, offset: number, length: number, type: number, flags: number, streamId: number): void {
   out[offset] = (length >>> 16) & 0xff;
   out[offset + 1] = (length >>> 8) & 0xff;
   out[offset + 2] = length & 0xff;

@@ -89,9 +89,7 @@ const C5: Vector[] = [
 
 const C6: Vector[] = [
   {
-    hex:
-      '488264025885aec3771a4b6196d07abe941054d444a8200595040b8166e082a62d1bff6e919d29ad171863c78f0b' +
-      '97c8e9ae82ae43d3',
+    hex: '488264025885aec3771a4b6196d07abe941054d444a8200595040b8166e082a62d1bff6e919d29ad171863c78f0b' + '97c8e9ae82ae43d3',
     fields: RESPONSE_FIELDS[0]!,
     tableSize: 222,
   },

@@ -108,10 +108,7 @@ function rawString(text: string): Buffer {
 /** one field as a literal that is never indexed; the name by static index when it has one */
 export function encodeLiteral(name: string, value: string): Buffer {
   const nameIndex = STATIC_TABLE.findIndex(([n]) => n === name) + 1;
-  const head =
-    nameIndex > 0
-      ? Buffer.from(integerBytes(nameIndex, 4, 0x00))
-      : Buffer.concat([Buffer.from([0x00]), rawString(name)]);
+  const head = nameIndex > 0 ? Buffer.from(integerBytes(nameIndex, 4, 0x00)) : Buffer.concat([Buffer.from([0x00]), rawString(name)]);
   return Buffer.concat([head, rawString(value)]);
 }
 

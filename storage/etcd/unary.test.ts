@@ -51,9 +51,7 @@ test('a range response larger than 16 MB (several connection window updates) arr
 });
 
 test('200 concurrent calls all succeed', async () => {
-  const puts = await Promise.all(
-    Array.from({ length: 200 }, (_, i) => client.put(b(`/unary/concurrent/${i}`), b(`value-${i}`))),
-  );
+  const puts = await Promise.all(Array.from({ length: 200 }, (_, i) => client.put(b(`/unary/concurrent/${i}`), b(`value-${i}`))));
   assert.equal(new Set(puts.map((p) => p.header.revision)).size, 200, 'each put its own revision');
   const reads = await Promise.all(Array.from({ length: 200 }, (_, i) => client.range({ key: b(`/unary/concurrent/${i}`) })));
   reads.forEach((r, i) => assert.equal(r.kvs[0]?.value.toString(), `value-${i}`));

@@ -85,7 +85,6 @@ function unframe(chunks: Buffer[], length: number): Buffer | string {
   return body.subarray(FRAME_HEADER_BYTES);
 }
 
-
 /** the bytes of a unary response that are kept: a small message is copied out of the
  *  socket's read buffer rather than keeping that whole buffer alive */
 function detached(message: Buffer): Buffer {
@@ -219,10 +218,7 @@ export class UnaryChannel {
       encodeStaticIndexed(':scheme', url.protocol === 'https:' ? 'https' : 'http'),
       encodeLiteral(':authority', url.host),
     ]);
-    this.grpcHeaders = Buffer.concat([
-      encodeLiteral('content-type', 'application/grpc'),
-      encodeLiteral('te', 'trailers'),
-    ]);
+    this.grpcHeaders = Buffer.concat([encodeLiteral('content-type', 'application/grpc'), encodeLiteral('te', 'trailers')]);
   }
 
   get ready(): boolean {
@@ -301,12 +297,7 @@ export class UnaryChannel {
     let block = this.headerBlocks.get(key);
     if (!block) {
       // pseudo-header fields come before the others (RFC 9113 section 8.3)
-      block = Buffer.concat([
-        this.pseudoHeaders,
-        encodeLiteral(':path', path),
-        this.grpcHeaders,
-        encodeLiteral('grpc-timeout', timeout),
-      ]);
+      block = Buffer.concat([this.pseudoHeaders, encodeLiteral(':path', path), this.grpcHeaders, encodeLiteral('grpc-timeout', timeout)]);
       if (this.headerBlocks.size < MAX_CACHED_HEADER_BLOCKS) this.headerBlocks.set(key, block);
     }
     return block;
