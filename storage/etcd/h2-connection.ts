@@ -105,6 +105,8 @@ export class H2Connection {
   private ready = false;
   private goaway = false;
   private closed = false;
+  /** we found the peer breaking the protocol: nothing more is read, the socket is closing */
+  private broken = false;
   private corked = false;
   private pingTimer: NodeJS.Timeout | undefined;
   private failure: Error | undefined;
@@ -145,7 +147,7 @@ export class H2Connection {
 
   /** true while new streams can be started (or queued) on this connection */
   get acceptsStreams(): boolean {
-    return this.ready && !this.goaway && !this.closed && this.nextStreamId <= LAST_STREAM_ID;
+    return this.ready && !this.goaway && !this.broken && !this.closed && this.nextStreamId <= LAST_STREAM_ID;
   }
 
   get isClosed(): boolean {
@@ -292,6 +294,7 @@ export class H2Connection {
   // ---- receiving ----
 
   private receive(chunk: Buffer): void {
+    if (this.broken) return;
     try {
       this.reader.push(chunk, this.onFrame);
     } catch (err) {
@@ -306,7 +309,8 @@ export class H2Connection {
   }
 
   private connectionError(code: number, cause: Error): void {
-    if (this.closed) return;
+    if (this.closed || this.broken) return;
+    this.broken = true;
     this.write(goawayFrame(0, code));
     this.failure ??= cause;
     this.socket.end();
