@@ -9,6 +9,8 @@ import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { EtcdError } from './errors.js';
+import { H2Connection, type UnaryStreamListener } from './h2-connection.js';
+import { encodeLiteral, encodeStaticIndexed } from './hpack.js';
 import { UnaryChannel } from './unary.js';
 
 const { NGHTTP2_ENHANCE_YOUR_CALM, PADDING_STRATEGY_MAX } = http2.constants;
@@ -194,4 +196,39 @@ test('the connection closing under a call fails it as UNAVAILABLE, possibly sent
   } finally {
     ch.close();
   }
+});
+
+test('when the stream ids run out the connection takes no more calls and closes once idle', async () => {
+  let ready!: () => void;
+  let closed!: () => void;
+  const isReady = new Promise<void>((r) => (ready = r));
+  const isClosed = new Promise<void>((r) => (closed = r));
+  const connection = new H2Connection(authority, null, { onReady: ready, onGoaway: () => {}, onClose: closed }, 2 ** 31 - 3);
+  await isReady;
+  const block = Buffer.concat([
+    encodeStaticIndexed(':method', 'POST'),
+    encodeStaticIndexed(':scheme', 'http'),
+    encodeLiteral(':authority', new URL(authority).host),
+    encodeLiteral(':path', '/echo'),
+    encodeLiteral('content-type', 'application/grpc'),
+    encodeLiteral('te', 'trailers'),
+    encodeLiteral('grpc-timeout', '5000m'),
+  ]);
+  const call = (message: string) =>
+    new Promise<string>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      const listener: UnaryStreamListener = {
+        onHeaders: () => {},
+        onData: (chunk) => chunks.push(Buffer.from(chunk)),
+        onEnd: () => resolve(Buffer.concat(chunks).subarray(5).toString()),
+        onReset: (code) => reject(new Error(`reset ${code}`)),
+        onLost: () => reject(new Error('lost')),
+      };
+      connection.startUnary(block, Buffer.from(message), listener);
+    });
+  const replies = Promise.all([call('last but one'), call('last')]);
+  assert.equal(connection.acceptsStreams, false, 'stream id 2^31-1 is the last one');
+  assert.deepEqual(await replies, ['last but one', 'last']);
+  await isClosed;
+  assert.equal(connection.isClosed, true);
 });

@@ -92,7 +92,7 @@ export class H2Connection {
   private readonly streams = new Map<number, H2Stream>();
   private readonly waiting: H2Stream[] = [];
   private readonly sendBlocked: H2Stream[] = [];
-  private nextStreamId = 1;
+  private nextStreamId: number;
   private peerMaxFrameSize = DEFAULT_MAX_FRAME_SIZE;
   private peerInitialWindow = DEFAULT_WINDOW_SIZE;
   private peerMaxStreams = Number.POSITIVE_INFINITY;
@@ -111,12 +111,15 @@ export class H2Connection {
   private pingTimer: NodeJS.Timeout | undefined;
   private failure: Error | undefined;
 
-  /** `authority`: http://host:port or https://host:port */
+  /** `authority`: http://host:port or https://host:port. `firstStreamId` (odd) lets a test
+   *  reach the end of the stream ids without opening a billion streams. */
   constructor(
     authority: string,
     tlsOptions: H2Tls | null,
     private readonly events: H2ConnectionEvents,
+    firstStreamId = 1,
   ) {
+    this.nextStreamId = firstStreamId;
     const url = new URL(authority);
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
     const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
