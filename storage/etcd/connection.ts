@@ -1,6 +1,6 @@
 // The endpoints of one etcd cluster and the unary-call retry policy.
 //
-// Per endpoint: a connection for unary calls (unary.ts, node:http2) and a grpc-js channel for
+// Per endpoint: a connection for unary calls (unary.ts, our own HTTP/2) and a grpc-js channel for
 // the watch and lease-keepalive streams; calls go to the active endpoint. When an endpoint fails
 // (UNAVAILABLE, or a deadline passed), the next one becomes active. Whether the failed call is
 // then tried again depends on what it was:

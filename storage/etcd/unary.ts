@@ -1,11 +1,13 @@
-// Unary gRPC calls on node:http2 directly, one connection per etcd endpoint.
+// Unary gRPC calls on our own HTTP/2 connection (h2-connection.ts), one per etcd endpoint.
 //
 // grpc-js runs every unary call through resolving, retrying, load-balancing and subchannel
 // call objects, filter stacks, metadata copies and per-layer timers: in a profile of
 // ConfigMap creates that machinery cost more CPU than anything else in the storage path. A
 // unary call needs none of it: one HTTP/2 stream carrying one length-prefixed message each
-// way, and the status in the trailers. Watches and lease keepalives (bidirectional streams)
-// stay on grpc-js.
+// way, and the status in the trailers. node:http2 was the next step down, but its per-stream
+// machinery (async-context binding, header objects, a Duplex with listeners) still cost more
+// CPU per write than the rest of the client. Watches and lease keepalives (bidirectional
+// streams) stay on grpc-js.
 //
 // The wire contract (gRPC over HTTP/2): POST to /package.Service/Method with
 // `content-type: application/grpc` and `te: trailers`; each message is a 1-byte compressed
@@ -13,9 +15,11 @@
 // `grpc-status` (and a percent-encoded `grpc-message`) in the trailers, or in the headers
 // of a response without a body.
 
-import http2 from 'node:http2';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { EtcdError } from './errors.js';
+import { H2Connection, type H2Stream, type UnaryStreamListener } from './h2-connection.js';
+import { ErrorCode } from './h2-frames.js';
+import { encodeLiteral, encodeStaticIndexed } from './hpack.js';
 
 export interface UnaryTls {
   ca?: Buffer;
@@ -29,18 +33,8 @@ const MAX_BACKOFF_MS = 1_000;
 const KEEPALIVE_INTERVAL_MS = 30_000;
 const KEEPALIVE_TIMEOUT_MS = 10_000;
 const FRAME_HEADER_BYTES = 5;
-
-const {
-  HTTP2_HEADER_METHOD,
-  HTTP2_HEADER_PATH,
-  HTTP2_HEADER_STATUS,
-  HTTP2_HEADER_CONTENT_TYPE,
-  HTTP2_HEADER_TE,
-  NGHTTP2_CANCEL,
-  NGHTTP2_REFUSED_STREAM,
-  NGHTTP2_ENHANCE_YOUR_CALM,
-  NGHTTP2_INADEQUATE_SECURITY,
-} = http2.constants;
+/** header blocks kept per channel (one per method and timeout; a handful in practice) */
+const MAX_CACHED_HEADER_BLOCKS = 256;
 
 /** what a gRPC client makes of an HTTP status that came without a grpc-status */
 function codeOfHttpStatus(status: number): number {
@@ -64,29 +58,20 @@ function codeOfHttpStatus(status: number): number {
 }
 
 function codeOfResetStream(rstCode: number): number {
-  if (rstCode === NGHTTP2_REFUSED_STREAM) return GrpcStatus.UNAVAILABLE;
-  if (rstCode === NGHTTP2_CANCEL) return GrpcStatus.CANCELLED;
-  if (rstCode === NGHTTP2_ENHANCE_YOUR_CALM) return GrpcStatus.RESOURCE_EXHAUSTED;
-  if (rstCode === NGHTTP2_INADEQUATE_SECURITY) return GrpcStatus.PERMISSION_DENIED;
+  if (rstCode === ErrorCode.REFUSED_STREAM) return GrpcStatus.UNAVAILABLE;
+  if (rstCode === ErrorCode.CANCEL) return GrpcStatus.CANCELLED;
+  if (rstCode === ErrorCode.ENHANCE_YOUR_CALM) return GrpcStatus.RESOURCE_EXHAUSTED;
+  if (rstCode === ErrorCode.INADEQUATE_SECURITY) return GrpcStatus.PERMISSION_DENIED;
   return GrpcStatus.INTERNAL;
 }
 
-function grpcMessage(raw: string | string[] | undefined): string {
-  const text = Array.isArray(raw) ? raw.join(',') : (raw ?? '');
+function grpcMessage(text: string): string {
   if (!text.includes('%')) return text;
   try {
     return decodeURIComponent(text);
   } catch {
     return text;
   }
-}
-
-function frame(message: Buffer): Buffer {
-  const out = Buffer.allocUnsafe(FRAME_HEADER_BYTES + message.length);
-  out[0] = 0;
-  out.writeUInt32BE(message.length, 1);
-  message.copy(out, FRAME_HEADER_BYTES);
-  return out;
 }
 
 /** the one message of a unary response body */
@@ -100,24 +85,144 @@ function unframe(chunks: Buffer[], length: number): Buffer | string {
   return body.subarray(FRAME_HEADER_BYTES);
 }
 
+/** the bytes of a unary response that are kept: a small message is copied out of the
+ *  socket's read buffer rather than keeping that whole buffer alive */
+function detached(message: Buffer): Buffer {
+  return message.buffer.byteLength > 2 * message.length + 4096 ? Buffer.from(message) : message;
+}
+
+/** the outcome of one unary call, built from its stream's events */
+class UnaryCall implements UnaryStreamListener {
+  private chunks: Buffer[] = [];
+  private length = 0;
+  private httpStatus = 0;
+  private grpcStatus: number | undefined;
+  private grpcDetails = '';
+  private settled = false;
+  private stream: H2Stream | null = null;
+  private deadline: NodeJS.Timeout | undefined;
+  private signal: AbortSignal | undefined;
+
+  constructor(
+    private readonly endpoint: string,
+    private readonly connection: H2Connection,
+    private readonly resolve: (res: Buffer) => void,
+    private readonly reject: (err: EtcdError) => void,
+  ) {}
+
+  start(block: Buffer, message: Buffer, timeoutMs: number, signal: AbortSignal | undefined): void {
+    this.stream = this.connection.startUnary(block, message, this);
+    this.deadline = setTimeout(this.onDeadline, timeoutMs);
+    if (signal) {
+      this.signal = signal;
+      signal.addEventListener('abort', this.onAbort, { once: true });
+    }
+  }
+
+  private readonly onDeadline = (): void => {
+    this.fail(GrpcStatus.DEADLINE_EXCEEDED, 'Deadline exceeded');
+    this.connection.cancel(this.stream!);
+  };
+
+  private readonly onAbort = (): void => {
+    this.fail(GrpcStatus.CANCELLED, 'Cancelled on client');
+    this.connection.cancel(this.stream!);
+  };
+
+  /** the call's outcome is known: any further stream event is ignored */
+  private finish(err: EtcdError | null, res?: Buffer): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.deadline);
+    this.signal?.removeEventListener('abort', this.onAbort);
+    if (err) this.reject(err);
+    else this.resolve(res!);
+  }
+
+  private fail(code: number, details: string, notSent = false): void {
+    this.finish(new EtcdError(code, details, this.endpoint, notSent));
+  }
+
+  onHeaders(fields: string[]): void {
+    let grpcMessageText: string | undefined;
+    for (let i = 0; i < fields.length; i += 2) {
+      const name = fields[i]!;
+      const value = fields[i + 1]!;
+      if (name === ':status') this.httpStatus = Number(value);
+      else if (name === 'grpc-status') this.grpcStatus = Number(value);
+      else if (name === 'grpc-message') grpcMessageText = grpcMessageText === undefined ? value : `${grpcMessageText},${value}`;
+    }
+    if (this.grpcStatus !== undefined) this.grpcDetails = grpcMessage(grpcMessageText ?? '');
+  }
+
+  onData(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.length += chunk.length;
+  }
+
+  onEnd(): void {
+    if (this.settled) return;
+    if (this.grpcStatus !== undefined) {
+      if (this.grpcStatus !== GrpcStatus.OK) return this.fail(this.grpcStatus, this.grpcDetails);
+      const res = unframe(this.chunks, this.length);
+      return typeof res === 'string' ? this.fail(GrpcStatus.INTERNAL, res) : this.finish(null, detached(res));
+    }
+    if (this.httpStatus !== 0 && this.httpStatus !== 200) {
+      return this.fail(codeOfHttpStatus(this.httpStatus), `Received HTTP status code ${this.httpStatus}`);
+    }
+    // a stream that ended without a status tells as little as a broken connection
+    this.fail(GrpcStatus.UNAVAILABLE, 'Connection to etcd lost');
+  }
+
+  onReset(errorCode: number): void {
+    if (this.settled) return;
+    if (this.grpcStatus !== undefined || (this.httpStatus !== 0 && this.httpStatus !== 200)) return this.onEnd();
+    if (errorCode === ErrorCode.REFUSED_STREAM) {
+      // the server refused the stream before processing anything on it
+      return this.fail(GrpcStatus.UNAVAILABLE, 'Stream refused by server', true);
+    }
+    if (errorCode === ErrorCode.NO_ERROR) return this.fail(GrpcStatus.UNAVAILABLE, 'Connection to etcd lost');
+    this.fail(codeOfResetStream(errorCode), `Received RST_STREAM with code ${errorCode}`);
+  }
+
+  onLost(notSent: boolean, cause: Error | undefined): void {
+    if (this.settled) return;
+    if (notSent) {
+      return this.fail(GrpcStatus.UNAVAILABLE, `No connection established${cause ? `: ${cause.message}` : ''}`, true);
+    }
+    this.fail(GrpcStatus.UNAVAILABLE, `Connection to etcd lost${cause ? `: ${cause.message}` : ''}`);
+  }
+}
+
 /** the unary-call connection to one endpoint; opened when first needed, re-opened after it
- *  fails or the server sends GOAWAY */
+ *  fails, the server sends GOAWAY or its stream ids run out */
 export class UnaryChannel {
-  private session: http2.ClientHttp2Session | null = null;
+  private connection: H2Connection | null = null;
   private opening: Promise<boolean> | null = null;
   private retryAt = 0;
   private backoffMs = INITIAL_BACKOFF_MS;
   private closed = false;
+  /** the header fields every request carries first (:method, :scheme, :authority) */
+  private readonly pseudoHeaders: Buffer;
+  private readonly grpcHeaders: Buffer;
+  private readonly headerBlocks = new Map<string, Buffer>();
 
   constructor(
     private readonly endpoint: string,
     private readonly authority: string,
     private readonly tls: UnaryTls | null,
-  ) {}
+  ) {
+    const url = new URL(authority);
+    this.pseudoHeaders = Buffer.concat([
+      encodeStaticIndexed(':method', 'POST'),
+      encodeStaticIndexed(':scheme', url.protocol === 'https:' ? 'https' : 'http'),
+      encodeLiteral(':authority', url.host),
+    ]);
+    this.grpcHeaders = Buffer.concat([encodeLiteral('content-type', 'application/grpc'), encodeLiteral('te', 'trailers')]);
+  }
 
   get ready(): boolean {
-    const s = this.session;
-    return s !== null && !s.connecting && !s.closed && !s.destroyed;
+    return this.connection !== null && this.connection.acceptsStreams;
   }
 
   /** true once a connection is up; false when an attempt failed or `timeoutMs` passed */
@@ -150,14 +255,6 @@ export class UnaryChannel {
 
   private open(): Promise<boolean> {
     const attempt = new Promise<boolean>((resolve) => {
-      const session = http2.connect(this.authority, {
-        ...(this.tls ?? {}),
-        settings: { enablePush: false },
-        // node refuses new streams once this much is buffered per session (default 10 MB):
-        // many concurrent pages of a big range can hold more
-        maxSessionMemory: 64,
-      });
-      this.session = session;
       let keepalive: NodeJS.Timeout | undefined;
       let pending = true;
       const settle = (ok: boolean): void => {
@@ -173,143 +270,57 @@ export class UnaryChannel {
         resolve(ok);
       };
       const retire = (): void => {
-        if (this.session === session) this.session = null;
+        if (this.connection === connection) this.connection = null;
       };
-      session.once('connect', () => {
-        settle(true);
-        keepalive = setInterval(() => this.ping(session), KEEPALIVE_INTERVAL_MS);
-        keepalive.unref();
-      });
-      session.on('error', () => {
-        retire();
-        settle(false);
-      });
-      session.once('goaway', () => {
+      const connection = new H2Connection(this.authority, this.tls, {
+        onReady: () => {
+          settle(true);
+          keepalive = setInterval(() => connection.ping(KEEPALIVE_TIMEOUT_MS), KEEPALIVE_INTERVAL_MS);
+          keepalive.unref();
+        },
         // calls in flight finish on this connection; new ones open another
-        retire();
-        session.close();
+        onGoaway: retire,
+        onClose: () => {
+          clearInterval(keepalive);
+          retire();
+          settle(false);
+        },
       });
-      session.once('close', () => {
-        clearInterval(keepalive);
-        retire();
-        settle(false);
-      });
+      this.connection = connection;
     });
     return attempt;
   }
 
-  private ping(session: http2.ClientHttp2Session): void {
-    if (session.closed || session.destroyed) return;
-    const timer = setTimeout(() => session.destroy(), KEEPALIVE_TIMEOUT_MS);
-    timer.unref();
-    const sent = session.ping((err) => {
-      clearTimeout(timer);
-      if (err) session.destroy();
-    });
-    if (!sent) clearTimeout(timer);
+  private headerBlock(path: string, timeoutMs: number): Buffer {
+    const timeout = `${Math.max(1, Math.ceil(timeoutMs))}m`;
+    const key = `${timeout} ${path}`;
+    let block = this.headerBlocks.get(key);
+    if (!block) {
+      // pseudo-header fields come before the others (RFC 9113 section 8.3)
+      block = Buffer.concat([this.pseudoHeaders, encodeLiteral(':path', path), this.grpcHeaders, encodeLiteral('grpc-timeout', timeout)]);
+      if (this.headerBlocks.size < MAX_CACHED_HEADER_BLOCKS) this.headerBlocks.set(key, block);
+    }
+    return block;
   }
 
   /** one unary call: the response message's bytes, or an EtcdError. `notSent` is set only
    *  when the request certainly never reached etcd. */
   call(path: string, message: Buffer, timeoutMs: number, signal?: AbortSignal): Promise<Buffer> {
-    const session = this.session;
-    if (!session || !this.ready) {
+    const connection = this.connection;
+    if (!connection || !connection.acceptsStreams) {
       return Promise.reject(new EtcdError(GrpcStatus.UNAVAILABLE, 'No connection established', this.endpoint, true));
     }
     if (signal?.aborted) return Promise.reject(new EtcdError(GrpcStatus.CANCELLED, 'Cancelled on client', this.endpoint, true));
-    let stream: http2.ClientHttp2Stream;
-    try {
-      stream = session.request({
-        [HTTP2_HEADER_METHOD]: 'POST',
-        [HTTP2_HEADER_PATH]: path,
-        [HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc',
-        [HTTP2_HEADER_TE]: 'trailers',
-        'grpc-timeout': `${Math.max(1, Math.ceil(timeoutMs))}m`,
-      });
-    } catch (err) {
-      // the session was closing or destroyed: nothing was sent
-      return Promise.reject(
-        new EtcdError(GrpcStatus.UNAVAILABLE, `No connection established: ${(err as Error).message}`, this.endpoint, true),
-      );
-    }
+    const block = this.headerBlock(path, timeoutMs);
     return new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let length = 0;
-      let httpStatus = 0;
-      let grpcStatus: number | undefined;
-      let grpcDetails = '';
-      let streamError: Error | undefined;
-      let settled = false;
-
-      const finish = (err: EtcdError | null, res?: Buffer): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(deadline);
-        signal?.removeEventListener('abort', onAbort);
-        if (err) reject(err);
-        else resolve(res!);
-      };
-      const fail = (code: number, details: string, notSent = false): void => {
-        finish(new EtcdError(code, details, this.endpoint, notSent));
-      };
-      const readStatus = (headers: http2.IncomingHttpHeaders): void => {
-        const raw = headers['grpc-status'];
-        if (raw === undefined) return;
-        grpcStatus = Number(raw);
-        grpcDetails = grpcMessage(headers['grpc-message']);
-      };
-
-      const deadline = setTimeout(() => {
-        fail(GrpcStatus.DEADLINE_EXCEEDED, 'Deadline exceeded');
-        stream.close(NGHTTP2_CANCEL);
-      }, timeoutMs);
-      const onAbort = (): void => {
-        fail(GrpcStatus.CANCELLED, 'Cancelled on client');
-        stream.close(NGHTTP2_CANCEL);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-
-      stream.on('response', (headers) => {
-        httpStatus = Number(headers[HTTP2_HEADER_STATUS]);
-        readStatus(headers);
-      });
-      stream.on('trailers', readStatus);
-      stream.on('data', (chunk: Buffer) => {
-        chunks.push(chunk);
-        length += chunk.length;
-      });
-      stream.on('error', (err) => {
-        streamError = err;
-      });
-      stream.on('close', () => {
-        if (settled) return;
-        if (grpcStatus !== undefined) {
-          if (grpcStatus !== GrpcStatus.OK) return fail(grpcStatus, grpcDetails);
-          const res = unframe(chunks, length);
-          return typeof res === 'string' ? fail(GrpcStatus.INTERNAL, res) : finish(null, res);
-        }
-        if (httpStatus !== 0 && httpStatus !== 200) {
-          return fail(codeOfHttpStatus(httpStatus), `Received HTTP status code ${httpStatus}`);
-        }
-        const rst = stream.rstCode ?? 0;
-        if (rst === NGHTTP2_REFUSED_STREAM) {
-          // the server refused the stream before processing anything on it
-          return fail(GrpcStatus.UNAVAILABLE, 'Stream refused by server', true);
-        }
-        // a connection that broke closes its streams with CANCEL: that is no cancellation
-        if (streamError || rst === 0 || session.destroyed || session.closed) {
-          return fail(GrpcStatus.UNAVAILABLE, `Connection to etcd lost${streamError ? `: ${streamError.message}` : ''}`);
-        }
-        return fail(codeOfResetStream(rst), `Received RST_STREAM with code ${rst}`);
-      });
-      stream.end(frame(message));
+      new UnaryCall(this.endpoint, connection, resolve, reject).start(block, message, timeoutMs, signal);
     });
   }
 
   close(): void {
     this.closed = true;
-    this.session?.destroy();
-    this.session = null;
+    this.connection?.destroy();
+    this.connection = null;
   }
 }
 
