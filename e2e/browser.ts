@@ -168,7 +168,8 @@ export async function startChromium(): Promise<Browser> {
       await exited;
       clearTimeout(timer);
     }
-    rmSync(profile, { recursive: true, force: true });
+    // chromium's helper processes can still be writing the profile when the browser exits
+    rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   };
   try {
     const port = await new Promise<number>((resolve, reject) => {
