@@ -91,10 +91,12 @@ describe('kapi load and /status on a 3-replica cluster', () => {
     cluster = await startLocalCluster({ dir: path.join(dir, 'cluster'), kapiArgs: ['--replica-response-header'] });
   });
   after(async () => {
-    await proxy?.stop();
-    await browser?.stop();
+    // each is stopped whatever happened to the one before: a cluster left running would keep
+    // this file's process alive until the runner's timeout
+    const stops = await Promise.allSettled([proxy?.stop(), browser?.stop()]);
     await cluster?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
+    for (const s of stops) if (s.status === 'rejected') throw s.reason;
   });
 
   it('density: every Pod reaches its node watcher and every informer once', async () => {
