@@ -4,6 +4,8 @@
 // static table names, or the stream reset or GOAWAY error code.
 
 import tls from 'node:tls';
+import { Flag, FrameType, Setting, frame } from '../storage/etcd/h2-frames.js';
+import { encodeLiteralNewName } from '../storage/etcd/hpack.js';
 
 export interface RawHttp2Answer {
   /** the response's :status when it came as a static-table index (200, 204, 206, 304, 400, 404, 500) */
@@ -27,45 +29,9 @@ export interface RawHttp2Options {
 
 const STATIC_STATUS: Record<number, number> = { 8: 200, 9: 204, 10: 206, 11: 304, 12: 400, 13: 404, 14: 500 };
 
-function hpackInteger(value: number, prefixBits: number, firstByte: number): Buffer {
-  const max = (1 << prefixBits) - 1;
-  if (value < max) return Buffer.from([firstByte | value]);
-  const bytes = [firstByte | max];
-  let rest = value - max;
-  while (rest >= 128) {
-    bytes.push((rest % 128) + 128);
-    rest = Math.floor(rest / 128);
-  }
-  bytes.push(rest);
-  return Buffer.from(bytes);
-}
-
-/** a literal field without indexing, name and value as plain strings */
-function literalField(name: string, value: string): Buffer {
-  const n = Buffer.from(name, 'latin1');
-  const v = Buffer.from(value, 'latin1');
-  return Buffer.concat([Buffer.from([0]), hpackInteger(n.length, 7, 0), n, hpackInteger(v.length, 7, 0), v]);
-}
-
-function frame(type: number, flags: number, streamId: number, payload: Buffer): Buffer {
-  const head = Buffer.alloc(9);
-  head.writeUIntBE(payload.length, 0, 3);
-  head[3] = type;
-  head[4] = flags;
-  head.writeUInt32BE(streamId, 5);
-  return Buffer.concat([head, payload]);
-}
-
-const DATA = 0;
-const HEADERS = 1;
-const RST_STREAM = 3;
-const SETTINGS = 4;
-const GOAWAY = 7;
-const CONTINUATION = 9;
-const END_STREAM = 1;
-const END_HEADERS = 4;
-const ACK = 1;
-const SETTINGS_MAX_FRAME_SIZE = 5;
+const { DATA, HEADERS, RST_STREAM, SETTINGS, GOAWAY, CONTINUATION } = FrameType;
+const { END_STREAM, END_HEADERS, ACK } = Flag;
+const SETTINGS_MAX_FRAME_SIZE = Setting.MAX_FRAME_SIZE;
 
 export function rawHttp2Get(opts: RawHttp2Options, timeoutMs = 60_000): Promise<RawHttp2Answer> {
   return new Promise((resolve, reject) => {
@@ -98,7 +64,7 @@ export function rawHttp2Get(opts: RawHttp2Options, timeoutMs = 60_000): Promise<
         [':path', opts.path],
         ...opts.headers,
       ];
-      const block = Buffer.concat(fields.map(([n, v]) => literalField(n, v)));
+      const block = Buffer.concat(fields.map(([n, v]) => encodeLiteralNewName(n, v)));
       const frames: Buffer[] = [];
       for (let offset = 0; offset < block.length || offset === 0; offset += maxFrame) {
         const piece = block.subarray(offset, offset + maxFrame);

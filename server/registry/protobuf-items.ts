@@ -3,7 +3,6 @@
 // earlier request are decoded and encoded; the rest are the bytes made then. The bytes are
 // those encodeList and encodeObject write for the same objects built whole.
 
-import type { GroupVersionKind } from '../apis/types.js';
 import {
   encodeListHead,
   encodeListItem,
@@ -12,6 +11,7 @@ import {
   sharesListItemBytes,
   type JsonObject,
 } from '../protobuf/codec.js';
+import { kindOf } from '../protobuf/http.js';
 import { encodedItemCache } from '../protobuf/item-cache.js';
 import type { KubeObject, StoredList, StoredObjectText } from '../../storage/interface.js';
 
@@ -31,7 +31,7 @@ export function protobufListPieces(
   stored: StoredList,
   item: (i: number) => KubeObject,
 ): Uint8Array[] | undefined {
-  const gvk = kindOf(envelope);
+  const gvk = kindOf(envelope)!;
   if (!hasListPieces(gvk)) return undefined;
   const cache = encodedItemCache();
   const form = formOf(envelope);
@@ -61,8 +61,9 @@ export function protobufObjectBody(
   item: StoredObjectText,
   toObject: () => KubeObject,
 ): Buffer | undefined {
-  const gvk = kindOf(object);
-  const listGvk = kindOf(list);
+  // kind and apiVersion are always set on what the store passes here
+  const gvk = kindOf(object)!;
+  const listGvk = kindOf(list)!;
   if (!sharesListItemBytes(gvk, listGvk)) return undefined;
   try {
     const bytes = encodedItemCache().get(item, formOf(list), () => encodeListItem(toObject() as JsonObject, listGvk));
@@ -74,11 +75,4 @@ export function protobufObjectBody(
 
 function formOf(list: TypeMeta): string {
   return `${list.apiVersion}/${list.kind}`;
-}
-
-function kindOf(meta: TypeMeta): GroupVersionKind {
-  const slash = meta.apiVersion.indexOf('/');
-  return slash < 0
-    ? { group: '', version: meta.apiVersion, kind: meta.kind }
-    : { group: meta.apiVersion.slice(0, slash), version: meta.apiVersion.slice(slash + 1), kind: meta.kind };
 }

@@ -105,6 +105,12 @@ function rawString(text: string): Buffer {
   return Buffer.concat([Buffer.from(integerBytes(bytes.length, 7, 0)), bytes]);
 }
 
+/** one field as a literal without indexing, its name written out as a literal too (never
+ *  by index), both strings plain */
+export function encodeLiteralNewName(name: string, value: string): Buffer {
+  return Buffer.concat([Buffer.from([0x00]), rawString(name), rawString(value)]);
+}
+
 /** one field as a literal that is never indexed; the name by static index when it has one */
 export function encodeLiteral(name: string, value: string): Buffer {
   const nameIndex = STATIC_TABLE.findIndex(([n]) => n === name) + 1;
