@@ -155,16 +155,15 @@ class RequestTap {
     state.bodyObserver = (chunk) => this.push(chunk);
   }
 
-  private push(chunk: Buffer | string): void {
+  private push(chunk: Buffer): void {
     if (this.overflow) return;
-    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-    if (this.bytes + buf.length > MAX_CAPTURE_BYTES) {
+    if (this.bytes + chunk.length > MAX_CAPTURE_BYTES) {
       this.overflow = true;
       this.chunks = [];
       return;
     }
-    this.chunks.push(buf);
-    this.bytes += buf.length;
+    this.chunks.push(chunk);
+    this.bytes += chunk.length;
   }
 
   decoded(contentType: string): unknown {
