@@ -343,19 +343,55 @@ describe('watch cache over etcd', () => {
     assert.deepEqual(token, { v: 'meta.k8s.io/v1', rv: Number(page.resourceVersion), start: 'c' });
   });
 
-  test('continue pages: from the cache while the rest of the range is unchanged since the token, from etcd after a change', async () => {
+  test("continue pages: etcd's answer that a revision is not compacted serves the later pages of a list", async () => {
     const prefix = newPrefix();
     const store = createEtcd3Store(client, { prefix });
-    // the limits of the lists the store answers: a probe of one item, or a whole page
-    const storeLimits: number[] = [];
+    const storeReads: (number | 'one key')[] = [];
     const recording: Storage = Object.assign(Object.create(store) as Storage, {
       getList: (key: string, opts: Parameters<Storage['getList']>[1]) => {
-        storeLimits.push(opts.limit ?? 0);
+        storeReads.push(opts.recursive ? (opts.limit ?? 0) : 'one key');
         return store.getList(key, opts);
       },
     });
     try {
-      const feed = await startFeed(prefix, {}, recording);
+      const feed = await startFeed(prefix, { uncompactedAnswerMs: 600_000 }, recording);
+      const pods = feed.cacherFor('/pods/');
+      for (const n of ['a', 'b', 'c', 'd', 'e', 'f', 'g']) await put(prefix, makePod('ns', n));
+      const list = { recursive: true, predicate: everything, limit: 2 } as const;
+      const pages = [await pods.getList('/pods/ns', list)];
+      while (pages.at(-1)!.continue) pages.push(await pods.getList('/pods/ns', { ...list, continue: pages.at(-1)!.continue }));
+      assert.deepEqual(
+        pages.map((p) => names(p.items)),
+        [['a', 'b'], ['c', 'd'], ['e', 'f'], ['g']],
+      );
+      assert.deepEqual(storeReads, ['one key'], 'the first continue page asked etcd, the others took its word');
+      // a list begun later is at a later revision, which the same answer covers
+      await put(prefix, makePod('other', 'x'));
+      storeReads.length = 0;
+      const later = await pods.getList('/pods/ns', list);
+      const next = await pods.getList('/pods/ns', { ...list, continue: later.continue });
+      assert.deepEqual(names(next.items), ['c', 'd']);
+      assert.deepEqual(storeReads, []);
+      assert.deepEqual(next.items, (await store.getList('/pods/ns', { ...list, continue: later.continue })).items);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('continue pages: from the cache while the rest of the range is unchanged since the token, from etcd after a change', async () => {
+    const prefix = newPrefix();
+    const store = createEtcd3Store(client, { prefix });
+    // what the store reads: 'one key' (the revision probe), or a page's limit
+    const storeReads: (number | 'one key')[] = [];
+    const recording: Storage = Object.assign(Object.create(store) as Storage, {
+      getList: (key: string, opts: Parameters<Storage['getList']>[1]) => {
+        storeReads.push(opts.recursive ? (opts.limit ?? 0) : 'one key');
+        return store.getList(key, opts);
+      },
+    });
+    try {
+      // every continue page asks etcd about its revision
+      const feed = await startFeed(prefix, { uncompactedAnswerMs: 0 }, recording);
       const pods = feed.cacherFor('/pods/');
       for (const n of ['a', 'b', 'c', 'd', 'e']) await put(prefix, makePod('ns', n, { v: '1' }));
       const list = { recursive: true, predicate: everything, limit: 2 } as const;
@@ -364,7 +400,7 @@ describe('watch cache over etcd', () => {
       assert.deepEqual(names(second.items), ['c', 'd']);
       assert.equal(second.resourceVersion, first.resourceVersion);
       assert.equal(second.remainingItemCount, 1);
-      assert.deepEqual(storeLimits, [1], 'the cache answered the page; the store only checked the revision');
+      assert.deepEqual(storeReads, ['one key'], 'the cache answered the page; the store only checked the revision');
       // as etcd answers the same page
       const fromEtcd = await store.getList('/pods/ns', { ...list, continue: first.continue });
       assert.deepEqual(second.items, fromEtcd.items);
@@ -373,9 +409,9 @@ describe('watch cache over etcd', () => {
       // token's revision, not the cache's
       await put(prefix, makePod('ns', 'd', { v: '2' }));
       await pods.getList('/pods/ns', { recursive: true, predicate: everything });
-      storeLimits.length = 0;
+      storeReads.length = 0;
       const third = await pods.getList('/pods/ns', { ...list, continue: first.continue });
-      assert.deepEqual(storeLimits, [2]);
+      assert.deepEqual(storeReads, [2]);
       assert.deepEqual(
         third.items.map((p) => p.metadata.labels?.v),
         ['1', '1'],
@@ -385,9 +421,9 @@ describe('watch cache over etcd', () => {
       // a change before the start key leaves the rest of the range as it was
       await put(prefix, makePod('ns', 'a', { v: '2' }));
       const page = await pods.getList('/pods/ns', list);
-      storeLimits.length = 0;
+      storeReads.length = 0;
       const next = await pods.getList('/pods/ns', { ...list, continue: page.continue });
-      assert.deepEqual(storeLimits, [1]);
+      assert.deepEqual(storeReads, ['one key']);
       assert.deepEqual(names(next.items), ['c', 'd']);
       assert.equal(next.items[1]!.metadata.labels?.v, '2');
 

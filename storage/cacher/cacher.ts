@@ -38,12 +38,17 @@ export interface CacherTiming {
   tooLargeRvWaitMs: number;
   /** live events a watcher may have queued before it is ended */
   watcherQueueLimit: number;
+  /** how long etcd's answer that a revision is not compacted stands for later pages: a
+   *  client's pages share their token's revision and follow each other within milliseconds; a
+   *  page served this long after a compaction is one that could have arrived that much earlier */
+  uncompactedAnswerMs: number;
 }
 
 export const CACHER_DEFAULTS: CacherTiming = {
   consistentReadTimeoutMs: 3_000,
   tooLargeRvWaitMs: 3_000,
   watcherQueueLimit: 10_000,
+  uncompactedAnswerMs: 1_000,
 };
 
 /**
@@ -77,6 +82,9 @@ function normalizePrefix(key: string): string {
 const decodeStoredEntry = (item: StoredObjectText): KubeObject => decodeEntry(item as StoredEntry);
 
 export class Cacher implements Storage {
+  /** the last token revision etcd said was not compacted, and when (performance.now()) */
+  private uncompacted = { revision: Number.MAX_SAFE_INTEGER, at: 0 };
+
   constructor(
     private readonly feed: WatchFeed,
     private readonly cache: ResourceCache,
@@ -186,8 +194,10 @@ export class Cacher implements Storage {
    * A page after the first, read at its continue token's revision. etcd answers it unless the
    * cache holds that very state: the token's revision is within the cache's history and no
    * change since touched the rest of the range (a client paging through a quiet resource). The
-   * store reads one item at that revision first, so a compacted revision still answers 410
-   * Expired and a malformed token the store's error.
+   * store first reads one key at that revision, so that a compacted revision still answers 410
+   * Expired; it reads the range's own key, not the range (etcd counts the rest of a range on
+   * every read of it, a whole paged list's worth of work per page), and once per token
+   * revision: later pages within `uncompactedAnswerMs` take etcd's word for it.
    */
   private async continuedList(key: string, opts: ListOptions): Promise<StoredList | undefined> {
     if (!this.feed.synced || !this.covers(key) || !opts.recursive) return undefined;
@@ -200,10 +210,32 @@ export class Cacher implements Storage {
       return undefined;
     }
     if (!this.holdsStateAt(prefix, position.startKey, position.revision)) return undefined;
-    await this.store.getList(key, { ...opts, limit: 1, predicate: everything });
+    if (!this.knownUncompacted(position.revision)) {
+      const checkedAt = performance.now();
+      try {
+        await this.store.getList(key, {
+          recursive: false,
+          resourceVersion: String(position.revision),
+          resourceVersionMatch: 'Exact',
+          predicate: everything,
+          signal: opts.signal,
+        });
+      } catch (err) {
+        // compacted: the store answers the page itself, with its 410 and inconsistent continue
+        if (isStorageError(err) && err.code === 'ResourceVersionTooOld') return undefined;
+        throw err;
+      }
+      this.uncompacted = { revision: position.revision, at: checkedAt };
+    }
     // synchronous from here: the history is checked again after the wait
     if (!this.holdsStateAt(prefix, position.startKey, position.revision)) return undefined;
     return this.page(prefix, true, position.startKey, position.revision, opts);
+  }
+
+  /** a compaction to C removes every revision below C: a later revision than one etcd still
+   *  had is still there too, as long as the answer is recent */
+  private knownUncompacted(revision: number): boolean {
+    return revision >= this.uncompacted.revision && performance.now() - this.uncompacted.at < this.timing.uncompactedAnswerMs;
   }
 
   /** is the cache's state of the keys from `startKey` on under `prefix` the state at `revision`? */

@@ -18,6 +18,9 @@ export interface CacheFeedOptions extends WatchFeedOptions {
   tooLargeRvWaitMs?: number;
   /** live events one watcher may have queued before it is ended; 10000 */
   watcherQueueLimit?: number;
+  /** how long etcd's answer that a continue token's revision is not compacted serves later
+   *  pages without asking again; 1 s */
+  uncompactedAnswerMs?: number;
 }
 
 export interface CacheFeed {
@@ -45,6 +48,7 @@ export function createCacheFeed(client: EtcdClient, store: Storage, opts: CacheF
     consistentReadTimeoutMs: opts.consistentReadTimeoutMs ?? CACHER_DEFAULTS.consistentReadTimeoutMs,
     tooLargeRvWaitMs: opts.tooLargeRvWaitMs ?? CACHER_DEFAULTS.tooLargeRvWaitMs,
     watcherQueueLimit: opts.watcherQueueLimit ?? CACHER_DEFAULTS.watcherQueueLimit,
+    uncompactedAnswerMs: opts.uncompactedAnswerMs ?? CACHER_DEFAULTS.uncompactedAnswerMs,
   };
   const cachers = new Map<string, Storage>();
   return {
