@@ -151,9 +151,14 @@ export interface WatchOptions extends Cancellable {
   predicate: SelectionPredicate;
   /** the watcher reads only `kind`, `apiVersion` and `metadata` of the objects (the
    *  informers inside the server): live events may carry objects with nothing else, which
-   *  spares decoding the rest of each change. Storage that cannot may send whole objects. */
-  metadataOnly?: boolean;
+   *  spares decoding the rest of each change. Storage that cannot may send whole objects.
+   *  A function answers per change, from the key of the object that changed, when the change
+   *  is delivered: true where the metadata is enough. */
+  metadataOnly?: MetadataOnly;
 }
+
+/** whether a watcher reads nothing but the metadata: of every change, or of a change of `key` */
+export type MetadataOnly = boolean | ((key: string) => boolean);
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 

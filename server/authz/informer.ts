@@ -18,6 +18,8 @@ export interface Informer {
   get(namespace: string, name: string): KubeObject | undefined;
   /** every object, or those of one namespace */
   list(namespace?: string): KubeObject[];
+  /** whether it holds any object of the namespace */
+  hasAnyIn(namespace: string): boolean;
   /** resolves once the first list is in */
   readonly synced: Promise<void>;
   readonly hasSynced: boolean;
@@ -53,8 +55,10 @@ export interface InformerOptions {
    * few fields keeps only those (see `slimObject`).
    */
   keep?: (obj: KubeObject) => KubeObject;
-  /** `keep` reads nothing but the metadata: changes may be watched as metadata alone */
-  metadataOnly?: boolean;
+  /** `keep` and the listeners read nothing but the metadata: changes may be watched as
+   *  metadata alone. A function answers per object, when its change is delivered (objects
+   *  listed are always whole): true where the metadata is enough. `keep` must cope with both. */
+  metadataOnly?: boolean | ((namespace: string, name: string) => boolean);
 }
 
 /** the metadata informers key and compare by, plus `rest`: an object small enough to keep for
@@ -207,6 +211,7 @@ export function startInformer(resource: RESTResource, log: Logger, parent?: Abor
     resource,
     get: (ns, name) => objects.get(keyOf(ns, name)),
     list: (ns) => (ns === undefined ? [...objects.values()] : [...(byNamespace.get(ns)?.values() ?? [])]),
+    hasAnyIn: (ns) => (byNamespace.get(ns)?.size ?? 0) > 0,
     synced,
     get hasSynced() {
       return hasSynced;

@@ -10,7 +10,7 @@
 
 import { setMaxListeners } from 'node:events';
 import type { KubeObject } from '../../storage/interface.js';
-import { slimObject, startInformer, type Informer } from '../authz/informer.js';
+import { slimObject, startInformer, type Informer, type InformerOptions } from '../authz/informer.js';
 import {
   addLists,
   countedResource,
@@ -126,18 +126,26 @@ export async function syncQuota(resolver: ResourceResolver, quota: KubeObject, s
   return true;
 }
 
-/** resources whose changes give quota back, and which changes do */
-const replenishing: Array<{
+interface Replenishing {
   resource: string;
   changed?: (obj: KubeObject, old: KubeObject | undefined) => boolean;
   /** what `changed` reads, beside the metadata (the informer keeps only that) */
   keep?: (obj: KubeObject) => KubeObject;
-}> = [
+  /** changes in namespaces without a quota may be watched as metadata alone (no change there
+   *  is acted on, and a quota that appears is computed from a fresh list): `changed` must take
+   *  an old state kept from metadata alone for one that may have counted */
+  metadataOutsideQuotas?: true;
+}
+
+/** resources whose changes give quota back, and which changes do */
+const replenishing: Replenishing[] = [
   {
     resource: 'pods',
     keep: (pod) => slimObject(pod, { status: { phase: asObject(pod.status).phase } }),
+    // a pod kept from its metadata has no phase, which counts
     changed: (obj, old) =>
       !old || (podCountsForCompute(old, new Date()) && !podCountsForCompute(obj, new Date())) || Boolean(obj.metadata.deletionTimestamp),
+    metadataOutsideQuotas: true,
   },
   {
     resource: 'services',
@@ -154,6 +162,15 @@ const replenishing: Array<{
   { resource: 'secrets' },
   { resource: 'replicationcontrollers' },
 ];
+
+/** how the informer of a replenishing resource watches: pods, the bulk of the changes, are
+ *  decoded whole only in namespaces that have a quota */
+export function replenishingInformerOptions(resource: string, quotas: Pick<Informer, 'hasAnyIn'>): InformerOptions {
+  const r = replenishing.find((x) => x.resource === resource);
+  if (!r?.keep) return { keep: (obj) => slimObject(obj), metadataOnly: true };
+  if (!r.metadataOutsideQuotas) return { keep: r.keep };
+  return { keep: r.keep, metadataOnly: (namespace) => !quotas.hasAnyIn(namespace) };
+}
 
 export async function runResourceQuotaController(
   resolver: ResourceResolver,
@@ -189,10 +206,10 @@ export async function runResourceQuotaController(
     }
   };
   const watched: Informer[] = [];
-  for (const { resource, changed, keep } of replenishing) {
+  for (const { resource, changed } of replenishing) {
     const rest = resolver.lookup('', 'v1', resource);
     if (!rest) continue;
-    const inf = startInformer(rest, log, signal, keep ? { keep } : { keep: (obj) => slimObject(obj), metadataOnly: true });
+    const inf = startInformer(rest, log, signal, replenishingInformerOptions(resource, quotas));
     const evaluator = evaluatorFor('', resource);
     inf.onChange((type, obj, old) => {
       if (!inf.hasSynced) return;

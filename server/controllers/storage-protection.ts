@@ -7,7 +7,7 @@
 
 import { setMaxListeners } from 'node:events';
 import type { KubeObject } from '../../storage/interface.js';
-import { slimObject, startInformer } from '../authz/informer.js';
+import { slimObject, startInformer, type Informer, type InformerOptions } from '../authz/informer.js';
 import { asArray, asObject, clone, isObject } from '../registry/object.js';
 import type { ResourceResolver, RESTResource } from '../registry/rest.js';
 import { runLeaderElected } from './leader.js';
@@ -33,7 +33,8 @@ export function claimsOfPod(pod: KubeObject): string[] {
   return out;
 }
 
-/** what the controller reads of a pod: its claims and its phase */
+/** what the controller reads of a pod: its claims and its phase (none of either in a pod
+ *  watched as metadata alone) */
 function podClaimsAndPhase(pod: KubeObject): KubeObject {
   const volumes = asArray(asObject(pod.spec).volumes).filter(
     (v) => isObject(v) && (isObject(v.persistentVolumeClaim) || isObject(v.ephemeral)),
@@ -44,6 +45,42 @@ function podClaimsAndPhase(pod: KubeObject): KubeObject {
 function podIsTerminal(pod: KubeObject): boolean {
   const phase = asObject(pod.status).phase;
   return phase === 'Succeeded' || phase === 'Failed';
+}
+
+/** the namespaces holding a claim that is being deleted and keeps the pvc-protection
+ *  finalizer, kept up to date from the claims informer's changes */
+export class ClaimsBeingDeleted {
+  private readonly byNamespace = new Map<string, Set<string>>();
+
+  constructor(claims: Informer) {
+    claims.onChange((type, c) => this.update(type === 'DELETED' ? undefined : c, c));
+  }
+
+  in(namespace: string): boolean {
+    return this.byNamespace.has(namespace);
+  }
+
+  private update(current: KubeObject | undefined, c: KubeObject): void {
+    const ns = c.metadata.namespace ?? '';
+    const name = c.metadata.name ?? '';
+    let names = this.byNamespace.get(ns);
+    if (current && deleting(current) && hasFinalizer(current, pvcProtectionFinalizer)) {
+      if (!names) this.byNamespace.set(ns, (names = new Set()));
+      names.add(name);
+    } else if (names?.delete(name) && names.size === 0) {
+      this.byNamespace.delete(ns);
+    }
+  }
+}
+
+/**
+ * How the pods informer watches: a pod's claims and phase matter only to claims being
+ * deleted in its namespace, so elsewhere its changes are watched as metadata alone. A claim
+ * that starts being deleted is queued by its own change, and that work lists the namespace's
+ * pods afresh, so the pod changes before the informer saw the claim need nothing whole.
+ */
+export function podInformerOptions(beingDeleted: Pick<ClaimsBeingDeleted, 'in'>): InformerOptions {
+  return { keep: podClaimsAndPhase, metadataOnly: (namespace) => !beingDeleted.in(namespace) };
 }
 
 async function removeFinalizer(rest: RESTResource, namespace: string, name: string, finalizer: string, signal: AbortSignal): Promise<void> {
@@ -67,8 +104,9 @@ export async function runStorageProtectionController(resolver: ResourceResolver,
   if (!pvcRes || !pvRes || !podRes) throw new Error('the registry serves no claims, volumes or pods');
   setMaxListeners(50, signal);
   const claims = startInformer(pvcRes, log, signal);
+  const beingDeleted = new ClaimsBeingDeleted(claims);
   const volumes = startInformer(pvRes, log, signal);
-  const pods = startInformer(podRes, log, signal, { keep: podClaimsAndPhase });
+  const pods = startInformer(podRes, log, signal, podInformerOptions(beingDeleted));
   const queue = new WorkQueue();
   claims.onChange((type, c) => {
     if (type !== 'DELETED' && deleting(c) && hasFinalizer(c, pvcProtectionFinalizer))

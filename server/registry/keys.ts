@@ -37,6 +37,17 @@ export class KeyScheme {
     return `${this.prefix}/${namespace}/${name}`;
   }
 
+  /** the namespace ('' for a cluster-scoped resource) and name of the object at `key`;
+   *  undefined for a key that is not one of this scheme's object keys */
+  objectAt(key: string): { namespace: string; name: string } | undefined {
+    if (!key.startsWith(this.prefix) || key[this.prefix.length] !== '/') return undefined;
+    const rest = key.slice(this.prefix.length + 1);
+    const slash = rest.indexOf('/');
+    if (!this.namespaced) return slash < 0 && rest ? { namespace: '', name: rest } : undefined;
+    if (slash <= 0 || slash === rest.length - 1 || rest.indexOf('/', slash + 1) >= 0) return undefined;
+    return { namespace: rest.slice(0, slash), name: rest.slice(slash + 1) };
+  }
+
   /** the key under which a collection lives, ending in '/' so `ns` never matches `ns2` */
   collectionKey(namespace: string): string {
     if (this.namespaced && namespace) return `${this.prefix}/${namespace}/`;

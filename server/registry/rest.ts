@@ -88,8 +88,9 @@ export interface WatchRequestOptions extends ListRequestOptions {
   sendInitialEvents?: boolean;
   timeoutSeconds?: number;
   /** the watcher reads only kind, apiVersion and metadata (the informers inside the server):
-   *  changes may come as objects of those alone */
-  metadataOnly?: boolean;
+   *  changes may come as objects of those alone. A function answers per changed object, as
+   *  its change is delivered: true where the metadata is enough. */
+  metadataOnly?: boolean | ((namespace: string, name: string) => boolean);
 }
 
 export interface DeleteRequestOptions {

@@ -7,6 +7,7 @@ import type {
   KubeObject,
   ListOptions,
   ListResult,
+  MetadataOnly,
   ResourceVersionMatch,
   Storage,
   StoredList,
@@ -512,13 +513,24 @@ export class GenericStore implements RESTResource {
         sendInitialEvents: opts.sendInitialEvents,
         allowWatchBookmarks: opts.allowWatchBookmarks,
         predicate: s.predicate,
-        // only where no conversion reads the rest of the object on its way out
-        metadataOnly: opts.metadataOnly === true && this.itemTexts !== undefined,
+        metadataOnly: this.watchMetadataOnly(opts.metadataOnly),
       });
     } catch (e) {
       throw this.mapError(e);
     }
     return mapWatch(w, (ev) => this.watchEvent(ev));
+  }
+
+  /** what storage may send as metadata alone: only where no conversion reads the rest of the
+   *  object on its way out; a question about an object is asked of the key that changed */
+  private watchMetadataOnly(asked: WatchRequestOptions['metadataOnly']): MetadataOnly {
+    if (!asked || this.itemTexts === undefined) return false;
+    if (asked === true) return true;
+    const keys = this.keys;
+    return (key) => {
+      const at = keys.objectAt(key);
+      return at !== undefined && asked(at.namespace, at.name);
+    };
   }
 
   protected watchEvent(ev: WatchEvent): WatchEvent {

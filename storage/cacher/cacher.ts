@@ -362,7 +362,7 @@ export class Cacher implements Storage {
       recursive: opts.recursive,
       predicate: opts.predicate,
       allowBookmarks: opts.allowWatchBookmarks === true,
-      metadataOnly: opts.metadataOnly === true,
+      metadataOnly: opts.metadataOnly ?? false,
       queueLimit: this.timing.watcherQueueLimit,
     };
   }

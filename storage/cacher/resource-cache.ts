@@ -162,13 +162,13 @@ export class ResourceCache {
   private dispatch(event: CacheEvent): void {
     if (this.watchers.size === 0) return;
     const decoded = new DecodedEvent(event);
-    // readers of metadata go last: when another watcher needed the whole object decoded,
-    // theirs is cut from it instead of parsed again
+    // readers of metadata (of this change) go last: when another watcher needed the whole
+    // object decoded, theirs is cut from it instead of parsed again
     let metadataReaders: CacheWatcher[] | undefined;
-    const send = (w: CacheWatcher) => {
+    const send = (w: CacheWatcher, metadataOnly: boolean) => {
       let out: WatchEvent | undefined;
       try {
-        out = decoded.forPredicate(w.predicate, w.metadataOnly);
+        out = decoded.forPredicate(w.predicate, metadataOnly);
       } catch (err) {
         this.warnUndecodable(event.key, err);
         return;
@@ -177,8 +177,8 @@ export class ResourceCache {
     };
     const deliver = (w: CacheWatcher) => {
       if (!w.open || event.revision <= w.startRevision) return;
-      if (w.metadataOnly) (metadataReaders ??= []).push(w);
-      else send(w);
+      if (w.readsMetadataOnly(event.key)) (metadataReaders ??= []).push(w);
+      else send(w, false);
     };
     this.byKey.get(event.key)?.forEach(deliver);
     // every recursive watcher whose prefix is a '/'-bounded prefix of the key
@@ -186,7 +186,7 @@ export class ResourceCache {
     for (let i = key.indexOf('/'); i >= 0; i = key.indexOf('/', i + 1)) {
       this.byPrefix.get(key.slice(0, i + 1))?.forEach(deliver);
     }
-    metadataReaders?.forEach(send);
+    metadataReaders?.forEach((w) => send(w, true));
   }
 
   private warnUndecodable(key: string, err: unknown): void {

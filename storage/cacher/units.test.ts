@@ -1,12 +1,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { everything, type SelectionPredicate, type WatchEvent } from '../interface.js';
+import { everything, type MetadataOnly, type SelectionPredicate, type WatchEvent } from '../interface.js';
 import { isStorageError } from '../errors.js';
 import { DecodedEvent } from './decoded-event.js';
 import { EventHistory, type CacheEvent } from './history.js';
 import { SortedKeys, prefixEnd } from './sorted-keys.js';
 import { CacheWatcher } from './watcher.js';
+import { ResourceCache } from './resource-cache.js';
 import { parseResourceVersion, shouldDelegateList } from './cacher.js';
 import { decodeEntry, decodeEntryMetadata, storedEntry, type StoredEntry } from './entry.js';
 
@@ -213,6 +214,77 @@ describe('metadata-only events', () => {
     assert.equal(del.type, 'DELETED');
     assert.equal(del.object.metadata.resourceVersion, '9');
     assert.equal(del.object.spec, undefined);
+  });
+});
+
+describe('metadata-only by key', () => {
+  const next = async (w: CacheWatcher) => (await w[Symbol.asyncIterator]().next()).value as WatchEvent;
+
+  test('a watcher gets metadata alone for the keys it says so of, whole objects for the others, from one shared decode', async () => {
+    const cache = new ResourceCache('/pods/', 1, { maxHistoryEvents: 100, historyWindowMs: 60_000 });
+    const watcher = (metadataOnly: MetadataOnly) => {
+      const w = new CacheWatcher({
+        key: '/pods/',
+        recursive: true,
+        predicate: everything,
+        allowBookmarks: false,
+        startRevision: 1,
+        queueLimit: 10,
+        metadataOnly,
+      });
+      cache.addWatcher(w);
+      return w;
+    };
+    const asked: string[] = [];
+    // added first: delivered first, but for a key it reads as metadata it must wait for the
+    // whole object the next watcher needs and get its metadata cut from it
+    const perKey = watcher((key) => {
+      asked.push(key);
+      return !key.startsWith('/pods/whole/');
+    });
+    const whole = watcher(false);
+    const throws = watcher(() => {
+      throw new Error('no answer');
+    });
+    cache.apply('/pods/whole/a', entry('/pods/whole/a', 2), 2, 0);
+    cache.apply('/pods/slim/b', entry('/pods/slim/b', 3), 3, 0);
+    assert.deepEqual(asked, ['/pods/whole/a', '/pods/slim/b']);
+
+    const [wa, wb] = [await next(whole), await next(whole)];
+    const [pa, pb] = [await next(perKey), await next(perKey)];
+    assert.deepEqual(wa.object.spec, { rev: 2 });
+    assert.equal(pa, wa, 'a key it wants whole: the very event the whole-object watcher gets');
+    assert.equal(pb.type, 'ADDED');
+    assert.equal(pb.object.spec, undefined);
+    assert.equal(pb.object.metadata.name, 'b');
+    assert.equal(pb.object.metadata.resourceVersion, '3');
+    assert.equal(pb.object.metadata, wb.object.metadata, 'cut from the whole object decoded for the other watcher');
+    // a function that cannot answer gets whole objects
+    assert.equal(await next(throws), wa);
+    assert.equal(await next(throws), wb);
+    for (const w of [perKey, whole, throws]) w.stop();
+  });
+
+  test('with no watcher wanting the object whole, a key read as metadata is not decoded whole', async () => {
+    const cache = new ResourceCache('/pods/', 1, { maxHistoryEvents: 100, historyWindowMs: 60_000 });
+    const w = new CacheWatcher({
+      key: '/pods/',
+      recursive: true,
+      predicate: everything,
+      allowBookmarks: false,
+      startRevision: 1,
+      queueLimit: 10,
+      metadataOnly: (key) => key.startsWith('/pods/slim/'),
+    });
+    cache.addWatcher(w);
+    // a text whose body would not parse: only its head up to the end of the metadata is read
+    const head = JSON.stringify({ kind: 'Pod', metadata: { name: 'b' } }).slice(0, -1);
+    cache.apply('/pods/slim/b', storedEntry('/pods/slim/b', `${head},"spec":{"broken":}`, 2), 2, 0);
+    cache.apply('/pods/whole/a', entry('/pods/whole/a', 3), 3, 0);
+    const b = await next(w);
+    assert.deepEqual(b.object, { kind: 'Pod', metadata: { name: 'b', resourceVersion: '2' } });
+    assert.deepEqual((await next(w)).object.spec, { rev: 3 });
+    w.stop();
   });
 });
 

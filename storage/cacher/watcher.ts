@@ -5,7 +5,7 @@
 // queued: the client then resumes from the last resourceVersion it saw, instead of this
 // replica buffering without bound for a reader that cannot keep up.
 
-import type { SelectionPredicate, Watch, WatchEvent } from '../interface.js';
+import type { MetadataOnly, SelectionPredicate, Watch, WatchEvent } from '../interface.js';
 
 export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
 
@@ -15,8 +15,9 @@ export interface CacheWatcherOptions {
   recursive: boolean;
   predicate: SelectionPredicate;
   allowBookmarks: boolean;
-  /** live events may carry objects of kind, apiVersion and metadata only */
-  metadataOnly?: boolean;
+  /** live events may carry objects of kind, apiVersion and metadata only (all of them, or
+   *  those of the keys a function answers true for) */
+  metadataOnly?: MetadataOnly;
   /** live changes at or below this revision are not delivered (already covered, or the
    *  client asked for changes after a future revision) */
   startRevision: number;
@@ -32,7 +33,7 @@ export class CacheWatcher implements Watch {
   readonly recursive: boolean;
   readonly predicate: SelectionPredicate;
   readonly allowBookmarks: boolean;
-  readonly metadataOnly: boolean;
+  private readonly metadataOnly: MetadataOnly;
   readonly startRevision: number;
   /** everything up to this revision has been queued (or is in the backlog) */
   lastRevision: number;
@@ -149,6 +150,18 @@ export class CacheWatcher implements Watch {
     const cb = this.onDetach;
     this.onDetach = undefined;
     cb?.(this);
+  }
+
+  /** may a live change of `key` reach this watcher as metadata alone? An answer that cannot
+   *  be had is no: whole objects are always correct */
+  readsMetadataOnly(key: string): boolean {
+    const m = this.metadataOnly;
+    if (typeof m === 'boolean') return m;
+    try {
+      return m(key) === true;
+    } catch {
+      return false;
+    }
   }
 
   /** does a change of `key` concern this watcher (before looking at the object)? */

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { createEtcdClient } from '../../../storage/etcd/client.js';
 import type { EtcdClient } from '../../../storage/etcd/types.js';
 import { createEtcd3Store } from '../../../storage/etcd3/store.js';
+import { createCacheFeed } from '../../../storage/cacher/index.js';
 import type { Storage } from '../../../storage/interface.js';
 import { startEtcd, type EtcdProcess } from '../../../storage/testing/etcd-server.js';
 import { loadCatalog } from '../../apis/catalog.js';
@@ -39,12 +40,16 @@ export interface RegistryHarness {
   close(): Promise<void>;
 }
 
-/** starts etcd and builds a registry over the whole served catalog */
-export async function startRegistry(extra: Partial<RegistryOptions> = {}): Promise<RegistryHarness> {
+/** starts etcd and builds a registry over the whole served catalog; with `watchCache`, every
+ *  resource is served through the watch cache as the server does */
+export async function startRegistry(extra: Partial<RegistryOptions> = {}, opts: { watchCache?: boolean } = {}): Promise<RegistryHarness> {
   const etcd: EtcdProcess = await startEtcd();
   const client: EtcdClient = createEtcdClient({ endpoints: [etcd.endpoint] });
   const storage = createEtcd3Store(client, { prefix: '/registry' });
-  const registry = createRegistry({ resources: loadCatalog().resources(), storageFor: () => storage, ...extra });
+  const feed = opts.watchCache ? createCacheFeed(client, storage, { prefix: '/registry' }) : undefined;
+  const storageFor = feed ? (prefix: string) => feed.cacherFor(prefix) : () => storage;
+  const registry = createRegistry({ resources: loadCatalog().resources(), storageFor, ...extra });
+  await feed?.ready;
   return {
     registry,
     storage,
@@ -54,6 +59,7 @@ export async function startRegistry(extra: Partial<RegistryOptions> = {}): Promi
       return r;
     },
     async close() {
+      feed?.close();
       await storage.close();
       client.close();
       await etcd.stop();
