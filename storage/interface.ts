@@ -149,9 +149,9 @@ export interface WatchOptions extends Cancellable {
   sendInitialEvents?: boolean;
   allowWatchBookmarks?: boolean;
   predicate: SelectionPredicate;
-  /** the watcher reads only `kind`, `apiVersion` and `metadata` of the objects (the
-   *  informers inside the server): live events may carry objects with nothing else, which
-   *  spares decoding the rest of each change. Storage that cannot may send whole objects.
+  /** the watcher reads only `kind`, `apiVersion` and `metadata` of the objects, and not
+   *  `metadata.managedFields` (the informers inside the server): live events may carry
+   *  objects with nothing else, which spares decoding the rest of each change. Storage that cannot may send whole objects.
    *  A function answers per change, from the key of the object that changed, when the change
    *  is delivered: true where the metadata is enough. */
   metadataOnly?: MetadataOnly;

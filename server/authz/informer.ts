@@ -55,8 +55,8 @@ export interface InformerOptions {
    * few fields keeps only those (see `slimObject`).
    */
   keep?: (obj: KubeObject) => KubeObject;
-  /** `keep` and the listeners read nothing but the metadata: changes may be watched as
-   *  metadata alone. A function answers per object, when its change is delivered (objects
+  /** `keep` and the listeners read nothing but the metadata (and not its managedFields):
+   *  changes may be watched as metadata alone. A function answers per object, when its change is delivered (objects
    *  listed are always whole): true where the metadata is enough. `keep` must cope with both. */
   metadataOnly?: boolean | ((namespace: string, name: string) => boolean);
 }

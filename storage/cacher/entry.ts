@@ -81,17 +81,19 @@ export function decodeEntry(entry: StoredEntry, resourceVersion: number = entry.
 /**
  * A fresh object of the entry's kind, apiVersion and metadata only (resourceVersion set to
  * `resourceVersion`), parsed from the start of its text without the rest: what a reader of
- * metadata needs of a change. A text whose metadata is not among its first three members
- * (the store writes kind, apiVersion, metadata first) is decoded whole and cut down.
+ * metadata needs of a change. `metadata.managedFields` is left out too: no reader of metadata
+ * inside the server reads it, and a Pod's is as large as its spec. A text whose metadata is not
+ * among its first three members (the store writes kind, apiVersion, metadata first) is decoded
+ * whole and cut down.
  */
 export function decodeEntryMetadata(entry: StoredEntry, resourceVersion: number = entry.modRevision): KubeObject {
   const bytes = entry.error === undefined ? (entry.bytes ?? Buffer.from(entry.data)) : undefined;
-  const end = bytes ? metadataEnd(bytes) : -1;
-  if (end < 0) return metadataOf(decodeEntry(entry, resourceVersion));
+  const head = bytes ? metadataHead(bytes) : undefined;
+  if (!head) return metadataOf(decodeEntry(entry, resourceVersion));
   let obj: KubeObject;
   try {
     // only the head becomes text: the rest of the object is never copied out of the bytes
-    obj = JSON.parse(`${Buffer.from(bytes!.buffer, bytes!.byteOffset, end).toString('utf8')}}`) as KubeObject;
+    obj = JSON.parse(head) as KubeObject;
   } catch {
     return metadataOf(decodeEntry(entry, resourceVersion));
   }
@@ -121,6 +123,7 @@ const CLOSE_BRACKET = 0x5d;
 const KIND = Buffer.from('"kind"');
 const API_VERSION = Buffer.from('"apiVersion"');
 const METADATA = Buffer.from('"metadata"');
+const MANAGED_FIELDS = Buffer.from('"managedFields"');
 
 /** the index after the JSON string opening at `i`, or -1 (UTF-8: no byte of a multi-byte
  *  character is a quote or a backslash) */
@@ -133,10 +136,15 @@ function afterString(b: Uint8Array, i: number): number {
   return -1;
 }
 
-/** the index after the object or string value at `i` of compact JSON, or -1 */
+/** the index after the value at `i` of compact JSON, or -1 */
 function afterValue(b: Uint8Array, i: number): number {
-  if (b[i] === QUOTE) return afterString(b, i);
-  if (b[i] !== OPEN_BRACE) return -1;
+  const first = b[i];
+  if (first === QUOTE) return afterString(b, i);
+  if (first !== OPEN_BRACE && first !== OPEN_BRACKET) {
+    // a number, true, false or null
+    while (i < b.length && b[i] !== COMMA && b[i] !== CLOSE_BRACE && b[i] !== CLOSE_BRACKET) i++;
+    return i < b.length ? i : -1;
+  }
   let depth = 0;
   while (i < b.length) {
     const c = b[i];
@@ -155,26 +163,67 @@ function afterValue(b: Uint8Array, i: number): number {
   return -1;
 }
 
+/** byte by byte: keys are short, and a subarray per comparison costs more than the loop */
 function keyIs(b: Uint8Array, start: number, end: number, key: Buffer): boolean {
-  return end - start === key.length && Buffer.compare(key, b.subarray(start, end) as Buffer) === 0;
+  if (end - start !== key.length) return false;
+  for (let j = 0; j < key.length; j++) if (b[start + j] !== key[j]) return false;
+  return true;
 }
 
-/** where `{"kind":…,"apiVersion":…,"metadata":{…}` ends at the start of a stored text, or
- *  -1 when the text does not start that way (metadata after nothing but kind and apiVersion) */
-function metadataEnd(b: Uint8Array): number {
-  if (b[0] !== OPEN_BRACE) return -1;
-  let i = 1;
-  for (let member = 0; member < 3; member++) {
-    if (b[i] !== QUOTE) return -1;
+/** the range of `metadata.managedFields` to leave out of the head: [from, to) */
+interface Cut {
+  from: number;
+  to: number;
+}
+
+/** where the members of the object opening at `open` end (its closing brace), and the cut
+ *  that removes its `managedFields` member with one comma; undefined when it is not compact
+ *  JSON */
+function metadataMembers(b: Uint8Array, open: number): { close: number; cut?: Cut } | undefined {
+  if (b[open] !== OPEN_BRACE) return undefined;
+  let i = open + 1;
+  if (b[i] === CLOSE_BRACE) return { close: i };
+  let cut: Cut | undefined;
+  for (;;) {
+    if (b[i] !== QUOTE) return undefined;
     const keyEnd = afterString(b, i);
-    if (keyEnd < 0 || b[keyEnd] !== COLON) return -1;
+    if (keyEnd < 0 || b[keyEnd] !== COLON) return undefined;
     const valueEnd = afterValue(b, keyEnd + 1);
-    if (valueEnd < 0) return -1;
-    if (keyIs(b, i, keyEnd, METADATA)) return valueEnd;
-    if (!(keyIs(b, i, keyEnd, KIND) || keyIs(b, i, keyEnd, API_VERSION)) || b[valueEnd] !== COMMA) return -1;
+    if (valueEnd < 0) return undefined;
+    if (keyIs(b, i, keyEnd, MANAGED_FIELDS)) {
+      // the comma before it goes with it; the first member takes the comma after it
+      cut = i > open + 1 ? { from: i - 1, to: valueEnd } : { from: i, to: b[valueEnd] === COMMA ? valueEnd + 1 : valueEnd };
+    }
+    if (b[valueEnd] === CLOSE_BRACE) return { close: valueEnd, cut };
+    if (b[valueEnd] !== COMMA) return undefined;
     i = valueEnd + 1;
   }
-  return -1;
+}
+
+/** `{"kind":…,"apiVersion":…,"metadata":{…}}` from the start of a stored text, without
+ *  metadata.managedFields; undefined when the text does not start that way (metadata after
+ *  nothing but kind and apiVersion) */
+function metadataHead(b: Uint8Array): string | undefined {
+  if (b[0] !== OPEN_BRACE) return undefined;
+  const buf = Buffer.from(b.buffer, b.byteOffset, b.length);
+  let i = 1;
+  for (let member = 0; member < 3; member++) {
+    if (b[i] !== QUOTE) return undefined;
+    const keyEnd = afterString(b, i);
+    if (keyEnd < 0 || b[keyEnd] !== COLON) return undefined;
+    if (keyIs(b, i, keyEnd, METADATA)) {
+      const meta = metadataMembers(b, keyEnd + 1);
+      if (!meta) return undefined;
+      const end = meta.close + 1;
+      if (!meta.cut) return `${buf.toString('utf8', 0, end)}}`;
+      return `${buf.toString('utf8', 0, meta.cut.from)}${buf.toString('utf8', meta.cut.to, end)}}`;
+    }
+    const valueEnd = afterValue(b, keyEnd + 1);
+    if (valueEnd < 0) return undefined;
+    if (!(keyIs(b, i, keyEnd, KIND) || keyIs(b, i, keyEnd, API_VERSION)) || b[valueEnd] !== COMMA) return undefined;
+    i = valueEnd + 1;
+  }
+  return undefined;
 }
 
 function reread(entry: StoredEntry): string {

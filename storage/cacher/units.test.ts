@@ -188,6 +188,26 @@ describe('metadata-only events', () => {
     }
   });
 
+  test('a reader of metadata gets it without managedFields, wherever that member is', () => {
+    const managedFields = [{ manager: 'm', operation: 'Update', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { '.': {}, 'f:x': {} } } }];
+    const rest = { generation: 3, finalizers: ['a', 'b]'], deletionGracePeriodSeconds: 0, labels: { l: '}' } };
+    const orders: Record<string, unknown>[] = [
+      { name: 'n', ...rest, managedFields },
+      { managedFields, name: 'n', ...rest },
+      { name: 'n', managedFields, ...rest },
+      { managedFields },
+      { name: 'n', ...rest },
+    ];
+    for (const metadata of orders) {
+      const e = storedEntry('/x/ns/n', text({ kind: 'X', apiVersion: 'v1', metadata, spec: { managedFields: 'kept' } }), 9);
+      const expected: Record<string, unknown> = { ...metadata, resourceVersion: '9' };
+      delete expected.managedFields;
+      const got = decodeEntryMetadata(e);
+      assert.deepEqual(Object.keys(got), ['kind', 'apiVersion', 'metadata']);
+      assert.deepEqual({ ...got.metadata }, expected, JSON.stringify(metadata));
+    }
+  });
+
   test('DecodedEvent: metadata-only events are shared, frozen, and cut from the whole object once it is decoded', () => {
     const prev = entry('/pods/ns/x', 5, { app: 'a' });
     const cur = entry('/pods/ns/x', 7, { app: 'b' });
