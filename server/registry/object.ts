@@ -96,7 +96,9 @@ function inOrder(obj: JsonObject, order: readonly string[], last: readonly strin
   // 0: among the `order` keys, 1: among the others, 2: among the `last` keys
   let phase = 0;
   let rank = -1;
-  for (const k of Object.keys(obj)) {
+  // for-in, not Object.keys: this runs many times per write, and an array of keys per call is
+  // garbage (JSON objects have no inherited enumerable members)
+  for (const k in obj) {
     if (obj[k] === undefined) return false;
     const first = order.indexOf(k);
     if (first >= 0) {
@@ -134,11 +136,12 @@ export function reorder<T extends JsonObject>(obj: T, order: readonly string[], 
  *  written even when zero, as `null`. */
 export function orderMeta(meta: ObjectMeta): ObjectMeta {
   const out = reorder(meta as JsonObject, metaOrder);
-  const nulls = Object.keys(out).filter((k) => out[k] === null && k !== 'creationTimestamp');
-  if (nulls.length === 0) return out as ObjectMeta;
+  let nulls = false;
+  for (const k in out) if (out[k] === null && k !== 'creationTimestamp') nulls = true;
+  if (!nulls) return out as ObjectMeta;
   // reorder may hand back `meta` itself: drop the nulls from a copy, never from the caller's
   const copy: JsonObject = { ...out };
-  for (const k of nulls) delete copy[k];
+  for (const k in copy) if (copy[k] === null && k !== 'creationTimestamp') delete copy[k];
   return copy as ObjectMeta;
 }
 

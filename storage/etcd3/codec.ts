@@ -37,13 +37,14 @@ export function encodeObject(obj: KubeObject, format: 'json' | 'cbor' = 'json'):
 export function withResourceVersion(meta: ObjectMeta, rv: string): ObjectMeta {
   const out: ObjectMeta = {};
   let placed = false;
-  for (const [k, v] of Object.entries(meta)) {
+  // for-in: every decoded object passes here, and Object.entries makes an array per member
+  for (const k in meta) {
     if (k === 'resourceVersion') continue;
     if (!placed && FIELDS_AFTER_RESOURCE_VERSION.has(k)) {
       out.resourceVersion = rv;
       placed = true;
     }
-    out[k] = v;
+    out[k] = meta[k];
   }
   if (!placed) out.resourceVersion = rv;
   return out;

@@ -61,14 +61,20 @@ export function convertForReading(obj: KubeObject, from: GroupVersionKind, to: G
  *  else holds): it is converted without a deep copy and must not be used afterwards. */
 export function convertObject(obj: KubeObject, from: GroupVersionKind, to: GroupVersionKind, owned = false): KubeObject {
   let out = owned ? obj : clone(obj);
-  if (gvkString(from) !== gvkString(to)) {
-    const fn = converters.get(`${gvkString(from)} -> ${gvkString(to)}`);
+  const fromKind = gvkString(from);
+  const toKind = gvkString(to);
+  if (fromKind !== toKind) {
+    const fn = converters.get(`${fromKind} -> ${toKind}`);
     if (fn) out = fn(out);
   }
-  const norm = outputNormalizers.get(gvkString(to));
+  const norm = outputNormalizers.get(toKind);
   if (norm) out = norm(out);
-  const typed: KubeObject = { kind: to.kind, apiVersion: apiVersionOf(to.group, to.version), ...out };
+  const apiVersion = apiVersionOf(to.group, to.version);
+  // a copy of our own that already says what it is needs no new top level (an owned object
+  // may be shared by a reader: it is never written to here)
+  if (out !== obj && out.kind === to.kind && out.apiVersion === apiVersion) return orderObject(out);
+  const typed: KubeObject = { kind: to.kind, apiVersion, ...out };
   typed.kind = to.kind;
-  typed.apiVersion = apiVersionOf(to.group, to.version);
+  typed.apiVersion = apiVersion;
   return orderObject(typed);
 }
