@@ -3,7 +3,21 @@
 
 /** Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
 export function isGoPrintable(ch: string): boolean {
+  // printable ASCII without the Unicode expression: it answers for most characters checked
+  if (ch.length === 1) {
+    const c = ch.charCodeAt(0);
+    if (c >= 0x20 && c < 0x7f) return true;
+  }
   return /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(ch);
+}
+
+/** every character of `s` is printable ASCII (so Go-printable) */
+export function isPrintableAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c >= 0x7f) return false;
+  }
+  return true;
 }
 
 /** Go's strconv.Quote (%q) of a string. */

@@ -44,7 +44,7 @@ export interface FieldError {
   detail?: string;
 }
 
-export { goQuote, isGoPrintable } from '../go-quote.js';
+export { goQuote, isGoPrintable, isPrintableAscii } from '../go-quote.js';
 
 function isRendered(v: unknown): v is RenderedValue {
   return typeof v === 'object' && v !== null && 'rendered' in v && typeof (v as RenderedValue).rendered === 'string';

@@ -59,10 +59,27 @@ export function regexError(msg: string, fmt: string, ...examples: string[]): str
 
 /** byte length, as Go's len() counts */
 function byteLength(s: string): number {
-  return Buffer.byteLength(s, 'utf8');
+  // no character beyond Latin-1's ASCII half: the length is the byte count
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return Buffer.byteLength(s, 'utf8');
+  return s.length;
 }
 
+/** qualified names found valid lately: label and annotation keys repeat across objects, and
+ *  every write checks each of them; forgotten all at once when full */
+const validQualifiedNames = new Set<string>();
+const VALID_QUALIFIED_NAMES_KEPT = 4096;
+
 export function isQualifiedName(value: string): string[] {
+  if (validQualifiedNames.has(value)) return [];
+  const errs = qualifiedNameErrors(value);
+  if (errs.length === 0) {
+    if (validQualifiedNames.size >= VALID_QUALIFIED_NAMES_KEPT) validQualifiedNames.clear();
+    validQualifiedNames.add(value);
+  }
+  return errs;
+}
+
+function qualifiedNameErrors(value: string): string[] {
   const errs: string[] = [];
   const parts = value.split('/');
   let name: string;
@@ -88,7 +105,20 @@ export function isQualifiedName(value: string): string[] {
   return errs;
 }
 
+/** label values found valid lately (as validQualifiedNames) */
+const validLabelValues = new Set<string>();
+
 export function isValidLabelValue(value: string): string[] {
+  if (validLabelValues.has(value)) return [];
+  const errs = labelValueErrors(value);
+  if (errs.length === 0) {
+    if (validLabelValues.size >= VALID_QUALIFIED_NAMES_KEPT) validLabelValues.clear();
+    validLabelValues.add(value);
+  }
+  return errs;
+}
+
+function labelValueErrors(value: string): string[] {
   const errs: string[] = [];
   if (byteLength(value) > labelValueMaxLength) errs.push(maxLenError(labelValueMaxLength));
   if (!labelValueRe.test(value)) errs.push(regexError(labelValueErrMsg, labelValueFmt, 'MyValue', 'my_value', '12345'));

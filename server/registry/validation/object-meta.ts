@@ -3,7 +3,7 @@
 // managedFields; and the immutability rules of an update.
 
 import type { ObjectMeta } from '../../../storage/interface.js';
-import { child, fieldErrors, index, isGoPrintable, type FieldError } from '../../machinery/validation/field-error.js';
+import { child, fieldErrors, index, isGoPrintable, isPrintableAscii, type FieldError } from '../../machinery/validation/field-error.js';
 import { isQualifiedName, isValidLabelValue, nameIsDNSLabel, type NameValidator } from '../../machinery/validation/names.js';
 
 export const totalAnnotationSizeLimitBytes = 256 * 1024;
@@ -17,18 +17,21 @@ export function validateLabelName(key: string, path: string): FieldError[] {
   return isQualifiedName(key).map((m) => fieldErrors.invalid(path, key, m));
 }
 
-function entriesOf(map: unknown): [string, unknown][] {
-  return typeof map === 'object' && map !== null && !Array.isArray(map) ? Object.entries(map) : [];
-}
-
 function listOf(v: unknown): unknown[] {
   return Array.isArray(v) ? v : [];
 }
 
+function isMap(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
 export function validateLabels(labels: Record<string, string> | undefined, path: string): FieldError[] {
   const out: FieldError[] = [];
-  for (const [k, v] of entriesOf(labels)) {
-    out.push(...validateLabelName(k, path));
+  if (!isMap(labels)) return out;
+  // for-in: no array of pairs per object written
+  for (const k in labels) {
+    const v: unknown = labels[k];
+    for (const m of isQualifiedName(k)) out.push(fieldErrors.invalid(path, k, m));
     if (typeof v !== 'string') {
       out.push(fieldErrors.invalid(path, String(v), 'label values must be strings'));
       continue;
@@ -41,7 +44,9 @@ export function validateLabels(labels: Record<string, string> | undefined, path:
 export function validateAnnotations(annotations: Record<string, string> | undefined, path: string): FieldError[] {
   const out: FieldError[] = [];
   let total = 0;
-  for (const [k, v] of entriesOf(annotations)) {
+  if (!isMap(annotations)) return out;
+  for (const k in annotations) {
+    const v: unknown = annotations[k];
     // case does not matter in annotation keys
     for (const m of isQualifiedName(k.toLowerCase())) out.push(fieldErrors.invalid(path, k, m));
     total += Buffer.byteLength(k, 'utf8') + Buffer.byteLength(typeof v === 'string' ? v : String(v), 'utf8');
@@ -124,6 +129,8 @@ export function validateFinalizers(finalizers: string[] | undefined, path: strin
 }
 
 export function validateFieldManager(manager: string, path: string): FieldError[] {
+  // every write's managedFields pass here: the common name needs no per-character look
+  if (manager.length <= fieldManagerMaxLength && isPrintableAscii(manager)) return [];
   const out: FieldError[] = [];
   // the limit counts UTF-8 bytes, as Go's len does
   if (Buffer.byteLength(manager, 'utf8') > fieldManagerMaxLength) out.push(fieldErrors.tooLong(path, fieldManagerMaxLength));
