@@ -6,6 +6,7 @@
 
 import type { EtcdClient, RangeRequest, TxnRequest } from '../../storage/etcd/types.js';
 import { defaultMetrics, type ApiserverMetrics } from './apiserver-metrics.js';
+import { CounterSeries, HistogramSeries } from './series.js';
 
 export interface StorageResource {
   /** storage key prefix below the etcd prefix, e.g. `/pods`, `/apps/deployments` */
@@ -57,6 +58,11 @@ function txnOperation(req: TxnRequest): string | undefined {
 }
 
 export function instrumentEtcdClient(client: EtcdClient, types: KeyTypes, metrics: ApiserverMetrics = defaultMetrics()): EtcdClient {
+  // every write and read passes here: series resolved once per operation and type
+  const durations = new HistogramSeries(metrics.etcdRequestDuration);
+  const requests = new CounterSeries(metrics.etcdRequests);
+  const errors = new CounterSeries(metrics.etcdRequestErrors);
+
   async function timed<T>(operation: string | undefined, key: Buffer, call: () => Promise<T>, typeFromKey = true): Promise<T> {
     const keyString = key.toString();
     const type = operation === undefined ? undefined : typeFromKey ? types.typeOf(keyString) : types.typeOf(keyString) && keyString;
@@ -68,10 +74,11 @@ export function instrumentEtcdClient(client: EtcdClient, types: KeyTypes, metric
       failed = false;
       return result;
     } finally {
-      const labels = { operation, type };
-      metrics.etcdRequestDuration.observe(labels, (performance.now() - started) / 1000);
-      metrics.etcdRequests.inc(labels);
-      if (failed) metrics.etcdRequestErrors.inc(labels);
+      const series = `${operation} ${type}`;
+      const labels = () => ({ operation, type });
+      durations.observe(series, labels, (performance.now() - started) / 1000);
+      requests.inc(series, labels);
+      if (failed) errors.inc(series, labels);
     }
   }
 
