@@ -10,16 +10,29 @@ export interface ChildNode {
   readonly set: FieldSet;
 }
 
-/** index of `pe` in sorted `list` (by `at`), or where it would go */
-function search<T>(list: readonly T[], pe: PathElement, at: (t: T) => PathElement): { index: number; found: boolean } {
+/** where `pe` is in sorted `members`: its index, or -(insertion point) - 1 when absent (a
+ *  number rather than an object: this runs for every path element of every set operation) */
+function searchMembers(members: readonly PathElement[], pe: PathElement): number {
   let lo = 0;
-  let hi = list.length;
+  let hi = members.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (comparePathElements(at(list[mid]), pe) < 0) lo = mid + 1;
+    if (comparePathElements(members[mid], pe) < 0) lo = mid + 1;
     else hi = mid;
   }
-  return { index: lo, found: lo < list.length && pathElementsEqual(at(list[lo]), pe) };
+  return lo < members.length && pathElementsEqual(members[lo], pe) ? lo : -lo - 1;
+}
+
+/** searchMembers over the path elements of `children` */
+function searchChildren(children: readonly ChildNode[], pe: PathElement): number {
+  let lo = 0;
+  let hi = children.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (comparePathElements(children[mid].pe, pe) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < children.length && pathElementsEqual(children[lo].pe, pe) ? lo : -lo - 1;
 }
 
 const self = (pe: PathElement) => pe;
@@ -42,27 +55,31 @@ export class FieldSet {
     if (path.length === 0) return;
     let s: FieldSet = this;
     for (let i = 0; i < path.length - 1; i++) s = s.descend(path[i]);
-    const last = path[path.length - 1];
-    const at = search(s.members, last, self);
-    if (!at.found) s.members.splice(at.index, 0, last);
+    s.insertMember(path[path.length - 1]);
+  }
+
+  /** adds `pe` as a member of this level (mutates) */
+  insertMember(pe: PathElement): void {
+    const at = searchMembers(this.members, pe);
+    if (at < 0) this.members.splice(-at - 1, 0, pe);
   }
 
   /** the child set at `pe`, created when absent (mutates) */
   descend(pe: PathElement): FieldSet {
-    const at = search(this.children, pe, nodePe);
-    if (at.found) return this.children[at.index].set;
+    const at = searchChildren(this.children, pe);
+    if (at >= 0) return this.children[at].set;
     const set = new FieldSet();
-    this.children.splice(at.index, 0, { pe, set });
+    this.children.splice(-at - 1, 0, { pe, set });
     return set;
   }
 
   hasMember(pe: PathElement): boolean {
-    return search(this.members, pe, self).found;
+    return searchMembers(this.members, pe) >= 0;
   }
 
   child(pe: PathElement): FieldSet | undefined {
-    const at = search(this.children, pe, nodePe);
-    return at.found ? this.children[at.index].set : undefined;
+    const at = searchChildren(this.children, pe);
+    return at >= 0 ? this.children[at].set : undefined;
   }
 
   has(path: Path): boolean {

@@ -70,6 +70,35 @@ export function listPathElements(list: ListAtom, items: readonly Json[]): PathEl
   }
 }
 
+/** A string that tells path elements apart (equal elements, equal strings), cheaper than their
+ *  FieldsV1 form: scalars are tagged by type and strings by length, so no two differ only in
+ *  where one value ends; other values fall back to their JSON. */
+export function pathElementId(pe: PathElement): string {
+  if ('field' in pe) return `f${pe.field}`;
+  if ('value' in pe) return `v${valueId(pe.value)}`;
+  if ('key' in pe) {
+    let id = 'k';
+    for (const f of pe.key) id += `${f.name.length}:${f.name}${valueId(f.value)}`;
+    return id;
+  }
+  return `i${pe.index}`;
+}
+
+function valueId(v: Json): string {
+  switch (typeof v) {
+    case 'string':
+      return `s${v.length}:${v}`;
+    case 'number':
+      return `n${v};`;
+    case 'boolean':
+      return v ? 't' : 'b';
+    default: {
+      const json = JSON.stringify(v);
+      return `j${json.length}:${json}`;
+    }
+  }
+}
+
 /** the type of a map member; members no schema declares are treated as deduced values */
 export function memberTypeOrDeduced(map: MapAtom, key: string, deduced: TypeRef): TypeRef {
   return memberType(map, key) ?? deduced;
