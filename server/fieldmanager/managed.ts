@@ -40,18 +40,47 @@ export function cloneManaged(m: Managed): Managed {
   return { fields: new Map(m.fields), times: new Map(m.times) };
 }
 
+/** A map that forgets everything once it holds `limit` entries: for memos of values that
+ *  repeat across writes (manager identities), where a miss only costs the computation. */
+class Memo<V> {
+  private readonly map = new Map<string, V>();
+  constructor(private readonly limit: number) {}
+
+  get(key: string, compute: () => V): V {
+    let v = this.map.get(key);
+    if (v === undefined) {
+      if (this.map.size >= this.limit) this.map.clear();
+      v = compute();
+      this.map.set(key, v);
+    }
+    return v;
+  }
+}
+
+const ids = new Memo<string>(4096);
+const infos = new Memo<Readonly<ManagerInfo>>(4096);
+
 /** kube-apiserver's manager identity: the entry's JSON without fieldsType, fieldsV1, time, and
  *  (for Apply) apiVersion */
 export function managerId(info: ManagerInfo): string {
-  const o: JsonMap = {};
-  if (info.manager) o.manager = info.manager;
-  if (info.operation) o.operation = info.operation;
-  if (info.apiVersion && info.operation !== 'Apply') o.apiVersion = info.apiVersion;
-  if (info.subresource) o.subresource = info.subresource;
-  return goJson(o);
+  // lengths keep the parts of the key apart whatever they contain
+  const key = `${info.manager.length}:${info.manager}${info.operation}|${info.apiVersion.length}:${info.apiVersion}${info.subresource}`;
+  return ids.get(key, () => {
+    const o: JsonMap = {};
+    if (info.manager) o.manager = info.manager;
+    if (info.operation) o.operation = info.operation;
+    if (info.apiVersion && info.operation !== 'Apply') o.apiVersion = info.apiVersion;
+    if (info.subresource) o.subresource = info.subresource;
+    return goJson(o);
+  });
 }
 
-export function parseManagerId(id: string): ManagerInfo {
+/** the parts of a manager identity (shared: not to be changed) */
+export function parseManagerId(id: string): Readonly<ManagerInfo> {
+  return infos.get(id, () => Object.freeze(parseId(id)));
+}
+
+function parseId(id: string): ManagerInfo {
   let o: unknown;
   try {
     o = JSON.parse(id);
@@ -73,6 +102,43 @@ function normalizeTime(v: unknown): string | undefined {
   const d = new Date(v);
   return Number.isNaN(d.getTime()) ? v : rfc3339(d);
 }
+
+/**
+ * Parsed FieldsV1 by their JSON text. Every write parses the stored managedFields again, and
+ * they rarely change from one write to the next: the text is much cheaper to make than the set
+ * is to parse. The sets are shared, hence frozen (set operations make new sets). Bounded by the
+ * total length of the texts; the oldest go first.
+ */
+class ParsedSets {
+  private readonly sets = new Map<string, FieldSet>();
+  private chars = 0;
+  constructor(private readonly maxChars: number) {}
+
+  get(fieldsV1: unknown): FieldSet {
+    const text = JSON.stringify(fieldsV1);
+    let set = this.sets.get(text);
+    if (set) return set;
+    set = freezeSet(fromFieldsV1(fieldsV1));
+    if (text.length > this.maxChars) return set;
+    this.chars += text.length;
+    for (const oldest of this.sets.keys()) {
+      if (this.chars <= this.maxChars) break;
+      this.chars -= oldest.length;
+      this.sets.delete(oldest);
+    }
+    this.sets.set(text, set);
+    return set;
+  }
+}
+
+function freezeSet(set: FieldSet): FieldSet {
+  Object.freeze(set.members);
+  Object.freeze(set.children);
+  for (const c of set.children) freezeSet(c.set);
+  return set;
+}
+
+const parsedSets = new ParsedSets(8 << 20);
 
 /** decodes metadata.managedFields; throws ManagedFieldsError as kube-apiserver's decoder fails */
 export function decodeManagedFields(entries: unknown): Managed {
@@ -98,7 +164,7 @@ export function decodeManagedFields(entries: unknown): Managed {
     });
     let set: FieldSet;
     try {
-      set = fromFieldsV1(e.fieldsV1 === undefined || e.fieldsV1 === null ? {} : e.fieldsV1);
+      set = parsedSets.get(e.fieldsV1 === undefined || e.fieldsV1 === null ? {} : e.fieldsV1);
     } catch (err) {
       if (err instanceof FieldsV1Error) throw new ManagedFieldsError(`error decoding set: ${err.message}`);
       throw err;

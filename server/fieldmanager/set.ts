@@ -35,8 +35,6 @@ function searchChildren(children: readonly ChildNode[], pe: PathElement): number
   return lo < children.length && pathElementsEqual(children[lo].pe, pe) ? lo : -lo - 1;
 }
 
-const self = (pe: PathElement) => pe;
-const nodePe = (n: ChildNode) => n.pe;
 
 export class FieldSet {
   constructor(
@@ -115,19 +113,30 @@ export class FieldSet {
     return this.combine(o, 'difference');
   }
 
+  /** `op` of two sets. A result with the paths of one side is that side itself: unchanged sets
+   *  keep their identity (results are shared, never changed), and nothing is copied for them. */
   private combine(o: FieldSet, op: SetOp): FieldSet {
-    const members = mergeSorted(this.members, o.members, self, op, (m) => (op === 'difference' ? undefined : m));
-    // a path under both sides: the operation one level down; an emptied subtree disappears
-    const children = mergeSorted(this.children, o.children, nodePe, op, (x, y) => {
-      const set = x.set[op](y.set);
-      return op === 'union' || !set.empty() ? { pe: x.pe, set } : undefined;
-    });
-    return new FieldSet(members, children);
+    if (o.bare()) return op === 'intersection' ? new FieldSet() : this;
+    if (this.bare()) return op === 'union' ? o : this;
+    const members = mergeMembers(this.members, o.members, op);
+    const children = mergeChildren(this.children, o.children, op);
+    if (members === this.members && children === this.children) return this;
+    return new FieldSet(members === this.members ? [...members] : members, children === this.children ? [...children] : children);
+  }
+
+  /** no members and no children (an empty set can still have emptied children) */
+  private bare(): boolean {
+    return this.members.length === 0 && this.children.length === 0;
+  }
+
+  /** `op` of two sets at the level below (used by mergeChildren) */
+  static combine(a: FieldSet, b: FieldSet, op: SetOp): FieldSet {
+    return a.combine(b, op);
   }
 
   /** like difference, but a member of `o` also removes everything under it */
   recursiveDifference(o: FieldSet): FieldSet {
-    const members = mergeSorted(this.members, o.members, self, 'difference', () => undefined);
+    const members = [...mergeMembers(this.members, o.members, 'difference')];
     const children: ChildNode[] = [];
     let j = 0;
     for (const node of this.children) {
@@ -171,14 +180,13 @@ export class FieldSet {
 
 type SetOp = 'union' | 'intersection' | 'difference';
 
-/** merges two sorted lists as `op` says; an element on both sides becomes `both(a, b)`
- *  (left out when undefined) */
-function mergeSorted<T>(a: readonly T[], b: readonly T[], at: (t: T) => PathElement, op: SetOp, both: (x: T, y: T) => T | undefined): T[] {
-  const out: T[] = [];
+/** `op` of two sorted member lists; `a` itself when the result holds exactly its elements */
+function mergeMembers(a: readonly PathElement[], b: readonly PathElement[], op: SetOp): PathElement[] {
+  const out: PathElement[] = [];
   let i = 0;
   let j = 0;
   while (i < a.length && j < b.length) {
-    const c = comparePathElements(at(a[i]), at(b[j]));
+    const c = comparePathElements(a[i], b[j]);
     if (c < 0) {
       if (op !== 'intersection') out.push(a[i]);
       i++;
@@ -186,13 +194,55 @@ function mergeSorted<T>(a: readonly T[], b: readonly T[], at: (t: T) => PathElem
       if (op === 'union') out.push(b[j]);
       j++;
     } else {
-      const merged = both(a[i], b[j]);
-      if (merged !== undefined) out.push(merged);
+      if (op !== 'difference') out.push(a[i]);
       i++;
       j++;
     }
   }
-  if (op !== 'intersection') out.push(...a.slice(i));
-  if (op === 'union') out.push(...b.slice(j));
-  return out;
+  for (; op !== 'intersection' && i < a.length; i++) out.push(a[i]);
+  for (; op === 'union' && j < b.length; j++) out.push(b[j]);
+  // a result of a's length holds a's elements: a difference or intersection only takes from
+  // `a`, a union only adds to it
+  return out.length === a.length ? (a as PathElement[]) : out;
+}
+
+/** `op` of two sorted child lists, a path under both sides combined one level down (an
+ *  emptied subtree disappears but from a union); `a` itself when nothing in it changes */
+function mergeChildren(a: readonly ChildNode[], b: readonly ChildNode[], op: SetOp): ChildNode[] {
+  const out: ChildNode[] = [];
+  let changed = false;
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const c = comparePathElements(a[i].pe, b[j].pe);
+    if (c < 0) {
+      if (op !== 'intersection') out.push(a[i]);
+      else changed = true;
+      i++;
+    } else if (c > 0) {
+      if (op === 'union') {
+        out.push(b[j]);
+        changed = true;
+      }
+      j++;
+    } else {
+      const set = FieldSet.combine(a[i].set, b[j].set, op);
+      if (op === 'union' || !set.empty()) {
+        if (set === a[i].set) out.push(a[i]);
+        else {
+          out.push({ pe: a[i].pe, set });
+          changed = true;
+        }
+      } else changed = true;
+      i++;
+      j++;
+    }
+  }
+  if (op !== 'intersection') for (; i < a.length; i++) out.push(a[i]);
+  else if (i < a.length) changed = true;
+  if (op === 'union' && j < b.length) {
+    for (; j < b.length; j++) out.push(b[j]);
+    changed = true;
+  }
+  return changed ? out : (a as ChildNode[]);
 }
