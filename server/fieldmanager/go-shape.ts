@@ -54,6 +54,8 @@ interface NodePlan {
 interface StructMember {
   readonly prop: SchemaNode;
   readonly code: FieldCode;
+  /** the plan of `prop`, on first use (definitions are recursive) */
+  plan?: NodePlan;
 }
 
 interface StructPlan {
@@ -171,7 +173,7 @@ export class GoShape {
         continue;
       }
       if (member.code === 'o' && isEmptyValue(x)) continue;
-      out[key] = this.value(x, this.planOf(member.prop), fill);
+      out[key] = this.value(x, (member.plan ??= this.planOf(member.prop)), fill);
     }
     if (!fill) return out;
     for (const member of plan.filled) {

@@ -104,7 +104,7 @@ function normalizeTime(v: unknown): string | undefined {
 }
 
 /**
- * Parsed FieldsV1 by their JSON text. Every write parses the stored managedFields again, and
+ * FieldsV1 sets by their JSON text. Every write decodes the stored managedFields again, and
  * they rarely change from one write to the next: the text is much cheaper to make than the set
  * is to parse. The sets are shared, hence frozen (set operations make new sets). Bounded by the
  * total length of the texts; the oldest go first.
@@ -114,12 +114,17 @@ class ParsedSets {
   private chars = 0;
   constructor(private readonly maxChars: number) {}
 
-  get(fieldsV1: unknown): FieldSet {
+  decode(fieldsV1: unknown): FieldSet {
     const text = JSON.stringify(fieldsV1);
-    let set = this.sets.get(text);
-    if (set) return set;
-    set = freezeSet(fromFieldsV1(fieldsV1));
-    if (text.length > this.maxChars) return set;
+    const known = this.sets.get(text);
+    if (known) return known;
+    const set = freezeSet(fromFieldsV1(fieldsV1));
+    this.remember(text, set);
+    return set;
+  }
+
+  private remember(text: string, set: FieldSet): void {
+    if (text.length > this.maxChars) return;
     this.chars += text.length;
     for (const oldest of this.sets.keys()) {
       if (this.chars <= this.maxChars) break;
@@ -127,7 +132,6 @@ class ParsedSets {
       this.sets.delete(oldest);
     }
     this.sets.set(text, set);
-    return set;
   }
 }
 
@@ -164,7 +168,7 @@ export function decodeManagedFields(entries: unknown): Managed {
     });
     let set: FieldSet;
     try {
-      set = parsedSets.get(e.fieldsV1 === undefined || e.fieldsV1 === null ? {} : e.fieldsV1);
+      set = parsedSets.decode(e.fieldsV1 === undefined || e.fieldsV1 === null ? {} : e.fieldsV1);
     } catch (err) {
       if (err instanceof FieldsV1Error) throw new ManagedFieldsError(`error decoding set: ${err.message}`);
       throw err;

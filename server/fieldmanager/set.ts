@@ -58,16 +58,29 @@ export class FieldSet {
 
   /** adds `pe` as a member of this level (mutates) */
   insertMember(pe: PathElement): void {
-    const at = searchMembers(this.members, pe);
-    if (at < 0) this.members.splice(-at - 1, 0, pe);
+    // members often come in order (a map's keys): appending needs no search
+    const members = this.members;
+    if (members.length === 0 || comparePathElements(members[members.length - 1], pe) < 0) {
+      members.push(pe);
+      return;
+    }
+    const at = searchMembers(members, pe);
+    if (at < 0) members.splice(-at - 1, 0, pe);
   }
 
   /** the child set at `pe`, created when absent (mutates) */
   descend(pe: PathElement): FieldSet {
-    const at = searchChildren(this.children, pe);
-    if (at >= 0) return this.children[at].set;
+    // as for members: a child after the last one is appended
+    const children = this.children;
+    if (children.length === 0 || comparePathElements(children[children.length - 1].pe, pe) < 0) {
+      const set = new FieldSet();
+      children.push({ pe, set });
+      return set;
+    }
+    const at = searchChildren(children, pe);
+    if (at >= 0) return children[at].set;
     const set = new FieldSet();
-    this.children.splice(-at - 1, 0, { pe, set });
+    children.splice(-at - 1, 0, { pe, set });
     return set;
   }
 
