@@ -48,7 +48,8 @@ export function fromFieldsV1(fields: unknown): FieldSet {
 function read(obj: JsonMap): { children?: FieldSet; member: boolean } {
   let children: FieldSet | undefined;
   let member = false;
-  for (const [key, value] of Object.entries(obj)) {
+  for (const key in obj) {
+    const value = obj[key];
     if (key === '.') {
       member = true;
       continue;
@@ -63,13 +64,8 @@ function read(obj: JsonMap): { children?: FieldSet; member: boolean } {
     if (!isMap(value as Json)) throw new FieldsV1Error(`expected an object at ${key}`);
     const sub = read(value as JsonMap);
     children ??= new FieldSet();
-    if (sub.member) children.insert([pe]);
-    if (sub.children) {
-      const node = children.descend(pe);
-      const merged = node.union(sub.children);
-      node.members.splice(0, node.members.length, ...merged.members);
-      node.children.splice(0, node.children.length, ...merged.children);
-    }
+    if (sub.member) children.insertMember(pe);
+    if (sub.children) children.insertChild(pe, sub.children);
   }
   // an object without children is a leaf
   if (!children) member = true;

@@ -35,7 +35,6 @@ function searchChildren(children: readonly ChildNode[], pe: PathElement): number
   return lo < children.length && pathElementsEqual(children[lo].pe, pe) ? lo : -lo - 1;
 }
 
-
 export class FieldSet {
   constructor(
     readonly members: PathElement[] = [],
@@ -82,6 +81,22 @@ export class FieldSet {
     const set = new FieldSet();
     children.splice(-at - 1, 0, { pe, set });
     return set;
+  }
+
+  /** adds the paths of `set` under `pe` (mutates; `set` becomes part of this one) */
+  insertChild(pe: PathElement, set: FieldSet): void {
+    const children = this.children;
+    const last = children.length - 1;
+    const at = last < 0 || comparePathElements(children[last].pe, pe) < 0 ? -children.length - 1 : searchChildren(children, pe);
+    if (at < 0) {
+      children.splice(-at - 1, 0, { pe, set });
+      return;
+    }
+    // a second key for the same element (a map-list key spelled in another order)
+    const node = children[at].set;
+    const merged = node.union(set);
+    node.members.splice(0, node.members.length, ...merged.members);
+    node.children.splice(0, node.children.length, ...merged.children);
   }
 
   hasMember(pe: PathElement): boolean {
