@@ -22,19 +22,22 @@ export interface Comparison {
  */
 class SetAtPath {
   readonly set = new FieldSet();
-  /** levels[i]: the node of the path's first i elements (as far as reached) */
+  /** levels[i]: the node of the path's first i elements, for i below `reached` (entries
+   *  beyond are left from other paths, to be overwritten) */
   private readonly levels: FieldSet[] = [this.set];
+  private reached = 1;
 
   /** adds `path` (the walk's current path, not empty) */
   insert(path: readonly PathElement[]): void {
     const levels = this.levels;
-    for (let i = levels.length; i < path.length; i++) levels.push(levels[i - 1].descend(path[i - 1]));
+    for (let i = this.reached; i < path.length; i++) levels[i] = levels[i - 1].descend(path[i - 1]);
+    if (this.reached < path.length) this.reached = path.length;
     levels[path.length - 1].insertMember(path[path.length - 1]);
   }
 
   /** the walk left its path's prefix of this length: deeper nodes are of another path now */
   truncate(length: number): void {
-    if (this.levels.length > length + 1) this.levels.length = length + 1;
+    if (this.reached > length + 1) this.reached = length + 1;
   }
 }
 
