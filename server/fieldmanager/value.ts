@@ -131,7 +131,18 @@ export function compareValues(a: Json, b: Json): number {
 
 /** JSON text as Go writes it (HTML-safe escapes); map members in the order given */
 export function goJson(v: Json): string {
+  if (typeof v === 'string' && isPlainString(v)) return `"${v}"`;
   return goEscape(JSON.stringify(v));
+}
+
+/** a string JSON and Go write as it is between quotes (map-list key names and most values) */
+function isPlainString(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    // quote, backslash, controls, Go's HTML escapes (<, >, &), surrogates, U+2028/2029
+    if (c < 0x20 || c === 0x22 || c === 0x5c || c === 0x3c || c === 0x3e || c === 0x26 || c >= 0xd800) return false;
+  }
+  return true;
 }
 
 /** JSON text of a map with its members sorted, as Go marshals map[string]interface{} */
