@@ -97,10 +97,16 @@ function parseId(id: string): ManagerInfo {
   };
 }
 
+const normalizedTimes = new Memo<string>(4096);
+
+/** the time as kube-apiserver writes it back (whole seconds, UTC); stored entries keep their
+ *  times from write to write, so each is worked out once */
 function normalizeTime(v: unknown): string | undefined {
   if (typeof v !== 'string' || v === '') return undefined;
-  const d = new Date(v);
-  return Number.isNaN(d.getTime()) ? v : rfc3339(d);
+  return normalizedTimes.get(v, () => {
+    const d = new Date(v);
+    return Number.isNaN(d.getTime()) ? v : rfc3339(d);
+  });
 }
 
 /**
@@ -181,6 +187,14 @@ export function decodeManagedFields(entries: unknown): Managed {
 
 export interface ManagedFieldsEntry extends JsonMap {}
 
+const seconds = new Memo<number>(4096);
+
+/** whole seconds since the epoch of an entry's time (0 when it does not parse), which orders
+ *  the entries */
+function secondsOf(time: string): number {
+  return seconds.get(time, () => Math.floor(new Date(time).getTime() / 1000) || 0);
+}
+
 /** the entries of metadata.managedFields; undefined when no manager is left */
 export function encodeManagedFields(m: Managed): ManagedFieldsEntry[] | undefined {
   if (m.fields.size === 0) return undefined;
@@ -197,7 +211,7 @@ export function encodeManagedFields(m: Managed): ManagedFieldsEntry[] | undefine
     e.fieldsType = 'FieldsV1';
     e.fieldsV1 = toFieldsV1(vs.set);
     if (info.subresource) e.subresource = info.subresource;
-    const seconds = time === undefined ? 0 : Math.floor(new Date(time).getTime() / 1000) || 0;
+    const seconds = time === undefined ? 0 : secondsOf(time);
     entries.push({ e, seconds, info: { ...info, operation, apiVersion: vs.apiVersion } });
   }
   entries.sort((p, q) => {
