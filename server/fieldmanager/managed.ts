@@ -113,7 +113,7 @@ function normalizeTime(v: unknown): string | undefined {
  * FieldsV1 sets by their JSON text. Every write decodes the stored managedFields again, and
  * they rarely change from one write to the next: the text is much cheaper to make than the set
  * is to parse. The sets are shared, hence frozen (set operations make new sets). Bounded by the
- * total length of the texts; the oldest go first.
+ * total length of the texts.
  */
 class ParsedSets {
   private readonly sets = new Map<string, FieldSet>();
@@ -131,12 +131,13 @@ class ParsedSets {
 
   private remember(text: string, set: FieldSet): void {
     if (text.length > this.maxChars) return;
-    this.chars += text.length;
-    for (const oldest of this.sets.keys()) {
-      if (this.chars <= this.maxChars) break;
-      this.chars -= oldest.length;
-      this.sets.delete(oldest);
+    // forgetting all at once costs nothing per miss (a map emptied entry by entry from its
+    // oldest end is slow to walk)
+    if (this.chars + text.length > this.maxChars) {
+      this.sets.clear();
+      this.chars = 0;
     }
+    this.chars += text.length;
     this.sets.set(text, set);
   }
 }
