@@ -109,49 +109,6 @@ function normalizeTime(v: unknown): string | undefined {
   });
 }
 
-/**
- * FieldsV1 sets by their JSON text. Every write decodes the stored managedFields again, and
- * they rarely change from one write to the next: the text is much cheaper to make than the set
- * is to parse. The sets are shared, hence frozen (set operations make new sets). Bounded by the
- * total length of the texts.
- */
-class ParsedSets {
-  private readonly sets = new Map<string, FieldSet>();
-  private chars = 0;
-  constructor(private readonly maxChars: number) {}
-
-  decode(fieldsV1: unknown): FieldSet {
-    const text = JSON.stringify(fieldsV1);
-    const known = this.sets.get(text);
-    if (known) return known;
-    const set = freezeSet(fromFieldsV1(fieldsV1));
-    this.remember(text, set);
-    return set;
-  }
-
-  private remember(text: string, set: FieldSet): void {
-    if (text.length > this.maxChars) return;
-    // forgetting all at once costs nothing per miss (a map emptied entry by entry from its
-    // oldest end is slow to walk)
-    if (this.chars + text.length > this.maxChars) {
-      this.sets.clear();
-      this.chars = 0;
-    }
-    this.chars += text.length;
-    this.sets.set(text, set);
-  }
-}
-
-function freezeSet(set: FieldSet): FieldSet {
-  Object.freeze(set.members);
-  Object.freeze(set.children);
-  for (const c of set.children) freezeSet(c.set);
-  return set;
-}
-
-// about a million characters of FieldsV1 text: the sets they parse to take some ten times that
-const parsedSets = new ParsedSets(1 << 20);
-
 /** decodes metadata.managedFields; throws ManagedFieldsError as kube-apiserver's decoder fails */
 export function decodeManagedFields(entries: unknown): Managed {
   const out = emptyManaged();
@@ -176,7 +133,7 @@ export function decodeManagedFields(entries: unknown): Managed {
     });
     let set: FieldSet;
     try {
-      set = parsedSets.decode(e.fieldsV1 === undefined || e.fieldsV1 === null ? {} : e.fieldsV1);
+      set = fromFieldsV1(e.fieldsV1 === undefined || e.fieldsV1 === null ? {} : e.fieldsV1);
     } catch (err) {
       if (err instanceof FieldsV1Error) throw new ManagedFieldsError(`error decoding set: ${err.message}`);
       throw err;

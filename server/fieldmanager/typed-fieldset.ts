@@ -85,24 +85,6 @@ export function ensureNamedFieldsAreMembers(set: FieldSet, type: TypeRef | undef
  * an atomic list or map becomes ownership of the whole. Undefined when nothing changes.
  */
 export function reconcileWithSchema(set: FieldSet, type: TypeRef): FieldSet | undefined {
-  // decoded sets are shared from one write to the next (see managed.ts): so is this answer
-  let byType = reconciled.get(set);
-  if (!byType) {
-    byType = new WeakMap();
-    reconciled.set(set, byType);
-  }
-  let out = byType.get(type);
-  if (out === undefined) {
-    out = reconcileOnce(set, type) ?? null;
-    byType.set(type, out);
-  }
-  return out ?? undefined;
-}
-
-/** reconcileWithSchema by set and type; null: nothing changes */
-const reconciled = new WeakMap<FieldSet, WeakMap<TypeRef, FieldSet | null>>();
-
-function reconcileOnce(set: FieldSet, type: TypeRef): FieldSet | undefined {
   const r: Reconciling = { path: [], toRemove: new FieldSet(), toAdd: new FieldSet() };
   reconcile(set, type, false, r);
   if (r.toRemove.empty() && r.toAdd.empty()) return undefined;
