@@ -59,7 +59,6 @@ interface StructMember {
 }
 
 interface StructPlan {
-  readonly name: string;
   /** the Go type's members by JSON name */
   readonly members: ReadonlyMap<string, StructMember>;
   /** the members an unset value shows up as (null, a zero scalar or a zero struct) */
@@ -135,7 +134,7 @@ export class GoShape {
       const m = members.get(key);
       if (m && (code === 'N' || code === 'z' || code === 's')) filled.push({ key, ...m });
     }
-    return { name, members, filled };
+    return { members, filled };
   }
 
   private value(v: Json, plan: NodePlan, fill: boolean): Json {
