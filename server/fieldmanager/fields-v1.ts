@@ -7,6 +7,22 @@ import { comparePathElements, parsePathElement, serializePathElement, type PathE
 import { FieldSet } from './set.js';
 import { isMap, type Json, type JsonMap } from './value.js';
 
+/** `f:<name>` keys by name: the same few strings every write, made (and hashed as property
+ *  keys) once rather than concatenated anew for every member */
+const fieldKeys = new Map<string, string>();
+const MAX_FIELD_KEYS = 16384;
+
+function keyOf(pe: PathElement): string {
+  if (!('field' in pe)) return serializePathElement(pe);
+  let key = fieldKeys.get(pe.field);
+  if (key === undefined) {
+    if (fieldKeys.size >= MAX_FIELD_KEYS) fieldKeys.clear();
+    key = serializePathElement(pe);
+    fieldKeys.set(pe.field, key);
+  }
+  return key;
+}
+
 export function toFieldsV1(set: FieldSet): JsonMap {
   return emit(set, false);
 }
@@ -22,13 +38,13 @@ function emit(set: FieldSet, includeSelf: boolean): JsonMap {
     const c = ci < children.length ? children[ci] : undefined;
     const cmp = m && c ? comparePathElements(m, c.pe) : m ? -1 : 1;
     if (cmp < 0) {
-      out[serializePathElement(m as PathElement)] = {};
+      out[keyOf(m as PathElement)] = {};
       mi++;
     } else if (cmp > 0) {
-      out[serializePathElement(c!.pe)] = emit(c!.set, false);
+      out[keyOf(c!.pe)] = emit(c!.set, false);
       ci++;
     } else {
-      out[serializePathElement(c!.pe)] = emit(c!.set, true);
+      out[keyOf(c!.pe)] = emit(c!.set, true);
       mi++;
       ci++;
     }
@@ -48,7 +64,8 @@ export function fromFieldsV1(fields: unknown): FieldSet {
 function read(obj: JsonMap): { children?: FieldSet; member: boolean } {
   let children: FieldSet | undefined;
   let member = false;
-  for (const [key, value] of Object.entries(obj)) {
+  for (const key in obj) {
+    const value = obj[key];
     if (key === '.') {
       member = true;
       continue;
@@ -63,13 +80,8 @@ function read(obj: JsonMap): { children?: FieldSet; member: boolean } {
     if (!isMap(value as Json)) throw new FieldsV1Error(`expected an object at ${key}`);
     const sub = read(value as JsonMap);
     children ??= new FieldSet();
-    if (sub.member) children.insert([pe]);
-    if (sub.children) {
-      const node = children.descend(pe);
-      const merged = node.union(sub.children);
-      node.members.splice(0, node.members.length, ...merged.members);
-      node.children.splice(0, node.children.length, ...merged.children);
-    }
+    if (sub.member) children.insertMember(pe);
+    if (sub.children) children.insertChild(pe, sub.children);
   }
   // an object without children is a leaf
   if (!children) member = true;

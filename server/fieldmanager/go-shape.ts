@@ -8,7 +8,8 @@
 
 import { readGeneratedJson } from '../apis/assets.js';
 import type { SchemaNode, SchemaRegistry } from '../apis/schema.js';
-import { isMap, type Json, type JsonMap } from './value.js';
+import { deepFreeze } from '../registry/object.js';
+import { isEmptyMap, isMap, type Json, type JsonMap } from './value.js';
 
 /** o: omitempty value, N: nil is null, z: zero scalar, s: struct by value; absent: omitempty pointer */
 type FieldCode = 'o' | 'N' | 'z' | 's' | 'p';
@@ -35,15 +36,49 @@ function codes(): Record<string, Record<string, FieldCode>> {
 function isEmptyValue(v: Json): boolean {
   if (v === '' || v === 0 || v === false) return true;
   if (Array.isArray(v)) return v.length === 0;
-  return isMap(v) && Object.keys(v).length === 0;
+  return isMap(v) && isEmptyMap(v);
 }
+
+/** how values of one schema node are shaped, worked out once per node */
+interface NodePlan {
+  /** values are returned as they are (self-serializing structs: times, quantities...) */
+  readonly asIs: boolean;
+  /** the schema of list items */
+  readonly items?: SchemaNode;
+  /** an object with properties of a definition: a Go struct */
+  readonly struct?: StructPlan;
+  /** an object with only additionalProperties: a Go map, of values of this schema */
+  readonly mapValues?: SchemaNode;
+}
+
+interface StructMember {
+  readonly prop: SchemaNode;
+  readonly code: FieldCode;
+  /** the plan of `prop`, on first use (definitions are recursive) */
+  plan?: NodePlan;
+}
+
+interface StructPlan {
+  /** the Go type's members by JSON name */
+  readonly members: ReadonlyMap<string, StructMember>;
+  /** the members an unset value shows up as (null, a zero scalar or a zero struct) */
+  readonly filled: readonly (StructMember & { readonly key: string })[];
+}
+
+const AS_IS: NodePlan = { asIs: true };
 
 export class GoShape {
   constructor(private readonly schemas: SchemaRegistry) {}
 
+  /** plans by schema node, and of top-level definitions by name (`of` gets a name) */
+  private readonly plans = new Map<SchemaNode, NodePlan>();
+  private readonly definitionPlans = new Map<string, NodePlan>();
+  /** the zero struct of each definition, frozen: shaped objects are only read */
+  private readonly zeroStructs = new Map<string, JsonMap>();
+
   /** `obj` (of the definition `name`) as Go would hand it to the field manager */
   of(obj: JsonMap, name: string): JsonMap {
-    const out = this.value(obj, { ref: name });
+    const out = this.value(obj, this.definitionPlan(name), true);
     return isMap(out) ? out : {};
   }
 
@@ -55,25 +90,68 @@ export class GoShape {
   /** What Go's typed round trip leaves of a merged object: null members and `omitempty`
    *  members with zero values are gone, unknown members too; nothing is added. */
   clean(obj: JsonMap, name: string): JsonMap {
-    const out = this.value(obj, { ref: name }, false);
+    const out = this.value(obj, this.definitionPlan(name), false);
     return isMap(out) ? out : {};
   }
 
-  private value(v: Json, node: SchemaNode, fill = true): Json {
-    if (node.ref !== undefined && (TIME_TYPES.has(node.ref) || node.ref in SELF_SERIALIZING_ZERO)) return v;
-    const resolved = this.schemas.resolve(node);
-    if (Array.isArray(v)) {
-      const items = resolved.items;
-      return items ? v.map((x) => (x === null ? null : this.value(x, items, fill))) : v;
+  private definitionPlan(name: string): NodePlan {
+    let plan = this.definitionPlans.get(name);
+    if (!plan) {
+      plan = this.buildPlan({ ref: name });
+      this.definitionPlans.set(name, plan);
     }
-    if (!isMap(v) || resolved.type !== 'object') return v;
-    if (resolved.properties && node.ref !== undefined) return this.struct(v, node.ref, resolved, fill);
+    return plan;
+  }
+
+  private planOf(node: SchemaNode): NodePlan {
+    let plan = this.plans.get(node);
+    if (!plan) {
+      plan = this.buildPlan(node);
+      this.plans.set(node, plan);
+    }
+    return plan;
+  }
+
+  private buildPlan(node: SchemaNode): NodePlan {
+    if (node.ref !== undefined && (TIME_TYPES.has(node.ref) || node.ref in SELF_SERIALIZING_ZERO)) return AS_IS;
+    const resolved = this.schemas.resolve(node);
+    const isObject = resolved.type === 'object';
     const ap = resolved.additionalProperties;
-    if (ap && typeof ap === 'object' && !resolved.properties) {
+    return {
+      asIs: false,
+      items: resolved.items,
+      struct: isObject && resolved.properties && node.ref !== undefined ? this.structPlan(node.ref, resolved.properties) : undefined,
+      mapValues: isObject && ap && typeof ap === 'object' && !resolved.properties ? ap : undefined,
+    };
+  }
+
+  private structPlan(name: string, props: Readonly<Record<string, SchemaNode>>): StructPlan {
+    const fieldCodes = codes()[name] ?? {};
+    const members = new Map<string, StructMember>();
+    for (const [key, prop] of Object.entries(props)) members.set(key, { prop, code: fieldCodes[key] ?? 'p' });
+    const filled: (StructMember & { key: string })[] = [];
+    for (const [key, code] of Object.entries(fieldCodes)) {
+      const m = members.get(key);
+      if (m && (code === 'N' || code === 'z' || code === 's')) filled.push({ key, ...m });
+    }
+    return { members, filled };
+  }
+
+  private value(v: Json, plan: NodePlan, fill: boolean): Json {
+    if (plan.asIs) return v;
+    if (Array.isArray(v)) {
+      if (!plan.items) return v;
+      const itemPlan = this.planOf(plan.items);
+      return v.map((x) => (x === null ? null : this.value(x, itemPlan, fill)));
+    }
+    if (!isMap(v)) return v;
+    if (plan.struct) return this.struct(v, plan.struct, fill);
+    if (plan.mapValues) {
+      const valuePlan = this.planOf(plan.mapValues);
       const out: JsonMap = {};
-      for (const k of Object.keys(v)) {
+      for (const k in v) {
         const x = v[k];
-        if (x !== null) out[k] = this.value(x, ap, fill);
+        if (x !== null) out[k] = this.value(x, valuePlan, fill);
         else if (fill) out[k] = null;
       }
       return out;
@@ -81,50 +159,32 @@ export class GoShape {
     return v;
   }
 
-  private struct(v: JsonMap, name: string, resolved: SchemaNode, fill: boolean): JsonMap {
-    const props = resolved.properties ?? {};
-    const fieldCodes = codes()[name] ?? {};
+  private struct(v: JsonMap, plan: StructPlan, fill: boolean): JsonMap {
     const out: JsonMap = {};
-    for (const key of Object.keys(v)) {
-      const x = v[key];
-      const prop = Object.hasOwn(props, key) ? props[key] : undefined;
+    for (const key in v) {
+      const member = plan.members.get(key);
       // the Go type has no such member
-      if (!prop) continue;
-      const code = fieldCodes[key] ?? 'p';
+      if (!member) continue;
+      const x = v[key];
       if (x === null) {
-        const zero = fill ? this.unset(code, prop) : undefined;
+        const zero = fill ? this.unset(member) : undefined;
         if (zero !== undefined) out[key] = zero;
         continue;
       }
-      if (code === 'o' && isEmptyValue(x)) continue;
-      out[key] = this.value(x, prop, fill);
+      if (member.code === 'o' && isEmptyValue(x)) continue;
+      out[key] = this.value(x, (member.plan ??= this.planOf(member.prop)), fill);
     }
     if (!fill) return out;
-    for (const [key, code] of this.filledFields(name, fieldCodes, props)) {
-      if (Object.hasOwn(out, key) || Object.hasOwn(v, key)) continue;
-      const zero = this.unset(code, props[key]!);
-      if (zero !== undefined) out[key] = zero;
+    for (const member of plan.filled) {
+      if (Object.hasOwn(out, member.key) || Object.hasOwn(v, member.key)) continue;
+      const zero = this.unset(member);
+      if (zero !== undefined) out[member.key] = zero;
     }
     return out;
   }
 
-  /** the members of a definition an unset value shows up as (null, a zero scalar or a zero
-   *  struct), made once per definition: the others stay absent and need no look */
-  private readonly fillLists = new Map<string, [string, FieldCode][]>();
-
-  private filledFields(name: string, fieldCodes: Record<string, FieldCode>, props: Record<string, SchemaNode>): [string, FieldCode][] {
-    let list = this.fillLists.get(name);
-    if (!list) {
-      list = Object.entries(fieldCodes).filter(
-        ([key, code]) => Object.hasOwn(props, key) && (code === 'N' || code === 'z' || code === 's'),
-      );
-      this.fillLists.set(name, list);
-    }
-    return list;
-  }
-
-  /** what an unset field of this code shows as; undefined when it is left out */
-  private unset(code: FieldCode, prop: SchemaNode): Json | undefined {
+  /** what an unset member shows as; undefined when it is left out */
+  private unset({ code, prop }: StructMember): Json | undefined {
     switch (code) {
       case 'N':
         return null;
@@ -139,10 +199,19 @@ export class GoShape {
         if (prop.ref !== undefined && prop.ref in SELF_SERIALIZING_ZERO) return SELF_SERIALIZING_ZERO[prop.ref];
         const t = this.schemas.resolve(prop);
         if (!t.properties || prop.ref === undefined) return null;
-        return this.struct({}, prop.ref, t, true);
+        return this.zeroStruct(prop.ref, t.properties);
       }
       default:
         return undefined;
     }
+  }
+
+  private zeroStruct(name: string, props: Readonly<Record<string, SchemaNode>>): JsonMap {
+    let zero = this.zeroStructs.get(name);
+    if (!zero) {
+      zero = deepFreeze(this.struct({}, this.structPlan(name, props), true));
+      this.zeroStructs.set(name, zero);
+    }
+    return zero;
   }
 }

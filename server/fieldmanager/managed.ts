@@ -40,18 +40,47 @@ export function cloneManaged(m: Managed): Managed {
   return { fields: new Map(m.fields), times: new Map(m.times) };
 }
 
+/** A map that forgets everything once it holds `limit` entries: for memos of values that
+ *  repeat across writes (manager identities), where a miss only costs the computation. */
+class Memo<V> {
+  private readonly map = new Map<string, V>();
+  constructor(private readonly limit: number) {}
+
+  get(key: string, compute: () => V): V {
+    let v = this.map.get(key);
+    if (v === undefined) {
+      if (this.map.size >= this.limit) this.map.clear();
+      v = compute();
+      this.map.set(key, v);
+    }
+    return v;
+  }
+}
+
+const ids = new Memo<string>(4096);
+const infos = new Memo<Readonly<ManagerInfo>>(4096);
+
 /** kube-apiserver's manager identity: the entry's JSON without fieldsType, fieldsV1, time, and
  *  (for Apply) apiVersion */
 export function managerId(info: ManagerInfo): string {
-  const o: JsonMap = {};
-  if (info.manager) o.manager = info.manager;
-  if (info.operation) o.operation = info.operation;
-  if (info.apiVersion && info.operation !== 'Apply') o.apiVersion = info.apiVersion;
-  if (info.subresource) o.subresource = info.subresource;
-  return goJson(o);
+  // lengths keep the parts of the key apart whatever they contain
+  const key = `${info.manager.length}:${info.manager}${info.operation}|${info.apiVersion.length}:${info.apiVersion}${info.subresource}`;
+  return ids.get(key, () => {
+    const o: JsonMap = {};
+    if (info.manager) o.manager = info.manager;
+    if (info.operation) o.operation = info.operation;
+    if (info.apiVersion && info.operation !== 'Apply') o.apiVersion = info.apiVersion;
+    if (info.subresource) o.subresource = info.subresource;
+    return goJson(o);
+  });
 }
 
-export function parseManagerId(id: string): ManagerInfo {
+/** the parts of a manager identity (shared: not to be changed) */
+export function parseManagerId(id: string): Readonly<ManagerInfo> {
+  return infos.get(id, () => Object.freeze(parseId(id)));
+}
+
+function parseId(id: string): ManagerInfo {
   let o: unknown;
   try {
     o = JSON.parse(id);
@@ -68,10 +97,16 @@ export function parseManagerId(id: string): ManagerInfo {
   };
 }
 
+const normalizedTimes = new Memo<string>(4096);
+
+/** the time as kube-apiserver writes it back (whole seconds, UTC); stored entries keep their
+ *  times from write to write, so each is worked out once */
 function normalizeTime(v: unknown): string | undefined {
   if (typeof v !== 'string' || v === '') return undefined;
-  const d = new Date(v);
-  return Number.isNaN(d.getTime()) ? v : rfc3339(d);
+  return normalizedTimes.get(v, () => {
+    const d = new Date(v);
+    return Number.isNaN(d.getTime()) ? v : rfc3339(d);
+  });
 }
 
 /** decodes metadata.managedFields; throws ManagedFieldsError as kube-apiserver's decoder fails */
@@ -111,6 +146,14 @@ export function decodeManagedFields(entries: unknown): Managed {
 
 export interface ManagedFieldsEntry extends JsonMap {}
 
+const seconds = new Memo<number>(4096);
+
+/** whole seconds since the epoch of an entry's time (0 when it does not parse), which orders
+ *  the entries */
+function secondsOf(time: string): number {
+  return seconds.get(time, () => Math.floor(new Date(time).getTime() / 1000) || 0);
+}
+
 /** the entries of metadata.managedFields; undefined when no manager is left */
 export function encodeManagedFields(m: Managed): ManagedFieldsEntry[] | undefined {
   if (m.fields.size === 0) return undefined;
@@ -127,7 +170,7 @@ export function encodeManagedFields(m: Managed): ManagedFieldsEntry[] | undefine
     e.fieldsType = 'FieldsV1';
     e.fieldsV1 = toFieldsV1(vs.set);
     if (info.subresource) e.subresource = info.subresource;
-    const seconds = time === undefined ? 0 : Math.floor(new Date(time).getTime() / 1000) || 0;
+    const seconds = time === undefined ? 0 : secondsOf(time);
     entries.push({ e, seconds, info: { ...info, operation, apiVersion: vs.apiVersion } });
   }
   entries.sort((p, q) => {

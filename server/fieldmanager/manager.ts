@@ -209,8 +209,11 @@ export class FieldManager {
 
   /** folds the oldest Update managers beyond ten into `ancient-changes`, per version */
   private capUpdateManagers(m: Managed): void {
+    // counted first: nearly every write has few managers, and nothing to fold
+    let count = 0;
+    for (const vs of m.fields.values()) if (!vs.applied) count++;
+    if (count <= MAX_UPDATE_MANAGERS) return;
     const updaters = [...m.fields.entries()].filter(([, vs]) => !vs.applied).map(([id]) => id);
-    if (updaters.length <= MAX_UPDATE_MANAGERS) return;
     const seconds = (id: string) => {
       const t = m.times.get(id);
       return t === undefined ? 0 : Math.floor(new Date(t).getTime() / 1000) || 0;

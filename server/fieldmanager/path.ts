@@ -20,10 +20,14 @@ export type Path = readonly PathElement[];
 
 export const fieldElement = (name: string): PathElement => ({ field: name });
 
-/** a map-list item's key, its fields sorted by name */
+/** a map-list item's key, its fields sorted by name (`fields` is taken over: every caller
+ *  makes it for the key, one per list item) */
 export function keyElement(fields: KeyField[]): PathElement {
-  return { key: [...fields].sort((a, b) => compareStrings(a.name, b.name)) };
+  if (fields.length > 1) fields.sort(byName);
+  return { key: fields };
 }
+
+const byName = (a: KeyField, b: KeyField): number => compareStrings(a.name, b.name);
 
 function order(pe: PathElement): number {
   if ('field' in pe) return 0;
@@ -42,6 +46,8 @@ function compareKeys(a: readonly KeyField[], b: readonly KeyField[]): number {
 
 /** fields < keys < values < indexes, each ordered within */
 export function comparePathElements(a: PathElement, b: PathElement): number {
+  // two fields, by far the most common pair, need no look at the other kinds
+  if ('field' in a && 'field' in b) return compareStrings(a.field, b.field);
   const oa = order(a);
   const ob = order(b);
   if (oa !== ob) return oa < ob ? -1 : 1;

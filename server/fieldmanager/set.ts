@@ -10,20 +10,30 @@ export interface ChildNode {
   readonly set: FieldSet;
 }
 
-/** index of `pe` in sorted `list` (by `at`), or where it would go */
-function search<T>(list: readonly T[], pe: PathElement, at: (t: T) => PathElement): { index: number; found: boolean } {
+/** where `pe` is in sorted `members`: its index, or -(insertion point) - 1 when absent (a
+ *  number rather than an object: this runs for every path element of every set operation) */
+function searchMembers(members: readonly PathElement[], pe: PathElement): number {
   let lo = 0;
-  let hi = list.length;
+  let hi = members.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (comparePathElements(at(list[mid]), pe) < 0) lo = mid + 1;
+    if (comparePathElements(members[mid], pe) < 0) lo = mid + 1;
     else hi = mid;
   }
-  return { index: lo, found: lo < list.length && pathElementsEqual(at(list[lo]), pe) };
+  return lo < members.length && pathElementsEqual(members[lo], pe) ? lo : -lo - 1;
 }
 
-const self = (pe: PathElement) => pe;
-const nodePe = (n: ChildNode) => n.pe;
+/** searchMembers over the path elements of `children` */
+function searchChildren(children: readonly ChildNode[], pe: PathElement): number {
+  let lo = 0;
+  let hi = children.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (comparePathElements(children[mid].pe, pe) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < children.length && pathElementsEqual(children[lo].pe, pe) ? lo : -lo - 1;
+}
 
 export class FieldSet {
   constructor(
@@ -42,27 +52,60 @@ export class FieldSet {
     if (path.length === 0) return;
     let s: FieldSet = this;
     for (let i = 0; i < path.length - 1; i++) s = s.descend(path[i]);
-    const last = path[path.length - 1];
-    const at = search(s.members, last, self);
-    if (!at.found) s.members.splice(at.index, 0, last);
+    s.insertMember(path[path.length - 1]);
+  }
+
+  /** adds `pe` as a member of this level (mutates) */
+  insertMember(pe: PathElement): void {
+    // members often come in order (a map's keys): appending needs no search
+    const members = this.members;
+    if (members.length === 0 || comparePathElements(members[members.length - 1], pe) < 0) {
+      members.push(pe);
+      return;
+    }
+    const at = searchMembers(members, pe);
+    if (at < 0) members.splice(-at - 1, 0, pe);
   }
 
   /** the child set at `pe`, created when absent (mutates) */
   descend(pe: PathElement): FieldSet {
-    const at = search(this.children, pe, nodePe);
-    if (at.found) return this.children[at.index].set;
+    // as for members: a child after the last one is appended
+    const children = this.children;
+    if (children.length === 0 || comparePathElements(children[children.length - 1].pe, pe) < 0) {
+      const set = new FieldSet();
+      children.push({ pe, set });
+      return set;
+    }
+    const at = searchChildren(children, pe);
+    if (at >= 0) return children[at].set;
     const set = new FieldSet();
-    this.children.splice(at.index, 0, { pe, set });
+    children.splice(-at - 1, 0, { pe, set });
     return set;
   }
 
+  /** adds the paths of `set` under `pe` (mutates; `set` becomes part of this one) */
+  insertChild(pe: PathElement, set: FieldSet): void {
+    const children = this.children;
+    const last = children.length - 1;
+    const at = last < 0 || comparePathElements(children[last].pe, pe) < 0 ? -children.length - 1 : searchChildren(children, pe);
+    if (at < 0) {
+      children.splice(-at - 1, 0, { pe, set });
+      return;
+    }
+    // a second key for the same element (a map-list key spelled in another order)
+    const node = children[at].set;
+    const merged = node.union(set);
+    node.members.splice(0, node.members.length, ...merged.members);
+    node.children.splice(0, node.children.length, ...merged.children);
+  }
+
   hasMember(pe: PathElement): boolean {
-    return search(this.members, pe, self).found;
+    return searchMembers(this.members, pe) >= 0;
   }
 
   child(pe: PathElement): FieldSet | undefined {
-    const at = search(this.children, pe, nodePe);
-    return at.found ? this.children[at.index].set : undefined;
+    const at = searchChildren(this.children, pe);
+    return at >= 0 ? this.children[at].set : undefined;
   }
 
   has(path: Path): boolean {
@@ -98,19 +141,30 @@ export class FieldSet {
     return this.combine(o, 'difference');
   }
 
+  /** `op` of two sets. A result with the paths of one side is that side itself: unchanged sets
+   *  keep their identity (results are shared, never changed), and nothing is copied for them. */
   private combine(o: FieldSet, op: SetOp): FieldSet {
-    const members = mergeSorted(this.members, o.members, self, op, (m) => (op === 'difference' ? undefined : m));
-    // a path under both sides: the operation one level down; an emptied subtree disappears
-    const children = mergeSorted(this.children, o.children, nodePe, op, (x, y) => {
-      const set = x.set[op](y.set);
-      return op === 'union' || !set.empty() ? { pe: x.pe, set } : undefined;
-    });
-    return new FieldSet(members, children);
+    if (o.bare()) return op === 'intersection' ? new FieldSet() : this;
+    if (this.bare()) return op === 'union' ? o : this;
+    const members = mergeMembers(this.members, o.members, op);
+    const children = mergeChildren(this.children, o.children, op);
+    if (members === this.members && children === this.children) return this;
+    return new FieldSet(members === this.members ? [...members] : members, children === this.children ? [...children] : children);
+  }
+
+  /** no members and no children (an empty set can still have emptied children) */
+  private bare(): boolean {
+    return this.members.length === 0 && this.children.length === 0;
+  }
+
+  /** `op` of two sets at the level below (used by mergeChildren) */
+  static combine(a: FieldSet, b: FieldSet, op: SetOp): FieldSet {
+    return a.combine(b, op);
   }
 
   /** like difference, but a member of `o` also removes everything under it */
   recursiveDifference(o: FieldSet): FieldSet {
-    const members = mergeSorted(this.members, o.members, self, 'difference', () => undefined);
+    const members = [...mergeMembers(this.members, o.members, 'difference')];
     const children: ChildNode[] = [];
     let j = 0;
     for (const node of this.children) {
@@ -154,14 +208,13 @@ export class FieldSet {
 
 type SetOp = 'union' | 'intersection' | 'difference';
 
-/** merges two sorted lists as `op` says; an element on both sides becomes `both(a, b)`
- *  (left out when undefined) */
-function mergeSorted<T>(a: readonly T[], b: readonly T[], at: (t: T) => PathElement, op: SetOp, both: (x: T, y: T) => T | undefined): T[] {
-  const out: T[] = [];
+/** `op` of two sorted member lists; `a` itself when the result holds exactly its elements */
+function mergeMembers(a: readonly PathElement[], b: readonly PathElement[], op: SetOp): PathElement[] {
+  const out: PathElement[] = [];
   let i = 0;
   let j = 0;
   while (i < a.length && j < b.length) {
-    const c = comparePathElements(at(a[i]), at(b[j]));
+    const c = comparePathElements(a[i], b[j]);
     if (c < 0) {
       if (op !== 'intersection') out.push(a[i]);
       i++;
@@ -169,13 +222,55 @@ function mergeSorted<T>(a: readonly T[], b: readonly T[], at: (t: T) => PathElem
       if (op === 'union') out.push(b[j]);
       j++;
     } else {
-      const merged = both(a[i], b[j]);
-      if (merged !== undefined) out.push(merged);
+      if (op !== 'difference') out.push(a[i]);
       i++;
       j++;
     }
   }
-  if (op !== 'intersection') out.push(...a.slice(i));
-  if (op === 'union') out.push(...b.slice(j));
-  return out;
+  for (; op !== 'intersection' && i < a.length; i++) out.push(a[i]);
+  for (; op === 'union' && j < b.length; j++) out.push(b[j]);
+  // a result of a's length holds a's elements: a difference or intersection only takes from
+  // `a`, a union only adds to it
+  return out.length === a.length ? (a as PathElement[]) : out;
+}
+
+/** `op` of two sorted child lists, a path under both sides combined one level down (an
+ *  emptied subtree disappears but from a union); `a` itself when nothing in it changes */
+function mergeChildren(a: readonly ChildNode[], b: readonly ChildNode[], op: SetOp): ChildNode[] {
+  const out: ChildNode[] = [];
+  let changed = false;
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const c = comparePathElements(a[i].pe, b[j].pe);
+    if (c < 0) {
+      if (op !== 'intersection') out.push(a[i]);
+      else changed = true;
+      i++;
+    } else if (c > 0) {
+      if (op === 'union') {
+        out.push(b[j]);
+        changed = true;
+      }
+      j++;
+    } else {
+      const set = FieldSet.combine(a[i].set, b[j].set, op);
+      if (op === 'union' || !set.empty()) {
+        if (set === a[i].set) out.push(a[i]);
+        else {
+          out.push({ pe: a[i].pe, set });
+          changed = true;
+        }
+      } else changed = true;
+      i++;
+      j++;
+    }
+  }
+  if (op !== 'intersection') for (; i < a.length; i++) out.push(a[i]);
+  else if (i < a.length) changed = true;
+  if (op === 'union' && j < b.length) {
+    for (; j < b.length; j++) out.push(b[j]);
+    changed = true;
+  }
+  return changed ? out : (a as ChildNode[]);
 }

@@ -8,9 +8,26 @@ import { isMap, isScalar, type Json, type JsonMap } from './value.js';
 /** the part of an atom that fits the value (structured-merge-diff's deduceAtom) */
 export function deduceAtom(atom: Atom, v: Json | undefined): Atom {
   if (v === undefined || v === null) return atom;
-  if (isScalar(v)) return atom.scalar !== undefined ? { scalar: atom.scalar } : atom;
-  if (Array.isArray(v)) return atom.list ? { list: atom.list } : atom;
-  return atom.map ? { map: atom.map } : atom;
+  if (isScalar(v)) return atom.scalar !== undefined ? partOf(atom, 'scalar') : atom;
+  if (Array.isArray(v)) return atom.list ? partOf(atom, 'list') : atom;
+  return atom.map ? partOf(atom, 'map') : atom;
+}
+
+type AtomPart = 'scalar' | 'list' | 'map';
+
+/** the parts of atoms of more than one kind, made once: this runs for every value walked */
+const atomParts = new WeakMap<Atom, Partial<Record<AtomPart, Atom>>>();
+
+/** the atom with only its `part` (present in it) */
+function partOf(atom: Atom, part: AtomPart): Atom {
+  const kinds = (atom.scalar !== undefined ? 1 : 0) + (atom.list ? 1 : 0) + (atom.map ? 1 : 0);
+  if (kinds === 1) return atom;
+  let parts = atomParts.get(atom);
+  if (!parts) {
+    parts = {};
+    atomParts.set(atom, parts);
+  }
+  return (parts[part] ??= part === 'scalar' ? { scalar: atom.scalar } : part === 'list' ? { list: atom.list } : { map: atom.map });
 }
 
 export type AtomKind = 'map' | 'scalar' | 'list' | 'none';
@@ -67,6 +84,35 @@ export function listPathElements(list: ListAtom, items: readonly Json[]): PathEl
   } catch (err) {
     if (err instanceof ListItemError) return undefined;
     throw err;
+  }
+}
+
+/** A string that tells path elements apart (equal elements, equal strings), cheaper than their
+ *  FieldsV1 form: scalars are tagged by type and strings by length, so no two differ only in
+ *  where one value ends; other values fall back to their JSON. */
+export function pathElementId(pe: PathElement): string {
+  if ('field' in pe) return `f${pe.field}`;
+  if ('value' in pe) return `v${valueId(pe.value)}`;
+  if ('key' in pe) {
+    let id = 'k';
+    for (const f of pe.key) id += `${f.name.length}:${f.name}${valueId(f.value)}`;
+    return id;
+  }
+  return `i${pe.index}`;
+}
+
+function valueId(v: Json): string {
+  switch (typeof v) {
+    case 'string':
+      return `s${v.length}:${v}`;
+    case 'number':
+      return `n${v};`;
+    case 'boolean':
+      return v ? 't' : 'b';
+    default: {
+      const json = JSON.stringify(v);
+      return `j${json.length}:${json}`;
+    }
   }
 }
 

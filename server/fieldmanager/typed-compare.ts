@@ -3,11 +3,11 @@
 // whole; a list item or map member missing on one side is added or removed with everything
 // under it.
 
-import { serializePathElement, type PathElement } from './path.js';
+import type { PathElement } from './path.js';
 import { deducedType, type Atom, type TypeRef } from './schema.js';
 import { FieldSet } from './set.js';
-import { asList, asMap, atomKind, deduceAtom, listPathElements, memberTypeOrDeduced, sameAtom } from './typed-common.js';
-import { valuesEqual, type Json } from './value.js';
+import { asList, asMap, atomKind, deduceAtom, listPathElements, memberTypeOrDeduced, pathElementId, sameAtom } from './typed-common.js';
+import { isEmptyMap, valuesEqual, type Json } from './value.js';
 
 export interface Comparison {
   added: FieldSet;
@@ -15,99 +15,144 @@ export interface Comparison {
   removed: FieldSet;
 }
 
-/** `undefined` stands for an absent value on that side */
-export function compareTyped(lhs: Json | undefined, rhs: Json | undefined, type: TypeRef): Comparison {
-  const c: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
-  compare(lhs, rhs, type, [], c);
-  return c;
+/**
+ * One of the three sets as the walk fills it: the set's node of each prefix of the walk's path
+ * is kept as it is reached, so that a path (typically every node of a created object) is added
+ * below its parent's node instead of being looked up again level by level from the root.
+ */
+class SetAtPath {
+  readonly set = new FieldSet();
+  /** levels[i]: the node of the path's first i elements, for i below `reached` (entries
+   *  beyond are left from other paths, to be overwritten) */
+  private readonly levels: FieldSet[] = [this.set];
+  private reached = 1;
+
+  /** adds `path` (the walk's current path, not empty) */
+  insert(path: readonly PathElement[]): void {
+    const levels = this.levels;
+    for (let i = this.reached; i < path.length; i++) levels[i] = levels[i - 1].descend(path[i - 1]);
+    if (this.reached < path.length) this.reached = path.length;
+    levels[path.length - 1].insertMember(path[path.length - 1]);
+  }
+
+  /** the walk left its path's prefix of this length: deeper nodes are of another path now */
+  truncate(length: number): void {
+    if (this.reached > length + 1) this.reached = length + 1;
+  }
 }
 
-function compare(l: Json | undefined, r: Json | undefined, type: TypeRef, path: PathElement[], c: Comparison): void {
+/** the walk's state: its current path (one array, grown and shrunk) and the three sets */
+class Walk {
+  readonly path: PathElement[] = [];
+  readonly added = new SetAtPath();
+  readonly modified = new SetAtPath();
+  readonly removed = new SetAtPath();
+
+  push(pe: PathElement): void {
+    this.path.push(pe);
+  }
+
+  pop(): void {
+    this.path.pop();
+    const length = this.path.length;
+    this.added.truncate(length);
+    this.modified.truncate(length);
+    this.removed.truncate(length);
+  }
+
+  /** the current path is added, removed or modified, as which side is absent says */
+  record(l: Json | undefined, r: Json | undefined): void {
+    if (l === undefined) this.added.insert(this.path);
+    else if (r === undefined) this.removed.insert(this.path);
+    else if (!valuesEqual(l, r)) this.modified.insert(this.path);
+  }
+}
+
+/** `undefined` stands for an absent value on that side */
+export function compareTyped(lhs: Json | undefined, rhs: Json | undefined, type: TypeRef): Comparison {
+  const w = new Walk();
+  compare(lhs, rhs, type, w);
+  return { added: w.added.set, modified: w.modified.set, removed: w.removed.set };
+}
+
+function compare(l: Json | undefined, r: Json | undefined, type: TypeRef, w: Walk): void {
   const atom = type.atom();
   const al = deduceAtom(atom, l);
   const ar = deduceAtom(atom, r);
-  const leafOf = { inLeaf: false };
-  if (r === undefined) handle(al, l, r, path, c, leafOf);
-  else if (l === undefined || sameAtom(al, ar)) handle(ar, l, r, path, c, leafOf);
+  let leaf: boolean;
+  if (r === undefined) leaf = handle(al, l, r, w);
+  else if (l === undefined || sameAtom(al, ar)) leaf = handle(ar, l, r, w);
   else {
     // the two sides are different kinds: each is walked as what it is
-    handle(al, l, r, path, c, { inLeaf: false });
-    handle(ar, l, r, path, c, leafOf);
+    handle(al, l, r, w);
+    leaf = handle(ar, l, r, w);
   }
-  if (!leafOf.inLeaf) {
-    if (l === undefined) c.added.insert(path);
-    else if (r === undefined) c.removed.insert(path);
-  }
+  // a value that is no leaf is added or removed (besides everything under it) as a whole
+  if (!leaf && w.path.length > 0 && (l === undefined || r === undefined)) w.record(l, r);
 }
 
-function handle(a: Atom, l: Json | undefined, r: Json | undefined, path: PathElement[], c: Comparison, state: { inLeaf: boolean }): void {
-  const leaf = () => {
-    if (state.inLeaf) return;
-    state.inLeaf = true;
-    if (l === undefined) c.added.insert(path);
-    else if (r === undefined) c.removed.insert(path);
-    else if (!valuesEqual(l, r)) c.modified.insert(path);
-  };
+/** walks both sides as `a`; true when they were compared as a leaf (and recorded as one) */
+function handle(a: Atom, l: Json | undefined, r: Json | undefined, w: Walk): boolean {
   switch (atomKind(a)) {
     case 'scalar':
-      return leaf();
+      return leaf(l, r, w);
     case 'list': {
       const list = a.list!;
       const ll = asList(l);
       const rl = asList(r);
-      if (list.atomic || ((!ll || ll.length === 0) && (!rl || rl.length === 0))) return leaf();
-      if (!ll && !rl) return;
+      if (list.atomic || ((!ll || ll.length === 0) && (!rl || rl.length === 0))) return leaf(l, r, w);
+      if (!ll && !rl) return false;
       const lpes = listPathElements(list, ll ?? []);
       const rpes = listPathElements(list, rl ?? []);
-      if (!lpes || !rpes) return leaf();
-      compareListItems(ll ?? [], lpes, rl ?? [], rpes, list.element, path, c);
-      return;
+      if (!lpes || !rpes) return leaf(l, r, w);
+      compareListItems(ll ?? [], lpes, rl ?? [], rpes, list.element, w);
+      return false;
     }
     case 'map': {
       const map = a.map!;
       const lm = asMap(l);
       const rm = asMap(r);
-      const lEmpty = !lm || Object.keys(lm).length === 0;
-      const rEmpty = !rm || Object.keys(rm).length === 0;
-      if (map.atomic || (lEmpty && rEmpty)) return leaf();
-      if (!lm && !rm) return;
-      // `path` is one array, grown and shrunk as the walk goes (sets copy nothing of it)
+      if (map.atomic || ((!lm || isEmptyMap(lm)) && (!rm || isEmptyMap(rm)))) return leaf(l, r, w);
+      if (!lm && !rm) return false;
       if (lm) {
-        for (const key of Object.keys(lm)) {
+        for (const key in lm) {
           const rv = rm && Object.hasOwn(rm, key) ? rm[key] : undefined;
-          path.push({ field: key });
-          compare(lm[key], rv, memberTypeOrDeduced(map, key, deducedType), path, c);
-          path.pop();
+          w.push({ field: key });
+          compare(lm[key], rv, memberTypeOrDeduced(map, key, deducedType), w);
+          w.pop();
         }
       }
       if (rm) {
-        for (const key of Object.keys(rm)) {
+        for (const key in rm) {
           if (lm && Object.hasOwn(lm, key)) continue;
-          path.push({ field: key });
-          compare(undefined, rm[key], memberTypeOrDeduced(map, key, deducedType), path, c);
-          path.pop();
+          w.push({ field: key });
+          compare(undefined, rm[key], memberTypeOrDeduced(map, key, deducedType), w);
+          w.pop();
         }
       }
-      return;
+      return false;
     }
     default:
-      return;
+      return false;
   }
 }
 
-function compareListItems(
-  ll: Json[],
-  lpes: PathElement[],
-  rl: Json[],
-  rpes: PathElement[],
-  element: TypeRef,
-  path: PathElement[],
-  c: Comparison,
-): void {
-  // items grouped by path element, in the order each element first appears (left, then right)
-  const groups = new Map<string, { pe: PathElement; left: Json[]; right: Json[] }>();
-  const groupOf = (pe: PathElement) => {
-    const id = serializePathElement(pe);
+function leaf(l: Json | undefined, r: Json | undefined, w: Walk): true {
+  if (w.path.length > 0) w.record(l, r);
+  return true;
+}
+
+interface ItemGroup {
+  pe: PathElement;
+  left: Json[];
+  right: Json[];
+}
+
+function compareListItems(ll: Json[], lpes: PathElement[], rl: Json[], rpes: PathElement[], element: TypeRef, w: Walk): void {
+  // items grouped by path element (the sets come out sorted whatever the order of the groups)
+  const groups = new Map<string, ItemGroup>();
+  const groupOf = (pe: PathElement): ItemGroup => {
+    const id = pathElementId(pe);
     let g = groups.get(id);
     if (!g) {
       g = { pe, left: [], right: [] };
@@ -115,23 +160,22 @@ function compareListItems(
     }
     return g;
   };
-  ll.forEach((item, i) => groupOf(lpes[i]).left.push(item));
-  rl.forEach((item, i) => groupOf(rpes[i]).right.push(item));
+  for (let i = 0; i < ll.length; i++) groupOf(lpes[i]).left.push(ll[i]);
+  for (let i = 0; i < rl.length; i++) groupOf(rpes[i]).right.push(rl[i]);
   for (const g of groups.values()) {
-    const childPath = path;
-    childPath.push(g.pe);
+    w.push(g.pe);
     if (g.left.length <= 1 && g.right.length <= 1) {
-      compare(g.left[0], g.right[0], element, childPath, c);
+      compare(g.left[0], g.right[0], element, w);
     } else if (g.left.length >= 2 && g.right.length >= 2) {
       const same = g.left.length === g.right.length && g.left.every((v, i) => valuesEqual(v, g.right[i]));
-      if (!same) c.modified.insert(childPath);
+      if (!same) w.modified.insert(w.path);
     } else if (g.left.length >= 2) {
-      if (g.right.length !== 0) compare(undefined, g.right[0], element, childPath, c);
-      c.removed.insert(childPath);
+      if (g.right.length !== 0) compare(undefined, g.right[0], element, w);
+      w.removed.insert(w.path);
     } else {
-      if (g.left.length !== 0) compare(g.left[0], undefined, element, childPath, c);
-      c.added.insert(childPath);
+      if (g.left.length !== 0) compare(g.left[0], undefined, element, w);
+      w.added.insert(w.path);
     }
-    childPath.pop();
+    w.pop();
   }
 }

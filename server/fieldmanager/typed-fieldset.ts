@@ -3,7 +3,7 @@
 // a type that became atomic.
 
 import { serializePathElement, type Path, type PathElement } from './path.js';
-import { deducedType, type TypeRef } from './schema.js';
+import { deducedType, type MapAtom, type TypeRef } from './schema.js';
 import { FieldSet } from './set.js';
 import { asList, asMap, atomKind, deduceAtom, listPathElements, memberTypeOrDeduced } from './typed-common.js';
 import { isMap, type Json } from './value.js';
@@ -85,56 +85,57 @@ export function ensureNamedFieldsAreMembers(set: FieldSet, type: TypeRef | undef
  * an atomic list or map becomes ownership of the whole. Undefined when nothing changes.
  */
 export function reconcileWithSchema(set: FieldSet, type: TypeRef): FieldSet | undefined {
-  const toRemove = new FieldSet();
-  const toAdd = new FieldSet();
-  reconcile(set, type, [], false, toRemove, toAdd);
-  if (toRemove.empty() && toAdd.empty()) return undefined;
-  return set.recursiveDifference(toRemove).union(toAdd);
+  const r: Reconciling = { path: [], toRemove: new FieldSet(), toAdd: new FieldSet() };
+  reconcile(set, type, false, r);
+  if (r.toRemove.empty() && r.toAdd.empty()) return undefined;
+  return set.recursiveDifference(r.toRemove).union(r.toAdd);
 }
 
-function reconcile(
-  set: FieldSet | undefined,
-  type: TypeRef,
-  path: PathElement[],
-  isAtomic: boolean,
-  toRemove: FieldSet,
-  toAdd: FieldSet,
-): void {
+/** a reconciling walk: its current path (one array, grown and shrunk) and what it changes */
+interface Reconciling {
+  readonly path: PathElement[];
+  readonly toRemove: FieldSet;
+  readonly toAdd: FieldSet;
+}
+
+function reconcile(set: FieldSet | undefined, type: TypeRef, isAtomic: boolean, r: Reconciling): void {
   const atom = type.atom();
   if (atom.map) {
+    const map = atom.map;
     // an untyped deduced map is left as it is
-    if (atom.map.fields.size === 0 && atom.map.element === deducedType) return;
-    if (!isAtomic && atom.map.atomic) {
-      if (set && set.size() > 0) {
-        toRemove.insert(path);
-        toAdd.insert(path);
-      }
+    if (map.fields.size === 0 && map.element === deducedType) return;
+    if (!isAtomic && map.atomic) {
+      if (set && set.size() > 0) ownWhole(r);
       return;
     }
     if (!set) return;
-    const visit = (pe: PathElement, isMember: boolean) => {
-      if (!('field' in pe)) return;
-      const t = atom.map!.fields.get(pe.field) ?? atom.map!.element;
-      if (!t) return;
-      const child = set.child(pe);
-      reconcile(child, t, [...path, pe], isMember && !child, toRemove, toAdd);
-    };
-    for (const c of set.children) if (!set.hasMember(c.pe)) visit(c.pe, false);
-    for (const m of set.members) visit(m, true);
+    for (const c of set.children) if (!set.hasMember(c.pe)) reconcileAt(set, c.pe, false, memberTypeOf(map, c.pe), r);
+    for (const m of set.members) reconcileAt(set, m, true, memberTypeOf(map, m), r);
     return;
   }
   if (atom.list) {
-    if (!isAtomic && atom.list.atomic) {
-      toRemove.insert(path);
-      toAdd.insert(path);
-      return;
-    }
+    if (!isAtomic && atom.list.atomic) return ownWhole(r);
     if (!set) return;
-    const visit = (pe: PathElement, isMember: boolean) => {
-      const child = set.child(pe);
-      reconcile(child, atom.list!.element, [...path, pe], isMember && !child, toRemove, toAdd);
-    };
-    for (const c of set.children) if (!set.hasMember(c.pe)) visit(c.pe, false);
-    for (const m of set.members) visit(m, true);
+    for (const c of set.children) if (!set.hasMember(c.pe)) reconcileAt(set, c.pe, false, atom.list.element, r);
+    for (const m of set.members) reconcileAt(set, m, true, atom.list.element, r);
   }
+}
+
+/** the path is owned as a whole instead of what was owned inside it */
+function ownWhole(r: Reconciling): void {
+  r.toRemove.insert(r.path);
+  r.toAdd.insert(r.path);
+}
+
+function memberTypeOf(map: MapAtom, pe: PathElement): TypeRef | undefined {
+  return 'field' in pe ? (map.fields.get(pe.field) ?? map.element) : undefined;
+}
+
+/** reconciles what `set` holds at `pe` (of type `type`, skipped when undefined) */
+function reconcileAt(set: FieldSet, pe: PathElement, isMember: boolean, type: TypeRef | undefined, r: Reconciling): void {
+  if (!type) return;
+  const child = set.child(pe);
+  r.path.push(pe);
+  reconcile(child, type, isMember && !child, r);
+  r.path.pop();
 }

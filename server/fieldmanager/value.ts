@@ -27,12 +27,28 @@ export function valuesEqual(a: Json | undefined, b: Json | undefined): boolean {
   }
   if (isMap(a)) {
     if (!isMap(b)) return false;
-    const ka = Object.keys(a);
-    if (ka.length !== Object.keys(b).length) return false;
-    for (const k of ka) if (!Object.hasOwn(b, k) || !valuesEqual(a[k], b[k])) return false;
-    return true;
+    // counted with for-in: no key arrays for what is called on every leaf of a write
+    let size = 0;
+    for (const k in a) {
+      if (!Object.hasOwn(b, k) || !valuesEqual(a[k], b[k])) return false;
+      size++;
+    }
+    return size === memberCount(b);
   }
   return false;
+}
+
+/** the number of members of a map */
+export function memberCount(m: JsonMap): number {
+  let n = 0;
+  for (const _ in m) n++;
+  return n;
+}
+
+/** a map without members (without allocating its key list) */
+export function isEmptyMap(m: JsonMap): boolean {
+  for (const _ in m) return false;
+  return true;
 }
 
 function rank(v: Json): number {
@@ -47,7 +63,21 @@ function rank(v: Json): number {
 /** Go's strings.Compare: byte-wise over UTF-8 */
 export function compareStrings(a: string, b: string): number {
   if (a === b) return 0;
-  // UTF-16 order equals UTF-8 order except around surrogates; compare code points
+  // UTF-16 order equals UTF-8 order unless the first difference involves a surrogate: only
+  // then are code points compared (the rare slow path)
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (i === n) return a.length < b.length ? -1 : 1;
+  const x = a.charCodeAt(i);
+  const y = b.charCodeAt(i);
+  if (!isSurrogate(x) && !isSurrogate(y)) return x < y ? -1 : 1;
+  return compareCodePoints(a, b);
+}
+
+const isSurrogate = (unit: number): boolean => unit >= 0xd800 && unit <= 0xdfff;
+
+function compareCodePoints(a: string, b: string): number {
   const ia = a[Symbol.iterator]();
   const ib = b[Symbol.iterator]();
   for (;;) {
@@ -101,7 +131,18 @@ export function compareValues(a: Json, b: Json): number {
 
 /** JSON text as Go writes it (HTML-safe escapes); map members in the order given */
 export function goJson(v: Json): string {
+  if (typeof v === 'string' && isPlainString(v)) return `"${v}"`;
   return goEscape(JSON.stringify(v));
+}
+
+/** a string JSON and Go write as it is between quotes (map-list key names and most values) */
+function isPlainString(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    // quote, backslash, controls, Go's HTML escapes (<, >, &), surrogates, U+2028/2029
+    if (c < 0x20 || c === 0x22 || c === 0x5c || c === 0x3c || c === 0x3e || c === 0x26 || c >= 0xd800) return false;
+  }
+  return true;
 }
 
 /** JSON text of a map with its members sorted, as Go marshals map[string]interface{} */
