@@ -158,6 +158,31 @@ describe('crud with kubectl 1.33', () => {
     assert.deepEqual(Object.keys(cm), ['kind', 'apiVersion', 'metadata', 'data']);
   });
 
+  it("a create's and an update's answers are the very bytes a GET of that version gives", async () => {
+    const path = `/api/v1/namespaces/${ns}/configmaps`;
+    const body = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'answers', labels: { a: 'b' }, annotations: { note: '<a & b> \u2028 é😀' } },
+      data: { html: '<p>&amp;</p>', 'x.txt': 'y' },
+    };
+    const created = await kapi.http.post(path, body);
+    assert.equal(created.status, 201, created.body);
+    const got = await kapi.http.get(`${path}/answers`);
+    assert.equal(created.body, got.body);
+    // Go's escapes, as a decode and encode of the object gives them
+    assert.match(created.body, /\\u003cp\\u003e\\u0026amp;/);
+    const current = JSON.parse(created.body) as { metadata: Record<string, unknown> };
+    const updated = await kapi.http.put(`${path}/answers`, {
+      ...body,
+      metadata: { ...body.metadata, resourceVersion: current.metadata.resourceVersion },
+      data: { z: '1' },
+    });
+    assert.equal(updated.status, 200, updated.body);
+    assert.equal(updated.body, (await kapi.http.get(`${path}/answers`)).body);
+    assert.notEqual(JSON.parse(updated.body).metadata.resourceVersion, current.metadata.resourceVersion);
+  });
+
   it('the Secret stores stringData as base64 data', async () => {
     const out = await k(['get', 'secret', 'creds', '-n', ns, '-o', 'jsonpath={.data.password}']);
     assert.equal(Buffer.from(out, 'base64').toString(), 's3cr3t');

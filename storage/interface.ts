@@ -66,6 +66,20 @@ export interface SelectionPredicate {
   keyMayMatch?(key: string): boolean;
 }
 
+/** The compact JSON of objects a write handed back, where the store made it while encoding
+ *  what it stored (JSON.stringify of that very object): an answer needs no second encoding.
+ *  Whoever hands such an object on unchanged may remember the text for it too; an object is
+ *  never changed after its text is remembered. */
+const writtenJson = new WeakMap<KubeObject, string>();
+
+export function rememberWrittenJson(obj: KubeObject, json: string): void {
+  writtenJson.set(obj, json);
+}
+
+export function writtenJsonOf(obj: KubeObject): string | undefined {
+  return writtenJson.get(obj);
+}
+
 export const everything: SelectionPredicate = { isEverything: true, matches: () => true };
 
 export type ResourceVersionMatch = 'Exact' | 'NotOlderThan';

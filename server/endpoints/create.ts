@@ -1,5 +1,6 @@
 // POST of a new object to a collection (or to a named subresource: binding, eviction, token).
 
+import { writtenJsonOf } from '../../storage/interface.js';
 import { writeObject } from '../request/response.js';
 import { bodyFormat, ensureNamespace, readBody, wipeSystemFields } from './decode.js';
 import { fieldValidationFor, validateBodyFields } from './field-validation.js';
@@ -29,5 +30,7 @@ export async function serveCreate(scope: Scope): Promise<void> {
   const created = await scope.resource.create(ctx, obj);
   const status = created as { kind?: unknown; code?: unknown };
   if (status.kind === 'Status' && !status.code) status.code = 201;
-  await writeObject(scope.state, 201, transformResult(scope, media, created, tableOptions), media);
+  const result = transformResult(scope, media, created, tableOptions);
+  // the object as stored, as the store encoded it: no second encoding
+  await writeObject(scope.state, 201, result, media, { json: result === created ? writtenJsonOf(created) : undefined });
 }

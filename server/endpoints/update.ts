@@ -1,6 +1,6 @@
 // PUT of a whole object: replaces it (or creates it where the resource allows that).
 
-import type { KubeObject } from '../../storage/interface.js';
+import { writtenJsonOf, type KubeObject } from '../../storage/interface.js';
 import { errors } from '../machinery/status.js';
 import { clone } from '../registry/object.js';
 import { writeObject } from '../request/response.js';
@@ -43,5 +43,7 @@ export async function serveUpdate(scope: Scope): Promise<void> {
   const { object, created } = await scope.resource.update(ctx, scope.name, () => clone(obj), {
     allowCreate: false,
   });
-  await writeObject(scope.state, created ? 201 : 200, transformResult(scope, media, object, tableOptions), media);
+  const result = transformResult(scope, media, object, tableOptions);
+  // the object as stored, as the store encoded it: no second encoding
+  await writeObject(scope.state, created ? 201 : 200, result, media, { json: result === object ? writtenJsonOf(object) : undefined });
 }

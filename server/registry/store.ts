@@ -16,6 +16,7 @@ import type {
   Watch,
   WatchEvent,
 } from '../../storage/interface.js';
+import { rememberWrittenJson, writtenJsonOf } from '../../storage/interface.js';
 import { isStorageError, StorageError } from '../../storage/errors.js';
 import { fieldManagers } from '../fieldmanager/field-managers.js';
 import { keepManagedFieldsTimes } from '../fieldmanager/timestamps.js';
@@ -196,6 +197,16 @@ export class GenericStore implements RESTResource {
    *  etcd3 store and the cacher decode a fresh object per read): no deep copy */
   private fromStorageRead(obj: KubeObject): KubeObject {
     return convertObject(obj, this.storageKind, this.requestKind, true);
+  }
+
+  /** fromStorageRead of what a write handed back, with the JSON text the store encoded it to
+   *  when this endpoint speaks objects as stored and the conversion kept every member where it
+   *  was (the answer is then written without encoding it again) */
+  private fromStorageWritten(obj: KubeObject): KubeObject {
+    const out = this.fromStorageRead(obj);
+    const json = this.itemTexts ? writtenJsonOf(obj) : undefined;
+    if (json !== undefined && out.metadata === obj.metadata && sameMemberOrder(out, obj)) rememberWrittenJson(out, json);
+    return out;
   }
 
   /** fromStorage for a reader that changes nothing in the object it gets (nor in `obj`) */
@@ -652,7 +663,7 @@ export class GenericStore implements RESTResource {
     }
     await finish?.(true);
     // storage hands back a fresh object
-    return this.fromStorageRead(stored);
+    return this.fromStorageWritten(stored);
   }
 
   private async createError(_e: unknown, key: string, name: string, generated: boolean): Promise<StatusError> {
@@ -717,7 +728,7 @@ export class GenericStore implements RESTResource {
         );
         await finish?.(true);
         // storage hands back a fresh object
-        return { object: this.fromStorageRead(stored), created };
+        return { object: this.fromStorageWritten(stored), created };
       } catch (e) {
         await finish?.(false);
         if (e instanceof EmptiedFinalizers) {
@@ -1069,4 +1080,13 @@ function nonZeroResourceVersion(rv: string | undefined): boolean {
   if (rv === undefined || !/^\d+$/.test(rv)) return false;
   const n = BigInt(rv);
   return n !== 0n && n < 2n ** 64n;
+}
+
+/** the same members with the same values at the top level, in the same order */
+function sameMemberOrder(a: KubeObject, b: KubeObject): boolean {
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i] || a[ka[i]!] !== b[kb[i]!]) return false;
+  return true;
 }

@@ -3,7 +3,7 @@
 
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
-import { encodeJson, encodeYaml } from './encode.js';
+import { encodeJson, encodeYaml, goEscape } from './encode.js';
 import { JSON_MEDIA_TYPE, negotiateOutput, statusRestrictions, type OutputMediaType } from './negotiation.js';
 import { protobufBody } from '../protobuf/http.js';
 import { encodeCbor } from '../cbor/index.js';
@@ -77,6 +77,8 @@ export interface WriteOptions {
   /** what producing the body booked: released once the body is encoded (it is then booked
    *  as held while the client takes it) */
   producing?: BookedBody;
+  /** writeObject: the object's JSON.stringify, known already (a write's stored text) */
+  json?: string;
 }
 
 /** Writes a complete body. HEAD requests get the headers only. */
@@ -174,7 +176,12 @@ export async function writeObject(
     await writeBody(state, code, encodeCbor(obj), media.contentType, opts);
     return;
   }
-  const body = media.format === 'yaml' ? encodeYaml(obj) : encodeJson(obj, wantsPretty(state, media));
+  const body =
+    media.format === 'yaml'
+      ? encodeYaml(obj)
+      : opts.json !== undefined && isCompactJson(state, media)
+        ? `${goEscape(opts.json)}\n`
+        : encodeJson(obj, wantsPretty(state, media));
   await writeBody(state, code, body, media.contentType, opts);
 }
 

@@ -3,6 +3,7 @@
 // resourceVersion is put back where kube-apiserver's ObjectMeta has it, after `uid`, so that
 // decoded objects keep ObjectMeta's field order.
 
+import { randomBytes } from 'node:crypto';
 import { OBJECT_META_ORDER, type KubeObject, type ObjectMeta } from '../interface.js';
 import { StorageError } from '../errors.js';
 import { decodeCbor, encodeCborKeepingOrder, startsWithSelfDescribedTag } from '../../server/cbor/index.js';
@@ -22,6 +23,44 @@ export function storedText(value: Buffer): string {
 export function storedJson(value: Buffer): Buffer | string {
   return startsWithSelfDescribedTag(value) ? storedText(value) : value;
 }
+
+/** stands for the resourceVersion in the text encodeAnswering makes: random per process, so no
+ *  value a client writes can be it (a NUL keeps it apart from any real resource version) */
+const RV_SLOT = `\u0000kapi-rv-${randomBytes(12).toString('hex')}`;
+const RV_SLOT_MEMBER = `"resourceVersion":${JSON.stringify(RV_SLOT)}`;
+
+/** what a JSON write stores, and the JSON of the object it answers with at a revision */
+export interface AnsweringEncoding {
+  plain: Buffer;
+  /** JSON.stringify(setResourceVersion(obj, revision)), without encoding it again */
+  answer(revision: number): string;
+}
+
+/**
+ * encodeObject for JSON, from one JSON.stringify that also gives the write's answer: the object
+ * is encoded with a resourceVersion slot where setResourceVersion puts it; the stored text is
+ * that text without the slot's member (and one comma), the answer the slot filled in. Undefined
+ * when the slot is not found once before anything else could hold it (never, for objects of
+ * JSON values).
+ */
+export function encodeAnswering(obj: KubeObject): AnsweringEncoding | undefined {
+  if (obj.metadata === undefined) return undefined;
+  const slotted = JSON.stringify({ ...obj, metadata: withResourceVersion(obj.metadata, RV_SLOT) });
+  const at = slotted.indexOf(RV_SLOT_MEMBER);
+  if (at < 0 || slotted.indexOf(RV_SLOT_MEMBER, at + RV_SLOT_MEMBER.length) >= 0) return undefined;
+  const end = at + RV_SLOT_MEMBER.length;
+  // `,"resourceVersion":…` when a member comes before it, else `"resourceVersion":…,` or alone
+  const cutFrom = slotted.charCodeAt(at - 1) === COMMA ? at - 1 : at;
+  const cutTo = cutFrom === at && slotted.charCodeAt(end) === COMMA ? end + 1 : end;
+  const before = slotted.slice(0, at);
+  const after = slotted.slice(end);
+  return {
+    plain: Buffer.from(slotted.slice(0, cutFrom) + slotted.slice(cutTo)),
+    answer: (revision) => `${before}"resourceVersion":"${revision}"${after}`,
+  };
+}
+
+const COMMA = 0x2c;
 
 /** ObjectMeta fields that come after resourceVersion, in kube-apiserver's order */
 const FIELDS_AFTER_RESOURCE_VERSION = new Set(OBJECT_META_ORDER.slice(OBJECT_META_ORDER.indexOf('resourceVersion') + 1));

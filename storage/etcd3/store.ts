@@ -22,7 +22,18 @@ import type {
   Watch,
   WatchOptions,
 } from '../interface.js';
-import { decodeObject, encodeObject, setResourceVersion, withoutResourceVersion } from './codec.js';
+import { rememberWrittenJson } from '../interface.js';
+import {
+  decodeObject,
+  encodeAnswering,
+  encodeObject,
+  setResourceVersion,
+  withoutResourceVersion,
+  type AnsweringEncoding,
+} from './codec.js';
+
+/** what a write stores, and with JSON its answer's text */
+type Encoded = Pick<AnsweringEncoding, 'plain'> & Partial<Pick<AnsweringEncoding, 'answer'>>;
 import { decodeContinue, encodeContinue } from './continue.js';
 import { EtcdStoreWatch } from './watch.js';
 import { readStored, type ReadResult, type TransformerLookup } from '../value/transformer.js';
@@ -229,9 +240,17 @@ class Etcd3Store implements Storage {
    *  metadata copied, the rest shared (parsing the bytes just encoded cost every write; every
    *  encoder of answers leaves out undefined members, as JSON does). CBOR is decoded, as what
    *  it reads back may differ from the object (e.g. numbers). */
-  private written(obj: KubeObject, plain: Buffer, revision: number, key: string): KubeObject {
-    if (this.opts.storageFormat === 'cbor') return decodeObject(plain, revision, key);
-    return setResourceVersion(obj, revision);
+  private written(obj: KubeObject, encoded: Encoded, revision: number, key: string): KubeObject {
+    if (this.opts.storageFormat === 'cbor') return decodeObject(encoded.plain, revision, key);
+    const out = setResourceVersion(obj, revision);
+    if (encoded.answer) rememberWrittenJson(out, encoded.answer(revision));
+    return out;
+  }
+
+  /** what a write stores; as JSON, with its answer's text made by the same encoding */
+  private encode(obj: KubeObject): Encoded {
+    if (this.opts.storageFormat === 'cbor') return { plain: encodeObject(obj, 'cbor') };
+    return encodeAnswering(obj) ?? { plain: encodeObject(obj) };
   }
 
   /** a stored value's plaintext, through the key's transformer if there is one */
@@ -277,7 +296,8 @@ class Etcd3Store implements Storage {
 
   async create(key: string, obj: KubeObject, opts: CreateOptions = {}): Promise<KubeObject> {
     const etcdKey = this.etcdKey(key);
-    const plain = encodeObject(obj, this.opts.storageFormat);
+    const encoded = this.encode(obj);
+    const plain = encoded.plain;
     if (opts.dryRun) {
       const res = await this.etcd(key, () => this.client.range({ key: Buffer.from(etcdKey), countOnly: true }));
       if (res.count > 0) throw new StorageError('KeyExists', key, `key already exists: ${key}`);
@@ -302,13 +322,13 @@ class Etcd3Store implements Storage {
       if (!now) throw err;
       const kv = now.kvs[0];
       // our bytes are there: the create was applied
-      if (kv?.value.equals(data)) return this.written(obj, plain, kv.modRevision, key);
+      if (kv?.value.equals(data)) return this.written(obj, encoded, kv.modRevision, key);
       if (kv) throw new StorageError('KeyExists', key, `key already exists: ${key}`);
       // not applied; a create only succeeds on an absent key, so once more is safe
       res = await write();
     }
     if (!res.succeeded) throw new StorageError('KeyExists', key, `key already exists: ${key}`);
-    return this.written(obj, plain, res.header.revision, key);
+    return this.written(obj, encoded, res.header.revision, key);
   }
 
   async get(key: string, opts: GetOptions = {}): Promise<KubeObject | null> {
@@ -516,7 +536,8 @@ class Etcd3Store implements Storage {
         if (cur?.modRevision === cachedRevision) throw err;
         continue;
       }
-      const plain = encodeObject(updated, this.opts.storageFormat);
+      const encoded = this.encode(updated);
+      const plain = encoded.plain;
       // a value read through an old provider or key is written again even when unchanged
       if (cur && !cur.plain.stale && plain.equals(cur.plain.data)) {
         if (!isCurrent) {
@@ -525,7 +546,7 @@ class Etcd3Store implements Storage {
           continue;
         }
         // nothing changed: no write, the resourceVersion stays (as kube-apiserver does)
-        return this.written(updated, plain, cur.modRevision, key);
+        return this.written(updated, encoded, cur.modRevision, key);
       }
       if (opts.dryRun) {
         return cur ? setResourceVersion(updated, cur.modRevision) : withoutResourceVersion(updated);
@@ -547,13 +568,13 @@ class Etcd3Store implements Storage {
         const now = await this.readBack(etcdKey);
         if (!now) throw err;
         const kv = now.kvs[0];
-        if (kv?.value.equals(data)) return this.written(updated, plain, kv.modRevision, key);
+        if (kv?.value.equals(data)) return this.written(updated, encoded, kv.modRevision, key);
         // not applied: as after a lost race, try again on what is there now
         cur = this.current(key, kv);
         isCurrent = true;
         continue;
       }
-      if (res.succeeded) return this.written(updated, plain, res.header.revision, key);
+      if (res.succeeded) return this.written(updated, encoded, res.header.revision, key);
       // someone else wrote in between (or the cache was behind): try again on what is there now
       const r = res.responses[0];
       cur = this.current(key, r && 'range' in r ? r.range.kvs[0] : undefined);
