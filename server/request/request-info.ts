@@ -47,9 +47,15 @@ const METHOD_VERBS: Record<string, string> = {
 };
 
 export function splitPath(path: string): string[] {
-  const trimmed = path.replace(/^\/+|\/+$/g, '');
-  return trimmed === '' ? [] : trimmed.split('/');
+  // the slashes at either end trimmed without a regular expression: every request passes here
+  let start = 0;
+  let end = path.length;
+  while (start < end && path.charCodeAt(start) === SLASH) start++;
+  while (end > start && path.charCodeAt(end - 1) === SLASH) end--;
+  return start === end ? [] : path.slice(start, end).split('/');
 }
+
+const SLASH = 0x2f;
 
 export function nonResourceInfo(method: string, path: string): RequestInfo {
   return {

@@ -203,6 +203,8 @@ function validateObjectMetaCommon(meta: ObjectMeta, namespaced: boolean, path: s
 }
 
 function sameJson(a: unknown, b: unknown): boolean {
+  // most compared members are strings that did not change: no encoding for those
+  if (a === b) return true;
   return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 }
 
