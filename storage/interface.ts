@@ -223,7 +223,7 @@ export interface UpdateOptions extends Cancellable {
 export interface CachedObject {
   /** a fresh object with resourceVersion set, the update function's to change */
   readonly object: KubeObject;
-  /** the stored JSON it was decoded from */
+  /** the stored JSON it was decoded from (the holder's own bytes: never to be modified) */
   readonly text: Buffer;
   readonly modRevision: number;
 }

@@ -116,7 +116,10 @@ export class Cacher implements Storage {
       // the entry makes its text from its bytes on every read: once here
       const data = entry.data;
       const object = decodeEntry({ key: entry.key, data, size: entry.size, modRevision: entry.modRevision });
-      return { object, text: Buffer.from(data), modRevision: entry.modRevision };
+      // the entry's own bytes where it keeps them (only compared), not a copy of its text
+      const bytes = entry.bytes;
+      const text = bytes ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length) : Buffer.from(data);
+      return { object, text, modRevision: entry.modRevision };
     } catch {
       // a text that does not decode: the store reads and reports it
       return undefined;
