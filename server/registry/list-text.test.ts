@@ -205,4 +205,30 @@ describe('lists from stored texts', { timeout: 120_000 }, () => {
     const hpa = await rest('autoscaling', 'v1', 'horizontalpodautoscalers').openGet!(ctx('texts'), 'web', {});
     assert.equal(hpa.jsonBody(), undefined);
   });
+
+  it('shared reads: frozen objects, the same one per stored version, a new one once the object changed', async () => {
+    const namespaces = rest('', 'v1', 'namespaces');
+    const first = await namespaces.getShared!(ctx(), 'texts', {});
+    assert.ok(first && Object.isFrozen(first) && Object.isFrozen(first.metadata));
+    assert.deepEqual(first, await namespaces.get(ctx(), 'texts', {}));
+    assert.equal(await namespaces.getShared!(ctx(), 'texts', {}), first);
+    assert.equal(await namespaces.getShared!(ctx(), 'absent', {}), null);
+    await namespaces.update(ctx(), 'texts', (cur) => ({ ...cur!, metadata: { ...cur!.metadata, labels: { shared: 'read' } } }), {
+      allowCreate: false,
+    });
+    // consistent, as get: the change is seen at once
+    const after = await namespaces.getShared!(ctx(), 'texts', {});
+    assert.notEqual(after, first);
+    assert.equal(after?.metadata.labels?.shared, 'read');
+
+    const configMaps = rest('', 'v1', 'configmaps');
+    const listed = await configMaps.listShared!(ctx('texts'), {});
+    assert.deepEqual(
+      listed.map((o) => o.metadata.name),
+      (await configMaps.list(ctx('texts'), {})).items.map((o) => o.metadata.name),
+    );
+    assert.ok(listed.length > 0 && listed.every((o) => Object.isFrozen(o)));
+    const again = await configMaps.listShared!(ctx('texts'), {});
+    assert.ok(listed.every((o, i) => again[i] === o));
+  });
 });

@@ -155,6 +155,11 @@ export interface RESTResource {
   list(ctx: RequestContext, opts: ListRequestOptions): Promise<ListObject>;
   /** list() before it is built, for writers that can use the stored texts */
   openList?(ctx: RequestContext, opts: ListRequestOptions): Promise<PreparedList>;
+  /** get(), for a reader that changes nothing: the object is shared and frozen, decoded once
+   *  per stored version; null when there is none (optional) */
+  getShared?(ctx: RequestContext, name: string, opts: GetRequestOptions): Promise<KubeObject | null>;
+  /** list()'s items, for a reader that changes nothing, as getShared (optional) */
+  listShared?(ctx: RequestContext, opts: ListRequestOptions): Promise<readonly KubeObject[]>;
   watch(ctx: RequestContext, opts: WatchRequestOptions): Promise<Watch>;
   create(ctx: RequestContext, obj: KubeObject): Promise<KubeObject>;
   /** PUT and PATCH. `created` is true when the object did not exist (PUT with create-on-update). */

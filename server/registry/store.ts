@@ -12,6 +12,7 @@ import type {
   Storage,
   StoredList,
   StoredObject,
+  StoredObjectText,
   UnreadableDeletion,
   Watch,
   WatchEvent,
@@ -21,7 +22,7 @@ import { isStorageError, StorageError } from '../../storage/errors.js';
 import { fieldManagers } from '../fieldmanager/field-managers.js';
 import { keepManagedFieldsTimes } from '../fieldmanager/timestamps.js';
 import type { ResourceInfo } from '../apis/types.js';
-import { errors, statusFromStorageError, StatusError } from '../machinery/status.js';
+import { errors, isNotFound, statusFromStorageError, StatusError } from '../machinery/status.js';
 import type { FieldSet } from '../selectors/fields.js';
 import { objectMetaFieldLabels, type FieldLabelConverter } from '../selectors/field-sets.js';
 import {
@@ -38,7 +39,7 @@ import { protobufListPieces, protobufObjectBody } from './protobuf-items.js';
 import { beforeDelete, gcFinalizers, markAsDeleting } from './deletion.js';
 import { KeyScheme, keyPrefixFor } from './keys.js';
 import { checkNamespaceAcceptsCreate, type NamespaceLookup } from './namespace-lifecycle.js';
-import { clone, newUid, orderObject, rfc3339 } from './object.js';
+import { clone, deepFreeze, newUid, orderObject, rfc3339 } from './object.js';
 import { buildSelection } from './predicate.js';
 import type {
   AdmissionOperation,
@@ -468,6 +469,55 @@ export class GenericStore implements RESTResource {
     } catch (e) {
       throw this.mapError(e);
     }
+  }
+
+  async getShared(ctx: RequestContext, name: string, opts: GetRequestOptions): Promise<KubeObject | null> {
+    this.requireVerb('get');
+    let stored: StoredObject | null | undefined;
+    try {
+      stored = await this.storage.getStored?.(this.keys.objectKey(ctx.namespace, name), {
+        resourceVersion: opts.resourceVersion,
+        ignoreNotFound: true,
+        signal: ctx.signal,
+      });
+    } catch (e) {
+      throw this.mapError(e, name);
+    }
+    if (stored === undefined) {
+      try {
+        return await this.get(ctx, name, opts);
+      } catch (e) {
+        if (isNotFound(e)) return null;
+        throw e;
+      }
+    }
+    return stored && this.shared(stored.item, stored.decode);
+  }
+
+  async listShared(ctx: RequestContext, opts: ListRequestOptions): Promise<readonly KubeObject[]> {
+    this.requireVerb('list');
+    const s = this.selection(ctx, opts);
+    let stored: StoredList | undefined;
+    try {
+      stored = await this.storage.getStoredList?.(s.key, this.listOptions(ctx, opts, s));
+    } catch (e) {
+      throw this.mapError(e);
+    }
+    if (!stored) return (await this.list(ctx, opts)).items;
+    const { items, decoded, decode } = stored;
+    return items.map((item, i) => this.shared(item, (text) => decoded[i] ?? decode(text)));
+  }
+
+  /** objects read only, by stored version (the watch cache keeps one entry per version) */
+  private readonly sharedObjects = new WeakMap<StoredObjectText, KubeObject>();
+
+  private shared(item: StoredObjectText, decode: DecodeStored): KubeObject {
+    let obj = this.sharedObjects.get(item);
+    if (!obj) {
+      obj = deepFreeze(this.fromStorageRead(decode(item)));
+      this.sharedObjects.set(item, obj);
+    }
+    return obj;
   }
 
   async openList(ctx: RequestContext, opts: ListRequestOptions): Promise<PreparedList> {

@@ -59,6 +59,18 @@ export async function listObjects(
   return list.items;
 }
 
+/** listObjects for a reader that changes nothing in the objects: shared and frozen, each
+ *  decoded once per stored version rather than on every pod create */
+export async function listSharedObjects(
+  resolver: ResourceResolver,
+  gvr: { group: string; version: string; resource: string },
+  namespace: string,
+): Promise<readonly KubeObject[]> {
+  const rest = resolver.lookup(gvr.group, gvr.version, gvr.resource);
+  if (!rest?.listShared) return listObjects(resolver, gvr, namespace);
+  return rest.listShared(internalContext(fieldManager, namespace), {});
+}
+
 /** Go's fmt %v of an error chain as kube's plugins print it */
 export function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);

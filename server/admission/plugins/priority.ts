@@ -10,7 +10,7 @@ import type { KubeObject } from '../../../storage/interface.js';
 import { asObject, isObject } from '../../registry/object.js';
 import type { AdmissionAttributes } from '../../registry/rest.js';
 import type { AdmissionDeps, AdmissionPlugin, AdmissionPluginFactory } from '../plugin.js';
-import { forbidden, getObject, listObjects, messageOf, reorderPodSpec } from './pod-plugins-common.js';
+import { forbidden, getObject, listSharedObjects, messageOf, reorderPodSpec } from './pod-plugins-common.js';
 
 const priorityClasses = { group: 'scheduling.k8s.io', version: 'v1', resource: 'priorityclasses' };
 /** kube's DefaultPriorityWhenNoDefaultClassExists */
@@ -31,7 +31,8 @@ function valueOf(pc: KubeObject): number {
 export function priorityPlugin(deps: Pick<AdmissionDeps, 'resolver'>): AdmissionPlugin {
   async function defaultClass(): Promise<KubeObject | undefined> {
     let found: KubeObject | undefined;
-    for (const pc of await listObjects(deps.resolver, priorityClasses, '')) {
+    // the class is only read: its name and values are copied into the pod
+    for (const pc of await listSharedObjects(deps.resolver, priorityClasses, '')) {
       if (pc.globalDefault === true && (!found || valueOf(found) > valueOf(pc))) found = pc;
     }
     return found;

@@ -239,8 +239,14 @@ export class PodSecurityPlugin implements AdmissionPlugin {
   private async namespaceLabels(ns: string): Promise<Record<string, string> | undefined> {
     const resource = this.deps.resolver.lookup('', 'v1', 'namespaces');
     if (!resource) throw new Error('namespaces are not served');
-    const obj = await resource.get(internalContext(FIELD_MANAGER, ''), ns, {});
-    return labelsOf(obj);
+    const ctx = internalContext(FIELD_MANAGER, '');
+    // only its labels are read: the shared copy, decoded once per stored version
+    if (resource.getShared) {
+      const shared = await resource.getShared(ctx, ns, {});
+      if (!shared) throw errors.notFound({ group: '', resource: 'namespaces', name: ns });
+      return labelsOf(shared);
+    }
+    return labelsOf(await resource.get(ctx, ns, {}));
   }
 
   private async validatePod(attrs: AdmissionAttributes): Promise<Outcome> {
