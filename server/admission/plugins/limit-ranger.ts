@@ -14,7 +14,7 @@ import { compareQuantities, formatQuantity, quantityValue, type Quantity } from 
 import type { AdmissionAttributes } from '../../registry/rest.js';
 import { quantityOf } from '../../registry/core/resources-validation.js';
 import type { AdmissionDeps, AdmissionPlugin, AdmissionPluginFactory } from '../plugin.js';
-import { forbidden, listObjects, sortedMap } from './pod-plugins-common.js';
+import { forbidden, listSharedObjects, sortedMap } from './pod-plugins-common.js';
 
 export const limitRangerAnnotation = 'kubernetes.io/limit-ranger';
 const limitRanges = { group: '', version: 'v1', resource: 'limitranges' };
@@ -272,10 +272,11 @@ function kindOf(attrs: AdmissionAttributes): 'pod' | 'claim' | undefined {
 }
 
 export function limitRangerPlugin(deps: Pick<AdmissionDeps, 'resolver'>): AdmissionPlugin {
-  async function rangesFor(attrs: AdmissionAttributes): Promise<KubeObject[]> {
+  async function rangesFor(attrs: AdmissionAttributes): Promise<readonly KubeObject[]> {
     if (attrs.oldObject?.metadata.deletionTimestamp) return [];
     try {
-      return await listObjects(deps.resolver, limitRanges, attrs.namespace);
+      // only read: defaults are copied into the pod as the quantity strings they are
+      return await listSharedObjects(deps.resolver, limitRanges, attrs.namespace);
     } catch {
       throw forbidden(
         attrs,

@@ -223,8 +223,11 @@ class QuotaAccessor {
     // or another). A consistent list is answered by the watch cache once it has caught up with
     // etcd, so it costs one shared revision probe, not a read of etcd. kube caches this live
     // lookup for 30 s, empty answers included; kapi does not, so such a quota is honoured at once.
-    const list = await this.rest().list(internalContext(fieldManager, namespace), {});
-    return list.items.map((q) => this.newest(q));
+    // read only (a charge works on a copy): shared, not decoded on every write
+    const rest = this.rest();
+    const ctx = internalContext(fieldManager, namespace);
+    const items = rest.listShared ? await rest.listShared(ctx, {}) : (await rest.list(ctx, {})).items;
+    return items.map((q) => this.newest(q));
   }
 
   private newest(q: KubeObject): KubeObject {
