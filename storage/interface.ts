@@ -66,17 +66,17 @@ export interface SelectionPredicate {
   keyMayMatch?(key: string): boolean;
 }
 
-/** The compact JSON (UTF-8) of objects a write handed back, where the store made it while
- *  encoding what it stored (JSON.stringify of that very object): an answer needs no second
- *  encoding. Whoever hands such an object on unchanged may remember the bytes for it too; an
- *  object is never changed after its bytes are remembered, and the bytes are never modified. */
-const writtenJson = new WeakMap<KubeObject, Buffer>();
+/** The compact JSON of objects a write handed back, where the store made it while encoding
+ *  what it stored (JSON.stringify of that very object): an answer needs no second encoding.
+ *  Whoever hands such an object on unchanged may remember the text for it too; an object is
+ *  never changed after its text is remembered. */
+const writtenJson = new WeakMap<KubeObject, string>();
 
-export function rememberWrittenJson(obj: KubeObject, json: Buffer): void {
+export function rememberWrittenJson(obj: KubeObject, json: string): void {
   writtenJson.set(obj, json);
 }
 
-export function writtenJsonOf(obj: KubeObject): Buffer | undefined {
+export function writtenJsonOf(obj: KubeObject): string | undefined {
   return writtenJson.get(obj);
 }
 

@@ -82,7 +82,22 @@ export function startInformer(resource: RESTResource, log: Logger, parent?: Abor
   parent?.addEventListener('abort', () => abort.abort(), { once: true });
   const keep = opts.keep ?? ((obj: KubeObject) => obj);
   const objects = new Map<string, KubeObject>();
-  const byNamespace = new Map<string, Map<string, KubeObject>>();
+  // by namespace, made on the first question by namespace: most informers are never asked,
+  // and an index entry per object of every such informer is memory for nothing
+  let byNamespace: Map<string, Map<string, KubeObject>> | undefined;
+  const index = (into: Map<string, Map<string, KubeObject>>, obj: KubeObject): void => {
+    const ns = obj.metadata.namespace ?? '';
+    let m = into.get(ns);
+    if (!m) into.set(ns, (m = new Map()));
+    m.set(obj.metadata.name ?? '', obj);
+  };
+  const namespaceIndex = (): Map<string, Map<string, KubeObject>> => {
+    if (!byNamespace) {
+      byNamespace = new Map();
+      for (const obj of objects.values()) index(byNamespace, obj);
+    }
+    return byNamespace;
+  };
   const listeners = new Set<InformerListener>();
   let markSynced!: () => void;
   const synced = new Promise<void>((r) => {
@@ -98,16 +113,14 @@ export function startInformer(resource: RESTResource, log: Logger, parent?: Abor
     const key = keyOf(ns, obj.metadata.name ?? '');
     const old = objects.get(key);
     objects.set(key, obj);
-    let m = byNamespace.get(ns);
-    if (!m) byNamespace.set(ns, (m = new Map()));
-    m.set(obj.metadata.name ?? '', obj);
+    if (byNamespace) index(byNamespace, obj);
     return old;
   };
   const remove = (ns: string, name: string): KubeObject | undefined => {
     const key = keyOf(ns, name);
     const old = objects.get(key);
     objects.delete(key);
-    byNamespace.get(ns)?.delete(name);
+    byNamespace?.get(ns)?.delete(name);
     return old;
   };
   const emit: InformerListener = (type, obj, old) => {
@@ -210,8 +223,8 @@ export function startInformer(resource: RESTResource, log: Logger, parent?: Abor
   return {
     resource,
     get: (ns, name) => objects.get(keyOf(ns, name)),
-    list: (ns) => (ns === undefined ? [...objects.values()] : [...(byNamespace.get(ns)?.values() ?? [])]),
-    hasAnyIn: (ns) => (byNamespace.get(ns)?.size ?? 0) > 0,
+    list: (ns) => (ns === undefined ? [...objects.values()] : [...(namespaceIndex().get(ns)?.values() ?? [])]),
+    hasAnyIn: (ns) => (namespaceIndex().get(ns)?.size ?? 0) > 0,
     synced,
     get hasSynced() {
       return hasSynced;

@@ -77,9 +77,8 @@ export interface WriteOptions {
   /** what producing the body booked: released once the body is encoded (it is then booked
    *  as held while the client takes it) */
   producing?: BookedBody;
-  /** writeObject: the UTF-8 of the object's JSON.stringify, known already (a write's stored
-   *  text; not modified) */
-  json?: Buffer;
+  /** writeObject: the object's JSON.stringify, known already (a write's stored text) */
+  json?: string;
 }
 
 /** Writes a complete body. HEAD requests get the headers only. */
@@ -181,33 +180,9 @@ export async function writeObject(
     media.format === 'yaml'
       ? encodeYaml(obj)
       : opts.json !== undefined && isCompactJson(state, media)
-        ? compactJsonBody(opts.json)
+        ? `${goEscape(opts.json)}\n`
         : encodeJson(obj, wantsPretty(state, media));
   await writeBody(state, code, body, media.contentType, opts);
-}
-
-/** JSON bytes as encodeJson writes them: Go's escapes, and a newline */
-function compactJsonBody(json: Buffer): Buffer | string {
-  if (hasGoEscapedBytes(json)) return `${goEscape(json.toString('utf8'))}\n`;
-  const out = Buffer.allocUnsafe(json.length + 1);
-  json.copy(out);
-  out[json.length] = NEWLINE;
-  return out;
-}
-
-const NEWLINE = 0x0a;
-const LINE_SEPARATOR = Buffer.from('\u2028');
-const PARAGRAPH_SEPARATOR = Buffer.from('\u2029');
-
-/** the bytes hold a character goEscape changes (<, >, &, U+2028, U+2029) */
-function hasGoEscapedBytes(b: Buffer): boolean {
-  return (
-    b.indexOf(0x3c) >= 0 ||
-    b.indexOf(0x3e) >= 0 ||
-    b.indexOf(0x26) >= 0 ||
-    b.indexOf(LINE_SEPARATOR) >= 0 ||
-    b.indexOf(PARAGRAPH_SEPARATOR) >= 0
-  );
 }
 
 /** kube-apiserver's WriteRawJSON: indented JSON without a trailing newline */

@@ -32,44 +32,34 @@ const RV_SLOT_MEMBER = `"resourceVersion":${JSON.stringify(RV_SLOT)}`;
 /** what a JSON write stores, and the JSON of the object it answers with at a revision */
 export interface AnsweringEncoding {
   plain: Buffer;
-  /** the UTF-8 bytes of JSON.stringify(setResourceVersion(obj, revision)), without encoding
-   *  it again */
-  answer(revision: number): Buffer;
+  /** JSON.stringify(setResourceVersion(obj, revision)), without encoding it again */
+  answer(revision: number): string;
 }
 
 /**
  * encodeObject for JSON, from one JSON.stringify that also gives the write's answer: the object
  * is encoded with a resourceVersion slot where setResourceVersion puts it; the stored bytes are
- * that text's without the slot's member (and one comma), the answer's the slot filled in. Both
- * are copies of one UTF-8 encoding around the slot, which sits near the start. Undefined when
- * the slot is not found exactly once (never, for objects of JSON values).
+ * that text without the slot's member (and one comma), written straight from the two pieces
+ * around it; the answer is the text with the slot filled in. Undefined when the slot is not
+ * found exactly once (never, for objects of JSON values).
  */
 export function encodeAnswering(obj: KubeObject): AnsweringEncoding | undefined {
   if (obj.metadata === undefined) return undefined;
   const slotted = JSON.stringify({ ...obj, metadata: withResourceVersion(obj.metadata, RV_SLOT) });
   const at = slotted.indexOf(RV_SLOT_MEMBER);
   if (at < 0 || slotted.indexOf(RV_SLOT_MEMBER, at + RV_SLOT_MEMBER.length) >= 0) return undefined;
-  const full = Buffer.from(slotted);
-  // the member is ASCII: its bytes are its characters
-  const atByte = Buffer.byteLength(slotted.slice(0, at));
-  const endByte = atByte + RV_SLOT_MEMBER.length;
+  const end = at + RV_SLOT_MEMBER.length;
   // `,"resourceVersion":…` when a member comes before it, else `"resourceVersion":…,` or alone
-  const cutFrom = full[atByte - 1] === COMMA ? atByte - 1 : atByte;
-  const cutTo = cutFrom === atByte && full[endByte] === COMMA ? endByte + 1 : endByte;
-  const plain = Buffer.allocUnsafe(full.length - (cutTo - cutFrom));
-  full.copy(plain, 0, 0, cutFrom);
-  full.copy(plain, cutFrom, cutTo);
-  return {
-    plain,
-    answer: (revision) => {
-      const member = `"resourceVersion":"${revision}"`;
-      const out = Buffer.allocUnsafe(full.length - RV_SLOT_MEMBER.length + member.length);
-      full.copy(out, 0, 0, atByte);
-      out.write(member, atByte, 'latin1');
-      full.copy(out, atByte + member.length, endByte);
-      return out;
-    },
-  };
+  const cutFrom = slotted.charCodeAt(at - 1) === COMMA ? at - 1 : at;
+  const cutTo = cutFrom === at && slotted.charCodeAt(end) === COMMA ? end + 1 : end;
+  const head = slotted.slice(0, cutFrom);
+  const tail = slotted.slice(cutTo);
+  // one buffer, no joined string in between (the cut is ASCII: its bytes are its characters)
+  const plain = Buffer.allocUnsafe(Buffer.byteLength(slotted) - (cutTo - cutFrom));
+  plain.write(tail, plain.write(head));
+  const before = slotted.slice(0, at);
+  const after = slotted.slice(end);
+  return { plain, answer: (revision) => `${before}"resourceVersion":"${revision}"${after}` };
 }
 
 const COMMA = 0x2c;
