@@ -8,17 +8,8 @@ import type { KubeObject } from '../../storage/interface.js';
 import { startInformer, type Informer } from '../authz/informer.js';
 import { ctx, startRegistry, type RegistryHarness } from '../registry/testing/harness.js';
 import { replenishingInformerOptions, runResourceQuotaController } from './resource-quota.js';
+import { eventually } from './testing/harness.js';
 import { silentLogger } from './types.js';
-
-async function until<T>(what: string, check: () => T | undefined | Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const pod = (ns: string, name: string): KubeObject => ({
   apiVersion: 'v1',
@@ -55,11 +46,11 @@ describe('resource quota controller over the watch cache', () => {
     await pods.synced;
     // once the informer has a pod made after its list, its watch is registered with the cache
     await h.rest('', 'v1', 'pods').create(ctx('with-quota'), pod('with-quota', 'first'));
-    await until('the informer to see the first pod', () => pods.get('with-quota', 'first'));
+    await eventually('the informer to see the first pod', async () => pods.get('with-quota', 'first'));
 
     for (const ns of ['with-quota', 'no-quota']) await h.rest('', 'v1', 'pods').create(ctx(ns), pod(ns, 'p'));
-    const counted = await until('the pod in the quota namespace', () => pods.get('with-quota', 'p'));
-    const elsewhere = await until('the pod in the other namespace', () => pods.get('no-quota', 'p'));
+    const counted = await eventually('the pod in the quota namespace', async () => pods.get('with-quota', 'p'));
+    const elsewhere = await eventually('the pod in the other namespace', async () => pods.get('no-quota', 'p'));
     const stored = await h.rest('', 'v1', 'pods').get(ctx('no-quota'), 'p', {});
     assert.equal((stored.status as { phase?: string }).phase, 'Pending');
     assert.equal((counted.status as { phase?: string }).phase, 'Pending');
@@ -77,7 +68,7 @@ describe('resource quota controller over the watch cache', () => {
       const q = await h.rest('', 'v1', 'resourcequotas').get(ctx('with-quota'), 'q', {});
       return (q.status as { used?: Record<string, string> } | undefined)?.used?.pods;
     };
-    const usage = (want: string) => until(`used pods ${want}`, async () => ((await usedPods()) === want ? true : undefined));
+    const usage = (want: string) => eventually(`used pods ${want}`, async () => ((await usedPods()) === want ? true : undefined));
     // 'first' and 'p' from the test before, then two more
     await podsRest.create(ctx('with-quota'), pod('with-quota', 'ends'));
     await podsRest.create(ctx('with-quota'), pod('with-quota', 'goes'));

@@ -16,17 +16,8 @@ import {
   pvProtectionFinalizer,
   runStorageProtectionController,
 } from './storage-protection.js';
+import { eventually } from './testing/harness.js';
 import { silentLogger } from './types.js';
-
-async function until<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 for (const watchCache of [false, true])
   describe(`storage protection controller${watchCache ? ' over the watch cache' : ''}`, () => {
@@ -79,13 +70,13 @@ for (const watchCache of [false, true])
         spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
       });
       await pvcs.delete(ctx('sp'), 'free', {});
-      await until('the unused claim to go', gone(pvcs, 'sp', 'free'));
+      await eventually('the unused claim to go', gone(pvcs, 'sp', 'free'));
       const held = await pvcs.get(ctx('sp'), 'data', {});
       assert.deepEqual(held.metadata.finalizers, [pvcProtectionFinalizer]);
       assert.ok(held.metadata.deletionTimestamp);
 
       await pods.delete(ctx('sp'), 'user', { gracePeriodSeconds: 0 });
-      await until('the claim to go once its pod is gone', gone(pvcs, 'sp', 'data'));
+      await eventually('the claim to go once its pod is gone', gone(pvcs, 'sp', 'data'));
     });
 
     it('an unbound volume being deleted loses its finalizer', async () => {
@@ -97,7 +88,7 @@ for (const watchCache of [false, true])
         spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/x' } },
       });
       await pvs.delete(ctx(), 'vol', {});
-      await until('the volume to go', gone(pvs, '', 'vol'));
+      await eventually('the volume to go', gone(pvs, '', 'vol'));
     });
   });
 
@@ -144,11 +135,11 @@ describe('storage protection pods informer over the watch cache', () => {
     await informer.synced;
     // once the informer has a pod made after its list, its watch is registered with the cache
     await pods.create(ctx('deleting'), podUsing('deleting', 'first', 'data'));
-    await until('the informer to see the first pod', async () => informer.get('deleting', 'first'));
+    await eventually('the informer to see the first pod', async () => informer.get('deleting', 'first'));
 
     for (const ns of ['deleting', 'calm']) await pods.create(ctx(ns), podUsing(ns, 'user', 'data'));
-    const watched = await until('the pod where a claim is being deleted', async () => informer.get('deleting', 'user'));
-    const elsewhere = await until('the pod in the other namespace', async () => informer.get('calm', 'user'));
+    const watched = await eventually('the pod where a claim is being deleted', async () => informer.get('deleting', 'user'));
+    const elsewhere = await eventually('the pod in the other namespace', async () => informer.get('calm', 'user'));
     assert.deepEqual(claimsOfPod(watched), ['data']);
     // kept from its metadata alone: its volumes were never decoded
     assert.deepEqual(claimsOfPod(elsewhere), []);
@@ -156,9 +147,9 @@ describe('storage protection pods informer over the watch cache', () => {
 
     // a claim that starts being deleted turns its namespace's pods whole from then on
     await pvcs.delete(ctx('calm'), 'data', {});
-    await until('the claim to be seen deleting', async () => (beingDeleted.in('calm') ? true : undefined));
+    await eventually('the claim to be seen deleting', async () => (beingDeleted.in('calm') ? true : undefined));
     await pods.create(ctx('calm'), podUsing('calm', 'later', 'data'));
-    const later = await until('the later pod', async () => informer.get('calm', 'later'));
+    const later = await eventually('the later pod', async () => informer.get('calm', 'later'));
     assert.deepEqual(claimsOfPod(later), ['data']);
     informer.stop();
     claims.stop();

@@ -18,6 +18,18 @@ import { revisionOnlyStore } from './test-support.js';
 import { CatchUpWatch } from './catch-up-watch.js';
 import { createEtcd3Store } from '../etcd3/store.js';
 
+/** the store, recording what it reads: 'one key' (the revision probe), or a page's limit */
+function recordingReads(store: Storage): { storeReads: (number | 'one key')[]; recording: Storage } {
+  const storeReads: (number | 'one key')[] = [];
+  const recording: Storage = Object.assign(Object.create(store) as Storage, {
+    getList: (key: string, opts: Parameters<Storage['getList']>[1]) => {
+      storeReads.push(opts.recursive ? (opts.limit ?? 0) : 'one key');
+      return store.getList(key, opts);
+    },
+  });
+  return { storeReads, recording };
+}
+
 describe('watch cache over etcd', () => {
   let etcd: EtcdProcess;
   let client: EtcdClient;
@@ -346,13 +358,7 @@ describe('watch cache over etcd', () => {
   test("continue pages: etcd's answer that a revision is not compacted serves the later pages of a list", async () => {
     const prefix = newPrefix();
     const store = createEtcd3Store(client, { prefix });
-    const storeReads: (number | 'one key')[] = [];
-    const recording: Storage = Object.assign(Object.create(store) as Storage, {
-      getList: (key: string, opts: Parameters<Storage['getList']>[1]) => {
-        storeReads.push(opts.recursive ? (opts.limit ?? 0) : 'one key');
-        return store.getList(key, opts);
-      },
-    });
+    const { storeReads, recording } = recordingReads(store);
     try {
       const feed = await startFeed(prefix, { uncompactedAnswerMs: 600_000 }, recording);
       const pods = feed.cacherFor('/pods/');
@@ -381,14 +387,7 @@ describe('watch cache over etcd', () => {
   test('continue pages: from the cache while the rest of the range is unchanged since the token, from etcd after a change', async () => {
     const prefix = newPrefix();
     const store = createEtcd3Store(client, { prefix });
-    // what the store reads: 'one key' (the revision probe), or a page's limit
-    const storeReads: (number | 'one key')[] = [];
-    const recording: Storage = Object.assign(Object.create(store) as Storage, {
-      getList: (key: string, opts: Parameters<Storage['getList']>[1]) => {
-        storeReads.push(opts.recursive ? (opts.limit ?? 0) : 'one key');
-        return store.getList(key, opts);
-      },
-    });
+    const { storeReads, recording } = recordingReads(store);
     try {
       // every continue page asks etcd about its revision
       const feed = await startFeed(prefix, { uncompactedAnswerMs: 0 }, recording);

@@ -239,22 +239,24 @@ describe('metadata-only events', () => {
 
 describe('metadata-only by key', () => {
   const next = async (w: CacheWatcher) => (await w[Symbol.asyncIterator]().next()).value as WatchEvent;
+  /** a watcher of every pod added to `cache` */
+  const watcherOf = (cache: ResourceCache, metadataOnly: MetadataOnly): CacheWatcher => {
+    const w = new CacheWatcher({
+      key: '/pods/',
+      recursive: true,
+      predicate: everything,
+      allowBookmarks: false,
+      startRevision: 1,
+      queueLimit: 10,
+      metadataOnly,
+    });
+    cache.addWatcher(w);
+    return w;
+  };
 
   test('a watcher gets metadata alone for the keys it says so of, whole objects for the others, from one shared decode', async () => {
     const cache = new ResourceCache('/pods/', 1, { maxHistoryEvents: 100, historyWindowMs: 60_000 });
-    const watcher = (metadataOnly: MetadataOnly) => {
-      const w = new CacheWatcher({
-        key: '/pods/',
-        recursive: true,
-        predicate: everything,
-        allowBookmarks: false,
-        startRevision: 1,
-        queueLimit: 10,
-        metadataOnly,
-      });
-      cache.addWatcher(w);
-      return w;
-    };
+    const watcher = (metadataOnly: MetadataOnly) => watcherOf(cache, metadataOnly);
     const asked: string[] = [];
     // added first: delivered first, but for a key it reads as metadata it must wait for the
     // whole object the next watcher needs and get its metadata cut from it
@@ -287,16 +289,7 @@ describe('metadata-only by key', () => {
 
   test('with no watcher wanting the object whole, a key read as metadata is not decoded whole', async () => {
     const cache = new ResourceCache('/pods/', 1, { maxHistoryEvents: 100, historyWindowMs: 60_000 });
-    const w = new CacheWatcher({
-      key: '/pods/',
-      recursive: true,
-      predicate: everything,
-      allowBookmarks: false,
-      startRevision: 1,
-      queueLimit: 10,
-      metadataOnly: (key) => key.startsWith('/pods/slim/'),
-    });
-    cache.addWatcher(w);
+    const w = watcherOf(cache, (key) => key.startsWith('/pods/slim/'));
     // a text whose body would not parse: only its head up to the end of the metadata is read
     const head = JSON.stringify({ kind: 'Pod', metadata: { name: 'b' } }).slice(0, -1);
     cache.apply('/pods/slim/b', storedEntry('/pods/slim/b', `${head},"spec":{"broken":}`, 2), 2, 0);

@@ -64,20 +64,24 @@ function byteLength(s: string): number {
   return s.length;
 }
 
-/** qualified names found valid lately: label and annotation keys repeat across objects, and
- *  every write checks each of them; forgotten all at once when full */
-const validQualifiedNames = new Set<string>();
-const VALID_QUALIFIED_NAMES_KEPT = 4096;
-
-export function isQualifiedName(value: string): string[] {
-  if (validQualifiedNames.has(value)) return [];
-  const errs = qualifiedNameErrors(value);
-  if (errs.length === 0) {
-    if (validQualifiedNames.size >= VALID_QUALIFIED_NAMES_KEPT) validQualifiedNames.clear();
-    validQualifiedNames.add(value);
-  }
-  return errs;
+/** `check` answering from the values it found valid lately: label keys and values repeat
+ *  across objects, and every write checks each of them; forgotten all at once when full */
+function rememberingValid(check: (value: string) => string[]): (value: string) => string[] {
+  const valid = new Set<string>();
+  return (value) => {
+    if (valid.has(value)) return [];
+    const errs = check(value);
+    if (errs.length === 0) {
+      if (valid.size >= VALID_KEPT) valid.clear();
+      valid.add(value);
+    }
+    return errs;
+  };
 }
+
+const VALID_KEPT = 4096;
+
+export const isQualifiedName = rememberingValid(qualifiedNameErrors);
 
 function qualifiedNameErrors(value: string): string[] {
   const errs: string[] = [];
@@ -105,18 +109,7 @@ function qualifiedNameErrors(value: string): string[] {
   return errs;
 }
 
-/** label values found valid lately (as validQualifiedNames) */
-const validLabelValues = new Set<string>();
-
-export function isValidLabelValue(value: string): string[] {
-  if (validLabelValues.has(value)) return [];
-  const errs = labelValueErrors(value);
-  if (errs.length === 0) {
-    if (validLabelValues.size >= VALID_QUALIFIED_NAMES_KEPT) validLabelValues.clear();
-    validLabelValues.add(value);
-  }
-  return errs;
-}
+export const isValidLabelValue = rememberingValid(labelValueErrors);
 
 function labelValueErrors(value: string): string[] {
   const errs: string[] = [];
