@@ -9,18 +9,39 @@ import { canonicalQuantity } from '../machinery/quantity.js';
 
 const quantityRef = 'io.k8s.apimachinery.pkg.api.resource.Quantity';
 
-/** whether any quantity can be reached below `node` (memoized per definition) */
+/** the answers for schema nodes without a ref (inline schemas), asked on every object walked */
+const reachesByNode = new WeakMap<SchemaNode, boolean>();
+/** definitions whose answer is being worked out: a `false` found meanwhile may only be so
+ *  because a definition it reaches is provisionally `false` (a recursive one) */
+let definitionsInProgress = 0;
+
+/** whether any quantity can be reached below `node` (memoized per definition, and per inline
+ *  node once its answer is final) */
 function reachesQuantity(schemas: SchemaRegistry, node: SchemaNode, memo: Map<string, boolean>): boolean {
   if (node.ref === quantityRef) return true;
-  if (node.ref !== undefined) {
-    const known = memo.get(node.ref);
+  if (node.ref === undefined) {
+    const known = reachesByNode.get(node);
     if (known !== undefined) return known;
-    memo.set(node.ref, false);
-    const def = schemas.definition(node.ref);
-    const found = def ? reachesQuantity(schemas, def, memo) : false;
-    memo.set(node.ref, found);
+    const found = reachesInline(schemas, node, memo);
+    if (found || definitionsInProgress === 0) reachesByNode.set(node, found);
     return found;
   }
+  const known = memo.get(node.ref);
+  if (known !== undefined) return known;
+  memo.set(node.ref, false);
+  const def = schemas.definition(node.ref);
+  definitionsInProgress++;
+  let found: boolean;
+  try {
+    found = def ? reachesQuantity(schemas, def, memo) : false;
+  } finally {
+    definitionsInProgress--;
+  }
+  memo.set(node.ref, found);
+  return found;
+}
+
+function reachesInline(schemas: SchemaRegistry, node: SchemaNode, memo: Map<string, boolean>): boolean {
   for (const child of Object.values(node.properties ?? {})) if (reachesQuantity(schemas, child, memo)) return true;
   if (node.items && reachesQuantity(schemas, node.items, memo)) return true;
   if (typeof node.additionalProperties === 'object' && reachesQuantity(schemas, node.additionalProperties, memo)) return true;
@@ -43,7 +64,7 @@ function walk(schemas: SchemaRegistry, node: SchemaNode, value: unknown, memo: M
     return value;
   }
   if (!isObject(value)) return value;
-  for (const k of Object.keys(value)) {
+  for (const k in value) {
     const v = value[k];
     const child = r.properties?.[k] ?? (typeof r.additionalProperties === 'object' ? r.additionalProperties : undefined);
     if (child && v !== null && v !== undefined) value[k] = walk(schemas, child, v, memo);
