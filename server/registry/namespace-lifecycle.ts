@@ -1,10 +1,10 @@
 // New content may only be created in a namespace that exists and is not being terminated
 // (kube-apiserver's NamespaceLifecycle admission, which runs before validation).
 
-import type { KubeObject, Storage, StoredObjectText } from '../../storage/interface.js';
+import type { KubeObject, Storage } from '../../storage/interface.js';
 import { isStorageError } from '../../storage/errors.js';
 import { errors, StatusError } from '../machinery/status.js';
-import { deepFreeze } from './object.js';
+import { SharedDecodes } from './shared-decodes.js';
 import { stringAt } from './strategy.js';
 
 export const namespaceTerminatingCause = 'NamespaceTerminating';
@@ -19,14 +19,12 @@ export interface NamespaceLookup {
  *  (it may just have been created through another replica). A namespace the cache holds is
  *  decoded once per stored version: every create in it asks. */
 export function namespaceLookupFrom(storage: Storage, prefix = '/namespaces'): NamespaceLookup {
-  const decoded = new WeakMap<StoredObjectText, KubeObject>();
+  const decoded = new SharedDecodes();
   const cachedRead = async (key: string): Promise<KubeObject | null> => {
     const stored = storage.getStored ? await storage.getStored(key, { resourceVersion: '0', ignoreNotFound: true }) : undefined;
     if (stored === undefined) return storage.get(key, { resourceVersion: '0', ignoreNotFound: true });
     if (!stored) return null;
-    let ns = decoded.get(stored.item);
-    if (!ns) decoded.set(stored.item, (ns = deepFreeze(stored.decode(stored.item))));
-    return ns;
+    return decoded.get(stored.item, stored.decode);
   };
   return {
     async get(name) {

@@ -39,7 +39,8 @@ import { protobufListPieces, protobufObjectBody } from './protobuf-items.js';
 import { beforeDelete, gcFinalizers, markAsDeleting } from './deletion.js';
 import { KeyScheme, keyPrefixFor } from './keys.js';
 import { checkNamespaceAcceptsCreate, type NamespaceLookup } from './namespace-lifecycle.js';
-import { clone, deepFreeze, newUid, orderObject, rfc3339 } from './object.js';
+import { clone, newUid, orderObject, rfc3339 } from './object.js';
+import { SharedDecodes } from './shared-decodes.js';
 import { buildSelection } from './predicate.js';
 import type {
   AdmissionOperation,
@@ -508,16 +509,10 @@ export class GenericStore implements RESTResource {
     return items.map((item, i) => this.shared(item, (text) => decoded[i] ?? decode(text)));
   }
 
-  /** objects read only, by stored version (the watch cache keeps one entry per version) */
-  private readonly sharedObjects = new WeakMap<StoredObjectText, KubeObject>();
+  private readonly sharedDecodes = new SharedDecodes();
 
   private shared(item: StoredObjectText, decode: DecodeStored): KubeObject {
-    let obj = this.sharedObjects.get(item);
-    if (!obj) {
-      obj = deepFreeze(this.fromStorageRead(decode(item)));
-      this.sharedObjects.set(item, obj);
-    }
-    return obj;
+    return this.sharedDecodes.get(item, (text) => this.fromStorageRead(decode(text)));
   }
 
   async openList(ctx: RequestContext, opts: ListRequestOptions): Promise<PreparedList> {

@@ -45,30 +45,20 @@ export async function getObject(
   return null;
 }
 
-/** every object of a resource (in one namespace, or all for cluster-scoped ones) */
-export async function listObjects(
-  resolver: ResourceResolver,
-  gvr: { group: string; version: string; resource: string },
-  namespace: string,
-): Promise<KubeObject[]> {
-  const rest = resolver.lookup(gvr.group, gvr.version, gvr.resource);
-  if (!rest) throw new Error(`the registry serves no ${gvr.group || 'core'}/${gvr.version} ${gvr.resource}`);
-  // consistent: unlike a single get (see getObject), a list cannot tell a miss from a stale
-  // cache, and an object written just before the pod (a LimitRange, a PriorityClass) counts
-  const list = await rest.list(internalContext(fieldManager, namespace), {});
-  return list.items;
-}
-
-/** listObjects for a reader that changes nothing in the objects: shared and frozen, each
- *  decoded once per stored version rather than on every pod create */
+/** every object of a resource (in one namespace, or all for cluster-scoped ones), for a reader
+ *  that changes nothing in them: shared and frozen where the registry can (each decoded once
+ *  per stored version rather than on every write it is asked for) */
 export async function listSharedObjects(
   resolver: ResourceResolver,
   gvr: { group: string; version: string; resource: string },
   namespace: string,
 ): Promise<readonly KubeObject[]> {
   const rest = resolver.lookup(gvr.group, gvr.version, gvr.resource);
-  if (!rest?.listShared) return listObjects(resolver, gvr, namespace);
-  return rest.listShared(internalContext(fieldManager, namespace), {});
+  if (!rest) throw new Error(`the registry serves no ${gvr.group || 'core'}/${gvr.version} ${gvr.resource}`);
+  // consistent: unlike a single get (see getObject), a list cannot tell a miss from a stale
+  // cache, and an object written just before the pod (a LimitRange, a PriorityClass) counts
+  const ctx = internalContext(fieldManager, namespace);
+  return rest.listShared ? rest.listShared(ctx, {}) : (await rest.list(ctx, {})).items;
 }
 
 /** Go's fmt %v of an error chain as kube's plugins print it */

@@ -43,8 +43,10 @@ import {
   type ScopeRequirement,
 } from './quota-evaluators.js';
 import { forbidden } from './shared.js';
+import { listSharedObjects } from './pod-plugins-common.js';
 
 const fieldManager = 'kube-apiserver';
+const RESOURCE_QUOTAS = { group: '', version: 'v1', resource: 'resourcequotas' };
 const retries = 3;
 
 function rvNumber(obj: KubeObject): bigint {
@@ -224,9 +226,7 @@ class QuotaAccessor {
     // etcd, so it costs one shared revision probe, not a read of etcd. kube caches this live
     // lookup for 30 s, empty answers included; kapi does not, so such a quota is honoured at once.
     // read only (a charge works on a copy): shared, not decoded on every write
-    const rest = this.rest();
-    const ctx = internalContext(fieldManager, namespace);
-    const items = rest.listShared ? await rest.listShared(ctx, {}) : (await rest.list(ctx, {})).items;
+    const items = await listSharedObjects(this.resolver, RESOURCE_QUOTAS, namespace);
     return items.map((q) => this.newest(q));
   }
 

@@ -31,7 +31,7 @@ export function validateLabels(labels: Record<string, string> | undefined, path:
   // for-in: no array of pairs per object written
   for (const k in labels) {
     const v: unknown = labels[k];
-    for (const m of isQualifiedName(k)) out.push(fieldErrors.invalid(path, k, m));
+    out.push(...validateLabelName(k, path));
     if (typeof v !== 'string') {
       out.push(fieldErrors.invalid(path, String(v), 'label values must be strings'));
       continue;
