@@ -440,8 +440,8 @@ async function benchPods(b: Bench): Promise<void> {
   // settled figure must start from a settled RSS too, or it can come out below zero
   let settledBefore = before.rss;
   if (o.only.has('pods') && o.settle && b.results.length > 0) {
-    log("pods: waiting for kapi's RSS to settle before the Pods (up to 1 minute)");
-    settledBefore = Math.min(before.rss, await settledRss(b.pids.kapi, 60_000));
+    log("pods: waiting for kapi's RSS to settle before the Pods (up to 3 minutes, as after them)");
+    settledBefore = Math.min(before.rss, await settledRss(b.pids.kapi));
     // an idle minute lets V8 flush the bytecode of the warmed-up paths: warm them again with
     // dry-run creates, which store nothing and so leave the memory baseline as it is
     await rewarmPods(b, bodies);

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { freePort } from '../storage/testing/etcd-server.js';
 import { KubeHttpClient, loadKubeconfig } from './http-client.js';
 import { processAlive as alive } from '../storage/testing/processes.js';
+import { kapiNodeFlags } from '../server/cli/node-flags.js';
 
 export { startEtcd, freePort, type EtcdProcess } from '../storage/testing/etcd-server.js';
 export { KubeHttpClient, WatchStream, jsonOf, loadKubeconfig, type HttpResponse, type WatchEvent } from './http-client.js';
@@ -157,7 +158,17 @@ export async function startKapi(opts: StartKapiOptions = {}): Promise<KapiProces
   const ownDir = !opts.dataDir;
   const dataDir = opts.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'kapi-e2e-'));
   const port = opts.port ?? (await freePort());
-  const args = [...(opts.nodeArgs ?? []), kapiBin(), '--data-dir', dataDir, '--secure-port', String(port), '--bind-address', '127.0.0.1'];
+  const args = [
+    ...kapiNodeFlags(kapiBin()),
+    ...(opts.nodeArgs ?? []),
+    kapiBin(),
+    '--data-dir',
+    dataDir,
+    '--secure-port',
+    String(port),
+    '--bind-address',
+    '127.0.0.1',
+  ];
   if (opts.etcdServers) args.push('--etcd-servers', opts.etcdServers);
   if (opts.etcdCompactionInterval) args.push('--etcd-compaction-interval', opts.etcdCompactionInterval);
   args.push(...(opts.extraArgs ?? []));

@@ -20,6 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { createHash } from 'node:crypto';
+import { kapiNodeFlags } from '../../server/cli/node-flags.js';
 import { writeKubeconfig } from '../../server/kubeconfig/kubeconfig.js';
 import { freePort } from '../../storage/testing/etcd-server.js';
 import { ManagedProcess, tail, type ProcessSpec } from './process.js';
@@ -187,6 +188,7 @@ async function planCluster(opts: ClusterOptions): Promise<ClusterState> {
       kind: 'kapi',
       command: process.execPath,
       args: [
+        ...kapiNodeFlags(kapiBin),
         kapiBin,
         '--data-dir',
         path.join(dir, name),

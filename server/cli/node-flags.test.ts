@@ -1,0 +1,31 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { kapiNodeFlags, nodeFlagsOfShebang } from './node-flags.js';
+
+const kapiBin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../bin/kapi');
+
+test('the node flags of a shebang line: after node, flags only', () => {
+  assert.deepEqual(nodeFlagsOfShebang('#!/usr/bin/env -S node --max-semi-space-size=64 --stack-size=900'), [
+    '--max-semi-space-size=64',
+    '--stack-size=900',
+  ]);
+  assert.deepEqual(nodeFlagsOfShebang('#!/usr/local/bin/node --max-semi-space-size=32'), ['--max-semi-space-size=32']);
+  assert.deepEqual(nodeFlagsOfShebang('#!/usr/bin/env node'), []);
+  assert.deepEqual(nodeFlagsOfShebang('#!/bin/sh -e'), []);
+  assert.deepEqual(nodeFlagsOfShebang('// not a shebang --max-semi-space-size=64'), []);
+  assert.deepEqual(kapiNodeFlags('/nonexistent/bin/kapi'), []);
+});
+
+test('bin/kapi runs itself with a 64 MiB young generation, and `node bin/kapi` launchers read the same flags', () => {
+  const flags = kapiNodeFlags(kapiBin);
+  assert.deepEqual(flags, ['--max-semi-space-size=64']);
+  // the flag reaches V8: a young generation of 2 semi-spaces grows past node's default 32 MiB
+  const probe =
+    "const v8=require('v8');const keep=[];let max=0;for(let i=0;i<3e6;i++){keep.push({i});if(keep.length>2e5)keep.length=0;" +
+    "if(i%1e4===0)max=Math.max(max,v8.getHeapSpaceStatistics().find(s=>s.space_name==='new_space').space_size)}console.log(max)";
+  const grown = Number(spawnSync(process.execPath, [...flags, '-e', probe], { encoding: 'utf8' }).stdout.trim());
+  assert.ok(grown > 32 * 1024 * 1024, `new space grew to ${grown} bytes`);
+});

@@ -1,0 +1,26 @@
+// The node flags kapi runs with live in one place: bin/kapi's shebang line, which is what runs
+// when a user, the Makefile or the image starts bin/kapi itself. Launchers that start it as
+// `node bin/kapi` (the test harness, the local cluster) read the same line here, so that every
+// kapi runs with the flags it is measured with.
+
+import { readFileSync } from 'node:fs';
+
+/** the node flags of a `#!/usr/bin/env -S node <flags>` (or `#!… node <flags>`) first line */
+export function nodeFlagsOfShebang(firstLine: string): string[] {
+  if (!firstLine.startsWith('#!')) return [];
+  const words = firstLine.slice(2).trim().split(/\s+/);
+  const node = words.findIndex((w) => w === 'node' || w.endsWith('/node'));
+  return node < 0 ? [] : words.slice(node + 1).filter((w) => w.startsWith('--'));
+}
+
+/** the node flags bin/kapi (or the script at `binPath`) runs itself with; none if unreadable */
+export function kapiNodeFlags(binPath: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(binPath, 'utf8');
+  } catch {
+    return [];
+  }
+  const end = text.indexOf('\n');
+  return nodeFlagsOfShebang(end < 0 ? text : text.slice(0, end));
+}
