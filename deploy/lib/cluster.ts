@@ -44,6 +44,8 @@ export interface ClusterState {
   dir: string;
   lbURL: string;
   kubeconfig: string;
+  /** bin/kapi (its replicas' command runs it through node, with the flags of its first line) */
+  kapiBin: string;
   pki: { dir: string; caFile: string; certFile: string; keyFile: string };
   etcd: ProcessSpec[];
   replicas: ProcessSpec[];
@@ -223,7 +225,7 @@ async function planCluster(opts: ClusterOptions): Promise<ClusterState> {
     health: { kind: 'readyz', url: lbURL, ...pki },
     marker: dir,
   };
-  return { version: 1, dir, lbURL, kubeconfig: path.join(dir, 'admin.kubeconfig'), pki, etcd, replicas, haproxy };
+  return { version: 1, dir, lbURL, kubeconfig: path.join(dir, 'admin.kubeconfig'), kapiBin, pki, etcd, replicas, haproxy };
 }
 
 function portOf(url: string): number {
@@ -237,7 +239,7 @@ async function writePki(state: ClusterState): Promise<void> {
   mkdirSync(path.dirname(logFile), { recursive: true });
   const fd = openSync(logFile, 'a');
   const args = [
-    kapi.args[0]!,
+    state.kapiBin,
     'certs',
     '--dir',
     state.pki.dir,
