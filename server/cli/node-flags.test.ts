@@ -29,3 +29,18 @@ test('bin/kapi runs itself with a 64 MiB young generation, and `node bin/kapi` l
   const grown = Number(spawnSync(process.execPath, [...flags, '-e', probe], { encoding: 'utf8' }).stdout.trim());
   assert.ok(grown > 32 * 1024 * 1024, `new space grew to ${grown} bytes`);
 });
+
+test('startedWithNodeFlag sees a flag on the command line or in NODE_OPTIONS, and its absence', () => {
+  const moduleUrl = new URL('./node-flags.js', import.meta.url).href;
+  const probe = `import(${JSON.stringify(moduleUrl)}).then((m) => console.log(m.startedWithNodeFlag('--max-semi-space-size')))`;
+  const run = (args: string[], nodeOptions?: string) => {
+    const env = { ...process.env };
+    delete env.NODE_OPTIONS;
+    if (nodeOptions !== undefined) env.NODE_OPTIONS = nodeOptions;
+    return spawnSync(process.execPath, [...args, '-e', probe], { encoding: 'utf8', env }).stdout.trim();
+  };
+  assert.equal(run(['--max-semi-space-size=64']), 'true');
+  assert.equal(run([], '--max-semi-space-size=32'), 'true');
+  assert.equal(run([]), 'false');
+  assert.equal(run(['--max-old-space-size=512']), 'false');
+});

@@ -24,3 +24,10 @@ export function kapiNodeFlags(binPath: string): string[] {
   const end = text.indexOf('\n');
   return nodeFlagsOfShebang(end < 0 ? text : text.slice(0, end));
 }
+
+/** whether this process got node flag `name` (`--name` or `--name=…`), on its command line or
+ *  in NODE_OPTIONS */
+export function startedWithNodeFlag(name: string): boolean {
+  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  return given.some((a) => a === name || a.startsWith(`${name}=`));
+}
