@@ -6,21 +6,14 @@
 import { comparePathElements, parsePathElement, serializePathElement, type PathElement } from './path.js';
 import { FieldSet } from './set.js';
 import { isMap, type Json, type JsonMap } from './value.js';
+import { BoundedMemo } from '../machinery/bounded-memo.js';
 
 /** `f:<name>` keys by name: the same few strings every write, made (and hashed as property
  *  keys) once rather than concatenated anew for every member */
-const fieldKeys = new Map<string, string>();
-const MAX_FIELD_KEYS = 16384;
+const fieldKeys = new BoundedMemo<string>(16384);
 
 function keyOf(pe: PathElement): string {
-  if (!('field' in pe)) return serializePathElement(pe);
-  let key = fieldKeys.get(pe.field);
-  if (key === undefined) {
-    if (fieldKeys.size >= MAX_FIELD_KEYS) fieldKeys.clear();
-    key = serializePathElement(pe);
-    fieldKeys.set(pe.field, key);
-  }
-  return key;
+  return 'field' in pe ? fieldKeys.get(pe.field, () => serializePathElement(pe)) : serializePathElement(pe);
 }
 
 export function toFieldsV1(set: FieldSet): JsonMap {

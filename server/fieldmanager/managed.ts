@@ -3,6 +3,7 @@
 // version and time; entries are written back sorted as kube-apiserver sorts them (Apply before
 // Update, then by time, manager, apiVersion and subresource).
 
+import { BoundedMemo } from '../machinery/bounded-memo.js';
 import { rfc3339 } from '../registry/object.js';
 import { fromFieldsV1, FieldsV1Error, toFieldsV1 } from './fields-v1.js';
 import type { FieldSet } from './set.js';
@@ -40,25 +41,8 @@ export function cloneManaged(m: Managed): Managed {
   return { fields: new Map(m.fields), times: new Map(m.times) };
 }
 
-/** A map that forgets everything once it holds `limit` entries: for memos of values that
- *  repeat across writes (manager identities), where a miss only costs the computation. */
-class Memo<V> {
-  private readonly map = new Map<string, V>();
-  constructor(private readonly limit: number) {}
-
-  get(key: string, compute: () => V): V {
-    let v = this.map.get(key);
-    if (v === undefined) {
-      if (this.map.size >= this.limit) this.map.clear();
-      v = compute();
-      this.map.set(key, v);
-    }
-    return v;
-  }
-}
-
-const ids = new Memo<string>(4096);
-const infos = new Memo<Readonly<ManagerInfo>>(4096);
+const ids = new BoundedMemo<string>(4096);
+const infos = new BoundedMemo<Readonly<ManagerInfo>>(4096);
 
 /** kube-apiserver's manager identity: the entry's JSON without fieldsType, fieldsV1, time, and
  *  (for Apply) apiVersion */
@@ -97,7 +81,7 @@ function parseId(id: string): ManagerInfo {
   };
 }
 
-const normalizedTimes = new Memo<string>(4096);
+const normalizedTimes = new BoundedMemo<string>(4096);
 
 /** the time as kube-apiserver writes it back (whole seconds, UTC); stored entries keep their
  *  times from write to write, so each is worked out once */
@@ -146,11 +130,11 @@ export function decodeManagedFields(entries: unknown): Managed {
 
 export interface ManagedFieldsEntry extends JsonMap {}
 
-const seconds = new Memo<number>(4096);
+const seconds = new BoundedMemo<number>(4096);
 
 /** whole seconds since the epoch of an entry's time (0 when it does not parse), which orders
  *  the entries */
-function secondsOf(time: string): number {
+export function secondsOf(time: string): number {
   return seconds.get(time, () => Math.floor(new Date(time).getTime() / 1000) || 0);
 }
 

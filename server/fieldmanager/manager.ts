@@ -24,6 +24,7 @@ import {
   isResetRequest,
   ManagedFieldsError,
   managerId,
+  secondsOf,
   type Managed,
   type ManagedFieldsEntry,
   type VersionedSet,
@@ -216,7 +217,7 @@ export class FieldManager {
     const updaters = [...m.fields.entries()].filter(([, vs]) => !vs.applied).map(([id]) => id);
     const seconds = (id: string) => {
       const t = m.times.get(id);
-      return t === undefined ? 0 : Math.floor(new Date(t).getTime() / 1000) || 0;
+      return t === undefined ? 0 : secondsOf(t);
     };
     updaters.sort((a, b) => seconds(a) - seconds(b) || (a < b ? -1 : a > b ? 1 : 0));
     const firstOfVersion = new Map<string, string>();

@@ -4,6 +4,8 @@
 // the one the client named. Only percent-escapes are decoded, over the whole path at once, so
 // `%2F` separates segments exactly like `/` (as URL.Path does in Go).
 
+import { isAscii } from '../machinery/go-quote.js';
+
 export interface RequestTarget {
   /** the path, percent-decoded (Go's URL.Path) */
   path: string;
@@ -29,18 +31,13 @@ export function parseRequestTarget(raw: string): RequestTarget | undefined {
 
 const HEX = /^[0-9A-Fa-f]{2}$/;
 
-/** ASCII bytes read as latin1 are already their UTF-8 text */
-function isAscii(s: string): boolean {
-  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
-  return true;
-}
-
 /**
  * Decodes `%XX` escapes to bytes and the bytes as UTF-8 (a sequence that is not UTF-8 becomes
  * U+FFFD rather than an error). The target arrives as a latin1 string, one char per byte.
  * Undefined for a `%` not followed by two hex digits, which Go refuses.
  */
 export function percentDecode(raw: string): string | undefined {
+  // ASCII bytes read as latin1 are already their UTF-8 text
   if (!raw.includes('%')) return isAscii(raw) ? raw : Buffer.from(raw, 'latin1').toString('utf8');
   const bytes: number[] = [];
   for (let i = 0; i < raw.length; i++) {

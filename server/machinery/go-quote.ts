@@ -11,6 +11,12 @@ export function isGoPrintable(ch: string): boolean {
   return /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(ch);
 }
 
+/** every character of `s` is ASCII (so its UTF-8 bytes are its characters) */
+export function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
 /** every character of `s` is printable ASCII (so Go-printable) */
 export function isPrintableAscii(s: string): boolean {
   for (let i = 0; i < s.length; i++) {

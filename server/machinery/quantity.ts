@@ -3,6 +3,8 @@
 // writes back (`0.5` -> `500m`, `1024Mi` -> `1Gi`, `1.5k` -> `1500`). Values are exact
 // rationals (a bigint times a power of ten), rounded up to nano units like Go's.
 
+import { BoundedMemo } from './bounded-memo.js';
+
 export type QuantityFormat = 'DecimalSI' | 'BinarySI' | 'DecimalExponent';
 
 export interface Quantity {
@@ -228,17 +230,12 @@ export function canonicalQuantity(v: unknown, roundTo?: number): unknown {
   // objects of one kind repeat the same few quantities (`100m`, `128Mi`) write after write
   if (typeof v === 'string' && v.length > CANONICAL_TEXT_KEY_MAX) return canonicalQuantityOnce(v, roundTo);
   const key = `${typeof v === 'string' ? 's' : 'n'}${roundTo ?? ''}:${v}`;
-  const known = canonicalTexts.get(key);
-  if (known !== undefined) return known;
-  const text = canonicalQuantityOnce(v, roundTo);
-  if (canonicalTexts.size >= CANONICAL_TEXTS_MAX) canonicalTexts.clear();
-  canonicalTexts.set(key, text);
-  return text;
+  return canonicalTexts.get(key, () => canonicalQuantityOnce(v, roundTo));
 }
 
 const CANONICAL_TEXTS_MAX = 4096;
 const CANONICAL_TEXT_KEY_MAX = 64;
-const canonicalTexts = new Map<string, unknown>();
+const canonicalTexts = new BoundedMemo<unknown>(CANONICAL_TEXTS_MAX);
 
 function canonicalQuantityOnce(v: string | number, roundTo: number | undefined): unknown {
   try {

@@ -31,14 +31,14 @@ import {
   withoutResourceVersion,
   type AnsweringEncoding,
 } from './codec.js';
-
-/** what a write stores, and with JSON its answer's text */
-type Encoded = Pick<AnsweringEncoding, 'plain'> & Partial<Pick<AnsweringEncoding, 'answer'>>;
 import { decodeContinue, encodeContinue } from './continue.js';
 import { EtcdStoreWatch } from './watch.js';
 import { readStored, type ReadResult, type TransformerLookup } from '../value/transformer.js';
 import { LeaseManager } from './lease-manager.js';
 import { revisionProbeFor, type RevisionProbe } from './revision-probe.js';
+
+/** what a write stores, and with JSON its answer's text */
+type Encoded = Pick<AnsweringEncoding, 'plain'> & Partial<Pick<AnsweringEncoding, 'answer'>>;
 
 export interface Etcd3StoreOptions {
   /** etcd key prefix, e.g. '/registry' */

@@ -2,6 +2,9 @@
 // segments), returning kube-apiserver's exact messages. Each check returns the list of
 // problems; an empty list means valid.
 
+import { BoundedMemo } from '../bounded-memo.js';
+import { isAscii } from '../go-quote.js';
+
 const qnameCharFmt = '[A-Za-z0-9]';
 const qnameExtCharFmt = '[-A-Za-z0-9_.]';
 const qualifiedNameFmt = `(${qnameCharFmt}${qnameExtCharFmt}*)?${qnameCharFmt}`;
@@ -59,22 +62,18 @@ export function regexError(msg: string, fmt: string, ...examples: string[]): str
 
 /** byte length, as Go's len() counts */
 function byteLength(s: string): number {
-  // no character beyond Latin-1's ASCII half: the length is the byte count
-  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return Buffer.byteLength(s, 'utf8');
-  return s.length;
+  // ASCII: the length is the byte count
+  return isAscii(s) ? s.length : Buffer.byteLength(s, 'utf8');
 }
 
 /** `check` answering from the values it found valid lately: label keys and values repeat
  *  across objects, and every write checks each of them; forgotten all at once when full */
 function rememberingValid(check: (value: string) => string[]): (value: string) => string[] {
-  const valid = new Set<string>();
+  const valid = new BoundedMemo<true>(VALID_KEPT);
   return (value) => {
-    if (valid.has(value)) return [];
+    if (valid.peek(value)) return [];
     const errs = check(value);
-    if (errs.length === 0) {
-      if (valid.size >= VALID_KEPT) valid.clear();
-      valid.add(value);
-    }
+    if (errs.length === 0) valid.set(value, true);
     return errs;
   };
 }

@@ -5,6 +5,7 @@
 import type { ObjectMeta } from '../../../storage/interface.js';
 import { child, fieldErrors, index, isGoPrintable, isPrintableAscii, type FieldError } from '../../machinery/validation/field-error.js';
 import { isQualifiedName, isValidLabelValue, nameIsDNSLabel, type NameValidator } from '../../machinery/validation/names.js';
+import { isObject } from '../object.js';
 
 export const totalAnnotationSizeLimitBytes = 256 * 1024;
 export const fieldManagerMaxLength = 128;
@@ -21,13 +22,9 @@ function listOf(v: unknown): unknown[] {
   return Array.isArray(v) ? v : [];
 }
 
-function isMap(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 export function validateLabels(labels: Record<string, string> | undefined, path: string): FieldError[] {
   const out: FieldError[] = [];
-  if (!isMap(labels)) return out;
+  if (!isObject(labels)) return out;
   // for-in: no array of pairs per object written
   for (const k in labels) {
     const v: unknown = labels[k];
@@ -44,7 +41,7 @@ export function validateLabels(labels: Record<string, string> | undefined, path:
 export function validateAnnotations(annotations: Record<string, string> | undefined, path: string): FieldError[] {
   const out: FieldError[] = [];
   let total = 0;
-  if (!isMap(annotations)) return out;
+  if (!isObject(annotations)) return out;
   for (const k in annotations) {
     const v: unknown = annotations[k];
     // case does not matter in annotation keys
