@@ -4,6 +4,8 @@
 // Objects are plain decoded JSON; `metadata.resourceVersion` is filled from etcd's
 // mod_revision on every read and never trusted on write.
 
+import type { ReadFence } from './read-fence.js';
+
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
 /** ObjectMeta's members in the order kube-apiserver writes them (clients compare bytes) */
@@ -91,13 +93,20 @@ export interface Cancellable {
   signal?: AbortSignal;
 }
 
-export interface GetOptions extends Cancellable {
+/** A consistent read (no resourceVersion) through a fence is served at the revision the
+ *  fence's reader first read at, or later (see read-fence.ts); stores that read etcd itself
+ *  read its latest revision, as always. */
+export interface Fenced {
+  fence?: ReadFence;
+}
+
+export interface GetOptions extends Cancellable, Fenced {
   /** '' or undefined: most recent (consistent). '0': any. otherwise: not older than. */
   resourceVersion?: string;
   ignoreNotFound?: boolean;
 }
 
-export interface ListOptions extends Cancellable {
+export interface ListOptions extends Cancellable, Fenced {
   /** true for a collection prefix, false for exactly one key (single-object list/watch). */
   recursive: boolean;
   resourceVersion?: string;
@@ -265,6 +274,9 @@ export interface Storage {
   watch(key: string, opts: WatchOptions): Promise<Watch>;
   /** etcd's current revision, read from the cluster (a quorum read). */
   currentResourceVersion(): Promise<number>;
+  /** what the revisions of this storage are counted in: the same object for every storage
+   *  of one etcd cluster (read fences keep a revision per space) */
+  readonly revisionSpace: object;
   /** number of objects under the prefix (for metrics and remainingItemCount estimates) */
   count(key: string): Promise<number>;
   /** true once ready to serve (the cacher: initial list loaded) */

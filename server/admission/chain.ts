@@ -7,6 +7,7 @@ import type { AdmissionAttributes, AdmissionHooks } from '../registry/rest.js';
 import { enabledPluginNames, explicitlyEnabled, readAdmissionConfigFile, validateAdmissionFlags, type AdmissionFlags } from './config.js';
 import type { RequestState } from '../request/types.js';
 import { addAuditAnnotations } from '../request/audit-annotations.js';
+import { ReadFence } from '../../storage/read-fence.js';
 import type { AdmissionDeps, AdmissionPlugin, AdmissionPluginFactory, AdmissionRequestContext } from './plugin.js';
 
 /** what one request hands the chain */
@@ -94,7 +95,7 @@ export function chainOf(plugins: readonly AdmissionPlugin[]): AdmissionChain {
   return {
     plugins,
     hooksFor(req) {
-      const ctx: AdmissionRequestContext = { warnings: req.warnings, auditAnnotations: {}, signal: req.signal };
+      const ctx: AdmissionRequestContext = { warnings: req.warnings, auditAnnotations: {}, signal: req.signal, readFence: new ReadFence() };
       const flush = () => {
         if (!req.onAuditAnnotations) return;
         const a = ctx.auditAnnotations;

@@ -6,6 +6,7 @@
 // object just before it is written (and on the stored object before a delete).
 
 import type { KubeObject } from '../../storage/interface.js';
+import type { ReadFence } from '../../storage/read-fence.js';
 import type { AdmissionAttributes, ResourceResolver } from '../registry/rest.js';
 import type { ReviewAuthorizer } from '../machinery/access-review.js';
 
@@ -30,6 +31,9 @@ export interface AdmissionRequestContext {
   auditAnnotations: Record<string, string>;
   /** aborted when the client goes away */
   signal?: AbortSignal;
+  /** the plugins' consistent reads of this request share one wait for etcd's revision
+   *  (pass it on in the contexts of their lookups) */
+  readFence?: ReadFence;
 }
 
 /** What a plugin may use for its whole life. */

@@ -30,6 +30,7 @@ export function defaultingStorage(inner: Storage, schema: JSONSchemaProps | unde
     return { type: ev.type, object: o };
   };
   const wrapper: Storage = {
+    revisionSpace: inner.revisionSpace,
     create: (key, obj, opts) => inner.create(key, obj, opts),
     get: async (key, opts) => {
       const o = await inner.get(key, opts);

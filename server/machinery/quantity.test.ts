@@ -90,4 +90,15 @@ test('schema-driven canonicalization of a Deployment and a Pod', () => {
   assert.equal(p.spec.volumes[0]?.emptyDir.sizeLimit, '1000Mi');
   assert.equal(p.spec.overhead.cpu, '1500m');
   assert.equal(quantityCanonicalizerFor(schemas, '', 'v1', 'ConfigMap'), undefined);
+  const forLimitRange = quantityCanonicalizerFor(schemas, '', 'v1', 'LimitRange');
+  assert.ok(forLimitRange);
+  const lr = {
+    metadata: { name: '0.5' },
+    spec: { limits: [{ type: 'Container', max: { cpu: '0.5' }, default: { memory: '1024Mi' } }, null] },
+  };
+  forLimitRange(lr);
+  assert.deepEqual(lr, {
+    metadata: { name: '0.5' },
+    spec: { limits: [{ type: 'Container', max: { cpu: '500m' }, default: { memory: '1Gi' } }, null] },
+  });
 });

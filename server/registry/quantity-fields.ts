@@ -50,26 +50,87 @@ function reachesInline(schemas: SchemaRegistry, node: SchemaNode, memo: Map<stri
 
 const milliScale = -3;
 
-function walk(schemas: SchemaRegistry, node: SchemaNode, value: unknown, memo: Map<string, boolean>): unknown {
-  if (node.ref === quantityRef) return canonicalQuantity(value);
-  if (!reachesQuantity(schemas, node, memo)) return value;
-  const r = schemas.resolve(node);
-  if (typeof r.additionalProperties === 'object' && r.additionalProperties.ref === quantityRef && isObject(value)) {
-    for (const [k, v] of Object.entries(value)) value[k] = canonicalQuantity(v, milliScale);
+/** How to walk the values of one schema node that reaches a quantity, worked out once per node:
+ *  only the members that lead to a quantity are visited, so most of an object is never read. */
+interface WalkPlan {
+  /** the node is a Quantity */
+  readonly quantity: boolean;
+  /** an object of Quantities (a resource list): rounded up to milli units */
+  readonly quantityValues: boolean;
+  /** list items that reach a quantity */
+  readonly items?: SchemaNode;
+  /** the properties that reach a quantity */
+  readonly members: readonly (readonly [string, SchemaNode])[];
+  /** additionalProperties, when they reach a quantity: then every member of a value is
+   *  visited, under its property's schema or this one */
+  readonly otherValues?: SchemaNode;
+  readonly properties?: Readonly<Record<string, SchemaNode>>;
+}
+
+const QUANTITY_PLAN: WalkPlan = { quantity: true, quantityValues: false, members: [] };
+
+class Walker {
+  private readonly plans = new Map<SchemaNode, WalkPlan | null>();
+
+  constructor(
+    private readonly schemas: SchemaRegistry,
+    private readonly memo: Map<string, boolean>,
+  ) {}
+
+  /** the plan of `node`; null when nothing below it is a quantity */
+  private planOf(node: SchemaNode): WalkPlan | null {
+    let plan = this.plans.get(node);
+    if (plan === undefined) {
+      plan = this.buildPlan(node);
+      this.plans.set(node, plan);
+    }
+    return plan;
+  }
+
+  private buildPlan(node: SchemaNode): WalkPlan | null {
+    if (node.ref === quantityRef) return QUANTITY_PLAN;
+    if (!reachesQuantity(this.schemas, node, this.memo)) return null;
+    const r = this.schemas.resolve(node);
+    const ap = typeof r.additionalProperties === 'object' ? r.additionalProperties : undefined;
+    const reaches = (n: SchemaNode) => reachesQuantity(this.schemas, n, this.memo);
+    const members = Object.entries(r.properties ?? {}).filter(([, child]) => reaches(child));
+    return {
+      quantity: false,
+      quantityValues: ap?.ref === quantityRef,
+      items: r.items && reaches(r.items) ? r.items : undefined,
+      members,
+      otherValues: ap && reaches(ap) ? ap : undefined,
+      properties: r.properties,
+    };
+  }
+
+  walk(node: SchemaNode, value: unknown): unknown {
+    const plan = this.planOf(node);
+    if (plan === null) return value;
+    if (plan.quantity) return canonicalQuantity(value);
+    if (plan.quantityValues && isObject(value)) {
+      for (const k in value) value[k] = canonicalQuantity(value[k], milliScale);
+      return value;
+    }
+    if (Array.isArray(value)) {
+      if (plan.items) for (let i = 0; i < value.length; i++) value[i] = this.walk(plan.items, value[i]);
+      return value;
+    }
+    if (!isObject(value)) return value;
+    if (plan.otherValues) {
+      for (const k in value) {
+        const v = value[k];
+        if (v !== null && v !== undefined) value[k] = this.walk(plan.properties?.[k] ?? plan.otherValues, v);
+      }
+      return value;
+    }
+    for (const [k, child] of plan.members) {
+      if (!Object.hasOwn(value, k)) continue;
+      const v = value[k];
+      if (v !== null && v !== undefined) value[k] = this.walk(child, v);
+    }
     return value;
   }
-  if (Array.isArray(value)) {
-    if (!r.items) return value;
-    for (let i = 0; i < value.length; i++) value[i] = walk(schemas, r.items, value[i], memo);
-    return value;
-  }
-  if (!isObject(value)) return value;
-  for (const k in value) {
-    const v = value[k];
-    const child = r.properties?.[k] ?? (typeof r.additionalProperties === 'object' ? r.additionalProperties : undefined);
-    if (child && v !== null && v !== undefined) value[k] = walk(schemas, child, v, memo);
-  }
-  return value;
 }
 
 export type QuantityCanonicalizer = (obj: Record<string, unknown>) => void;
@@ -86,7 +147,8 @@ export function quantityCanonicalizerFor(
   if (!root) return undefined;
   const memo = new Map<string, boolean>();
   if (!reachesQuantity(schemas, root, memo)) return undefined;
+  const walker = new Walker(schemas, memo);
   return (obj) => {
-    walk(schemas, root, obj, memo);
+    walker.walk(root, obj);
   };
 }

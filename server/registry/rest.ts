@@ -3,6 +3,7 @@
 // Endpoints decode, negotiate and stream; the registry decides what is stored.
 
 import type { KubeObject, Preconditions, UnreadableDeletion, Watch } from '../../storage/interface.js';
+import type { ReadFence } from '../../storage/read-fence.js';
 import type { ResourceInfo } from '../apis/types.js';
 import type { UserInfo } from '../machinery/user.js';
 
@@ -22,6 +23,9 @@ export interface RequestContext {
   warnings: string[];
   /** aborted when the client goes away */
   signal?: AbortSignal;
+  /** consistent reads made through this context share one wait for etcd's revision (see
+   *  storage/read-fence.ts): set by a caller that reads several times for one request */
+  readFence?: ReadFence;
   /** the object name from the URL, for creates on a named subresource (`pods/x/binding`,
    *  `pods/x/eviction`, `serviceaccounts/x/token`), where the body need not carry it */
   name?: string;

@@ -340,7 +340,7 @@ export class GenericStore implements RESTResource {
     const key = this.keys.objectKey(ctx.namespace, name);
     let obj: KubeObject | null;
     try {
-      obj = await this.storage.get(key, { resourceVersion: opts.resourceVersion, signal: ctx.signal });
+      obj = await this.storage.get(key, { resourceVersion: opts.resourceVersion, signal: ctx.signal, fence: ctx.readFence });
     } catch (e) {
       throw this.mapError(e, name);
     }
@@ -361,7 +361,7 @@ export class GenericStore implements RESTResource {
     const key = this.keys.objectKey(ctx.namespace, name);
     let stored: StoredObject | null | undefined;
     try {
-      stored = await this.storage.getStored(key, { resourceVersion: opts.resourceVersion, signal: ctx.signal });
+      stored = await this.storage.getStored(key, { resourceVersion: opts.resourceVersion, signal: ctx.signal, fence: ctx.readFence });
     } catch (e) {
       throw this.mapError(e, name);
     }
@@ -453,6 +453,7 @@ export class GenericStore implements RESTResource {
   private listOptions(ctx: RequestContext, opts: ListRequestOptions, s: ReturnType<GenericStore['selection']>): ListOptions {
     return {
       signal: ctx.signal,
+      fence: ctx.readFence,
       recursive: s.recursive,
       resourceVersion: opts.resourceVersion,
       resourceVersionMatch: rvMatch(opts.resourceVersionMatch),
@@ -480,6 +481,7 @@ export class GenericStore implements RESTResource {
         resourceVersion: opts.resourceVersion,
         ignoreNotFound: true,
         signal: ctx.signal,
+        fence: ctx.readFence,
       });
     } catch (e) {
       throw this.mapError(e, name);

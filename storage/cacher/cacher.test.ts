@@ -16,6 +16,7 @@ import { labelPredicate, makePod, names, storageErrorCode } from '../testing/fix
 import { createCacheFeed, type CacheFeed, type CacheFeedOptions } from './index.js';
 import { revisionOnlyStore } from './test-support.js';
 import { CatchUpWatch } from './catch-up-watch.js';
+import { ReadFence } from '../read-fence.js';
 import { createEtcd3Store } from '../etcd3/store.js';
 
 /** the store, recording what it reads: 'one key' (the revision probe), or a page's limit */
@@ -108,6 +109,43 @@ describe('watch cache over etcd', () => {
       const got = await pods.get(`/pods/ns/p${String(i).padStart(2, '0')}`);
       assert.equal(got?.metadata.resourceVersion, String(rev));
     }
+  });
+
+  test('consistent reads through one fence: one revision probe for all, each seeing what was written before the first', async () => {
+    const prefix = newPrefix();
+    const base = revisionOnlyStore(client);
+    let probes = 0;
+    const counting: Storage = Object.assign(Object.create(base) as Storage, {
+      currentResourceVersion: () => {
+        probes++;
+        return base.currentResourceVersion();
+      },
+    });
+    const feed = await startFeed(prefix, { progressMarkerDelayMs: 20 }, counting);
+    const pods = feed.cacherFor('/pods/');
+    const deployments = feed.cacherFor('/apps/deployments');
+    const podRev = await put(prefix, makePod('ns', 'a'));
+    const deployRev = await put(prefix, { metadata: { name: 'd', namespace: 'ns' } }, 'apps/deployments');
+    const fence = new ReadFence();
+    const before = probes;
+    const list = await pods.getList('/pods/ns/', { recursive: true, predicate: everything, fence });
+    assert.deepEqual(names(list.items), ['a']);
+    assert.ok(fence.revisionIn(counting.revisionSpace) >= Math.max(podRev, deployRev));
+    const got = await deployments.get('/apps/deployments/ns/d', { fence });
+    assert.equal(got?.metadata.resourceVersion, String(deployRev));
+    const again = await pods.getList('/pods/', { recursive: true, predicate: everything, fence });
+    assert.deepEqual(names(again.items), ['a']);
+    assert.equal(probes - before, 1, 'only the first read through the fence asks etcd');
+    // a read without the fence is consistent on its own: it asks etcd again
+    await put(prefix, makePod('ns', 'b'));
+    const fresh = await pods.getList('/pods/ns/', { recursive: true, predicate: everything });
+    assert.deepEqual(names(fresh.items), ['a', 'b']);
+    assert.equal(probes - before, 2);
+    // revisions of another etcd cluster are not this one's: a fence keeps them apart
+    const elsewhere = new ReadFence();
+    elsewhere.observe({}, Number.MAX_SAFE_INTEGER);
+    await pods.getList('/pods/ns/', { recursive: true, predicate: everything, fence: elsewhere });
+    assert.equal(probes - before, 3);
   });
 
   test('consistent reads after writes outside the prefix are settled by a progress marker', async () => {

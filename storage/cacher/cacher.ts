@@ -30,6 +30,7 @@ import type { WatchFeed } from './feed.js';
 import { initialEvents, replayedEvents, type ResourceCache } from './resource-cache.js';
 import { CacheWatcher } from './watcher.js';
 import { CatchUpWatch } from './catch-up-watch.js';
+import type { ReadFence } from '../read-fence.js';
 
 export interface CacherTiming {
   /** how long a consistent read waits for the cache to reach etcd's revision (then 429) */
@@ -134,6 +135,10 @@ export class Cacher implements Storage {
     return this.store.delete(key, opts);
   }
 
+  get revisionSpace(): object {
+    return this.store.revisionSpace;
+  }
+
   currentResourceVersion(): Promise<number> {
     return this.store.currentResourceVersion();
   }
@@ -160,7 +165,7 @@ export class Cacher implements Storage {
     opts.signal?.throwIfAborted();
     const rv = parseResourceVersion(opts.resourceVersion, key);
     if (!this.feed.synced || !this.covers(key)) return undefined;
-    await this.waitFor(rv, key, opts.signal);
+    await this.waitFor(rv, key, opts.signal, opts.fence);
     const entry = this.cache.get(key);
     if (!entry) {
       if (opts.ignoreNotFound) return null;
@@ -187,7 +192,7 @@ export class Cacher implements Storage {
     if (opts.continue) return this.continuedList(key, opts);
     const rv = parseResourceVersion(opts.resourceVersion, key);
     if (!this.feed.synced || !this.covers(key) || shouldDelegateList(opts)) return undefined;
-    await this.waitFor(rv, key, opts.signal);
+    await this.waitFor(rv, key, opts.signal, opts.fence);
     // from here on synchronous: the entries and the revision belong together
     const prefix = opts.recursive ? normalizePrefix(key) : key;
     return this.page(prefix, opts.recursive, undefined, this.feed.revision, opts);
@@ -386,10 +391,14 @@ export class Cacher implements Storage {
   }
 
   /** waits as the resourceVersion asks: unset -> consistent, 0 -> not at all, N -> not older than N */
-  private async waitFor(rv: number | undefined, key: string, signal?: AbortSignal): Promise<void> {
+  private async waitFor(rv: number | undefined, key: string, signal?: AbortSignal, fence?: ReadFence): Promise<void> {
     if (rv === 0) return;
     if (rv === undefined) {
-      const current = await this.store.currentResourceVersion();
+      const fenced = fence?.revisionIn(this.store.revisionSpace) ?? 0;
+      // the reader read etcd's revision before: the cache need only have reached it
+      const current = fenced > 0 ? fenced : await this.store.currentResourceVersion();
+      if (fence && fenced === 0) fence.observe(this.store.revisionSpace, current);
+      if (this.feed.revision >= current) return;
       if (await this.feed.waitForRevision(current, this.timing.consistentReadTimeoutMs, signal)) return;
       throw new StorageError(
         'TooManyRequests',

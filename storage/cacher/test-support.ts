@@ -7,6 +7,7 @@ import type { Storage } from '../interface.js';
 export function revisionOnlyStore(client: EtcdClient): Storage {
   const refuse = (what: string) => () => Promise.reject(new Error(`revisionOnlyStore: ${what} is not available in this test`));
   return {
+    revisionSpace: client,
     async currentResourceVersion() {
       // a linearizable read: its header carries the cluster's current revision
       const res = await client.range({ key: Buffer.from('/'), countOnly: true });

@@ -685,6 +685,11 @@ class Etcd3Store implements Storage {
     return w;
   }
 
+  /** the probe is one per etcd client, which is one per cluster */
+  get revisionSpace(): object {
+    return this.revisionProbe;
+  }
+
   currentResourceVersion(): Promise<number> {
     return this.revisionProbe.current();
   }

@@ -8,6 +8,7 @@
 //   over the claim's storage request. Every violation is listed in one denial.
 // Objects being deleted (deletionTimestamp on the stored object) are not checked.
 
+import type { ReadFence } from '../../../storage/read-fence.js';
 import type { KubeObject } from '../../../storage/interface.js';
 import { asArray, asObject, isObject, type JsonObject } from '../../registry/object.js';
 import { compareQuantities, formatQuantity, quantityValue, type Quantity } from '../../machinery/quantity.js';
@@ -272,11 +273,11 @@ function kindOf(attrs: AdmissionAttributes): 'pod' | 'claim' | undefined {
 }
 
 export function limitRangerPlugin(deps: Pick<AdmissionDeps, 'resolver'>): AdmissionPlugin {
-  async function rangesFor(attrs: AdmissionAttributes): Promise<readonly KubeObject[]> {
+  async function rangesFor(attrs: AdmissionAttributes, fence: ReadFence | undefined): Promise<readonly KubeObject[]> {
     if (attrs.oldObject?.metadata.deletionTimestamp) return [];
     try {
       // only read: defaults are copied into the pod as the quantity strings they are
-      return await listSharedObjects(deps.resolver, limitRanges, attrs.namespace);
+      return await listSharedObjects(deps.resolver, limitRanges, attrs.namespace, fence);
     } catch {
       throw forbidden(
         attrs,
@@ -288,17 +289,17 @@ export function limitRangerPlugin(deps: Pick<AdmissionDeps, 'resolver'>): Admiss
   return {
     name: 'LimitRanger',
     handles: (attrs) => kindOf(attrs) !== undefined,
-    async mutate(attrs) {
+    async mutate(attrs, ctx) {
       const obj = attrs.object as KubeObject;
       if (kindOf(attrs) !== 'pod') return obj;
-      for (const lr of await rangesFor(attrs)) defaultPod(lr, obj);
+      for (const lr of await rangesFor(attrs, ctx.readFence)) defaultPod(lr, obj);
       return obj;
     },
-    async validate(attrs) {
+    async validate(attrs, ctx) {
       const kind = kindOf(attrs);
       if (!kind) return;
       const obj = attrs.object as KubeObject;
-      for (const lr of await rangesFor(attrs)) {
+      for (const lr of await rangesFor(attrs, ctx.readFence)) {
         const problems = kind === 'pod' ? validatePod(lr, obj) : validateClaim(lr, obj);
         if (problems.length) throw forbidden(attrs, aggregate(problems));
       }

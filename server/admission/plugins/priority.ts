@@ -6,6 +6,7 @@
 //   values is denied; updates keep the values set at create;
 // - a PriorityClass may become globalDefault only while no other class is.
 
+import type { ReadFence } from '../../../storage/read-fence.js';
 import type { KubeObject } from '../../../storage/interface.js';
 import { asObject, isObject } from '../../registry/object.js';
 import type { AdmissionAttributes } from '../../registry/rest.js';
@@ -29,16 +30,16 @@ function valueOf(pc: KubeObject): number {
 }
 
 export function priorityPlugin(deps: Pick<AdmissionDeps, 'resolver'>): AdmissionPlugin {
-  async function defaultClass(): Promise<KubeObject | undefined> {
+  async function defaultClass(fence: ReadFence | undefined): Promise<KubeObject | undefined> {
     let found: KubeObject | undefined;
     // the class is only read: its name and values are copied into the pod
-    for (const pc of await listSharedObjects(deps.resolver, priorityClasses, '')) {
+    for (const pc of await listSharedObjects(deps.resolver, priorityClasses, '', fence)) {
       if (pc.globalDefault === true && (!found || valueOf(found) > valueOf(pc))) found = pc;
     }
     return found;
   }
 
-  async function admitPodCreate(attrs: AdmissionAttributes, pod: KubeObject): Promise<void> {
+  async function admitPodCreate(attrs: AdmissionAttributes, pod: KubeObject, fence: ReadFence | undefined): Promise<void> {
     const spec = isObject(pod.spec) ? pod.spec : (pod.spec = {});
     let priority: number;
     let preemptionPolicy: string | undefined;
@@ -46,7 +47,7 @@ export function priorityPlugin(deps: Pick<AdmissionDeps, 'resolver'>): Admission
     if (!className) {
       let dpc: KubeObject | undefined;
       try {
-        dpc = await defaultClass();
+        dpc = await defaultClass(fence);
       } catch (err) {
         throw new Error(`failed to get default priority class: ${messageOf(err)}`);
       }
@@ -61,7 +62,7 @@ export function priorityPlugin(deps: Pick<AdmissionDeps, 'resolver'>): Admission
     } else {
       let pc: KubeObject | null;
       try {
-        pc = await getObject(deps.resolver, priorityClasses, '', className);
+        pc = await getObject(deps.resolver, priorityClasses, '', className, fence);
       } catch (err) {
         throw new Error(`failed to get PriorityClass with name ${className}: ${messageOf(err)}`);
       }
@@ -102,21 +103,21 @@ export function priorityPlugin(deps: Pick<AdmissionDeps, 'resolver'>): Admission
   return {
     name: 'Priority',
     handles: (attrs) => !attrs.subresource && attrs.object !== null && (isPods(attrs) || isPriorityClasses(attrs)),
-    async mutate(attrs) {
+    async mutate(attrs, ctx) {
       const obj = attrs.object as KubeObject;
       if (!isPods(attrs)) return obj;
-      if (attrs.operation === 'CREATE') await admitPodCreate(attrs, obj);
+      if (attrs.operation === 'CREATE') await admitPodCreate(attrs, obj, ctx.readFence);
       else if (attrs.operation === 'UPDATE' && attrs.oldObject) admitPodUpdate(obj, attrs.oldObject);
       reorderPodSpec(obj);
       return obj;
     },
-    async validate(attrs) {
+    async validate(attrs, ctx) {
       if (!isPriorityClasses(attrs) || (attrs.operation !== 'CREATE' && attrs.operation !== 'UPDATE')) return;
       const pc = attrs.object as KubeObject;
       if (pc.globalDefault !== true) return;
       let dpc: KubeObject | undefined;
       try {
-        dpc = await defaultClass();
+        dpc = await defaultClass(ctx.readFence);
       } catch (err) {
         throw new Error(`failed to get default priority class: ${messageOf(err)}`);
       }

@@ -16,6 +16,7 @@
 // The quota controller (server/controllers/resource-quota.ts) recomputes usage from what is
 // stored, so a charge for a write that then failed is given back at its next pass.
 
+import type { ReadFence } from '../../../storage/read-fence.js';
 import type { KubeObject } from '../../../storage/interface.js';
 import { startInformer, type Informer } from '../../authz/informer.js';
 import { internalContext, isNotFound } from '../../controllers/util.js';
@@ -214,7 +215,7 @@ class QuotaAccessor {
     return r;
   }
 
-  async quotas(namespace: string): Promise<KubeObject[]> {
+  async quotas(namespace: string, fence?: ReadFence): Promise<KubeObject[]> {
     if (!this.informer) this.informer = startInformer(this.rest(), createLogger('admission').named('resourcequota'), this.signal);
     const known = this.informer.hasSynced ? this.informer.list(namespace) : [];
     // a quota without status.hard yet enforces nothing; the informer may not have seen the
@@ -226,7 +227,7 @@ class QuotaAccessor {
     // etcd, so it costs one shared revision probe, not a read of etcd. kube caches this live
     // lookup for 30 s, empty answers included; kapi does not, so such a quota is honoured at once.
     // read only (a charge works on a copy): shared, not decoded on every write
-    const items = await listSharedObjects(this.resolver, RESOURCE_QUOTAS, namespace);
+    const items = await listSharedObjects(this.resolver, RESOURCE_QUOTAS, namespace, fence);
     return items.map((q) => this.newest(q));
   }
 
@@ -277,8 +278,8 @@ export function resourceQuotaPlugin(resolver: ResourceResolver, signal: AbortSig
     return run;
   };
 
-  const evaluate = async (attrs: AdmissionAttributes, evaluator: QuotaEvaluator): Promise<void> => {
-    let quotas = await accessor.quotas(attrs.namespace);
+  const evaluate = async (attrs: AdmissionAttributes, evaluator: QuotaEvaluator, fence: ReadFence | undefined): Promise<void> => {
+    let quotas = await accessor.quotas(attrs.namespace, fence);
     if (quotas.length === 0 && limited.length === 0) return;
     for (let attempt = 0; ; attempt++) {
       const charged = chargeRequest(quotas, attrs, evaluator, limited);
@@ -317,13 +318,13 @@ export function resourceQuotaPlugin(resolver: ResourceResolver, signal: AbortSig
       if (attrs.operation === 'CREATE' && attrs.resource.group === '' && attrs.resource.resource === 'namespaces') return false;
       return !isIgnoredByQuota(attrs.resource.group, attrs.resource.resource);
     },
-    async validate(attrs) {
+    async validate(attrs, ctx) {
       const evaluator = evaluatorFor(attrs.resource.group, attrs.resource.resource);
       if (!evaluator.handles(attrs)) return;
       // most namespaces have no quota: learn that without queueing behind the namespace's
       // other writes (the lane serializes charges, and the lookup may wait for a revision probe)
-      if (limited.length === 0 && (await accessor.quotas(attrs.namespace)).length === 0) return;
-      await inLane(attrs.namespace, () => evaluate(attrs, evaluator));
+      if (limited.length === 0 && (await accessor.quotas(attrs.namespace, ctx.readFence)).length === 0) return;
+      await inLane(attrs.namespace, () => evaluate(attrs, evaluator, ctx.readFence));
     },
   };
 }

@@ -4,6 +4,7 @@
 // An unknown class, a conflicting nodeSelector value or an overhead that differs from the
 // class's is denied, as is an overhead without a class that defines one.
 
+import type { ReadFence } from '../../../storage/read-fence.js';
 import type { KubeObject } from '../../../storage/interface.js';
 import { asArray, asObject, isObject, semanticEqual, type JsonObject } from '../../registry/object.js';
 import { compareQuantities, parseQuantity } from '../../machinery/quantity.js';
@@ -77,10 +78,10 @@ function hasOverhead(spec: JsonObject): boolean {
 }
 
 export function runtimeClassPlugin(deps: Pick<AdmissionDeps, 'resolver'>): AdmissionPlugin {
-  async function classOf(attrs: AdmissionAttributes, pod: KubeObject): Promise<KubeObject | null> {
+  async function classOf(attrs: AdmissionAttributes, pod: KubeObject, fence: ReadFence | undefined): Promise<KubeObject | null> {
     const name = asObject(pod.spec).runtimeClassName;
     if (typeof name !== 'string') return null;
-    const rc = await getObject(deps.resolver, runtimeClasses, '', name);
+    const rc = await getObject(deps.resolver, runtimeClasses, '', name, fence);
     if (!rc) throw forbidden(attrs, `pod rejected: RuntimeClass "${name}" not found`);
     return rc;
   }
@@ -88,10 +89,10 @@ export function runtimeClassPlugin(deps: Pick<AdmissionDeps, 'resolver'>): Admis
   return {
     name: 'RuntimeClass',
     handles: (attrs) => !shouldIgnore(attrs),
-    async mutate(attrs) {
+    async mutate(attrs, ctx) {
       const pod = attrs.object as KubeObject;
       if (shouldIgnore(attrs)) return pod;
-      const rc = await classOf(attrs, pod);
+      const rc = await classOf(attrs, pod, ctx.readFence);
       if (!rc) return pod;
       const spec = isObject(pod.spec) ? pod.spec : (pod.spec = {});
       const podFixed = asObject(rc.overhead).podFixed;
@@ -125,12 +126,12 @@ export function runtimeClassPlugin(deps: Pick<AdmissionDeps, 'resolver'>): Admis
       reorderPodSpec(pod);
       return pod;
     },
-    async validate(attrs) {
+    async validate(attrs, ctx) {
       if (shouldIgnore(attrs)) return;
       const pod = attrs.object as KubeObject;
       const spec = asObject(pod.spec);
       if (!hasOverhead(spec)) return;
-      const rc = await classOf(attrs, pod);
+      const rc = await classOf(attrs, pod, ctx.readFence);
       const podFixed = rc && isObject(rc.overhead) ? asObject(rc.overhead).podFixed : undefined;
       if (!isObject(podFixed)) throw forbidden(attrs, 'pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead');
       if (!sameResources(podFixed, spec.overhead))

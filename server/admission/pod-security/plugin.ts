@@ -5,6 +5,7 @@
 // when their pod-security labels are invalid; tightening the enforce label warns about the
 // existing pods that would now be refused.
 
+import type { ReadFence } from '../../../storage/read-fence.js';
 import type { KubeObject } from '../../../storage/interface.js';
 import { internalContext } from '../../controllers/util.js';
 import { errors, type StatusError } from '../../machinery/status.js';
@@ -84,18 +85,18 @@ export class PodSecurityPlugin implements AdmissionPlugin {
 
   async validate(attrs: AdmissionAttributes, ctx: AdmissionRequestContext): Promise<void> {
     if (!this.handles(attrs) || !attrs.object) return;
-    const outcome = await this.evaluate(attrs);
+    const outcome = await this.evaluate(attrs, ctx.readFence);
     ctx.warnings.push(...outcome.warnings);
     for (const [k, v] of Object.entries(outcome.annotations)) ctx.auditAnnotations[LABEL_PREFIX + k] = v;
     if (outcome.error) throw outcome.error;
   }
 
   /** the decision, warnings and audit annotations (unprefixed) for one request */
-  async evaluate(attrs: AdmissionAttributes): Promise<Outcome> {
+  async evaluate(attrs: AdmissionAttributes, fence?: ReadFence): Promise<Outcome> {
     const key = `${attrs.resource.resource}.${attrs.resource.group}`;
     if (key === 'namespaces.') return this.validateNamespace(attrs);
-    if (key === 'pods.') return this.validatePod(attrs);
-    return this.validatePodController(attrs);
+    if (key === 'pods.') return this.validatePod(attrs, fence);
+    return this.validatePodController(attrs, fence);
   }
 
   private get defaults(): Policy {
@@ -236,10 +237,11 @@ export class PodSecurityPlugin implements AdmissionPlugin {
     return [...first, ...duplicates];
   }
 
-  private async namespaceLabels(ns: string): Promise<Record<string, string> | undefined> {
+  private async namespaceLabels(ns: string, fence: ReadFence | undefined): Promise<Record<string, string> | undefined> {
     const resource = this.deps.resolver.lookup('', 'v1', 'namespaces');
     if (!resource) throw new Error('namespaces are not served');
     const ctx = internalContext(FIELD_MANAGER, '');
+    if (fence) ctx.readFence = fence;
     // only its labels are read: the shared copy, decoded once per stored version
     if (resource.getShared) {
       const shared = await resource.getShared(ctx, ns, {});
@@ -249,13 +251,13 @@ export class PodSecurityPlugin implements AdmissionPlugin {
     return labelsOf(await resource.get(ctx, ns, {}));
   }
 
-  private async validatePod(attrs: AdmissionAttributes): Promise<Outcome> {
+  private async validatePod(attrs: AdmissionAttributes, fence: ReadFence | undefined): Promise<Outcome> {
     if (attrs.subresource && IGNORED_POD_SUBRESOURCES.has(attrs.subresource)) return { warnings: [], annotations: {} };
     if (this.exemptNamespace(attrs.namespace)) return { warnings: [], annotations: { exempt: 'namespace' } };
     if (this.exemptUser(attrs.user.username)) return { warnings: [], annotations: { exempt: 'user' } };
     let labels: Record<string, string> | undefined;
     try {
-      labels = await this.namespaceLabels(attrs.namespace);
+      labels = await this.namespaceLabels(attrs.namespace, fence);
     } catch (err) {
       const message = `failed to lookup namespace ${JSON.stringify(attrs.namespace)}`;
       const error = errors.internal(message);
@@ -274,14 +276,14 @@ export class PodSecurityPlugin implements AdmissionPlugin {
     return this.evaluatePodSpec(attrs, policy, policyErrs, meta, spec, true);
   }
 
-  private async validatePodController(attrs: AdmissionAttributes): Promise<Outcome> {
+  private async validatePodController(attrs: AdmissionAttributes, fence: ReadFence | undefined): Promise<Outcome> {
     const allowed: Outcome = { warnings: [], annotations: {} };
     if (attrs.subresource) return allowed;
     if (this.exemptNamespace(attrs.namespace)) return { ...allowed, annotations: { exempt: 'namespace' } };
     if (this.exemptUser(attrs.user.username)) return { ...allowed, annotations: { exempt: 'user' } };
     let labels: Record<string, string> | undefined;
     try {
-      labels = await this.namespaceLabels(attrs.namespace);
+      labels = await this.namespaceLabels(attrs.namespace, fence);
     } catch (err) {
       return { ...allowed, annotations: { error: `failed to lookup namespace ${JSON.stringify(attrs.namespace)}: ${String(err)}` } };
     }

@@ -37,6 +37,7 @@ export function convertingStorage(inner: Storage, opts: ConvertingStorageOptions
   };
 
   return {
+    revisionSpace: inner.revisionSpace,
     create: async (key, obj, o) => out(await inner.create(key, await into(obj), o)),
     get: async (key, o) => {
       const got = await inner.get(key, o);
