@@ -16,7 +16,16 @@ const exceptionsFile = path.join(repoRoot, 'scripts/layer-exceptions.txt');
 
 /** bottom first; a module is a folder (or a single file) under server/ or storage/ */
 const LAYERS = [
-  ['storage/errors', 'storage/interface', 'server/log', 'server/limits', 'server/machinery', 'server/features', 'server/cbor'],
+  [
+    'storage/errors',
+    'storage/interface',
+    'storage/read-fence',
+    'server/log',
+    'server/limits',
+    'server/machinery',
+    'server/features',
+    'server/cbor',
+  ],
   ['storage/etcd', 'storage/value'],
   ['storage/etcd3'],
   ['storage/cacher', 'storage/testing'],
