@@ -12,6 +12,7 @@ export type StorageErrorCode =
   | 'InvalidResourceVersion' // 400 BadRequest
   | 'TooLargeResourceVersion' // 504 Timeout "Too large resource version"
   | 'TooManyRequests' // 429 with Retry-After: the cache could not catch up in time
+  | 'ReadConditionFailed' // 409: an optimistic read a write relied on changed (read-fence.ts)
   | 'Unavailable'; // 503 etcd unreachable
 
 export class StorageError extends Error {

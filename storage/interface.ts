@@ -4,7 +4,7 @@
 // Objects are plain decoded JSON; `metadata.resourceVersion` is filled from etcd's
 // mod_revision on every read and never trusted on write.
 
-import type { ReadFence } from './read-fence.js';
+import type { ReadCondition, ReadFence } from './read-fence.js';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
@@ -211,6 +211,9 @@ export interface CreateOptions extends Cancellable {
   dryRun?: boolean;
   /** keep the object at least this many seconds, then let etcd delete it; 0 or unset: forever */
   ttlSeconds?: number;
+  /** reads of this storage's revision space the create relies on (read-fence.ts): it is made
+   *  only if they all still hold, else it fails with ReadConditionFailed */
+  conditions?: readonly ReadCondition[];
 }
 
 export interface UpdateOptions extends Cancellable {

@@ -95,7 +95,8 @@ export function chainOf(plugins: readonly AdmissionPlugin[]): AdmissionChain {
   return {
     plugins,
     hooksFor(req) {
-      const ctx: AdmissionRequestContext = { warnings: req.warnings, auditAnnotations: {}, signal: req.signal, readFence: new ReadFence() };
+      const requestFence = new ReadFence();
+      const ctx: AdmissionRequestContext = { warnings: req.warnings, auditAnnotations: {}, signal: req.signal, readFence: requestFence };
       const flush = () => {
         if (!req.onAuditAnnotations) return;
         const a = ctx.auditAnnotations;
@@ -113,6 +114,7 @@ export function chainOf(plugins: readonly AdmissionPlugin[]): AdmissionChain {
         hooks.mutate = async (attrs) => {
           let current = withOptions(attrs);
           let obj = attrs.object as KubeObject;
+          ctx.readFence = attrs.readFence ?? requestFence;
           try {
             for (const p of mutating) {
               if (p.handles && !p.handles(current)) continue;
@@ -128,6 +130,7 @@ export function chainOf(plugins: readonly AdmissionPlugin[]): AdmissionChain {
       if (validating.length > 0) {
         hooks.validate = async (attrs) => {
           const current = withOptions(attrs);
+          ctx.readFence = attrs.readFence ?? requestFence;
           try {
             for (const p of validating) {
               if (p.handles && !p.handles(current)) continue;

@@ -220,6 +220,9 @@ export function statusFromStorageError(err: StorageError, ref: ResourceRef): Sta
     }
     case 'TooManyRequests':
       return errors.tooManyRequests(err.message, err.retryAfterSeconds ?? 1);
+    case 'ReadConditionFailed':
+      // the registry reads again and retries: a client sees this only if that fails too
+      return errors.conflict(ref, err.message);
     case 'InvalidObject':
       return errors.internal(err.message);
     case 'Unavailable':

@@ -59,6 +59,10 @@ export interface AdmissionAttributes {
   /** the request's CreateOptions/UpdateOptions/DeleteOptions as sent to webhooks (with kind
    *  and apiVersion); the chain fills it from the request when the registry does not */
   options?: Record<string, unknown>;
+  /** what the plugins' lookups read through: the write's own fence, whose optimistic reads
+   *  become conditions of the write (storage/read-fence.ts); the chain has one per request
+   *  when the registry gives none */
+  readFence?: ReadFence;
 }
 
 /**

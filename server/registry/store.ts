@@ -19,6 +19,7 @@ import type {
 } from '../../storage/interface.js';
 import { rememberWrittenJson, writtenJsonOf } from '../../storage/interface.js';
 import { isStorageError, StorageError } from '../../storage/errors.js';
+import { ReadFence } from '../../storage/read-fence.js';
 import { fieldManagers } from '../fieldmanager/field-managers.js';
 import { keepManagedFieldsTimes } from '../fieldmanager/timestamps.js';
 import type { ResourceInfo } from '../apis/types.js';
@@ -292,7 +293,13 @@ export class GenericStore implements RESTResource {
   /** mutating admission of `obj`, which the caller hands over (it uses the result instead).
    *  The old object is the stored one as admission reads it: plugins never change an
    *  oldObject (kube hands them the live object itself), so it is not copied. */
-  protected async admit(ctx: RequestContext, operation: AdmissionOperation, obj: KubeObject, old: KubeObject | null): Promise<KubeObject> {
+  protected async admit(
+    ctx: RequestContext,
+    operation: AdmissionOperation,
+    obj: KubeObject,
+    old: KubeObject | null,
+    readFence?: ReadFence,
+  ): Promise<KubeObject> {
     const mutate = ctx.admission?.mutate;
     if (!mutate) return obj;
     const out = await mutate({
@@ -305,6 +312,7 @@ export class GenericStore implements RESTResource {
       oldObject: old ? this.fromStorageForReading(old) : null,
       dryRun: ctx.dryRun,
       user: ctx.user,
+      readFence,
     });
     // the chain's result is this write's alone
     return this.toStorageOwned(out);
@@ -316,6 +324,7 @@ export class GenericStore implements RESTResource {
     obj: KubeObject | null,
     old: KubeObject | null,
     name: string,
+    readFence?: ReadFence,
   ): Promise<void> {
     const validate = ctx.admission?.validate;
     if (!validate) return;
@@ -330,6 +339,7 @@ export class GenericStore implements RESTResource {
       oldObject: old ? this.fromStorageForReading(old) : null,
       dryRun: ctx.dryRun,
       user: ctx.user,
+      readFence,
     });
   }
 
@@ -638,7 +648,9 @@ export class GenericStore implements RESTResource {
         obj.metadata.name ?? '',
       );
     }
-    obj = await this.admit(ctx, 'CREATE', obj, null);
+    // one fence for the lookups of both admission phases (see createOnce)
+    const fence = new ReadFence();
+    obj = await this.admit(ctx, 'CREATE', obj, null, fence);
     this.ensureNamespace(obj, ctx.namespace);
     const generate = !obj.metadata.name && !!obj.metadata.generateName;
     const attempts = generate ? maxNameGenerationAttempts : 1;
@@ -646,7 +658,7 @@ export class GenericStore implements RESTResource {
     for (let i = 0; i < attempts; i++) {
       try {
         // each attempt at a generated name starts from the same object
-        return await this.createOnce(ctx, generate ? clone(obj) : obj, generate);
+        return await this.createOnce(ctx, generate ? clone(obj) : obj, generate, fence);
       } catch (e) {
         last = e;
         if (!(generate && e instanceof StatusError && e.reason === 'AlreadyExists')) throw e;
@@ -681,7 +693,7 @@ export class GenericStore implements RESTResource {
     this.strategy.canonicalize(obj);
   }
 
-  private async createOnce(ctx: RequestContext, obj: KubeObject, generate: boolean): Promise<KubeObject> {
+  private async createOnce(ctx: RequestContext, obj: KubeObject, generate: boolean, fence: ReadFence): Promise<KubeObject> {
     const c = this.strategyContext(ctx);
     const rvSet = nonZeroResourceVersion(obj.metadata.resourceVersion);
     this.fillNewObjectMeta(obj, c.now);
@@ -694,15 +706,29 @@ export class GenericStore implements RESTResource {
     let stored: KubeObject;
     try {
       this.beforeCreate(ctx, c, obj);
-      await this.validateAdmission(ctx, 'CREATE', obj, null, name);
-      // kube's storage answers with a plain error, which its handlers send as a 500 without a reason
-      if (rvSet) throw new StatusError(500, '', 'resourceVersion should not be set on objects to be created');
-      key = this.keys.objectKey(obj.metadata.namespace ?? '', name);
-      stored = await this.storage.create(key, orderObject(obj), {
-        dryRun: ctx.dryRun,
-        ttlSeconds: this.strategy.ttlSeconds,
-        signal: ctx.signal,
-      });
+      // Validating admission reads optimistically: its lookups wait for no revision probe and
+      // become conditions of the create's transaction. If one no longer holds, nothing is
+      // written and admission runs once more, reading strictly (mutating admission has read
+      // strictly already: what it decided is in the object).
+      for (let attempt = 0; ; attempt++) {
+        const optimistic = attempt === 0 && !ctx.dryRun;
+        fence.readOptimisticallyIn(optimistic ? this.storage.revisionSpace : undefined);
+        await this.validateAdmission(ctx, 'CREATE', obj, null, name, fence);
+        // kube's storage answers with a plain error, which its handlers send as a 500 without a reason
+        if (rvSet) throw new StatusError(500, '', 'resourceVersion should not be set on objects to be created');
+        key = this.keys.objectKey(obj.metadata.namespace ?? '', name);
+        try {
+          stored = await this.storage.create(key, orderObject(obj), {
+            dryRun: ctx.dryRun,
+            ttlSeconds: this.strategy.ttlSeconds,
+            signal: ctx.signal,
+            conditions: fence.conditions,
+          });
+          break;
+        } catch (e) {
+          if (!(optimistic && isStorageError(e, 'ReadConditionFailed'))) throw e;
+        }
+      }
     } catch (e) {
       await finish?.(false);
       if (key && isStorageError(e, 'KeyExists')) throw await this.createError(e, key, name, generate);

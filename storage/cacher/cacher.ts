@@ -165,8 +165,10 @@ export class Cacher implements Storage {
     opts.signal?.throwIfAborted();
     const rv = parseResourceVersion(opts.resourceVersion, key);
     if (!this.feed.synced || !this.covers(key)) return undefined;
-    await this.waitFor(rv, key, opts.signal, opts.fence);
+    const optimistic = this.readsOptimistically(rv, opts.fence);
+    if (!optimistic) await this.waitFor(rv, key, opts.signal, opts.fence);
     const entry = this.cache.get(key);
+    optimistic?.record({ key, recursive: false, revision: this.feed.revision, objects: [[key, entry?.modRevision ?? 0]] });
     if (!entry) {
       if (opts.ignoreNotFound) return null;
       throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
@@ -192,10 +194,24 @@ export class Cacher implements Storage {
     if (opts.continue) return this.continuedList(key, opts);
     const rv = parseResourceVersion(opts.resourceVersion, key);
     if (!this.feed.synced || !this.covers(key) || shouldDelegateList(opts)) return undefined;
-    await this.waitFor(rv, key, opts.signal, opts.fence);
+    const optimistic = this.readsOptimistically(rv, opts.fence);
+    if (!optimistic) await this.waitFor(rv, key, opts.signal, opts.fence);
     // from here on synchronous: the entries and the revision belong together
     const prefix = opts.recursive ? normalizePrefix(key) : key;
-    return this.page(prefix, opts.recursive, undefined, this.feed.revision, opts);
+    const list = this.page(prefix, opts.recursive, undefined, this.feed.revision, opts);
+    if (optimistic) {
+      const objects: [string, number][] = list.items.map((item) => [item.key, item.modRevision]);
+      // a single key read and found absent must still be absent
+      if (!opts.recursive && objects.length === 0) objects.push([key, 0]);
+      optimistic.record({ key: prefix, recursive: opts.recursive, revision: this.feed.revision, objects });
+    }
+    return list;
+  }
+
+  /** the fence of a consistent read that is served as the cache stands, as a condition of the
+   *  reader's write (read-fence.ts); undefined for a read that waits as usual */
+  private readsOptimistically(rv: number | undefined, fence: ReadFence | undefined): ReadFence | undefined {
+    return rv === undefined && fence?.optimisticIn(this.store.revisionSpace) ? fence : undefined;
   }
 
   /**

@@ -78,7 +78,8 @@ function compareWire(c: Compare): object {
   if ((c.target === 'VALUE') !== Buffer.isBuffer(c.value)) {
     throw new TypeError(`etcd compare on ${c.target} needs a ${c.target === 'VALUE' ? 'Buffer' : 'number'} value`);
   }
-  return { result: compareResultNumber(c.result), target: compareTargetNumber(c.target), key: c.key, [field]: c.value };
+  const wire = { result: compareResultNumber(c.result), target: compareTargetNumber(c.target), key: c.key, [field]: c.value };
+  return c.rangeEnd ? { ...wire, rangeEnd: c.rangeEnd } : wire;
 }
 
 function opWire(op: TxnOp): object {

@@ -49,6 +49,8 @@ export interface Compare {
   result: CompareResult;
   /** the number for VERSION/CREATE/MOD/LEASE, the bytes for VALUE */
   value: number | Buffer;
+  /** compare every key in [key, rangeEnd) (an empty range compares as one absent key) */
+  rangeEnd?: Buffer;
 }
 
 export type TxnOp =

@@ -37,6 +37,17 @@ export class RevisionProbe {
 function ignore(): void {}
 
 const probes = new WeakMap<object, RevisionProbe>();
+const spaces = new WeakMap<object, Map<string, object>>();
+
+/** What the revisions of the stores of one etcd client under one key prefix are counted in
+ *  (read-fence.ts): revisions of one cluster, and keys that conditions on them can name. */
+export function revisionSpaceFor(client: object, pathPrefix: string): object {
+  let byPrefix = spaces.get(client);
+  if (!byPrefix) spaces.set(client, (byPrefix = new Map()));
+  let space = byPrefix.get(pathPrefix);
+  if (!space) byPrefix.set(pathPrefix, (space = Object.freeze({ pathPrefix })));
+  return space;
+}
 
 /** one probe per etcd client: the revision is the cluster's, whatever the key prefix */
 export function revisionProbeFor(client: object, readRevision: () => Promise<number>): RevisionProbe {

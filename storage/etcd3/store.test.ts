@@ -306,3 +306,25 @@ test('bookmarks: etcd progress notifications become BOOKMARK events', async () =
     await own.stop();
   }
 });
+
+test('create conditions: made while the reads it relied on hold, ReadConditionFailed once one changed', async () => {
+  const ns = 'conditions';
+  const range = `/limitranges/${ns}/`;
+  const before = await store.create(podKey(ns, 'seen'), makePod(ns, 'seen'));
+  const readAt = rvOf(before);
+  // a list of an empty range and a read object, both as they were at readAt
+  const empty = { key: range, recursive: true, revision: readAt, objects: [] };
+  const seen = { key: podKey(ns, 'seen'), recursive: false, revision: readAt, objects: [[podKey(ns, 'seen'), readAt]] as const };
+  const made = await store.create(podKey(ns, 'a'), makePod(ns, 'a'), { conditions: [empty, seen] });
+  assert.ok(rvOf(made) > readAt);
+  // something appears in the range after the read: the create is not made
+  await client.put(Buffer.from(`${prefix}${range}lr`), Buffer.from('{}'));
+  const failed = await rejection(store.create(podKey(ns, 'b'), makePod(ns, 'b'), { conditions: [empty] }));
+  assert.equal(failed.code, 'ReadConditionFailed');
+  assert.equal(await store.get(podKey(ns, 'b'), { ignoreNotFound: true }), null);
+  // an object read is deleted: not made either
+  await store.delete(podKey(ns, 'seen'));
+  assert.equal((await rejection(store.create(podKey(ns, 'c'), makePod(ns, 'c'), { conditions: [seen] }))).code, 'ReadConditionFailed');
+  // a key that exists is still AlreadyExists, conditions or not
+  assert.equal((await rejection(store.create(podKey(ns, 'a'), makePod(ns, 'a'), { conditions: [seen] }))).code, 'KeyExists');
+});

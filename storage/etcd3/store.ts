@@ -5,7 +5,8 @@
 // mod_revision, every list the revision it was read at.
 
 import { isCompactedError, isFutureRevisionError, isLeaseNotFoundError, isUnavailableError, type EtcdError } from '../etcd/errors.js';
-import { prefixEnd, type EtcdClient, type KeyValue, type RangeResponse } from '../etcd/types.js';
+import { prefixEnd, type Compare, type EtcdClient, type KeyValue, type RangeResponse } from '../etcd/types.js';
+import type { ReadCondition } from '../read-fence.js';
 import { StorageError, isStorageError } from '../errors.js';
 import type {
   CreateOptions,
@@ -35,7 +36,7 @@ import { decodeContinue, encodeContinue } from './continue.js';
 import { EtcdStoreWatch } from './watch.js';
 import { readStored, type ReadResult, type TransformerLookup } from '../value/transformer.js';
 import { LeaseManager } from './lease-manager.js';
-import { revisionProbeFor, type RevisionProbe } from './revision-probe.js';
+import { revisionProbeFor, revisionSpaceFor, type RevisionProbe } from './revision-probe.js';
 
 /** what a write stores, and with JSON its answer's text */
 type Encoded = Pick<AnsweringEncoding, 'plain'> & Partial<Pick<AnsweringEncoding, 'answer'>>;
@@ -118,6 +119,10 @@ export function parseResourceVersion(rv: string | undefined, key: string): numbe
   return n;
 }
 
+function conditionFailed(key: string): StorageError {
+  return new StorageError('ReadConditionFailed', key, `objects read for writing ${key} changed before the write; read them again`);
+}
+
 function tooLarge(key: string, requested: number, current: number): StorageError {
   return new StorageError('TooLargeResourceVersion', key, `Too large resource version: ${requested}, current: ${current}`, {
     retryAfterSeconds: 1,
@@ -154,6 +159,7 @@ class Etcd3Store implements Storage {
   private readonly watches = new Set<EtcdStoreWatch>();
   private readonly leases: LeaseManager;
   private readonly revisionProbe: RevisionProbe;
+  readonly revisionSpace: object;
 
   constructor(
     private readonly client: EtcdClient,
@@ -162,6 +168,7 @@ class Etcd3Store implements Storage {
     this.pathPrefix = opts.prefix.replace(/\/+$/, '') + '/';
     this.pageSize = opts.pagingPageSize ?? DEFAULT_PAGE_SIZE;
     this.tooLargeWaitMs = opts.tooLargeResourceVersionWaitMs ?? DEFAULT_TOO_LARGE_WAIT_MS;
+    this.revisionSpace = revisionSpaceFor(client, this.pathPrefix);
     this.leases = new LeaseManager(client, { reuseDurationSeconds: opts.leaseReuseDurationSeconds });
     this.revisionProbe = revisionProbeFor(client, async () => {
       // a linearizable count-only read: its header carries the cluster's current revision
@@ -305,12 +312,16 @@ class Etcd3Store implements Storage {
     }
     const data = this.sealed(etcdKey, plain);
     const k = Buffer.from(etcdKey);
+    const conditions = opts.conditions?.length ? this.conditionCompares(opts.conditions) : undefined;
     const write = () =>
       this.withLease(key, opts.ttlSeconds, (lease) =>
         this.client.txn({
-          compare: [{ key: k, target: 'CREATE', result: 'EQUAL', value: 0 }],
+          compare: conditions
+            ? [{ key: k, target: 'CREATE', result: 'EQUAL', value: 0 }, ...conditions]
+            : [{ key: k, target: 'CREATE', result: 'EQUAL', value: 0 }],
           success: [{ put: { key: k, value: data, lease } }],
-          failure: [],
+          // with conditions, whether the key is there tells which compare failed
+          failure: conditions ? [{ range: { key: k, countOnly: true } }] : [],
         }),
       );
     let res;
@@ -327,8 +338,29 @@ class Etcd3Store implements Storage {
       // not applied; a create only succeeds on an absent key, so once more is safe
       res = await write();
     }
-    if (!res.succeeded) throw new StorageError('KeyExists', key, `key already exists: ${key}`);
+    if (!res.succeeded) {
+      const found = res.responses[0];
+      if (conditions && found && 'range' in found && found.range.count === 0) throw conditionFailed(key);
+      throw new StorageError('KeyExists', key, `key already exists: ${key}`);
+    }
     return this.written(obj, encoded, res.header.revision, key);
+  }
+
+  /** the compares that check reads a write relies on (see read-fence.ts) */
+  private conditionCompares(conditions: readonly ReadCondition[]): Compare[] {
+    const compares: Compare[] = [];
+    for (const c of conditions) {
+      if (c.recursive) {
+        // nothing in the range is newer than the read
+        const k = Buffer.from(this.etcdKey(c.key));
+        compares.push({ key: k, rangeEnd: prefixEnd(k), target: 'MOD', result: 'LESS', value: c.revision + 1 });
+      }
+      // and every object read (or found absent) is as it was
+      for (const [key, modRevision] of c.objects) {
+        compares.push({ key: Buffer.from(this.etcdKey(key)), target: 'MOD', result: 'EQUAL', value: modRevision });
+      }
+    }
+    return compares;
   }
 
   async get(key: string, opts: GetOptions = {}): Promise<KubeObject | null> {
@@ -683,11 +715,6 @@ class Etcd3Store implements Storage {
     });
     this.watches.add(w);
     return w;
-  }
-
-  /** the probe is one per etcd client, which is one per cluster */
-  get revisionSpace(): object {
-    return this.revisionProbe;
   }
 
   currentResourceVersion(): Promise<number> {
