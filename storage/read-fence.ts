@@ -26,10 +26,20 @@ export interface ReadCondition {
   readonly objects: readonly (readonly [key: string, modRevision: number])[];
 }
 
+/** compares a write may carry for its reads: well below etcd's default --max-txn-ops (128);
+ *  a read beyond it is made strictly instead */
+export const MAX_CONDITION_COMPARES = 64;
+
+/** the compares that check one condition */
+export function comparesOf(condition: ReadCondition): number {
+  return (condition.recursive ? 1 : 0) + condition.objects.length;
+}
+
 export class ReadFence {
   private readonly revisions = new Map<object, number>();
   private optimisticSpace: object | undefined;
   private readonly recorded: ReadCondition[] = [];
+  private compares = 0;
 
   /** the revision this reader's strict reads of `space` must reach; 0 before its first one */
   revisionIn(space: object): number {
@@ -46,6 +56,7 @@ export class ReadFence {
   readOptimisticallyIn(space: object | undefined): void {
     this.optimisticSpace = space;
     this.recorded.length = 0;
+    this.compares = 0;
   }
 
   /** whether a consistent read of `space` may be optimistic */
@@ -53,9 +64,14 @@ export class ReadFence {
     return this.optimisticSpace === space && this.revisionIn(space) === 0;
   }
 
-  /** an optimistic read, which the write must check */
-  record(condition: ReadCondition): void {
+  /** An optimistic read, which the write must check; false when the write cannot carry its
+   *  compares too (the read must then be made strictly). */
+  record(condition: ReadCondition): boolean {
+    const compares = comparesOf(condition);
+    if (this.compares + compares > MAX_CONDITION_COMPARES) return false;
+    this.compares += compares;
     this.recorded.push(condition);
+    return true;
   }
 
   /** the conditions of the optimistic reads since readOptimisticallyIn */

@@ -16,7 +16,7 @@ import { labelPredicate, makePod, names, storageErrorCode } from '../testing/fix
 import { createCacheFeed, type CacheFeed, type CacheFeedOptions } from './index.js';
 import { revisionOnlyStore } from './test-support.js';
 import { CatchUpWatch } from './catch-up-watch.js';
-import { ReadFence } from '../read-fence.js';
+import { MAX_CONDITION_COMPARES, ReadFence } from '../read-fence.js';
 import { createEtcd3Store } from '../etcd3/store.js';
 
 /** the store, recording what it reads: 'one key' (the revision probe), or a page's limit */
@@ -146,6 +146,50 @@ describe('watch cache over etcd', () => {
     elsewhere.observe({}, Number.MAX_SAFE_INTEGER);
     await pods.getList('/pods/ns/', { recursive: true, predicate: everything, fence: elsewhere });
     assert.equal(probes - before, 3);
+  });
+
+  test("optimistic reads become conditions of the reader's write, up to what one transaction can check", async () => {
+    const prefix = newPrefix();
+    const base = revisionOnlyStore(client);
+    let probes = 0;
+    const counting: Storage = Object.assign(Object.create(base) as Storage, {
+      currentResourceVersion: () => {
+        probes++;
+        return base.currentResourceVersion();
+      },
+    });
+    const feed = await startFeed(prefix, { progressMarkerDelayMs: 20 }, counting);
+    const pods = feed.cacherFor('/pods/');
+    let last = 0;
+    for (let i = 0; i < MAX_CONDITION_COMPARES; i++) last = await put(prefix, makePod('many', `p${String(i).padStart(3, '0')}`));
+    await put(prefix, makePod('few', 'a'));
+    // the cache has seen them all (a consistent read), then reads are counted
+    await pods.getList('/pods/', { recursive: true, predicate: everything });
+    assert.ok(feed.revision() >= last);
+    const fence = new ReadFence();
+    fence.readOptimisticallyIn(counting.revisionSpace);
+    const before = probes;
+    const few = await pods.getList('/pods/few/', { recursive: true, predicate: everything, fence });
+    assert.deepEqual(names(few.items), ['a']);
+    const absent = await pods.get('/pods/few/b', { fence, ignoreNotFound: true });
+    assert.equal(absent, null);
+    assert.equal(probes - before, 0, 'optimistic reads wait for no revision');
+    assert.deepEqual(
+      fence.conditions.map((c) => [c.key, c.recursive, c.objects.map(([k, rv]) => [k, rv > 0])]),
+      [
+        ['/pods/few/', true, [['/pods/few/a', true]]],
+        ['/pods/few/b', false, [['/pods/few/b', false]]],
+      ],
+    );
+    // 64 objects and the range would take the write past its compares: read strictly instead
+    const many = await pods.getList('/pods/many/', { recursive: true, predicate: everything, fence });
+    assert.equal(many.items.length, MAX_CONDITION_COMPARES);
+    assert.equal(probes - before, 1);
+    assert.equal(fence.conditions.length, 2);
+    // a strict read paid for the revision: the fence's later reads are strict too, and free
+    await pods.getList('/pods/few/', { recursive: true, predicate: everything, fence });
+    assert.equal(probes - before, 1);
+    assert.equal(fence.conditions.length, 2);
   });
 
   test('consistent reads after writes outside the prefix are settled by a progress marker', async () => {

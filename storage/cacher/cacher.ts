@@ -167,8 +167,14 @@ export class Cacher implements Storage {
     if (!this.feed.synced || !this.covers(key)) return undefined;
     const optimistic = this.readsOptimistically(rv, opts.fence);
     if (!optimistic) await this.waitFor(rv, key, opts.signal, opts.fence);
-    const entry = this.cache.get(key);
-    optimistic?.record({ key, recursive: false, revision: this.feed.revision, objects: [[key, entry?.modRevision ?? 0]] });
+    let entry = this.cache.get(key);
+    if (
+      optimistic &&
+      !optimistic.record({ key, recursive: false, revision: this.feed.revision, objects: [[key, entry?.modRevision ?? 0]] })
+    ) {
+      await this.waitFor(rv, key, opts.signal, opts.fence);
+      entry = this.cache.get(key);
+    }
     if (!entry) {
       if (opts.ignoreNotFound) return null;
       throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
@@ -199,13 +205,14 @@ export class Cacher implements Storage {
     // from here on synchronous: the entries and the revision belong together
     const prefix = opts.recursive ? normalizePrefix(key) : key;
     const list = this.page(prefix, opts.recursive, undefined, this.feed.revision, opts);
-    if (optimistic) {
-      const objects: [string, number][] = list.items.map((item) => [item.key, item.modRevision]);
-      // a single key read and found absent must still be absent
-      if (!opts.recursive && objects.length === 0) objects.push([key, 0]);
-      optimistic.record({ key: prefix, recursive: opts.recursive, revision: this.feed.revision, objects });
-    }
-    return list;
+    if (!optimistic) return list;
+    const objects: [string, number][] = list.items.map((item) => [item.key, item.modRevision]);
+    // a single key read and found absent must still be absent
+    if (!opts.recursive && objects.length === 0) objects.push([key, 0]);
+    if (optimistic.record({ key: prefix, recursive: opts.recursive, revision: this.feed.revision, objects })) return list;
+    // too much for the write to check: read as any consistent read
+    await this.waitFor(rv, key, opts.signal, opts.fence);
+    return this.page(prefix, opts.recursive, undefined, this.feed.revision, opts);
   }
 
   /** the fence of a consistent read that is served as the cache stands, as a condition of the

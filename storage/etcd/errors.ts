@@ -26,6 +26,7 @@ const COMPACTED = 'mvcc: required revision has been compacted';
 const FUTURE_REVISION = 'mvcc: required revision is a future revision';
 const LEASE_NOT_FOUND = 'requested lease not found';
 const LEASE_EXISTS = 'lease already exists';
+const TOO_MANY_OPS = 'too many operations in txn request';
 
 export function isCompactedError(err: unknown): boolean {
   return err instanceof EtcdError && err.message.includes(COMPACTED);
@@ -37,6 +38,11 @@ export function isFutureRevisionError(err: unknown): boolean {
 
 export function isLeaseNotFoundError(err: unknown): boolean {
   return err instanceof EtcdError && err.message.includes(LEASE_NOT_FOUND);
+}
+
+/** a txn with more compares or operations than the cluster's --max-txn-ops (128 by default) */
+export function isTooManyOpsError(err: unknown): boolean {
+  return err instanceof EtcdError && err.message.includes(TOO_MANY_OPS);
 }
 
 export function isLeaseExistsError(err: unknown): boolean {

@@ -328,3 +328,21 @@ test('create conditions: made while the reads it relied on hold, ReadConditionFa
   // a key that exists is still AlreadyExists, conditions or not
   assert.equal((await rejection(store.create(podKey(ns, 'a'), makePod(ns, 'a'), { conditions: [seen] }))).code, 'KeyExists');
 });
+
+test('create conditions beyond the cluster --max-txn-ops: ReadConditionFailed (the writer then reads strictly), not a failed write', async () => {
+  const small = await startEtcd({ extraArgs: ['--max-txn-ops', '2'] });
+  const smallClient = createEtcdClient({ endpoints: [small.endpoint] });
+  const smallStore = createEtcd3Store(smallClient, { prefix });
+  try {
+    const seen = await smallStore.create(podKey('ops', 'seen'), makePod('ops', 'seen'));
+    const objects = [[podKey('ops', 'seen'), rvOf(seen)] as const];
+    const conditions = [1, 2, 3].map(() => ({ key: podKey('ops', 'seen'), recursive: false, revision: rvOf(seen), objects }));
+    assert.equal((await rejection(smallStore.create(podKey('ops', 'a'), makePod('ops', 'a'), { conditions }))).code, 'ReadConditionFailed');
+    const made = await smallStore.create(podKey('ops', 'a'), makePod('ops', 'a'));
+    assert.ok(rvOf(made) > rvOf(seen));
+  } finally {
+    await smallStore.close();
+    smallClient.close();
+    await small.stop();
+  }
+});

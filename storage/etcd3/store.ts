@@ -4,7 +4,14 @@
 // JSON without resourceVersion (codec.ts); every object read gets resourceVersion =
 // mod_revision, every list the revision it was read at.
 
-import { isCompactedError, isFutureRevisionError, isLeaseNotFoundError, isUnavailableError, type EtcdError } from '../etcd/errors.js';
+import {
+  isCompactedError,
+  isFutureRevisionError,
+  isLeaseNotFoundError,
+  isTooManyOpsError,
+  isUnavailableError,
+  type EtcdError,
+} from '../etcd/errors.js';
 import { prefixEnd, type Compare, type EtcdClient, type KeyValue, type RangeResponse } from '../etcd/types.js';
 import type { ReadCondition } from '../read-fence.js';
 import { StorageError, isStorageError } from '../errors.js';
@@ -328,6 +335,8 @@ class Etcd3Store implements Storage {
     try {
       res = await write();
     } catch (err) {
+      // a cluster whose --max-txn-ops is below what the conditions need: the writer reads strictly
+      if (conditions && isTooManyOpsError(err)) throw conditionFailed(key);
       if (!isStorageError(err, 'Unavailable')) throw err;
       const now = await this.readBack(etcdKey);
       if (!now) throw err;
