@@ -31,6 +31,19 @@ function recordingReads(store: Storage): { storeReads: (number | 'one key')[]; r
   return { storeReads, recording };
 }
 
+/** the revision-only store, counting its revision probes */
+function probeCountingStore(client: EtcdClient): { store: Storage; probes: () => number } {
+  const base = revisionOnlyStore(client);
+  let probes = 0;
+  const store: Storage = Object.assign(Object.create(base) as Storage, {
+    currentResourceVersion: () => {
+      probes++;
+      return base.currentResourceVersion();
+    },
+  });
+  return { store, probes: () => probes };
+}
+
 describe('watch cache over etcd', () => {
   let etcd: EtcdProcess;
   let client: EtcdClient;
@@ -113,21 +126,14 @@ describe('watch cache over etcd', () => {
 
   test('consistent reads through one fence: one revision probe for all, each seeing what was written before the first', async () => {
     const prefix = newPrefix();
-    const base = revisionOnlyStore(client);
-    let probes = 0;
-    const counting: Storage = Object.assign(Object.create(base) as Storage, {
-      currentResourceVersion: () => {
-        probes++;
-        return base.currentResourceVersion();
-      },
-    });
+    const { store: counting, probes: probeCount } = probeCountingStore(client);
     const feed = await startFeed(prefix, { progressMarkerDelayMs: 20 }, counting);
     const pods = feed.cacherFor('/pods/');
     const deployments = feed.cacherFor('/apps/deployments');
     const podRev = await put(prefix, makePod('ns', 'a'));
     const deployRev = await put(prefix, { metadata: { name: 'd', namespace: 'ns' } }, 'apps/deployments');
     const fence = new ReadFence();
-    const before = probes;
+    const before = probeCount();
     const list = await pods.getList('/pods/ns/', { recursive: true, predicate: everything, fence });
     assert.deepEqual(names(list.items), ['a']);
     assert.ok(fence.revisionIn(counting.revisionSpace) >= Math.max(podRev, deployRev));
@@ -135,29 +141,22 @@ describe('watch cache over etcd', () => {
     assert.equal(got?.metadata.resourceVersion, String(deployRev));
     const again = await pods.getList('/pods/', { recursive: true, predicate: everything, fence });
     assert.deepEqual(names(again.items), ['a']);
-    assert.equal(probes - before, 1, 'only the first read through the fence asks etcd');
+    assert.equal(probeCount() - before, 1, 'only the first read through the fence asks etcd');
     // a read without the fence is consistent on its own: it asks etcd again
     await put(prefix, makePod('ns', 'b'));
     const fresh = await pods.getList('/pods/ns/', { recursive: true, predicate: everything });
     assert.deepEqual(names(fresh.items), ['a', 'b']);
-    assert.equal(probes - before, 2);
+    assert.equal(probeCount() - before, 2);
     // revisions of another etcd cluster are not this one's: a fence keeps them apart
     const elsewhere = new ReadFence();
     elsewhere.observe({}, Number.MAX_SAFE_INTEGER);
     await pods.getList('/pods/ns/', { recursive: true, predicate: everything, fence: elsewhere });
-    assert.equal(probes - before, 3);
+    assert.equal(probeCount() - before, 3);
   });
 
   test("optimistic reads become conditions of the reader's write, up to what one transaction can check", async () => {
     const prefix = newPrefix();
-    const base = revisionOnlyStore(client);
-    let probes = 0;
-    const counting: Storage = Object.assign(Object.create(base) as Storage, {
-      currentResourceVersion: () => {
-        probes++;
-        return base.currentResourceVersion();
-      },
-    });
+    const { store: counting, probes: probeCount } = probeCountingStore(client);
     const feed = await startFeed(prefix, { progressMarkerDelayMs: 20 }, counting);
     const pods = feed.cacherFor('/pods/');
     let last = 0;
@@ -168,12 +167,12 @@ describe('watch cache over etcd', () => {
     assert.ok(feed.revision() >= last);
     const fence = new ReadFence();
     fence.readOptimisticallyIn(counting.revisionSpace);
-    const before = probes;
+    const before = probeCount();
     const few = await pods.getList('/pods/few/', { recursive: true, predicate: everything, fence });
     assert.deepEqual(names(few.items), ['a']);
     const absent = await pods.get('/pods/few/b', { fence, ignoreNotFound: true });
     assert.equal(absent, null);
-    assert.equal(probes - before, 0, 'optimistic reads wait for no revision');
+    assert.equal(probeCount() - before, 0, 'optimistic reads wait for no revision');
     assert.deepEqual(
       fence.conditions.map((c) => [c.key, c.recursive, c.objects.map(([k, rv]) => [k, rv > 0])]),
       [
@@ -184,11 +183,11 @@ describe('watch cache over etcd', () => {
     // 64 objects and the range would take the write past its compares: read strictly instead
     const many = await pods.getList('/pods/many/', { recursive: true, predicate: everything, fence });
     assert.equal(many.items.length, MAX_CONDITION_COMPARES);
-    assert.equal(probes - before, 1);
+    assert.equal(probeCount() - before, 1);
     assert.equal(fence.conditions.length, 2);
     // a strict read paid for the revision: the fence's later reads are strict too, and free
     await pods.getList('/pods/few/', { recursive: true, predicate: everything, fence });
-    assert.equal(probes - before, 1);
+    assert.equal(probeCount() - before, 1);
     assert.equal(fence.conditions.length, 2);
   });
 
