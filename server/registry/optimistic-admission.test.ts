@@ -76,14 +76,17 @@ test('a create whose lookups still hold is made after one round of validating ad
 });
 
 test('a quota created between the lookup and the write: the create is retried and admission sees it', async () => {
+  const warnings: string[] = [];
   const { hooks, seen } = quotaReadingHook(async (_seen, call) => {
+    warnings.push('a warning of every round');
     if (call !== 1) return;
     // another client creates a quota after the plugin looked
     await quotas.create(ctx('opt'), { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name: 'q' }, spec: { hard: { pods: '1' } } });
   });
-  const made = await configmaps.create(ctx('opt', { admission: hooks }), cm('raced'));
+  const made = await configmaps.create(ctx('opt', { admission: hooks, warnings }), cm('raced'));
   assert.equal(made.metadata.name, 'raced');
   assert.deepEqual(seen, [0, 1], 'the second round read strictly and saw the quota');
+  assert.deepEqual(warnings, ['a warning of every round'], "the first round's warnings are dropped");
   assert.equal((await configmaps.get(ctx('opt'), 'raced', {})).metadata.uid, made.metadata.uid);
 });
 

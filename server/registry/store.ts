@@ -710,8 +710,11 @@ export class GenericStore implements RESTResource {
       // become conditions of the create's transaction. If one no longer holds, nothing is
       // written and admission runs once more, reading strictly (mutating admission has read
       // strictly already: what it decided is in the object).
+      const warningsBefore = ctx.warnings.length;
       for (let attempt = 0; ; attempt++) {
         const optimistic = attempt === 0 && !ctx.dryRun;
+        // the second round's warnings replace the first's (the client sees each once)
+        ctx.warnings.length = warningsBefore;
         fence.readOptimisticallyIn(optimistic ? this.storage.revisionSpace : undefined);
         await this.validateAdmission(ctx, 'CREATE', obj, null, name, fence);
         // kube's storage answers with a plain error, which its handlers send as a 500 without a reason
