@@ -22,11 +22,12 @@
 //          [--no-settle] [--warm-up N]
 //
 // Each scenario is measured in steady state: kapi (and raw etcd beside it) first does
-// --warm-up operations of the scenario's own kind (default 3000, 1000 with --quick; GETs twice
+// --warm-up operations of the scenario's own kind (default 10000, 1000 with --quick; GETs twice
 // as many, Pods a third), unmeasured. A fresh node process runs its first few thousand requests
-// at up to 2.5 times the CPU of later ones while V8 compiles the hot paths; a server runs for
-// days, and kube-apiserver, compiled ahead of time, has no such phase. --warm-up 0 measures from
-// a cold start. In a whole run the Pods come after an idle wait for kapi's memory to settle,
+// at up to 2.5 times the CPU of later ones while V8 compiles the hot paths and grows its young
+// generation to full size (which takes some 7000 creates at 64 concurrent; after 3000 the CPU per
+// create was still falling); a server runs for days, and kube-apiserver, compiled ahead of time,
+// has no such phase. --warm-up 0 measures from a cold start. In a whole run the Pods come after an idle wait for kapi's memory to settle,
 // which lets V8 flush the warmed-up code: dry-run creates compile it again, storing nothing.
 //
 // --no-settle skips the wait (up to 3 minutes) for kapi's RSS to settle after the Pods are
@@ -110,7 +111,7 @@ function parseArgs(argv: string[]): Options {
     watchTransports: ['h1', 'h2'],
     workers: 1,
     settle: true,
-    warmUp: 3000,
+    warmUp: 10000,
     out: path.join(repoRoot, 'bench', 'last-run.md'),
   };
   const ints: Record<string, keyof Options> = {
