@@ -40,11 +40,29 @@ const converters = new Map<string, ShapeConverter>([
 
 /** shape fixes every object of a kind gets on the way out, whatever the version */
 const outputNormalizers = new Map<string, ShapeConverter>([['/v1/Event', normalizeCoreEvent]]);
+/** the kinds of outputNormalizers and of converters: every other kind (nearly every object
+ *  read or written) is told apart without building a key */
+const convertedKinds = new Set(
+  [...converters.keys(), ...outputNormalizers.keys()].flatMap((key) => key.split(' -> ').map((gvk) => gvk.slice(gvk.lastIndexOf('/') + 1))),
+);
+
+function sameKind(a: GroupVersionKind, b: GroupVersionKind): boolean {
+  return a.group === b.group && a.version === b.version && a.kind === b.kind;
+}
+
+function normalizerOf(to: GroupVersionKind): ShapeConverter | undefined {
+  return convertedKinds.has(to.kind) ? outputNormalizers.get(gvkString(to)) : undefined;
+}
+
+function converterOf(from: GroupVersionKind, to: GroupVersionKind): ShapeConverter | undefined {
+  if (sameKind(from, to) || !convertedKinds.has(from.kind)) return undefined;
+  return converters.get(`${gvkString(from)} -> ${gvkString(to)}`);
+}
 
 /** is an object read as `to` its stored form in `from`, with no change beyond kind and
  *  apiVersion and kube's field order? */
 export function readsAsStored(from: GroupVersionKind, to: GroupVersionKind): boolean {
-  return gvkString(from) === gvkString(to) && !outputNormalizers.has(gvkString(to));
+  return sameKind(from, to) && normalizerOf(to) === undefined;
 }
 
 /** `obj` as `to` for a reader that changes nothing in it. Between kinds of one shape only the
@@ -52,8 +70,7 @@ export function readsAsStored(from: GroupVersionKind, to: GroupVersionKind): boo
  *  order, is shared with `obj`, which stays as it was); a conversion that rewrites the shape
  *  works on a copy. */
 export function convertForReading(obj: KubeObject, from: GroupVersionKind, to: GroupVersionKind): KubeObject {
-  const sameShape = gvkString(from) === gvkString(to) || !converters.has(`${gvkString(from)} -> ${gvkString(to)}`);
-  return convertObject(obj, from, to, sameShape && !outputNormalizers.has(gvkString(to)));
+  return convertObject(obj, from, to, converterOf(from, to) === undefined && normalizerOf(to) === undefined);
 }
 
 /** Returns a copy of `obj` (in `from`) converted to `to`, with kind/apiVersion set and kube's
@@ -61,13 +78,9 @@ export function convertForReading(obj: KubeObject, from: GroupVersionKind, to: G
  *  else holds): it is converted without a deep copy and must not be used afterwards. */
 export function convertObject(obj: KubeObject, from: GroupVersionKind, to: GroupVersionKind, owned = false): KubeObject {
   let out = owned ? obj : clone(obj);
-  const fromKind = gvkString(from);
-  const toKind = gvkString(to);
-  if (fromKind !== toKind) {
-    const fn = converters.get(`${fromKind} -> ${toKind}`);
-    if (fn) out = fn(out);
-  }
-  const norm = outputNormalizers.get(toKind);
+  const fn = converterOf(from, to);
+  if (fn) out = fn(out);
+  const norm = normalizerOf(to);
   if (norm) out = norm(out);
   const apiVersion = apiVersionOf(to.group, to.version);
   // a copy of our own that already says what it is needs no new top level (an owned object
