@@ -78,4 +78,15 @@ export class ReadFence {
   get conditions(): readonly ReadCondition[] {
     return this.recorded;
   }
+
+  /** where the conditions stand, for withdraw */
+  mark(): number {
+    return this.recorded.length;
+  }
+
+  /** Drops the conditions recorded since `mark`: for a reader that is about to change what it
+   *  read (its write would break its own condition); it must read that again strictly. */
+  withdraw(mark: number): void {
+    for (const c of this.recorded.splice(mark)) this.compares -= comparesOf(c);
+  }
 }

@@ -222,12 +222,19 @@ class QuotaAccessor {
     // controller fill it in, so such a namespace is read consistently, as one without quotas
     const newest = known.map((q) => this.newest(q));
     if (newest.length > 0 && newest.every(hasHard)) return newest;
-    // None known (or one not filled in yet): the informer may not have seen a quota created a moment ago (on this replica
-    // or another). A consistent list is answered by the watch cache once it has caught up with
-    // etcd, so it costs one shared revision probe, not a read of etcd. kube caches this live
-    // lookup for 30 s, empty answers included; kapi does not, so such a quota is honoured at once.
-    // read only (a charge works on a copy): shared, not decoded on every write
-    const items = await listSharedObjects(this.resolver, RESOURCE_QUOTAS, namespace, fence);
+    // None known (or one not filled in yet): the informer may not have seen a quota created a
+    // moment ago (on this replica or another), so the namespace is read consistently. kube
+    // caches this live lookup for 30 s, empty answers included; kapi does not, so such a quota
+    // is honoured at once. Read only (a charge works on a copy): shared, not decoded per write.
+    // Through a create's fence the read may be optimistic, a condition of the create: that
+    // the namespace still has no quota when it is written. A quota found is charged, which
+    // changes what was read, so that condition is withdrawn and the quotas read strictly.
+    const mark = fence?.mark();
+    let items = await listSharedObjects(this.resolver, RESOURCE_QUOTAS, namespace, fence);
+    if (items.length > 0 && fence && mark !== undefined && fence.conditions.length > mark) {
+      fence.withdraw(mark);
+      items = await listSharedObjects(this.resolver, RESOURCE_QUOTAS, namespace);
+    }
     return items.map((q) => this.newest(q));
   }
 
@@ -278,6 +285,10 @@ export function resourceQuotaPlugin(resolver: ResourceResolver, signal: AbortSig
     return run;
   };
 
+  /** creates charged already, by their fence: a create whose read conditions failed runs
+   *  validating admission again, and must not be charged twice */
+  const chargedCreates = new WeakSet<ReadFence>();
+
   const evaluate = async (attrs: AdmissionAttributes, evaluator: QuotaEvaluator, fence: ReadFence | undefined): Promise<void> => {
     let quotas = await accessor.quotas(attrs.namespace, fence);
     if (quotas.length === 0 && limited.length === 0) return;
@@ -297,7 +308,10 @@ export function resourceQuotaPlugin(resolver: ResourceResolver, signal: AbortSig
           lastErr = err;
         }
       }
-      if (failed.length === 0) return;
+      if (failed.length === 0) {
+        if (attrs.operation === 'CREATE' && attrs.readFence) chargedCreates.add(attrs.readFence);
+        return;
+      }
       if (attempt >= retries) throw lastErr instanceof StatusError ? lastErr : new StatusError(500, 'InternalError', String(lastErr));
       // charge again only the quotas whose write lost, as they are now
       const fresh: KubeObject[] = [];
@@ -321,6 +335,7 @@ export function resourceQuotaPlugin(resolver: ResourceResolver, signal: AbortSig
     async validate(attrs, ctx) {
       const evaluator = evaluatorFor(attrs.resource.group, attrs.resource.resource);
       if (!evaluator.handles(attrs)) return;
+      if (attrs.readFence && chargedCreates.has(attrs.readFence)) return;
       // most namespaces have no quota: learn that without queueing behind the namespace's
       // other writes (the lane serializes charges, and the lookup may wait for a revision probe)
       if (limited.length === 0 && (await accessor.quotas(attrs.namespace, ctx.readFence)).length === 0) return;
