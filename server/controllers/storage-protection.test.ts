@@ -3,10 +3,9 @@
 // volume being deleted loses its finalizer at once.
 
 import assert from 'node:assert/strict';
-import { setMaxListeners } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import type { KubeObject } from '../../storage/interface.js';
-import { ctx, startRegistry, type RegistryHarness } from '../registry/testing/harness.js';
+import { ctx, registryOverWatchCache, startRegistry, type RegistryHarness } from '../registry/testing/harness.js';
 import { startInformer } from '../authz/informer.js';
 import {
   ClaimsBeingDeleted,
@@ -93,16 +92,7 @@ for (const watchCache of [false, true])
   });
 
 describe('storage protection pods informer over the watch cache', () => {
-  let h: RegistryHarness;
-  const stop = new AbortController();
-  setMaxListeners(50, stop.signal);
-  before(async () => {
-    h = await startRegistry({}, { watchCache: true });
-  });
-  after(async () => {
-    stop.abort();
-    await h.close();
-  });
+  const suite = registryOverWatchCache();
 
   const claim = (ns: string, name: string): KubeObject => ({
     apiVersion: 'v1',
@@ -118,20 +108,20 @@ describe('storage protection pods informer over the watch cache', () => {
   });
 
   it('watches pods whole only in namespaces where a protected claim is being deleted', async () => {
-    const pods = h.rest('', 'v1', 'pods');
-    const pvcs = h.rest('', 'v1', 'persistentvolumeclaims');
+    const pods = suite.h.rest('', 'v1', 'pods');
+    const pvcs = suite.h.rest('', 'v1', 'persistentvolumeclaims');
     for (const name of ['deleting', 'calm']) {
-      await h.rest('', 'v1', 'namespaces').create(ctx(), { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+      await suite.h.rest('', 'v1', 'namespaces').create(ctx(), { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
       await pvcs.create(ctx(name), claim(name, 'data'));
     }
     // held by its finalizer while being deleted (no controller runs here)
     await pvcs.delete(ctx('deleting'), 'data', {});
-    const claims = startInformer(pvcs, silentLogger, stop.signal);
+    const claims = startInformer(pvcs, silentLogger, suite.signal);
     const beingDeleted = new ClaimsBeingDeleted(claims);
     await claims.synced;
     assert.equal(beingDeleted.in('deleting'), true);
     assert.equal(beingDeleted.in('calm'), false);
-    const informer = startInformer(pods, silentLogger, stop.signal, podInformerOptions(beingDeleted));
+    const informer = startInformer(pods, silentLogger, suite.signal, podInformerOptions(beingDeleted));
     await informer.synced;
     // once the informer has a pod made after its list, its watch is registered with the cache
     await pods.create(ctx('deleting'), podUsing('deleting', 'first', 'data'));

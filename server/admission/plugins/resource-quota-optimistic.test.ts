@@ -4,55 +4,45 @@
 // not charged again.
 
 import assert from 'node:assert/strict';
-import { setMaxListeners } from 'node:events';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { KubeObject } from '../../../storage/interface.js';
 import { syncQuota } from '../../controllers/resource-quota.js';
-import { ctx, startRegistry, type RegistryHarness } from '../../registry/testing/harness.js';
+import { ctx, registryOverWatchCache } from '../../registry/testing/harness.js';
 import { chainOf } from '../chain.js';
 import type { AdmissionPlugin } from '../plugin.js';
 import { resourceQuotaPlugin } from './resource-quota.js';
 
 describe('ResourceQuota with optimistic lookups', () => {
-  let h: RegistryHarness;
-  const stop = new AbortController();
-  setMaxListeners(50, stop.signal);
-  before(async () => {
-    h = await startRegistry({}, { watchCache: true });
-  });
-  after(async () => {
-    stop.abort();
-    await h.close();
-  });
+  const suite = registryOverWatchCache();
 
   async function namespaceWithQuota(ns: string): Promise<void> {
-    await h.rest('', 'v1', 'namespaces').create(ctx(), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-    const q = await h.rest('', 'v1', 'resourcequotas').create(ctx(ns), {
+    await suite.h.rest('', 'v1', 'namespaces').create(ctx(), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+    const q = await suite.h.rest('', 'v1', 'resourcequotas').create(ctx(ns), {
       apiVersion: 'v1',
       kind: 'ResourceQuota',
       metadata: { name: 'q', namespace: ns },
       spec: { hard: { configmaps: '5' } },
     });
-    await syncQuota(h.registry, q);
+    await syncQuota(suite.h.registry, q);
     // consistent reads: the cache holds the namespace and the filled quota from here on
-    await h.rest('', 'v1', 'namespaces').get(ctx(), ns, {});
-    await h.rest('', 'v1', 'resourcequotas').get(ctx(ns), 'q', {});
+    await suite.h.rest('', 'v1', 'namespaces').get(ctx(), ns, {});
+    await suite.h.rest('', 'v1', 'resourcequotas').get(ctx(ns), 'q', {});
   }
 
   const usedConfigMaps = async (ns: string) =>
-    ((await h.rest('', 'v1', 'resourcequotas').get(ctx(ns), 'q', {})).status as { used?: Record<string, string> }).used?.configmaps;
+    ((await suite.h.rest('', 'v1', 'resourcequotas').get(ctx(ns), 'q', {})).status as { used?: Record<string, string> }).used?.configmaps;
 
   const cm = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: '1' } });
 
   function createThrough(plugins: AdmissionPlugin[], ns: string, name: string): Promise<KubeObject> {
     const admission = chainOf(plugins).hooksFor({ warnings: [] });
-    return h.rest('', 'v1', 'configmaps').create(ctx(ns, { admission }), cm(name));
+    return suite.h.rest('', 'v1', 'configmaps').create(ctx(ns, { admission }), cm(name));
   }
 
   it('a quota the informer has not seen: read strictly and charged once', async () => {
     await namespaceWithQuota('oq1');
     // a fresh plugin: its informer has not listed yet, so the lookup goes to the watch cache
-    const made = await createThrough([resourceQuotaPlugin(h.registry, stop.signal)], 'oq1', 'a');
+    const made = await createThrough([resourceQuotaPlugin(suite.h.registry, suite.signal)], 'oq1', 'a');
     assert.equal(made.metadata.name, 'a');
     assert.equal(await usedConfigMaps('oq1'), '1');
   });
@@ -66,7 +56,7 @@ describe('ResourceQuota with optimistic lookups', () => {
       name: 'Racer',
       async validate(attrs, admissionCtx) {
         rounds++;
-        const limitRanges = h.rest('', 'v1', 'limitranges');
+        const limitRanges = suite.h.rest('', 'v1', 'limitranges');
         await limitRanges.listShared!(ctx(attrs.namespace, { readFence: admissionCtx.readFence }), {});
         if (rounds === 1) {
           await limitRanges.create(ctx(attrs.namespace), {
@@ -78,7 +68,7 @@ describe('ResourceQuota with optimistic lookups', () => {
         }
       },
     };
-    const quota = resourceQuotaPlugin(h.registry, stop.signal);
+    const quota = resourceQuotaPlugin(suite.h.registry, suite.signal);
     const made = await createThrough([racer, quota], 'oq2', 'b');
     assert.equal(made.metadata.name, 'b');
     assert.equal(rounds, 2, 'validating admission ran again after the failed condition');

@@ -2,6 +2,8 @@
 // a request context builder, and a helper that turns a rejected promise into its Status.
 
 import assert from 'node:assert/strict';
+import { setMaxListeners } from 'node:events';
+import { after, before } from 'node:test';
 import { createEtcdClient } from '../../../storage/etcd/client.js';
 import type { EtcdClient } from '../../../storage/etcd/types.js';
 import { createEtcd3Store } from '../../../storage/etcd3/store.js';
@@ -64,5 +66,30 @@ export async function startRegistry(extra: Partial<RegistryOptions> = {}, opts: 
       client.close();
       await etcd.stop();
     },
+  };
+}
+
+/** A registry over the watch cache for the tests of one `describe` block: started before
+ *  them, closed after, with a signal (for controllers and informers) aborted before it closes */
+export function registryOverWatchCache(extra: Partial<RegistryOptions> = {}): {
+  readonly h: RegistryHarness;
+  readonly signal: AbortSignal;
+} {
+  let harness: RegistryHarness | undefined;
+  const stop = new AbortController();
+  setMaxListeners(100, stop.signal);
+  before(async () => {
+    harness = await startRegistry(extra, { watchCache: true });
+  });
+  after(async () => {
+    stop.abort();
+    await harness?.close();
+  });
+  return {
+    get h() {
+      assert.ok(harness, 'the registry starts before the tests');
+      return harness;
+    },
+    signal: stop.signal,
   };
 }
