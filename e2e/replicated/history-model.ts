@@ -212,9 +212,14 @@ export function validateReflector(r: Reflector, truth: Truth, scope: Scope): str
     if (ok) continue;
     if (mismatches++ < 3) {
       const stream = g ? r.streams[g.stream] : undefined;
+      // the event before tells whether a gap lies inside one stream or across a resume
+      const before = i > 0 ? got[i - 1] : undefined;
       problems.push(
         `${name}: event ${i} of ${want.length} expected / ${got.length} seen: expected ${describe(w)}; got ${describe(g)}` +
-          (stream ? ` (stream ${g!.stream} on ${stream.server} from rv ${stream.fromRv})` : ''),
+          (stream
+            ? ` (stream ${g!.stream} on ${stream.server} from rv ${stream.fromRv}, ${stream.events} events, ended: ${stream.end?.kind ?? 'no'})`
+            : '') +
+          (before ? `; the event before: rv=${before.rv} on stream ${before.stream}` : ''),
       );
     }
   }
