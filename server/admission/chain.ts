@@ -95,8 +95,9 @@ export function chainOf(plugins: readonly AdmissionPlugin[]): AdmissionChain {
   return {
     plugins,
     hooksFor(req) {
-      const requestFence = new ReadFence();
-      const ctx: AdmissionRequestContext = { warnings: req.warnings, auditAnnotations: {}, signal: req.signal, readFence: requestFence };
+      // made when a phase gets no fence from the registry (creates bring their own)
+      let requestFence: ReadFence | undefined;
+      const ctx: AdmissionRequestContext = { warnings: req.warnings, auditAnnotations: {}, signal: req.signal };
       const flush = () => {
         if (!req.onAuditAnnotations) return;
         const a = ctx.auditAnnotations;
@@ -114,7 +115,7 @@ export function chainOf(plugins: readonly AdmissionPlugin[]): AdmissionChain {
         hooks.mutate = async (attrs) => {
           let current = withOptions(attrs);
           let obj = attrs.object as KubeObject;
-          ctx.readFence = attrs.readFence ?? requestFence;
+          ctx.readFence = attrs.readFence ?? (requestFence ??= new ReadFence());
           try {
             for (const p of mutating) {
               if (p.handles && !p.handles(current)) continue;
@@ -130,7 +131,7 @@ export function chainOf(plugins: readonly AdmissionPlugin[]): AdmissionChain {
       if (validating.length > 0) {
         hooks.validate = async (attrs) => {
           const current = withOptions(attrs);
-          ctx.readFence = attrs.readFence ?? requestFence;
+          ctx.readFence = attrs.readFence ?? (requestFence ??= new ReadFence());
           try {
             for (const p of validating) {
               if (p.handles && !p.handles(current)) continue;

@@ -2,11 +2,12 @@
 // error predicates client-go offers (IsNotFound, IsConflict, ...), abortable sleeping.
 
 export { isAlreadyExists, isConflict, isMethodNotSupported, isNotFound } from '../machinery/status.js';
+import type { ReadFence } from '../../storage/read-fence.js';
 import type { RequestContext } from '../registry/rest.js';
 
 /** kube-controller-manager and kube-apiserver's own loopback client both act as cluster admins */
-export function internalContext(fieldManager: string, namespace: string, signal?: AbortSignal): RequestContext {
-  return {
+export function internalContext(fieldManager: string, namespace: string, signal?: AbortSignal, readFence?: ReadFence): RequestContext {
+  const ctx: RequestContext = {
     user: { username: `system:${fieldManager}`, groups: ['system:masters', 'system:authenticated'] },
     namespace,
     dryRun: false,
@@ -15,6 +16,9 @@ export function internalContext(fieldManager: string, namespace: string, signal?
     warnings: [],
     signal,
   };
+  // the reads of one request's admission share its fence (storage/read-fence.ts)
+  if (readFence) ctx.readFence = readFence;
+  return ctx;
 }
 
 export function errorMessage(err: unknown): string {

@@ -9,7 +9,7 @@ import { errors, type StatusError } from '../../machinery/status.js';
 import { containerOrder, podSpecOrder } from '../../registry/core/pod-spec.js';
 import { asArray, asObject, isObject, reorder, type JsonObject } from '../../registry/object.js';
 import { internalContext, isNotFound } from '../../controllers/util.js';
-import type { AdmissionAttributes, RequestContext, ResourceResolver } from '../../registry/rest.js';
+import type { AdmissionAttributes, ResourceResolver } from '../../registry/rest.js';
 
 /** 403 `<resource> "<name>" is forbidden: <why>` about the object of this request */
 export function forbidden(attrs: AdmissionAttributes, why: string): StatusError {
@@ -25,13 +25,6 @@ export function isCoreResource(attrs: AdmissionAttributes, resource: string): bo
 
 const fieldManager = 'kube-apiserver';
 
-/** the context of a plugin's lookup, its consistent reads through the request's fence */
-export function lookupContext(namespace: string, fence: ReadFence | undefined): RequestContext {
-  const ctx = internalContext(fieldManager, namespace);
-  if (fence) ctx.readFence = fence;
-  return ctx;
-}
-
 /** one object by name, or null when it does not exist */
 export async function getObject(
   resolver: ResourceResolver,
@@ -46,7 +39,7 @@ export async function getObject(
   // cache first (no etcd round trip on every pod create), then a consistent read
   for (const resourceVersion of ['0', undefined]) {
     try {
-      return await rest.get(lookupContext(namespace, fence), name, resourceVersion ? { resourceVersion } : {});
+      return await rest.get(internalContext(fieldManager, namespace, undefined, fence), name, resourceVersion ? { resourceVersion } : {});
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }
@@ -67,7 +60,7 @@ export async function listSharedObjects(
   if (!rest) throw new Error(`the registry serves no ${gvr.group || 'core'}/${gvr.version} ${gvr.resource}`);
   // consistent: unlike a single get (see getObject), a list cannot tell a miss from a stale
   // cache, and an object written just before the pod (a LimitRange, a PriorityClass) counts
-  const ctx = lookupContext(namespace, fence);
+  const ctx = internalContext(fieldManager, namespace, undefined, fence);
   return rest.listShared ? rest.listShared(ctx, {}) : (await rest.list(ctx, {})).items;
 }
 

@@ -240,8 +240,7 @@ export class PodSecurityPlugin implements AdmissionPlugin {
   private async namespaceLabels(ns: string, fence: ReadFence | undefined): Promise<Record<string, string> | undefined> {
     const resource = this.deps.resolver.lookup('', 'v1', 'namespaces');
     if (!resource) throw new Error('namespaces are not served');
-    const ctx = internalContext(FIELD_MANAGER, '');
-    if (fence) ctx.readFence = fence;
+    const ctx = internalContext(FIELD_MANAGER, '', undefined, fence);
     // only its labels are read: the shared copy, decoded once per stored version
     if (resource.getShared) {
       const shared = await resource.getShared(ctx, ns, {});
