@@ -360,3 +360,35 @@ export function validateReads(reads: ReadRecord[], writes: WriteRecord[], truth:
   }
   return problems;
 }
+
+/**
+ * For a watcher whose stream skipped the change at `rev` on `server`: what the other watchers
+ * streaming from that replica across `rev` saw of it. Tells a change the replica never
+ * applied (nobody there saw it) from one a single watch lost.
+ */
+export function witnessesOf(rev: number, server: string, watchers: { r: Reflector; scope: Scope }[], truth: Truth): string[] {
+  const at = truth.changes.findIndex((c) => c.rev === rev);
+  if (at < 0) return [`no change at rev ${rev} in etcd's history`];
+  const change = truth.changes[at]!;
+  const key = `${change.namespace}/${change.name}`;
+  let prev = truth.initial.get(key);
+  for (const c of truth.changes.slice(0, at)) if (`${c.namespace}/${c.name}` === key) prev = c.cur;
+  const out: string[] = [];
+  let spanning = 0;
+  for (const { r, scope } of watchers) {
+    const concerned =
+      (change.cur !== undefined && inScope(scope, change.namespace, change.cur.labels)) ||
+      (prev !== undefined && inScope(scope, change.namespace, prev.labels));
+    if (!concerned) continue;
+    r.streams.forEach((s, index) => {
+      if (s.server !== server || s.fromRv >= rev) return;
+      const events = r.events.filter((e) => e.stream === index);
+      if (!events.some((e) => e.rv > rev)) return;
+      spanning++;
+      const saw = events.some((e) => e.rv === rev);
+      if (out.length < 8) out.push(`${r.opts.name} stream ${index} from rv ${s.fromRv}: ${saw ? 'saw it' : 'MISSED it'}`);
+    });
+  }
+  out.unshift(`${spanning} streams on ${server} of watchers the change at rev ${rev} concerns ran across it`);
+  return out;
+}

@@ -29,7 +29,7 @@ import { startCluster, etcdLeader, etcdRevision, makeEtcdLeader, type TestCluste
 import { Reflector } from './reflector.js';
 import { Http2Sessions } from './watch-client.js';
 import { Writer, GROUP_LABEL } from './writer.js';
-import { expectedEvents, readTruth, stateAt, validateReads, validateReflector, validateWrites, type Scope } from './history-model.js';
+import { expectedEvents, readTruth, witnessesOf, stateAt, validateReads, validateReflector, validateWrites, type Scope } from './history-model.js';
 import { Reader } from './reader.js';
 
 /** KAPI_SOAK_FAULTS=extended adds a frozen replica, an etcd without quorum and a graceful
@@ -261,6 +261,20 @@ describe('watch soak: 4 writers, 50 watchers, a replica and an etcd member kille
     for (const r of reads)
       if (r.status !== 200) readFailures.set(String(r.status || r.error), (readFailures.get(String(r.status || r.error)) ?? 0) + 1);
     const watchProblems = watchers.flatMap(({ r, scope }) => validateReflector(r, truth, scope));
+    // a change a stream skipped: did the other watches on that replica see it?
+    for (const { r, scope } of watchers) {
+      const want = expectedEvents(truth, scope, r.listRv);
+      const i = want.findIndex((w, n) => r.events[n]?.rv !== w.rv);
+      const skipped = want[i];
+      const next = r.events[i];
+      if (!skipped || !next || next.rv < skipped.rv) continue;
+      const stream = r.streams[next.stream]!;
+      const startedAt = ((stream.startedAt - started) / 1000).toFixed(1);
+      watchProblems.push(
+        `${r.opts.name} skipped rv ${skipped.rv} on stream ${next.stream} (${r.opts.http2 ? 'HTTP/2' : 'HTTP/1.1'}, sent at ${startedAt}s)`,
+        ...witnessesOf(skipped.rv, stream.server, watchers, truth).map((l) => `  ${l}`),
+      );
+    }
     const unexpected = writers.flatMap((w) => w.unexpected);
     const streams = watchers.flatMap(({ r }) => r.streams);
     const cut = streams.filter((s) => s.end?.kind === 'cut').length;
