@@ -287,7 +287,7 @@ describe('watch soak: 4 writers, 50 watchers, a replica and an etcd member kille
     ];
     // what the replicas warned about (a late event after trusted progress would show here)
     for (const r of cluster.replicas) {
-      for (const l of cluster.logLines(r.name, /watch cache|etcd-io\/etcd#15220|request handler failed/).slice(0, 5))
+      for (const l of cluster.logLines(r.name, /watch cache|etcd watch listener threw|etcd-io\/etcd#15220|request handler failed/).slice(0, 5))
         summary.push(`${r.name}: ${l}`);
     }
     for (const line of summary) t.diagnostic(line);
