@@ -29,7 +29,16 @@ import { startCluster, etcdLeader, etcdRevision, makeEtcdLeader, type TestCluste
 import { Reflector } from './reflector.js';
 import { Http2Sessions } from './watch-client.js';
 import { Writer, GROUP_LABEL } from './writer.js';
-import { expectedEvents, readTruth, witnessesOf, stateAt, validateReads, validateReflector, validateWrites, type Scope } from './history-model.js';
+import {
+  expectedEvents,
+  readTruth,
+  witnessesOf,
+  stateAt,
+  validateReads,
+  validateReflector,
+  validateWrites,
+  type Scope,
+} from './history-model.js';
 import { Reader } from './reader.js';
 
 /** KAPI_SOAK_FAULTS=extended adds a frozen replica, an etcd without quorum and a graceful
@@ -287,7 +296,9 @@ describe('watch soak: 4 writers, 50 watchers, a replica and an etcd member kille
     ];
     // what the replicas warned about (a late event after trusted progress would show here)
     for (const r of cluster.replicas) {
-      for (const l of cluster.logLines(r.name, /watch cache|etcd watch listener threw|etcd-io\/etcd#15220|request handler failed/).slice(0, 5))
+      for (const l of cluster
+        .logLines(r.name, /watch cache|etcd watch listener threw|etcd-io\/etcd#15220|request handler failed/)
+        .slice(0, 5))
         summary.push(`${r.name}: ${l}`);
     }
     for (const line of summary) t.diagnostic(line);
