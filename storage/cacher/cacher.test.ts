@@ -312,6 +312,43 @@ describe('watch cache over etcd', () => {
     for (const r of rs) r.stop();
   });
 
+  test('a stored value that does not decode is left out of a replay and of the initial state, with a warning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.message);
+    process.on('warning', onWarning);
+    try {
+      for (const sendInitialEvents of [false, true]) {
+        const prefix = newPrefix();
+        const feed = await startFeed(prefix);
+        const pods = feed.cacherFor('/pods/');
+        const start = String(feed.revision());
+        // no watcher yet: the replay (or the initial state) is the first to decode the bad value
+        await other.put(Buffer.from(`${prefix}/pods/ns/bad`), Buffer.from('{not json'));
+        const good = await put(prefix, makePod('ns', 'good'));
+        await feed.feed.waitForRevision(good, 5000);
+        const w = read(
+          await pods.watch('/pods/', {
+            recursive: true,
+            predicate: everything,
+            resourceVersion: sendInitialEvents ? undefined : start,
+            sendInitialEvents,
+            allowWatchBookmarks: sendInitialEvents,
+          }),
+        );
+        assert.equal(describeEvent(await w.change()), `ADDED good@${good}`);
+        await new Promise((r) => setImmediate(r));
+        assert.ok(
+          warnings.some((m) => m.includes('cannot deliver a change of /pods/ns/bad')),
+          `no warning (sendInitialEvents=${sendInitialEvents}): ${JSON.stringify(warnings)}`,
+        );
+        warnings.length = 0;
+        w.stop();
+      }
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   test('predicates filter per watcher; single-key watches see only their key', async () => {
     const prefix = newPrefix();
     const feed = await startFeed(prefix);

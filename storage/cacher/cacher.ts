@@ -93,6 +93,8 @@ export class Cacher implements Storage {
     private readonly timing: CacherTiming,
   ) {}
 
+  private readonly undecodable = (key: string, err: unknown): void => this.cache.warnUndecodable(key, err);
+
   get ready(): boolean {
     return this.feed.synced;
   }
@@ -332,7 +334,7 @@ export class Cacher implements Storage {
       // synchronous from here: the snapshot and the registration see the same revision
       const revision = this.feed.revision;
       const entries = this.cache.snapshot(watchKey, opts.recursive);
-      const w = new CacheWatcher({ ...base, startRevision: revision, backlog: initialEvents(entries, opts.predicate) });
+      const w = new CacheWatcher({ ...base, startRevision: revision, backlog: initialEvents(entries, opts.predicate, this.undecodable) });
       if (opts.sendInitialEvents === true && opts.allowWatchBookmarks) w.pushBookmark(revision, true);
       this.cache.addWatcher(w);
       return w;
@@ -365,7 +367,7 @@ export class Cacher implements Storage {
       const changes = this.cache.changesSince(rv);
       if (!changes) return undefined;
       const covers = (k: string) => (opts.recursive ? k.startsWith(watchKey) : k === watchKey);
-      w = new CacheWatcher({ ...base, startRevision: this.feed.revision, backlog: replayedEvents(changes, covers, opts.predicate) });
+      w = new CacheWatcher({ ...base, startRevision: this.feed.revision, backlog: replayedEvents(changes, covers, opts.predicate, this.undecodable) });
     }
     this.cache.addWatcher(w);
     return w;

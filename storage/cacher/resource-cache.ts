@@ -189,7 +189,9 @@ export class ResourceCache {
     metadataReaders?.forEach((w) => send(w, true));
   }
 
-  private warnUndecodable(key: string, err: unknown): void {
+  /** an object a watcher is not sent because it does not decode: said once per cache, never
+   *  silently (a live change, a replayed one and the initial state alike) */
+  warnUndecodable(key: string, err: unknown): void {
     if (this.warnedUndecodable) return;
     this.warnedUndecodable = true;
     process.emitWarning(`watch cache: cannot deliver a change of ${key}: ${(err as Error)?.message ?? String(err)}`);
@@ -197,12 +199,17 @@ export class ResourceCache {
 }
 
 /** the initial state as ADDED events, decoded as the client reads them */
-export function* initialEvents(entries: StoredEntry[], predicate: SelectionPredicate): Generator<WatchEvent> {
+export function* initialEvents(
+  entries: StoredEntry[],
+  predicate: SelectionPredicate,
+  onUndecodable: (key: string, err: unknown) => void,
+): Generator<WatchEvent> {
   for (const e of entries) {
     let obj: KubeObject;
     try {
       obj = decodeEntry(e);
-    } catch {
+    } catch (err) {
+      onUndecodable(e.key, err);
       continue;
     }
     if (predicate.matches(obj)) yield { type: 'ADDED', object: obj };
@@ -214,13 +221,15 @@ export function* replayedEvents(
   events: CacheEvent[],
   covers: (key: string) => boolean,
   predicate: SelectionPredicate,
+  onUndecodable: (key: string, err: unknown) => void,
 ): Generator<WatchEvent> {
   for (const e of events) {
     if (!covers(e.key)) continue;
     let out: WatchEvent | undefined;
     try {
       out = new DecodedEvent(e).forPredicate(predicate);
-    } catch {
+    } catch (err) {
+      onUndecodable(e.key, err);
       continue;
     }
     if (out) yield out;
