@@ -367,7 +367,11 @@ export class Cacher implements Storage {
       const changes = this.cache.changesSince(rv);
       if (!changes) return undefined;
       const covers = (k: string) => (opts.recursive ? k.startsWith(watchKey) : k === watchKey);
-      w = new CacheWatcher({ ...base, startRevision: this.feed.revision, backlog: replayedEvents(changes, covers, opts.predicate, this.undecodable) });
+      w = new CacheWatcher({
+        ...base,
+        startRevision: this.feed.revision,
+        backlog: replayedEvents(changes, covers, opts.predicate, this.undecodable),
+      });
     }
     this.cache.addWatcher(w);
     return w;
