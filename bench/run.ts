@@ -27,8 +27,9 @@
 // at up to 2.5 times the CPU of later ones while V8 compiles the hot paths and grows its young
 // generation to full size (which takes some 7000 creates at 64 concurrent; after 3000 the CPU per
 // create was still falling); a server runs for days, and kube-apiserver, compiled ahead of time,
-// has no such phase. --warm-up 0 measures from a cold start. In a whole run the Pods come after an idle wait for kapi's memory to settle,
-// which lets V8 flush the warmed-up code: dry-run creates compile it again, storing nothing.
+// has no such phase. --warm-up 0 measures from a cold start. In a whole run the Pods come after
+// an idle wait for kapi's memory to settle, which lets V8 flush the warmed-up code: dry-run
+// creates compile it again, storing nothing.
 //
 // --no-settle skips the wait (up to 3 minutes) for kapi's RSS to settle after the Pods are
 // created: the settled memory row is left out, for before/after runs of the create rate.

@@ -4,7 +4,15 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { expectedEvents, validateReads, validateReflector, validateWrites, type Truth, type WriteRecord } from './history-model.js';
+import {
+  expectedEvents,
+  validateReads,
+  validateReflector,
+  validateWrites,
+  witnessesOf,
+  type Truth,
+  type WriteRecord,
+} from './history-model.js';
 import type { ReadRecord } from './reader.js';
 import { Reflector, type ObservedEvent } from './reflector.js';
 
@@ -177,5 +185,40 @@ describe('soak checker', () => {
     );
     // failed reads are no statement about the state
     assert.deepEqual(validateReads([{ server: 'r', namespace: 'a', sentAt: 25, doneAt: 30, status: 429 }], [write], truth), []);
+  });
+  it('names what the other watches on a replica saw of a change one of them skipped', () => {
+    const onServer = (r: Reflector): Reflector => {
+      r.streams.push({ server: 's', fromRv: 10, startedAt: 0, status: 200, events: r.events.length, bookmarks: 0 });
+      return r;
+    };
+    const skipped = onServer(reflector(10, [ev('ADDED', 'x', 11, 's1', '1'), ev('ADDED', 'y', 13, 's3', '1')]));
+    const saw = onServer(
+      reflector(10, [ev('ADDED', 'x', 11, 's1', '1'), ev('MODIFIED', 'x', 12, 's2', '2'), ev('ADDED', 'y', 13, 's3', '1')]),
+    );
+    // x leaves g=1 at 12: a change that concerns a g=1 watcher through the state before it
+    const selected = onServer(
+      reflector(10, [ev('ADDED', 'x', 11, 's1', '1'), ev('DELETED', 'x', 12, 's1', '1'), ev('ADDED', 'y', 13, 's3', '1')]),
+    );
+    // a g=2 watcher on another replica is not a witness
+    const elsewhere = reflector(10, [ev('ADDED', 'x', 12, 's2', '2')]);
+    elsewhere.streams.push({ server: 't', fromRv: 10, startedAt: 0, status: 200, events: 1, bookmarks: 0 });
+    const lines = witnessesOf(
+      12,
+      's',
+      [
+        { r: skipped, scope: { namespace: 'a' } },
+        { r: saw, scope: { namespace: 'a' } },
+        { r: selected, scope: { label: { key: 'g', value: '1' } } },
+        { r: elsewhere, scope: { label: { key: 'g', value: '2' } } },
+      ],
+      truth,
+    );
+    assert.deepEqual(lines, [
+      '3 streams on s of watchers the change at rev 12 concerns ran across it',
+      'r stream 0 from rv 10: MISSED it',
+      'r stream 0 from rv 10: saw it',
+      'r stream 0 from rv 10: saw it',
+    ]);
+    assert.deepEqual(witnessesOf(99, 's', [], truth), ["no change at rev 99 in etcd's history"]);
   });
 });

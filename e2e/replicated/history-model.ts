@@ -367,12 +367,9 @@ export function validateReads(reads: ReadRecord[], writes: WriteRecord[], truth:
  * applied (nobody there saw it) from one a single watch lost.
  */
 export function witnessesOf(rev: number, server: string, watchers: { r: Reflector; scope: Scope }[], truth: Truth): string[] {
-  const at = truth.changes.findIndex((c) => c.rev === rev);
-  if (at < 0) return [`no change at rev ${rev} in etcd's history`];
-  const change = truth.changes[at]!;
-  const key = `${change.namespace}/${change.name}`;
-  let prev = truth.initial.get(key);
-  for (const c of truth.changes.slice(0, at)) if (`${c.namespace}/${c.name}` === key) prev = c.cur;
+  const change = truth.changes.find((c) => c.rev === rev);
+  if (!change) return [`no change at rev ${rev} in etcd's history`];
+  const prev = stateAt(truth, rev - 1).get(`${change.namespace}/${change.name}`);
   const out: string[] = [];
   let spanning = 0;
   for (const { r, scope } of watchers) {

@@ -229,9 +229,9 @@ class QuotaAccessor {
     // Through a create's fence the read may be optimistic, a condition of the create: that
     // the namespace still has no quota when it is written. A quota found is charged, which
     // changes what was read, so that condition is withdrawn and the quotas read strictly.
-    const mark = fence?.mark();
+    const mark = fence?.mark() ?? 0;
     let items = await listSharedObjects(this.resolver, RESOURCE_QUOTAS, namespace, fence);
-    if (items.length > 0 && fence && mark !== undefined && fence.conditions.length > mark) {
+    if (fence && items.length > 0 && fence.conditions.length > mark) {
       fence.withdraw(mark);
       items = await listSharedObjects(this.resolver, RESOURCE_QUOTAS, namespace);
     }
