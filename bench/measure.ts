@@ -105,17 +105,21 @@ export function rssBytes(pid: number): number {
 export interface CpuUse {
   kapiMs: number;
   etcdMs: number;
+  /** the bench process itself: the load client's share of the machine */
+  clientMs: number;
   wallMs: number;
 }
 
-/** runs fn and reports the CPU time kapi and etcd used meanwhile */
+/** runs fn and reports the CPU time kapi, etcd and the load client used meanwhile */
 export async function withCpu<T>(pids: { kapi: number; etcd: number }, fn: () => Promise<T>): Promise<[T, CpuUse]> {
   const k0 = treeCpuMs(pids.kapi);
   const e0 = cpuMs(pids.etcd);
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   const result = await fn();
   const wallMs = performance.now() - t0;
-  return [result, { kapiMs: treeCpuMs(pids.kapi) - k0, etcdMs: cpuMs(pids.etcd) - e0, wallMs }];
+  const c = process.cpuUsage(c0);
+  return [result, { kapiMs: treeCpuMs(pids.kapi) - k0, etcdMs: cpuMs(pids.etcd) - e0, clientMs: (c.user + c.system) / 1000, wallMs }];
 }
 
 /** one line of the results: a scenario measured through kapi and, where it has one, raw etcd */
@@ -135,6 +139,9 @@ export interface Result {
   etcdCpuMsPerOp?: number;
   /** kapi CPU time / wall time while the scenario ran */
   kapiCores?: number;
+  /** the load client's CPU per operation against kapi and against raw etcd */
+  clientCpuMsPerOp?: number;
+  rawClientCpuMsPerOp?: number;
 }
 
 export function fmt(n: number | undefined): string {
@@ -169,6 +176,7 @@ export function resultsTable(results: Result[]): string {
     'kapi CPU ms/op',
     'etcd CPU ms/op',
     'kapi cores',
+    'client CPU ms/op kapi / raw',
   ];
   const pair = (a?: number, b?: number) => (a === undefined ? '—' : `${fmt(a)} / ${fmt(b)}`);
   const body = results.map((r) => [
@@ -182,6 +190,7 @@ export function resultsTable(results: Result[]): string {
     fmt(r.kapiCpuMsPerOp),
     fmt(r.etcdCpuMsPerOp),
     fmt(r.kapiCores),
+    pair(r.clientCpuMsPerOp, r.rawClientCpuMsPerOp),
   ]);
   return markdownTable(head, body);
 }

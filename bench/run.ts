@@ -214,7 +214,7 @@ function noteErrors(b: Bench, name: string, runs: Record<string, Run>): void {
 }
 
 /** a throughput scenario's line of the table */
-function throughputResult(name: string, ops: number, kapi: Run, kapiCpu: CpuUse, raw: Run | undefined): Result {
+function throughputResult(name: string, ops: number, kapi: Run, kapiCpu: CpuUse, raw: Run | undefined, rawCpu?: CpuUse): Result {
   return {
     scenario: name,
     unit: 'ops/s',
@@ -228,11 +228,13 @@ function throughputResult(name: string, ops: number, kapi: Run, kapiCpu: CpuUse,
     kapiCpuMsPerOp: kapiCpu.kapiMs / ops,
     etcdCpuMsPerOp: kapiCpu.etcdMs / ops,
     kapiCores: kapiCpu.kapiMs / kapiCpu.wallMs,
+    clientCpuMsPerOp: kapiCpu.clientMs / ops,
+    rawClientCpuMsPerOp: rawCpu && rawCpu.clientMs / ops,
   };
 }
 
 /** a latency scenario's line (lists): the median time per operation */
-function timeResult(name: string, ops: number, kapi: Run, kapiCpu: CpuUse, raw: Run | undefined): Result {
+function timeResult(name: string, ops: number, kapi: Run, kapiCpu: CpuUse, raw: Run | undefined, rawCpu?: CpuUse): Result {
   return {
     scenario: name,
     unit: 'ms',
@@ -246,6 +248,8 @@ function timeResult(name: string, ops: number, kapi: Run, kapiCpu: CpuUse, raw: 
     kapiCpuMsPerOp: kapiCpu.kapiMs / ops,
     etcdCpuMsPerOp: kapiCpu.etcdMs / ops,
     kapiCores: kapiCpu.kapiMs / kapiCpu.wallMs,
+    clientCpuMsPerOp: kapiCpu.clientMs / ops,
+    rawClientCpuMsPerOp: rawCpu && rawCpu.clientMs / ops,
   };
 }
 
@@ -307,17 +311,17 @@ async function benchCreate(b: Bench): Promise<void> {
     log(`create: ${o.objects} configmaps, 64 concurrent`);
     const from = b.configMaps;
     const [kapi, cpu] = await createConfigMaps(b, from, from + o.objects, 64);
-    const [raw] = await rawCreates(b, 'create', from, from + o.objects, 64);
+    const [raw, rawCpu] = await rawCreates(b, 'create', from, from + o.objects, 64);
     noteErrors(b, 'create', { kapi, raw });
-    b.results.push(throughputResult('create ConfigMap, 64 concurrent', o.objects, kapi, cpu, raw));
+    b.results.push(throughputResult('create ConfigMap, 64 concurrent', o.objects, kapi, cpu, raw, rawCpu));
   }
   if (o.only.has('create-serial')) {
     log(`create: ${o.serial} configmaps, 1 at a time`);
     const from = b.configMaps;
     const [kapi, cpu] = await createConfigMaps(b, from, from + o.serial, 1);
-    const [raw] = await rawCreates(b, 'serial', from, from + o.serial, 1);
+    const [raw, rawCpu] = await rawCreates(b, 'serial', from, from + o.serial, 1);
     noteErrors(b, 'create-serial', { kapi, raw });
-    b.results.push(throughputResult('create ConfigMap, 1 at a time', o.serial, kapi, cpu, raw));
+    b.results.push(throughputResult('create ConfigMap, 1 at a time', o.serial, kapi, cpu, raw, rawCpu));
   }
 }
 
@@ -337,14 +341,14 @@ async function benchGet(b: Bench, accept: string, label: string): Promise<void> 
   const [kapi, cpu] = await withCpu(b.pids, () =>
     runConcurrent(o.gets, 64, (i) => b.client.expect(200, 'GET', `${cmBase}/${name(i)}`, { accept }).then(() => {})),
   );
-  const [raw] = await withCpu(b.pids, () =>
+  const [raw, rawCpu] = await withCpu(b.pids, () =>
     runConcurrent(o.gets, 64, async (i) => {
       const r = await b.etcd.range({ key: Buffer.from(`/registry/configmaps/${NS}/${name(i)}`) });
       if (r.kvs.length !== 1) throw new Error('raw get found nothing');
     }),
   );
   noteErrors(b, label, { kapi, raw });
-  b.results.push(throughputResult(label, o.gets, kapi, cpu, raw));
+  b.results.push(throughputResult(label, o.gets, kapi, cpu, raw, rawCpu));
 }
 
 async function benchUpdate(b: Bench): Promise<void> {
@@ -389,9 +393,9 @@ async function benchUpdate(b: Bench): Promise<void> {
   }
   log(`update: ${perWriter * WRITERS} PUTs, ${WRITERS} writers with one object each`);
   const [kapi, cpu] = await withCpu(b.pids, () => kapiUpdates(perWriter));
-  const [raw] = await withCpu(b.pids, () => rawUpdates(perWriter));
+  const [raw, rawCpu] = await withCpu(b.pids, () => rawUpdates(perWriter));
   noteErrors(b, 'update', { kapi, raw });
-  b.results.push(throughputResult(`update (PUT with resourceVersion), ${WRITERS} concurrent`, perWriter * WRITERS, kapi, cpu, raw));
+  b.results.push(throughputResult(`update (PUT with resourceVersion), ${WRITERS} concurrent`, perWriter * WRITERS, kapi, cpu, raw, rawCpu));
 }
 
 /** kapi's RSS and V8 heap in use outside the young generation (from its /metrics), bytes: the
@@ -465,12 +469,12 @@ async function benchPods(b: Bench): Promise<void> {
   const stored = await storedUnder(b.etcd, `/registry/pods/${POD_NS}/`);
   log(`pods: raw etcd, ${stored.length} txn creates of the stored bytes`);
   const create = rawCreate(b.etcd);
-  const [raw] = await withCpu(b.pids, () =>
+  const [raw, rawCpu] = await withCpu(b.pids, () =>
     runConcurrent(stored.length, 64, (i) => create(rawKeyOf(stored[i]!.key, 'pods'), stored[i]!.value)),
   );
   noteErrors(b, 'pods', { kapi, raw });
   if (o.only.has('pods')) {
-    b.results.push(throughputResult(`create ${o.pods} Pods, 64 concurrent`, o.pods, kapi, cpu, raw));
+    b.results.push(throughputResult(`create ${o.pods} Pods, 64 concurrent`, o.pods, kapi, cpu, raw, rawCpu));
     const per = (a: number, z: number) => (z - a) / 1024 / stored.length;
     b.results.push({
       scenario: 'memory per cached Pod: RSS 2 s after',
@@ -589,29 +593,29 @@ async function benchList(b: Bench, accept: string, kinds: ('consistent' | 'rv0' 
   if (kinds.includes('consistent')) {
     log(`list: consistent${suffix}, ${o.listRepeats} times`);
     const [kapi, cpu] = await once(() => b.client.expect(200, 'GET', base, { accept, timeoutMs: 120000 }));
-    const [raw] = await rawAll();
+    const [raw, rawCpu] = await rawAll();
     noteErrors(b, 'list', { kapi, raw });
-    b.results.push(timeResult(`list ${items} Pods, consistent${suffix}`, o.listRepeats, kapi, cpu, raw));
+    b.results.push(timeResult(`list ${items} Pods, consistent${suffix}`, o.listRepeats, kapi, cpu, raw, rawCpu));
   }
   if (kinds.includes('rv0')) {
     log(`list: resourceVersion=0${suffix}, ${o.listRepeats} times`);
     const [kapi, cpu] = await once(() => b.client.expect(200, 'GET', `${base}?resourceVersion=0`, { accept, timeoutMs: 120000 }));
-    const [raw] = await once(async () => {
+    const [raw, rawCpu] = await once(async () => {
       const r = await b.etcd.rangeAll({ key: Buffer.from(rawPrefix), rangeEnd: prefixEnd(Buffer.from(rawPrefix)), serializable: true });
       if (r.kvs.length !== b.pods) throw new Error(`raw list got ${r.kvs.length}`);
     });
     noteErrors(b, 'list rv=0', { kapi, raw });
-    b.results.push(timeResult(`list ${items} Pods, resourceVersion=0${suffix}`, o.listRepeats, kapi, cpu, raw));
+    b.results.push(timeResult(`list ${items} Pods, resourceVersion=0${suffix}`, o.listRepeats, kapi, cpu, raw, rawCpu));
   }
   if (kinds.includes('pages')) {
     log(`list: limit=500 pages${suffix}, ${o.listRepeats} times`);
     const [kapi, cpu] = await once(() => pagedList(b, base, accept));
-    const [raw] = await once(async () => {
+    const [raw, rawCpu] = await once(async () => {
       const n = await rawPagedRange(b.etcd, rawPrefix);
       if (n !== b.pods) throw new Error(`raw paged list got ${n}`);
     });
     noteErrors(b, 'list pages', { kapi, raw });
-    b.results.push(timeResult(`list ${items} Pods, limit=500 pages${suffix}`, o.listRepeats, kapi, cpu, raw));
+    b.results.push(timeResult(`list ${items} Pods, limit=500 pages${suffix}`, o.listRepeats, kapi, cpu, raw, rawCpu));
   }
 }
 
