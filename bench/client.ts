@@ -137,9 +137,7 @@ export class TokenClient {
   private acquire(): Promise<Connection> {
     const ready = this.idle.pop();
     if (ready) return Promise.resolve(ready);
-    const promise = new Promise<Connection>((resolve, reject) =>
-      this.waiting.push((c) => (c instanceof Error ? reject(c) : resolve(c))),
-    );
+    const promise = new Promise<Connection>((resolve, reject) => this.waiting.push((c) => (c instanceof Error ? reject(c) : resolve(c))));
     if (this.all.size + this.opening < this.maxSockets) this.open();
     return promise;
   }
