@@ -42,10 +42,12 @@ class Connection {
     socket.setNoDelay(true);
     socket.on('data', (data: Buffer) => this.onData(data));
     socket.on('error', (err) => this.fail(err));
+    socket.on('end', () => this.fail(new Error('connection closed by the server')));
     socket.on('close', () => this.fail(new Error('connection closed')));
   }
 
   send(request: Buffer, method: string, timeoutMs: number, describe: string): Promise<BenchResponse> {
+    if (this.closed) return Promise.reject(new Error(`${describe}: connection closed before the request was sent`));
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => this.socket.destroy(new Error(`${describe}: no answer in time`)), timeoutMs);
       this.pending = { resolve, reject, timer, reader: new HttpResponseReader(method === 'HEAD') };
