@@ -412,23 +412,18 @@ async function kapiMemory(b: Bench): Promise<{ rss: number; heap: number }> {
 /**
  * kapi's RSS once V8 has collected the garbage the load left: node has no idle-time
  * collection, and V8 shrinks an idle heap only after a while (about 100 s on this machine), so
- * right after a load the RSS is mostly the room V8 let the heap grow into. Waits for the RSS to
- * fall and then hold for 15 s, at most `maxMs`; the lowest RSS seen (of kapi's whole process tree, workers included).
+ * right after a load the RSS is mostly the room V8 let the heap grow into. The lowest RSS of
+ * kapi's whole process tree (workers included) over a fixed `windowMs`: the baseline before
+ * the Pods and the figure after them wait alike, since a wait that stops once the RSS looks
+ * steady stopped at different points on the two sides and swung the difference by more than
+ * the goal's margin.
  */
-async function settledRss(pid: number, maxMs = 180_000): Promise<number> {
+async function settledRss(pid: number, windowMs = 150_000): Promise<number> {
   const started = Date.now();
-  const first = treeRssBytes(pid);
-  let low = first;
-  let lowAt = started;
-  while (Date.now() - started < maxMs) {
+  let low = treeRssBytes(pid);
+  while (Date.now() - started < windowMs) {
     await new Promise((r) => setTimeout(r, 5000));
-    const rss = treeRssBytes(pid);
-    if (rss < low * 0.97) {
-      low = rss;
-      lowAt = Date.now();
-    } else if (low < first * 0.8 && Date.now() - lowAt >= 15_000) {
-      break;
-    }
+    low = Math.min(low, treeRssBytes(pid));
   }
   return low;
 }
@@ -449,7 +444,7 @@ async function benchPods(b: Bench): Promise<void> {
   // settled figure must start from a settled RSS too, or it can come out below zero
   let settledBefore = before.rss;
   if (o.only.has('pods') && o.settle && b.results.length > 0) {
-    log("pods: waiting for kapi's RSS to settle before the Pods (up to 3 minutes, as after them)");
+    log("pods: waiting 150 s for kapi's RSS to settle before the Pods, as after them");
     settledBefore = Math.min(before.rss, await settledRss(b.pids.kapi));
     // an idle minute lets V8 flush the bytecode of the warmed-up paths: warm them again with
     // dry-run creates, which store nothing and so leave the memory baseline as it is
@@ -463,7 +458,7 @@ async function benchPods(b: Bench): Promise<void> {
   const after = await kapiMemory(b);
   let settled = NaN;
   if (o.only.has('pods') && o.settle) {
-    log("pods: waiting for kapi's RSS to settle (up to 3 minutes)");
+    log("pods: waiting 150 s for kapi's RSS to settle");
     settled = await settledRss(b.pids.kapi);
   }
   const stored = await storedUnder(b.etcd, `/registry/pods/${POD_NS}/`);
