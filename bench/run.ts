@@ -31,7 +31,7 @@
 // an idle wait for kapi's memory to settle, which lets V8 flush the warmed-up code: dry-run
 // creates compile it again, storing nothing.
 //
-// --no-settle skips the wait (up to 3 minutes) for kapi's RSS to settle after the Pods are
+// --no-settle skips the two 150 s waits for kapi's RSS to settle before and after the Pods are
 // created: the settled memory row is left out, for before/after runs of the create rate.
 //
 // --workers N starts kapi with N worker processes; kapi's CPU time is then its whole process
@@ -213,6 +213,27 @@ function noteErrors(b: Bench, name: string, runs: Record<string, Run>): void {
   }
 }
 
+/** the CPU columns of a line: kapi's, etcd's (serving kapi) and the load client's per operation */
+function cpuColumns(ops: number, kapiCpu: CpuUse, rawCpu: CpuUse | undefined): Partial<Result> {
+  return {
+    kapiCpuMsPerOp: kapiCpu.kapiMs / ops,
+    etcdCpuMsPerOp: kapiCpu.etcdMs / ops,
+    kapiCores: kapiCpu.kapiMs / kapiCpu.wallMs,
+    clientCpuMsPerOp: kapiCpu.clientMs / ops,
+    rawClientCpuMsPerOp: rawCpu && rawCpu.clientMs / ops,
+  };
+}
+
+/** the latency columns of a line */
+function latencyColumns(kapi: Run, raw: Run | undefined): Partial<Result> {
+  return {
+    kapiP50: median(kapi.latencies),
+    kapiP99: percentile(kapi.latencies, 99),
+    rawP50: raw && median(raw.latencies),
+    rawP99: raw && percentile(raw.latencies, 99),
+  };
+}
+
 /** a throughput scenario's line of the table */
 function throughputResult(name: string, ops: number, kapi: Run, kapiCpu: CpuUse, raw: Run | undefined, rawCpu?: CpuUse): Result {
   return {
@@ -221,15 +242,8 @@ function throughputResult(name: string, ops: number, kapi: Run, kapiCpu: CpuUse,
     higherIsBetter: true,
     kapi: throughput(kapi),
     raw: raw && throughput(raw),
-    kapiP50: median(kapi.latencies),
-    kapiP99: percentile(kapi.latencies, 99),
-    rawP50: raw && median(raw.latencies),
-    rawP99: raw && percentile(raw.latencies, 99),
-    kapiCpuMsPerOp: kapiCpu.kapiMs / ops,
-    etcdCpuMsPerOp: kapiCpu.etcdMs / ops,
-    kapiCores: kapiCpu.kapiMs / kapiCpu.wallMs,
-    clientCpuMsPerOp: kapiCpu.clientMs / ops,
-    rawClientCpuMsPerOp: rawCpu && rawCpu.clientMs / ops,
+    ...latencyColumns(kapi, raw),
+    ...cpuColumns(ops, kapiCpu, rawCpu),
   };
 }
 
@@ -241,15 +255,8 @@ function timeResult(name: string, ops: number, kapi: Run, kapiCpu: CpuUse, raw: 
     higherIsBetter: false,
     kapi: median(kapi.latencies),
     raw: raw && median(raw.latencies),
-    kapiP50: median(kapi.latencies),
-    kapiP99: percentile(kapi.latencies, 99),
-    rawP50: raw && median(raw.latencies),
-    rawP99: raw && percentile(raw.latencies, 99),
-    kapiCpuMsPerOp: kapiCpu.kapiMs / ops,
-    etcdCpuMsPerOp: kapiCpu.etcdMs / ops,
-    kapiCores: kapiCpu.kapiMs / kapiCpu.wallMs,
-    clientCpuMsPerOp: kapiCpu.clientMs / ops,
-    rawClientCpuMsPerOp: rawCpu && rawCpu.clientMs / ops,
+    ...latencyColumns(kapi, raw),
+    ...cpuColumns(ops, kapiCpu, rawCpu),
   };
 }
 

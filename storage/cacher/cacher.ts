@@ -27,7 +27,7 @@ import { StorageError, isStorageError } from '../errors.js';
 import { decodeContinue, encodeContinue } from '../etcd3/continue.js';
 import { decodeEntry, type StoredEntry } from './entry.js';
 import type { WatchFeed } from './feed.js';
-import { initialEvents, replayedEvents, type ResourceCache } from './resource-cache.js';
+import type { ResourceCache } from './resource-cache.js';
 import { CacheWatcher } from './watcher.js';
 import { CatchUpWatch } from './catch-up-watch.js';
 import type { ReadFence } from '../read-fence.js';
@@ -92,8 +92,6 @@ export class Cacher implements Storage {
     private readonly store: Storage,
     private readonly timing: CacherTiming,
   ) {}
-
-  private readonly undecodable = (key: string, err: unknown): void => this.cache.warnUndecodable(key, err);
 
   get ready(): boolean {
     return this.feed.synced;
@@ -334,7 +332,7 @@ export class Cacher implements Storage {
       // synchronous from here: the snapshot and the registration see the same revision
       const revision = this.feed.revision;
       const entries = this.cache.snapshot(watchKey, opts.recursive);
-      const w = new CacheWatcher({ ...base, startRevision: revision, backlog: initialEvents(entries, opts.predicate, this.undecodable) });
+      const w = new CacheWatcher({ ...base, startRevision: revision, backlog: this.cache.initialEvents(entries, opts.predicate) });
       if (opts.sendInitialEvents === true && opts.allowWatchBookmarks) w.pushBookmark(revision, true);
       this.cache.addWatcher(w);
       return w;
@@ -370,7 +368,7 @@ export class Cacher implements Storage {
       w = new CacheWatcher({
         ...base,
         startRevision: this.feed.revision,
-        backlog: replayedEvents(changes, covers, opts.predicate, this.undecodable),
+        backlog: this.cache.replayedEvents(changes, covers, opts.predicate),
       });
     }
     this.cache.addWatcher(w);

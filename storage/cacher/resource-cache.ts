@@ -191,47 +191,38 @@ export class ResourceCache {
 
   /** an object a watcher is not sent because it does not decode: said once per cache, never
    *  silently (a live change, a replayed one and the initial state alike) */
-  warnUndecodable(key: string, err: unknown): void {
+  private warnUndecodable(key: string, err: unknown): void {
     if (this.warnedUndecodable) return;
     this.warnedUndecodable = true;
     process.emitWarning(`watch cache: cannot deliver a change of ${key}: ${(err as Error)?.message ?? String(err)}`);
   }
-}
 
-/** the initial state as ADDED events, decoded as the client reads them */
-export function* initialEvents(
-  entries: StoredEntry[],
-  predicate: SelectionPredicate,
-  onUndecodable: (key: string, err: unknown) => void,
-): Generator<WatchEvent> {
-  for (const e of entries) {
-    let obj: KubeObject;
-    try {
-      obj = decodeEntry(e);
-    } catch (err) {
-      onUndecodable(e.key, err);
-      continue;
+  /** the initial state as ADDED events, decoded as the client reads them */
+  *initialEvents(entries: StoredEntry[], predicate: SelectionPredicate): Generator<WatchEvent> {
+    for (const e of entries) {
+      let obj: KubeObject;
+      try {
+        obj = decodeEntry(e);
+      } catch (err) {
+        this.warnUndecodable(e.key, err);
+        continue;
+      }
+      if (predicate.matches(obj)) yield { type: 'ADDED', object: obj };
     }
-    if (predicate.matches(obj)) yield { type: 'ADDED', object: obj };
   }
-}
 
-/** recorded changes as a watcher covering `covers` and `predicate` sees them */
-export function* replayedEvents(
-  events: CacheEvent[],
-  covers: (key: string) => boolean,
-  predicate: SelectionPredicate,
-  onUndecodable: (key: string, err: unknown) => void,
-): Generator<WatchEvent> {
-  for (const e of events) {
-    if (!covers(e.key)) continue;
-    let out: WatchEvent | undefined;
-    try {
-      out = new DecodedEvent(e).forPredicate(predicate);
-    } catch (err) {
-      onUndecodable(e.key, err);
-      continue;
+  /** recorded changes as a watcher covering `covers` and `predicate` sees them */
+  *replayedEvents(events: CacheEvent[], covers: (key: string) => boolean, predicate: SelectionPredicate): Generator<WatchEvent> {
+    for (const e of events) {
+      if (!covers(e.key)) continue;
+      let out: WatchEvent | undefined;
+      try {
+        out = new DecodedEvent(e).forPredicate(predicate);
+      } catch (err) {
+        this.warnUndecodable(e.key, err);
+        continue;
+      }
+      if (out) yield out;
     }
-    if (out) yield out;
   }
 }
