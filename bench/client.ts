@@ -146,23 +146,28 @@ export class TokenClient {
 
   private open(): void {
     this.opening++;
+    let connected = false;
     const socket = tls.connect({ host: this.host, port: this.port, ca: this.ca, ALPNProtocols: ['http/1.1'] });
     const connection = new Connection(
       socket,
       (c) => this.release(c),
       (c) => {
+        if (!connected) return;
         this.all.delete(c);
         const at = this.idle.indexOf(c);
         if (at >= 0) this.idle.splice(at, 1);
+        // requests waiting for a connection would otherwise wait for one that never comes back
+        if (this.waiting.length > this.opening && this.all.size + this.opening < this.maxSockets) this.open();
       },
     );
     socket.once('secureConnect', () => {
+      connected = true;
       this.opening--;
       this.all.add(connection);
       this.release(connection);
     });
     socket.once('error', (err) => {
-      if (this.all.has(connection)) return;
+      if (connected) return;
       this.opening--;
       this.waiting.shift()?.(err);
     });
