@@ -2,6 +2,7 @@
 // which protocol and as whom. Every generator draws from the case's own PRNG only, so a case
 // is regenerated exactly from its numbers.
 
+import { framingCase } from './framing.js';
 import { gzipBomb, hostileHeaders, ODD_ACCEPTS, ODD_CONTENT_TYPES } from './headers.js';
 import { anyValue, duplicateKey, mutateBytes, toJsonText, truncate, withInvalidUtf8, type Json } from './json-text.js';
 import { hostileDocument, validObject, type FuzzResource } from './objects.js';
@@ -26,7 +27,7 @@ export interface FuzzTargets {
 }
 
 /** the top-level input kinds; a local run may leave out kinds (KAPI_FUZZ_SKIP), matched as parts of FuzzRequest.kind */
-export const CASE_KINDS = ['body', 'patch', 'delete', 'review', 'query', 'path', 'header'] as const;
+export const CASE_KINDS = ['body', 'patch', 'delete', 'review', 'query', 'path', 'header', 'framing'] as const;
 
 const RESOURCES: FuzzResource[] = ['configmaps', 'secrets', 'pods'];
 type BodyMedia = 'json' | 'yaml' | 'protobuf';
@@ -305,6 +306,7 @@ const GENERATORS: Record<(typeof CASE_KINDS)[number], (rng: Prng, t: FuzzTargets
   query: queryCase,
   path: pathCase,
   header: headerCase,
+  framing: framingCase,
 };
 
 /** the request of case `index` under `seed`, or undefined when its kind is skipped */

@@ -87,7 +87,24 @@ export interface Verdict {
   answer: string;
 }
 
+/**
+ * Raw framing: whatever the replica answers or however it closes is its choice (Go answers a
+ * bare 400 or just closes), but it must end the exchange in time and no HTTP/1.1 answer on the
+ * connection may be a server error.
+ */
+function judgeRaw(req: FuzzRequest, outcome: FuzzOutcome): Verdict {
+  if (isTransportError(outcome)) return { ok: false, problem: `no answer: ${outcome.error.replace(/\d+/g, 'N')}`, answer: outcome.error };
+  const text = outcome.body.toString('latin1');
+  const answer = text.slice(0, 600);
+  if (req.protocol === 'raw-http/1.1') {
+    const serverError = /(?:^|\r\n)HTTP\/1\.1 (5\d\d) /.exec(text);
+    if (serverError) return { ok: false, problem: `server error ${serverError[1]}`, answer };
+  }
+  return { ok: true, answer };
+}
+
 export function judge(req: FuzzRequest, outcome: FuzzOutcome): Verdict {
+  if (req.raw) return judgeRaw(req, outcome);
   if (isTransportError(outcome)) {
     if (beyondNodeHpackFieldLimit(req, outcome.error)) return { ok: true, answer: outcome.error };
     return { ok: false, problem: `no answer: ${outcome.error.replace(/\d+/g, 'N')}`, answer: outcome.error };

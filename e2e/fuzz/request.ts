@@ -1,7 +1,8 @@
 // What a fuzz case sends and what came back: plain data, so that a failure can be printed as
 // a request to replay and a case can be regenerated from its seed alone.
 
-export type Protocol = 'http/1.1' | 'h2';
+/** raw-*: the bytes of `raw` written as they are onto a TLS connection that chose that protocol */
+export type Protocol = 'http/1.1' | 'h2' | 'raw-http/1.1' | 'raw-h2';
 export type Caller = 'admin' | 'limited';
 
 export interface FuzzRequest {
@@ -14,6 +15,8 @@ export interface FuzzRequest {
   path: string;
   headers: Record<string, string>;
   body?: Buffer;
+  /** with a raw protocol, everything sent (method and path only name the request inside) */
+  raw?: Buffer;
   /** input that kube refuses whatever else the request says: a 2xx is a failure */
   mustFail?: boolean;
 }
@@ -48,6 +51,12 @@ export function describeRequest(req: FuzzRequest): string {
   if (headers.length > 12) lines.push(`  (${headers.length} headers; the first 12:)`);
   for (const [k, v] of headers.slice(0, 12)) {
     lines.push(`  ${k}: ${v.length > 200 ? `${v.slice(0, 200)}... (${v.length} chars)` : v}`);
+  }
+  if (req.raw) {
+    const shown = req.raw.subarray(0, PRINTABLE_LIMIT);
+    lines.push(
+      `  raw bytes (${req.raw.length}${req.raw.length > PRINTABLE_LIMIT ? ', the first ' + PRINTABLE_LIMIT : ''}, base64): ${shown.toString('base64')}`,
+    );
   }
   if (req.body) {
     const text = req.body.toString('utf8');

@@ -4,12 +4,15 @@
 
 import http2 from 'node:http2';
 import https from 'node:https';
+import tls from 'node:tls';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ClientCredentials } from '../http-client.js';
 import type { Caller, FuzzOutcome, FuzzRequest, FuzzResponse } from './request.js';
 
 /** a response body longer than this is not read further (large lists are not what we check) */
 const MAX_BODY = 4 * 1024 * 1024;
+/** how long a raw HTTP/2 exchange is read after the client's end */
+const RAW_H2_WAIT_MS = 3_000;
 
 export interface TransportOptions {
   admin: ClientCredentials;
@@ -71,7 +74,71 @@ export class FuzzTransport {
   }
 
   send(req: FuzzRequest): Promise<FuzzOutcome> {
+    if (req.protocol === 'raw-http/1.1' || req.protocol === 'raw-h2') return this.sendRaw(req);
     return req.protocol === 'h2' ? this.sendH2(req) : this.sendH1(req);
+  }
+
+  /**
+   * Writes `req.raw` onto a fresh TLS connection, half-closes it and reads until the replica
+   * closes. The outcome's status is the first response's (0 when none came), its body every
+   * byte that came back; a connection the replica reset is an answer too (Go resets as well).
+   */
+  private sendRaw(req: FuzzRequest): Promise<FuzzOutcome> {
+    return new Promise((resolve) => {
+      const id = this.identity(req.caller);
+      const chunks: Buffer[] = [];
+      let length = 0;
+      let settled = false;
+      const finish = (outcome: FuzzOutcome): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        socket.destroy();
+        resolve(outcome);
+      };
+      const answer = (note: string): void => {
+        const body = Buffer.concat(chunks);
+        finish({
+          status: rawStatus(req, body),
+          headers: {},
+          body: body.length > 0 ? body : Buffer.from(note),
+          truncated: length > MAX_BODY,
+        });
+      };
+      const socket = tls.connect({
+        host: this.url.hostname,
+        port: Number(this.url.port),
+        ca: this.opts.admin.ca,
+        cert: id.cert,
+        key: id.key,
+        ALPNProtocols: [req.protocol === 'raw-h2' ? 'h2' : 'http/1.1'],
+        servername: this.url.hostname === '127.0.0.1' ? undefined : this.url.hostname,
+      });
+      // an HTTP/2 connection the replica answered (its SETTINGS at least) may stay open after a
+      // protocol error until its idle timeout closes it (server/http/idle-connections.test.ts)
+      const waitMs = req.protocol === 'raw-h2' ? RAW_H2_WAIT_MS : this.timeoutMs;
+      const timer = setTimeout(() => {
+        if (req.protocol === 'raw-h2' && length > 0) answer('left open until idle');
+        else finish({ error: `no end within ${waitMs} ms` });
+      }, waitMs);
+      let connected = false;
+      socket.on('secureConnect', () => {
+        connected = true;
+        socket.write(req.raw ?? Buffer.alloc(0));
+        socket.end();
+      });
+      socket.on('data', (c: Buffer) => {
+        length += c.length;
+        if (length <= MAX_BODY) chunks.push(c);
+      });
+      socket.on('end', () => answer('closed without an answer'));
+      socket.on('close', () => answer('closed without an answer'));
+      socket.on('error', (err: NodeJS.ErrnoException) => {
+        // before the handshake it is the replica that failed; after it, a reset is its answer
+        if (!connected) finish({ error: `${err.code ?? ''} ${err.message}`.trim() });
+        else answer(`reset: ${err.code ?? err.message}`);
+      });
+    });
   }
 
   private headersOf(req: FuzzRequest): Record<string, string> {
@@ -167,6 +234,14 @@ export class FuzzTransport {
     this.agents.clear();
     this.sessions.clear();
   }
+}
+
+/** the status of the first HTTP/1.1 response in `bytes`; for HTTP/2 the first `:status` is not
+ *  read (HPACK), so 0 */
+function rawStatus(req: FuzzRequest, bytes: Buffer): number {
+  if (req.protocol !== 'raw-http/1.1') return 0;
+  const m = /^HTTP\/1\.[01] (\d{3}) /.exec(bytes.subarray(0, 64).toString('latin1'));
+  return m ? Number(m[1]) : 0;
 }
 
 /** kube's rule (requestinfo and the query conversion): any `watch` value but 0 or false is a watch */
