@@ -2,6 +2,7 @@
 // onto a TLS connection, below what any HTTP client library would send. A replica must answer
 // what it can parse, refuse or close what it cannot, and never crash or hang on either.
 
+import { encodeLiteralNewName, integerBytes } from '../../storage/etcd/hpack.js';
 import type { FuzzTargets } from './cases.js';
 import { mutateBytes, toJsonText } from './json-text.js';
 import { validObject, type FuzzResource } from './objects.js';
@@ -267,29 +268,9 @@ function frame(type: number, flags: number, stream: number, payload: Buffer, len
   return Buffer.concat([h, payload]);
 }
 
-/** an HPACK integer with an N-bit prefix, the prefix's high bits set to `high` (RFC 7541 5.1) */
-function hpackInt(value: number, prefixBits: number, high: number): number[] {
-  const max = (1 << prefixBits) - 1;
-  if (value < max) return [high | value];
-  const out = [high | max];
-  let rest = value - max;
-  while (rest >= 128) {
-    out.push((rest % 128) | 128);
-    rest = Math.floor(rest / 128);
-  }
-  out.push(rest);
-  return out;
-}
-
 /** literal header fields without indexing, names and values as raw octets (no Huffman) */
 function hpackBlock(fields: [string, string][]): Buffer {
-  const bytes: number[] = [];
-  for (const [name, value] of fields) {
-    const n = Buffer.from(name, 'latin1');
-    const v = Buffer.from(value, 'latin1');
-    bytes.push(0x00, ...hpackInt(n.length, 7, 0), ...n, ...hpackInt(v.length, 7, 0), ...v);
-  }
-  return Buffer.from(bytes);
+  return Buffer.concat(fields.map(([name, value]) => encodeLiteralNewName(name, value)));
 }
 
 function requestBlock(x: Exchange): Buffer {
@@ -433,7 +414,7 @@ function hostileHttp2(rng: Prng, t: FuzzTargets): { bytes: Buffer; how: string; 
               ],
             ]),
           );
-      const block2 = rng.bool(0.3) ? Buffer.concat([Buffer.from(hpackInt(rng.int(0, 1 << 30), 5, 0x20)), block]) : block;
+      const block2 = rng.bool(0.3) ? Buffer.concat([Buffer.from(integerBytes(rng.int(0, 1 << 30), 5, 0x20)), block]) : block;
       return at('hpack', frame(FRAME.HEADERS, FLAG.END_HEADERS | FLAG.END_STREAM, 1, block2));
     }
     case 7: {

@@ -87,7 +87,8 @@ export class HpackError extends Error {
 
 // ---- encoding ----
 
-function integerBytes(value: number, prefixBits: number, firstByteFlags: number): number[] {
+/** an integer with an N-bit prefix, the first byte's other bits `firstByteFlags` (RFC 7541 5.1) */
+export function integerBytes(value: number, prefixBits: number, firstByteFlags: number): number[] {
   const max = (1 << prefixBits) - 1;
   if (value < max) return [firstByteFlags | value];
   const out = [firstByteFlags | max];
