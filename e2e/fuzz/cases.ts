@@ -2,6 +2,7 @@
 // which protocol and as whom. Every generator draws from the case's own PRNG only, so a case
 // is regenerated exactly from its numbers.
 
+import { hostileCbor } from './cbor.js';
 import { framingCase } from './framing.js';
 import { gzipBomb, hostileHeaders, ODD_ACCEPTS, ODD_CONTENT_TYPES } from './headers.js';
 import { anyValue, duplicateKey, mutateBytes, toJsonText, truncate, withInvalidUtf8, type Json } from './json-text.js';
@@ -30,11 +31,12 @@ export interface FuzzTargets {
 export const CASE_KINDS = ['body', 'patch', 'delete', 'review', 'query', 'path', 'header', 'framing'] as const;
 
 const RESOURCES: FuzzResource[] = ['configmaps', 'secrets', 'pods'];
-type BodyMedia = 'json' | 'yaml' | 'protobuf';
+type BodyMedia = 'json' | 'yaml' | 'protobuf' | 'cbor';
 const MEDIA_TYPE: Record<BodyMedia, string> = {
   json: 'application/json',
   yaml: 'application/yaml',
   protobuf: 'application/vnd.kubernetes.protobuf',
+  cbor: 'application/cbor',
 };
 
 function collectionPath(t: FuzzTargets, resource: FuzzResource): string {
@@ -88,7 +90,7 @@ function base(rng: Prng, kind: string, method: string, path: string, who: Caller
 function bodyCase(rng: Prng, t: FuzzTargets): FuzzRequest {
   const resource = rng.pick(RESOURCES);
   const update = rng.bool(0.4);
-  const media = rng.pick<BodyMedia>(['json', 'json', 'yaml', 'protobuf']);
+  const media = rng.pick<BodyMedia>(['json', 'json', 'yaml', 'protobuf', 'cbor']);
   const name = update ? t.target : freshName(rng);
   const req = base(rng, '', update ? 'PUT' : 'POST', update ? objectPath(t, resource) : collectionPath(t, resource));
   if (rng.bool(0.3)) req.path += `?${rng.pick(['dryRun=All', 'fieldValidation=Strict', 'fieldValidation=Ignore', 'fieldManager=fuzz'])}`;
@@ -101,6 +103,13 @@ function bodyCase(rng: Prng, t: FuzzTargets): FuzzRequest {
     return req;
   }
   const valid = validObject(resource, name, rng.bool() ? t.namespace : undefined, rng);
+  if (media === 'cbor') {
+    const c = hostileCbor(valid, rng);
+    req.body = c.body;
+    req.kind = `body.cbor.${c.how}`;
+    if (rng.bool(0.5)) req.headers.accept = 'application/cbor';
+    return req;
+  }
   const hostile = hostileDocument(valid, rng, { name: t.sentinel, namespace: t.otherNamespace });
   const encoded = encodeBody(hostile.doc, media, rng);
   req.body = encoded.body;
@@ -127,6 +136,12 @@ function patchCase(rng: Prng, t: FuzzTargets): FuzzRequest {
     ({ text, how, mustFail: req.mustFail } = hostileJsonPatch(rng));
   } else if (type === 'merge' || type === 'strategic') {
     ({ text, how, mustFail: req.mustFail } = hostileMergePatch(type, rng));
+  } else if (rng.bool(0.25)) {
+    const c = hostileCbor(validObject(resource, t.target, undefined, rng), rng);
+    req.headers['content-type'] = 'application/apply-patch+cbor';
+    req.body = c.body;
+    req.kind = `patch.apply-cbor.${c.how}`;
+    return req;
   } else {
     const valid = validObject(resource, t.target, undefined, rng);
     const hostile = hostileDocument(valid, rng, { name: t.sentinel, namespace: t.otherNamespace });
@@ -223,7 +238,7 @@ function reviewCase(rng: Prng, t: FuzzTargets): FuzzRequest {
     },
   ]);
   const req = base(rng, '', 'POST', api.path);
-  const media = rng.pick<BodyMedia>(['json', 'yaml', 'yaml', 'protobuf']);
+  const media = rng.pick<Exclude<BodyMedia, 'cbor'>>(['json', 'yaml', 'yaml', 'protobuf']);
   req.headers['content-type'] = MEDIA_TYPE[media];
   if (media === 'protobuf') {
     const p = hostileProtobuf('ConfigMap', 'x', undefined, rng);

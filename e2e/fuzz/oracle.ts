@@ -3,6 +3,7 @@
 // dropped connection, no answer) is a failure.
 
 import { parse as parseYaml } from 'yaml';
+import { decodeCbor } from '../../server/cbor/index.js';
 import { isTransportError, type FuzzOutcome, type FuzzRequest } from './request.js';
 
 /** the reasons kube-apiserver gives with each 4xx code (metav1.StatusReason) */
@@ -135,7 +136,8 @@ export function judge(req: FuzzRequest, outcome: FuzzOutcome): Verdict {
   }
   let parsed: unknown;
   try {
-    parsed = contentType.startsWith('application/yaml') ? parseYaml(body.toString('utf8')) : JSON.parse(body.toString('utf8'));
+    if (contentType.startsWith('application/cbor')) parsed = decodeCbor(body);
+    else parsed = contentType.startsWith('application/yaml') ? parseYaml(body.toString('utf8')) : JSON.parse(body.toString('utf8'));
   } catch {
     return { ok: false, problem: `${status} body is not a Status (content-type ${contentType || 'none'})`, answer };
   }

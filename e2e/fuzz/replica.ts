@@ -53,7 +53,16 @@ export async function startFuzzReplica(extraArgs: string[] = []): Promise<FuzzRe
   writeFileSync(tokens, `${LIMITED_TOKEN},${LIMITED_USER},fuzz-limited-uid\n`);
   let kapi: KapiProcess | undefined;
   try {
-    kapi = await startKapi({ extraArgs: ['--authorization-mode=Node,RBAC', '--token-auth-file', tokens, ...extraArgs] });
+    // CBOR on, so that its decoders meet hostile bodies too (objects are then stored as CBOR)
+    kapi = await startKapi({
+      extraArgs: [
+        '--authorization-mode=Node,RBAC',
+        '--token-auth-file',
+        tokens,
+        '--feature-gates=CBORServingAndStorage=true',
+        ...extraArgs,
+      ],
+    });
     const targets: FuzzTargets = { namespace: 'fuzz-a', otherNamespace: 'fuzz-b', target: 'target', sentinel: 'sentinel' };
     await createNamespace(kapi.http, targets.namespace);
     await createNamespace(kapi.http, targets.otherNamespace);
