@@ -11,8 +11,10 @@ import type { Caller, FuzzOutcome, FuzzRequest, FuzzResponse } from './request.j
 
 /** a response body longer than this is not read further (large lists are not what we check) */
 const MAX_BODY = 4 * 1024 * 1024;
-/** how long a raw HTTP/2 exchange is read after the client's end */
+/** how long a raw HTTP/2 exchange is read after the client's end, at most */
 const RAW_H2_WAIT_MS = 3_000;
+/** a raw HTTP/2 connection the replica answered and then went quiet on for this long is done */
+const RAW_H2_QUIET_MS = 250;
 
 export interface TransportOptions {
   admin: ClientCredentials;
@@ -89,10 +91,12 @@ export class FuzzTransport {
       const chunks: Buffer[] = [];
       let length = 0;
       let settled = false;
+      let quiet: NodeJS.Timeout | undefined;
       const finish = (outcome: FuzzOutcome): void => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        clearTimeout(quiet);
         socket.destroy();
         resolve(outcome);
       };
@@ -130,6 +134,9 @@ export class FuzzTransport {
       socket.on('data', (c: Buffer) => {
         length += c.length;
         if (length <= MAX_BODY) chunks.push(c);
+        if (req.protocol !== 'raw-h2') return;
+        clearTimeout(quiet);
+        quiet = setTimeout(() => answer('left open until idle'), RAW_H2_QUIET_MS);
       });
       socket.on('end', () => answer('closed without an answer'));
       socket.on('close', () => answer('closed without an answer'));
