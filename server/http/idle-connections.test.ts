@@ -4,13 +4,15 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http2 from 'node:http2';
+import https from 'node:https';
+import type { Socket } from 'node:net';
 import tls from 'node:tls';
 import { createTestPKI, type TestPKI } from '../pki/testing.js';
 import { createSecureServer, type SecureServer } from './server.js';
 
 const IDLE_MS = 300;
 
-describe('idle HTTP/2 connections', () => {
+describe('idle connections', () => {
   let pki: TestPKI;
   let server: SecureServer;
   let origin: string;
@@ -98,5 +100,31 @@ describe('idle HTTP/2 connections', () => {
     setTimeout(() => socket.end(), 50);
     await ended;
     assert.ok(socket.destroyed);
+  });
+
+  /** a keep-alive HTTP/1.1 request for `path`: its socket once the response head is in */
+  const http1 = (path: string): Promise<{ socket: Socket; response: import('node:http').IncomingMessage }> =>
+    new Promise((resolve, reject) => {
+      const agent = new https.Agent({ keepAlive: true, ca: pki.ca.cert });
+      const req = https.get(`${origin}${path}`, { agent }, (response) => resolve({ socket: req.socket as Socket, response }));
+      req.on('error', reject);
+    });
+
+  test('an HTTP/1.1 keep-alive connection waiting for its next request is closed', { timeout: 10_000 }, async () => {
+    const { socket, response } = await http1('/');
+    response.resume();
+    await new Promise((resolve) => response.on('end', resolve));
+    await new Promise((resolve) => (socket.destroyed ? resolve(undefined) : socket.once('close', resolve)));
+    assert.ok(socket.destroyed);
+  });
+
+  test('an HTTP/1.1 response still open keeps its connection past the idle timeout', { timeout: 10_000 }, async () => {
+    const { socket, response } = await http1('/hold');
+    response.resume();
+    let socketClosed = false;
+    socket.once('close', () => (socketClosed = true));
+    await new Promise((resolve) => setTimeout(resolve, IDLE_MS * 4));
+    assert.equal(socketClosed, false, 'the connection of an open response stayed');
+    socket.destroy();
   });
 });

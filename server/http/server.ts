@@ -1,12 +1,7 @@
 // The listening server: TLS with HTTP/2 and HTTP/1.1 chosen by ALPN. Client certificates are
 // requested but not required, so authentication (not the TLS layer) decides what they mean.
 
-import {
-  createSecureServer as createHttp2SecureServer,
-  type Http2SecureServer,
-  type ServerHttp2Session,
-  type ServerHttp2Stream,
-} from 'node:http2';
+import { createSecureServer as createHttp2SecureServer, type Http2SecureServer, type ServerHttp2Session } from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
 import { createSecureContext, type SecureContext, type TLSSocket } from 'node:tls';
 import {
@@ -17,6 +12,7 @@ import {
   HTTP2_MAX_HEADER_PAIRS,
 } from './header-limits.js';
 import { sniMatcher, type NodeTlsVersion } from './tls-options.js';
+import { CONNECTION_IDLE_TIMEOUT_MS, closeWhenIdle, Http1IdleConnections } from './idle-connections.js';
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { HttpRequest, HttpResponse, UpgradeSocket } from '../request/types.js';
@@ -40,43 +36,6 @@ export interface SecureServerOptions {
   sniCertificates?: SniCertificate[];
   /** how long an HTTP/2 connection with no stream open stays (kube-apiserver: 90 s) */
   idleTimeoutMs?: number;
-}
-
-/** kube-apiserver's http.Server IdleTimeout, which its HTTP/2 server takes over too */
-export const CONNECTION_IDLE_TIMEOUT_MS = 90_000;
-/** after its GOAWAY, how long an idle HTTP/2 connection has to go before it is cut (Go: 1 s) */
-const GOAWAY_GRACE_MS = 1_000;
-
-/**
- * Closes an HTTP/2 session that has had no stream open for `idleMs`, as Go's server does. It
- * is also what ends a session after nghttp2 answered a protocol error with GOAWAY: node then
- * stops reading the connection and never sees the client close it.
- */
-function closeWhenIdle(session: ServerHttp2Session, socket: TLSSocket, idleMs: number): void {
-  let open = 0;
-  let timer: NodeJS.Timeout | undefined;
-  // node ends a destroyed session's socket politely, which a client that stopped being read
-  // never answers: the socket itself is cut (the TLS socket: session.socket is a guard that
-  // throws on manipulation)
-  const arm = (): void => {
-    timer = setTimeout(() => {
-      if (session.destroyed) return;
-      if (!session.closed) session.close();
-      setTimeout(() => {
-        session.destroy();
-        socket.destroy();
-      }, GOAWAY_GRACE_MS).unref();
-    }, idleMs);
-    timer.unref();
-  };
-  session.on('stream', (stream: ServerHttp2Stream) => {
-    if (open++ === 0) clearTimeout(timer);
-    stream.once('close', () => {
-      if (--open === 0 && !session.destroyed) arm();
-    });
-  });
-  session.once('close', () => clearTimeout(timer));
-  arm();
 }
 
 export interface SniCertificate {
@@ -110,12 +69,15 @@ export function createSecureServer(opts: SecureServerOptions): SecureServer {
   let onIdle: (() => void) | undefined;
   // every request is counted until its response closes (finished or aborted), so close()
   // knows when the requests in flight are done
+  const idleMs = opts.idleTimeoutMs ?? CONNECTION_IDLE_TIMEOUT_MS;
+  const http1Idle = new Http1IdleConnections(idleMs);
   const handler = (req: HttpRequest, res: HttpResponse): void => {
     inFlight++;
     res.once('close', () => {
       inFlight--;
       if (inFlight === 0) onIdle?.();
     });
+    if (req.httpVersion.startsWith('1.')) http1Idle.requestStarted(req.socket as TLSSocket, res);
     // closing: this HTTP/1.1 connection ends after the response (HTTP/2 clients got GOAWAY)
     if (closing && req.httpVersion.startsWith('1.')) res.setHeader('connection', 'close');
     opts.handler(req, res);
@@ -163,7 +125,6 @@ export function createSecureServer(opts: SecureServerOptions): SecureServer {
   // the HTTP/1.1 side reads these from the server object
   Object.assign(server, { maxHeaderSize: HTTP1_MAX_HEADER_BYTES, maxHeadersCount: 0 });
   server.on('clientError', answerHttp1ClientError);
-  const idleMs = opts.idleTimeoutMs ?? CONNECTION_IDLE_TIMEOUT_MS;
   // node's own secureConnection listener creates an HTTP/2 connection's session and emits
   // 'session' before ours runs for the same socket: that is how the two are paired
   let newSession: ServerHttp2Session | undefined;
@@ -173,6 +134,7 @@ export function createSecureServer(opts: SecureServerOptions): SecureServer {
   const sockets = new Set<TLSSocket>();
   server.on('secureConnection', (socket: TLSSocket) => {
     if (newSession) closeWhenIdle(newSession, socket, idleMs);
+    else http1Idle.connected(socket);
     newSession = undefined;
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
@@ -187,6 +149,7 @@ export function createSecureServer(opts: SecureServerOptions): SecureServer {
   // the same chain; until a handler takes the socket over, an ordinary response is written on
   // it, and the connection ends with that response.
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    http1Idle.upgraded(socket);
     socket.on('error', () => socket.destroy());
     const res = new ServerResponse(req);
     res.shouldKeepAlive = false;
