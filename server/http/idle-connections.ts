@@ -44,7 +44,7 @@ export function closeWhenIdle(session: ServerHttp2Session, socket: TLSSocket, id
   arm();
 }
 
-interface Http1Connection {
+export interface Http1Connection {
   readonly socket: TLSSocket;
   open: number;
   timer: NodeJS.Timeout | undefined;
@@ -64,14 +64,15 @@ export class Http1IdleConnections {
     this.arm(c);
   }
 
-  /** a request on `socket` began; `response` closes when it is done */
-  requestStarted(socket: unknown, response: { once(event: 'close', listener: () => void): unknown }): void {
+  /** a request on `socket` began: pass what this returns to requestEnded once it is done */
+  requestStarted(socket: unknown): Http1Connection | undefined {
     const c = typeof socket === 'object' && socket !== null ? this.bySocket.get(socket) : undefined;
-    if (!c) return;
-    if (c.open++ === 0) clearTimeout(c.timer);
-    response.once('close', () => {
-      if (--c.open === 0 && !c.upgraded && !c.socket.destroyed) this.arm(c);
-    });
+    if (c && c.open++ === 0) clearTimeout(c.timer);
+    return c;
+  }
+
+  requestEnded(c: Http1Connection): void {
+    if (--c.open === 0 && !c.upgraded && !c.socket.destroyed) this.arm(c);
   }
 
   /** the connection left HTTP for another protocol: its handler decides when it ends */

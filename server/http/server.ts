@@ -73,11 +73,12 @@ export function createSecureServer(opts: SecureServerOptions): SecureServer {
   const http1Idle = new Http1IdleConnections(idleMs);
   const handler = (req: HttpRequest, res: HttpResponse): void => {
     inFlight++;
+    const connection = req.httpVersion.startsWith('1.') ? http1Idle.requestStarted(req.socket) : undefined;
     res.once('close', () => {
       inFlight--;
       if (inFlight === 0) onIdle?.();
+      if (connection) http1Idle.requestEnded(connection);
     });
-    if (req.httpVersion.startsWith('1.')) http1Idle.requestStarted(req.socket as TLSSocket, res);
     // closing: this HTTP/1.1 connection ends after the response (HTTP/2 clients got GOAWAY)
     if (closing && req.httpVersion.startsWith('1.')) res.setHeader('connection', 'close');
     opts.handler(req, res);
