@@ -6,7 +6,19 @@
 // content; depth, array and map sizes bounded as kube bounds them. Messages are those of the
 // Go decoder kube uses, so a client sees the same 400.
 
-import { MAX_CBOR_ARRAY_ELEMENTS, MAX_CBOR_MAP_PAIRS, MAX_CBOR_NESTING_DEPTH } from '../limits/decode-limits.js';
+import { MAX_CBOR_ARRAY_ELEMENTS, MAX_CBOR_MAP_PAIRS, MAX_CBOR_NESTING_DEPTH, MAX_NESTING_DEPTH } from '../limits/decode-limits.js';
+
+interface CborLimits {
+  depth: number;
+  elements: number;
+  pairs: number;
+}
+
+/** kube's limits for CBOR a client sends */
+const CLIENT_LIMITS: CborLimits = { depth: MAX_CBOR_NESTING_DEPTH, elements: MAX_CBOR_ARRAY_ELEMENTS, pairs: MAX_CBOR_MAP_PAIRS };
+/** what kapi itself stored may be any object a JSON body made: JSON's depth, and as many
+ *  elements as its bytes hold (each takes at least one) */
+const STORED_LIMITS: CborLimits = { depth: MAX_NESTING_DEPTH, elements: Number.POSITIVE_INFINITY, pairs: Number.POSITIVE_INFINITY };
 
 export class CborDecodeError extends Error {
   constructor(message: string) {
@@ -29,7 +41,10 @@ function notAccepted(type: string, what: string): CborDecodeError {
 
 class Reader {
   pos = 0;
-  constructor(private readonly buf: Uint8Array) {}
+  constructor(
+    private readonly buf: Uint8Array,
+    private readonly limits: CborLimits,
+  ) {}
 
   private need(n: number): void {
     if (this.pos + n > this.buf.length) throw new CborDecodeError('unexpected EOF');
@@ -130,14 +145,13 @@ class Reader {
   }
 
   private enter(depth: number): number {
-    if (depth + 1 > MAX_CBOR_NESTING_DEPTH) throw new CborDecodeError(`cbor: exceeded max nested level ${MAX_CBOR_NESTING_DEPTH}`);
+    if (depth + 1 > this.limits.depth) throw new CborDecodeError(`cbor: exceeded max nested level ${this.limits.depth}`);
     return depth + 1;
   }
 
   private array(n: number, depth: number): unknown[] {
     const inner = this.enter(depth);
-    if (n > MAX_CBOR_ARRAY_ELEMENTS)
-      throw new CborDecodeError(`cbor: exceeded max number of elements ${MAX_CBOR_ARRAY_ELEMENTS} for CBOR array`);
+    if (n > this.limits.elements) throw new CborDecodeError(`cbor: exceeded max number of elements ${this.limits.elements} for CBOR array`);
     const out: unknown[] = [];
     for (let i = 0; i < n; i++) out.push(this.item(inner));
     return out;
@@ -145,8 +159,7 @@ class Reader {
 
   private map(n: number, depth: number): Record<string, unknown> {
     const inner = this.enter(depth);
-    if (n > MAX_CBOR_MAP_PAIRS)
-      throw new CborDecodeError(`cbor: exceeded max number of key-value pairs ${MAX_CBOR_MAP_PAIRS} for CBOR map`);
+    if (n > this.limits.pairs) throw new CborDecodeError(`cbor: exceeded max number of key-value pairs ${this.limits.pairs} for CBOR map`);
     const out: Record<string, unknown> = {};
     for (let i = 0; i < n; i++) this.pair(out, i, inner);
     return out;
@@ -195,8 +208,8 @@ class Reader {
         for (;;) {
           const v = this.member(inner);
           if (v === BREAK) return out;
-          if (out.length >= MAX_CBOR_ARRAY_ELEMENTS)
-            throw new CborDecodeError(`cbor: exceeded max number of elements ${MAX_CBOR_ARRAY_ELEMENTS} for CBOR array`);
+          if (out.length >= this.limits.elements)
+            throw new CborDecodeError(`cbor: exceeded max number of elements ${this.limits.elements} for CBOR array`);
           out.push(v);
         }
       }
@@ -208,8 +221,8 @@ class Reader {
             this.pos++;
             return out;
           }
-          if (i >= MAX_CBOR_MAP_PAIRS)
-            throw new CborDecodeError(`cbor: exceeded max number of key-value pairs ${MAX_CBOR_MAP_PAIRS} for CBOR map`);
+          if (i >= this.limits.pairs)
+            throw new CborDecodeError(`cbor: exceeded max number of key-value pairs ${this.limits.pairs} for CBOR map`);
           this.pair(out, i, inner);
         }
       }
@@ -299,10 +312,19 @@ function rfc3339Nano(seconds: number): string {
   return iso.slice(0, 19) + frac + 'Z';
 }
 
-/** Decodes exactly one CBOR data item. Throws CborDecodeError. */
+/** Decodes exactly one CBOR data item a client sent, within kube's limits. Throws CborDecodeError. */
 export function decodeCbor(bytes: Uint8Array): unknown {
+  return decodeWithin(bytes, CLIENT_LIMITS);
+}
+
+/** Decodes an object kapi stored as CBOR: whatever a JSON write could store reads back. */
+export function decodeStoredCbor(bytes: Uint8Array): unknown {
+  return decodeWithin(bytes, STORED_LIMITS);
+}
+
+function decodeWithin(bytes: Uint8Array, limits: CborLimits): unknown {
   if (bytes.length === 0) throw new CborDecodeError('EOF');
-  const reader = new Reader(bytes);
+  const reader = new Reader(bytes, limits);
   const value = reader.item(0);
   if (reader.pos < bytes.length) {
     throw new CborDecodeError(`cbor: ${bytes.length - reader.pos} bytes of extraneous data starting at index ${reader.pos}`);

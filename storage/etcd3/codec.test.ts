@@ -3,7 +3,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeAnswering, encodeObject, setResourceVersion } from './codec.js';
+import { encodeAnswering, encodeObject, setResourceVersion, storedText } from './codec.js';
 import type { KubeObject } from '../interface.js';
 
 const objects: KubeObject[] = [
@@ -30,4 +30,20 @@ test('encodeAnswering stores what encodeObject stores and answers what encoding 
 
 test('encodeAnswering leaves an object without metadata to encodeObject', () => {
   assert.equal(encodeAnswering({ kind: 'X' } as KubeObject), undefined);
+});
+
+test('an object stored as CBOR reads back whatever JSON let it hold: more than 1024 members, nesting deeper than 64', () => {
+  const annotations: Record<string, string> = {};
+  for (let i = 0; i < 3000; i++) annotations[`k${i}`] = `v${i}`;
+  let deep: unknown = 'leaf';
+  for (let i = 0; i < 100; i++) deep = { x: [deep] };
+  const obj: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'big', namespace: 'default', annotations },
+    data: { list: JSON.stringify(Array.from({ length: 2000 }, (_, i) => i)) },
+    deep,
+  } as unknown as KubeObject;
+  const stored = encodeObject(obj, 'cbor');
+  assert.deepEqual(JSON.parse(storedText(stored)), obj);
 });

@@ -6,14 +6,14 @@
 import { randomBytes } from 'node:crypto';
 import { OBJECT_META_ORDER, type KubeObject, type ObjectMeta } from '../interface.js';
 import { StorageError } from '../errors.js';
-import { decodeCbor, encodeCborKeepingOrder, startsWithSelfDescribedTag } from '../../server/cbor/index.js';
+import { decodeStoredCbor, encodeCborKeepingOrder, startsWithSelfDescribedTag } from '../../server/cbor/index.js';
 
 /** the JSON text of a stored value, JSON or CBOR (the CBORServingAndStorage gate writes CBOR;
  *  whatever the gate, both are read) */
 export function storedText(value: Buffer): string {
   if (!startsWithSelfDescribedTag(value)) return value.toString('utf8');
   try {
-    return JSON.stringify(decodeCbor(value));
+    return JSON.stringify(decodeStoredCbor(value));
   } catch (err) {
     return `invalid CBOR: ${(err as Error).message}`;
   }
