@@ -60,6 +60,15 @@ function kubeParity(req: FuzzRequest, status: number, text: string): boolean {
   // the protobuf form of the strategic merge patch's plain errors (a Status without a reason)
   if (status === 500 && req.method === 'PATCH' && text.startsWith('k8s\0') && text.includes('Failure') && !text.includes('InternalError'))
     return true;
+  // and the CBOR form (self-described tag first)
+  if (
+    status === 500 &&
+    req.method === 'PATCH' &&
+    text.startsWith('\xd9\xd9\xf7') &&
+    text.includes('Failure') &&
+    !text.includes('InternalError')
+  )
+    return true;
   if (status === 400 && text === '400 Bad Request' && /%(?![0-9a-fA-F]{2})/.test(req.path.split('?')[0]!)) return true;
   return false;
 }
