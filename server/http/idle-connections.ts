@@ -4,7 +4,7 @@
 // (a watch) keeps its connection however quiet it is; an upgraded connection (exec, a proxied
 // WebSocket) belongs to its handler.
 
-import type { ServerHttp2Session, ServerHttp2Stream } from 'node:http2';
+import type { ServerHttp2Session } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 
 /** kube-apiserver's http.Server IdleTimeout */
@@ -18,7 +18,7 @@ const GOAWAY_GRACE_MS = 1_000;
  * so a request costs two counter updates and a clock read, not a timer of its own.
  */
 export class IdleClock {
-  open = 0;
+  private open = 0;
   private lastEnd = performance.now();
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -59,55 +59,58 @@ export class IdleClock {
   }
 }
 
-/**
- * Closes an HTTP/2 session that has had no stream open for `idleMs`, as Go's server does. It
- * is also what ends a session after nghttp2 answered a protocol error with GOAWAY: node then
- * stops reading the connection and never sees the client close it.
- */
-export function closeWhenIdle(session: ServerHttp2Session, socket: TLSSocket, idleMs: number): void {
-  const clock = new IdleClock(idleMs, () => {
-    if (session.destroyed) return;
-    if (!session.closed) session.close();
-    // node ends a destroyed session's socket politely, which a client that stopped being read
-    // never answers: the socket itself is cut (the TLS socket: session.socket is a guard that
-    // throws on manipulation)
-    setTimeout(() => {
-      session.destroy();
-      socket.destroy();
-    }, GOAWAY_GRACE_MS).unref();
-  });
-  session.on('stream', (stream: ServerHttp2Stream) => {
-    clock.started();
-    stream.once('close', () => clock.ended());
-  });
-  session.once('close', () => clock.stop());
+/** a request's connection as the idle rules know it: its HTTP/2 session, or its socket */
+function connectionOf(req: { httpVersion: string; socket: unknown }): unknown {
+  if (!req.httpVersion.startsWith('2')) return req.socket;
+  return (req as unknown as { stream?: { session?: unknown } }).stream?.session;
 }
 
-/** HTTP/1.1 connections, each closed once it has waited `idleMs` for its next request */
-export class Http1IdleConnections {
-  private readonly bySocket = new WeakMap<object, IdleClock>();
+/** every connection of a server, each closed once it has carried no request for `idleMs` */
+export class IdleConnections {
+  private readonly clocks = new WeakMap<object, IdleClock>();
 
   constructor(private readonly idleMs: number) {}
 
-  connected(socket: TLSSocket): void {
-    const clock = new IdleClock(this.idleMs, () => socket.destroy());
-    this.bySocket.set(socket, clock);
-    socket.once('close', () => clock.stop());
+  /**
+   * An HTTP/2 session with no stream open is told GOAWAY and cut a second later, as Go's server
+   * does. This also ends a session after nghttp2 answered a protocol error with GOAWAY: node
+   * then stops reading the connection and never sees the client close it.
+   */
+  http2(session: ServerHttp2Session, socket: TLSSocket): void {
+    this.track(session, () => {
+      if (session.destroyed) return;
+      if (!session.closed) session.close();
+      // node ends a destroyed session's socket politely, which a client that stopped being
+      // read never answers: the socket itself is cut (the TLS socket: session.socket is a
+      // guard that throws on manipulation)
+      setTimeout(() => {
+        session.destroy();
+        socket.destroy();
+      }, GOAWAY_GRACE_MS).unref();
+    });
+    session.once('close', () => this.clocks.get(session)?.stop());
   }
 
-  /** a request on `socket` began: pass what this returns to requestEnded once it is done */
-  requestStarted(socket: unknown): IdleClock | undefined {
-    const clock = typeof socket === 'object' && socket !== null ? this.bySocket.get(socket) : undefined;
+  /** an HTTP/1.1 keep-alive connection waiting for its next request is closed */
+  http1(socket: TLSSocket): void {
+    this.track(socket, () => socket.destroy());
+    socket.once('close', () => this.clocks.get(socket)?.stop());
+  }
+
+  /** a request began on its connection: call what this returns once it is done */
+  requestStarted(req: { httpVersion: string; socket: unknown }): IdleClock | undefined {
+    const connection = connectionOf(req);
+    const clock = typeof connection === 'object' && connection !== null ? this.clocks.get(connection) : undefined;
     clock?.started();
     return clock;
   }
 
-  requestEnded(clock: IdleClock): void {
-    clock.ended();
-  }
-
   /** the connection left HTTP for another protocol: its handler decides when it ends */
   upgraded(socket: object): void {
-    this.bySocket.get(socket)?.stop();
+    this.clocks.get(socket)?.stop();
+  }
+
+  private track(connection: object, onIdle: () => void): void {
+    this.clocks.set(connection, new IdleClock(this.idleMs, onIdle));
   }
 }

@@ -12,7 +12,7 @@ import {
   HTTP2_MAX_HEADER_PAIRS,
 } from './header-limits.js';
 import { sniMatcher, type NodeTlsVersion } from './tls-options.js';
-import { CONNECTION_IDLE_TIMEOUT_MS, closeWhenIdle, Http1IdleConnections } from './idle-connections.js';
+import { CONNECTION_IDLE_TIMEOUT_MS, IdleConnections } from './idle-connections.js';
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { HttpRequest, HttpResponse, UpgradeSocket } from '../request/types.js';
@@ -34,7 +34,7 @@ export interface SecureServerOptions {
   ciphers?: string;
   /** --tls-sni-cert-key: certificates chosen by the name the client asks for */
   sniCertificates?: SniCertificate[];
-  /** how long an HTTP/2 connection with no stream open stays (kube-apiserver: 90 s) */
+  /** how long a connection with no request open stays (kube-apiserver: 90 s) */
   idleTimeoutMs?: number;
 }
 
@@ -67,17 +67,16 @@ export function createSecureServer(opts: SecureServerOptions): SecureServer {
   let inFlight = 0;
   let closing = false;
   let onIdle: (() => void) | undefined;
+  const idle = new IdleConnections(opts.idleTimeoutMs ?? CONNECTION_IDLE_TIMEOUT_MS);
   // every request is counted until its response closes (finished or aborted), so close()
-  // knows when the requests in flight are done
-  const idleMs = opts.idleTimeoutMs ?? CONNECTION_IDLE_TIMEOUT_MS;
-  const http1Idle = new Http1IdleConnections(idleMs);
+  // knows when the requests in flight are done, and its connection when it is idle
   const handler = (req: HttpRequest, res: HttpResponse): void => {
     inFlight++;
-    const connection = req.httpVersion.startsWith('1.') ? http1Idle.requestStarted(req.socket) : undefined;
+    const connection = idle.requestStarted(req);
     res.once('close', () => {
       inFlight--;
       if (inFlight === 0) onIdle?.();
-      if (connection) http1Idle.requestEnded(connection);
+      connection?.ended();
     });
     // closing: this HTTP/1.1 connection ends after the response (HTTP/2 clients got GOAWAY)
     if (closing && req.httpVersion.startsWith('1.')) res.setHeader('connection', 'close');
@@ -134,8 +133,8 @@ export function createSecureServer(opts: SecureServerOptions): SecureServer {
   });
   const sockets = new Set<TLSSocket>();
   server.on('secureConnection', (socket: TLSSocket) => {
-    if (newSession) closeWhenIdle(newSession, socket, idleMs);
-    else http1Idle.connected(socket);
+    if (newSession) idle.http2(newSession, socket);
+    else idle.http1(socket);
     newSession = undefined;
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
@@ -150,7 +149,7 @@ export function createSecureServer(opts: SecureServerOptions): SecureServer {
   // the same chain; until a handler takes the socket over, an ordinary response is written on
   // it, and the connection ends with that response.
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    http1Idle.upgraded(socket);
+    idle.upgraded(socket);
     socket.on('error', () => socket.destroy());
     const res = new ServerResponse(req);
     res.shouldKeepAlive = false;
