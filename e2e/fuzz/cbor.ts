@@ -3,11 +3,9 @@
 // indefinite lengths that never end, keys that are not strings or come twice, tags, floats
 // and simple values kube refuses, invalid UTF-8, truncation and random bytes.
 
-import { encodeCbor } from '../../server/cbor/index.js';
+import { encodeCbor, SELF_DESCRIBED_TAG as SELF_DESCRIBED } from '../../server/cbor/index.js';
 import { mutateBytes, truncate, type Json } from './json-text.js';
 import type { Prng } from './prng.js';
-
-const SELF_DESCRIBED = Buffer.from([0xd9, 0xd9, 0xf7]);
 
 /** a CBOR head: major type and argument (RFC 8949 3), the argument as large as asked */
 function head(major: number, argument: bigint | number): Buffer {

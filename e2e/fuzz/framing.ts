@@ -2,6 +2,17 @@
 // onto a TLS connection, below what any HTTP client library would send. A replica must answer
 // what it can parse, refuse or close what it cannot, and never crash or hang on either.
 
+import {
+  CONNECTION_PREFACE,
+  ErrorCode,
+  Flag,
+  FRAME_HEADER_LENGTH,
+  FrameType,
+  frame,
+  rstStreamFrame,
+  settingsFrame,
+  writeFrameHeader,
+} from '../../storage/etcd/h2-frames.js';
 import { encodeLiteralNewName, integerBytes } from '../../storage/etcd/hpack.js';
 import type { FuzzTargets } from './cases.js';
 import { mutateBytes, toJsonText } from './json-text.js';
@@ -50,10 +61,15 @@ function head(x: Exchange, requestLine = `${x.method} ${x.path} HTTP/1.1`, eol =
   return `${requestLine}${eol}${x.headers.map(([k, v]) => `${k}: ${v}${eol}`).join('')}${eol}`;
 }
 
+/** `x` with `extra` headers after its own */
+function withHeaders(x: Exchange, ...extra: [string, string][]): Exchange {
+  return { ...x, headers: [...x.headers, ...extra] };
+}
+
 function withLength(x: Exchange): Buffer {
   const body = x.body ?? Buffer.alloc(0);
-  const h = x.body ? [...x.headers, ['Content-Length', String(body.length)] as [string, string]] : x.headers;
-  return Buffer.concat([Buffer.from(head({ ...x, headers: h }), 'latin1'), body]);
+  const h = x.body ? withHeaders(x, ['Content-Length', String(body.length)]) : x;
+  return Buffer.concat([Buffer.from(head(h), 'latin1'), body]);
 }
 
 /** the body in chunks of the given size lines (a size line may lie about its chunk) */
@@ -95,10 +111,7 @@ function hostileHttp1(rng: Prng, t: FuzzTargets): { bytes: Buffer; how: string; 
         how: 'length-and-chunked',
         x,
         bytes: Buffer.concat([
-          Buffer.from(
-            head({ ...x, headers: [...x.headers, ['Content-Length', String(rng.int(0, 40))], ['Transfer-Encoding', 'chunked']] }),
-            'latin1',
-          ),
+          Buffer.from(head(withHeaders(x, ['Content-Length', String(rng.int(0, 40))], ['Transfer-Encoding', 'chunked'])), 'latin1'),
           chunked(body, [body.length.toString(16), '0']),
           Buffer.from(CRLF),
         ]),
@@ -139,7 +152,7 @@ function hostileHttp1(rng: Prng, t: FuzzTargets): { bytes: Buffer; how: string; 
         how: 'content-length',
         x,
         bytes: Buffer.concat([
-          Buffer.from(head({ ...x, headers: [...x.headers, ...lengths.map((l) => ['Content-Length', l] as [string, string])] }), 'latin1'),
+          Buffer.from(head(withHeaders(x, ...lengths.map((l): [string, string] => ['Content-Length', l]))), 'latin1'),
           body,
         ]),
       };
@@ -187,7 +200,7 @@ function hostileHttp1(rng: Prng, t: FuzzTargets): { bytes: Buffer; how: string; 
         how: 'bare-lf',
         x,
         bytes: Buffer.concat([
-          Buffer.from(head({ ...x, headers: [...x.headers, ['Content-Length', String(x.body?.length ?? 0)]] }, undefined, '\n'), 'latin1'),
+          Buffer.from(head(withHeaders(x, ['Content-Length', String(x.body?.length ?? 0)]), undefined, '\n'), 'latin1'),
           x.body ?? Buffer.alloc(0),
         ]),
       };
@@ -206,11 +219,7 @@ function hostileHttp1(rng: Prng, t: FuzzTargets): { bytes: Buffer; how: string; 
       return {
         how: 'expect',
         x,
-        bytes: withLength({
-          ...x,
-          body,
-          headers: [...x.headers, ['Expect', rng.pick(['100-continue', '200-ok', '100-continue, 100-continue', ''])]],
-        }),
+        bytes: withLength({ ...withHeaders(x, ['Expect', rng.pick(['100-continue', '200-ok', '100-continue, 100-continue', ''])]), body }),
       };
     case 9: {
       const upgrade = rng.pick<[string, string][]>([
@@ -230,13 +239,13 @@ function hostileHttp1(rng: Prng, t: FuzzTargets): { bytes: Buffer; how: string; 
         ],
       ]);
       const path = rng.bool() ? `/api/v1/namespaces/${t.namespace}/pods/${t.target}/exec?command=true&stdout=1` : x.path;
-      return { how: 'upgrade', x, bytes: withLength({ ...x, path, headers: [...x.headers, ['Connection', 'Upgrade'], ...upgrade] }) };
+      return { how: 'upgrade', x, bytes: withLength({ ...withHeaders(x, ['Connection', 'Upgrade'], ...upgrade), path }) };
     }
     case 10:
       return {
         how: 'h2-preface',
         x,
-        bytes: Buffer.concat([Buffer.from(`PRI * HTTP/2.0${CRLF}${CRLF}SM${CRLF}${CRLF}`), rng.bytes(rng.size(2048))]),
+        bytes: Buffer.concat([CONNECTION_PREFACE, rng.bytes(rng.size(2048))]),
       };
     default:
       return { how: 'mutated', x, bytes: mutateBytes(withLength(x), rng) };
@@ -245,27 +254,12 @@ function hostileHttp1(rng: Prng, t: FuzzTargets): { bytes: Buffer; how: string; 
 
 // --- HTTP/2 -------------------------------------------------------------------------------
 
-const PREFACE = Buffer.from(`PRI * HTTP/2.0${CRLF}${CRLF}SM${CRLF}${CRLF}`, 'latin1');
-const FRAME = {
-  DATA: 0,
-  HEADERS: 1,
-  PRIORITY: 2,
-  RST_STREAM: 3,
-  SETTINGS: 4,
-  PING: 6,
-  GOAWAY: 7,
-  WINDOW_UPDATE: 8,
-  CONTINUATION: 9,
-} as const;
-const FLAG = { END_STREAM: 0x1, ACK: 0x1, END_HEADERS: 0x4, PADDED: 0x8, PRIORITY: 0x20 } as const;
-
-function frame(type: number, flags: number, stream: number, payload: Buffer, lengthField = payload.length): Buffer {
-  const h = Buffer.alloc(9);
-  h.writeUIntBE(lengthField & 0xffffff, 0, 3);
-  h[3] = type;
-  h[4] = flags;
-  h.writeUInt32BE(stream >>> 0, 5);
-  return Buffer.concat([h, payload]);
+/** a frame whose length field says `lengthField`, whatever its payload's length */
+function lyingFrame(type: number, flags: number, stream: number, payload: Buffer, lengthField: number): Buffer {
+  const out = Buffer.alloc(FRAME_HEADER_LENGTH + payload.length);
+  writeFrameHeader(out, 0, lengthField & 0xffffff, type, flags, stream);
+  payload.copy(out, FRAME_HEADER_LENGTH);
+  return out;
 }
 
 /** literal header fields without indexing, names and values as raw octets (no Huffman) */
@@ -283,26 +277,17 @@ function requestBlock(x: Exchange): Buffer {
   ]);
 }
 
-function settings(pairs: [number, number][]): Buffer {
-  const p = Buffer.alloc(pairs.length * 6);
-  pairs.forEach(([id, value], i) => {
-    p.writeUInt16BE(id, i * 6);
-    p.writeUInt32BE(value >>> 0, i * 6 + 2);
-  });
-  return frame(FRAME.SETTINGS, 0, 0, p);
-}
-
 function request(x: Exchange, stream: number): Buffer {
-  const endStream = x.body ? 0 : FLAG.END_STREAM;
-  const frames = [frame(FRAME.HEADERS, FLAG.END_HEADERS | endStream, stream, requestBlock(x))];
-  if (x.body) frames.push(frame(FRAME.DATA, FLAG.END_STREAM, stream, x.body));
+  const endStream = x.body ? 0 : Flag.END_STREAM;
+  const frames = [frame(FrameType.HEADERS, Flag.END_HEADERS | endStream, stream, requestBlock(x))];
+  if (x.body) frames.push(frame(FrameType.DATA, Flag.END_STREAM, stream, x.body));
   return Buffer.concat(frames);
 }
 
 /** an HTTP/2 connection's frames after the preface, broken in one way; `how` names it */
 function hostileHttp2(rng: Prng, t: FuzzTargets): { bytes: Buffer; how: string; x: Exchange } {
   const x = validExchange(rng, t);
-  const start = [PREFACE, settings([])];
+  const start = [CONNECTION_PREFACE, settingsFrame([])];
   const at = (how: string, ...frames: Buffer[]) => ({ how, x, bytes: Buffer.concat([...start, ...frames]) });
   const count = (max: number) => rng.int(1, max);
   switch (rng.int(0, 11)) {
@@ -310,8 +295,8 @@ function hostileHttp2(rng: Prng, t: FuzzTargets): { bytes: Buffer; how: string; 
       // a header block that never ends: CONTINUATION frames without END_HEADERS
       const block = requestBlock(x);
       const filler = hpackBlock([['x-fill', 'v'.repeat(rng.int(1, 1000))]]);
-      const frames = [frame(FRAME.HEADERS, 0, 1, block)];
-      for (let i = count(400); i > 0; i--) frames.push(frame(FRAME.CONTINUATION, 0, 1, filler));
+      const frames = [frame(FrameType.HEADERS, 0, 1, block)];
+      for (let i = count(400); i > 0; i--) frames.push(frame(FrameType.CONTINUATION, 0, 1, filler));
       return at('continuation-flood', ...frames);
     }
     case 1: {
@@ -319,7 +304,7 @@ function hostileHttp2(rng: Prng, t: FuzzTargets): { bytes: Buffer; how: string; 
       const frames: Buffer[] = [];
       for (let i = 0, n = count(500); i < n; i++) {
         const id = 1 + 2 * i;
-        frames.push(request({ ...x, body: undefined, method: 'GET' }, id), frame(FRAME.RST_STREAM, 0, id, Buffer.from([0, 0, 0, 8])));
+        frames.push(request({ ...x, body: undefined, method: 'GET' }, id), rstStreamFrame(id, ErrorCode.CANCEL));
       }
       return at('rapid-reset', ...frames);
     }
@@ -334,13 +319,13 @@ function hostileHttp2(rng: Prng, t: FuzzTargets): { bytes: Buffer; how: string; 
         [[rng.int(7, 0xffff), rng.int(0, 0xffffffff)]],
         Array.from({ length: count(3000) }, (): [number, number] => [1, rng.int(0, 0xffffffff)]),
       ]);
-      return at('settings', settings(bad), request(x, 1));
+      return at('settings', settingsFrame(bad), request(x, 1));
     }
     case 3:
       return at(
         'window-update',
         frame(
-          FRAME.WINDOW_UPDATE,
+          FrameType.WINDOW_UPDATE,
           0,
           rng.pick([0, 1]),
           Buffer.from(
@@ -355,16 +340,16 @@ function hostileHttp2(rng: Prng, t: FuzzTargets): { bytes: Buffer; how: string; 
       );
     case 4: {
       const frames: Buffer[] = [];
-      for (let i = count(5000); i > 0; i--) frames.push(frame(FRAME.PING, 0, 0, rng.bytes(8)));
+      for (let i = count(5000); i > 0; i--) frames.push(frame(FrameType.PING, 0, 0, rng.bytes(8)));
       return at('ping-flood', ...frames);
     }
     case 5:
       return at(
         'priority',
-        frame(FRAME.PRIORITY, 0, 1, Buffer.from([0, 0, 0, 1, 16])),
+        frame(FrameType.PRIORITY, 0, 1, Buffer.from([0, 0, 0, 1, 16])),
         frame(
-          FRAME.HEADERS,
-          FLAG.END_HEADERS | FLAG.END_STREAM | FLAG.PRIORITY,
+          FrameType.HEADERS,
+          Flag.END_HEADERS | Flag.END_STREAM | Flag.PRIORITY,
           3,
           Buffer.concat([Buffer.from([0, 0, 0, 3, 16]), requestBlock(x)]),
         ),
@@ -415,26 +400,26 @@ function hostileHttp2(rng: Prng, t: FuzzTargets): { bytes: Buffer; how: string; 
             ]),
           );
       const block2 = rng.bool(0.3) ? Buffer.concat([Buffer.from(integerBytes(rng.int(0, 1 << 30), 5, 0x20)), block]) : block;
-      return at('hpack', frame(FRAME.HEADERS, FLAG.END_HEADERS | FLAG.END_STREAM, 1, block2));
+      return at('hpack', frame(FrameType.HEADERS, Flag.END_HEADERS | Flag.END_STREAM, 1, block2));
     }
     case 7: {
       // DATA beyond the declared length, on a closed or idle stream, or with a lying pad
       const body = x.body ?? Buffer.from('{}');
       const post: Exchange = { ...x, method: 'POST', body };
       const h = frame(
-        FRAME.HEADERS,
-        FLAG.END_HEADERS,
+        FrameType.HEADERS,
+        Flag.END_HEADERS,
         1,
-        requestBlock({ ...post, headers: [...post.headers, ['content-length', String(rng.int(0, body.length))]] }),
+        requestBlock(withHeaders(post, ['content-length', String(rng.int(0, body.length))])),
       );
       return at(
         'data',
         h,
         rng.pick([
-          frame(FRAME.DATA, FLAG.END_STREAM, 1, body),
-          frame(FRAME.DATA, FLAG.PADDED | FLAG.END_STREAM, 1, Buffer.concat([Buffer.from([255]), body])),
-          frame(FRAME.DATA, 0, 7, body),
-          frame(FRAME.DATA, FLAG.END_STREAM, 0, body),
+          frame(FrameType.DATA, Flag.END_STREAM, 1, body),
+          frame(FrameType.DATA, Flag.PADDED | Flag.END_STREAM, 1, Buffer.concat([Buffer.from([255]), body])),
+          frame(FrameType.DATA, 0, 7, body),
+          frame(FrameType.DATA, Flag.END_STREAM, 0, body),
         ]),
       );
     }
@@ -442,13 +427,13 @@ function hostileHttp2(rng: Prng, t: FuzzTargets): { bytes: Buffer; how: string; 
       // a frame whose length field is not its payload's, or beyond the maximum frame size
       return at(
         'frame-length',
-        frame(rng.int(0, 9), rng.int(0, 255), rng.int(0, 3), rng.bytes(rng.size(64)), rng.pick([0, 16385, 0xffffff, rng.int(0, 100)])),
+        lyingFrame(rng.int(0, 9), rng.int(0, 255), rng.int(0, 3), rng.bytes(rng.size(64)), rng.pick([0, 16385, 0xffffff, rng.int(0, 100)])),
       );
     case 9:
       return at(
         'goaway',
         request(x, 1),
-        frame(FRAME.GOAWAY, 0, 0, Buffer.concat([Buffer.from([0, 0, 0, 1, 0, 0, 0, 2]), rng.bytes(rng.size(1024))])),
+        frame(FrameType.GOAWAY, 0, 0, Buffer.concat([Buffer.from([0, 0, 0, 1, 0, 0, 0, 2]), rng.bytes(rng.size(1024))])),
         request(x, 3),
       );
     case 10: {

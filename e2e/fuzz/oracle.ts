@@ -57,18 +57,9 @@ function kubeParity(req: FuzzRequest, status: number, text: string): boolean {
     !/^reason:/m.test(text)
   )
     return true;
-  // the protobuf form of the strategic merge patch's plain errors (a Status without a reason)
-  if (status === 500 && req.method === 'PATCH' && text.startsWith('k8s\0') && text.includes('Failure') && !text.includes('InternalError'))
-    return true;
-  // and the CBOR form (self-described tag first)
-  if (
-    status === 500 &&
-    req.method === 'PATCH' &&
-    text.startsWith('\xd9\xd9\xf7') &&
-    text.includes('Failure') &&
-    !text.includes('InternalError')
-  )
-    return true;
+  // the protobuf and CBOR forms of the strategic merge patch's plain errors (a Status without a reason)
+  const binary = text.startsWith('k8s\0') || text.startsWith('\xd9\xd9\xf7');
+  if (status === 500 && req.method === 'PATCH' && binary && text.includes('Failure') && !text.includes('InternalError')) return true;
   if (status === 400 && text === '400 Bad Request' && /%(?![0-9a-fA-F]{2})/.test(req.path.split('?')[0]!)) return true;
   return false;
 }
@@ -97,13 +88,18 @@ export interface Verdict {
   answer: string;
 }
 
+/** a transport failure, grouped without the numbers in its message */
+function noAnswer(error: string): Verdict {
+  return { ok: false, problem: `no answer: ${error.replace(/\d+/g, 'N')}`, answer: error };
+}
+
 /**
  * Raw framing: whatever the replica answers or however it closes is its choice (Go answers a
  * bare 400 or just closes), but it must end the exchange in time and no HTTP/1.1 answer on the
  * connection may be a server error.
  */
 function judgeRaw(req: FuzzRequest, outcome: FuzzOutcome): Verdict {
-  if (isTransportError(outcome)) return { ok: false, problem: `no answer: ${outcome.error.replace(/\d+/g, 'N')}`, answer: outcome.error };
+  if (isTransportError(outcome)) return noAnswer(outcome.error);
   const text = outcome.body.toString('latin1');
   const answer = text.slice(0, 600);
   if (req.protocol === 'raw-http/1.1') {
@@ -117,7 +113,7 @@ export function judge(req: FuzzRequest, outcome: FuzzOutcome): Verdict {
   if (req.raw) return judgeRaw(req, outcome);
   if (isTransportError(outcome)) {
     if (beyondNodeHpackFieldLimit(req, outcome.error)) return { ok: true, answer: outcome.error };
-    return { ok: false, problem: `no answer: ${outcome.error.replace(/\d+/g, 'N')}`, answer: outcome.error };
+    return noAnswer(outcome.error);
   }
   const { status, body, headers } = outcome;
   const answer = `${status} ${body.subarray(0, 600).toString('utf8')}`;

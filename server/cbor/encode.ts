@@ -4,7 +4,8 @@
 // writes them under kube's options; integral numbers are integers, others the shortest float
 // that keeps their value.
 
-const SELF_DESCRIBED_TAG = Buffer.from([0xd9, 0xd9, 0xf7]);
+/** the self-described CBOR tag (55799) kube writes first */
+export const SELF_DESCRIBED_TAG = Buffer.from([0xd9, 0xd9, 0xf7]);
 
 class Writer {
   private buf = Buffer.allocUnsafe(1024);
