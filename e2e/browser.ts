@@ -168,8 +168,13 @@ export async function startChromium(): Promise<Browser> {
       await exited;
       clearTimeout(timer);
     }
-    // chromium's helper processes can still be writing the profile when the browser exits
-    rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    // chromium's helper processes can still be writing the profile when the browser exits (on
+    // a loaded machine for seconds): a profile left behind in the temp directory fails no test
+    try {
+      rmSync(profile, { recursive: true, force: true, maxRetries: 50, retryDelay: 100 });
+    } catch (err) {
+      process.emitWarning(`chromium profile ${profile} left behind: ${(err as Error).message}`);
+    }
   };
   try {
     const port = await new Promise<number>((resolve, reject) => {
