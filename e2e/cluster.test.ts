@@ -75,7 +75,8 @@ describe('local cluster: 3 etcd + 3 kapi + haproxy', () => {
     const servers = await backendServers(dir);
     assert.deepEqual(servers.map((s) => s.name).sort(), ['kapi-0', 'kapi-1', 'kapi-2']);
     for (const s of servers) {
-      assert.equal(s.status, 'UP', `${s.name}: ${s.status}`);
+      // `UP 1/2`: still up and in the pool, one health check (1 s apart) late on a loaded machine
+      assert.match(s.status, /^UP(?: \d+\/\d+)?$/, `${s.name}: ${s.status}`);
       assert.ok(s.sessionsTotal > 0, `${s.name} got connections`);
     }
     await kubectlOk(['delete', 'configmap', 'cm1', '-n', ns], lb());
