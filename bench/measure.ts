@@ -134,9 +134,10 @@ export interface Result {
   kapiP99?: number;
   rawP50?: number;
   rawP99?: number;
-  /** kapi's CPU per operation, and etcd's while serving kapi */
+  /** kapi's CPU per operation, and etcd's while serving kapi and while serving raw etcd's side */
   kapiCpuMsPerOp?: number;
   etcdCpuMsPerOp?: number;
+  rawEtcdCpuMsPerOp?: number;
   /** kapi CPU time / wall time while the scenario ran */
   kapiCores?: number;
   /** the load client's CPU per operation against kapi and against raw etcd */
@@ -174,7 +175,7 @@ export function resultsTable(results: Result[]): string {
     'kapi p50/p99 ms',
     'raw p50/p99 ms',
     'kapi CPU ms/op',
-    'etcd CPU ms/op',
+    'etcd CPU ms/op kapi / raw',
     'kapi cores',
     'client CPU ms/op kapi / raw',
   ];
@@ -188,7 +189,7 @@ export function resultsTable(results: Result[]): string {
     pair(r.kapiP50, r.kapiP99),
     pair(r.rawP50, r.rawP99),
     fmt(r.kapiCpuMsPerOp),
-    fmt(r.etcdCpuMsPerOp),
+    pair(r.etcdCpuMsPerOp, r.rawEtcdCpuMsPerOp),
     fmt(r.kapiCores),
     pair(r.clientCpuMsPerOp, r.rawClientCpuMsPerOp),
   ]);

@@ -218,6 +218,7 @@ function cpuColumns(ops: number, kapiCpu: CpuUse, rawCpu: CpuUse | undefined): P
   return {
     kapiCpuMsPerOp: kapiCpu.kapiMs / ops,
     etcdCpuMsPerOp: kapiCpu.etcdMs / ops,
+    rawEtcdCpuMsPerOp: rawCpu && rawCpu.etcdMs / ops,
     kapiCores: kapiCpu.kapiMs / kapiCpu.wallMs,
     clientCpuMsPerOp: kapiCpu.clientMs / ops,
     rawClientCpuMsPerOp: rawCpu && rawCpu.clientMs / ops,
