@@ -90,7 +90,9 @@ export type ResourceVersionMatch = 'Exact' | 'NotOlderThan';
  *  passed): waits end, reads are abandoned, retries are not made. A write already sent to
  *  etcd is left to finish, since it may have been applied. */
 export interface Cancellable {
-  signal?: AbortSignal;
+  /** may be a getter that makes the signal when first read: a store reads it only when it has
+   *  to wait or to send it on (a request's signal costs to make, server/request/cancellation.ts) */
+  readonly signal?: AbortSignal;
 }
 
 /** A consistent read (no resourceVersion) through a fence is served at the revision the

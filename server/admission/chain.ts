@@ -3,7 +3,7 @@
 // then validating ones (on the final object). A plugin that does both runs in both phases.
 
 import type { KubeObject } from '../../storage/interface.js';
-import type { AdmissionAttributes, AdmissionHooks } from '../registry/rest.js';
+import type { AdmissionAttributes, AdmissionHooks, SignalSource } from '../registry/rest.js';
 import { enabledPluginNames, explicitlyEnabled, readAdmissionConfigFile, validateAdmissionFlags, type AdmissionFlags } from './config.js';
 import type { RequestState } from '../request/types.js';
 import { addAuditAnnotations } from '../request/audit-annotations.js';
@@ -14,7 +14,8 @@ import type { AdmissionDeps, AdmissionPlugin, AdmissionPluginFactory, AdmissionR
 export interface AdmissionRequest {
   /** the request's warnings (sent as `Warning` headers) */
   warnings: string[];
-  signal?: AbortSignal;
+  /** the request's cancellation (its signal is made when first read) */
+  cancellation?: SignalSource;
   /** receives the audit annotations plugins add, after each phase */
   onAuditAnnotations?: (annotations: Record<string, string>) => void;
   /** the request's CreateOptions/UpdateOptions/DeleteOptions, when the attributes carry none */
@@ -97,7 +98,7 @@ export function chainOf(plugins: readonly AdmissionPlugin[]): AdmissionChain {
     hooksFor(req) {
       // made when a phase gets no fence from the registry (creates bring their own)
       let requestFence: ReadFence | undefined;
-      const ctx: AdmissionRequestContext = { warnings: req.warnings, auditAnnotations: {}, signal: req.signal };
+      const ctx: AdmissionRequestContext = { warnings: req.warnings, auditAnnotations: {}, cancellation: req.cancellation };
       const flush = () => {
         if (!req.onAuditAnnotations) return;
         const a = ctx.auditAnnotations;
@@ -171,7 +172,8 @@ export function optionsFromQuery(operation: AdmissionAttributes['operation'], qu
 export function admissionRequestOf(state: RequestState): AdmissionRequest {
   return {
     warnings: state.warnings,
-    signal: state.signal,
+    // the request's signal is made only if admission reads it (request/cancellation.ts)
+    cancellation: state,
     onAuditAnnotations: (a) => addAuditAnnotations(state, a),
     options: (operation) => optionsFromQuery(operation, state.query),
   };

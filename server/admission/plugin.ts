@@ -7,7 +7,7 @@
 
 import type { KubeObject } from '../../storage/interface.js';
 import type { ReadFence } from '../../storage/read-fence.js';
-import type { AdmissionAttributes, ResourceResolver } from '../registry/rest.js';
+import type { AdmissionAttributes, ResourceResolver, SignalSource } from '../registry/rest.js';
 import type { ReviewAuthorizer } from '../machinery/access-review.js';
 
 /** One admission plugin. A denial is thrown as a StatusError (server/http/status.ts), usually
@@ -29,8 +29,9 @@ export interface AdmissionRequestContext {
   warnings: string[];
   /** audit annotations of this request (key -> value), recorded with the audit event */
   auditAnnotations: Record<string, string>;
-  /** aborted when the client goes away */
-  signal?: AbortSignal;
+  /** its signal aborts when the client goes away; read it where a plugin waits, not before (a
+   *  request's signal is made when first read, server/request/cancellation.ts) */
+  cancellation?: SignalSource;
   /** the plugins' consistent reads of this request share one wait for etcd's revision
    *  (pass it on in the contexts of their lookups) */
   readFence?: ReadFence;

@@ -14,7 +14,7 @@ export function internalContext(fieldManager: string, namespace: string, signal?
     fieldManager,
     fieldValidation: 'Ignore',
     warnings: [],
-    signal,
+    cancellation: signal ? { signal } : undefined,
   };
   // the reads of one request's admission share its fence (storage/read-fence.ts)
   if (readFence) ctx.readFence = readFence;

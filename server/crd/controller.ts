@@ -71,7 +71,7 @@ function internalCtx(signal?: AbortSignal): RequestContext {
     fieldManager: 'kube-apiserver',
     fieldValidation: 'Ignore',
     warnings: [],
-    signal,
+    cancellation: signal ? { signal } : undefined,
   };
 }
 

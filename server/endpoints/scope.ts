@@ -83,13 +83,15 @@ export interface ContextOptions {
 }
 
 export function requestContext(scope: Scope, opts: ContextOptions = {}): RequestContext {
+  const state = scope.state;
   const ctx: RequestContext = {
-    user: scope.state.user ?? anonymousUser(),
+    user: state.user ?? anonymousUser(),
     namespace: scope.namespace,
     dryRun: opts.dryRun ?? false,
     fieldValidation: opts.fieldValidation ?? 'Warn',
-    warnings: scope.state.warnings,
-    signal: opts.signal ?? scope.state.signal,
+    warnings: state.warnings,
+    // the request's own signal is made only if the work reads it (request/cancellation.ts)
+    cancellation: opts.signal ? { signal: opts.signal } : state,
   };
   if (opts.fieldManager !== undefined && opts.fieldManager !== '') ctx.fieldManager = opts.fieldManager;
   if (scope.name) ctx.name = scope.name;

@@ -158,14 +158,19 @@ export class FlowController {
 
   /** Classifies the request and waits for a seat at its level; an exempt request is admitted
    *  at once, without a promise (most of a cluster admin's requests). */
-  admit(d: RequestDigest, signal?: AbortSignal): Admission | Promise<Admission> {
+  admit(d: RequestDigest, signalOf?: () => AbortSignal): Admission | Promise<Admission> {
     const { classification, distinguisher, level } = this.classify(d);
     if (!level.queues) return { admitted: true, classification, release: noRelease };
-    return this.queue(level.queues, classification, distinguisher, signal);
+    return this.queue(level.queues, classification, distinguisher, signalOf);
   }
 
-  private async queue(queues: QueueSet, classification: Classification, distinguisher: string, signal?: AbortSignal): Promise<Admission> {
-    const outcome = await queues.acquire(flowHash(classification.flowSchema, distinguisher), signal, this.opts.maxQueueWaitMs);
+  private async queue(
+    queues: QueueSet,
+    classification: Classification,
+    distinguisher: string,
+    signalOf?: () => AbortSignal,
+  ): Promise<Admission> {
+    const outcome = await queues.acquire(flowHash(classification.flowSchema, distinguisher), signalOf, this.opts.maxQueueWaitMs);
     if (outcome.admitted) {
       const release = () => {
         outcome.release();

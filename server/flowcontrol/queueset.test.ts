@@ -54,10 +54,26 @@ describe('QueueSet', () => {
     const qs = new QueueSet(1, { queues: 4, handSize: 2, queueLengthLimit: 10 });
     const held = admitted(await qs.acquire(1));
     const ac = new AbortController();
-    const waiting = qs.acquire(1, ac.signal);
+    const waiting = qs.acquire(1, () => ac.signal);
     assert.equal(qs.stats.waiting, 1);
     ac.abort();
     assert.deepEqual(await waiting, { admitted: false, reason: 'cancelled' });
+    assert.equal(qs.stats.waiting, 0);
+    held.release();
+    assert.equal(qs.idle, true);
+  });
+
+  it('a request that would wait, its client gone already, is turned away; one with a free seat never asks for its signal', async () => {
+    const qs = new QueueSet(1, { queues: 4, handSize: 2, queueLengthLimit: 10 });
+    let asked = 0;
+    const gone = () => {
+      asked++;
+      return AbortSignal.abort();
+    };
+    const held = admitted(await qs.acquire(1, gone));
+    assert.equal(asked, 0);
+    assert.deepEqual(await qs.acquire(1, gone), { admitted: false, reason: 'cancelled' });
+    assert.equal(asked, 1);
     assert.equal(qs.stats.waiting, 0);
     held.release();
     assert.equal(qs.idle, true);

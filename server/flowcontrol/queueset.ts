@@ -89,12 +89,15 @@ export class QueueSet {
   }
 
   /**
-   * Waits for a seat. `flowHash` chooses the queues; `signal` ends the wait when the client
-   * goes away; `maxWaitMs` bounds the time in a queue (kube: a quarter of the request timeout).
+   * Waits for a seat. `flowHash` chooses the queues; the signal `signalOf` gives ends the wait
+   * when the client goes away (asked for only when the request has to wait: a request's signal
+   * is made on demand, request/cancellation.ts); `maxWaitMs` bounds the time in a queue (kube: a
+   * quarter of the request timeout).
    */
-  acquire(flowHash: number, signal?: AbortSignal, maxWaitMs?: number): Promise<Outcome> {
-    if (signal?.aborted) return Promise.resolve({ admitted: false, reason: 'cancelled' });
+  acquire(flowHash: number, signalOf?: () => AbortSignal, maxWaitMs?: number): Promise<Outcome> {
     if (this.executing < this.concurrencyLimit && this.waiting() === 0) return Promise.resolve({ admitted: true, release: this.seat() });
+    const signal = signalOf?.();
+    if (signal?.aborted) return Promise.resolve({ admitted: false, reason: 'cancelled' });
     const q = this.queuing;
     if (!q) return Promise.resolve({ admitted: false, reason: 'rejected' });
     const hand = dealHand(flowHash, q.queues, q.handSize);

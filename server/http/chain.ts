@@ -23,8 +23,9 @@ import { instrumentAuthenticator, instrumentAuthorizer } from '../metrics/auth.j
 import { withRequestMetrics } from '../metrics/filter.js';
 import { alwaysAllow, type Authorizer } from '../authz/authorizer.js';
 import type { Authenticator } from '../authn/authenticator.js';
-import { nonResourceInfo } from '../request/request-info.js';
-import { cancelRequest, newRequestSignal } from '../request/cancellation.js';
+import { nonResourceInfo, type RequestInfo } from '../request/request-info.js';
+import type { UserInfo } from '../machinery/user.js';
+import { RequestCancellation } from '../request/cancellation.js';
 import { isLongRunning } from './filters/long-running.js';
 import { parseRequestTarget } from './request-target.js';
 import { errors } from '../machinery/status.js';
@@ -120,32 +121,51 @@ const withCbor: Filter = (next) => (state) => {
   return next(state);
 };
 
+/**
+ * A request's state as the chain makes it. A class, so that `signal` is a getter on the
+ * prototype: every state has the same shape, where an object literal with a getter of its own
+ * costs a third of a microsecond to make and gives each state a shape of its own.
+ */
+class IncomingRequestState implements RequestState {
+  info: RequestInfo;
+  readonly warnings: string[] = [];
+  readonly cancellation = new RequestCancellation();
+  auditId = '';
+  readonly receivedAt = Date.now();
+  declare user?: UserInfo;
+  declare compressResponses?: boolean;
+  declare cbor?: boolean;
+  declare bodyObserver?: (chunk: Buffer) => void;
+
+  constructor(
+    readonly req: HttpRequest,
+    readonly res: HttpResponse,
+    readonly method: string,
+    readonly path: string,
+    readonly query: URLSearchParams,
+    readonly upgrade: UpgradeSocket | undefined,
+  ) {
+    this.info = nonResourceInfo(method, path);
+  }
+
+  get signal(): AbortSignal {
+    return this.cancellation.signal;
+  }
+}
+
 /** The per-request state for a raw request, or undefined when its target cannot be parsed. */
 export function newRequestState(req: HttpRequest, res: HttpResponse, upgrade?: UpgradeSocket): RequestState | undefined {
   const method = (req.method ?? 'GET').toUpperCase();
   const target = parseRequestTarget(req.url ?? '/');
   if (!target) return undefined;
   const { path, query } = target;
-  const signal = newRequestSignal();
-  const state: RequestState = {
-    req,
-    res,
-    method,
-    path,
-    query,
-    info: nonResourceInfo(method, path),
-    warnings: [],
-    signal,
-    auditId: '',
-    receivedAt: Date.now(),
-    upgrade,
-  };
+  const state = new IncomingRequestState(req, res, method, path, query, upgrade);
   // The work behind a request stops when its client goes away. Once a short request's answer
   // has been taken whole nothing of it is left to stop, so it is not aborted then (an abort
   // builds its reason, a DOMException with a stack); long-running handlers may still hold
   // watchers or streams and are aborted whenever their response closes.
   res.on('close', () => {
-    if (!res.writableFinished || isLongRunning(state.info)) cancelRequest(signal);
+    if (!res.writableFinished || isLongRunning(state.info)) state.cancellation.cancel();
   });
   return state;
 }

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { RequestCancellation } from '../request/cancellation.js';
 import { parseRequestInfo, nonResourceInfo } from '../request/request-info.js';
 import type { HttpRequest, HttpResponse, RequestState } from '../request/types.js';
 import { ApiserverMetrics } from './apiserver-metrics.js';
@@ -10,6 +11,7 @@ function stateOf(method: string, url: string, headers: Record<string, string> = 
   const u = new URL(url, 'https://kapi.invalid');
   const resource = /^\/apis?\/./.test(u.pathname);
   const responseHeaders = new Map<string, string>();
+  const cancellation = new RequestCancellation();
   const res = {
     statusCode: 200,
     getHeader: (name: string) => responseHeaders.get(name.toLowerCase()),
@@ -23,7 +25,8 @@ function stateOf(method: string, url: string, headers: Record<string, string> = 
     query: u.searchParams,
     info: resource ? parseRequestInfo(method, u.pathname, u.searchParams) : nonResourceInfo(method, u.pathname),
     warnings: [],
-    signal: new AbortController().signal,
+    signal: cancellation.signal,
+    cancellation,
     auditId: '',
     receivedAt: Date.now(),
   };

@@ -58,7 +58,7 @@ function contextOf(state: RequestState): RequestContext {
     dryRun: false,
     fieldValidation: 'Ignore',
     warnings: [],
-    signal: state.signal,
+    cancellation: state,
   };
 }
 

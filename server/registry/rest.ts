@@ -7,6 +7,12 @@ import type { ReadFence } from '../../storage/read-fence.js';
 import type { ResourceInfo } from '../apis/types.js';
 import type { UserInfo } from '../machinery/user.js';
 
+/** where a signal comes from: a request's cancellation (which makes its signal on demand), or
+ *  `{ signal }` for work that has one already */
+export interface SignalSource {
+  readonly signal: AbortSignal;
+}
+
 export interface RequestContext {
   user: UserInfo;
   /** '' for cluster-scoped requests and all-namespace lists */
@@ -21,8 +27,9 @@ export interface RequestContext {
   fieldValidation: 'Strict' | 'Warn' | 'Ignore';
   /** warnings to send back in `Warning` headers */
   warnings: string[];
-  /** aborted when the client goes away */
-  signal?: AbortSignal;
+  /** its signal aborts when the client goes away. A request's signal is made when first read
+   *  (server/request/cancellation.ts), so it is read where work may wait on it, not before */
+  cancellation?: SignalSource;
   /** consistent reads made through this context share one wait for etcd's revision (see
    *  storage/read-fence.ts): set by a caller that reads several times for one request */
   readFence?: ReadFence;

@@ -4,6 +4,7 @@
 // conversion, selectors); the strategy owns what is particular to a kind.
 
 import type {
+  GetOptions,
   KubeObject,
   ListOptions,
   ListResult,
@@ -122,6 +123,32 @@ function* listTextPieces(
 }
 
 type PreparedListItems = StoredList['items'];
+
+/**
+ * A single object read's storage options. The request's signal is handed on unread (a getter
+ * on the prototype): a read the cache answers at once never makes it (request/cancellation.ts).
+ */
+class ObjectReadOptions implements GetOptions {
+  readonly resourceVersion: string | undefined;
+  readonly fence: ReadFence | undefined;
+
+  constructor(
+    private readonly ctx: RequestContext,
+    opts: GetRequestOptions,
+    readonly ignoreNotFound: boolean,
+  ) {
+    this.resourceVersion = opts.resourceVersion;
+    this.fence = ctx.readFence;
+  }
+
+  get signal(): AbortSignal | undefined {
+    return this.ctx.cancellation?.signal;
+  }
+}
+
+function readOptions(ctx: RequestContext, opts: GetRequestOptions, ignoreNotFound = false): GetOptions {
+  return new ObjectReadOptions(ctx, opts, ignoreNotFound);
+}
 
 export function generateName(base: string): string {
   const prefix = base.length > maxGeneratedNameLength ? base.slice(0, maxGeneratedNameLength) : base;
@@ -350,7 +377,7 @@ export class GenericStore implements RESTResource {
     const key = this.keys.objectKey(ctx.namespace, name);
     let obj: KubeObject | null;
     try {
-      obj = await this.storage.get(key, { resourceVersion: opts.resourceVersion, signal: ctx.signal, fence: ctx.readFence });
+      obj = await this.storage.get(key, readOptions(ctx, opts));
     } catch (e) {
       throw this.mapError(e, name);
     }
@@ -371,7 +398,7 @@ export class GenericStore implements RESTResource {
     const key = this.keys.objectKey(ctx.namespace, name);
     let stored: StoredObject | null | undefined;
     try {
-      stored = await this.storage.getStored(key, { resourceVersion: opts.resourceVersion, signal: ctx.signal, fence: ctx.readFence });
+      stored = await this.storage.getStored(key, readOptions(ctx, opts));
     } catch (e) {
       throw this.mapError(e, name);
     }
@@ -462,7 +489,7 @@ export class GenericStore implements RESTResource {
 
   private listOptions(ctx: RequestContext, opts: ListRequestOptions, s: ReturnType<GenericStore['selection']>): ListOptions {
     return {
-      signal: ctx.signal,
+      signal: ctx.cancellation?.signal,
       fence: ctx.readFence,
       recursive: s.recursive,
       resourceVersion: opts.resourceVersion,
@@ -487,12 +514,7 @@ export class GenericStore implements RESTResource {
     this.requireVerb('get');
     let stored: StoredObject | null | undefined;
     try {
-      stored = await this.storage.getStored?.(this.keys.objectKey(ctx.namespace, name), {
-        resourceVersion: opts.resourceVersion,
-        ignoreNotFound: true,
-        signal: ctx.signal,
-        fence: ctx.readFence,
-      });
+      stored = await this.storage.getStored?.(this.keys.objectKey(ctx.namespace, name), readOptions(ctx, opts, true));
     } catch (e) {
       throw this.mapError(e, name);
     }
@@ -575,7 +597,7 @@ export class GenericStore implements RESTResource {
     let w: Watch;
     try {
       w = await this.storage.watch(s.key, {
-        signal: ctx.signal,
+        signal: ctx.cancellation?.signal,
         recursive: s.recursive,
         resourceVersion: opts.resourceVersion,
         sendInitialEvents: opts.sendInitialEvents,
@@ -724,7 +746,7 @@ export class GenericStore implements RESTResource {
           stored = await this.storage.create(key, orderObject(obj), {
             dryRun: ctx.dryRun,
             ttlSeconds: this.strategy.ttlSeconds,
-            signal: ctx.signal,
+            signal: ctx.cancellation?.signal,
             conditions: fence.conditions,
           });
           break;
@@ -800,7 +822,7 @@ export class GenericStore implements RESTResource {
             finish = r.finish;
             return r.object;
           },
-          { allowCreate, dryRun: ctx.dryRun, ttlSeconds: this.strategy.ttlSeconds, signal: ctx.signal },
+          { allowCreate, dryRun: ctx.dryRun, ttlSeconds: this.strategy.ttlSeconds, signal: ctx.cancellation?.signal },
         );
         await finish?.(true);
         // storage hands back a fresh object
@@ -824,7 +846,7 @@ export class GenericStore implements RESTResource {
       const deleted = await this.storage.delete(key, {
         preconditions: { resourceVersion: e.resourceVersion },
         dryRun: ctx.dryRun,
-        signal: ctx.signal,
+        signal: ctx.cancellation?.signal,
       });
       await this.strategy.afterDelete?.(deleted, this.strategyContext(ctx));
     } catch (err) {
@@ -1004,7 +1026,7 @@ export class GenericStore implements RESTResource {
         preconditions: preconditions.uid !== undefined || preconditions.resourceVersion !== undefined ? preconditions : undefined,
         validateDeletion: (obj) => this.validateAdmission(ctx, 'DELETE', null, obj, name),
         dryRun: ctx.dryRun,
-        signal: ctx.signal,
+        signal: ctx.cancellation?.signal,
       });
     } catch (e) {
       if (isStorageError(e, 'KeyNotFound') && ignoreNotFound && lastExisting) {
@@ -1061,7 +1083,7 @@ export class GenericStore implements RESTResource {
           lastExisting = obj;
           return orderObject(obj);
         },
-        { preconditions, dryRun: ctx.dryRun, signal: ctx.signal },
+        { preconditions, dryRun: ctx.dryRun, signal: ctx.cancellation?.signal },
       );
     } catch (e) {
       if (e instanceof DeleteNow) return { kind: 'deleteNow', lastExisting };

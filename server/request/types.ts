@@ -5,6 +5,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { UserInfo } from '../machinery/user.js';
+import type { RequestCancellation } from './cancellation.js';
 import type { RequestInfo } from './request-info.js';
 
 /** what the handlers read from a request (IncomingMessage and Http2ServerRequest both fit) */
@@ -63,8 +64,11 @@ export interface RequestState {
   user?: UserInfo;
   /** texts for `Warning` response headers (written with the response) */
   readonly warnings: string[];
-  /** aborted when the client goes away or the request's deadline passes (request/cancellation.ts) */
+  /** aborted when the client goes away or the request's deadline passes; made when first asked
+   *  for (request/cancellation.ts) */
   readonly signal: AbortSignal;
+  /** cancels the request: its signal aborts, now or when it is made */
+  readonly cancellation: RequestCancellation;
   /** `Audit-Id` of this request */
   auditId: string;
   /** Date.now() when the request arrived */

@@ -5,8 +5,10 @@
 
 import type {
   CachedObject,
+  Cancellable,
   CreateOptions,
   DeleteOptions,
+  Fenced,
   GetOptions,
   KubeObject,
   ListOptions,
@@ -162,17 +164,16 @@ export class Cacher implements Storage {
 
   /** the object from the cache's text, not decoded */
   async getStored(key: string, opts: GetOptions = {}): Promise<StoredObject | null | undefined> {
-    opts.signal?.throwIfAborted();
     const rv = parseResourceVersion(opts.resourceVersion, key);
     if (!this.feed.synced || !this.covers(key)) return undefined;
     const optimistic = this.readsOptimistically(rv, opts.fence);
-    if (!optimistic) await this.waitFor(rv, key, opts.signal, opts.fence);
+    if (!optimistic) await this.waitFor(rv, key, opts);
     let entry = this.cache.get(key);
     if (
       optimistic &&
       !optimistic.record({ key, recursive: false, revision: this.feed.revision, objects: [[key, entry?.modRevision ?? 0]] })
     ) {
-      await this.waitFor(rv, key, opts.signal, opts.fence);
+      await this.waitFor(rv, key, opts);
       entry = this.cache.get(key);
     }
     if (!entry) {
@@ -201,7 +202,7 @@ export class Cacher implements Storage {
     const rv = parseResourceVersion(opts.resourceVersion, key);
     if (!this.feed.synced || !this.covers(key) || shouldDelegateList(opts)) return undefined;
     const optimistic = this.readsOptimistically(rv, opts.fence);
-    if (!optimistic) await this.waitFor(rv, key, opts.signal, opts.fence);
+    if (!optimistic) await this.waitFor(rv, key, opts);
     // from here on synchronous: the entries and the revision belong together
     const prefix = opts.recursive ? normalizePrefix(key) : key;
     const list = this.page(prefix, opts.recursive, undefined, this.feed.revision, opts);
@@ -211,7 +212,7 @@ export class Cacher implements Storage {
     if (!opts.recursive && objects.length === 0) objects.push([key, 0]);
     if (optimistic.record({ key: prefix, recursive: opts.recursive, revision: this.feed.revision, objects })) return list;
     // too much for the write to check: read as any consistent read
-    await this.waitFor(rv, key, opts.signal, opts.fence);
+    await this.waitFor(rv, key, opts);
     return this.page(prefix, opts.recursive, undefined, this.feed.revision, opts);
   }
 
@@ -328,7 +329,7 @@ export class Cacher implements Storage {
     const wantsInitialState = opts.sendInitialEvents ?? (rv === undefined || rv === 0);
 
     if (wantsInitialState) {
-      await this.waitFor(rv, key, opts.signal);
+      await this.waitFor(rv, key, opts);
       // synchronous from here: the snapshot and the registration see the same revision
       const revision = this.feed.revision;
       const entries = this.cache.snapshot(watchKey, opts.recursive);
@@ -340,7 +341,7 @@ export class Cacher implements Storage {
 
     if (rv === undefined || rv === 0) {
       // sendInitialEvents=false: changes from now on (unset: from a consistent "now")
-      if (rv === undefined) await this.waitFor(undefined, key, opts.signal);
+      if (rv === undefined) await this.waitFor(undefined, key, opts);
       const w = new CacheWatcher({ ...base, startRevision: this.feed.revision });
       this.cache.addWatcher(w);
       return w;
@@ -418,15 +419,18 @@ export class Cacher implements Storage {
   }
 
   /** waits as the resourceVersion asks: unset -> consistent, 0 -> not at all, N -> not older than N */
-  private async waitFor(rv: number | undefined, key: string, signal?: AbortSignal, fence?: ReadFence): Promise<void> {
+  /** waits until the cache has reached `rv` (undefined: etcd's current revision); the signal in
+   *  `opts` is read only if the cache is behind */
+  private async waitFor(rv: number | undefined, key: string, opts: Cancellable & Fenced): Promise<void> {
     if (rv === 0) return;
     if (rv === undefined) {
+      const fence = opts.fence;
       const fenced = fence?.revisionIn(this.store.revisionSpace) ?? 0;
       // the reader read etcd's revision before: the cache need only have reached it
       const current = fenced > 0 ? fenced : await this.store.currentResourceVersion();
       if (fence && fenced === 0) fence.observe(this.store.revisionSpace, current);
       if (this.feed.revision >= current) return;
-      if (await this.feed.waitForRevision(current, this.timing.consistentReadTimeoutMs, signal)) return;
+      if (await this.feed.waitForRevision(current, this.timing.consistentReadTimeoutMs, opts.signal)) return;
       throw new StorageError(
         'TooManyRequests',
         key,
@@ -434,7 +438,7 @@ export class Cacher implements Storage {
         { retryAfterSeconds: 1 },
       );
     }
-    if (await this.feed.waitForRevision(rv, this.timing.tooLargeRvWaitMs, signal)) return;
+    if (await this.feed.waitForRevision(rv, this.timing.tooLargeRvWaitMs, opts.signal)) return;
     throw new StorageError('TooLargeResourceVersion', key, `Too large resource version: ${rv}, current: ${this.feed.revision}`, {
       retryAfterSeconds: 1,
     });

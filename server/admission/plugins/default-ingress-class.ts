@@ -23,7 +23,7 @@ export const defaultIngressClass: AdmissionPluginFactory = {
         const spec = asObject(ing.spec);
         if (spec.ingressClassName !== undefined && spec.ingressClassName !== null) return ing;
         if (annotation(ing, 'kubernetes.io/ingress.class') !== undefined) return ing;
-        const classes = await listAll(deps.resolver, 'networking.k8s.io', 'v1', 'ingressclasses', '', ctx.signal);
+        const classes = await listAll(deps.resolver, 'networking.k8s.io', 'v1', 'ingressclasses', '', ctx.cancellation?.signal);
         const def = newestDefault(classes, isDefaultIngressClass);
         if (!def) return ing;
         ing.spec = { ...spec, ingressClassName: def.metadata.name };

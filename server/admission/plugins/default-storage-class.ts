@@ -34,7 +34,7 @@ export const defaultStorageClass: AdmissionPluginFactory = {
       async mutate(attrs, ctx) {
         const pvc = attrs.object;
         if (!pvc || claimHasClass(pvc)) return pvc as KubeObject;
-        const classes = await listAll(deps.resolver, 'storage.k8s.io', 'v1', 'storageclasses', '', ctx.signal);
+        const classes = await listAll(deps.resolver, 'storage.k8s.io', 'v1', 'storageclasses', '', ctx.cancellation?.signal);
         const def = newestDefault(classes, isDefaultStorageClass);
         if (!def) return pvc;
         const spec = asObject(pvc.spec);

@@ -26,7 +26,8 @@ async function waitReady(source: WebhookSource, ctx: AdmissionRequestContext): P
   // once synced, a request needs no timer nor combined signal (each costs every write)
   if (source.synced) return;
   const limit = AbortSignal.timeout(READY_WAIT_MS);
-  const signal = ctx.signal ? AbortSignal.any([ctx.signal, limit]) : limit;
+  const own = ctx.cancellation?.signal;
+  const signal = own ? AbortSignal.any([own, limit]) : limit;
   try {
     await source.ready(signal);
   } catch {
@@ -60,14 +61,16 @@ async function invocationsFor(
   // matchConditions' authorizer checks, asked once per request
   const session = new AuthorizerSession(deps.authorizer);
   for (const entry of entries) {
-    const inv = await shouldCall(entry, attrs, deps.resolver, ctx.signal, namespaceLabels, session);
+    const inv = await shouldCall(entry, attrs, deps.resolver, ctx.cancellation?.signal, namespaceLabels, session);
     if (inv) out.push(inv);
   }
   return out;
 }
 
 function clientGone(ctx: AdmissionRequestContext): StatusError | undefined {
-  return ctx.signal?.aborted ? errors.timeout('request did not complete within requested timeout - context canceled') : undefined;
+  return ctx.cancellation?.signal?.aborted
+    ? errors.timeout('request did not complete within requested timeout - context canceled')
+    : undefined;
 }
 
 export const mutatingWebhookFactory: AdmissionPluginFactory = {
@@ -91,7 +94,7 @@ export const mutatingWebhookFactory: AdmissionPluginFactory = {
           const sent = forTarget({ ...attrs, object: obj }, inv.target);
           let answer: VerifiedResponse;
           try {
-            answer = await callWebhook(inv, sent, deps.resolver, true, ctx.signal, credentials);
+            answer = await callWebhook(inv, sent, deps.resolver, true, ctx.cancellation?.signal, credentials);
           } catch (err) {
             forwardDenialWarnings(err, ctx);
             if (err instanceof WebhookCallError) {
@@ -168,7 +171,14 @@ export const validatingWebhookFactory: AdmissionPluginFactory = {
           hooks.map(async (inv, index): Promise<StatusError | undefined> => {
             const spec = inv.entry.spec;
             try {
-              const answer = await callWebhook(inv, forTarget(attrs, inv.target), deps.resolver, false, ctx.signal, credentials);
+              const answer = await callWebhook(
+                inv,
+                forTarget(attrs, inv.target),
+                deps.resolver,
+                false,
+                ctx.cancellation?.signal,
+                credentials,
+              );
               recordAnswer(spec.name, answer, ctx);
               return undefined;
             } catch (err) {

@@ -66,7 +66,7 @@ function priorityAndFairness(controller: FlowController): Filter {
     const user = state.user;
     // exec, attach, log, portforward, proxy: never limited (watches are, until they start)
     if (!user || (isLongRunning(state.info) && state.info.verb !== 'watch')) return next(state);
-    const admission = controller.admit({ user, info: state.info }, state.signal);
+    const admission = controller.admit({ user, info: state.info }, () => state.signal);
     // an exempt request holds no seat: it goes on in the same promise
     if (!(admission instanceof Promise)) return admitted(state, admission, next);
     return admission.then((a) => admitted(state, a, next));

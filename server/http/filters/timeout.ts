@@ -11,7 +11,6 @@ import { writeStatusError } from '../../request/response.js';
 import { errors } from '../../machinery/status.js';
 import type { Filter, HttpResponse, RequestState } from '../../request/types.js';
 import { isLongRunning } from './long-running.js';
-import { cancelRequest } from '../../request/cancellation.js';
 
 export interface RequestTimeoutOptions {
   /** --request-timeout in ms */
@@ -71,7 +70,7 @@ export function withRequestTimeout(opts: RequestTimeoutOptions): Filter {
       const timer = setTimeout(() => {
         timedOut = true;
         // the work behind the request stops: its storage calls see the request's signal abort
-        cancelRequest(state.signal);
+        state.cancellation.cancel();
         if (!res.headersSent) {
           writeTimeout(res, headersBefore);
         } else if (!res.writableFinished) {
