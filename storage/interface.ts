@@ -209,7 +209,9 @@ export type UpdateFunction = (current: KubeObject | null) => KubeObject | Promis
 
 /** Objects written with a TTL get an etcd lease: etcd deletes them by itself (a plain
  *  DELETE event for every watcher) once the TTL has passed. Events use it (--event-ttl). */
-export interface CreateOptions extends Cancellable {
+/** a create is one etcd transaction, never abandoned once sent (it may have been applied
+ *  whatever the client learns), so it takes no signal */
+export interface CreateOptions {
   dryRun?: boolean;
   /** keep the object at least this many seconds, then let etcd delete it; 0 or unset: forever */
   ttlSeconds?: number;

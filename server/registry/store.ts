@@ -746,7 +746,6 @@ export class GenericStore implements RESTResource {
           stored = await this.storage.create(key, orderObject(obj), {
             dryRun: ctx.dryRun,
             ttlSeconds: this.strategy.ttlSeconds,
-            signal: ctx.cancellation?.signal,
             conditions: fence.conditions,
           });
           break;
