@@ -208,9 +208,9 @@ export interface Watch extends AsyncIterable<WatchEvent> {
 export type UpdateFunction = (current: KubeObject | null) => KubeObject | Promise<KubeObject>;
 
 /** Objects written with a TTL get an etcd lease: etcd deletes them by itself (a plain
- *  DELETE event for every watcher) once the TTL has passed. Events use it (--event-ttl). */
-/** a create is one etcd transaction, never abandoned once sent (it may have been applied
- *  whatever the client learns), so it takes no signal */
+ *  DELETE event for every watcher) once the TTL has passed. Events use it (--event-ttl). A
+ *  create is one etcd transaction, never abandoned once sent (it may have been applied whatever
+ *  the client learns), so it takes no signal. */
 export interface CreateOptions {
   dryRun?: boolean;
   /** keep the object at least this many seconds, then let etcd delete it; 0 or unset: forever */
