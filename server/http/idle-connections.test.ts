@@ -11,6 +11,9 @@ import { createTestPKI, type TestPKI } from '../pki/testing.js';
 import { createSecureServer, type SecureServer } from './server.js';
 
 const IDLE_MS = 300;
+/** shorter than the idle time here (kube's are 32 and 90 s) so the tests can tell them apart;
+ *  node looks at the heads every connectionsCheckingInterval (at most a second) */
+const READ_HEADER_MS = 150;
 
 describe('idle connections', () => {
   let pki: TestPKI;
@@ -24,6 +27,7 @@ describe('idle connections', () => {
       key: pki.server.key,
       clientCA: pki.ca.cert,
       idleTimeoutMs: IDLE_MS,
+      readHeaderTimeoutMs: READ_HEADER_MS,
       handler: (req, res) => {
         // /hold answers its head and keeps the stream open until the client ends it
         if (req.url === '/hold') {
@@ -118,6 +122,42 @@ describe('idle connections', () => {
     assert.ok(socket.destroyed);
   });
 
+  /** a TLS connection that speaks HTTP/1.1 and sends only what the test writes */
+  const rawHttp1 = async (): Promise<{ socket: tls.TLSSocket; closedAfterMs: Promise<number> }> => {
+    const socket = tls.connect({ host: '127.0.0.1', port: Number(new URL(origin).port), ca: pki.ca.cert, ALPNProtocols: ['http/1.1'] });
+    socket.on('error', () => {});
+    socket.resume();
+    await new Promise((resolve) => socket.once('secureConnect', resolve));
+    const opened = performance.now();
+    const closedAfterMs = new Promise<number>((resolve) => socket.once('close', () => resolve(performance.now() - opened)));
+    return { socket, closedAfterMs };
+  };
+
+  test('a new HTTP/1.1 connection that sends no request is closed after the read-header timeout, not the idle one', {
+    timeout: 10_000,
+  }, async () => {
+    const { socket, closedAfterMs } = await rawHttp1();
+    let answer = '';
+    socket.on('data', (d: Buffer) => (answer += d.toString('latin1')));
+    const after = await closedAfterMs;
+    assert.ok(after < IDLE_MS, `closed after ${after} ms, the idle time is ${IDLE_MS} ms`);
+    assert.equal(answer, '', 'closed without an answer, as Go does');
+  });
+
+  test('a keep-alive connection that carried a request waits the idle time, not the read-header time', { timeout: 10_000 }, async () => {
+    const { socket, closedAfterMs } = await rawHttp1();
+    let answer = '';
+    socket.on('data', (d: Buffer) => (answer += d.toString('latin1')));
+    socket.write('GET / HTTP/1.1\r\nhost: kapi\r\n\r\n');
+    const answeredAt = await new Promise<number>((resolve) => {
+      const look = () => (answer.endsWith('ok') ? resolve(performance.now()) : setTimeout(look, 5));
+      look();
+    });
+    await closedAfterMs;
+    const idleFor = performance.now() - answeredAt;
+    assert.ok(idleFor >= IDLE_MS - 20, `closed ${idleFor} ms after its answer, the idle time is ${IDLE_MS} ms`);
+  });
+
   test('an HTTP/1.1 response still open keeps its connection past the idle timeout', { timeout: 10_000 }, async () => {
     const { socket, response } = await http1('/hold');
     response.resume();
@@ -126,5 +166,53 @@ describe('idle connections', () => {
     await new Promise((resolve) => setTimeout(resolve, IDLE_MS * 4));
     assert.equal(socketClosed, false, 'the connection of an open response stayed');
     socket.destroy();
+  });
+});
+
+describe('HTTP/1.1 heads', () => {
+  /** long enough that only the read-header rule can be what closes a connection */
+  const LONG_IDLE_MS = 5_000;
+  const HEAD_MS = 200;
+  let pki: TestPKI;
+  let server: SecureServer;
+  let port: number;
+
+  before(async () => {
+    pki = createTestPKI();
+    server = createSecureServer({
+      cert: pki.server.cert,
+      key: pki.server.key,
+      idleTimeoutMs: LONG_IDLE_MS,
+      readHeaderTimeoutMs: HEAD_MS,
+      handler: (_req, res) => res.end('ok'),
+    });
+    port = (await server.listen(0)).port;
+  });
+
+  after(async () => {
+    await server.close();
+    pki.cleanup();
+  });
+
+  test('a head begun on a keep-alive connection and never ended is cut without an answer', { timeout: 10_000 }, async () => {
+    const socket = tls.connect({ host: '127.0.0.1', port, ca: pki.ca.cert, ALPNProtocols: ['http/1.1'] });
+    socket.on('error', () => {});
+    let answer = '';
+    socket.on('data', (d: Buffer) => (answer += d.toString('latin1')));
+    await new Promise((resolve) => socket.once('secureConnect', resolve));
+    const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(performance.now())));
+    socket.write('GET / HTTP/1.1\r\nhost: kapi\r\n\r\n');
+    await new Promise<void>((resolve) => {
+      const look = () => (answer.endsWith('ok') ? resolve() : setTimeout(look, 5));
+      look();
+    });
+    const firstAnswer = answer;
+    const begun = performance.now();
+    socket.write('GET / HTTP/1.1\r\nhost: kapi\r\n');
+    const dribble = setInterval(() => socket.write('x'), 50);
+    const closedAt = await closed;
+    clearInterval(dribble);
+    assert.ok(closedAt - begun < LONG_IDLE_MS, `cut ${closedAt - begun} ms after the head began, the idle time is ${LONG_IDLE_MS} ms`);
+    assert.equal(answer, firstAnswer, 'nothing was answered to the unfinished head');
   });
 });

@@ -2,13 +2,17 @@
 // http.Server's IdleTimeout, which its HTTP/2 server takes over): an HTTP/2 session with no
 // stream open, an HTTP/1.1 keep-alive connection between requests. An open stream or request
 // (a watch) keeps its connection however quiet it is; an upgraded connection (exec, a proxied
-// WebSocket) belongs to its handler.
+// WebSocket) belongs to its handler. A new HTTP/1.1 connection has only kube's ReadHeaderTimeout
+// for its first request, as Go times that first read from the start.
 
 import type { ServerHttp2Session } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 
 /** kube-apiserver's http.Server IdleTimeout */
 export const CONNECTION_IDLE_TIMEOUT_MS = 90_000;
+/** kube-apiserver's http.Server ReadHeaderTimeout: also how long a new HTTP/1.1 connection may
+ *  go without a request */
+export const READ_HEADER_TIMEOUT_MS = 32_000;
 /** after its GOAWAY, how long an idle HTTP/2 connection has to go before it is cut (Go: 1 s) */
 const GOAWAY_GRACE_MS = 1_000;
 
@@ -22,16 +26,22 @@ export class IdleClock {
   private lastEnd = performance.now();
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** how long the connection may now go without a request: until its first one, the time a
+   *  new connection has for it */
+  private allowedMs: number;
 
   constructor(
     private readonly idleMs: number,
     private readonly onIdle: () => void,
+    firstRequestMs = idleMs,
   ) {
-    this.wait(idleMs);
+    this.allowedMs = firstRequestMs;
+    this.wait(firstRequestMs);
   }
 
   started(): void {
     this.open++;
+    this.allowedMs = this.idleMs;
   }
 
   ended(): void {
@@ -52,7 +62,7 @@ export class IdleClock {
   private check(): void {
     if (this.stopped) return;
     if (this.open > 0) return this.wait(this.idleMs);
-    const left = this.idleMs - (performance.now() - this.lastEnd);
+    const left = this.allowedMs - (performance.now() - this.lastEnd);
     if (left > 0) return this.wait(left);
     this.stopped = true;
     this.onIdle();
@@ -69,7 +79,12 @@ function connectionOf(req: { httpVersion: string; socket: unknown }): unknown {
 export class IdleConnections {
   private readonly clocks = new WeakMap<object, IdleClock>();
 
-  constructor(private readonly idleMs: number) {}
+  /** `firstRequestMs`: how long a new HTTP/1.1 connection may go without a request (Go's
+   *  ReadHeaderTimeout runs from the start of a connection's first read) */
+  constructor(
+    private readonly idleMs: number,
+    private readonly firstRequestMs = idleMs,
+  ) {}
 
   /**
    * An HTTP/2 session with no stream open is told GOAWAY and cut a second later, as Go's server
@@ -93,7 +108,7 @@ export class IdleConnections {
 
   /** an HTTP/1.1 keep-alive connection waiting for its next request is closed */
   http1(socket: TLSSocket): void {
-    this.track(socket, () => socket.destroy());
+    this.track(socket, () => socket.destroy(), this.firstRequestMs);
     socket.once('close', () => this.clocks.get(socket)?.stop());
   }
 
@@ -110,7 +125,7 @@ export class IdleConnections {
     this.clocks.get(socket)?.stop();
   }
 
-  private track(connection: object, onIdle: () => void): void {
-    this.clocks.set(connection, new IdleClock(this.idleMs, onIdle));
+  private track(connection: object, onIdle: () => void, firstRequestMs = this.idleMs): void {
+    this.clocks.set(connection, new IdleClock(this.idleMs, onIdle, firstRequestMs));
   }
 }

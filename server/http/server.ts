@@ -12,7 +12,7 @@ import {
   HTTP2_MAX_HEADER_PAIRS,
 } from './header-limits.js';
 import { sniMatcher, type NodeTlsVersion } from './tls-options.js';
-import { CONNECTION_IDLE_TIMEOUT_MS, IdleConnections } from './idle-connections.js';
+import { CONNECTION_IDLE_TIMEOUT_MS, IdleConnections, READ_HEADER_TIMEOUT_MS } from './idle-connections.js';
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { HttpRequest, HttpResponse, UpgradeSocket } from '../request/types.js';
@@ -36,6 +36,9 @@ export interface SecureServerOptions {
   sniCertificates?: SniCertificate[];
   /** how long a connection with no request open stays (kube-apiserver: 90 s) */
   idleTimeoutMs?: number;
+  /** how long a TLS handshake, and an HTTP/1.1 connection's first request head or any later
+   *  head once begun, may take (kube-apiserver's ReadHeaderTimeout: 32 s) */
+  readHeaderTimeoutMs?: number;
 }
 
 export interface SniCertificate {
@@ -67,7 +70,8 @@ export function createSecureServer(opts: SecureServerOptions): SecureServer {
   let inFlight = 0;
   let closing = false;
   let onIdle: (() => void) | undefined;
-  const idle = new IdleConnections(opts.idleTimeoutMs ?? CONNECTION_IDLE_TIMEOUT_MS);
+  const readHeaderTimeoutMs = opts.readHeaderTimeoutMs ?? READ_HEADER_TIMEOUT_MS;
+  const idle = new IdleConnections(opts.idleTimeoutMs ?? CONNECTION_IDLE_TIMEOUT_MS, readHeaderTimeoutMs);
   // every request is counted until its response closes (finished or aborted), so close()
   // knows when the requests in flight are done, and its connection when it is idle
   const handler = (req: HttpRequest, res: HttpResponse): void => {
@@ -108,6 +112,9 @@ export function createSecureServer(opts: SecureServerOptions): SecureServer {
       requestCert: true,
       rejectUnauthorized: false,
       minVersion: opts.minVersion ?? 'TLSv1.2',
+      // Go bounds the handshake by the smallest of its read and write timeouts: kube sets only
+      // ReadHeaderTimeout
+      handshakeTimeout: readHeaderTimeoutMs,
       ...(opts.ciphers ? { ciphers: opts.ciphers } : {}),
       ...(pickContext
         ? { SNICallback: (name: string, cb: (err: Error | null, ctx?: SecureContext) => void) => cb(null, pickContext(name)) }
@@ -123,7 +130,16 @@ export function createSecureServer(opts: SecureServerOptions): SecureServer {
     handler as unknown as Parameters<typeof createHttp2SecureServer>[1],
   );
   // the HTTP/1.1 side reads these from the server object
-  Object.assign(server, { maxHeaderSize: HTTP1_MAX_HEADER_BYTES, maxHeadersCount: 0 });
+  // node times a head from its first byte (Go from when it starts reading the next request,
+  // which is the same once bytes come) and looks at its connections every
+  // connectionsCheckingInterval; the one that took too long gets clientError, which closes it
+  // as Go does. A connection silent from the start is the idle rules' (idle-connections.ts).
+  Object.assign(server, {
+    maxHeaderSize: HTTP1_MAX_HEADER_BYTES,
+    maxHeadersCount: 0,
+    headersTimeout: readHeaderTimeoutMs,
+    connectionsCheckingInterval: Math.min(1_000, readHeaderTimeoutMs),
+  });
   server.on('clientError', answerHttp1ClientError);
   // node's own secureConnection listener creates an HTTP/2 connection's session and emits
   // 'session' before ours runs for the same socket: that is how the two are paired
