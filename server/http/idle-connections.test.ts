@@ -8,12 +8,43 @@ import https from 'node:https';
 import type { Socket } from 'node:net';
 import tls from 'node:tls';
 import { createTestPKI, type TestPKI } from '../pki/testing.js';
-import { createSecureServer, type SecureServer } from './server.js';
+import { createSecureServer, type SecureServer, type SecureServerOptions } from './server.js';
 
 const IDLE_MS = 300;
 /** shorter than the idle time here (kube's are 32 and 90 s) so the tests can tell them apart;
  *  node looks at the heads every connectionsCheckingInterval (at most a second) */
 const READ_HEADER_MS = 150;
+
+/** a server on a free loopback port with a throwaway PKI */
+async function serve(
+  timeouts: Pick<SecureServerOptions, 'idleTimeoutMs' | 'readHeaderTimeoutMs'>,
+  handler: SecureServerOptions['handler'],
+): Promise<{ pki: TestPKI; server: SecureServer; port: number }> {
+  const pki = createTestPKI();
+  const server = createSecureServer({ cert: pki.server.cert, key: pki.server.key, clientCA: pki.ca.cert, ...timeouts, handler });
+  return { pki, server, port: (await server.listen(0)).port };
+}
+
+/** a TLS connection that speaks HTTP/1.1 and sends only what the test writes; `answer()` is
+ *  what came back so far */
+async function rawHttp1(
+  port: number,
+  ca: string,
+): Promise<{ socket: tls.TLSSocket; answer: () => string; answered: (ending: string) => Promise<number>; closedAt: Promise<number> }> {
+  const socket = tls.connect({ host: '127.0.0.1', port, ca, ALPNProtocols: ['http/1.1'] });
+  socket.on('error', () => {});
+  let answer = '';
+  socket.on('data', (d: Buffer) => (answer += d.toString('latin1')));
+  await new Promise((resolve) => socket.once('secureConnect', resolve));
+  const closedAt = new Promise<number>((resolve) => socket.once('close', () => resolve(performance.now())));
+  /** resolves with the time the answer so far came to end with `ending` */
+  const answered = (ending: string) =>
+    new Promise<number>((resolve) => {
+      const look = () => (answer.endsWith(ending) ? resolve(performance.now()) : setTimeout(look, 5));
+      look();
+    });
+  return { socket, answer: () => answer, answered, closedAt };
+}
 
 describe('idle connections', () => {
   let pki: TestPKI;
@@ -21,25 +52,17 @@ describe('idle connections', () => {
   let origin: string;
 
   before(async () => {
-    pki = createTestPKI();
-    server = createSecureServer({
-      cert: pki.server.cert,
-      key: pki.server.key,
-      clientCA: pki.ca.cert,
-      idleTimeoutMs: IDLE_MS,
-      readHeaderTimeoutMs: READ_HEADER_MS,
-      handler: (req, res) => {
-        // /hold answers its head and keeps the stream open until the client ends it
-        if (req.url === '/hold') {
-          res.writeHead(200);
-          res.write('held\n');
-          return;
-        }
-        res.end('ok');
-      },
-    });
-    const addr = await server.listen(0);
-    origin = `https://127.0.0.1:${addr.port}`;
+    let port: number;
+    ({ pki, server, port } = await serve({ idleTimeoutMs: IDLE_MS, readHeaderTimeoutMs: READ_HEADER_MS }, (req, res) => {
+      // /hold answers its head and keeps the stream open until the client ends it
+      if (req.url === '/hold') {
+        res.writeHead(200);
+        res.write('held\n');
+        return;
+      }
+      res.end('ok');
+    }));
+    origin = `https://127.0.0.1:${port}`;
   });
 
   after(async () => {
@@ -122,39 +145,21 @@ describe('idle connections', () => {
     assert.ok(socket.destroyed);
   });
 
-  /** a TLS connection that speaks HTTP/1.1 and sends only what the test writes */
-  const rawHttp1 = async (): Promise<{ socket: tls.TLSSocket; closedAfterMs: Promise<number> }> => {
-    const socket = tls.connect({ host: '127.0.0.1', port: Number(new URL(origin).port), ca: pki.ca.cert, ALPNProtocols: ['http/1.1'] });
-    socket.on('error', () => {});
-    socket.resume();
-    await new Promise((resolve) => socket.once('secureConnect', resolve));
-    const opened = performance.now();
-    const closedAfterMs = new Promise<number>((resolve) => socket.once('close', () => resolve(performance.now() - opened)));
-    return { socket, closedAfterMs };
-  };
-
   test('a new HTTP/1.1 connection that sends no request is closed after the read-header timeout, not the idle one', {
     timeout: 10_000,
   }, async () => {
-    const { socket, closedAfterMs } = await rawHttp1();
-    let answer = '';
-    socket.on('data', (d: Buffer) => (answer += d.toString('latin1')));
-    const after = await closedAfterMs;
+    const { answer, closedAt } = await rawHttp1(Number(new URL(origin).port), pki.ca.cert);
+    const opened = performance.now();
+    const after = (await closedAt) - opened;
     assert.ok(after < IDLE_MS, `closed after ${after} ms, the idle time is ${IDLE_MS} ms`);
-    assert.equal(answer, '', 'closed without an answer, as Go does');
+    assert.equal(answer(), '', 'closed without an answer, as Go does');
   });
 
   test('a keep-alive connection that carried a request waits the idle time, not the read-header time', { timeout: 10_000 }, async () => {
-    const { socket, closedAfterMs } = await rawHttp1();
-    let answer = '';
-    socket.on('data', (d: Buffer) => (answer += d.toString('latin1')));
+    const { socket, answered, closedAt } = await rawHttp1(Number(new URL(origin).port), pki.ca.cert);
     socket.write('GET / HTTP/1.1\r\nhost: kapi\r\n\r\n');
-    const answeredAt = await new Promise<number>((resolve) => {
-      const look = () => (answer.endsWith('ok') ? resolve(performance.now()) : setTimeout(look, 5));
-      look();
-    });
-    await closedAfterMs;
-    const idleFor = performance.now() - answeredAt;
+    const answeredAt = await answered('ok');
+    const idleFor = (await closedAt) - answeredAt;
     assert.ok(idleFor >= IDLE_MS - 20, `closed ${idleFor} ms after its answer, the idle time is ${IDLE_MS} ms`);
   });
 
@@ -178,15 +183,7 @@ describe('HTTP/1.1 heads', () => {
   let port: number;
 
   before(async () => {
-    pki = createTestPKI();
-    server = createSecureServer({
-      cert: pki.server.cert,
-      key: pki.server.key,
-      idleTimeoutMs: LONG_IDLE_MS,
-      readHeaderTimeoutMs: HEAD_MS,
-      handler: (_req, res) => res.end('ok'),
-    });
-    port = (await server.listen(0)).port;
+    ({ pki, server, port } = await serve({ idleTimeoutMs: LONG_IDLE_MS, readHeaderTimeoutMs: HEAD_MS }, (_req, res) => res.end('ok')));
   });
 
   after(async () => {
@@ -195,24 +192,16 @@ describe('HTTP/1.1 heads', () => {
   });
 
   test('a head begun on a keep-alive connection and never ended is cut without an answer', { timeout: 10_000 }, async () => {
-    const socket = tls.connect({ host: '127.0.0.1', port, ca: pki.ca.cert, ALPNProtocols: ['http/1.1'] });
-    socket.on('error', () => {});
-    let answer = '';
-    socket.on('data', (d: Buffer) => (answer += d.toString('latin1')));
-    await new Promise((resolve) => socket.once('secureConnect', resolve));
-    const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(performance.now())));
+    const { socket, answer, answered, closedAt } = await rawHttp1(port, pki.ca.cert);
     socket.write('GET / HTTP/1.1\r\nhost: kapi\r\n\r\n');
-    await new Promise<void>((resolve) => {
-      const look = () => (answer.endsWith('ok') ? resolve() : setTimeout(look, 5));
-      look();
-    });
-    const firstAnswer = answer;
+    await answered('ok');
+    const firstAnswer = answer();
     const begun = performance.now();
     socket.write('GET / HTTP/1.1\r\nhost: kapi\r\n');
     const dribble = setInterval(() => socket.write('x'), 50);
-    const closedAt = await closed;
+    const cutAt = await closedAt;
     clearInterval(dribble);
-    assert.ok(closedAt - begun < LONG_IDLE_MS, `cut ${closedAt - begun} ms after the head began, the idle time is ${LONG_IDLE_MS} ms`);
-    assert.equal(answer, firstAnswer, 'nothing was answered to the unfinished head');
+    assert.ok(cutAt - begun < LONG_IDLE_MS, `cut ${cutAt - begun} ms after the head began, the idle time is ${LONG_IDLE_MS} ms`);
+    assert.equal(answer(), firstAnswer, 'nothing was answered to the unfinished head');
   });
 });

@@ -129,8 +129,7 @@ export function createSecureServer(opts: SecureServerOptions): SecureServer {
     },
     handler as unknown as Parameters<typeof createHttp2SecureServer>[1],
   );
-  // the HTTP/1.1 side reads these from the server object
-  // node times a head from its first byte (Go from when it starts reading the next request,
+  // the HTTP/1.1 side reads these from the server object. node times a head from its first byte (Go from when it starts reading the next request,
   // which is the same once bytes come) and looks at its connections every
   // connectionsCheckingInterval; the one that took too long gets clientError, which closes it
   // as Go does. A connection silent from the start is the idle rules' (idle-connections.ts).

@@ -146,10 +146,6 @@ class ObjectReadOptions implements GetOptions {
   }
 }
 
-function readOptions(ctx: RequestContext, opts: GetRequestOptions, ignoreNotFound = false): GetOptions {
-  return new ObjectReadOptions(ctx, opts, ignoreNotFound);
-}
-
 export function generateName(base: string): string {
   const prefix = base.length > maxGeneratedNameLength ? base.slice(0, maxGeneratedNameLength) : base;
   let suffix = '';
@@ -377,7 +373,7 @@ export class GenericStore implements RESTResource {
     const key = this.keys.objectKey(ctx.namespace, name);
     let obj: KubeObject | null;
     try {
-      obj = await this.storage.get(key, readOptions(ctx, opts));
+      obj = await this.storage.get(key, new ObjectReadOptions(ctx, opts, false));
     } catch (e) {
       throw this.mapError(e, name);
     }
@@ -398,7 +394,7 @@ export class GenericStore implements RESTResource {
     const key = this.keys.objectKey(ctx.namespace, name);
     let stored: StoredObject | null | undefined;
     try {
-      stored = await this.storage.getStored(key, readOptions(ctx, opts));
+      stored = await this.storage.getStored(key, new ObjectReadOptions(ctx, opts, false));
     } catch (e) {
       throw this.mapError(e, name);
     }
@@ -514,7 +510,7 @@ export class GenericStore implements RESTResource {
     this.requireVerb('get');
     let stored: StoredObject | null | undefined;
     try {
-      stored = await this.storage.getStored?.(this.keys.objectKey(ctx.namespace, name), readOptions(ctx, opts, true));
+      stored = await this.storage.getStored?.(this.keys.objectKey(ctx.namespace, name), new ObjectReadOptions(ctx, opts, true));
     } catch (e) {
       throw this.mapError(e, name);
     }

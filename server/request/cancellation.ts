@@ -10,11 +10,6 @@ export class RequestCancellation {
   #cancelled = false;
   #reason: unknown;
 
-  /** true once cancelled; asking makes no signal */
-  get cancelled(): boolean {
-    return this.#cancelled;
-  }
-
   get signal(): AbortSignal {
     let controller = this.#controller;
     if (!controller) {

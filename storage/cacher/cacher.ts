@@ -418,9 +418,8 @@ export class Cacher implements Storage {
     }
   }
 
-  /** waits as the resourceVersion asks: unset -> consistent, 0 -> not at all, N -> not older than N */
-  /** waits until the cache has reached `rv` (undefined: etcd's current revision); the signal in
-   *  `opts` is read only if the cache is behind */
+  /** waits as the resourceVersion asks: unset -> consistent, 0 -> not at all, N -> not older
+   *  than N; the signal in `opts` is read only if the cache is behind */
   private async waitFor(rv: number | undefined, key: string, opts: Cancellable & Fenced): Promise<void> {
     if (rv === 0) return;
     if (rv === undefined) {
