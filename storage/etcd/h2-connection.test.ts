@@ -232,3 +232,27 @@ test('when the stream ids run out the connection takes no more calls and closes 
   await isClosed;
   assert.equal(connection.isClosed, true);
 });
+
+function serverPing(session: http2.ServerHttp2Session, payload: Buffer): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const sent = session.ping(payload, (err, _duration, answer) => (err ? reject(err) : resolve(answer)));
+    if (!sent) reject(new Error('ping not sent'));
+  });
+}
+
+test("the server's PINGs are answered with their payloads: one held briefly, a burst beyond the hold limit at once; calls go on", async () => {
+  const ch = await channel();
+  try {
+    assert.ok((await ch.call('/echo', Buffer.from('before'), 5_000)).equals(Buffer.from('before')));
+    const session = [...sessions][0]!;
+    const one = Buffer.from('held-one');
+    assert.ok((await serverPing(session, one)).equals(one));
+    // nghttp2 keeps up to 10 PINGs of its own outstanding
+    const burst = Array.from({ length: 10 }, (_, i) => Buffer.from(`burst-${String(i).padStart(2, '0')}`));
+    const answers = await Promise.all(burst.map((p) => serverPing(session, p)));
+    answers.forEach((a, i) => assert.ok(a.equals(burst[i]!), `answer ${i}`));
+    assert.ok((await ch.call('/echo', Buffer.from('after'), 5_000)).equals(Buffer.from('after')));
+  } finally {
+    ch.close();
+  }
+});

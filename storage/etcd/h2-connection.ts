@@ -5,7 +5,7 @@
 // through the client; here a stream is one small object and a call's frames one buffer.
 //
 // What it implements: the preface and SETTINGS exchange, DATA/HEADERS (with padding and
-// priority fields)/CONTINUATION, RST_STREAM, PING (answered, and our own keepalive), GOAWAY,
+// priority fields)/CONTINUATION, RST_STREAM, PING (answered after a short hold, and our own keepalive), GOAWAY,
 // WINDOW_UPDATE, flow control both ways, the peer's MAX_CONCURRENT_STREAMS (calls beyond it
 // wait here), MAX_FRAME_SIZE and INITIAL_WINDOW_SIZE. Server push is disabled, so a
 // PUSH_PROMISE is a protocol error. Unknown frame types are ignored.
@@ -68,6 +68,17 @@ const OUR_INITIAL_WINDOW_SIZE = MAX_WINDOW_SIZE;
 /** received connection-level bytes that are acknowledged with one WINDOW_UPDATE */
 const WINDOW_UPDATE_THRESHOLD = 16 * 1024 * 1024;
 const LAST_STREAM_ID = 2 ** 31 - 1;
+/**
+ * How long a PING's answer is held. etcd's gRPC server sends a PING (behind a connection
+ * WINDOW_UPDATE) to sample the bandwidth-delay product whenever data arrives and no such PING
+ * is outstanding: answered at once, every call made one at a time brings two more frames, a
+ * wakeup and a write on both sides. Held, the next sample waits until the answer leaves, so
+ * there is at most one every this many ms. Its only effect on etcd is a larger estimate of the
+ * delay (a larger receive window for what we send); keepalive timeouts are seconds long.
+ */
+export const PING_ANSWER_HOLD_MS = 20;
+/** PINGs awaiting an answer beyond this are answered at once (a peer that pings often) */
+const MAX_HELD_PING_ANSWERS = 8;
 const GRPC_MESSAGE_HEADER_LENGTH = 5;
 
 export class H2Stream {
@@ -109,6 +120,9 @@ export class H2Connection {
   private broken = false;
   private corked = false;
   private pingTimer: NodeJS.Timeout | undefined;
+  /** PING answers not sent yet (PING_ANSWER_HOLD_MS) */
+  private heldPingAnswers: Buffer[] = [];
+  private pingAnswerTimer: NodeJS.Timeout | undefined;
   private failure: Error | undefined;
 
   /** `authority`: http://host:port or https://host:port. `firstStreamId` (odd) lets a test
@@ -221,6 +235,22 @@ export class H2Connection {
       });
     }
     this.socket.write(buf);
+  }
+
+  private holdPingAnswer(answer: Buffer): void {
+    this.heldPingAnswers.push(answer);
+    if (this.heldPingAnswers.length > MAX_HELD_PING_ANSWERS) return this.sendPingAnswers();
+    if (this.pingAnswerTimer) return;
+    this.pingAnswerTimer = setTimeout(() => this.sendPingAnswers(), PING_ANSWER_HOLD_MS);
+    this.pingAnswerTimer.unref();
+  }
+
+  private sendPingAnswers(): void {
+    clearTimeout(this.pingAnswerTimer);
+    this.pingAnswerTimer = undefined;
+    const answers = this.heldPingAnswers;
+    this.heldPingAnswers = [];
+    for (const answer of answers) this.write(answer);
   }
 
   private send(stream: H2Stream): void {
@@ -366,7 +396,7 @@ export class H2Connection {
           clearTimeout(this.pingTimer);
           this.pingTimer = undefined;
         } else {
-          this.write(pingFrame(Buffer.from(payload), true));
+          this.holdPingAnswer(pingFrame(Buffer.from(payload), true));
         }
         return;
       case FrameType.GOAWAY:
@@ -516,6 +546,8 @@ export class H2Connection {
     this.closed = true;
     this.ready = false;
     clearTimeout(this.pingTimer);
+    clearTimeout(this.pingAnswerTimer);
+    this.heldPingAnswers = [];
     const cause = this.failure;
     const streams = [...this.streams.values()];
     this.streams.clear();
