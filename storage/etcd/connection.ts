@@ -41,6 +41,9 @@ const channelOptions: grpc.ChannelOptions = {
   // Big ranges are paged anyway (rangeAll); watch responses cannot be.
   'grpc.max_receive_message_length': -1,
   'grpc.max_send_message_length': -1,
+  // node's HTTP/2 answers every half window read with a WINDOW_UPDATE pair: with HTTP/2's 64 KiB
+  // default that was a write for every dozen watch events of 2-3 KiB
+  'grpc-node.flow_control_window': 16 * 1024 * 1024,
   // detect a silently dead connection (etcd's server-side minimum ping interval is 5 s)
   'grpc.keepalive_time_ms': 30_000,
   'grpc.keepalive_timeout_ms': 10_000,
