@@ -1,7 +1,7 @@
 // The endpoints of one etcd cluster and the unary-call retry policy.
 //
-// Per endpoint: a connection for unary calls (unary.ts, our own HTTP/2) and a grpc-js channel for
-// the watch and lease-keepalive streams; calls go to the active endpoint. When an endpoint fails
+// Per endpoint: a connection for unary calls and one for watch streams (channel.ts, our own
+// HTTP/2), and a grpc-js channel for lease-keepalive streams; calls go to the active endpoint. When an endpoint fails
 // (UNAVAILABLE, or a deadline passed), the next one becomes active. Whether the failed call is
 // then tried again depends on what it was:
 // - idempotent calls (range, read-only txn, status, member list, lease revoke/keepalive) are
@@ -17,14 +17,16 @@ import { readFileSync } from 'node:fs';
 import { EtcdError, fromGrpcError, isEndpointFailure } from './errors.js';
 import type { Rpc } from './proto.js';
 import type { EtcdClientOptions } from './types.js';
-import { UnaryChannel, type UnaryTls } from './unary.js';
+import { GrpcChannel, type ChannelTls } from './channel.js';
 
 export interface Endpoint {
   readonly url: string;
-  /** the watch and lease-keepalive streams */
+  /** lease-keepalive streams */
   readonly client: grpc.Client;
   /** every unary call */
-  readonly unary: UnaryChannel;
+  readonly unary: GrpcChannel;
+  /** the watch streams */
+  readonly watch: GrpcChannel;
 }
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
@@ -32,7 +34,6 @@ const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
 const CONNECT_TIMEOUT_MS = 3_000;
 /** with several endpoints: how long to wait for one before trying the next */
 const PER_ENDPOINT_CONNECT_MS = 1_000;
-const CONNECT_POLL_MS = 100;
 const MAX_UNSENT_RETRIES = 5;
 const RETRY_BACKOFF_MS = 100;
 
@@ -41,9 +42,6 @@ const channelOptions: grpc.ChannelOptions = {
   // Big ranges are paged anyway (rangeAll); watch responses cannot be.
   'grpc.max_receive_message_length': -1,
   'grpc.max_send_message_length': -1,
-  // node's HTTP/2 answers every half window read with a WINDOW_UPDATE pair: with HTTP/2's 64 KiB
-  // default that was a write for every dozen watch events of 2-3 KiB
-  'grpc-node.flow_control_window': 16 * 1024 * 1024,
   // detect a silently dead connection (etcd's server-side minimum ping interval is 5 s)
   'grpc.keepalive_time_ms': 30_000,
   'grpc.keepalive_timeout_ms': 10_000,
@@ -65,12 +63,12 @@ function parseEndpoint(url: string): { target: string; secure: boolean } {
   return { target: `${u.hostname}:${port}`, secure };
 }
 
-function readTls(opts: EtcdClientOptions): UnaryTls {
+function readTls(opts: EtcdClientOptions): ChannelTls {
   const read = (file?: string) => (file ? readFileSync(file) : undefined);
   return { ca: read(opts.caFile), cert: read(opts.certFile), key: read(opts.keyFile) };
 }
 
-function credentialsFor(tls: UnaryTls | null): grpc.ChannelCredentials {
+function credentialsFor(tls: ChannelTls | null): grpc.ChannelCredentials {
   if (!tls) return grpc.credentials.createInsecure();
   return grpc.credentials.createSsl(tls.ca ?? null, tls.key ?? null, tls.cert ?? null);
 }
@@ -84,14 +82,16 @@ export class EndpointPool {
   constructor(opts: EtcdClientOptions) {
     if (opts.endpoints.length === 0) throw new Error('etcd client needs at least one endpoint');
     this.requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-    let tlsFiles: UnaryTls | undefined;
+    let tlsFiles: ChannelTls | undefined;
     this.endpoints = opts.endpoints.map((url) => {
       const { target, secure } = parseEndpoint(url);
       const tls = secure ? (tlsFiles ??= readTls(opts)) : null;
+      const authority = `${secure ? 'https' : 'http'}://${target}`;
       return {
         url,
         client: new grpc.Client(target, credentialsFor(tls), channelOptions),
-        unary: new UnaryChannel(url, `${secure ? 'https' : 'http'}://${target}`, tls),
+        unary: new GrpcChannel(url, authority, tls),
+        watch: new GrpcChannel(url, authority, tls),
       };
     });
   }
@@ -150,28 +150,10 @@ export class EndpointPool {
     }
   }
 
-  /** Waits until `ep`'s grpc-js channel (the streams') has a ready connection (true), or until a connection attempt begun
-   *  while waiting failed, or `timeoutMs` passed (false). grpc-js keeps a failed channel in
-   *  TRANSIENT_FAILURE until a connection succeeds and reconnects only when asked, so the
-   *  channel is asked again every poll interval. */
-  async connect(ep: Endpoint, timeoutMs = CONNECT_TIMEOUT_MS): Promise<boolean> {
-    const channel = ep.client.getChannel();
-    const deadline = Date.now() + timeoutMs;
-    // a fresh attempt seen failing (IDLE -> CONNECTING -> TRANSIENT_FAILURE) ends the wait early
-    let attempted = false;
-    for (;;) {
-      const state = channel.getConnectivityState(true);
-      if (state === grpc.connectivityState.READY) return true;
-      if (state === grpc.connectivityState.SHUTDOWN) return false;
-      if (state === grpc.connectivityState.CONNECTING) attempted = true;
-      else if (state === grpc.connectivityState.TRANSIENT_FAILURE && attempted) return false;
-      const now = Date.now();
-      if (now >= deadline) return false;
-      const changed = await new Promise<boolean>((resolve) => {
-        channel.watchConnectivityState(state, Math.min(deadline, now + CONNECT_POLL_MS), (err) => resolve(!err));
-      });
-      if (changed && state === grpc.connectivityState.IDLE) attempted = true;
-    }
+  /** waits until `ep`'s watch connection is up (true), or an attempt failed or `timeoutMs`
+   *  passed (false) */
+  connectWatch(ep: Endpoint, timeoutMs = CONNECT_TIMEOUT_MS): Promise<boolean> {
+    return ep.watch.connect(timeoutMs);
   }
 
   /** one call at the endpoint with this URL, no failover: how that one member is doing */
@@ -197,6 +179,7 @@ export class EndpointPool {
     for (const ep of this.endpoints) {
       ep.client.close();
       ep.unary.close();
+      ep.watch.close();
     }
   }
 }

@@ -1,7 +1,8 @@
-// The HTTP/2 transport of unary calls against node's own HTTP/2 server (nghttp2), for what
+// The HTTP/2 transport of gRPC calls against node's own HTTP/2 server (nghttp2), for what
 // etcd does not readily make happen: tiny send windows, a limit on concurrent streams,
 // padded frames, header blocks split into CONTINUATION frames, GOAWAY with streams left
-// unprocessed, resets and HTTP errors. etcd itself is in unary.test.ts.
+// unprocessed, resets and HTTP errors, streaming calls' messages split and joined across
+// frames. etcd itself is in channel.test.ts.
 
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,9 +10,9 @@ import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { EtcdError } from './errors.js';
-import { H2Connection, type UnaryStreamListener } from './h2-connection.js';
+import { H2Connection, type StreamListener } from './h2-connection.js';
 import { encodeLiteral, encodeStaticIndexed } from './hpack.js';
-import { UnaryChannel } from './unary.js';
+import { GrpcChannel } from './channel.js';
 
 const { NGHTTP2_ENHANCE_YOUR_CALM, PADDING_STRATEGY_MAX } = http2.constants;
 
@@ -21,6 +22,8 @@ let active = 0;
 let maxActive = 0;
 /** streams held back by /hold until `releaseHeld` */
 const held: (() => void)[] = [];
+/** how the /stream streams ended: `aborted` when the client reset them */
+const streamEnds: string[] = [];
 const sessions = new Set<http2.ServerHttp2Session>();
 
 function grpcFrame(message: Buffer): Buffer {
@@ -57,8 +60,9 @@ before(async () => {
     active++;
     maxActive = Math.max(maxActive, active);
     stream.on('close', () => active--);
-    const body = await readBody(stream);
     const path = headers[':path'];
+    if (path === '/stream') return serveStream(stream, headers);
+    const body = await readBody(stream);
     assert.equal(headers['content-type'], 'application/grpc');
     assert.equal(headers.te, 'trailers');
     assert.match(String(headers['grpc-timeout']), /^\d+m$/);
@@ -96,8 +100,56 @@ after(() => {
   server.close();
 });
 
-async function channel(): Promise<UnaryChannel> {
-  const ch = new UnaryChannel(authority, authority, null);
+/** the messages of a gRPC-framed byte stream, as they complete */
+function messageReader(onMessage: (m: Buffer) => void): (chunk: Buffer) => void {
+  let pending = Buffer.alloc(0);
+  return (chunk) => {
+    pending = Buffer.concat([pending, chunk]);
+    while (pending.length >= 5 && pending.length >= 5 + pending.readUInt32BE(1)) {
+      const end = 5 + pending.readUInt32BE(1);
+      onMessage(pending.subarray(5, end));
+      pending = pending.subarray(end);
+    }
+  };
+}
+
+/**
+ * A streaming call: each message is answered as it arrives. `echo N`: N bytes back, in one
+ * write (larger than a frame); `pair`: two messages in one write; `half`: a message written
+ * in two parts; `ok` and `fail`: trailers with grpc-status 0, or 5 and a message.
+ */
+function serveStream(stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders): void {
+  assert.equal(headers['content-type'], 'application/grpc');
+  assert.equal(headers.te, 'trailers');
+  assert.equal(headers.hasleader, 'true');
+  stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
+  let trailers: http2.OutgoingHttpHeaders = { 'grpc-status': '0' };
+  stream.on('wantTrailers', () => stream.sendTrailers(trailers));
+  stream.on('aborted', () => streamEnds.push('aborted'));
+  stream.on(
+    'data',
+    messageReader((m) => {
+      const text = m.toString();
+      if (text.startsWith('echo ')) stream.write(grpcFrame(Buffer.alloc(Number(text.slice(5)), 'e')));
+      else if (text === 'pair') stream.write(Buffer.concat([grpcFrame(Buffer.from('one')), grpcFrame(Buffer.from('two'))]));
+      else if (text === 'half') {
+        const whole = grpcFrame(Buffer.from('in two parts'));
+        stream.write(whole.subarray(0, 3));
+        setTimeout(() => stream.write(whole.subarray(3)), 10);
+      } else if (text === 'ok') {
+        streamEnds.push('ok');
+        stream.end();
+      } else if (text === 'fail') {
+        trailers = { 'grpc-status': '5', 'grpc-message': 'no%20such%20thing' };
+        streamEnds.push('fail');
+        stream.end();
+      } else stream.write(grpcFrame(m));
+    }),
+  );
+}
+
+async function channel(): Promise<GrpcChannel> {
+  const ch = new GrpcChannel(authority, authority, null);
   assert.equal(await ch.connect(5_000), true);
   return ch;
 }
@@ -217,7 +269,7 @@ test('when the stream ids run out the connection takes no more calls and closes 
   const call = (message: string) =>
     new Promise<string>((resolve, reject) => {
       const chunks: Buffer[] = [];
-      const listener: UnaryStreamListener = {
+      const listener: StreamListener = {
         onHeaders: () => {},
         onData: (chunk) => chunks.push(Buffer.from(chunk)),
         onEnd: () => resolve(Buffer.concat(chunks).subarray(5).toString()),
@@ -252,6 +304,80 @@ test("the server's PINGs are answered with their payloads: one held briefly, a b
     const answers = await Promise.all(burst.map((p) => serverPing(session, p)));
     answers.forEach((a, i) => assert.ok(a.equals(burst[i]!), `answer ${i}`));
     assert.ok((await ch.call('/echo', Buffer.from('after'), 5_000)).equals(Buffer.from('after')));
+  } finally {
+    ch.close();
+  }
+});
+
+/** a streaming call on `ch` whose messages (as text) and end are collected */
+function openTextStream(ch: GrpcChannel) {
+  const messages: string[] = [];
+  let waiter: (() => void) | undefined;
+  let closed!: (err: EtcdError | null) => void;
+  const ended = new Promise<EtcdError | null>((resolve) => (closed = resolve));
+  const call = ch.openStream<string, string>(
+    '/stream',
+    { hasleader: 'true' },
+    (req) => Buffer.from(req),
+    (bytes) => bytes.toString(),
+    {
+      onMessage: (m) => {
+        messages.push(m);
+        waiter?.();
+      },
+      onClose: (err) => closed(err),
+    },
+  );
+  assert.ok(call, 'the channel is connected');
+  const count = async (n: number): Promise<void> => {
+    while (messages.length < n) await new Promise<void>((resolve) => (waiter = resolve));
+  };
+  return { call, messages, ended, count };
+}
+
+test('a streaming call: messages both ways past the send window, split and joined across frames, in order', async () => {
+  const ch = await channel();
+  try {
+    const s = openTextStream(ch);
+    // the server's stream window is 1000 bytes: these wait for its WINDOW_UPDATEs
+    const big = 'b'.repeat(5_000);
+    s.call.write('first');
+    s.call.write(big);
+    s.call.write('echo 40000');
+    s.call.write('pair');
+    s.call.write('half');
+    await s.count(6);
+    assert.deepEqual(s.messages.slice(0, 2), ['first', big]);
+    assert.equal(s.messages[2], 'e'.repeat(40_000));
+    assert.deepEqual(s.messages.slice(3), ['one', 'two', 'in two parts']);
+    s.call.write('ok');
+    assert.equal(await s.ended, null, 'grpc-status 0 ends the call without an error');
+  } finally {
+    ch.close();
+  }
+});
+
+test('a streaming call ended with an error status reports it; a cancelled one resets its stream and reports nothing', async () => {
+  const ch = await channel();
+  try {
+    const failing = openTextStream(ch);
+    failing.call.write('fail');
+    const err = await failing.ended;
+    assert.ok(err instanceof EtcdError);
+    assert.equal(err.code, GrpcStatus.NOT_FOUND);
+    assert.equal(err.message, 'no such thing');
+
+    const cancelled = openTextStream(ch);
+    cancelled.call.write('hello');
+    await cancelled.count(1);
+    streamEnds.length = 0;
+    cancelled.call.cancel();
+    while (!streamEnds.includes('aborted')) await new Promise((r) => setTimeout(r, 5));
+    let reported = false;
+    void cancelled.ended.then(() => (reported = true));
+    // the connection carries on
+    assert.ok((await ch.call('/echo', Buffer.from('after'), 5_000)).equals(Buffer.from('after')));
+    assert.equal(reported, false, 'no handler is called after cancel');
   } finally {
     ch.close();
   }

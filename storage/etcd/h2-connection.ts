@@ -1,12 +1,14 @@
-// A client-side HTTP/2 connection (RFC 9113) that carries unary gRPC calls and nothing else:
-// each stream sends one header block and one gRPC-framed message, and receives headers, data
-// and trailers. node:http2 would do the same with an event-emitting Duplex, header objects and
-// async-context bookkeeping per stream, which cost more than the rest of a write's path
-// through the client; here a stream is one small object and a call's frames one buffer.
+// A client-side HTTP/2 connection (RFC 9113) that carries gRPC calls: a unary call's stream
+// sends one header block and one gRPC-framed message, a streaming call's sends its header
+// block and then messages as they come (it never half-closes: a watch ends by RST_STREAM);
+// both receive headers, data and trailers. node:http2 would do the same with an
+// event-emitting Duplex, header objects and async-context bookkeeping per stream, which cost
+// more than the rest of a write's path through the client; here a stream is one small object
+// and a unary call's frames one buffer.
 //
 // What it implements: the preface and SETTINGS exchange, DATA/HEADERS (with padding and
-// priority fields)/CONTINUATION, RST_STREAM, PING (answered after a short hold, and our own keepalive), GOAWAY,
-// WINDOW_UPDATE, flow control both ways, the peer's MAX_CONCURRENT_STREAMS (calls beyond it
+// priority fields)/CONTINUATION, RST_STREAM, PING (answered after a short hold, and our own keepalive),
+// GOAWAY, WINDOW_UPDATE, flow control both ways, the peer's MAX_CONCURRENT_STREAMS (calls beyond it
 // wait here), MAX_FRAME_SIZE and INITIAL_WINDOW_SIZE. Server push is disabled, so a
 // PUSH_PROMISE is a protocol error. Unknown frame types are ignored.
 
@@ -42,7 +44,7 @@ export interface H2Tls {
 }
 
 /** what happens to one stream; exactly one of onEnd, onReset and onLost ends it */
-export interface UnaryStreamListener {
+export interface StreamListener {
   /** response headers, or trailers */
   onHeaders(fields: string[]): void;
   onData(chunk: Buffer): void;
@@ -65,7 +67,7 @@ export interface H2ConnectionEvents {
 
 // our receive windows: as large as HTTP/2 allows, so etcd never waits for us
 const OUR_INITIAL_WINDOW_SIZE = MAX_WINDOW_SIZE;
-/** received connection-level bytes that are acknowledged with one WINDOW_UPDATE */
+/** received bytes (of the connection, or of one stream) acknowledged with one WINDOW_UPDATE */
 const WINDOW_UPDATE_THRESHOLD = 16 * 1024 * 1024;
 const LAST_STREAM_ID = 2 ** 31 - 1;
 /**
@@ -84,16 +86,28 @@ const GRPC_MESSAGE_HEADER_LENGTH = 5;
 export class H2Stream {
   id = 0;
   sendWindow = 0;
-  /** the DATA payload still to send (gRPC-framed message), null once all is sent */
+  /** the DATA payload still to send (gRPC-framed messages), null once all is sent */
   pendingBody: Buffer | null = null;
   pendingOffset = 0;
+  /** DATA bytes received since this stream's last WINDOW_UPDATE */
+  receivedUnacked = 0;
   ended = false;
 
+  /** `message`: a unary call's one request message; null for a streaming call */
   constructor(
     readonly headerBlock: Buffer,
-    readonly message: Buffer,
-    readonly listener: UnaryStreamListener,
+    readonly message: Buffer | null,
+    readonly listener: StreamListener,
   ) {}
+}
+
+/** the message with gRPC's 5-byte prefix (not compressed, its length) */
+function grpcFramed(message: Buffer): Buffer {
+  const body = Buffer.allocUnsafe(GRPC_MESSAGE_HEADER_LENGTH + message.length);
+  body[0] = 0;
+  body.writeUInt32BE(message.length, 1);
+  message.copy(body, GRPC_MESSAGE_HEADER_LENGTH);
+  return body;
 }
 
 export class H2Connection {
@@ -173,8 +187,29 @@ export class H2Connection {
 
   /** starts a unary call: the header block, then `message` with the gRPC 5-byte prefix, the
    *  end of the request */
-  startUnary(headerBlock: Buffer, message: Buffer, listener: UnaryStreamListener): H2Stream {
-    const stream = new H2Stream(headerBlock, message, listener);
+  startUnary(headerBlock: Buffer, message: Buffer, listener: StreamListener): H2Stream {
+    return this.open(new H2Stream(headerBlock, message, listener));
+  }
+
+  /** starts a streaming call: the header block now, messages with sendMessage */
+  startStream(headerBlock: Buffer, listener: StreamListener): H2Stream {
+    return this.open(new H2Stream(headerBlock, null, listener));
+  }
+
+  /** one more message of a streaming call, sent as the flow-control windows allow */
+  sendMessage(stream: H2Stream, message: Buffer): void {
+    if (stream.ended || stream.message !== null || this.closed) return;
+    const body = grpcFramed(message);
+    const queued = stream.pendingBody;
+    stream.pendingBody = queued ? Buffer.concat([queued.subarray(stream.pendingOffset), body]) : body;
+    stream.pendingOffset = 0;
+    // not started yet: send() takes the body along once the stream gets its id
+    if (stream.id === 0) return;
+    if (!queued) this.sendBlocked.push(stream);
+    this.flushData();
+  }
+
+  private open(stream: H2Stream): H2Stream {
     if (this.streams.size >= this.peerMaxStreams) this.waiting.push(stream);
     else this.send(stream);
     return stream;
@@ -260,6 +295,14 @@ export class H2Connection {
     this.streams.set(stream.id, stream);
     const block = stream.headerBlock;
     const message = stream.message;
+    if (message === null) {
+      this.writeHeaderBlock(stream.id, block);
+      if (stream.pendingBody) {
+        this.sendBlocked.push(stream);
+        this.flushData();
+      }
+      return;
+    }
     const bodyLength = GRPC_MESSAGE_HEADER_LENGTH + message.length;
     const maxFrame = this.peerMaxFrameSize;
     if (block.length <= maxFrame && bodyLength <= maxFrame && bodyLength <= this.connSendWindow && bodyLength <= stream.sendWindow) {
@@ -279,11 +322,7 @@ export class H2Connection {
       return;
     }
     this.writeHeaderBlock(stream.id, block);
-    const body = Buffer.allocUnsafe(bodyLength);
-    body[0] = 0;
-    body.writeUInt32BE(message.length, 1);
-    message.copy(body, GRPC_MESSAGE_HEADER_LENGTH);
-    stream.pendingBody = body;
+    stream.pendingBody = grpcFramed(message);
     stream.pendingOffset = 0;
     this.sendBlocked.push(stream);
     this.flushData();
@@ -312,7 +351,8 @@ export class H2Connection {
       while (stream.pendingOffset < body.length && this.connSendWindow > 0 && stream.sendWindow > 0) {
         const size = Math.min(body.length - stream.pendingOffset, this.connSendWindow, stream.sendWindow, this.peerMaxFrameSize);
         const end = stream.pendingOffset + size;
-        const last = end === body.length;
+        // a unary request ends with its message; a streaming call's messages never end it
+        const last = end === body.length && stream.message !== null;
         this.write(frame(FrameType.DATA, last ? Flag.END_STREAM : 0, stream.id, body.subarray(stream.pendingOffset, end)));
         stream.pendingOffset = end;
         this.connSendWindow -= size;
@@ -431,7 +471,15 @@ export class H2Connection {
     const stream = this.streams.get(streamId);
     if (!stream) return;
     if (data.length > 0) stream.listener.onData(data);
-    if (flags & Flag.END_STREAM) this.endedByPeer(stream);
+    // the listener may have cancelled the stream
+    if (stream.ended) return;
+    if (flags & Flag.END_STREAM) return this.endedByPeer(stream);
+    // a long-lived stream (a watch) takes more than any initial window over its life
+    stream.receivedUnacked += payload.length;
+    if (stream.receivedUnacked >= WINDOW_UPDATE_THRESHOLD && !stream.ended) {
+      this.write(windowUpdateFrame(stream.id, stream.receivedUnacked));
+      stream.receivedUnacked = 0;
+    }
   }
 
   private onHeaderBlock(block: Buffer): void {
@@ -444,8 +492,9 @@ export class H2Connection {
   }
 
   private endedByPeer(stream: H2Stream): void {
-    // a response before the whole request was sent: the rest is not wanted
-    if (stream.pendingBody) this.write(rstStreamFrame(stream.id, ErrorCode.CANCEL));
+    // a response before the whole request was sent: the rest is not wanted; a streaming
+    // call never ended its side, so it is closed with a reset
+    if (stream.pendingBody || stream.message === null) this.write(rstStreamFrame(stream.id, ErrorCode.CANCEL));
     this.forget(stream);
     stream.ended = true;
     stream.listener.onEnd();

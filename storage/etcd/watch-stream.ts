@@ -21,10 +21,10 @@
 // watcher's own progress notification (etcd's periodic one, sent on that watcher's channel
 // behind its events, and only while it is in sync) is ordered.
 
-import * as grpc from '@grpc/grpc-js';
 import { fromGrpcError, isEndpointFailure } from './errors.js';
 import type { EndpointPool, Endpoint } from './connection.js';
 import { rpcs, num, header, keyValue, EVENT_DELETE, type WireWatchResponse } from './proto.js';
+import type { StreamingCall } from './streaming-call.js';
 import type { EtcdEvent, EtcdWatcher, WatchMessage, WatchRequest } from './types.js';
 
 /** etcd's watch id for "no particular watcher" */
@@ -46,7 +46,10 @@ interface WatcherState {
   closed: boolean;
 }
 
-type WatchCall = grpc.ClientDuplexStream<object, WireWatchResponse>;
+type WatchCall = StreamingCall<object, WireWatchResponse>;
+
+/** etcd then ends the stream when its member loses the leader, instead of going silent */
+const WATCH_METADATA = { hasleader: 'true' };
 
 export class WatchStream {
   private call: WatchCall | null = null;
@@ -136,10 +139,9 @@ export class WatchStream {
   private ensureStream(): void {
     if (this.call || this.closed || this.reconnectTimer || this.connecting) return;
     const ep = this.pool.active;
-    if (ep.client.getChannel().getConnectivityState(false) !== grpc.connectivityState.READY) {
-      // wait for a connection first: a stream opened during grpc's reconnect backoff fails at once
+    if (!ep.watch.ready) {
       this.connecting = true;
-      void this.pool.connect(ep).then((ok) => {
+      void this.pool.connectWatch(ep).then((ok) => {
         this.connecting = false;
         if (this.closed) return;
         if (ok) this.openStream(ep);
@@ -151,22 +153,20 @@ export class WatchStream {
   }
 
   private openStream(ep: Endpoint): void {
-    const metadata = new grpc.Metadata();
-    // etcd then ends the stream when its member loses the leader, instead of going silent
-    metadata.set('hasleader', 'true');
-    const call = ep.client.makeBidiStreamRequest(rpcs.watch.path, rpcs.watch.serialize, rpcs.watch.deserialize, metadata, {}) as WatchCall;
     const gen = ++this.generation;
+    const call = ep.watch.openStream(rpcs.watch.path, WATCH_METADATA, rpcs.watch.serialize, rpcs.watch.deserialize, {
+      onMessage: (res) => {
+        if (gen === this.generation) this.onResponse(res);
+      },
+      // ended by etcd: with an error, or cleanly (null) as when its member lost the leader
+      onClose: (err) => {
+        if (gen === this.generation) this.onBroken(err);
+      },
+    });
+    // the connection went away since it was found ready
+    if (!call) return this.onBroken(null, ep);
     this.call = call;
     this.callEndpoint = ep;
-    call.on('data', (res: WireWatchResponse) => {
-      if (gen === this.generation) this.onResponse(res);
-    });
-    call.on('error', (err: unknown) => {
-      if (gen === this.generation) this.onBroken(err);
-    });
-    call.on('end', () => {
-      if (gen === this.generation) this.onBroken(null);
-    });
     this.pump();
   }
 
@@ -303,11 +303,7 @@ export class WatchStream {
     this.call = null;
     this.callEndpoint = null;
     this.generation++;
-    if (call) {
-      call.removeAllListeners('data');
-      call.on('error', () => {});
-      call.cancel();
-    }
+    call?.cancel();
   }
 
   private onBroken(raw: unknown, failedEndpoint?: Endpoint): void {

@@ -1,5 +1,6 @@
-// The unary-call transport (unary.ts on h2-connection.ts) against a real etcd: flow control
-// with messages larger than every window, many calls at once, and etcd's errors.
+// The gRPC transport (channel.ts on h2-connection.ts) against a real etcd: flow control with
+// messages larger than every window, many calls at once, etcd's errors, and a watch stream
+// carrying large events.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -7,7 +8,7 @@ import { status as GrpcStatus } from '@grpc/grpc-js';
 import { startEtcd, type EtcdProcess } from '../testing/etcd-server.js';
 import { createEtcdClient, EtcdError } from './client.js';
 import { prefixEnd, type EtcdClient } from './types.js';
-import { UnaryChannel } from './unary.js';
+import { GrpcChannel } from './channel.js';
 
 const b = (s: string) => Buffer.from(s);
 const MB = 1024 * 1024;
@@ -69,7 +70,7 @@ test("etcd's error status and message reach the caller", async () => {
 });
 
 test('an unknown method is UNIMPLEMENTED; a call without a connection is marked not sent', async () => {
-  const channel = new UnaryChannel(etcd.endpoint, etcd.endpoint, null);
+  const channel = new GrpcChannel(etcd.endpoint, etcd.endpoint, null);
   try {
     await assert.rejects(channel.call('/etcdserverpb.Maintenance/Status', Buffer.alloc(0), 5_000), (err: unknown) => {
       assert.ok(err instanceof EtcdError);
@@ -94,7 +95,7 @@ test('an unknown method is UNIMPLEMENTED; a call without a connection is marked 
 });
 
 test('an aborted call is CANCELLED and the connection carries the next one', async () => {
-  const channel = new UnaryChannel(etcd.endpoint, etcd.endpoint, null);
+  const channel = new GrpcChannel(etcd.endpoint, etcd.endpoint, null);
   try {
     assert.equal(await channel.connect(5_000), true);
     const controller = new AbortController();
@@ -104,5 +105,28 @@ test('an aborted call is CANCELLED and the connection carries the next one', asy
     assert.ok(Buffer.isBuffer(await channel.call('/etcdserverpb.Maintenance/Status', Buffer.alloc(0), 5_000)));
   } finally {
     channel.close();
+  }
+});
+
+test('a watch stream carries events larger than a frame and more than 16 MiB in all, whole and in order', async () => {
+  const prefix = b('/unary/watched/');
+  const values = Array.from({ length: 6 }, (_, i) => patterned(3 * MB, 100 + i));
+  const seen: Buffer[] = [];
+  let done!: () => void;
+  const all = new Promise<void>((resolve) => (done = resolve));
+  // from the revision after this one: every later write is seen, however late the watch starts
+  const from = (await client.put(b('/unary/watched-start'), b('x'))).header.revision + 1;
+  const watcher = client.watch({ key: prefix, rangeEnd: prefixEnd(prefix), startRevision: from }, (msg) => {
+    if (msg.kind !== 'events') return;
+    for (const ev of msg.events) seen.push(Buffer.from(ev.kv.value));
+    if (seen.length === values.length) done();
+  });
+  try {
+    for (const [i, value] of values.entries()) await client.put(b(`/unary/watched/${i}`), value);
+    await all;
+    assert.equal(seen.length, values.length);
+    seen.forEach((v, i) => assert.ok(v.equals(values[i]!), `event ${i} intact`));
+  } finally {
+    watcher.cancel();
   }
 });

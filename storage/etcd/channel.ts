@@ -1,4 +1,5 @@
-// Unary gRPC calls on our own HTTP/2 connection (h2-connection.ts), one per etcd endpoint.
+// gRPC calls on our own HTTP/2 connection (h2-connection.ts) to one etcd endpoint: unary
+// calls here, streaming calls (watches) in streaming-call.ts.
 //
 // grpc-js runs every unary call through resolving, retrying, load-balancing and subchannel
 // call objects, filter stacks, metadata copies and per-layer timers: in a profile of
@@ -6,8 +7,10 @@
 // unary call needs none of it: one HTTP/2 stream carrying one length-prefixed message each
 // way, and the status in the trailers. node:http2 was the next step down, but its per-stream
 // machinery (async-context binding, header objects, a Duplex with listeners) still cost more
-// CPU per write than the rest of the client. Watches and lease keepalives (bidirectional
-// streams) stay on grpc-js.
+// CPU per write than the rest of the client. A watch stream carries the events of every
+// write: through grpc-js and node:http2 they cost a third more than the watch's own work, so
+// watches take a channel of this kind too (one of their own per endpoint, so that a burst of
+// events never queues ahead of a write's answer). Lease keepalives stay on grpc-js.
 //
 // The wire contract (gRPC over HTTP/2): POST to /package.Service/Method with
 // `content-type: application/grpc` and `te: trailers`; each message is a 1-byte compressed
@@ -17,11 +20,12 @@
 
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { EtcdError } from './errors.js';
-import { H2Connection, type H2Stream, type UnaryStreamListener } from './h2-connection.js';
-import { ErrorCode } from './h2-frames.js';
+import { CallStatus, type CallFailure } from './grpc-status.js';
+import { H2Connection, type H2Stream, type StreamListener } from './h2-connection.js';
 import { encodeLiteral, encodeStaticIndexed } from './hpack.js';
+import { StreamingCall, type StreamingCallHandlers } from './streaming-call.js';
 
-export interface UnaryTls {
+export interface ChannelTls {
   ca?: Buffer;
   cert?: Buffer;
   key?: Buffer;
@@ -35,44 +39,6 @@ const KEEPALIVE_TIMEOUT_MS = 10_000;
 const FRAME_HEADER_BYTES = 5;
 /** header blocks kept per channel (one per method and timeout; a handful in practice) */
 const MAX_CACHED_HEADER_BLOCKS = 256;
-
-/** what a gRPC client makes of an HTTP status that came without a grpc-status */
-function codeOfHttpStatus(status: number): number {
-  switch (status) {
-    case 400:
-      return GrpcStatus.INTERNAL;
-    case 401:
-      return GrpcStatus.UNAUTHENTICATED;
-    case 403:
-      return GrpcStatus.PERMISSION_DENIED;
-    case 404:
-      return GrpcStatus.UNIMPLEMENTED;
-    case 429:
-    case 502:
-    case 503:
-    case 504:
-      return GrpcStatus.UNAVAILABLE;
-    default:
-      return GrpcStatus.UNKNOWN;
-  }
-}
-
-function codeOfResetStream(rstCode: number): number {
-  if (rstCode === ErrorCode.REFUSED_STREAM) return GrpcStatus.UNAVAILABLE;
-  if (rstCode === ErrorCode.CANCEL) return GrpcStatus.CANCELLED;
-  if (rstCode === ErrorCode.ENHANCE_YOUR_CALM) return GrpcStatus.RESOURCE_EXHAUSTED;
-  if (rstCode === ErrorCode.INADEQUATE_SECURITY) return GrpcStatus.PERMISSION_DENIED;
-  return GrpcStatus.INTERNAL;
-}
-
-function grpcMessage(text: string): string {
-  if (!text.includes('%')) return text;
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
 
 /** the one message of a unary response body */
 function unframe(chunks: Buffer[], length: number): Buffer | string {
@@ -92,12 +58,10 @@ function detached(message: Buffer): Buffer {
 }
 
 /** the outcome of one unary call, built from its stream's events */
-class UnaryCall implements UnaryStreamListener {
+class UnaryCall implements StreamListener {
   private chunks: Buffer[] = [];
   private length = 0;
-  private httpStatus = 0;
-  private grpcStatus: number | undefined;
-  private grpcDetails = '';
+  private readonly status = new CallStatus();
   private settled = false;
   private stream: H2Stream | null = null;
   private deadline: NodeJS.Timeout | undefined;
@@ -143,16 +107,12 @@ class UnaryCall implements UnaryStreamListener {
     this.finish(new EtcdError(code, details, this.endpoint, notSent));
   }
 
+  private failWith(f: CallFailure): void {
+    this.fail(f.code, f.details, f.notSent);
+  }
+
   onHeaders(fields: string[]): void {
-    let grpcMessageText: string | undefined;
-    for (let i = 0; i < fields.length; i += 2) {
-      const name = fields[i]!;
-      const value = fields[i + 1]!;
-      if (name === ':status') this.httpStatus = Number(value);
-      else if (name === 'grpc-status') this.grpcStatus = Number(value);
-      else if (name === 'grpc-message') grpcMessageText = grpcMessageText === undefined ? value : `${grpcMessageText},${value}`;
-    }
-    if (this.grpcStatus !== undefined) this.grpcDetails = grpcMessage(grpcMessageText ?? '');
+    this.status.read(fields);
   }
 
   onData(chunk: Buffer): void {
@@ -162,41 +122,27 @@ class UnaryCall implements UnaryStreamListener {
 
   onEnd(): void {
     if (this.settled) return;
-    if (this.grpcStatus !== undefined) {
-      if (this.grpcStatus !== GrpcStatus.OK) return this.fail(this.grpcStatus, this.grpcDetails);
-      const res = unframe(this.chunks, this.length);
-      return typeof res === 'string' ? this.fail(GrpcStatus.INTERNAL, res) : this.finish(null, detached(res));
-    }
-    if (this.httpStatus !== 0 && this.httpStatus !== 200) {
-      return this.fail(codeOfHttpStatus(this.httpStatus), `Received HTTP status code ${this.httpStatus}`);
-    }
-    // a stream that ended without a status tells as little as a broken connection
-    this.fail(GrpcStatus.UNAVAILABLE, 'Connection to etcd lost');
+    const failed = this.status.ended();
+    if (failed) return this.failWith(failed);
+    const res = unframe(this.chunks, this.length);
+    return typeof res === 'string' ? this.fail(GrpcStatus.INTERNAL, res) : this.finish(null, detached(res));
   }
 
   onReset(errorCode: number): void {
     if (this.settled) return;
-    if (this.grpcStatus !== undefined || (this.httpStatus !== 0 && this.httpStatus !== 200)) return this.onEnd();
-    if (errorCode === ErrorCode.REFUSED_STREAM) {
-      // the server refused the stream before processing anything on it
-      return this.fail(GrpcStatus.UNAVAILABLE, 'Stream refused by server', true);
-    }
-    if (errorCode === ErrorCode.NO_ERROR) return this.fail(GrpcStatus.UNAVAILABLE, 'Connection to etcd lost');
-    this.fail(codeOfResetStream(errorCode), `Received RST_STREAM with code ${errorCode}`);
+    if (this.status.known) return this.onEnd();
+    this.failWith(this.status.reset(errorCode));
   }
 
   onLost(notSent: boolean, cause: Error | undefined): void {
     if (this.settled) return;
-    if (notSent) {
-      return this.fail(GrpcStatus.UNAVAILABLE, `No connection established${cause ? `: ${cause.message}` : ''}`, true);
-    }
-    this.fail(GrpcStatus.UNAVAILABLE, `Connection to etcd lost${cause ? `: ${cause.message}` : ''}`);
+    this.failWith(this.status.lost(notSent, cause));
   }
 }
 
-/** the unary-call connection to one endpoint; opened when first needed, re-opened after it
+/** the HTTP/2 connection to one endpoint; opened when first needed, re-opened after it
  *  fails, the server sends GOAWAY or its stream ids run out */
-export class UnaryChannel {
+export class GrpcChannel {
   private connection: H2Connection | null = null;
   private opening: Promise<boolean> | null = null;
   private retryAt = 0;
@@ -206,11 +152,12 @@ export class UnaryChannel {
   private readonly pseudoHeaders: Buffer;
   private readonly grpcHeaders: Buffer;
   private readonly headerBlocks = new Map<string, Buffer>();
+  private readonly streamHeaderBlocks = new Map<string, Buffer>();
 
   constructor(
     private readonly endpoint: string,
     private readonly authority: string,
-    private readonly tls: UnaryTls | null,
+    private readonly tls: ChannelTls | null,
   ) {
     const url = new URL(authority);
     this.pseudoHeaders = Buffer.concat([
@@ -315,6 +262,29 @@ export class UnaryChannel {
     return new Promise((resolve, reject) => {
       new UnaryCall(this.endpoint, connection, resolve, reject).start(block, message, timeoutMs, signal);
     });
+  }
+
+  /** starts a streaming call (no deadline; `metadata`: extra header fields, lower-case);
+   *  undefined while there is no connection */
+  openStream<Req, Res>(
+    path: string,
+    metadata: Record<string, string>,
+    serialize: (req: Req) => Buffer,
+    deserialize: (bytes: Buffer) => Res,
+    handlers: StreamingCallHandlers<Res>,
+  ): StreamingCall<Req, Res> | undefined {
+    const connection = this.connection;
+    if (!connection || !connection.acceptsStreams) return undefined;
+    const key = `${path} ${JSON.stringify(metadata)}`;
+    let block = this.streamHeaderBlocks.get(key);
+    if (!block) {
+      const extra = Object.entries(metadata).map(([name, value]) => encodeLiteral(name, value));
+      block = Buffer.concat([this.pseudoHeaders, encodeLiteral(':path', path), this.grpcHeaders, ...extra]);
+      if (this.streamHeaderBlocks.size < MAX_CACHED_HEADER_BLOCKS) this.streamHeaderBlocks.set(key, block);
+    }
+    const call = new StreamingCall(this.endpoint, connection, serialize, deserialize, handlers);
+    call.start(block);
+    return call;
   }
 
   close(): void {
