@@ -7,10 +7,11 @@
 // and a unary call's frames one buffer.
 //
 // What it implements: the preface and SETTINGS exchange, DATA/HEADERS (with padding and
-// priority fields)/CONTINUATION, RST_STREAM, PING (answered after a short hold, and our own keepalive),
-// GOAWAY, WINDOW_UPDATE, flow control both ways, the peer's MAX_CONCURRENT_STREAMS (calls beyond it
-// wait here), MAX_FRAME_SIZE and INITIAL_WINDOW_SIZE. Server push is disabled, so a
-// PUSH_PROMISE is a protocol error. Unknown frame types are ignored.
+// priority fields)/CONTINUATION, RST_STREAM, PING (answered after a short hold, and our own
+// keepalive), GOAWAY, WINDOW_UPDATE, flow control both ways, the peer's
+// MAX_CONCURRENT_STREAMS (calls beyond it wait here), MAX_FRAME_SIZE and INITIAL_WINDOW_SIZE.
+// Server push is disabled, so a PUSH_PROMISE is a protocol error. Unknown frame types are
+// ignored.
 
 import net from 'node:net';
 import tls from 'node:tls';
