@@ -8,7 +8,7 @@
 // way, and the status in the trailers. node:http2 was the next step down, but its per-stream
 // machinery (async-context binding, header objects, a Duplex with listeners) still cost more
 // CPU per write than the rest of the client. A watch stream carries the events of every
-// write: through grpc-js and node:http2 they cost a third more than the watch's own work, so
+// write: through grpc-js and node:http2 they cost more than the watch's own work, so
 // watches take a channel of this kind too (one of their own per endpoint, so that a burst of
 // events never queues ahead of a write's answer). Lease keepalives stay on grpc-js.
 //
