@@ -21,34 +21,29 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { EtcdError } from './errors.js';
 import { CallStatus, type CallFailure } from './grpc-status.js';
-import { H2Connection, type H2Stream, type StreamListener } from './h2-connection.js';
+import { GRPC_MESSAGE_PREFIX_BYTES, H2Connection, type H2Stream, type H2Tls, type StreamListener } from './h2-connection.js';
 import { encodeLiteral, encodeStaticIndexed } from './hpack.js';
 import { StreamingCall, type StreamingCallHandlers } from './streaming-call.js';
 
-export interface ChannelTls {
-  ca?: Buffer;
-  cert?: Buffer;
-  key?: Buffer;
-}
+export type ChannelTls = H2Tls;
 
 const INITIAL_BACKOFF_MS = 100;
 const MAX_BACKOFF_MS = 1_000;
 // detect a silently dead connection (etcd's server-side minimum ping interval is 5 s)
 const KEEPALIVE_INTERVAL_MS = 30_000;
 const KEEPALIVE_TIMEOUT_MS = 10_000;
-const FRAME_HEADER_BYTES = 5;
 /** header blocks kept per channel (one per method and timeout; a handful in practice) */
 const MAX_CACHED_HEADER_BLOCKS = 256;
 
 /** the one message of a unary response body */
 function unframe(chunks: Buffer[], length: number): Buffer | string {
   const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
-  if (body.length < FRAME_HEADER_BYTES) return 'response without a message';
+  if (body.length < GRPC_MESSAGE_PREFIX_BYTES) return 'response without a message';
   // no grpc-encoding is offered, so a compressed message is a protocol violation
   if (body[0] !== 0) return 'compressed response message that was not asked for';
   const size = body.readUInt32BE(1);
-  if (body.length !== FRAME_HEADER_BYTES + size) return 'response body is not exactly one message';
-  return body.subarray(FRAME_HEADER_BYTES);
+  if (body.length !== GRPC_MESSAGE_PREFIX_BYTES + size) return 'response body is not exactly one message';
+  return body.subarray(GRPC_MESSAGE_PREFIX_BYTES);
 }
 
 /** the bytes of a unary response that are kept: a small message is copied out of the

@@ -82,7 +82,8 @@ const LAST_STREAM_ID = 2 ** 31 - 1;
 export const PING_ANSWER_HOLD_MS = 20;
 /** PINGs awaiting an answer beyond this are answered at once (a peer that pings often) */
 const MAX_HELD_PING_ANSWERS = 8;
-const GRPC_MESSAGE_HEADER_LENGTH = 5;
+/** a gRPC message's prefix: its compressed flag (1 byte) and length (4 bytes) */
+export const GRPC_MESSAGE_PREFIX_BYTES = 5;
 
 export class H2Stream {
   id = 0;
@@ -104,10 +105,10 @@ export class H2Stream {
 
 /** the message with gRPC's 5-byte prefix (not compressed, its length) */
 function grpcFramed(message: Buffer): Buffer {
-  const body = Buffer.allocUnsafe(GRPC_MESSAGE_HEADER_LENGTH + message.length);
+  const body = Buffer.allocUnsafe(GRPC_MESSAGE_PREFIX_BYTES + message.length);
   body[0] = 0;
   body.writeUInt32BE(message.length, 1);
-  message.copy(body, GRPC_MESSAGE_HEADER_LENGTH);
+  message.copy(body, GRPC_MESSAGE_PREFIX_BYTES);
   return body;
 }
 
@@ -304,7 +305,7 @@ export class H2Connection {
       }
       return;
     }
-    const bodyLength = GRPC_MESSAGE_HEADER_LENGTH + message.length;
+    const bodyLength = GRPC_MESSAGE_PREFIX_BYTES + message.length;
     const maxFrame = this.peerMaxFrameSize;
     if (block.length <= maxFrame && bodyLength <= maxFrame && bodyLength <= this.connSendWindow && bodyLength <= stream.sendWindow) {
       // the common case: HEADERS and the whole message in one buffer
@@ -316,7 +317,7 @@ export class H2Connection {
       at += FRAME_HEADER_LENGTH;
       out[at] = 0;
       out.writeUInt32BE(message.length, at + 1);
-      message.copy(out, at + GRPC_MESSAGE_HEADER_LENGTH);
+      message.copy(out, at + GRPC_MESSAGE_PREFIX_BYTES);
       this.connSendWindow -= bodyLength;
       stream.sendWindow -= bodyLength;
       this.write(out);

@@ -5,10 +5,8 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { EtcdError } from './errors.js';
 import { CallStatus, type CallFailure } from './grpc-status.js';
-import type { H2Connection, H2Stream, StreamListener } from './h2-connection.js';
+import { GRPC_MESSAGE_PREFIX_BYTES, type H2Connection, type H2Stream, type StreamListener } from './h2-connection.js';
 
-/** a message's 1-byte compressed flag and 4-byte length */
-const MESSAGE_PREFIX_BYTES = 5;
 /** the largest message taken (a Buffer's limit; etcd's own is lower) */
 const MAX_MESSAGE_BYTES = 2 ** 31 - 1;
 
@@ -26,7 +24,7 @@ export class StreamingCall<Req, Res> implements StreamListener {
   private partial: Buffer[] = [];
   private partialLength = 0;
   /** how many bytes `partial` must reach before another message can be cut */
-  private needed = MESSAGE_PREFIX_BYTES;
+  private needed = GRPC_MESSAGE_PREFIX_BYTES;
   private over = false;
 
   constructor(
@@ -70,17 +68,17 @@ export class StreamingCall<Req, Res> implements StreamListener {
       this.partialLength = 0;
     }
     let at = 0;
-    while (data.length - at >= MESSAGE_PREFIX_BYTES) {
+    while (data.length - at >= GRPC_MESSAGE_PREFIX_BYTES) {
       // no grpc-encoding is offered, so a compressed message is a protocol violation
       if (data[at] !== 0) return this.fail(GrpcStatus.INTERNAL, 'compressed response message that was not asked for');
       const size = data.readUInt32BE(at + 1);
-      if (size > MAX_MESSAGE_BYTES - MESSAGE_PREFIX_BYTES)
+      if (size > MAX_MESSAGE_BYTES - GRPC_MESSAGE_PREFIX_BYTES)
         return this.fail(GrpcStatus.RESOURCE_EXHAUSTED, `response message of ${size} bytes`);
-      const end = at + MESSAGE_PREFIX_BYTES + size;
+      const end = at + GRPC_MESSAGE_PREFIX_BYTES + size;
       if (end > data.length) break;
       let res: Res;
       try {
-        res = this.deserialize(data.subarray(at + MESSAGE_PREFIX_BYTES, end));
+        res = this.deserialize(data.subarray(at + GRPC_MESSAGE_PREFIX_BYTES, end));
       } catch (err) {
         return this.fail(GrpcStatus.INTERNAL, `etcd response could not be decoded: ${(err as Error).message}`);
       }
@@ -90,13 +88,13 @@ export class StreamingCall<Req, Res> implements StreamListener {
       if (this.over) return;
     }
     if (at === data.length) {
-      this.needed = MESSAGE_PREFIX_BYTES;
+      this.needed = GRPC_MESSAGE_PREFIX_BYTES;
       return;
     }
     const rest = data.subarray(at);
     this.partial = [rest];
     this.partialLength = rest.length;
-    this.needed = rest.length >= MESSAGE_PREFIX_BYTES ? MESSAGE_PREFIX_BYTES + rest.readUInt32BE(1) : MESSAGE_PREFIX_BYTES;
+    this.needed = rest.length >= GRPC_MESSAGE_PREFIX_BYTES ? GRPC_MESSAGE_PREFIX_BYTES + rest.readUInt32BE(1) : GRPC_MESSAGE_PREFIX_BYTES;
   }
 
   onEnd(): void {
