@@ -3,8 +3,7 @@
 // Per endpoint: a connection for unary calls and one for watch streams (channel.ts, our own
 // HTTP/2), and a grpc-js channel for lease-keepalive streams; calls go to the active
 // endpoint. When an endpoint fails (UNAVAILABLE, or a deadline passed), the next one becomes
-// active. Whether the failed call is
-// then tried again depends on what it was:
+// active. Whether the failed call is then tried again depends on what it was:
 // - idempotent calls (range, read-only txn, status, member list, lease revoke/keepalive) are
 //   retried on the next endpoint;
 // - writes (put, delete, txn with writes, compact, lease grant) are retried only when no
