@@ -4,7 +4,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { status as GrpcStatus } from '@grpc/grpc-js';
+import { GrpcStatus } from './grpc-codes.js';
 import { startEtcd, type EtcdProcess } from '../testing/etcd-server.js';
 import { createEtcdClient, EtcdError } from './client.js';
 import { prefixEnd, type EtcdClient } from './types.js';

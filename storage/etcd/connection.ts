@@ -1,8 +1,7 @@
 // The endpoints of one etcd cluster and the unary-call retry policy.
 //
-// Per endpoint: a connection for unary calls and one for watch streams (channel.ts, our own
-// HTTP/2), and a grpc-js channel for lease-keepalive streams; calls go to the active
-// endpoint. When an endpoint fails (UNAVAILABLE, or a deadline passed), the next one becomes
+// Per endpoint: a connection for unary calls and one for streams (the watch, lease
+// keepalives), both gRPC on our own HTTP/2 (channel.ts); calls go to the active endpoint. When an endpoint fails (UNAVAILABLE, or a deadline passed), the next one becomes
 // active. Whether the failed call is then tried again depends on what it was:
 // - idempotent calls (range, read-only txn, status, member list, lease revoke/keepalive) are
 //   retried on the next endpoint;
@@ -12,21 +11,20 @@
 //   twice would bump the revision twice; a txn could even apply its else-branch the second
 //   time).
 
-import * as grpc from '@grpc/grpc-js';
+import { GrpcStatus } from './grpc-codes.js';
 import { readFileSync } from 'node:fs';
-import { EtcdError, fromGrpcError, isEndpointFailure } from './errors.js';
+import { EtcdError, asEtcdError, isEndpointFailure } from './errors.js';
 import type { Rpc } from './proto.js';
 import type { EtcdClientOptions } from './types.js';
 import { GrpcChannel, type ChannelTls } from './channel.js';
 
 export interface Endpoint {
   readonly url: string;
-  /** lease-keepalive streams */
-  readonly client: grpc.Client;
   /** every unary call */
   readonly unary: GrpcChannel;
-  /** the watch streams */
-  readonly watch: GrpcChannel;
+  /** the watch and lease-keepalive streams: a connection of their own, so that a burst of
+   *  watch events never queues ahead of a unary call's answer */
+  readonly streams: GrpcChannel;
 }
 
 const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
@@ -37,20 +35,6 @@ const PER_ENDPOINT_CONNECT_MS = 1_000;
 const MAX_UNSENT_RETRIES = 5;
 const RETRY_BACKOFF_MS = 100;
 
-const channelOptions: grpc.ChannelOptions = {
-  // etcd sends up to 2 GiB per message; grpc-js would refuse anything over 4 MiB by default.
-  // Big ranges are paged anyway (rangeAll); watch responses cannot be.
-  'grpc.max_receive_message_length': -1,
-  'grpc.max_send_message_length': -1,
-  // detect a silently dead connection (etcd's server-side minimum ping interval is 5 s)
-  'grpc.keepalive_time_ms': 30_000,
-  'grpc.keepalive_timeout_ms': 10_000,
-  'grpc.keepalive_permit_without_calls': 1,
-  // reconnect to a restarted etcd within about a second, not grpc's 2 minutes
-  'grpc.initial_reconnect_backoff_ms': 100,
-  'grpc.max_reconnect_backoff_ms': 1_000,
-};
-
 function parseEndpoint(url: string): { target: string; secure: boolean } {
   if (!/^[a-z]+:\/\//i.test(url)) return { target: url, secure: false };
   const u = new URL(url);
@@ -59,18 +43,13 @@ function parseEndpoint(url: string): { target: string; secure: boolean } {
   }
   const secure = u.protocol === 'https:';
   const port = u.port || '2379';
-  // WHATWG URL keeps the brackets of an IPv6 hostname, as grpc wants them
+  // WHATWG URL keeps the brackets of an IPv6 hostname, as an HTTP authority has them
   return { target: `${u.hostname}:${port}`, secure };
 }
 
 function readTls(opts: EtcdClientOptions): ChannelTls {
   const read = (file?: string) => (file ? readFileSync(file) : undefined);
   return { ca: read(opts.caFile), cert: read(opts.certFile), key: read(opts.keyFile) };
-}
-
-function credentialsFor(tls: ChannelTls | null): grpc.ChannelCredentials {
-  if (!tls) return grpc.credentials.createInsecure();
-  return grpc.credentials.createSsl(tls.ca ?? null, tls.key ?? null, tls.cert ?? null);
 }
 
 export class EndpointPool {
@@ -89,9 +68,8 @@ export class EndpointPool {
       const authority = `${secure ? 'https' : 'http'}://${target}`;
       return {
         url,
-        client: new grpc.Client(target, credentialsFor(tls), channelOptions),
         unary: new GrpcChannel(url, authority, tls),
-        watch: new GrpcChannel(url, authority, tls),
+        streams: new GrpcChannel(url, authority, tls),
       };
     });
   }
@@ -117,7 +95,7 @@ export class EndpointPool {
     const connectDeadline = Date.now() + CONNECT_TIMEOUT_MS;
     let failuresAfterSend = 0;
     for (let attempt = 0; ; attempt++) {
-      if (this.closed) throw new EtcdError(grpc.status.CANCELLED, 'etcd client closed', '');
+      if (this.closed) throw new EtcdError(GrpcStatus.CANCELLED, 'etcd client closed', '');
       signal?.throwIfAborted();
       const ep = this.active;
       const remaining = Math.max(0, connectDeadline - Date.now());
@@ -125,7 +103,7 @@ export class EndpointPool {
         this.failed(ep);
         if (Date.now() >= connectDeadline) {
           throw new EtcdError(
-            grpc.status.UNAVAILABLE,
+            GrpcStatus.UNAVAILABLE,
             `no connection to etcd at ${this.endpoints.map((e) => e.url).join(', ')}`,
             ep.url,
             true,
@@ -139,7 +117,7 @@ export class EndpointPool {
         return await this.callOnce(ep, rpc, req, signal);
       } catch (raw) {
         signal?.throwIfAborted();
-        const err = fromGrpcError(raw, ep.url);
+        const err = asEtcdError(raw, ep.url);
         if (this.closed || !isEndpointFailure(err)) throw err;
         this.failed(ep);
         // the connection broke between our check and the call: it never left this process
@@ -150,17 +128,17 @@ export class EndpointPool {
     }
   }
 
-  /** waits until `ep`'s watch connection is up (true), or an attempt failed or `timeoutMs`
+  /** waits until `ep`'s stream connection is up (true), or an attempt failed or `timeoutMs`
    *  passed (false) */
-  connectWatch(ep: Endpoint, timeoutMs = CONNECT_TIMEOUT_MS): Promise<boolean> {
-    return ep.watch.connect(timeoutMs);
+  connectStreams(ep: Endpoint, timeoutMs = CONNECT_TIMEOUT_MS): Promise<boolean> {
+    return ep.streams.connect(timeoutMs);
   }
 
   /** one call at the endpoint with this URL, no failover: how that one member is doing */
   async callAt<Res>(url: string, rpc: Rpc<Res>, req: object, timeoutMs: number): Promise<Res> {
     const ep = this.endpoints.find((e) => e.url === url);
     if (!ep) throw new Error(`${url} is not one of this client's endpoints`);
-    if (!(await ep.unary.connect(timeoutMs))) throw new EtcdError(grpc.status.UNAVAILABLE, `no connection to etcd at ${url}`, url, true);
+    if (!(await ep.unary.connect(timeoutMs))) throw new EtcdError(GrpcStatus.UNAVAILABLE, `no connection to etcd at ${url}`, url, true);
     return this.callOnce(ep, rpc, req);
   }
 
@@ -169,7 +147,7 @@ export class EndpointPool {
     try {
       return rpc.deserialize(res);
     } catch (err) {
-      throw new EtcdError(grpc.status.INTERNAL, `etcd response could not be decoded: ${(err as Error).message}`, ep.url);
+      throw new EtcdError(GrpcStatus.INTERNAL, `etcd response could not be decoded: ${(err as Error).message}`, ep.url);
     }
   }
 
@@ -177,9 +155,8 @@ export class EndpointPool {
     if (this.closed) return;
     this.closed = true;
     for (const ep of this.endpoints) {
-      ep.client.close();
       ep.unary.close();
-      ep.watch.close();
+      ep.streams.close();
     }
   }
 }

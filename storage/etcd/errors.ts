@@ -3,10 +3,10 @@
 // compacted", ...), plus whether the request certainly never reached etcd (the basis of the
 // retry policy for writes, see connection.ts).
 
-import { status as GrpcStatus } from '@grpc/grpc-js';
+import { GrpcStatus } from './grpc-codes.js';
 
 export class EtcdError extends Error {
-  /** a gRPC status code (@grpc/grpc-js `status`) */
+  /** a gRPC status code (grpc-codes.ts) */
   readonly code: number;
   readonly endpoint: string;
   /** true only when the request certainly was not sent to etcd */
@@ -60,23 +60,19 @@ export function isUnavailableError(err: unknown): boolean {
   return err instanceof EtcdError && isEndpointFailure(err);
 }
 
-interface GrpcLikeError {
+interface ErrorLike {
   code?: number;
   details?: string;
   message?: string;
 }
 
-/** grpc-js reports these when no transport ever carried the call */
-function neverSent(code: number, details: string): boolean {
-  if (code === GrpcStatus.UNAVAILABLE && details.includes('No connection established')) return true;
-  if (code === GrpcStatus.DEADLINE_EXCEEDED && details.includes('Waiting for LB pick')) return true;
-  return false;
-}
-
-export function fromGrpcError(err: unknown, endpoint: string): EtcdError {
+/** `err` as an EtcdError of `endpoint` (itself when it is one) */
+export function asEtcdError(err: unknown, endpoint: string): EtcdError {
   if (err instanceof EtcdError) return err;
-  const e = (err ?? {}) as GrpcLikeError;
+  const e = (err ?? {}) as ErrorLike;
   const code = typeof e.code === 'number' ? e.code : GrpcStatus.UNKNOWN;
   const details = e.details ?? e.message ?? String(err);
-  return new EtcdError(code, details, endpoint, neverSent(code, details));
+  // only this client's own transport carries calls, and it throws EtcdErrors that say whether
+  // a call was sent: anything else cannot tell, so it may have been
+  return new EtcdError(code, details, endpoint, false);
 }

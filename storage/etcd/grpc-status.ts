@@ -2,7 +2,7 @@
 // percent-encoded grpc-message of the trailers (or of the headers of a response without a
 // body), else the HTTP status, else how the stream ended (reset, connection lost).
 
-import { status as GrpcStatus } from '@grpc/grpc-js';
+import { GrpcStatus } from './grpc-codes.js';
 import { ErrorCode } from './h2-frames.js';
 
 export interface CallFailure {

@@ -8,7 +8,7 @@ import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import { status as GrpcStatus } from '@grpc/grpc-js';
+import { GrpcStatus } from './grpc-codes.js';
 import { EtcdError } from './errors.js';
 import { H2Connection, type StreamListener } from './h2-connection.js';
 import { encodeLiteral, encodeStaticIndexed } from './hpack.js';

@@ -109,7 +109,7 @@ export interface WireStatusResponse {
   raftTerm: WireInt;
 }
 
-/** an RPC: its gRPC path and the codecs grpc-js calls */
+/** an RPC: its gRPC path and the codecs of its request and response messages */
 export interface Rpc<Res> {
   path: string;
   serialize(req: object): Buffer;

@@ -2,7 +2,7 @@
 // the stream as they come, responses are cut out of its DATA as it arrives and handed over
 // decoded, one by one; the call ends once, with the status its stream ended with.
 
-import { status as GrpcStatus } from '@grpc/grpc-js';
+import { GrpcStatus } from './grpc-codes.js';
 import { EtcdError } from './errors.js';
 import { CallStatus, type CallFailure } from './grpc-status.js';
 import { GRPC_MESSAGE_PREFIX_BYTES, type H2Connection, type H2Stream, type StreamListener } from './h2-connection.js';

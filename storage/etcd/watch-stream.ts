@@ -21,7 +21,7 @@
 // watcher's own progress notification (etcd's periodic one, sent on that watcher's channel
 // behind its events, and only while it is in sync) is ordered.
 
-import { fromGrpcError, isEndpointFailure } from './errors.js';
+import { asEtcdError, isEndpointFailure } from './errors.js';
 import type { EndpointPool, Endpoint } from './connection.js';
 import { rpcs, num, header, keyValue, EVENT_DELETE, type WireWatchResponse } from './proto.js';
 import type { StreamingCall } from './streaming-call.js';
@@ -139,9 +139,9 @@ export class WatchStream {
   private ensureStream(): void {
     if (this.call || this.closed || this.reconnectTimer || this.connecting) return;
     const ep = this.pool.active;
-    if (!ep.watch.ready) {
+    if (!ep.streams.ready) {
       this.connecting = true;
-      void this.pool.connectWatch(ep).then((ok) => {
+      void this.pool.connectStreams(ep).then((ok) => {
         this.connecting = false;
         if (this.closed) return;
         if (ok) this.openStream(ep);
@@ -154,7 +154,7 @@ export class WatchStream {
 
   private openStream(ep: Endpoint): void {
     const gen = ++this.generation;
-    const call = ep.watch.openStream(rpcs.watch.path, WATCH_METADATA, rpcs.watch.serialize, rpcs.watch.deserialize, {
+    const call = ep.streams.openStream(rpcs.watch.path, WATCH_METADATA, rpcs.watch.serialize, rpcs.watch.deserialize, {
       onMessage: (res) => {
         if (gen === this.generation) this.onResponse(res);
       },
@@ -310,7 +310,7 @@ export class WatchStream {
     const ep = failedEndpoint ?? this.callEndpoint;
     this.dropCall();
     if (this.closed) return;
-    if (ep && (raw === null || isEndpointFailure(fromGrpcError(raw, ep.url)))) this.pool.failed(ep);
+    if (ep && (raw === null || isEndpointFailure(asEtcdError(raw, ep.url)))) this.pool.failed(ep);
     // every live watcher goes back to the queue, in creation order, to be re-created from
     // its next revision on the new stream
     const live = this.liveWatchers();
