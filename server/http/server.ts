@@ -129,10 +129,11 @@ export function createSecureServer(opts: SecureServerOptions): SecureServer {
     },
     handler as unknown as Parameters<typeof createHttp2SecureServer>[1],
   );
-  // the HTTP/1.1 side reads these from the server object. node times a head from its first byte (Go from when it starts reading the next request,
-  // which is the same once bytes come) and looks at its connections every
-  // connectionsCheckingInterval; the one that took too long gets clientError, which closes it
-  // as Go does. A connection silent from the start is the idle rules' (idle-connections.ts).
+  // the HTTP/1.1 side reads these from the server object. node times a head from its first
+  // byte (Go from when it starts reading the next request, which is the same once bytes come)
+  // and looks at its connections every connectionsCheckingInterval; the one that took too
+  // long gets clientError, which closes it as Go does. A connection silent from the start is
+  // the idle rules' (idle-connections.ts).
   Object.assign(server, {
     maxHeaderSize: HTTP1_MAX_HEADER_BYTES,
     maxHeadersCount: 0,

@@ -20,8 +20,8 @@
 
 import { GrpcStatus } from './grpc-codes.js';
 import { EtcdError } from './errors.js';
-import { CallStatus, type CallFailure } from './grpc-status.js';
-import { GRPC_MESSAGE_PREFIX_BYTES, H2Connection, type H2Stream, type H2Tls, type StreamListener } from './h2-connection.js';
+import { CallListener, type CallFailure } from './grpc-status.js';
+import { GRPC_MESSAGE_PREFIX_BYTES, H2Connection, type H2Stream, type H2Tls } from './h2-connection.js';
 import { encodeLiteral, encodeStaticIndexed } from './hpack.js';
 import { StreamingCall, type StreamingCallHandlers } from './streaming-call.js';
 
@@ -53,11 +53,10 @@ function detached(message: Buffer): Buffer {
 }
 
 /** the outcome of one unary call, built from its stream's events */
-class UnaryCall implements StreamListener {
+class UnaryCall extends CallListener {
   private chunks: Buffer[] = [];
   private length = 0;
-  private readonly status = new CallStatus();
-  private settled = false;
+  protected over = false;
   private stream: H2Stream | null = null;
   private deadline: NodeJS.Timeout | undefined;
   private signal: AbortSignal | undefined;
@@ -67,7 +66,9 @@ class UnaryCall implements StreamListener {
     private readonly connection: H2Connection,
     private readonly resolve: (res: Buffer) => void,
     private readonly reject: (err: EtcdError) => void,
-  ) {}
+  ) {
+    super();
+  }
 
   start(block: Buffer, message: Buffer, timeoutMs: number, signal: AbortSignal | undefined): void {
     this.stream = this.connection.startUnary(block, message, this);
@@ -90,8 +91,8 @@ class UnaryCall implements StreamListener {
 
   /** the call's outcome is known: any further stream event is ignored */
   private finish(err: EtcdError | null, res?: Buffer): void {
-    if (this.settled) return;
-    this.settled = true;
+    if (this.over) return;
+    this.over = true;
     clearTimeout(this.deadline);
     this.signal?.removeEventListener('abort', this.onAbort);
     if (err) this.reject(err);
@@ -102,12 +103,8 @@ class UnaryCall implements StreamListener {
     this.finish(new EtcdError(code, details, this.endpoint, notSent));
   }
 
-  private failWith(f: CallFailure): void {
+  protected failWith(f: CallFailure): void {
     this.fail(f.code, f.details, f.notSent);
-  }
-
-  onHeaders(fields: string[]): void {
-    this.status.read(fields);
   }
 
   onData(chunk: Buffer): void {
@@ -116,22 +113,11 @@ class UnaryCall implements StreamListener {
   }
 
   onEnd(): void {
-    if (this.settled) return;
+    if (this.over) return;
     const failed = this.status.ended();
     if (failed) return this.failWith(failed);
     const res = unframe(this.chunks, this.length);
     return typeof res === 'string' ? this.fail(GrpcStatus.INTERNAL, res) : this.finish(null, detached(res));
-  }
-
-  onReset(errorCode: number): void {
-    if (this.settled) return;
-    if (this.status.known) return this.onEnd();
-    this.failWith(this.status.reset(errorCode));
-  }
-
-  onLost(notSent: boolean, cause: Error | undefined): void {
-    if (this.settled) return;
-    this.failWith(this.status.lost(notSent, cause));
   }
 }
 
@@ -147,7 +133,6 @@ export class GrpcChannel {
   private readonly pseudoHeaders: Buffer;
   private readonly grpcHeaders: Buffer;
   private readonly headerBlocks = new Map<string, Buffer>();
-  private readonly streamHeaderBlocks = new Map<string, Buffer>();
 
   constructor(
     private readonly endpoint: string,
@@ -233,13 +218,13 @@ export class GrpcChannel {
     return attempt;
   }
 
-  private headerBlock(path: string, timeoutMs: number): Buffer {
-    const timeout = `${Math.max(1, Math.ceil(timeoutMs))}m`;
-    const key = `${timeout} ${path}`;
+  /** the header block of a call to `path` with the `extra` fields, made once per `key` */
+  private headerBlock(key: string, path: string, extra: Record<string, string>): Buffer {
     let block = this.headerBlocks.get(key);
     if (!block) {
+      const fields = Object.entries(extra).map(([name, value]) => encodeLiteral(name, value));
       // pseudo-header fields come before the others (RFC 9113 section 8.3)
-      block = Buffer.concat([this.pseudoHeaders, encodeLiteral(':path', path), this.grpcHeaders, encodeLiteral('grpc-timeout', timeout)]);
+      block = Buffer.concat([this.pseudoHeaders, encodeLiteral(':path', path), this.grpcHeaders, ...fields]);
       if (this.headerBlocks.size < MAX_CACHED_HEADER_BLOCKS) this.headerBlocks.set(key, block);
     }
     return block;
@@ -253,7 +238,8 @@ export class GrpcChannel {
       return Promise.reject(new EtcdError(GrpcStatus.UNAVAILABLE, 'No connection established', this.endpoint, true));
     }
     if (signal?.aborted) return Promise.reject(new EtcdError(GrpcStatus.CANCELLED, 'Cancelled on client', this.endpoint, true));
-    const block = this.headerBlock(path, timeoutMs);
+    const timeout = `${Math.max(1, Math.ceil(timeoutMs))}m`;
+    const block = this.headerBlock(`${timeout} ${path}`, path, { 'grpc-timeout': timeout });
     return new Promise((resolve, reject) => {
       new UnaryCall(this.endpoint, connection, resolve, reject).start(block, message, timeoutMs, signal);
     });
@@ -270,13 +256,7 @@ export class GrpcChannel {
   ): StreamingCall<Req, Res> | undefined {
     const connection = this.connection;
     if (!connection || !connection.acceptsStreams) return undefined;
-    const key = `${path} ${JSON.stringify(metadata)}`;
-    let block = this.streamHeaderBlocks.get(key);
-    if (!block) {
-      const extra = Object.entries(metadata).map(([name, value]) => encodeLiteral(name, value));
-      block = Buffer.concat([this.pseudoHeaders, encodeLiteral(':path', path), this.grpcHeaders, ...extra]);
-      if (this.streamHeaderBlocks.size < MAX_CACHED_HEADER_BLOCKS) this.streamHeaderBlocks.set(key, block);
-    }
+    const block = this.headerBlock(`${path} ${JSON.stringify(metadata)}`, path, metadata);
     const call = new StreamingCall(this.endpoint, connection, serialize, deserialize, handlers);
     call.start(block);
     return call;

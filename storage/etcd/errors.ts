@@ -60,19 +60,10 @@ export function isUnavailableError(err: unknown): boolean {
   return err instanceof EtcdError && isEndpointFailure(err);
 }
 
-interface ErrorLike {
-  code?: number;
-  details?: string;
-  message?: string;
-}
-
-/** `err` as an EtcdError of `endpoint` (itself when it is one) */
+/** `err` as an EtcdError of `endpoint` (itself when it is one). The client's transport
+ *  throws EtcdErrors that say whether a call was sent; anything else cannot tell, so it may
+ *  have been. */
 export function asEtcdError(err: unknown, endpoint: string): EtcdError {
   if (err instanceof EtcdError) return err;
-  const e = (err ?? {}) as ErrorLike;
-  const code = typeof e.code === 'number' ? e.code : GrpcStatus.UNKNOWN;
-  const details = e.details ?? e.message ?? String(err);
-  // only this client's own transport carries calls, and it throws EtcdErrors that say whether
-  // a call was sent: anything else cannot tell, so it may have been
-  return new EtcdError(code, details, endpoint, false);
+  return new EtcdError(GrpcStatus.UNKNOWN, err instanceof Error ? err.message : String(err), endpoint, false);
 }

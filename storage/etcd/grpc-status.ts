@@ -3,6 +3,7 @@
 // body), else the HTTP status, else how the stream ended (reset, connection lost).
 
 import { GrpcStatus } from './grpc-codes.js';
+import type { StreamListener } from './h2-connection.js';
 import { ErrorCode } from './h2-frames.js';
 
 export interface CallFailure {
@@ -102,5 +103,35 @@ export class CallStatus {
     return notSent
       ? failure(GrpcStatus.UNAVAILABLE, `No connection established${why}`, true)
       : failure(GrpcStatus.UNAVAILABLE, `Connection to etcd lost${why}`);
+  }
+}
+
+/**
+ * A call's stream events as grpc clients read them: header blocks give the status, a reset
+ * after a known status ends the call as the server ended it, a reset before it or a lost
+ * connection fails it. What data and the end mean is the call's own.
+ */
+export abstract class CallListener implements StreamListener {
+  protected readonly status = new CallStatus();
+  /** the call's outcome is known: later stream events change nothing */
+  protected abstract over: boolean;
+
+  abstract onData(chunk: Buffer): void;
+  abstract onEnd(): void;
+  protected abstract failWith(failure: CallFailure): void;
+
+  onHeaders(fields: string[]): void {
+    this.status.read(fields);
+  }
+
+  onReset(errorCode: number): void {
+    if (this.over) return;
+    if (this.status.known) return this.onEnd();
+    this.failWith(this.status.reset(errorCode));
+  }
+
+  onLost(notSent: boolean, cause: Error | undefined): void {
+    if (this.over) return;
+    this.failWith(this.status.lost(notSent, cause));
   }
 }

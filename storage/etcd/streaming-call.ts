@@ -4,8 +4,8 @@
 
 import { GrpcStatus } from './grpc-codes.js';
 import { EtcdError } from './errors.js';
-import { CallStatus, type CallFailure } from './grpc-status.js';
-import { GRPC_MESSAGE_PREFIX_BYTES, type H2Connection, type H2Stream, type StreamListener } from './h2-connection.js';
+import { CallListener, type CallFailure } from './grpc-status.js';
+import { GRPC_MESSAGE_PREFIX_BYTES, type H2Connection, type H2Stream } from './h2-connection.js';
 
 /** the largest message taken (a Buffer's limit; etcd's own is lower) */
 const MAX_MESSAGE_BYTES = 2 ** 31 - 1;
@@ -17,15 +17,14 @@ export interface StreamingCallHandlers<Res> {
   onClose(err: EtcdError | null): void;
 }
 
-export class StreamingCall<Req, Res> implements StreamListener {
+export class StreamingCall<Req, Res> extends CallListener {
   private stream: H2Stream | null = null;
-  private readonly status = new CallStatus();
   /** received bytes that are not a whole message yet */
   private partial: Buffer[] = [];
   private partialLength = 0;
   /** how many bytes `partial` must reach before another message can be cut */
   private needed = GRPC_MESSAGE_PREFIX_BYTES;
-  private over = false;
+  protected over = false;
 
   constructor(
     private readonly endpoint: string,
@@ -33,7 +32,9 @@ export class StreamingCall<Req, Res> implements StreamListener {
     private readonly serialize: (req: Req) => Buffer,
     private readonly deserialize: (bytes: Buffer) => Res,
     private readonly handlers: StreamingCallHandlers<Res>,
-  ) {}
+  ) {
+    super();
+  }
 
   start(headerBlock: Buffer): void {
     this.stream = this.connection.startStream(headerBlock, this);
@@ -49,10 +50,6 @@ export class StreamingCall<Req, Res> implements StreamListener {
     if (this.over) return;
     this.over = true;
     if (this.stream) this.connection.cancel(this.stream);
-  }
-
-  onHeaders(fields: string[]): void {
-    this.status.read(fields);
   }
 
   onData(chunk: Buffer): void {
@@ -105,15 +102,8 @@ export class StreamingCall<Req, Res> implements StreamListener {
     this.close(failed ?? null);
   }
 
-  onReset(errorCode: number): void {
-    if (this.over) return;
-    if (this.status.known) return this.onEnd();
-    this.close(this.status.reset(errorCode));
-  }
-
-  onLost(notSent: boolean, cause: Error | undefined): void {
-    if (this.over) return;
-    this.close(this.status.lost(notSent, cause));
+  protected failWith(failure: CallFailure): void {
+    this.close(failure);
   }
 
   /** a failure found here: the stream is reset and the call ends with it */
