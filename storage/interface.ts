@@ -93,6 +93,15 @@ export interface Cancellable {
   /** may be a getter that makes the signal when first read: a store reads it only when it has
    *  to wait or to send it on (a request's signal costs to make, server/request/cancellation.ts) */
   readonly signal?: AbortSignal;
+  /** whether the work is cancelled, answered without making a lazy signal; absent: ask the
+   *  signal */
+  readonly cancelled?: boolean;
+}
+
+/** throws the signal's reason when the work is cancelled; a lazy signal is made only then */
+export function throwIfCancelled(c: Cancellable): void {
+  if (c.cancelled === false) return;
+  c.signal?.throwIfAborted();
 }
 
 /** A consistent read (no resourceVersion) through a fence is served at the revision the

@@ -30,7 +30,9 @@ export function parseTokenFile(text: string, file: string, warn: (w: TokenFileWa
     }
     const user: UserInfo = { username: name, groups: groups !== undefined ? groups.split(',') : [] };
     if (uid !== '') user.uid = uid;
-    tokens.set(token, user);
+    // every request with the token gets this one object: frozen, so nothing can change it
+    Object.freeze(user.groups);
+    tokens.set(token, Object.freeze(user));
   }
   return tokens;
 }
@@ -40,8 +42,7 @@ export function loadTokenFile(file: string, warn?: (w: TokenFileWarning) => void
 }
 
 export function createTokenFileAuthenticator(tokens: ReadonlyMap<string, UserInfo>): PlainTokenAuthenticator {
-  return async (token) => {
-    const user = tokens.get(token);
-    return user ? { ...user, groups: [...user.groups] } : null;
-  };
+  // the same user object for every request with a token, which later stages can remember
+  // their work by (withAuthenticatedGroup's completed user)
+  return async (token) => tokens.get(token) ?? null;
 }

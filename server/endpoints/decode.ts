@@ -43,7 +43,8 @@ export async function readBody(state: RequestState, limit: number): Promise<Buff
     };
     const onEnd = (): void => {
       stop();
-      resolve(Buffer.concat(chunks, total));
+      // a body that came in one chunk is that chunk (node hands each one out once)
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total));
     };
     const onError = (err: Error): void => {
       stop();

@@ -151,6 +151,10 @@ class IncomingRequestState implements RequestState {
   get signal(): AbortSignal {
     return this.cancellation.signal;
   }
+
+  get cancelled(): boolean {
+    return this.cancellation.cancelled;
+  }
 }
 
 /** The per-request state for a raw request, or undefined when its target cannot be parsed. */

@@ -11,6 +11,8 @@ import type { UserInfo } from '../machinery/user.js';
  *  `{ signal }` for work that has one already */
 export interface SignalSource {
   readonly signal: AbortSignal;
+  /** known without making the signal (a request's is made lazily) */
+  readonly cancelled?: boolean;
 }
 
 export interface RequestContext {

@@ -4,6 +4,7 @@
 // conversion, selectors); the strategy owns what is particular to a kind.
 
 import type {
+  Cancellable,
   GetOptions,
   KubeObject,
   ListOptions,
@@ -15,6 +16,7 @@ import type {
   StoredObject,
   StoredObjectText,
   UnreadableDeletion,
+  UpdateOptions,
   Watch,
   WatchEvent,
 } from '../../storage/interface.js';
@@ -125,24 +127,49 @@ function* listTextPieces(
 type PreparedListItems = StoredList['items'];
 
 /**
- * A single object read's storage options. The request's signal is handed on unread (a getter
- * on the prototype): a read the cache answers at once never makes it (request/cancellation.ts).
+ * Storage options that hand the request's signal on unread (getters on the prototype): a read
+ * the cache answers at once, or a write that needs no wait, never makes it
+ * (request/cancellation.ts).
  */
-class ObjectReadOptions implements GetOptions {
+class RequestCancellable implements Cancellable {
+  constructor(private readonly ctx: RequestContext) {}
+
+  get signal(): AbortSignal | undefined {
+    return this.ctx.cancellation?.signal;
+  }
+
+  get cancelled(): boolean | undefined {
+    return this.ctx.cancellation?.cancelled;
+  }
+}
+
+/** a single object read's storage options */
+class ObjectReadOptions extends RequestCancellable implements GetOptions {
   readonly resourceVersion: string | undefined;
   readonly fence: ReadFence | undefined;
 
   constructor(
-    private readonly ctx: RequestContext,
+    ctx: RequestContext,
     opts: GetRequestOptions,
     readonly ignoreNotFound: boolean,
   ) {
+    super(ctx);
     this.resourceVersion = opts.resourceVersion;
     this.fence = ctx.readFence;
   }
+}
 
-  get signal(): AbortSignal | undefined {
-    return this.ctx.cancellation?.signal;
+/** an update's storage options */
+class ObjectUpdateOptions extends RequestCancellable implements UpdateOptions {
+  readonly dryRun: boolean | undefined;
+
+  constructor(
+    ctx: RequestContext,
+    readonly allowCreate: boolean,
+    readonly ttlSeconds: number | undefined,
+  ) {
+    super(ctx);
+    this.dryRun = ctx.dryRun;
   }
 }
 
@@ -817,7 +844,7 @@ export class GenericStore implements RESTResource {
             finish = r.finish;
             return r.object;
           },
-          { allowCreate, dryRun: ctx.dryRun, ttlSeconds: this.strategy.ttlSeconds, signal: ctx.cancellation?.signal },
+          new ObjectUpdateOptions(ctx, allowCreate, this.strategy.ttlSeconds),
         );
         await finish?.(true);
         // storage hands back a fresh object

@@ -19,6 +19,10 @@ export class RequestCancellation {
     return controller.signal;
   }
 
+  get cancelled(): boolean {
+    return this.#cancelled;
+  }
+
   /** aborts the work behind the request (once; later calls change nothing) */
   cancel(reason?: unknown): void {
     if (this.#cancelled) return;

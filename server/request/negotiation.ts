@@ -80,6 +80,24 @@ export function parseAccept(header: string): AcceptClause[] {
     .map((x) => x.c);
 }
 
+/** parsed Accept headers by their text: a client sends the same one or two on every request.
+ *  Bounded: a client that varies them only makes the memory start over. */
+const parsedAccepts = new Map<string, readonly AcceptClause[]>();
+const MAX_PARSED_ACCEPTS = 256;
+const MAX_REMEMBERED_ACCEPT_LENGTH = 1024;
+
+/** parseAccept's clauses, shared between requests: never to be changed */
+function acceptClauses(header: string): readonly AcceptClause[] {
+  let clauses = parsedAccepts.get(header);
+  if (clauses) return clauses;
+  clauses = parseAccept(header);
+  if (header.length <= MAX_REMEMBERED_ACCEPT_LENGTH) {
+    if (parsedAccepts.size >= MAX_PARSED_ACCEPTS) parsedAccepts.clear();
+    parsedAccepts.set(header, clauses);
+  }
+  return clauses;
+}
+
 export type ConversionKind = 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
 
 export interface Conversion {
@@ -165,7 +183,7 @@ function notAcceptable(stream: boolean, restrictions: EndpointRestrictions): Sta
 export function negotiateOutput(accept: string | undefined, restrictions: EndpointRestrictions, stream = false): OutputMediaType {
   if (!accept) return { format: 'json', contentType: JSON_MEDIA_TYPE, pretty: false };
   const servedHere = servedBy(restrictions);
-  for (const clause of parseAccept(accept)) {
+  for (const clause of acceptClauses(accept)) {
     for (const served of servedHere) {
       const matches =
         (clause.type === served.type && (clause.subtype === served.subtype || clause.subtype === '*')) ||

@@ -67,6 +67,8 @@ export interface RequestState {
   /** aborted when the client goes away or the request's deadline passes; made when first asked
    *  for (request/cancellation.ts) */
   readonly signal: AbortSignal;
+  /** whether the request is cancelled, without making its signal */
+  readonly cancelled?: boolean;
   /** cancels the request: its signal aborts, now or when it is made */
   readonly cancellation: RequestCancellation;
   /** `Audit-Id` of this request */

@@ -24,7 +24,7 @@ import type {
   WatchEvent,
   WatchOptions,
 } from '../interface.js';
-import { everything } from '../interface.js';
+import { everything, throwIfCancelled } from '../interface.js';
 import { StorageError, isStorageError } from '../errors.js';
 import { decodeContinue, encodeContinue } from '../etcd3/continue.js';
 import { decodeEntry, type StoredEntry } from './entry.js';
@@ -108,7 +108,7 @@ export class Cacher implements Storage {
   /** starts from the cached object, as kube's cacher does (a dry run reads etcd, as kube's) */
   guaranteedUpdate(key: string, tryUpdate: UpdateFunction, opts?: UpdateOptions): Promise<KubeObject> {
     const cached = opts?.dryRun ? undefined : this.cachedObject(key);
-    return this.store.guaranteedUpdate(key, tryUpdate, cached ? { ...opts, cached } : opts);
+    return this.store.guaranteedUpdate(key, tryUpdate, cached ? new CachedUpdateOptions(opts ?? {}, cached) : opts);
   }
 
   private cachedObject(key: string): CachedObject | undefined {
@@ -197,7 +197,7 @@ export class Cacher implements Storage {
 
   /** the list from the cache's texts: nothing is decoded unless the predicate must see it */
   async getStoredList(key: string, opts: ListOptions): Promise<StoredList | undefined> {
-    opts.signal?.throwIfAborted();
+    throwIfCancelled(opts);
     if (opts.continue) return this.continuedList(key, opts);
     const rv = parseResourceVersion(opts.resourceVersion, key);
     if (!this.feed.synced || !this.covers(key) || shouldDelegateList(opts)) return undefined;
@@ -320,7 +320,7 @@ export class Cacher implements Storage {
   // ---- watches ----
 
   async watch(key: string, opts: WatchOptions): Promise<Watch> {
-    opts.signal?.throwIfAborted();
+    throwIfCancelled(opts);
     const rv = parseResourceVersion(opts.resourceVersion, key);
     if (!this.covers(key)) return this.store.watch(key, opts);
     await this.whenSynced(key);
@@ -475,4 +475,37 @@ export function expiredWatch(rv: number, oldestAvailable: number | undefined): W
       };
     },
   };
+}
+
+/** the caller's update options with the cached object: read through, not copied, so that a
+ *  lazy signal stays unmade (a spread would read it) */
+class CachedUpdateOptions implements UpdateOptions {
+  constructor(
+    private readonly base: UpdateOptions,
+    readonly cached: CachedObject,
+  ) {}
+
+  get preconditions(): UpdateOptions['preconditions'] {
+    return this.base.preconditions;
+  }
+
+  get allowCreate(): boolean | undefined {
+    return this.base.allowCreate;
+  }
+
+  get dryRun(): boolean | undefined {
+    return this.base.dryRun;
+  }
+
+  get ttlSeconds(): number | undefined {
+    return this.base.ttlSeconds;
+  }
+
+  get signal(): AbortSignal | undefined {
+    return this.base.signal;
+  }
+
+  get cancelled(): boolean | undefined {
+    return this.base.cancelled;
+  }
 }

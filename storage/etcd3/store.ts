@@ -30,7 +30,7 @@ import type {
   Watch,
   WatchOptions,
 } from '../interface.js';
-import { rememberWrittenJson } from '../interface.js';
+import { rememberWrittenJson, throwIfCancelled } from '../interface.js';
 import {
   decodeObject,
   encodeAnswering,
@@ -562,7 +562,7 @@ class Etcd3Store implements Storage {
     let isCurrent = !cached;
     for (;;) {
       // a retry after a lost race is new work: not for a request that has gone
-      opts.signal?.throwIfAborted();
+      throwIfCancelled(opts);
       if (!cur && !opts.allowCreate) throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
       let updated: KubeObject;
       try {
@@ -628,7 +628,7 @@ class Etcd3Store implements Storage {
     const k = Buffer.from(etcdKey);
     let cur = await this.readCurrent(key, etcdKey, opts.signal);
     for (;;) {
-      opts.signal?.throwIfAborted();
+      throwIfCancelled(opts);
       if (!cur) throw new StorageError('KeyNotFound', key, `key not found: ${key}`);
       checkPreconditions(key, opts.preconditions, cur.obj);
       await opts.validateDeletion?.(cur.obj);
