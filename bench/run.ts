@@ -64,7 +64,7 @@ import { DeliveryLog, openKapiWatches, seqOf, writeAtRate } from './watch-load.j
 
 // ---- options ---------------------------------------------------------------------------
 
-const SCENARIOS = ['create', 'create-serial', 'get', 'update', 'pods', 'list', 'proto', 'watch'] as const;
+const SCENARIOS = ['create', 'create-serial', 'get', 'sa-get', 'update', 'pods', 'list', 'proto', 'watch'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 interface Options {
@@ -333,21 +333,21 @@ async function benchCreate(b: Bench): Promise<void> {
   }
 }
 
-async function benchGet(b: Bench, accept: string, label: string): Promise<void> {
+async function benchGet(b: Bench, accept: string, label: string, client: TokenClient = b.client): Promise<void> {
   const { o } = b;
   await ensureConfigMaps(b, Math.min(o.objects, 2000));
   const n = Math.min(b.configMaps, 2000);
   const name = (i: number) => objectName('cm', (i * 7919) % n);
   if (o.warmUp > 0) {
     log(`get: warm-up, ${2 * o.warmUp} GETs each`);
-    await runConcurrent(2 * o.warmUp, 64, (i) => b.client.expect(200, 'GET', `${cmBase}/${name(i)}`, { accept }).then(() => {}));
+    await runConcurrent(2 * o.warmUp, 64, (i) => client.expect(200, 'GET', `${cmBase}/${name(i)}`, { accept }).then(() => {}));
     await runConcurrent(2 * o.warmUp, 64, async (i) => {
       await b.etcd.range({ key: Buffer.from(`/registry/configmaps/${NS}/${name(i)}`) });
     });
   }
   log(`get: ${o.gets} GETs (${accept}), 64 concurrent`);
   const [kapi, cpu] = await withCpu(b.pids, () =>
-    runConcurrent(o.gets, 64, (i) => b.client.expect(200, 'GET', `${cmBase}/${name(i)}`, { accept }).then(() => {})),
+    runConcurrent(o.gets, 64, (i) => client.expect(200, 'GET', `${cmBase}/${name(i)}`, { accept }).then(() => {})),
   );
   const [raw, rawCpu] = await withCpu(b.pids, () =>
     runConcurrent(o.gets, 64, async (i) => {
@@ -357,6 +357,55 @@ async function benchGet(b: Bench, accept: string, label: string): Promise<void> 
   );
   noteErrors(b, label, { kapi, raw });
   b.results.push(throughputResult(label, o.gets, kapi, cpu, raw, rawCpu));
+}
+
+/**
+ * GETs as a controller in a Pod makes them: with a bound service account token (TokenRequest),
+ * authorized by RBAC through a RoleBinding to the `view` ClusterRole, rather than the bench's
+ * static system:masters token.
+ */
+async function benchServiceAccountGet(b: Bench): Promise<void> {
+  await ensureConfigMaps(b, Math.min(b.o.objects, 2000));
+  const json = (o: unknown) => ({ body: Buffer.from(JSON.stringify(o)) });
+  const sa = 'bench-reader';
+  await b.client.expect(
+    201,
+    'POST',
+    `/api/v1/namespaces/${NS}/serviceaccounts`,
+    json({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: sa } }),
+  );
+  await b.client.expect(
+    201,
+    'POST',
+    `/apis/rbac.authorization.k8s.io/v1/namespaces/${NS}/rolebindings`,
+    json({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: sa },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+      subjects: [{ kind: 'ServiceAccount', name: sa, namespace: NS }],
+    }),
+  );
+  const review = await b.client.expect(
+    201,
+    'POST',
+    `/api/v1/namespaces/${NS}/serviceaccounts/${sa}/token`,
+    json({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } }),
+  );
+  const token = (JSON.parse(review.toString()) as { status: { token: string } }).status.token;
+  const client = new TokenClient(b.kapi.url, b.ca, token, 64);
+  // RBAC learns of the binding through its informer
+  const probe = `${cmBase}/${objectName('cm', 0)}`;
+  const deadline = Date.now() + 30_000;
+  while ((await client.request('GET', probe)).status !== 200) {
+    if (Date.now() > deadline) throw new Error('the service account was not allowed to read configmaps');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  try {
+    await benchGet(b, 'application/json', 'get ConfigMap by name, 64 concurrent (service account token)', client);
+  } finally {
+    client.close();
+  }
 }
 
 async function benchUpdate(b: Bench): Promise<void> {
@@ -799,6 +848,7 @@ async function main(): Promise<void> {
     const started = Date.now();
     if (o.only.has('create') || o.only.has('create-serial')) await benchCreate(b);
     if (o.only.has('get')) await benchGet(b, 'application/json', 'get ConfigMap by name, 64 concurrent');
+    if (o.only.has('sa-get')) await benchServiceAccountGet(b);
     if (o.only.has('update')) await benchUpdate(b);
     if (o.only.has('pods')) await benchPods(b);
     if (o.only.has('list')) await benchList(b, 'application/json', ['consistent', 'rv0', 'pages']);

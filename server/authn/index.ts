@@ -20,6 +20,7 @@ import type { UserInfo } from '../machinery/user.js';
 import type { ServiceAccountTokenOptions } from '../registry/core/serviceaccount-token.js';
 import { createLogger } from '../log.js';
 import { createBearerAuthenticator } from './bearer.js';
+import { cachedTokenAuthenticator, TOKEN_SUCCESS_CACHE_TTL_MS } from './token-cache.js';
 import { createBootstrapTokenAuthenticator } from './bootstrap-token.js';
 import type { ObjectLookup } from './object-lookup.js';
 import { createRequestHeaderAuthenticator } from './request-header.js';
@@ -342,7 +343,7 @@ export function buildAuthentication(input: AuthenticationInputs): Authentication
     tokenMethods.push(webhook.authenticate);
     closers.push(() => webhook.close());
   }
-  const tokens = unionTokenAuthenticator(tokenMethods);
+  const tokens = cachedTokenAuthenticator(unionTokenAuthenticator(tokenMethods), { successTtlMs: TOKEN_SUCCESS_CACHE_TTL_MS });
 
   // ---- the request authenticator ---------------------------------------------------------
   const methods: Authenticator[] = [];

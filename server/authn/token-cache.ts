@@ -1,0 +1,84 @@
+// The bearer token cache kube-apiserver puts in front of its token authenticators: a token
+// that authenticated is taken as that user again for 10 s (TokenSuccessCacheTTL) for the same
+// audiences, without checking it anew; rejections and errors are not cached (a failure TTL of
+// 0), and lookups of one token that overlap share one check. A service account token costs a
+// signature verification and lookups of the account and the object it is bound to on every
+// check, which is most of a request for the controllers that use them. As in kube-apiserver, a
+// token whose account or bound object has just been deleted may still be accepted for that long.
+
+import type { TokenAuthenticator, TokenAuthResult } from './token.js';
+
+/** kube-apiserver's TokenSuccessCacheTTL (a default, with no flag of its own) */
+export const TOKEN_SUCCESS_CACHE_TTL_MS = 10_000;
+
+/** past this many remembered tokens the cache starts over */
+const MAX_CACHED_TOKENS = 16_384;
+
+interface CachedResult {
+  result: TokenAuthResult;
+  expires: number;
+}
+
+export interface TokenCacheOptions {
+  successTtlMs: number;
+  now?: () => number;
+}
+
+/** one string per audience list, its members length-prefixed so that no two lists share one */
+const audienceKeys = new WeakMap<readonly string[], string>();
+
+function audienceKey(audiences: readonly string[]): string {
+  let key = audienceKeys.get(audiences);
+  if (key === undefined) {
+    key = audiences.map((a) => `${a.length}:${a}`).join('');
+    audienceKeys.set(audiences, key);
+  }
+  return key;
+}
+
+export function cachedTokenAuthenticator(inner: TokenAuthenticator, opts: TokenCacheOptions): TokenAuthenticator {
+  const now = opts.now ?? Date.now;
+  /** by audience list, then by token */
+  const cached = new Map<string, Map<string, CachedResult>>();
+  const checking = new Map<string, Map<string, Promise<TokenAuthResult | null>>>();
+  let size = 0;
+
+  const remember = (audiences: string, token: string, result: TokenAuthResult): void => {
+    if (size >= MAX_CACHED_TOKENS) {
+      cached.clear();
+      size = 0;
+    }
+    let byToken = cached.get(audiences);
+    if (!byToken) cached.set(audiences, (byToken = new Map()));
+    if (!byToken.has(token)) size++;
+    byToken.set(token, { result, expires: now() + opts.successTtlMs });
+  };
+
+  return (token, audiences) => {
+    const audKey = audienceKey(audiences);
+    const byToken = cached.get(audKey);
+    const hit = byToken?.get(token);
+    if (hit) {
+      if (hit.expires > now()) return Promise.resolve(hit.result);
+      byToken!.delete(token);
+      if (byToken!.size === 0) cached.delete(audKey);
+      size--;
+    }
+    let pending = checking.get(audKey);
+    const shared = pending?.get(token);
+    if (shared) return shared;
+    if (!pending) checking.set(audKey, (pending = new Map()));
+    const check = inner(token, audiences).then((result) => {
+      if (result && opts.successTtlMs > 0) remember(audKey, token, result);
+      return result;
+    });
+    const ours = pending;
+    ours.set(token, check);
+    const done = (): void => {
+      ours.delete(token);
+      if (ours.size === 0 && checking.get(audKey) === ours) checking.delete(audKey);
+    };
+    check.then(done, done);
+    return check;
+  };
+}
