@@ -289,6 +289,8 @@ export function buildAuthentication(input: AuthenticationInputs): Authentication
     const old = jwtAuthenticators;
     jwtAuthenticators = next;
     old.forEach((a) => a.close());
+    // who a token is follows the new configuration from now on, not after the cache's TTL
+    tokens.forget();
     log.info('reloaded authentication config', { jwtAuthenticators: next.length });
     input.onConfigReload?.('success');
     return true;

@@ -86,3 +86,35 @@ test('a TTL of 0 caches nothing', async () => {
   await tokens('t', API);
   assert.equal(inner.calls.length, 2);
 });
+
+test('tokens that end alike are told apart', async () => {
+  const inner = counting((t) => user(t.slice(0, 5)));
+  const tokens = cachedTokenAuthenticator(inner.method, { successTtlMs: 10_000 });
+  const tail = 'x'.repeat(100);
+  assert.equal((await tokens(`alice${tail}`, API))?.user.username, 'alice');
+  assert.equal((await tokens(`mallo${tail}`, API))?.user.username, 'mallo');
+  assert.equal((await tokens(`alice${tail}`, API))?.user.username, 'alice');
+  assert.equal(inner.calls.length, 3);
+});
+
+test('forget drops every answer', async () => {
+  const inner = counting(() => user('frank'));
+  const tokens = cachedTokenAuthenticator(inner.method, { successTtlMs: 10_000 });
+  await tokens('t', API);
+  tokens.forget();
+  await tokens('t', API);
+  assert.equal(inner.calls.length, 2);
+});
+
+test('a check that was under way when the cache forgot is not remembered', async () => {
+  const inner = counting(() => user('gina'));
+  inner.hold();
+  const tokens = cachedTokenAuthenticator(inner.method, { successTtlMs: 10_000 });
+  const first = tokens('t', API);
+  await new Promise((r) => setImmediate(r));
+  tokens.forget();
+  inner.release();
+  await first;
+  await tokens('t', API);
+  assert.equal(inner.calls.length, 2);
+});

@@ -15,9 +15,16 @@ export const TOKEN_SUCCESS_CACHE_TTL_MS = 10_000;
 const MAX_CACHED_TOKENS = 16_384;
 
 interface CachedResult {
+  token: string;
   result: TokenAuthResult;
   expires: number;
 }
+
+/** how much of a token names its cache entry: hashing a whole JWT (a kilobyte) for the lookup
+ *  cost more than the rest of it; its end is the signature, and a hit is compared whole */
+const KEY_CHARS = 64;
+
+const keyOf = (token: string): string => (token.length > KEY_CHARS ? token.slice(-KEY_CHARS) : token);
 
 export interface TokenCacheOptions {
   successTtlMs: number;
@@ -36,12 +43,19 @@ function audienceKey(audiences: readonly string[]): string {
   return key;
 }
 
-export function cachedTokenAuthenticator(inner: TokenAuthenticator, opts: TokenCacheOptions): TokenAuthenticator {
+export interface CachedTokenAuthenticator extends TokenAuthenticator {
+  /** forgets every answer (the authenticators behind the cache were replaced) */
+  forget(): void;
+}
+
+export function cachedTokenAuthenticator(inner: TokenAuthenticator, opts: TokenCacheOptions): CachedTokenAuthenticator {
   const now = opts.now ?? Date.now;
   /** by audience list, then by token */
   const cached = new Map<string, Map<string, CachedResult>>();
   const checking = new Map<string, Map<string, Promise<TokenAuthResult | null>>>();
   let size = 0;
+  /** counts forget()s: a check that began before one is not remembered */
+  let generation = 0;
 
   const remember = (audiences: string, token: string, result: TokenAuthResult): void => {
     if (size >= MAX_CACHED_TOKENS) {
@@ -50,17 +64,19 @@ export function cachedTokenAuthenticator(inner: TokenAuthenticator, opts: TokenC
     }
     let byToken = cached.get(audiences);
     if (!byToken) cached.set(audiences, (byToken = new Map()));
-    if (!byToken.has(token)) size++;
-    byToken.set(token, { result, expires: now() + opts.successTtlMs });
+    const key = keyOf(token);
+    if (!byToken.has(key)) size++;
+    byToken.set(key, { token, result, expires: now() + opts.successTtlMs });
   };
 
-  return (token, audiences) => {
+  const authenticate: TokenAuthenticator = (token, audiences) => {
     const audKey = audienceKey(audiences);
     const byToken = cached.get(audKey);
-    const hit = byToken?.get(token);
-    if (hit) {
+    const key = keyOf(token);
+    const hit = byToken?.get(key);
+    if (hit && hit.token === token) {
       if (hit.expires > now()) return Promise.resolve(hit.result);
-      byToken!.delete(token);
+      byToken!.delete(key);
       if (byToken!.size === 0) cached.delete(audKey);
       size--;
     }
@@ -68,8 +84,9 @@ export function cachedTokenAuthenticator(inner: TokenAuthenticator, opts: TokenC
     const shared = pending?.get(token);
     if (shared) return shared;
     if (!pending) checking.set(audKey, (pending = new Map()));
+    const began = generation;
     const check = inner(token, audiences).then((result) => {
-      if (result && opts.successTtlMs > 0) remember(audKey, token, result);
+      if (result && opts.successTtlMs > 0 && began === generation) remember(audKey, token, result);
       return result;
     });
     const ours = pending;
@@ -81,4 +98,13 @@ export function cachedTokenAuthenticator(inner: TokenAuthenticator, opts: TokenC
     check.then(done, done);
     return check;
   };
+  return Object.assign(authenticate, {
+    forget(): void {
+      cached.clear();
+      size = 0;
+      generation++;
+      // checks under way were made by what is gone: later callers check anew
+      checking.clear();
+    },
+  });
 }

@@ -170,7 +170,7 @@ export class FlowController {
     distinguisher: string,
     signalOf?: () => AbortSignal,
   ): Promise<Admission> {
-    const outcome = await queues.acquire(flowHash(classification.flowSchema, distinguisher), signalOf, this.opts.maxQueueWaitMs);
+    const outcome = await queues.acquire(() => flowHash(classification.flowSchema, distinguisher), signalOf, this.opts.maxQueueWaitMs);
     if (outcome.admitted) {
       const release = () => {
         outcome.release();

@@ -24,24 +24,24 @@ async function settled(p: Promise<unknown>): Promise<boolean> {
 describe('QueueSet', () => {
   it('Reject: the request past the limit is turned away; a freed seat is taken again', async () => {
     const qs = new QueueSet(2, undefined);
-    const a = admitted(await qs.acquire(1));
-    admitted(await qs.acquire(2));
-    assert.deepEqual(await qs.acquire(3), { admitted: false, reason: 'rejected' });
+    const a = admitted(await qs.acquire(() => 1));
+    admitted(await qs.acquire(() => 2));
+    assert.deepEqual(await qs.acquire(() => 3), { admitted: false, reason: 'rejected' });
     a.release();
     a.release(); // twice is harmless
-    admitted(await qs.acquire(4));
+    admitted(await qs.acquire(() => 4));
     assert.deepEqual(qs.stats, { concurrencyLimit: 2, executing: 2, waiting: 0 });
   });
 
   it('Queue: the request past the limit waits and gets the first freed seat', async () => {
     const qs = new QueueSet(1, { queues: 1, handSize: 1, queueLengthLimit: 2 });
-    const first = admitted(await qs.acquire(7));
-    const second = qs.acquire(7);
-    const third = qs.acquire(7);
+    const first = admitted(await qs.acquire(() => 7));
+    const second = qs.acquire(() => 7);
+    const third = qs.acquire(() => 7);
     assert.equal(await settled(second), false);
     assert.deepEqual(qs.stats, { concurrencyLimit: 1, executing: 1, waiting: 2 });
     // the queue is full: the fourth is rejected at once
-    assert.deepEqual(await qs.acquire(7), { admitted: false, reason: 'rejected' });
+    assert.deepEqual(await qs.acquire(() => 7), { admitted: false, reason: 'rejected' });
     first.release();
     const s = admitted(await second);
     assert.equal(await settled(third), false);
@@ -52,9 +52,12 @@ describe('QueueSet', () => {
 
   it('a waiter whose client goes away leaves the queue', async () => {
     const qs = new QueueSet(1, { queues: 4, handSize: 2, queueLengthLimit: 10 });
-    const held = admitted(await qs.acquire(1));
+    const held = admitted(await qs.acquire(() => 1));
     const ac = new AbortController();
-    const waiting = qs.acquire(1, () => ac.signal);
+    const waiting = qs.acquire(
+      () => 1,
+      () => ac.signal,
+    );
     assert.equal(qs.stats.waiting, 1);
     ac.abort();
     assert.deepEqual(await waiting, { admitted: false, reason: 'cancelled' });
@@ -70,9 +73,9 @@ describe('QueueSet', () => {
       asked++;
       return AbortSignal.abort();
     };
-    const held = admitted(await qs.acquire(1, gone));
+    const held = admitted(await qs.acquire(() => 1, gone));
     assert.equal(asked, 0);
-    assert.deepEqual(await qs.acquire(1, gone), { admitted: false, reason: 'cancelled' });
+    assert.deepEqual(await qs.acquire(() => 1, gone), { admitted: false, reason: 'cancelled' });
     assert.equal(asked, 1);
     assert.equal(qs.stats.waiting, 0);
     held.release();
@@ -81,8 +84,8 @@ describe('QueueSet', () => {
 
   it('a waiter past its longest wait is turned away', async () => {
     const qs = new QueueSet(1, { queues: 1, handSize: 1, queueLengthLimit: 10 });
-    const held = admitted(await qs.acquire(1));
-    assert.deepEqual(await qs.acquire(1, undefined, 1), { admitted: false, reason: 'timeout' });
+    const held = admitted(await qs.acquire(() => 1));
+    assert.deepEqual(await qs.acquire(() => 1, undefined, 1), { admitted: false, reason: 'timeout' });
     held.release();
   });
 
@@ -91,12 +94,21 @@ describe('QueueSet', () => {
     const qs = new QueueSet(1, { queues: 2, handSize: 1, queueLengthLimit: 10 });
     assert.deepEqual(dealHand(0, 2, 1), [0]);
     assert.deepEqual(dealHand(1, 2, 1), [1]);
-    const held = admitted(await qs.acquire(0));
+    const held = admitted(await qs.acquire(() => 0));
     const order: string[] = [];
     const track = (name: string, p: Promise<Outcome>) => p.then((o) => (order.push(name), admitted(o)));
-    const a1 = track('a1', qs.acquire(0));
-    const a2 = track('a2', qs.acquire(0));
-    const b1 = track('b1', qs.acquire(1));
+    const a1 = track(
+      'a1',
+      qs.acquire(() => 0),
+    );
+    const a2 = track(
+      'a2',
+      qs.acquire(() => 0),
+    );
+    const b1 = track(
+      'b1',
+      qs.acquire(() => 1),
+    );
     held.release();
     (await a1).release();
     (await b1).release();
@@ -114,10 +126,10 @@ describe('QueueSet', () => {
 
   it('a lower limit from a new configuration applies to the next requests', async () => {
     const qs = new QueueSet(2, undefined);
-    const a = admitted(await qs.acquire(1));
+    const a = admitted(await qs.acquire(() => 1));
     qs.configure(1, undefined);
-    assert.deepEqual(await qs.acquire(2), { admitted: false, reason: 'rejected' });
+    assert.deepEqual(await qs.acquire(() => 2), { admitted: false, reason: 'rejected' });
     a.release();
-    admitted(await qs.acquire(3)).release();
+    admitted(await qs.acquire(() => 3)).release();
   });
 });

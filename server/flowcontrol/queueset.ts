@@ -94,13 +94,15 @@ export class QueueSet {
    * is made on demand, request/cancellation.ts); `maxWaitMs` bounds the time in a queue (kube: a
    * quarter of the request timeout).
    */
-  acquire(flowHash: number, signalOf?: () => AbortSignal, maxWaitMs?: number): Promise<Outcome> {
+  /** `flowHashOf` is asked only when the request has to queue (hashing costs more than the
+   *  rest of an uncontended admission) */
+  acquire(flowHashOf: () => number, signalOf?: () => AbortSignal, maxWaitMs?: number): Promise<Outcome> {
     if (this.executing < this.concurrencyLimit && this.waiting() === 0) return Promise.resolve({ admitted: true, release: this.seat() });
     const signal = signalOf?.();
     if (signal?.aborted) return Promise.resolve({ admitted: false, reason: 'cancelled' });
     const q = this.queuing;
     if (!q) return Promise.resolve({ admitted: false, reason: 'rejected' });
-    const hand = dealHand(flowHash, q.queues, q.handSize);
+    const hand = dealHand(flowHashOf(), q.queues, q.handSize);
     let best = hand[0]!;
     for (const i of hand) if (this.queues[i]!.length < this.queues[best]!.length) best = i;
     const queue = this.queues[best]!;
