@@ -69,7 +69,8 @@ export function withAuthenticatedGroup(method: Authenticator): Authenticator {
     if (isAnonymous || user.groups.includes(AUTHENTICATED_GROUP)) return user;
     let withGroup = completed.get(user);
     if (!withGroup) {
-      withGroup = { ...user, groups: [...user.groups, AUTHENTICATED_GROUP] };
+      // shared by every request with the credential: frozen, so nothing can change it
+      withGroup = Object.freeze({ ...user, groups: Object.freeze([...user.groups, AUTHENTICATED_GROUP]) as string[] });
       completed.set(user, withGroup);
     }
     return withGroup;

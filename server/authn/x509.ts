@@ -93,14 +93,16 @@ export function createX509Authenticator(clientCA: string | Buffer | readonly X50
     if (chain.length === 0) return null;
     const now = Date.now();
     const known = verified.get(chain);
-    if (known && known.from <= now && now <= known.to) return known.user && { ...known.user, groups: [...known.user.groups] };
+    // the connection's user, shared and frozen: later stages remember their work by it
+    if (known && known.from <= now && now <= known.to) return known.user;
     if (!verifyClientChain(chain, trusted, now)) {
       throw new Error('x509: certificate signed by unknown authority');
     }
     // a certificate without a common name names nobody: other methods may still apply
     const user = userFromCertificate(chain[0]);
     const span = commonValidity([...chain, ...trusted]);
-    if (span.from <= now && now <= span.to) verified.set(chain, { ...span, user: user && { ...user, groups: [...user.groups] } });
-    return user;
+    const shared = user && Object.freeze({ ...user, groups: Object.freeze([...user.groups]) as string[] });
+    if (span.from <= now && now <= span.to) verified.set(chain, { ...span, user: shared });
+    return shared;
   };
 }

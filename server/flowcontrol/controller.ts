@@ -6,6 +6,7 @@
 
 import { createHash } from 'node:crypto';
 import type { KubeObject } from '../../storage/interface.js';
+import { nameAndGroupsKey } from '../machinery/user.js';
 import { CATCH_ALL, EXEMPT, mandatoryFlowSchemas, mandatoryPriorityLevels } from './bootstrap.js';
 import { classify, flowDistinguisher, sortFlowSchemas, type RequestDigest } from './classifier.js';
 import { parseFlowSchema, parsePriorityLevel, type FlowSchemaConfig, type PriorityLevelConfig } from './config.js';
@@ -61,7 +62,7 @@ const MAX_REMEMBERED_MATCHES = 10_000;
 
 /** everything a FlowSchema rule can match on: the user's name and groups and the request */
 function digestKey(d: RequestDigest): string {
-  const who = `${d.user.username}\0${d.user.groups.join('\x01')}`;
+  const who = nameAndGroupsKey(d.user);
   const i = d.info;
   if (!i.isResourceRequest) return `n\0${who}\0${i.verb}\0${i.path}`;
   return `r\0${who}\0${i.verb}\0${i.apiGroup}\0${i.resource}\0${i.subresource}\0${i.namespace}`;

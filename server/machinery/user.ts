@@ -7,3 +7,21 @@ export interface UserInfo {
   groups: string[];
   extra?: Record<string, string[]>;
 }
+
+const nameAndGroupKeys = new WeakMap<UserInfo, string>();
+
+/**
+ * One string for a user's name and groups (what RBAC rules and FlowSchema subjects match on),
+ * for keys of remembered decisions. Made once per frozen user object (authentication hands
+ * every request with one credential the same frozen object); made anew for any other, which
+ * may still change.
+ */
+export function nameAndGroupsKey(user: UserInfo): string {
+  const frozen = Object.isFrozen(user) && Object.isFrozen(user.groups);
+  let key = frozen ? nameAndGroupKeys.get(user) : undefined;
+  if (key === undefined) {
+    key = `${user.username}\0${user.groups.join('\x01')}`;
+    if (frozen) nameAndGroupKeys.set(user, key);
+  }
+  return key;
+}

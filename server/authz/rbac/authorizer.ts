@@ -3,7 +3,7 @@
 // (`RBAC: clusterrole.rbac.authorization.k8s.io "x" not found`). RBAC never denies.
 
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../authorizer.js';
-import type { UserInfo } from '../../machinery/user.js';
+import { nameAndGroupsKey, type UserInfo } from '../../machinery/user.js';
 import { ruleAllows } from './rules.js';
 import { aggregateMessage, type RuleResolver } from './resolver.js';
 import type { PolicyRule } from './types.js';
@@ -27,8 +27,7 @@ const MAX_REMEMBERED_DECISIONS = 10_000;
 
 /** what a decision depends on: the user's name and groups and the rule-matched attributes */
 function decisionKey(attrs: AuthorizationAttributes): string {
-  const u = attrs.user;
-  const who = `${u.username}\0${u.groups.join('\x01')}`;
+  const who = nameAndGroupsKey(attrs.user);
   if (!attrs.isResourceRequest) return `n\0${who}\0${attrs.verb}\0${attrs.path}`;
   return `r\0${who}\0${attrs.verb}\0${attrs.apiGroup}\0${attrs.resource}\0${attrs.subresource}\0${attrs.namespace}\0${attrs.name}`;
 }
