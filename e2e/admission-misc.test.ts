@@ -117,6 +117,14 @@ describe('built-in admission: storage, ingress, quota, certificates', () => {
     assert.match(described, /^Name:\s+cm-quota$/m);
     assert.match(described, /^Resource\s+Used\s+Hard$/m);
     assert.match(described, /^configmaps\s+2\s+2$/m);
+    // a deletion gives the quota back at once (its informer started with the first quota that
+    // counts configmaps), not at the next full recount minutes later
+    await k(['delete', 'configmap', 'cm-1', '-n', ns]);
+    await waitFor(
+      'the deleted configmap to leave status.used',
+      async () => (await k(['get', 'quota', 'cm-quota', '-n', ns, '-o', 'jsonpath={.status.used.configmaps}'])) === '1',
+    );
+    await k(['create', 'configmap', 'cm-again', '-n', ns, '--from-literal=a=b']);
   });
 
   it('a compute quota makes pods state their requests', async () => {

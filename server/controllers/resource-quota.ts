@@ -135,6 +135,10 @@ interface Replenishing {
    *  is acted on, and a quota that appears is computed from a fresh list): `changed` must take
    *  an old state kept from metadata alone for one that may have counted */
   metadataOutsideQuotas?: true;
+  /** watched only from the first quota that counts it on (as `count/...` resources): only
+   *  deletions give back, so a cluster whose quotas do not count it need not follow it (each
+   *  ConfigMap or Secret written would otherwise be decoded once more, for nothing) */
+  whenCounted?: true;
 }
 
 /** resources whose changes give quota back, and which changes do */
@@ -158,9 +162,9 @@ const replenishing: Replenishing[] = [
     changed: (obj, old) =>
       !old || !jsonEqual(asObject(obj.status).allocatedResources ?? null, asObject(old.status).allocatedResources ?? null),
   },
-  { resource: 'configmaps' },
-  { resource: 'secrets' },
-  { resource: 'replicationcontrollers' },
+  { resource: 'configmaps', whenCounted: true },
+  { resource: 'secrets', whenCounted: true },
+  { resource: 'replicationcontrollers', whenCounted: true },
 ];
 
 /** how the informer of a replenishing resource watches: pods, the bulk of the changes, are
@@ -206,7 +210,8 @@ export async function runResourceQuotaController(
     }
   };
   const watched: Informer[] = [];
-  for (const { resource, changed } of replenishing) {
+  for (const { resource, changed, whenCounted } of replenishing) {
+    if (whenCounted) continue;
     const rest = resolver.lookup('', 'v1', resource);
     if (!rest) continue;
     const inf = startInformer(rest, log, signal, replenishingInformerOptions(resource, quotas));
@@ -220,13 +225,19 @@ export async function runResourceQuotaController(
   }
   await Promise.all([quotas.synced, ...watched.map((w) => w.synced)]);
 
-  // other resources a quota counts (`count/<resource>.<group>`) are watched from the first
-  // quota that names them on, so their deletions give quota back at once too
-  const watchedKeys = new Set(replenishing.map((r) => `/${r.resource}`));
+  // other resources a quota counts (`count/<resource>.<group>`, and those marked whenCounted)
+  // are watched from the first quota that names them on, so their deletions give quota back
+  // at once too
+  const watchedKeys = new Set(replenishing.filter((r) => !r.whenCounted).map((r) => `/${r.resource}`));
   const ensureWatched = (quota: KubeObject) => {
-    for (const name of Object.keys(asObject(asObject(quota.spec).hard))) {
-      const gr = countedResource(name);
-      if (!gr || watchedKeys.has(`${gr.group}/${gr.resource}`)) continue;
+    const names = Object.keys(asObject(asObject(quota.spec).hard));
+    const counted = names.map(countedResource).filter((gr) => gr !== undefined);
+    for (const r of replenishing) {
+      if (r.whenCounted && evaluatorFor('', r.resource).matchingResources(names).length > 0)
+        counted.push({ group: '', resource: r.resource });
+    }
+    for (const gr of counted) {
+      if (watchedKeys.has(`${gr.group}/${gr.resource}`)) continue;
       watchedKeys.add(`${gr.group}/${gr.resource}`);
       const rest = findResource(resolver, gr.group, gr.resource);
       if (!rest) continue;
