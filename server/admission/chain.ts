@@ -106,21 +106,27 @@ export function chainOf(plugins: readonly AdmissionPlugin[]): AdmissionChain {
         req.onAuditAnnotations({ ...a });
         ctx.auditAnnotations = {};
       };
+      // made for the plugins that read them, once per operation
+      const optionsByOperation = new Map<AdmissionAttributes['operation'], Record<string, unknown> | undefined>();
       const withOptions = (attrs: AdmissionAttributes): AdmissionAttributes => {
         if (attrs.options || !req.options) return attrs;
-        const options = req.options(attrs.operation);
+        let options = optionsByOperation.get(attrs.operation);
+        if (options === undefined && !optionsByOperation.has(attrs.operation)) {
+          options = req.options(attrs.operation);
+          optionsByOperation.set(attrs.operation, options);
+        }
         return options ? { ...attrs, options } : attrs;
       };
       const hooks: AdmissionHooks = {};
       if (mutating.length > 0) {
         hooks.mutate = async (attrs) => {
-          let current = withOptions(attrs);
+          let current = attrs;
           let obj = attrs.object as KubeObject;
           ctx.readFence = attrs.readFence ?? (requestFence ??= new ReadFence());
           try {
             for (const p of mutating) {
               if (p.handles && !p.handles(current)) continue;
-              obj = await p.mutate!(current, ctx);
+              obj = await p.mutate!(p.readsOptions ? withOptions(current) : current, ctx);
               current = { ...current, object: obj };
             }
           } finally {
@@ -131,12 +137,12 @@ export function chainOf(plugins: readonly AdmissionPlugin[]): AdmissionChain {
       }
       if (validating.length > 0) {
         hooks.validate = async (attrs) => {
-          const current = withOptions(attrs);
+          const current = attrs;
           ctx.readFence = attrs.readFence ?? (requestFence ??= new ReadFence());
           try {
             for (const p of validating) {
               if (p.handles && !p.handles(current)) continue;
-              await p.validate!(current, ctx);
+              await p.validate!(p.readsOptions ? withOptions(current) : current, ctx);
             }
           } finally {
             flush();

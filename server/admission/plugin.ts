@@ -15,6 +15,9 @@ import type { ReviewAuthorizer } from '../machinery/access-review.js';
 export interface AdmissionPlugin {
   /** kube-apiserver's plugin name, e.g. `ServiceAccount` */
   readonly name: string;
+  /** the plugin reads `attrs.options` (webhooks and policies send them on): the chain makes
+   *  them from the request only for such plugins */
+  readonly readsOptions?: boolean;
   /** a cheap pre-check: false skips both phases for this request */
   handles?(attrs: AdmissionAttributes): boolean;
   /** returns the object to go on with (the same one, changed or not, or a new one). Only

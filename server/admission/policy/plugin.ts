@@ -136,6 +136,7 @@ export function createValidatingAdmissionPolicyPlugin(deps: AdmissionDeps): Vali
 
   return {
     name: 'ValidatingAdmissionPolicy',
+    readsOptions: true,
     synced,
     handles() {
       // before the first list we cannot know: let validate wait for it

@@ -80,6 +80,7 @@ export const mutatingWebhookFactory: AdmissionPluginFactory = {
     const source = startWebhookSource('mutatingwebhookconfigurations', deps);
     const plugin: AdmissionPlugin = {
       name: MUTATING_PLUGIN,
+      readsOptions: true,
       async mutate(attrs, ctx) {
         const first = await invocationsFor(source, attrs, deps, ctx);
         if (first.length === 0) return attrs.object as KubeObject;
@@ -162,6 +163,7 @@ export const validatingWebhookFactory: AdmissionPluginFactory = {
     const source = startWebhookSource('validatingwebhookconfigurations', deps);
     const plugin: AdmissionPlugin = {
       name: VALIDATING_PLUGIN,
+      readsOptions: true,
       async validate(attrs, ctx) {
         const hooks = await invocationsFor(source, attrs, deps, ctx);
         if (hooks.length === 0) return;

@@ -46,6 +46,7 @@ export const mutatingAdmissionPolicyFactory: AdmissionPluginFactory = {
 
     return {
       name: MUTATING_POLICY_PLUGIN,
+      readsOptions: true,
       handles: () => !bindings.hasSynced || bindings.list().length > 0,
       async mutate(attrs: AdmissionAttributes, _ctx: AdmissionRequestContext): Promise<KubeObject> {
         await waitForInformers([policies, bindings], attrs);
