@@ -81,6 +81,9 @@ export const mutatingWebhookFactory: AdmissionPluginFactory = {
     const plugin: AdmissionPlugin = {
       name: MUTATING_PLUGIN,
       readsOptions: true,
+      // without any configuration there is nothing to call (before the first list, the
+      // request waits for it as before)
+      handles: () => !source.synced || source.webhooks().length > 0,
       async mutate(attrs, ctx) {
         const first = await invocationsFor(source, attrs, deps, ctx);
         if (first.length === 0) return attrs.object as KubeObject;
@@ -164,6 +167,9 @@ export const validatingWebhookFactory: AdmissionPluginFactory = {
     const plugin: AdmissionPlugin = {
       name: VALIDATING_PLUGIN,
       readsOptions: true,
+      // without any configuration there is nothing to call (before the first list, the
+      // request waits for it as before)
+      handles: () => !source.synced || source.webhooks().length > 0,
       async validate(attrs, ctx) {
         const hooks = await invocationsFor(source, attrs, deps, ctx);
         if (hooks.length === 0) return;
