@@ -229,6 +229,7 @@ export interface CreateOptions {
   conditions?: readonly ReadCondition[];
 }
 
+/** (a field added here must be passed on by the cacher's CachedUpdateOptions too) */
 export interface UpdateOptions extends Cancellable {
   preconditions?: Preconditions;
   /** create the object when the key is absent (PUT to a missing name, apply). The update
