@@ -339,13 +339,13 @@ async function benchGet(b: Bench, accept: string, label: string, client: TokenCl
   const n = Math.min(b.configMaps, 2000);
   const name = (i: number) => objectName('cm', (i * 7919) % n);
   if (o.warmUp > 0) {
-    log(`get: warm-up, ${2 * o.warmUp} GETs each`);
+    log(`${label}: warm-up, ${2 * o.warmUp} GETs each`);
     await runConcurrent(2 * o.warmUp, 64, (i) => client.expect(200, 'GET', `${cmBase}/${name(i)}`, { accept }).then(() => {}));
     await runConcurrent(2 * o.warmUp, 64, async (i) => {
       await b.etcd.range({ key: Buffer.from(`/registry/configmaps/${NS}/${name(i)}`) });
     });
   }
-  log(`get: ${o.gets} GETs (${accept}), 64 concurrent`);
+  log(`${label}: ${o.gets} GETs (${accept})`);
   const [kapi, cpu] = await withCpu(b.pids, () =>
     runConcurrent(o.gets, 64, (i) => client.expect(200, 'GET', `${cmBase}/${name(i)}`, { accept }).then(() => {})),
   );
