@@ -106,16 +106,12 @@ export function chainOf(plugins: readonly AdmissionPlugin[]): AdmissionChain {
         req.onAuditAnnotations({ ...a });
         ctx.auditAnnotations = {};
       };
-      // made for the plugins that read them, once per operation
-      const optionsByOperation = new Map<AdmissionAttributes['operation'], Record<string, unknown> | undefined>();
+      // made for the plugins that read them, once for the request's operation
+      let made: { operation: AdmissionAttributes['operation']; options: Record<string, unknown> | undefined } | undefined;
       const withOptions = (attrs: AdmissionAttributes): AdmissionAttributes => {
         if (attrs.options || !req.options) return attrs;
-        let options = optionsByOperation.get(attrs.operation);
-        if (options === undefined && !optionsByOperation.has(attrs.operation)) {
-          options = req.options(attrs.operation);
-          optionsByOperation.set(attrs.operation, options);
-        }
-        return options ? { ...attrs, options } : attrs;
+        if (made?.operation !== attrs.operation) made = { operation: attrs.operation, options: req.options(attrs.operation) };
+        return made.options ? { ...attrs, options: made.options } : attrs;
       };
       const hooks: AdmissionHooks = {};
       if (mutating.length > 0) {
@@ -137,12 +133,11 @@ export function chainOf(plugins: readonly AdmissionPlugin[]): AdmissionChain {
       }
       if (validating.length > 0) {
         hooks.validate = async (attrs) => {
-          const current = attrs;
           ctx.readFence = attrs.readFence ?? (requestFence ??= new ReadFence());
           try {
             for (const p of validating) {
-              if (p.handles && !p.handles(current)) continue;
-              await p.validate!(p.readsOptions ? withOptions(current) : current, ctx);
+              if (p.handles && !p.handles(attrs)) continue;
+              await p.validate!(p.readsOptions ? withOptions(attrs) : attrs, ctx);
             }
           } finally {
             flush();

@@ -4,7 +4,7 @@
 
 import type { IncomingHttpHeaders } from 'node:http';
 import type { X509Certificate } from 'node:crypto';
-import type { UserInfo } from '../machinery/user.js';
+import { frozenUser, type UserInfo } from '../machinery/user.js';
 
 export interface AuthenticationRequest {
   readonly headers: IncomingHttpHeaders;
@@ -69,8 +69,7 @@ export function withAuthenticatedGroup(method: Authenticator): Authenticator {
     if (isAnonymous || user.groups.includes(AUTHENTICATED_GROUP)) return user;
     let withGroup = completed.get(user);
     if (!withGroup) {
-      // shared by every request with the credential: frozen, so nothing can change it
-      withGroup = Object.freeze({ ...user, groups: Object.freeze([...user.groups, AUTHENTICATED_GROUP]) as string[] });
+      withGroup = frozenUser({ ...user, groups: [...user.groups, AUTHENTICATED_GROUP] });
       completed.set(user, withGroup);
     }
     return withGroup;

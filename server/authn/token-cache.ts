@@ -52,7 +52,8 @@ export function cachedTokenAuthenticator(inner: TokenAuthenticator, opts: TokenC
   const now = opts.now ?? Date.now;
   /** by audience list, then by token */
   const cached = new Map<string, Map<string, CachedResult>>();
-  const checking = new Map<string, Map<string, Promise<TokenAuthResult | null>>>();
+  /** checks under way, by audience list and token (only misses come here) */
+  const checking = new Map<string, Promise<TokenAuthResult | null>>();
   let size = 0;
   /** counts forget()s: a check that began before one is not remembered */
   let generation = 0;
@@ -80,20 +81,19 @@ export function cachedTokenAuthenticator(inner: TokenAuthenticator, opts: TokenC
       if (byToken!.size === 0) cached.delete(audKey);
       size--;
     }
-    let pending = checking.get(audKey);
-    const shared = pending?.get(token);
+    // the audience key is length-prefixed and never holds a NUL between members
+    const checkKey = `${audKey}\0${token}`;
+    const shared = checking.get(checkKey);
     if (shared) return shared;
-    if (!pending) checking.set(audKey, (pending = new Map()));
     const began = generation;
     const check = inner(token, audiences).then((result) => {
       if (result && opts.successTtlMs > 0 && began === generation) remember(audKey, token, result);
       return result;
     });
-    const ours = pending;
-    ours.set(token, check);
+    checking.set(checkKey, check);
+    // a forget() in between may have let a newer check take the key
     const done = (): void => {
-      ours.delete(token);
-      if (ours.size === 0 && checking.get(audKey) === ours) checking.delete(audKey);
+      if (checking.get(checkKey) === check) checking.delete(checkKey);
     };
     check.then(done, done);
     return check;

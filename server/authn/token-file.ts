@@ -2,7 +2,7 @@
 // (kube-apiserver does not reload it either).
 
 import { readFileSync } from 'node:fs';
-import type { UserInfo } from '../machinery/user.js';
+import { frozenUser, type UserInfo } from '../machinery/user.js';
 import type { PlainTokenAuthenticator } from './token.js';
 import { parseCsv } from './csv.js';
 
@@ -30,9 +30,7 @@ export function parseTokenFile(text: string, file: string, warn: (w: TokenFileWa
     }
     const user: UserInfo = { username: name, groups: groups !== undefined ? groups.split(',') : [] };
     if (uid !== '') user.uid = uid;
-    // every request with the token gets this one object: frozen, so nothing can change it
-    Object.freeze(user.groups);
-    tokens.set(token, Object.freeze(user));
+    tokens.set(token, frozenUser(user));
   }
   return tokens;
 }

@@ -3,7 +3,7 @@
 // authenticator's CAs; the TLS server may trust more CAs (e.g. a front proxy's) than this.
 
 import { X509Certificate } from 'node:crypto';
-import type { UserInfo } from '../machinery/user.js';
+import { frozenUser, type UserInfo } from '../machinery/user.js';
 import type { Authenticator } from './authenticator.js';
 
 const CLIENT_AUTH_EKU = '1.3.6.1.5.5.7.3.2';
@@ -101,7 +101,7 @@ export function createX509Authenticator(clientCA: string | Buffer | readonly X50
     // a certificate without a common name names nobody: other methods may still apply
     const user = userFromCertificate(chain[0]);
     const span = commonValidity([...chain, ...trusted]);
-    const shared = user && Object.freeze({ ...user, groups: Object.freeze([...user.groups]) as string[] });
+    const shared = user && frozenUser(user);
     if (span.from <= now && now <= span.to) verified.set(chain, { ...span, user: shared });
     return shared;
   };

@@ -167,11 +167,14 @@ const replenishing: Replenishing[] = [
   { resource: 'replicationcontrollers', whenCounted: true },
 ];
 
+/** how a resource watched only for its deletions is followed: its metadata */
+const METADATA_ONLY: InformerOptions = { keep: (obj) => slimObject(obj), metadataOnly: true };
+
 /** how the informer of a replenishing resource watches: pods, the bulk of the changes, are
  *  decoded whole only in namespaces that have a quota */
 export function replenishingInformerOptions(resource: string, quotas: Pick<Informer, 'hasAnyIn'>): InformerOptions {
   const r = replenishing.find((x) => x.resource === resource);
-  if (!r?.keep) return { keep: (obj) => slimObject(obj), metadataOnly: true };
+  if (!r?.keep) return METADATA_ONLY;
   if (!r.metadataOutsideQuotas) return { keep: r.keep };
   return { keep: r.keep, metadataOnly: (namespace) => !quotas.hasAnyIn(namespace) };
 }
@@ -241,7 +244,7 @@ export async function runResourceQuotaController(
       watchedKeys.add(`${gr.group}/${gr.resource}`);
       const rest = findResource(resolver, gr.group, gr.resource);
       if (!rest) continue;
-      const inf = startInformer(rest, log, signal, { keep: (obj) => slimObject(obj), metadataOnly: true });
+      const inf = startInformer(rest, log, signal, METADATA_ONLY);
       const evaluator = evaluatorFor(gr.group, gr.resource);
       inf.onChange((type, obj) => {
         if (type === 'DELETED' && inf.hasSynced) enqueueNamespace(obj.metadata.namespace ?? '', evaluator);

@@ -89,13 +89,13 @@ export class QueueSet {
   }
 
   /**
-   * Waits for a seat. `flowHash` chooses the queues; the signal `signalOf` gives ends the wait
-   * when the client goes away (asked for only when the request has to wait: a request's signal
-   * is made on demand, request/cancellation.ts); `maxWaitMs` bounds the time in a queue (kube: a
-   * quarter of the request timeout).
+   * Waits for a seat. `flowHashOf` gives the number that chooses the queues, asked for only
+   * when the request has to queue (hashing costs more than the rest of an uncontended
+   * admission); the signal `signalOf` gives ends the wait when the client goes away (asked for
+   * only when the request has to wait: a request's signal is made on demand,
+   * request/cancellation.ts); `maxWaitMs` bounds the time in a queue (kube: a quarter of the
+   * request timeout).
    */
-  /** `flowHashOf` is asked only when the request has to queue (hashing costs more than the
-   *  rest of an uncontended admission) */
   acquire(flowHashOf: () => number, signalOf?: () => AbortSignal, maxWaitMs?: number): Promise<Outcome> {
     if (this.executing < this.concurrencyLimit && this.waiting() === 0) return Promise.resolve({ admitted: true, release: this.seat() });
     const signal = signalOf?.();

@@ -8,6 +8,13 @@ export interface UserInfo {
   extra?: Record<string, string[]>;
 }
 
+/** `user` as one object that every request with its credential can share: frozen with its
+ *  groups, so that nothing changes it and later stages can remember their work by it */
+export function frozenUser(user: UserInfo): UserInfo {
+  Object.freeze(user.groups);
+  return Object.freeze(user);
+}
+
 const nameAndGroupKeys = new WeakMap<UserInfo, string>();
 
 /**

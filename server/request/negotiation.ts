@@ -6,6 +6,7 @@ import { parseAllDocuments } from 'yaml';
 import { jsonTooDeep, MAX_NESTING_DEPTH, valueTooDeep, yamlTooDeep, type TooDeep } from '../limits/decode-limits.js';
 import { decodeProtobufBody, UnsupportedProtobufKind } from '../protobuf/http.js';
 import { CborDecodeError, decodeCbor } from '../cbor/index.js';
+import { BoundedMemo } from '../machinery/bounded-memo.js';
 import { errors, type StatusError } from '../machinery/status.js';
 
 export const JSON_MEDIA_TYPE = 'application/json';
@@ -80,22 +81,13 @@ export function parseAccept(header: string): AcceptClause[] {
     .map((x) => x.c);
 }
 
-/** parsed Accept headers by their text: a client sends the same one or two on every request.
- *  Bounded: a client that varies them only makes the memory start over. */
-const parsedAccepts = new Map<string, readonly AcceptClause[]>();
-const MAX_PARSED_ACCEPTS = 256;
+/** parsed Accept headers by their text: a client sends the same one or two on every request */
+const parsedAccepts = new BoundedMemo<readonly AcceptClause[]>(256);
 const MAX_REMEMBERED_ACCEPT_LENGTH = 1024;
 
 /** parseAccept's clauses, shared between requests: never to be changed */
 function acceptClauses(header: string): readonly AcceptClause[] {
-  let clauses = parsedAccepts.get(header);
-  if (clauses) return clauses;
-  clauses = parseAccept(header);
-  if (header.length <= MAX_REMEMBERED_ACCEPT_LENGTH) {
-    if (parsedAccepts.size >= MAX_PARSED_ACCEPTS) parsedAccepts.clear();
-    parsedAccepts.set(header, clauses);
-  }
-  return clauses;
+  return header.length <= MAX_REMEMBERED_ACCEPT_LENGTH ? parsedAccepts.get(header, () => parseAccept(header)) : parseAccept(header);
 }
 
 export type ConversionKind = 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';

@@ -1,16 +1,17 @@
 // gRPC calls on our own HTTP/2 connection (h2-connection.ts) to one etcd endpoint: unary
 // calls here, streaming calls (the watch, lease keepalives) in streaming-call.ts.
 //
-// The client began on grpc-js, which runs every unary call through resolving, retrying, load-balancing and subchannel
-// call objects, filter stacks, metadata copies and per-layer timers: in a profile of
-// ConfigMap creates that machinery cost more CPU than anything else in the storage path. A
-// unary call needs none of it: one HTTP/2 stream carrying one length-prefixed message each
-// way, and the status in the trailers. node:http2 was the next step down, but its per-stream
-// machinery (async-context binding, header objects, a Duplex with listeners) still cost more
-// CPU per write than the rest of the client. A watch stream carries the events of every
-// write: through grpc-js and node:http2 they cost more than the watch's own work, so
-// streams take a channel of this kind too (one of their own per endpoint, so that a burst of
-// events never queues ahead of a write's answer), and grpc-js is gone.
+// The client began on grpc-js, which runs every unary call through resolving, retrying,
+// load-balancing and subchannel call objects, filter stacks, metadata copies and per-layer
+// timers: in a profile of ConfigMap creates that machinery cost more CPU than anything else in
+// the storage path. A unary call needs none of it: one HTTP/2 stream carrying one
+// length-prefixed message each way, and the status in the trailers. node:http2 was the next
+// step down, but its per-stream machinery (async-context binding, header objects, a Duplex
+// with listeners) still cost more CPU per write than the rest of the client. A watch stream
+// carries the events of every write: through grpc-js and node:http2 they cost more than the
+// watch's own work, so streams take a channel of this kind too (one of their own per
+// endpoint, so that a burst of events never queues ahead of a write's answer), and grpc-js is
+// gone.
 //
 // The wire contract (gRPC over HTTP/2): POST to /package.Service/Method with
 // `content-type: application/grpc` and `te: trailers`; each message is a 1-byte compressed

@@ -1,5 +1,6 @@
 // The surface of kapi's own etcd v3 client (storage/etcd/client.ts implements it: gRPC on
-// its own HTTP/2, hand-written codecs and protobufjs). Keys and values are Buffers: etcd keys are bytes.
+// its own HTTP/2, hand-written codecs and protobufjs). Keys and values are Buffers: etcd keys
+// are bytes.
 // Revisions are JS numbers: etcd revisions are int64 but stay far below 2^53.
 
 export interface KeyValue {

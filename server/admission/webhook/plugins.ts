@@ -22,6 +22,12 @@ export const VALIDATING_PLUGIN = 'ValidatingAdmissionWebhook';
 /** how long a request waits for the configurations' first list before giving up */
 const READY_WAIT_MS = 10_000;
 
+/** whether a request may have webhooks to call: without any configuration there is nothing
+ *  to call (before the first list, a request goes on to wait for it) */
+function mayCall(source: WebhookSource): boolean {
+  return !source.synced || source.webhooks().length > 0;
+}
+
 async function waitReady(source: WebhookSource, ctx: AdmissionRequestContext): Promise<void> {
   // once synced, a request needs no timer nor combined signal (each costs every write)
   if (source.synced) return;
@@ -81,9 +87,7 @@ export const mutatingWebhookFactory: AdmissionPluginFactory = {
     const plugin: AdmissionPlugin = {
       name: MUTATING_PLUGIN,
       readsOptions: true,
-      // without any configuration there is nothing to call (before the first list, the
-      // request waits for it as before)
-      handles: () => !source.synced || source.webhooks().length > 0,
+      handles: () => mayCall(source),
       async mutate(attrs, ctx) {
         const first = await invocationsFor(source, attrs, deps, ctx);
         if (first.length === 0) return attrs.object as KubeObject;
@@ -167,9 +171,7 @@ export const validatingWebhookFactory: AdmissionPluginFactory = {
     const plugin: AdmissionPlugin = {
       name: VALIDATING_PLUGIN,
       readsOptions: true,
-      // without any configuration there is nothing to call (before the first list, the
-      // request waits for it as before)
-      handles: () => !source.synced || source.webhooks().length > 0,
+      handles: () => mayCall(source),
       async validate(attrs, ctx) {
         const hooks = await invocationsFor(source, attrs, deps, ctx);
         if (hooks.length === 0) return;
