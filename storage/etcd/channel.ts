@@ -153,6 +153,11 @@ export class GrpcChannel {
     return this.connection !== null && this.connection.acceptsStreams;
   }
 
+  /** calls (or streams) waiting for their answer on the current connection */
+  get callsInFlight(): number {
+    return this.connection?.openStreams ?? 0;
+  }
+
   /** true once a connection is up; false when an attempt failed or `timeoutMs` passed */
   async connect(timeoutMs: number): Promise<boolean> {
     if (this.closed) return false;

@@ -225,6 +225,28 @@ test('prev_kv on put and delete events', async () => {
   for (const m of msgs) if (m.kind === 'events') assert.equal(m.revision, m.events.at(-1)!.kv.modRevision);
 });
 
+test('events held back behind a lone write and events handled at once stay one sequence', async () => {
+  // a write one at a time has its answer handled before its event (held back to the loop's
+  // check phase); a burst of concurrent writes has its events handled as they come. Switching
+  // between the two must neither reorder nor lose an event.
+  const msgs: WatchMessage[] = [];
+  const prefix = b('/t5b/');
+  const start = (await client.put(b('/t5b/start'), b('0'))).header.revision;
+  const w = client.watch({ key: prefix, rangeEnd: prefixEnd(prefix), startRevision: start + 1 }, (m) => msgs.push(m));
+  const revisions: number[] = [];
+  for (let round = 0; round < 10; round++) {
+    for (let i = 0; i < 5; i++) revisions.push((await client.put(b(`/t5b/one-${round}-${i}`), b('x'))).header.revision);
+    const burst = await Promise.all(Array.from({ length: 20 }, (_, i) => client.put(b(`/t5b/burst-${round}-${i}`), b('y'))));
+    revisions.push(...burst.map((r) => r.header.revision));
+  }
+  await until('every event', () => events(msgs).length >= revisions.length);
+  w.cancel();
+  assert.deepEqual(
+    events(msgs).map((e) => e.kv.modRevision),
+    revisions.sort((x, y) => x - y),
+  );
+});
+
 test('a progress request is answered with the current revision', async () => {
   const msgs: WatchMessage[] = [];
   const w = client.watch({ key: b('/t6/quiet') }, (m) => msgs.push(m));

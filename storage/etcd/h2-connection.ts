@@ -183,6 +183,11 @@ export class H2Connection {
     return this.ready && !this.goaway && !this.broken && !this.closed && this.nextStreamId <= LAST_STREAM_ID;
   }
 
+  /** streams open or waiting to open */
+  get openStreams(): number {
+    return this.streams.size + this.waiting.length;
+  }
+
   get isClosed(): boolean {
     return this.closed;
   }
