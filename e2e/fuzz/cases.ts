@@ -3,6 +3,7 @@
 // is regenerated exactly from its numbers.
 
 import { hostileCbor } from './cbor.js';
+import { hostileAuthorization } from './credentials.js';
 import { framingCase } from './framing.js';
 import { gzipBomb, hostileHeaders, ODD_ACCEPTS, ODD_CONTENT_TYPES } from './headers.js';
 import { anyValue, duplicateKey, mutateBytes, toJsonText, truncate, withInvalidUtf8, type Json } from './json-text.js';
@@ -28,7 +29,7 @@ export interface FuzzTargets {
 }
 
 /** the top-level input kinds; a local run may leave out kinds (KAPI_FUZZ_SKIP), matched as parts of FuzzRequest.kind */
-export const CASE_KINDS = ['body', 'patch', 'delete', 'review', 'query', 'path', 'header', 'framing'] as const;
+export const CASE_KINDS = ['body', 'patch', 'delete', 'review', 'query', 'path', 'header', 'framing', 'credential'] as const;
 
 const RESOURCES: FuzzResource[] = ['configmaps', 'secrets', 'pods'];
 type BodyMedia = 'json' | 'yaml' | 'protobuf' | 'cbor';
@@ -313,6 +314,29 @@ function headerCase(rng: Prng, t: FuzzTargets): FuzzRequest {
   return req;
 }
 
+/** a request from a client without a certificate whose only credential is a hostile
+ *  Authorization header: never accepted (kube answers 401, or 403 for what falls back to the
+ *  anonymous user) */
+function credentialCase(rng: Prng, t: FuzzTargets): FuzzRequest {
+  const resource = rng.pick<FuzzResource>(['configmaps', 'secrets']);
+  const write = rng.bool(0.3);
+  const auth = hostileAuthorization(rng);
+  const req = base(
+    rng,
+    `credential.${auth.how}`,
+    write ? 'POST' : 'GET',
+    write ? `${collectionPath(t, resource)}?dryRun=All` : objectPath(t, resource),
+    'limited',
+  );
+  req.headers.authorization = auth.value;
+  if (write) {
+    req.headers['content-type'] = 'application/json';
+    req.body = Buffer.from(toJsonText(validObject(resource, freshName(rng), undefined, rng)));
+  }
+  req.mustFail = true;
+  return req;
+}
+
 const GENERATORS: Record<(typeof CASE_KINDS)[number], (rng: Prng, t: FuzzTargets) => FuzzRequest> = {
   body: bodyCase,
   patch: patchCase,
@@ -322,6 +346,7 @@ const GENERATORS: Record<(typeof CASE_KINDS)[number], (rng: Prng, t: FuzzTargets
   path: pathCase,
   header: headerCase,
   framing: framingCase,
+  credential: credentialCase,
 };
 
 /** the request of case `index` under `seed`, or undefined when its kind is skipped */

@@ -60,6 +60,8 @@ export async function startFuzzReplica(extraArgs: string[] = []): Promise<FuzzRe
         '--token-auth-file',
         tokens,
         '--feature-gates=CBORServingAndStorage=true',
+        // bootstrap tokens are one more parser of bearer tokens for the credential cases
+        '--enable-bootstrap-token-auth',
         ...extraArgs,
       ],
     });
