@@ -102,6 +102,16 @@ describe('authentication: kubectl auth whoami for every credential kind', () => 
     assert.match(raw.stderr, /Unauthorized/);
   });
 
+  it("a token after two spaces is no credential, and kubectl is told so (kube's Warning)", async () => {
+    // client-go writes `Bearer <token>`: a token starting with a space makes `Bearer  x`
+    const r = await kubectl(['get', '--raw', '/livez'], { kubeconfig: withToken('spaced', ' static-token-alice') });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /the provided Authorization header contains extra space before the bearer token, and is ignored/);
+    const who = await kubectl(['auth', 'whoami'], { kubeconfig: withToken('spaced2', ' static-token-alice') });
+    assert.notEqual(who.code, 0);
+    assert.match(who.stderr, /extra space before the bearer token/);
+  });
+
   it('a bootstrap token authenticates as system:bootstrap:<id> with its extra groups', async () => {
     await kubectlOk(
       [

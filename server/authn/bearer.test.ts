@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { bearerToken, createBearerAuthenticator } from './bearer.js';
+import { bearerToken, createBearerAuthenticator, spaceBeforeBearerToken } from './bearer.js';
 import { audienceAgnostic, TokenAuthenticationError, unionTokenAuthenticator, type TokenAuthenticator } from './token.js';
 import { unionAuthenticator, withAuthenticatedGroup, type AuthenticationRequest } from './authenticator.js';
 
@@ -20,6 +20,15 @@ describe('bearer tokens', () => {
     assert.equal(bearerToken('Bearer'), undefined);
     assert.equal(bearerToken('Bearer  abc'), undefined);
     assert.equal(bearerToken(undefined), undefined);
+  });
+
+  it('"Bearer" and two spaces before more text is the case kube warns about', () => {
+    assert.equal(spaceBeforeBearerToken('Bearer  abc'), true);
+    assert.equal(spaceBeforeBearerToken('bearer   abc def'), true);
+    assert.equal(spaceBeforeBearerToken('Bearer abc'), false);
+    assert.equal(spaceBeforeBearerToken('Bearer  '), false);
+    assert.equal(spaceBeforeBearerToken('Basic  abc'), false);
+    assert.equal(spaceBeforeBearerToken(undefined), false);
   });
 
   it('an unknown token fails (401), no token is nobody, a known one is its user with system:authenticated', async () => {

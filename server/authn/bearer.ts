@@ -15,6 +15,18 @@ export function bearerToken(authorization: string | string[] | undefined): strin
   return token === '' ? undefined : token;
 }
 
+/** kube-apiserver's Warning for "Bearer  x": the token is read as empty and ignored */
+export const SPACE_BEFORE_TOKEN_WARNING = 'the provided Authorization header contains extra space before the bearer token, and is ignored';
+
+/** "Bearer" followed by two spaces or more before more text: ignored as no credential, but
+ *  the client is told (its token was probably meant to count) */
+export function spaceBeforeBearerToken(authorization: string | string[] | undefined): boolean {
+  const value = (Array.isArray(authorization) ? authorization[0] : authorization)?.trim();
+  if (!value) return false;
+  const parts = value.split(' ');
+  return parts.length >= 3 && parts[0]!.toLowerCase() === 'bearer' && parts[1] === '';
+}
+
 export function createBearerAuthenticator(tokens: TokenAuthenticator, apiAudiences: () => readonly string[]): Authenticator {
   return async (req) => {
     const token = bearerToken(req.headers.authorization);

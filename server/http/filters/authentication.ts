@@ -4,6 +4,7 @@
 import type { TLSSocket } from 'node:tls';
 import { X509Certificate } from 'node:crypto';
 import { anonymousUser, type AuthenticationRequest, type Authenticator } from '../../authn/authenticator.js';
+import { SPACE_BEFORE_TOKEN_WARNING, spaceBeforeBearerToken } from '../../authn/bearer.js';
 import { errors } from '../../machinery/status.js';
 import { writeStatusError } from '../../request/response.js';
 import type { Filter, HttpRequest } from '../../request/types.js';
@@ -75,6 +76,7 @@ export function withAuthentication(opts: AuthenticationOptions): Filter {
       return;
     }
     if (!user) {
+      if (spaceBeforeBearerToken(state.req.headers.authorization)) state.warnings.push(SPACE_BEFORE_TOKEN_WARNING);
       const anon = opts.anonymous;
       const allowed = anon?.enabled === true && (anon.paths === undefined || anon.paths.some((p) => pathMatches(p, state.path)));
       if (!allowed) {
