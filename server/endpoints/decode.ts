@@ -6,6 +6,7 @@ import { decodeBody, negotiateInput, type MediaFormat } from '../request/negotia
 import { errors, StatusError } from '../machinery/status.js';
 import { header, type RequestState } from '../request/types.js';
 import { apiVersionOf, type Scope } from './scope.js';
+import { decodeYamlBody } from './field-validation-yaml.js';
 
 /** Reads the whole body; 413 past `limit` bytes. Events rather than an async iterator: an
  *  iterator costs a promise per chunk and a per-request setup that showed in the profile of
@@ -88,7 +89,7 @@ export function decodeObject(scope: Scope, body: Buffer, format: MediaFormat): K
   if (body.length === 0 && format !== 'cbor') throw unrecognized('unexpected end of JSON input');
   let value: unknown;
   try {
-    value = decodeBody(body, format);
+    value = format === 'yaml' ? decodeYamlBody(body) : decodeBody(body, format);
   } catch (err) {
     // a protobuf body of a kind without a protobuf form
     if (err instanceof StatusError && err.code === 415) throw err;

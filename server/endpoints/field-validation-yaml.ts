@@ -1,73 +1,52 @@
-// Repeated keys in a YAML body, reported as kube-apiserver reports them. Its YAML decoder turns
-// YAML into JSON (the last of repeated keys wins); in strict and warn modes it reads the body a
-// second time with go-yaml's strict decoder, whose single error lists every repeat with the line
-// of the repeated key's value:
-//
-//   yaml: unmarshal errors:
-//     line 7: key "a" already set in map
-//
-// kube-apiserver turns that error into one warning per line (`line 7: key "a" already set in map`).
+// Repeated keys of YAML bodies, for field validation. The decoder (request/yaml.ts) finds them
+// in the document it parses anyway; a YAML body that is JSON text was read by JSON.parse, and
+// only if its text holds more members than the value does is it read again as YAML, for
+// go-yaml's words. kube-apiserver turns that error into one warning per line
+// (`line 7: key "a" already set in map`).
 
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseAllDocuments, type Node } from 'yaml';
-import { MAX_NESTING_DEPTH, yamlTooDeep } from '../limits/decode-limits.js';
-import { goQuote } from '../machinery/validation/field-error.js';
+import { MAX_NESTING_DEPTH } from '../limits/decode-limits.js';
+import { type DecodedYaml, decodeYamlText, YAML_ERRORS_PREFIX, yamlDuplicateKeysError } from '../request/yaml.js';
+import { countMembers, jsonShape } from './field-validation-json.js';
 
-export const YAML_ERRORS_PREFIX = 'yaml: unmarshal errors:\n';
+export { yamlDuplicateKeysError } from '../request/yaml.js';
 
-/** how Go's %#v prints a decoded YAML map key */
-function goSyntax(key: unknown): string {
-  if (typeof key === 'string') return goQuote(key);
-  if (key === null || key === undefined) return '<nil>';
-  return String(key);
+/** what field validation needs of a decoded YAML body */
+export interface YamlBodyFacts {
+  /** the root's member names */
+  topKeys: string[];
+  /** go-yaml's strict error for the body's repeated keys, or undefined */
+  duplicateKeys(): string | undefined;
 }
 
-function keyIdentity(key: unknown): string {
-  return `${typeof key}:${String(key)}`;
-}
-
-/** go-yaml's strict decoding error for `text` (its first document), or undefined */
-export function yamlDuplicateKeysError(text: string): string | undefined {
-  // the parser recurses per level: too deep a text is the decoder's error, not this one's
-  if (yamlTooDeep(text, MAX_NESTING_DEPTH)) return undefined;
-  const lines = new LineCounter();
-  let docs;
-  try {
-    docs = parseAllDocuments(text, { lineCounter: lines, uniqueKeys: false, prettyErrors: false });
-  } catch {
-    return undefined;
+/** The facts of a decoded text, taken before anything changes its value. */
+export function yamlFacts(decoded: DecodedYaml, text: string): YamlBodyFacts {
+  const value = decoded.value;
+  const topKeys = typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.keys(value) : [];
+  if (!decoded.json) {
+    const found = decoded.duplicateKeys;
+    return { topKeys, duplicateKeys: () => found };
   }
-  const list = Array.isArray(docs) ? docs : [docs];
-  const doc = list.find((d) => d.contents !== null) ?? list[0];
-  if (!doc || doc.errors.length > 0) return undefined;
-  const found: string[] = [];
-  const lineOf = (offset: number): number => lines.linePos(offset).line;
+  const repeats = countMembers(value) !== jsonShape(text, MAX_NESTING_DEPTH).members;
+  return { topKeys, duplicateKeys: () => (repeats ? yamlDuplicateKeysError(text) : undefined) };
+}
 
-  const visit = (node: unknown, depth: number): void => {
-    if (depth > MAX_NESTING_DEPTH || node === null || node === undefined || isAlias(node)) return;
-    if (isSeq(node)) {
-      for (const item of node.items) visit(item, depth + 1);
-      return;
-    }
-    if (!isMap(node)) return;
-    const seen = new Set<string>();
-    for (const pair of node.items) {
-      const keyNode = pair.key as Node | null;
-      const key = isScalar(keyNode) ? keyNode.value : keyNode === null ? null : String(keyNode);
-      // merge keys (`<<: *base`) are not members
-      if (key === '<<') continue;
-      // go-yaml decodes the value before it stores (and checks) the key
-      visit(pair.value, depth + 1);
-      const id = keyIdentity(key);
-      if (seen.has(id)) {
-        const valueNode = pair.value as Node | null;
-        const at = valueNode?.range ? valueNode.range[0] : keyNode?.range ? keyNode.range[1] : 0;
-        found.push(`line ${lineOf(at)}: key ${goSyntax(key)} already set in map`);
-      }
-      seen.add(id);
-    }
-  };
-  visit(doc.contents, 0);
-  return found.length === 0 ? undefined : `${YAML_ERRORS_PREFIX}  ${found.join('\n  ')}`;
+const bodyFacts = new WeakMap<Buffer, YamlBodyFacts>();
+
+/** Decodes a create or update's YAML body and keeps its facts for validateBodyFields, which
+ *  checks the same body next (and so never parses it again). */
+export function decodeYamlBody(body: Buffer): unknown {
+  const text = body.toString('utf8');
+  const decoded = decodeYamlText(text);
+  bodyFacts.set(body, yamlFacts(decoded, text));
+  return decoded.value;
+}
+
+/** the facts decodeYamlBody kept of a body, else those of decoding it now */
+export function yamlBodyFacts(body: Buffer): YamlBodyFacts {
+  const kept = bodyFacts.get(body);
+  if (kept) return kept;
+  const text = body.toString('utf8');
+  return yamlFacts(decodeYamlText(text), text);
 }
 
 /** kube-apiserver's warnings for one strict decoding error: a YAML error gives one per line */

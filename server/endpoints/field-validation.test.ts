@@ -7,7 +7,7 @@ import { decodeAs } from './field-validation-decode.js';
 import { PlanCompiler } from './field-validation-plan.js';
 import { quantityError } from './field-validation-quantity.js';
 import { goTimeParseError, RFC3339, RFC3339_MICRO } from './field-validation-time.js';
-import { yamlDuplicateKeysError } from './field-validation-yaml.js';
+import { decodeYamlBody, yamlDuplicateKeysError } from './field-validation-yaml.js';
 import {
   checkPatchDepth,
   validateBodyFields,
@@ -32,9 +32,10 @@ function decoded(text: string): KubeObject {
 /** runs validateBodyFields on a JSON or YAML body; returns the object, the warnings, or the error */
 function body(kind: FieldValidationRequest['kind'], fieldValidation: FieldValidation, text: string, format: 'json' | 'yaml' = 'json') {
   const req = request(kind, fieldValidation);
-  const obj = format === 'json' ? decoded(text) : ({} as KubeObject);
+  const bytes = Buffer.from(text);
+  const obj = format === 'json' ? decoded(text) : (decodeYamlBody(bytes) as KubeObject);
   try {
-    validateBodyFields(req, obj, Buffer.from(text), format);
+    validateBodyFields(req, obj, bytes, format);
   } catch (err) {
     assert.ok(err instanceof StatusError, String(err));
     return { error: err, warnings: req.warnings, obj };
@@ -173,7 +174,7 @@ test('YAML bodies: repeated keys as go-yaml reports them (line of the value), un
   );
   const warned = body(CONFIGMAP, 'Warn', yaml, 'yaml');
   assert.deepEqual(warned.warnings, ['line 8: key "a" already set in map', 'unknown field "alpha"', 'unknown field "zeta"']);
-  assert.deepEqual(warned.obj, { metadata: { name: 'y' }, data: { a: '2' } });
+  assert.deepEqual(warned.obj, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'y' }, data: { a: '2' } });
 });
 
 test('go-yaml lines: a nested map repeated reports the line where its value starts; several repeats, nested first', () => {

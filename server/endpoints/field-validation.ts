@@ -11,7 +11,7 @@
 
 import type { KubeObject } from '../../storage/interface.js';
 import type { GroupVersionKind } from '../apis/types.js';
-import { decodeYaml, type MediaFormat } from '../request/negotiation.js';
+import type { MediaFormat } from '../request/negotiation.js';
 import { errors, StatusError } from '../machinery/status.js';
 import { MAX_NESTING_DEPTH } from '../limits/decode-limits.js';
 import type { RequestContext } from '../registry/rest.js';
@@ -21,7 +21,7 @@ import { decodeAs, type DecodeOptions } from './field-validation-decode.js';
 import { countMembers, jsonShape, parseKeepingDuplicates } from './field-validation-json.js';
 import { plans, type Plan } from './field-validation-plan.js';
 import { summarizeBody } from './field-validation-syntax.js';
-import { warningsOf, yamlDuplicateKeysError } from './field-validation-yaml.js';
+import { warningsOf, yamlBodyFacts } from './field-validation-yaml.js';
 import {
   APPLY_CBOR_PATCH_TYPE,
   APPLY_PATCH_TYPE,
@@ -96,9 +96,14 @@ export function validateBodyFields(req: FieldValidationRequest, obj: KubeObject,
   if (format === 'yaml') {
     // kube-apiserver reads YAML into a Go map and writes it out as JSON: members come sorted,
     // the last of repeated keys wins (go-yaml's strict reading reports the repeats)
-    const yamlError = req.fieldValidation === 'Ignore' ? undefined : yamlDuplicateKeysError(text);
+    const facts = yamlBodyFacts(body);
+    const yamlError = req.fieldValidation === 'Ignore' ? undefined : facts.duplicateKeys();
     if (!plan) return report(req, yamlError ? [yamlError] : [], refuse);
-    const result = decodeAs(plan, decodeYaml(text), { dialect: 'json', order: 'sorted' });
+    // the body's own root members: decodeObject added the type meta and metadata it lacked
+    const root: Record<string, unknown> = {};
+    const target = obj as unknown as Record<string, unknown>;
+    for (const k of facts.topKeys) if (Object.hasOwn(target, k)) root[k] = target[k];
+    const result = decodeAs(plan, root, { dialect: 'json', order: 'sorted' });
     if (result.error !== undefined) throw refuse(result.error);
     report(req, yamlError ? [yamlError, ...result.strict] : result.strict, refuse);
     replaceContent(obj, result.value as Record<string, unknown>);

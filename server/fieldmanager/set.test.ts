@@ -70,6 +70,46 @@ describe('FieldSet', () => {
     assert.ok(new FieldSet().empty());
     assert.ok(!a.empty());
   });
+
+  it('a large level given its elements out of order holds the same set as one given them in order', () => {
+    const n = 3000;
+    const names = Array.from({ length: n }, (_, i) => `k${String(i).padStart(5, '0')}`);
+    const shuffled = names.map((_, i) => names[(i * 7919) % n]);
+    const paths = (order: string[]): Path[] =>
+      order.flatMap(
+        (name) =>
+          [
+            [f('data'), f(name)],
+            [f('items'), k({ name }), f('x')],
+            [f('items'), k({ name }), f(name.endsWith('7') ? 'y' : 'z')],
+          ] as Path[],
+      );
+    const inOrder = FieldSet.of(...paths(names));
+    const descending = FieldSet.of(...paths([...names].reverse()));
+    const mixed = FieldSet.of(...paths(shuffled), ...paths(shuffled.slice(0, 100)));
+    for (const other of [descending, mixed]) {
+      assert.ok(other.equals(inOrder));
+      assert.deepEqual(other.paths().map(pathString), inOrder.paths().map(pathString));
+    }
+    assert.equal(descending.size(), n * 3);
+    assert.ok(descending.has([f('data'), f(names[0])]));
+    assert.ok(descending.has([f('items'), k({ name: names[n - 1] }), f('x')]));
+    assert.ok(!descending.has([f('data'), f('k99999')]));
+  });
+
+  it('a large FieldsV1 given out of order decodes sorted, and its leaves are found in one pass', () => {
+    const n = 2000;
+    const fields: Record<string, unknown> = { 'f:data': {} };
+    const data = fields['f:data'] as Record<string, unknown>;
+    for (let i = n - 1; i >= 0; i--) data[`f:k${String(i).padStart(5, '0')}`] = i % 3 ? {} : { '.': {}, 'f:inner': {} };
+    const set = fromFieldsV1(fields);
+    const names = set.children[0].set.members.map((m) => ('field' in m ? m.field : ''));
+    assert.deepEqual(names, [...names].sort());
+    assert.equal(names.length, n);
+    const leaves = set.leaves();
+    assert.equal(leaves.children[0].set.members.length, n - Math.ceil(n / 3));
+    assert.deepEqual(toFieldsV1(fromFieldsV1(toFieldsV1(set))), toFieldsV1(set));
+  });
 });
 
 describe('FieldsV1', () => {

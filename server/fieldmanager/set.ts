@@ -35,11 +35,33 @@ function searchChildren(children: readonly ChildNode[], pe: PathElement): number
   return lo < children.length && pathElementsEqual(children[lo].pe, pe) ? lo : -lo - 1;
 }
 
+/** A level's lists stay sorted while they are small; a larger one that is given an element out
+ *  of order takes the rest unsorted and is sorted once, when next read: inserting each in place
+ *  would move the whole list per insert (a body's map of 100k keys in descending order). */
+const SORTED_INSERT_LIMIT = 256;
+
 export class FieldSet {
-  constructor(
-    readonly members: PathElement[] = [],
-    readonly children: ChildNode[] = [],
-  ) {}
+  private memberList: PathElement[];
+  private childList: ChildNode[];
+  private membersUnsorted = false;
+  private childrenUnsorted = false;
+
+  constructor(members: PathElement[] = [], children: ChildNode[] = []) {
+    this.memberList = members;
+    this.childList = children;
+  }
+
+  /** the path elements that end at this level, sorted */
+  get members(): readonly PathElement[] {
+    if (this.membersUnsorted) this.sortMembers();
+    return this.memberList;
+  }
+
+  /** the path elements that lead further, sorted */
+  get children(): readonly ChildNode[] {
+    if (this.childrenUnsorted) this.sortChildren();
+    return this.childList;
+  }
 
   static of(...paths: Path[]): FieldSet {
     const s = new FieldSet();
@@ -57,46 +79,99 @@ export class FieldSet {
 
   /** adds `pe` as a member of this level (mutates) */
   insertMember(pe: PathElement): void {
-    // members often come in order (a map's keys): appending needs no search
-    const members = this.members;
-    if (members.length === 0 || comparePathElements(members[members.length - 1], pe) < 0) {
-      members.push(pe);
-      return;
+    const members = this.memberList;
+    if (!this.membersUnsorted) {
+      // members often come in order (a map's keys): appending needs no search
+      if (members.length === 0 || comparePathElements(members[members.length - 1], pe) < 0) {
+        members.push(pe);
+        return;
+      }
+      if (members.length < SORTED_INSERT_LIMIT) {
+        const at = searchMembers(members, pe);
+        if (at < 0) members.splice(-at - 1, 0, pe);
+        return;
+      }
+      this.membersUnsorted = true;
     }
-    const at = searchMembers(members, pe);
-    if (at < 0) members.splice(-at - 1, 0, pe);
+    members.push(pe);
   }
 
   /** the child set at `pe`, created when absent (mutates) */
   descend(pe: PathElement): FieldSet {
-    // as for members: a child after the last one is appended
-    const children = this.children;
-    if (children.length === 0 || comparePathElements(children[children.length - 1].pe, pe) < 0) {
-      const set = new FieldSet();
-      children.push({ pe, set });
-      return set;
+    const children = this.childList;
+    const last = children[children.length - 1];
+    if (!this.childrenUnsorted) {
+      // as for members: a child after the last one is appended
+      if (last === undefined || comparePathElements(last.pe, pe) < 0) return this.addChild(pe, new FieldSet());
+      const at = searchChildren(children, pe);
+      if (at >= 0) return children[at].set;
+      if (children.length < SORTED_INSERT_LIMIT) {
+        const set = new FieldSet();
+        children.splice(-at - 1, 0, { pe, set });
+        return set;
+      }
+      this.childrenUnsorted = true;
     }
-    const at = searchChildren(children, pe);
-    if (at >= 0) return children[at].set;
-    const set = new FieldSet();
-    children.splice(-at - 1, 0, { pe, set });
+    // unsorted: paths under one element mostly come one after another; a child added twice is
+    // merged when the level is sorted
+    if (last !== undefined && pathElementsEqual(last.pe, pe)) return last.set;
+    return this.addChild(pe, new FieldSet());
+  }
+
+  private addChild(pe: PathElement, set: FieldSet): FieldSet {
+    this.childList.push({ pe, set });
     return set;
   }
 
   /** adds the paths of `set` under `pe` (mutates; `set` becomes part of this one) */
   insertChild(pe: PathElement, set: FieldSet): void {
-    const children = this.children;
-    const last = children.length - 1;
-    const at = last < 0 || comparePathElements(children[last].pe, pe) < 0 ? -children.length - 1 : searchChildren(children, pe);
-    if (at < 0) {
-      children.splice(-at - 1, 0, { pe, set });
-      return;
+    const children = this.childList;
+    if (!this.childrenUnsorted) {
+      const last = children.length - 1;
+      const at = last < 0 || comparePathElements(children[last].pe, pe) < 0 ? -children.length - 1 : searchChildren(children, pe);
+      if (at >= 0) return children[at].set.absorb(set);
+      if (at === -children.length - 1 || children.length < SORTED_INSERT_LIMIT) {
+        children.splice(-at - 1, 0, { pe, set });
+        return;
+      }
+      this.childrenUnsorted = true;
     }
-    // a second key for the same element (a map-list key spelled in another order)
-    const node = children[at].set;
-    const merged = node.union(set);
-    node.members.splice(0, node.members.length, ...merged.members);
-    node.children.splice(0, node.children.length, ...merged.children);
+    this.addChild(pe, set);
+  }
+
+  /** takes in the paths of `o` (a second key for the same element: a map-list key spelled in
+   *  another order, or an element given twice) */
+  private absorb(o: FieldSet): void {
+    const merged = this.union(o);
+    if (merged === this) return;
+    this.memberList = [...merged.members];
+    this.childList = [...merged.children];
+  }
+
+  private sortMembers(): void {
+    const sorted = this.memberList.sort(comparePathElements);
+    let kept = 0;
+    for (let i = 0; i < sorted.length; i++) {
+      if (kept > 0 && pathElementsEqual(sorted[kept - 1], sorted[i])) continue;
+      sorted[kept++] = sorted[i];
+    }
+    sorted.length = kept;
+    this.membersUnsorted = false;
+  }
+
+  private sortChildren(): void {
+    // a stable sort: of a child added twice, the first stays and takes in the later ones
+    const sorted = this.childList.sort((a, b) => comparePathElements(a.pe, b.pe));
+    let kept = 0;
+    for (let i = 0; i < sorted.length; i++) {
+      if (kept > 0 && pathElementsEqual(sorted[kept - 1].pe, sorted[i].pe)) {
+        sorted[kept - 1].set.absorb(sorted[i].set);
+        continue;
+      }
+      sorted[kept++] = sorted[i];
+    }
+    sorted.length = kept;
+    this.childrenUnsorted = false;
   }
 
   hasMember(pe: PathElement): boolean {
@@ -182,10 +257,16 @@ export class FieldSet {
 
   /** the members that are not also parents, at every level */
   leaves(): FieldSet {
-    const members = this.members.filter((m) => !this.children.some((c) => pathElementsEqual(c.pe, m)));
+    const children = this.children;
+    // both lists are sorted: one pass tells which members are also parents
+    let j = 0;
+    const members = this.members.filter((m) => {
+      while (j < children.length && comparePathElements(children[j].pe, m) < 0) j++;
+      return !(j < children.length && pathElementsEqual(children[j].pe, m));
+    });
     return new FieldSet(
       members,
-      this.children.map((c) => ({ pe: c.pe, set: c.set.leaves() })),
+      children.map((c) => ({ pe: c.pe, set: c.set.leaves() })),
     );
   }
 

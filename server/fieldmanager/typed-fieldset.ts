@@ -77,7 +77,7 @@ export function ensureNamedFieldsAreMembers(set: FieldSet, type: TypeRef | undef
     else if ('key' in c.pe && atom?.list) t = atom.list.element;
     return { pe: c.pe, set: ensureNamedFieldsAreMembers(c.set, t) };
   });
-  return new FieldSet(extra.members, children);
+  return new FieldSet([...extra.members], children);
 }
 
 /**

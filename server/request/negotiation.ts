@@ -2,12 +2,12 @@
 // type (and an optional conversion to Table / PartialObjectMetadata), Content-Type picks how
 // a request body is decoded.
 
-import { parseAllDocuments } from 'yaml';
-import { jsonTooDeep, MAX_NESTING_DEPTH, valueTooDeep, yamlTooDeep, type TooDeep } from '../limits/decode-limits.js';
+import { jsonTooDeep, type TooDeep } from '../limits/decode-limits.js';
 import { decodeProtobufBody, UnsupportedProtobufKind } from '../protobuf/http.js';
 import { CborDecodeError, decodeCbor } from '../cbor/index.js';
 import { BoundedMemo } from '../machinery/bounded-memo.js';
 import { errors, type StatusError } from '../machinery/status.js';
+import { decodeYaml } from './yaml.js';
 
 export const JSON_MEDIA_TYPE = 'application/json';
 export const YAML_MEDIA_TYPE = 'application/yaml';
@@ -266,9 +266,6 @@ export function decodeCborBody(body: Buffer): unknown {
   }
 }
 
-/** aliases a YAML body may expand (bounds alias bombs) */
-const MAX_YAML_ALIASES = 100;
-
 /** Decodes a body to a JSON value. Malformed input is a 400 that names the problem; a
  *  protobuf body of a kind without a protobuf form (a custom resource) is a 415. */
 export function decodeBody(body: Buffer, format: MediaFormat): unknown {
@@ -300,54 +297,4 @@ export function decodeBody(body: Buffer, format: MediaFormat): unknown {
 /** Go's scanner's words for JSON nested too deep */
 export function jsonDepthMessage(tooDeep: TooDeep): string {
   return `invalid character '${tooDeep.char}' exceeded max depth`;
-}
-
-/** sigs.k8s.io/yaml's words for YAML nested too deep (with our limit) */
-export const YAML_TOO_DEEP = `yaml: exceeded max depth of ${MAX_NESTING_DEPTH}`;
-
-/** Decodes the first document of a YAML text. Its depth is checked before the parser runs
- *  (the parser recurses per level) and again after aliases were expanded. */
-export function decodeYaml(text: string): unknown {
-  const json = asJson(text);
-  if (json.parsed) return json.value;
-  if (yamlTooDeep(text, MAX_NESTING_DEPTH)) throw errors.badRequest(`error converting YAML to JSON: ${YAML_TOO_DEEP}`);
-  let value: unknown;
-  try {
-    // prettyErrors would give every error the text around it: one scan of the text per error,
-    // and a hostile body makes an error per key (seconds of CPU for a few hundred KB)
-    const docs = parseAllDocuments(text, { uniqueKeys: false, prettyErrors: false });
-    const list = Array.isArray(docs) ? docs : [docs];
-    const first = list.find((d) => d.contents !== null) ?? list[0];
-    if (!first) return null;
-    const firstError = first.errors[0];
-    if (firstError) throw new Error(`yaml: line ${lineAt(text, firstError.pos[0])}: ${firstError.message}`);
-    value = first.toJS({ maxAliasCount: MAX_YAML_ALIASES });
-  } catch (err) {
-    throw errors.badRequest(`error converting YAML to JSON: ${(err as Error).message}`);
-  }
-  if (valueTooDeep(value)) throw errors.badRequest(`error converting YAML to JSON: ${YAML_TOO_DEEP}`);
-  return value;
-}
-
-/** the 1-based line of a text offset */
-function lineAt(text: string, offset: number): number {
-  let line = 1;
-  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) line++;
-  return line;
-}
-
-/**
- * YAML bodies are most often JSON (kubectl sends server-side apply patches that way), and JSON
- * is YAML: JSON.parse reads them many times faster than the YAML parser, with the same result.
- */
-function asJson(text: string): { parsed: true; value: unknown } | { parsed: false } {
-  const start = text.search(/\S/);
-  if (start < 0 || (text[start] !== '{' && text[start] !== '[')) return { parsed: false };
-  const bytes = Buffer.from(text, 'utf8');
-  if (jsonTooDeep(bytes)) return { parsed: false };
-  try {
-    return { parsed: true, value: JSON.parse(text) };
-  } catch {
-    return { parsed: false };
-  }
 }

@@ -9,15 +9,16 @@
 import { fieldManagers, type FieldManagers } from '../../fieldmanager/field-managers.js';
 import type { JsonMap } from '../../fieldmanager/value.js';
 import { errors, StatusError } from '../../machinery/status.js';
-import { decodeYaml } from '../../request/negotiation.js';
+import { decodeYamlText } from '../../request/yaml.js';
 import { CborDecodeError, decodeCbor } from '../../cbor/index.js';
-import { warningsOf, yamlDuplicateKeysError } from '../field-validation-yaml.js';
+import { warningsOf, type YamlBodyFacts, yamlFacts } from '../field-validation-yaml.js';
 import { APPLY_CBOR_PATCH_TYPE, APPLY_PATCH_TYPE } from './appliers.js';
 import type { PatchApplier } from './types.js';
 
 interface ParsedApply {
   config: JsonMap;
-  text: string;
+  /** a YAML configuration's repeated keys (CBOR has none: its decoder refuses them) */
+  facts?: YamlBodyFacts;
 }
 
 function goTypeOf(v: unknown): string {
@@ -30,22 +31,25 @@ function goTypeOf(v: unknown): string {
 function parseApply(body: Buffer): ParsedApply {
   const text = body.toString('utf8');
   let doc: unknown;
+  let facts: YamlBodyFacts;
   try {
-    doc = decodeYaml(text);
+    const decoded = decodeYamlText(text);
+    doc = decoded.value;
+    facts = yamlFacts(decoded, text);
   } catch (err) {
     throw errors.badRequest(`error decoding YAML: ${(err as Error).message}`);
   }
-  if (doc === null || doc === undefined) return { config: {}, text };
+  if (doc === null || doc === undefined) return { config: {}, facts };
   if (typeof doc !== 'object' || Array.isArray(doc)) {
     throw errors.badRequest(
       `error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${goTypeOf(doc)} into Go value of type map[string]interface {}`,
     );
   }
-  return { config: doc as JsonMap, text };
+  return { config: doc as JsonMap, facts };
 }
 
-/** A CBOR configuration: the decoder refuses repeated keys outright, so no text is kept for
- *  the duplicate-field check. kube words the failure as for YAML. */
+/** A CBOR configuration: the decoder refuses repeated keys outright. kube words the failure
+ *  as for YAML. */
 function parseCborApply(body: Buffer): ParsedApply {
   let doc: unknown;
   try {
@@ -54,11 +58,11 @@ function parseCborApply(body: Buffer): ParsedApply {
     if (err instanceof CborDecodeError) throw errors.badRequest(`error decoding YAML: ${err.message}`);
     throw err;
   }
-  if (doc === null) return { config: {}, text: '' };
+  if (doc === null) return { config: {} };
   if (typeof doc !== 'object' || Array.isArray(doc)) {
     throw errors.badRequest(`error decoding YAML: cbor: cannot unmarshal ${goTypeOf(doc)} into Go value of type map[string]interface {}`);
   }
-  return { config: doc as JsonMap, text: '' };
+  return { config: doc as JsonMap };
 }
 
 export function createApplyPatchApplier(managers: FieldManagers = fieldManagers(), format: 'yaml' | 'cbor' = 'yaml'): PatchApplier {
@@ -67,14 +71,14 @@ export function createApplyPatchApplier(managers: FieldManagers = fieldManagers(
     isApply: true,
     parse: format === 'cbor' ? parseCborApply : parseApply,
     apply(current, parsed, target) {
-      const { config, text } = parsed as ParsedApply;
+      const { config, facts } = parsed as ParsedApply;
       const fm = managers.for(target.resource.info, target.resource.subresource ?? '', target.resource.statusKeepsLabels);
       // a fresh copy per attempt: a conflicting write makes the registry apply again
       const result = fm.apply(current, structuredClone(config), target.fieldManager, target.force);
       target.ctx.managedFieldsRecorded = true;
       const fieldValidation = target.ctx.fieldValidation;
-      if (text !== '' && (fieldValidation === 'Strict' || fieldValidation === 'Warn')) {
-        const strict = yamlDuplicateKeysError(text);
+      if (facts && (fieldValidation === 'Strict' || fieldValidation === 'Warn')) {
+        const strict = facts.duplicateKeys();
         if (strict !== undefined) {
           if (fieldValidation === 'Strict') throw new StatusError(400, 'BadRequest', `error strict decoding YAML: ${strict}`);
           for (const w of warningsOf(strict)) if (!target.ctx.warnings.includes(w)) target.ctx.warnings.push(w);
