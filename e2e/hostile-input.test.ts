@@ -396,6 +396,28 @@ describe('issue 8: hostile input must never take a replica down or reach another
     await assertWell();
   });
 
+  it("a YAML body repeating one key 100,000 times gets kube-apiserver's bounded warnings, at once", async () => {
+    const t = ready().targets;
+    const lines = ['apiVersion: v1', 'kind: ConfigMap', 'metadata:', '  name: repeats', 'data:'];
+    for (let i = 0; i < 100_000; i++) lines.push(`  a: v${i}`);
+    const res = await send({
+      caller: 'limited',
+      method: 'POST',
+      path: `/api/v1/namespaces/${t.namespace}/configmaps?dryRun=All&fieldValidation=Warn`,
+      headers: { accept: 'application/json', 'content-type': 'application/yaml' },
+      body: Buffer.from(lines.join('\n')),
+    });
+    assert.equal(res.status, 201, res.body.subarray(0, 300).toString());
+    assert.match(res.body.toString('utf8'), /"data":\{"a":"v99999"\}/);
+    // the transport joins the Warning headers with commas
+    const header = ([] as string[]).concat(res.headers.warning ?? []).join(', ');
+    assert.ok(header.startsWith('299 - "line 7: key \\"a\\" already set in map", 299 - "line 8: '), header.slice(0, 200));
+    // kube's recorder: about 4096 characters of warning text, then no more
+    const count = header.split('299 - "line ').length - 1;
+    assert.ok(count > 50 && header.length < 8192, `${count} warnings, ${header.length} characters`);
+    await assertWell();
+  });
+
   it('more than 16 KB of headers over HTTP/1.1 is accepted (kube accepts up to 1 MiB)', async () => {
     const t = ready().targets;
     const selector = `app notin (${Array.from({ length: 2500 }, (_v, i) => `v${i}`).join(',')})`;

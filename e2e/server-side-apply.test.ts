@@ -273,6 +273,47 @@ data: {keep: "1", drop: "2"}
     assert.deepEqual(jsonOf<Obj>(res).data, { a: 'x', b: '2' });
   });
 
+  it('an object etcd takes only without its managedFields is written without them; apply is refused', async () => {
+    // ~0.9 MB of data and as much again of managedFields: over etcd's 1.5 MiB request limit
+    // together, under it alone
+    const data = (extra: string): Record<string, string> => {
+      const d: Record<string, string> = { extra };
+      for (let i = 0; i < 70_000; i++) d[`k${String(i).padStart(5, '0')}`] = 'v';
+      return d;
+    };
+    const created = await kapi.http.post(`/api/v1/namespaces/${ns}/configmaps?fieldManager=writer`, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'too-large' },
+      data: data('1'),
+    });
+    assert.equal(created.status, 201, created.body.slice(0, 300));
+    const createdObj = jsonOf<Obj>(created);
+    assert.equal(createdObj.metadata.managedFields, undefined);
+    assert.equal(Object.keys(createdObj.data ?? {}).length, 70_001);
+
+    const updated = await kapi.http.put(cmPath('too-large'), { ...createdObj, data: data('2') });
+    assert.equal(updated.status, 200, updated.body.slice(0, 300));
+    assert.equal(jsonOf<Obj>(updated).metadata.managedFields, undefined);
+    assert.equal(jsonOf<Obj>(updated).data?.extra, '2');
+
+    const patched = await kapi.http.patch(cmPath('too-large'), { data: { extra: '3' } });
+    assert.equal(patched.status, 200, patched.body.slice(0, 300));
+    assert.equal(jsonOf<Obj>(patched).data?.extra, '3');
+
+    const stored = await getJson('configmap', 'too-large');
+    assert.equal(stored.data?.extra, '3');
+
+    const applied = await kapi.http.patch(
+      `${cmPath('too-large-applied')}?fieldManager=applier`,
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'too-large-applied' }, data: data('1') },
+      'application/apply-patch+yaml',
+    );
+    assert.equal(applied.status, 500, applied.body.slice(0, 300));
+    assert.equal(jsonOf(applied).message, 'Internal error occurred: etcdserver: request is too large');
+    assert.equal((await kapi.http.get(cmPath('too-large-applied'))).status, 404);
+  });
+
   it('managedFields rules: [{}] strips, [] does not reset, a reset with changes gives the changes to the requester', async () => {
     const create = async (name: string) => {
       const res = await kapi.http.post(`/api/v1/namespaces/${ns}/configmaps?fieldManager=creator`, {

@@ -13,6 +13,7 @@ export type StorageErrorCode =
   | 'TooLargeResourceVersion' // 504 Timeout "Too large resource version"
   | 'TooManyRequests' // 429 with Retry-After: the cache could not catch up in time
   | 'ReadConditionFailed' // 409: an optimistic read a write relied on changed (read-fence.ts)
+  | 'RequestTooLarge' // 500 with etcd's words: the write is over etcd's --max-request-bytes
   | 'Unavailable'; // 503 etcd unreachable
 
 export class StorageError extends Error {

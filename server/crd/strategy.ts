@@ -15,6 +15,7 @@ import type { JSONSchemaProps } from '../registry/apiextensions/json-schema-prop
 import { validateCustomResource } from '../registry/apiextensions/schema-validation.js';
 import { applyDefaults } from './defaulting.js';
 import { prune } from './pruning.js';
+import { addWarnings } from '../machinery/warnings.js';
 
 function withoutMetaAndStatus(obj: KubeObject, dropStatus: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -43,7 +44,7 @@ export function pruneAndDefault(
           `${c.info.kind} in version ${JSON.stringify(c.info.version)} cannot be handled as a ${c.info.kind}: strict decoding error: ${messages.join(', ')}`,
         );
       }
-      if (mode === 'Warn') for (const m of messages) if (!c.request.warnings.includes(m)) c.request.warnings.push(m);
+      if (mode === 'Warn') addWarnings(c.request.warnings, messages);
     }
   }
   applyDefaults(obj, schema);

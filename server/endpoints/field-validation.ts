@@ -32,6 +32,7 @@ import {
 import { goFormat } from './patch/strategic-go.js';
 import type { Json } from '../machinery/json-patch.js';
 import type { Scope } from './scope.js';
+import { addWarnings } from '../machinery/warnings.js';
 
 export type FieldValidation = RequestContext['fieldValidation'];
 
@@ -57,7 +58,7 @@ function report(req: FieldValidationRequest, strict: readonly string[], refuse: 
   if (strict.length === 0 || req.fieldValidation === 'Ignore') return;
   if (req.fieldValidation === 'Strict') throw refuse(`strict decoding error: ${strict.join(', ')}`);
   for (const e of strict) {
-    for (const w of warningsOf(e)) if (!req.warnings.includes(w)) req.warnings.push(w);
+    addWarnings(req.warnings, warningsOf(e));
   }
 }
 

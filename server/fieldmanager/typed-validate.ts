@@ -5,8 +5,8 @@
 
 import { pathElementString } from './path.js';
 import { memberType, type ScalarKind, type TypeRef } from './schema.js';
-import { atomKind, deduceAtom, ListItemError, listItemPathElement } from './typed-common.js';
-import { comparePathElements, type PathElement } from './path.js';
+import { atomKind, deduceAtom, ListItemError, listItemPathElement, pathElementId } from './typed-common.js';
+import type { PathElement } from './path.js';
 import { goValue, isMap, type Json } from './value.js';
 
 /** how Go's %#v prints a structured-merge-diff value holding `v` */
@@ -57,7 +57,7 @@ function walk(v: Json, type: TypeRef, path: string, errs: string[], allowDuplica
       if (v === null) return;
       if (!Array.isArray(v)) return void at(`expected list, got ${goValue(v)}`);
       const list = a.list!;
-      const seen: PathElement[] = [];
+      const seen = new Set<string>();
       for (let i = 0; i < v.length; i++) {
         let pe: PathElement;
         if (list.atomic) pe = { index: i };
@@ -68,10 +68,9 @@ function walk(v: Json, type: TypeRef, path: string, errs: string[], allowDuplica
             if (!(err instanceof ListItemError)) throw err;
             return void at(`element ${i}: ${err.message}`);
           }
-          if (seen.some((s) => comparePathElements(s, pe) === 0) && !allowDuplicates) {
-            at(`duplicate entries for key ${pathElementString(pe)}`);
-          }
-          seen.push(pe);
+          const id = pathElementId(pe);
+          if (seen.has(id) && !allowDuplicates) at(`duplicate entries for key ${pathElementString(pe)}`);
+          seen.add(id);
         }
         walk(v[i], list.element, path + pathElementString(pe), errs, allowDuplicates);
       }

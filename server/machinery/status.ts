@@ -224,6 +224,7 @@ export function statusFromStorageError(err: StorageError, ref: ResourceRef): Sta
       // the registry reads again and retries: a client sees this only if that fails too
       return errors.conflict(ref, err.message);
     case 'InvalidObject':
+    case 'RequestTooLarge':
       return errors.internal(err.message);
     case 'Unavailable':
       return errors.unavailable(err.message);

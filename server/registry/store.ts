@@ -63,6 +63,7 @@ import type { FinishFunc, ResourceStrategy, StrategyContext } from './strategy.j
 import { fieldErrors, invalidError, type FieldError } from '../machinery/validation/field-error.js';
 import { nameIsPathSegment, isDNS1123Label } from '../machinery/validation/names.js';
 import { validateObjectMeta } from './validation/object-meta.js';
+import { addWarnings } from '../machinery/warnings.js';
 
 export interface GenericStoreConfig {
   info: ResourceInfo;
@@ -712,6 +713,13 @@ export class GenericStore implements RESTResource {
     throw last;
   }
 
+  /** An object etcd refused as too large may be written without its managedFields (often
+   *  the larger part), as kube-apiserver does for creates, updates and patches but not for
+   *  server-side apply, whose field ownership is the point of the write. */
+  private mayDropManagedFields(ctx: RequestContext, e: unknown): boolean {
+    return isStorageError(e, 'RequestTooLarge') && !ctx.managedFieldsRecorded;
+  }
+
   /** system metadata of a new object: uid, creation time, nothing of a past life */
   protected fillNewObjectMeta(obj: KubeObject, now: Date): void {
     const meta = obj.metadata;
@@ -734,7 +742,7 @@ export class GenericStore implements RESTResource {
     // the generic rule every name must also pass (a path segment)
     errs = validateObjectMeta(obj.metadata, this.strategy.namespaced, nameIsPathSegment);
     if (errs.length) throw this.invalid(name, errs);
-    ctx.warnings.push(...this.strategy.warningsOnCreate(obj, c));
+    addWarnings(ctx.warnings, this.strategy.warningsOnCreate(obj, c));
     this.strategy.canonicalize(obj);
   }
 
@@ -773,6 +781,11 @@ export class GenericStore implements RESTResource {
           });
           break;
         } catch (e) {
+          if (obj.metadata.managedFields && this.mayDropManagedFields(ctx, e)) {
+            // once more without them (admission reads again, strictly)
+            delete obj.metadata.managedFields;
+            continue;
+          }
           if (!(optimistic && isStorageError(e, 'ReadConditionFailed'))) throw e;
         }
       }
@@ -820,6 +833,7 @@ export class GenericStore implements RESTResource {
     const key = this.keys.objectKey(ctx.namespace, name);
     // subresources never create
     const allowCreate = !this.subresource && (this.strategy.allowCreateOnUpdate || opts.allowCreate);
+    let withoutManagedFields = false;
     for (;;) {
       let created = false;
       let finish: FinishFunc | undefined;
@@ -837,11 +851,13 @@ export class GenericStore implements RESTResource {
               created = true;
               const r = await this.prepareCreateOnUpdate(ctx, name, transform);
               finish = r.finish;
+              if (withoutManagedFields) delete r.object.metadata.managedFields;
               return r.object;
             }
             created = false;
             const r = await this.prepareUpdate(ctx, name, current, transform);
             finish = r.finish;
+            if (withoutManagedFields) delete r.object.metadata.managedFields;
             return r.object;
           },
           new ObjectUpdateOptions(ctx, allowCreate, this.strategy.ttlSeconds),
@@ -854,6 +870,10 @@ export class GenericStore implements RESTResource {
         if (e instanceof EmptiedFinalizers) {
           const done = await this.deleteEmptied(ctx, key, name, e);
           if (done) return { object: done, created: false };
+          continue;
+        }
+        if (!withoutManagedFields && this.mayDropManagedFields(ctx, e)) {
+          withoutManagedFields = true;
           continue;
         }
         throw this.mapError(e, name);
@@ -980,7 +1000,7 @@ export class GenericStore implements RESTResource {
     }
     const errs = [...validateObjectMeta(m, this.strategy.namespaced, nameIsPathSegment), ...this.strategy.validateUpdate(obj, current, c)];
     if (errs.length) throw this.invalid(m.name ?? name, errs);
-    ctx.warnings.push(...this.strategy.warningsOnUpdate(obj, current, c));
+    addWarnings(ctx.warnings, this.strategy.warningsOnUpdate(obj, current, c));
     this.strategy.canonicalize(obj);
   }
 

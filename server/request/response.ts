@@ -11,6 +11,7 @@ import { goParseBool } from './query.js';
 import { toStatusError, type ResourceRef, type StatusError } from '../machinery/status.js';
 import { header, type HttpResponse, type RequestState } from './types.js';
 import { unreadResponseBudget, type BookedBody } from './unread-budget.js';
+import { truncatedWarning, warningsTruncated } from '../machinery/warnings.js';
 
 const gzip = promisify(gzipCallback);
 
@@ -60,12 +61,14 @@ function headerSafe(state: RequestState, value: string): string {
 
 export function applyWarnings(state: RequestState): void {
   if (state.warnings.length === 0 || state.res.headersSent) return;
+  // past kube's total every text is cut (the recorder stopped taking them soon after)
+  const cut = warningsTruncated(state.warnings);
   const seen = new Set<string>();
   const values: string[] = [];
   for (const w of state.warnings) {
     if (!w || seen.has(w)) continue;
     seen.add(w);
-    values.push(headerSafe(state, warningHeaderValue(w)));
+    values.push(headerSafe(state, warningHeaderValue(cut ? truncatedWarning(w) : w)));
   }
   if (values.length > 0) state.res.setHeader('Warning', values);
 }

@@ -27,6 +27,7 @@ const FUTURE_REVISION = 'mvcc: required revision is a future revision';
 const LEASE_NOT_FOUND = 'requested lease not found';
 const LEASE_EXISTS = 'lease already exists';
 const TOO_MANY_OPS = 'too many operations in txn request';
+const REQUEST_TOO_LARGE = 'etcdserver: request is too large';
 
 export function isCompactedError(err: unknown): boolean {
   return err instanceof EtcdError && err.message.includes(COMPACTED);
@@ -43,6 +44,11 @@ export function isLeaseNotFoundError(err: unknown): boolean {
 /** a txn with more compares or operations than the cluster's --max-txn-ops (128 by default) */
 export function isTooManyOpsError(err: unknown): boolean {
   return err instanceof EtcdError && err.message.includes(TOO_MANY_OPS);
+}
+
+/** a request over the member's --max-request-bytes (1.5 MiB by default) */
+export function isRequestTooLargeError(err: unknown): boolean {
+  return err instanceof EtcdError && err.code === GrpcStatus.INVALID_ARGUMENT && err.message === REQUEST_TOO_LARGE;
 }
 
 export function isLeaseExistsError(err: unknown): boolean {

@@ -9,6 +9,7 @@ import {
   isFutureRevisionError,
   isLeaseNotFoundError,
   isTooManyOpsError,
+  isRequestTooLargeError,
   isUnavailableError,
   type EtcdError,
 } from '../etcd/errors.js';
@@ -210,12 +211,14 @@ class Etcd3Store implements Storage {
     return this.pathPrefix + (key.startsWith('/') ? key.slice(1) : key);
   }
 
-  /** runs an etcd call; an unreachable etcd becomes StorageError Unavailable */
+  /** runs an etcd call; an unreachable etcd becomes StorageError Unavailable, a write over
+   *  etcd's request size RequestTooLarge */
   private async etcd<T>(key: string, call: () => Promise<T>): Promise<T> {
     try {
       return await call();
     } catch (err) {
       if (isUnavailableError(err)) throw new StorageError('Unavailable', key, `etcd unavailable: ${(err as EtcdError).message}`);
+      if (isRequestTooLargeError(err)) throw new StorageError('RequestTooLarge', key, (err as EtcdError).message);
       throw err;
     }
   }

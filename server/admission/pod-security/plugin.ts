@@ -34,6 +34,7 @@ import {
   type Policy,
 } from './policy.js';
 import { extractPodSpec, POD_SPEC_RESOURCES, type Container, type PodMeta, type PodSpec } from './spec.js';
+import { addWarnings } from '../../machinery/warnings.js';
 
 export const PLUGIN_NAME = 'PodSecurity';
 
@@ -86,7 +87,7 @@ export class PodSecurityPlugin implements AdmissionPlugin {
   async validate(attrs: AdmissionAttributes, ctx: AdmissionRequestContext): Promise<void> {
     if (!this.handles(attrs) || !attrs.object) return;
     const outcome = await this.evaluate(attrs, ctx.readFence);
-    ctx.warnings.push(...outcome.warnings);
+    addWarnings(ctx.warnings, outcome.warnings);
     for (const [k, v] of Object.entries(outcome.annotations)) ctx.auditAnnotations[LABEL_PREFIX + k] = v;
     if (outcome.error) throw outcome.error;
   }

@@ -17,6 +17,7 @@ import { PolicyCache } from './compiled.js';
 import { followPolicyStatus } from './status.js';
 import { dispatch, type DispatchEnvironment, type ParamResource, type PolicyHook } from './dispatcher.js';
 import type { BindingObject, ParamKind, PolicyObject } from './types.js';
+import { addWarnings } from '../../machinery/warnings.js';
 
 const GROUP = 'admissionregistration.k8s.io';
 const VERSION = 'v1';
@@ -147,7 +148,7 @@ export function createValidatingAdmissionPolicyPlugin(deps: AdmissionDeps): Vali
       const active = hooks();
       if (active.length === 0) return;
       const result = await dispatch(active, attrs, env);
-      ctx.warnings.push(...result.warnings);
+      addWarnings(ctx.warnings, result.warnings);
       Object.assign(ctx.auditAnnotations, result.auditAnnotations);
       if (result.denial) throw result.denial;
     },

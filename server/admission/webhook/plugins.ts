@@ -15,6 +15,7 @@ import { startWebhookSource, type WebhookSource } from './source.js';
 import { credentialResolverFrom } from './credentials.js';
 import { AuthorizerSession } from '../../cel/authorizer-library.js';
 import type { VerifiedResponse } from './review.js';
+import { addWarnings } from '../../machinery/warnings.js';
 
 export const MUTATING_PLUGIN = 'MutatingAdmissionWebhook';
 export const VALIDATING_PLUGIN = 'ValidatingAdmissionWebhook';
@@ -42,14 +43,18 @@ async function waitReady(source: WebhookSource, ctx: AdmissionRequestContext): P
 }
 
 function recordAnswer(name: string, answer: Pick<VerifiedResponse, 'warnings' | 'auditAnnotations'>, ctx: AdmissionRequestContext): void {
-  for (const w of answer.warnings) ctx.warnings.push(w);
+  addWarnings(ctx.warnings, answer.warnings);
   for (const [k, v] of Object.entries(answer.auditAnnotations)) ctx.auditAnnotations[`${name}/${k}`] = v;
 }
 
 /** the denial's own warnings go out with it */
 function forwardDenialWarnings(err: unknown, ctx: AdmissionRequestContext): void {
   const w = (err as { webhookWarnings?: unknown }).webhookWarnings;
-  if (Array.isArray(w)) for (const x of w) if (typeof x === 'string') ctx.warnings.push(x);
+  if (Array.isArray(w))
+    addWarnings(
+      ctx.warnings,
+      w.filter((x): x is string => typeof x === 'string'),
+    );
 }
 
 async function invocationsFor(

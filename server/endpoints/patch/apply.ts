@@ -14,6 +14,7 @@ import { CborDecodeError, decodeCbor } from '../../cbor/index.js';
 import { warningsOf, type YamlBodyFacts, yamlFacts } from '../field-validation-yaml.js';
 import { APPLY_CBOR_PATCH_TYPE, APPLY_PATCH_TYPE } from './appliers.js';
 import type { PatchApplier } from './types.js';
+import { addWarnings } from '../../machinery/warnings.js';
 
 interface ParsedApply {
   config: JsonMap;
@@ -81,7 +82,7 @@ export function createApplyPatchApplier(managers: FieldManagers = fieldManagers(
         const strict = facts.duplicateKeys();
         if (strict !== undefined) {
           if (fieldValidation === 'Strict') throw new StatusError(400, 'BadRequest', `error strict decoding YAML: ${strict}`);
-          for (const w of warningsOf(strict)) if (!target.ctx.warnings.includes(w)) target.ctx.warnings.push(w);
+          addWarnings(target.ctx.warnings, warningsOf(strict));
         }
       }
       return result;

@@ -17,6 +17,7 @@ import { StrategicMergePatchError } from './strategic-errors.js';
 import { goFormat, goTypeOf, isObject, type JsonObject } from './strategic-go.js';
 import { patchSchemaOf, unknownPatchSchema, type PatchSchema } from './strategic-schema.js';
 import type { PatchApplier, PatchTarget } from './types.js';
+import { addWarnings } from '../../machinery/warnings.js';
 
 /** a parsed patch body: the document, or why it is not one */
 interface ParsedPatch {
@@ -124,7 +125,7 @@ export function createStrategicMergePatchApplier(opts: StrategicApplierOptions =
         if (target.ctx.fieldValidation === 'Strict') throw invalidPatch(patch, `strict decoding error: ${strictErrors.join(', ')}`);
         if (target.ctx.fieldValidation === 'Warn') {
           // once, however often a conflicting write makes the patch apply again
-          for (const w of strictErrors) if (!target.ctx.warnings.includes(w)) target.ctx.warnings.push(w);
+          addWarnings(target.ctx.warnings, strictErrors);
         }
       }
       if (result.metadata !== undefined && result.metadata !== null && !isObject(result.metadata)) {

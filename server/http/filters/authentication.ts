@@ -11,6 +11,7 @@ import type { Filter, HttpRequest } from '../../request/types.js';
 
 export type { AnonymousOptions } from '../../authn/authenticator.js';
 import type { AnonymousOptions } from '../../authn/authenticator.js';
+import { addWarning } from '../../machinery/warnings.js';
 
 export interface AuthenticationOptions {
   authenticator: Authenticator;
@@ -76,7 +77,7 @@ export function withAuthentication(opts: AuthenticationOptions): Filter {
       return;
     }
     if (!user) {
-      if (spaceBeforeBearerToken(state.req.headers.authorization)) state.warnings.push(SPACE_BEFORE_TOKEN_WARNING);
+      if (spaceBeforeBearerToken(state.req.headers.authorization)) addWarning(state.warnings, SPACE_BEFORE_TOKEN_WARNING);
       const anon = opts.anonymous;
       const allowed = anon?.enabled === true && (anon.paths === undefined || anon.paths.some((p) => pathMatches(p, state.path)));
       if (!allowed) {

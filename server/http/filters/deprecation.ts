@@ -10,6 +10,7 @@
 import { defaultMetrics, type ApiserverMetrics } from '../../metrics/apiserver-metrics.js';
 import type { Filter, Handler, RequestState } from '../../request/types.js';
 import { addAuditAnnotations } from '../../request/audit-annotations.js';
+import { addWarning } from '../../machinery/warnings.js';
 
 export interface ApiDeprecation {
   readonly warning: string;
@@ -36,7 +37,7 @@ export function withDeprecationWarnings(deprecationOf: DeprecationLookup, metric
 
 async function serveDeprecated(state: RequestState, deprecation: ApiDeprecation, next: Handler, metrics: ApiserverMetrics): Promise<void> {
   const info = state.info;
-  if (deprecation.warning !== '' && !state.warnings.includes(deprecation.warning)) state.warnings.push(deprecation.warning);
+  addWarning(state.warnings, deprecation.warning);
   await next(state);
   // reached when the handler answered (a thrown handler is the panic filter's 500, which
   // kube records at no route either)

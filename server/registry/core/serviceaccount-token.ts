@@ -10,6 +10,7 @@ import { asObject, isObject, rfc3339 } from '../object.js';
 import type { RequestContext } from '../rest.js';
 import { CreateOnlyResource } from '../create-only.js';
 import { fieldErrors, invalidError, type FieldError } from '../../machinery/validation/field-error.js';
+import { addWarning } from '../../machinery/warnings.js';
 
 export const DEFAULT_TOKEN_EXPIRATION_SECONDS = 3600;
 /** the expiration kube's admission gives projected tokens, which may be extended (1h + 7s) */
@@ -138,7 +139,7 @@ export class ServiceAccountTokenResource extends CreateOnlyResource {
     spec.audiences = audiences;
     const max = this.opts.maxExpirationSeconds;
     if (max > 0 && (spec.expirationSeconds as number) > max) {
-      ctx.warnings.push(`requested expiration of ${spec.expirationSeconds as number} seconds shortened to ${max} seconds`);
+      addWarning(ctx.warnings, `requested expiration of ${spec.expirationSeconds as number} seconds shortened to ${max} seconds`);
       spec.expirationSeconds = max;
     }
     let expirationSeconds = spec.expirationSeconds as number;
