@@ -18,6 +18,7 @@ import type { Json } from '../../machinery/json-patch.js';
 import { smpErrors } from './strategic-errors.js';
 import { goTypeOf, goEqual, hasKey, isObject, type GoType, type JsonObject } from './strategic-go.js';
 import { findByMergeKey, normalizeOrder, partitionByPresence, type ItemIdentity } from './strategic-order.js';
+import { deduplicateScalars, firstNonMap, goEqualityKey, InPlaceRemoval, mergeKeyOf, scanning } from './strategic-index.js';
 import type { PatchMeta, PatchSchema } from './strategic-schema.js';
 
 export { StrategicMergePatchError } from './strategic-errors.js';
@@ -283,7 +284,7 @@ function mergeList(original: Json[], patch: Json[], schema: PatchSchema, mergeKe
   let live = original;
   let patchItems = patch;
   if (itemType !== 'map') {
-    if (isDeleteList) return original.filter((v) => !patch.some((d) => goEqual(d, v)));
+    if (isDeleteList) return withoutValues(original, patch);
     merged = deduplicate([...original, ...patch]);
   } else {
     if (mergeKey === '') throw smpErrors.mergeListWithoutKey(schema.name);
@@ -297,8 +298,19 @@ function mergeList(original: Json[], patch: Json[], schema: PatchSchema, mergeKe
   return normalizeOrder(named, others, patchItems, live, id);
 }
 
+/** the items of `list` equal to none of `values` */
+function withoutValues(list: Json[], values: Json[]): Json[] {
+  if (values.length <= scanning.limit) return list.filter((v) => !values.some((d) => goEqual(d, v)));
+  const gone = new Set(values.map((d) => goEqualityKey(d)));
+  return list.filter((v) => {
+    const key = goEqualityKey(v);
+    return key === undefined || !gone.has(key);
+  });
+}
+
 /** Go's in-place de-duplication of scalars (a later duplicate is overwritten by the last item) */
 function deduplicate(s: Json[]): Json[] {
+  if (s.length > scanning.limit) return deduplicateScalars(s);
   let last = s.length - 1;
   for (let i = 0; i < last; i++) {
     for (let j = i + 1; j <= last; j++) {
@@ -327,6 +339,8 @@ function applyListDirectives(original: Json[], patch: Json[], mergeKey: string):
   let length = original.length;
   const plain: Json[] = [];
   let replace = false;
+  const removal =
+    original.length > scanning.limit ? new InPlaceRemoval(original, length, mergeKey, (i) => smpErrors.notAMapInList(i)) : undefined;
   for (const v of patch) {
     const item = v as JsonObject;
     if (!hasKey(item, DIRECTIVE)) {
@@ -337,6 +351,10 @@ function applyListDirectives(original: Json[], patch: Json[], mergeKey: string):
     if (directive === 'delete') {
       if (!hasKey(item, mergeKey)) throw smpErrors.noMergeKey(item, mergeKey);
       const value = item[mergeKey] as Json;
+      if (removal) {
+        removal.removeAll(value);
+        continue;
+      }
       for (;;) {
         const i = findByMergeKey(original.slice(0, length), mergeKey, value);
         if (i < 0) break;
@@ -353,6 +371,7 @@ function applyListDirectives(original: Json[], patch: Json[], mergeKey: string):
       throw smpErrors.badPatchType(directive, item);
     }
   }
+  if (removal) length = removal.finish();
   if (replace) return { backing: plain, length: plain.length, patchItems: [] };
   return { backing: original, length, patchItems: plain };
 }
@@ -362,24 +381,78 @@ function applyListDirectives(original: Json[], patch: Json[], mergeKey: string):
 function mergeItems(backing: Json[], length: number, patch: Json[], mergeKey: string, schema: PatchSchema): Json[] {
   const appended: Json[] = [];
   let n = length;
+  const index = length + patch.length > scanning.limit ? new MergeKeyIndex(backing, length, mergeKey) : undefined;
   for (const v of patch) {
     const item = v as JsonObject;
     if (!hasKey(item, mergeKey)) throw smpErrors.noMergeKey(item, mergeKey);
-    const inBacking = backing.slice(0, Math.min(n, backing.length));
-    let i = findByMergeKey(inBacking, mergeKey, item[mergeKey] as Json);
+    const value = item[mergeKey] as Json;
+    let i = index?.exact ? index.inBacking(value, n) : findByMergeKey(backing.slice(0, Math.min(n, backing.length)), mergeKey, value);
     if (i >= 0) {
-      backing[i] = mergeMap(backing[i] as JsonObject, item, schema);
+      const merged = mergeMap(backing[i] as JsonObject, item, schema);
+      backing[i] = merged;
+      index?.merged(merged, value);
       continue;
     }
-    i = findByMergeKey(appended, mergeKey, item[mergeKey] as Json);
+    i = index?.exact ? index.inAppended(value) : findByMergeKey(appended, mergeKey, value);
     if (i >= 0) {
-      appended[i] = mergeMap(appended[i] as JsonObject, item, schema);
+      const merged = mergeMap(appended[i] as JsonObject, item, schema);
+      appended[i] = merged;
+      index?.merged(merged, value);
     } else if (n < backing.length) {
+      index?.placed(value, n, false);
       backing[n++] = v;
     } else {
+      index?.placed(value, appended.length, true);
       appended.push(v);
       n++;
     }
   }
   return [...backing.slice(0, Math.min(n, backing.length)), ...appended];
+}
+
+/** mergeItems' lookups by merge key, kept exact as long as merging leaves each item's key as it
+ *  was (a patch can remove it: from then on the scans answer) */
+class MergeKeyIndex {
+  exact = true;
+  private readonly backingFirst = new Map<string, number>();
+  private readonly appendedFirst = new Map<string, number>();
+  /** where a scan of the backing array stops with an error (-1: nowhere) */
+  private readonly nonMap: number;
+
+  constructor(
+    backing: readonly Json[],
+    length: number,
+    private readonly mergeKey: string,
+  ) {
+    this.nonMap = firstNonMap(backing, length);
+    const end = this.nonMap < 0 ? length : this.nonMap;
+    for (let i = end - 1; i >= 0; i--) {
+      const key = mergeKeyOf(backing[i] as JsonObject, mergeKey);
+      if (key !== undefined) this.backingFirst.set(key, i);
+    }
+  }
+
+  inBacking(value: Json, n: number): number {
+    const key = goEqualityKey(value);
+    const at = key === undefined ? undefined : this.backingFirst.get(key);
+    if (at !== undefined && at < n) return at;
+    if (this.nonMap >= 0 && this.nonMap < n) throw smpErrors.notAMapInList(this.nonMap);
+    return -1;
+  }
+
+  inAppended(value: Json): number {
+    const key = goEqualityKey(value);
+    return key === undefined ? -1 : (this.appendedFirst.get(key) ?? -1);
+  }
+
+  placed(value: Json, at: number, appended: boolean): void {
+    const key = goEqualityKey(value);
+    if (key === undefined) return;
+    const first = appended ? this.appendedFirst : this.backingFirst;
+    if (!first.has(key)) first.set(key, at);
+  }
+
+  merged(item: JsonObject, value: Json): void {
+    if (mergeKeyOf(item, this.mergeKey) !== goEqualityKey(value)) this.exact = false;
+  }
 }

@@ -8,7 +8,8 @@
 
 import type { Json } from '../../machinery/json-patch.js';
 import { smpErrors } from './strategic-errors.js';
-import { goEqual, hasKey, isObject } from './strategic-go.js';
+import { goEqual, hasKey, isObject, type JsonObject } from './strategic-go.js';
+import { firstNonMap, FirstPositions, goEqualityKey, mergeKeyOf, scanning } from './strategic-index.js';
 
 /** Go's stable sort over `items`, in place, with an index-based `less` as sort.SliceStable calls it */
 export function goSliceStable<T>(items: T[], less: (a: T, b: T) => boolean): void {
@@ -131,6 +132,13 @@ export function indexOfItem(list: readonly Json[], item: Json, id: ItemIdentity)
   return list.findIndex((v) => goEqual(wanted, identityOf(v, id)));
 }
 
+/** indexOfItem in `list` for many items: a scan for a short list, a map for a long one */
+function positionsIn(list: readonly Json[], id: ItemIdentity): (item: Json) => number {
+  if (list.length <= scanning.limit) return (item) => indexOfItem(list, item, id);
+  const first = new FirstPositions(list, (item) => identityOf(item, id));
+  return (item) => first.of(item);
+}
+
 /** every item of `lists` must be a map carrying the merge key */
 export function checkMergeKeys(mergeKey: string, ...lists: readonly Json[][]): void {
   for (const list of lists) {
@@ -150,10 +158,11 @@ function sortByOrder(toSort: Json[], order: readonly Json[], id: ItemIdentity): 
     kept = toSort.filter((v) => !(isObject(v) && v['$patch'] === 'delete'));
     deleted = toSort.filter((v) => isObject(v) && v['$patch'] === 'delete');
   }
+  const position = positionsIn(order, id);
   goSliceStable(kept, (a, b) => {
-    const ia = indexOfItem(order, a, id);
+    const ia = position(a);
     if (ia >= 0) {
-      const ib = indexOfItem(order, b, id);
+      const ib = position(b);
       if (ib >= 0) return ia < ib;
     }
     return true;
@@ -164,6 +173,7 @@ function sortByOrder(toSort: Json[], order: readonly Json[], id: ItemIdentity): 
 /** Weaves `left` into `right`, both already ordered: a left item goes first only when both are
  *  in the live order and it comes earlier there. */
 function weave(left: Json[], right: Json[], liveOrder: readonly Json[], id: ItemIdentity): Json[] {
+  const position = positionsIn(liveOrder, id);
   const out: Json[] = [];
   let i = 0;
   let j = 0;
@@ -173,8 +183,8 @@ function weave(left: Json[], right: Json[], liveOrder: readonly Json[], id: Item
     } else if (j >= right.length) {
       out.push(left[i++] as Json);
     } else {
-      const li = indexOfItem(liveOrder, left[i] as Json, id);
-      const ri = indexOfItem(liveOrder, right[j] as Json, id);
+      const li = position(left[i] as Json);
+      const ri = position(right[j] as Json);
       if (li >= 0 && ri >= 0 && li < ri) out.push(left[i++] as Json);
       else out.push(right[j++] as Json);
     }
@@ -199,17 +209,42 @@ export function normalizeOrder(
 export function partitionByPresence(list: readonly Json[], by: readonly Json[], id: ItemIdentity): [Json[], Json[]] {
   const present: Json[] = [];
   const absent: Json[] = [];
+  const inBy = presenceIn(by, id);
   for (const v of list) {
     if (id.maps) {
       if (!isObject(v)) throw smpErrors.badArgType('map', v);
       if (!hasKey(v, id.mergeKey)) throw smpErrors.noMergeKey(v, id.mergeKey);
-      const found = findByMergeKey(by, id.mergeKey, v[id.mergeKey] as Json);
-      (found >= 0 ? present : absent).push(v);
-    } else {
-      (by.some((x) => goEqual(x, v)) ? present : absent).push(v);
     }
+    (inBy(v) ? present : absent).push(v);
   }
   return [present, absent];
+}
+
+/** whether `by` has an item of `v`'s identity (by merge key: findByMergeKey's answer, error included) */
+function presenceIn(by: readonly Json[], id: ItemIdentity): (v: Json) => boolean {
+  if (by.length <= scanning.limit) {
+    if (id.maps) return (v) => findByMergeKey(by, id.mergeKey, (v as JsonObject)[id.mergeKey] as Json) >= 0;
+    return (v) => by.some((x) => goEqual(x, v));
+  }
+  if (!id.maps) {
+    const keys = new Set(by.map((x) => goEqualityKey(x)));
+    return (v) => {
+      const key = goEqualityKey(v);
+      return key !== undefined && keys.has(key);
+    };
+  }
+  const nonMap = firstNonMap(by);
+  const keys = new Set<string>();
+  for (let i = 0; i < (nonMap < 0 ? by.length : nonMap); i++) {
+    const key = mergeKeyOf(by[i] as JsonObject, id.mergeKey);
+    if (key !== undefined) keys.add(key);
+  }
+  return (v) => {
+    const key = goEqualityKey((v as JsonObject)[id.mergeKey] as Json);
+    if (key !== undefined && keys.has(key)) return true;
+    if (nonMap >= 0) throw smpErrors.notAMapInList(nonMap);
+    return false;
+  };
 }
 
 /** index of the first map in `list` whose `key` equals `value`; every item must be a map */
