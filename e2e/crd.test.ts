@@ -197,6 +197,63 @@ describe('CustomResourceDefinitions (kubectl 1.33, two replicas)', () => {
     assert.match(missing.stderr, /The CronTab "bad" is invalid: spec\.cronSpec: Required value/);
   });
 
+  it('60,000 values outside an enum of 2,000: a bounded 422 listing the first errors and counting the rest', async () => {
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.flood.example.com' },
+      spec: {
+        group: 'flood.example.com',
+        scope: 'Namespaced',
+        names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
+        versions: [
+          {
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: {
+              openAPIV3Schema: {
+                type: 'object',
+                properties: {
+                  spec: {
+                    type: 'object',
+                    properties: {
+                      colors: { type: 'array', items: { type: 'string', enum: Array.from({ length: 2000 }, (_v, i) => `c${i}`) } },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        ],
+      },
+    };
+    const created = await a.http.post('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
+    assert.equal(created.status, 201, created.body.slice(0, 300));
+    await waitFor(
+      'widgets to be served',
+      async () => (await a.http.get('/apis/flood.example.com/v1/namespaces/default/widgets')).status === 200,
+    );
+    const res = await a.http.post('/apis/flood.example.com/v1/namespaces/default/widgets', {
+      apiVersion: 'flood.example.com/v1',
+      kind: 'Widget',
+      metadata: { name: 'flood' },
+      spec: { colors: Array.from({ length: 60_000 }, (_v, i) => `x${i}`) },
+    });
+    assert.equal(res.status, 422, res.body.slice(0, 300));
+    assert.ok(res.body.length < 20 * 1024 * 1024, `${res.body.length} bytes`);
+    const status = jsonOf<{ message: string; details: { causes: { field: string; message: string }[] } }>(res);
+    const shown = status.details.causes.length;
+    assert.ok(shown > 100 && shown < 60_000, `${shown} causes`);
+    assert.equal(status.details.causes[0]?.field, 'spec.colors[0]');
+    assert.ok(
+      status.message.startsWith(
+        'Widget.flood.example.com "flood" is invalid: [spec.colors[0]: Unsupported value: "x0": supported values: "c0", "c1", ',
+      ),
+    );
+    assert.ok(status.message.endsWith(`, and ${60_000 - shown} more errors]`), status.message.slice(-60));
+  });
+
   it('unknown fields: refused with --validate=strict, warned with warn, pruned otherwise', async () => {
     const body = cronTab('extra', '  cronSpec: "* * * * *"\n  foo: bar');
     const strict = await kubectl(['create', '--validate=strict', '-f', '-'], { ...onA(), input: body });

@@ -124,6 +124,21 @@ function qualified(ref: ResourceRef): string {
   return ref.group ? `${ref.resource}.${ref.group}` : ref.resource;
 }
 
+/** characters of causes one Invalid status carries. kube-apiserver lists every error, and a
+ *  small body can make hundreds of thousands of them (each value of a long list outside an enum
+ *  of thousands): its Status would be gigabytes. The errors past this are only counted. */
+export const MAX_INVALID_CAUSE_CHARS = 4 << 20;
+
+function withinCauseBudget(causes: StatusCause[]): StatusCause[] {
+  let left = MAX_INVALID_CAUSE_CHARS;
+  for (let i = 0; i < causes.length; i++) {
+    const c = causes[i] as StatusCause;
+    left -= (c.field?.length ?? 0) + (c.message?.length ?? 0);
+    if (left < 0 && i > 0) return causes.slice(0, i);
+  }
+  return causes;
+}
+
 export const errors = {
   badRequest: (message: string) => new StatusError(400, 'BadRequest', message),
   notFound: (ref: ResourceRef) =>
@@ -145,9 +160,14 @@ export const errors = {
       kind: ref.resource,
     }),
   /** 422 with one cause per field. `kind` is the Kind (e.g. `Deployment`), group its group. */
-  invalid: (group: string, kind: string, name: string, causes: StatusCause[]) => {
-    const list = causes.map((c) => (c.field ? `${c.field}: ${c.message}` : c.message)).join(', ');
-    const msg = `${kind}${group ? '.' + group : ''} "${name}" is invalid: ${causes.length > 1 ? '[' + list + ']' : list}`;
+  /** `omitted`: errors the caller left out already (see MAX_INVALID_CAUSE_CHARS) */
+  invalid: (group: string, kind: string, name: string, all: StatusCause[], omitted = 0) => {
+    const causes = withinCauseBudget(all);
+    const texts = causes.map((c) => (c.field ? `${c.field}: ${c.message}` : c.message));
+    const left = all.length - causes.length + omitted;
+    if (left > 0) texts.push(`and ${left} more errors`);
+    const list = texts.join(', ');
+    const msg = `${kind}${group ? '.' + group : ''} "${name}" is invalid: ${texts.length > 1 ? '[' + list + ']' : list}`;
     return new StatusError(422, 'Invalid', msg, { name, group, kind, causes });
   },
   forbidden: (ref: ResourceRef, why: string) =>

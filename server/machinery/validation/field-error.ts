@@ -2,7 +2,7 @@
 // becomes a StatusCause (`reason`, `message`, `field`) of a 422 `Invalid` Status, and the
 // Status message joins `<field>: <body>` of every error.
 
-import { errors, type StatusError, type StatusCause } from '../status.js';
+import { errors, MAX_INVALID_CAUSE_CHARS, type StatusError, type StatusCause } from '../status.js';
 import { goQuote } from '../go-quote.js';
 
 export type FieldErrorType =
@@ -96,6 +96,19 @@ export function errorString(e: FieldError): string {
   return `${e.field}: ${errorBody(e)}`;
 }
 
+/** each list's text once: a value list repeated in thousands of errors shares one string */
+const supportedTexts = new WeakMap<readonly string[], string>();
+
+function supportedValues(valid: readonly string[]): string {
+  if (valid.length === 0) return '';
+  let text = supportedTexts.get(valid);
+  if (text === undefined) {
+    text = 'supported values: ' + valid.map((x) => goQuote(x)).join(', ');
+    supportedTexts.set(valid, text);
+  }
+  return text;
+}
+
 export const fieldErrors = {
   required: (field: string, detail = ''): FieldError => ({ type: 'FieldValueRequired', field, badValue: '', detail }),
   invalid: (field: string, badValue: BadValue, detail: string): FieldError => ({ type: 'FieldValueInvalid', field, badValue, detail }),
@@ -106,7 +119,7 @@ export const fieldErrors = {
     type: 'FieldValueNotSupported',
     field,
     badValue,
-    detail: valid.length ? 'supported values: ' + valid.map((x) => goQuote(x)).join(', ') : '',
+    detail: supportedValues(valid),
   }),
   tooLong: (field: string, maxLength: number): FieldError => ({
     type: 'FieldValueTooLong',
@@ -123,14 +136,19 @@ export const fieldErrors = {
   internal: (field: string, message: string): FieldError => ({ type: 'InternalError', field, detail: message }),
 };
 
-/** drops exact repeats (kube-apiserver's aggregate does the same for the message) */
+/** drops exact repeats (kube-apiserver's aggregate does the same for the message). The key
+ *  leaves the detail out, which many errors share (a list of supported values): its text is
+ *  compared once per distinct detail, not copied into a key per error. */
 export function dedupe(list: readonly FieldError[]): FieldError[] {
-  const seen = new Set<string>();
+  const seen = new Map<string, Set<string>>();
   const out: FieldError[] = [];
   for (const e of list) {
-    const k = e.type + '\u0000' + errorString(e);
-    if (seen.has(k)) continue;
-    seen.add(k);
+    const detail = e.detail ?? '';
+    let keys = seen.get(detail);
+    if (!keys) seen.set(detail, (keys = new Set()));
+    const k = `${e.type}\u0000${e.field}\u0000${errorBody({ ...e, detail: '' })}`;
+    if (keys.has(k)) continue;
+    keys.add(k);
     out.push(e);
   }
   return out;
@@ -142,7 +160,17 @@ export function toCauses(list: readonly FieldError[]): StatusCause[] {
 
 /** 422 Invalid for `kind` (e.g. `Pod`) in `group`, as errors.NewInvalid builds it. */
 export function invalidError(group: string, kind: string, name: string, list: readonly FieldError[]): StatusError {
-  return errors.invalid(group, kind, name, toCauses(dedupe(list)));
+  const unique = dedupe(list);
+  // causes are built only up to what the Status carries (each can be kilobytes)
+  const causes: StatusCause[] = [];
+  let chars = 0;
+  for (const e of unique) {
+    const cause = { reason: e.type, message: errorBody(e), field: e.field };
+    chars += cause.field.length + cause.message.length;
+    if (chars > MAX_INVALID_CAUSE_CHARS && causes.length > 0) break;
+    causes.push(cause);
+  }
+  return errors.invalid(group, kind, name, causes, unique.length - causes.length);
 }
 
 /** Joins a path the way field.Path prints it: `a.b[0][key]`. */
