@@ -2,6 +2,7 @@
 // which protocol and as whom. Every generator draws from the case's own PRNG only, so a case
 // is regenerated exactly from its numbers.
 
+import { hostileCardinality } from './cardinality.js';
 import { hostileCbor } from './cbor.js';
 import { hostileAuthorization } from './credentials.js';
 import { framingCase } from './framing.js';
@@ -29,7 +30,7 @@ export interface FuzzTargets {
 }
 
 /** the top-level input kinds; a local run may leave out kinds (KAPI_FUZZ_SKIP), matched as parts of FuzzRequest.kind */
-export const CASE_KINDS = ['body', 'patch', 'delete', 'review', 'query', 'path', 'header', 'framing', 'credential'] as const;
+export const CASE_KINDS = ['body', 'patch', 'delete', 'review', 'query', 'path', 'header', 'framing', 'credential', 'cardinality'] as const;
 
 const RESOURCES: FuzzResource[] = ['configmaps', 'secrets', 'pods'];
 type BodyMedia = 'json' | 'yaml' | 'protobuf' | 'cbor';
@@ -337,6 +338,16 @@ function credentialCase(rng: Prng, t: FuzzTargets): FuzzRequest {
   return req;
 }
 
+/** a body of tens of thousands of members (cardinality.ts), as either caller */
+function cardinalityCase(rng: Prng, t: FuzzTargets): FuzzRequest {
+  const c = hostileCardinality(rng, t.target);
+  const path = `${collectionPath(t, c.resource)}${c.name ? `/${c.name}` : ''}?${c.query}`;
+  const req = base(rng, `cardinality.${c.how}`, c.method, path);
+  req.headers['content-type'] = c.contentType;
+  req.body = c.body;
+  return req;
+}
+
 const GENERATORS: Record<(typeof CASE_KINDS)[number], (rng: Prng, t: FuzzTargets) => FuzzRequest> = {
   body: bodyCase,
   patch: patchCase,
@@ -347,6 +358,7 @@ const GENERATORS: Record<(typeof CASE_KINDS)[number], (rng: Prng, t: FuzzTargets
   header: headerCase,
   framing: framingCase,
   credential: credentialCase,
+  cardinality: cardinalityCase,
 };
 
 /** the request of case `index` under `seed`, or undefined when its kind is skipped */
