@@ -204,6 +204,46 @@ describe('field validation', () => {
       );
     });
 
+    it("YAML scalars as kube's go-yaml reads them: 0644 is octal, yes is true, a quoted value stays a string", async () => {
+      const pod = [
+        'apiVersion: v1',
+        'kind: Pod',
+        'metadata: {name: yaml-modes}',
+        'spec:',
+        '  containers: [{name: c, image: i}]',
+        '  volumes:',
+        '  - name: conf',
+        '    configMap: {name: conf, defaultMode: 0644, optional: yes}',
+        '',
+      ].join('\n');
+      const created = await kapi.http.post(`/api/v1/namespaces/${ns}/pods?dryRun=All`, pod, { contentType: 'application/yaml' });
+      assert.equal(created.status, 201, created.body);
+      const volume = (JSON.parse(created.body) as { spec: { volumes: { configMap: { defaultMode: number; optional: boolean } }[] } }).spec
+        .volumes[0];
+      assert.deepEqual(volume?.configMap, { name: 'conf', defaultMode: 420, optional: true });
+      const refused = await kapi.http.post(
+        configmaps,
+        'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: yaml-bool}\ndata: {enabled: on}\n',
+        {
+          contentType: 'application/yaml',
+        },
+      );
+      assert.equal(refused.status, 400, refused.body);
+      assert.match(
+        (JSON.parse(refused.body) as { message: string }).message,
+        /cannot unmarshal bool into Go struct field ConfigMap\.data of type string/,
+      );
+      const quoted = await kapi.http.post(
+        `${configmaps}?dryRun=All`,
+        'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: yaml-quoted}\ndata: {enabled: "on", mode: "0644"}\n',
+        {
+          contentType: 'application/yaml',
+        },
+      );
+      assert.equal(quoted.status, 201, quoted.body);
+      assert.deepEqual((JSON.parse(quoted.body) as { data: unknown }).data, { enabled: 'on', mode: '0644' });
+    });
+
     it('not JSON, not a served media type, over 3 MiB, nested past 10000 levels: 4xx Status each', async () => {
       const notJson = await kapi.http.post(configmaps, 'this is not JSON', { contentType: 'application/json' });
       assert.equal(notJson.status, 400, notJson.body);

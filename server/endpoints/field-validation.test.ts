@@ -159,7 +159,7 @@ test('YAML bodies: repeated keys as go-yaml reports them (line of the value), un
     'apiVersion: v1',
     'kind: ConfigMap',
     'metadata:',
-    '  name: y',
+    '  name: cm',
     'zeta: 1',
     'data:',
     '  a: "1"',
@@ -174,14 +174,14 @@ test('YAML bodies: repeated keys as go-yaml reports them (line of the value), un
   );
   const warned = body(CONFIGMAP, 'Warn', yaml, 'yaml');
   assert.deepEqual(warned.warnings, ['line 8: key "a" already set in map', 'unknown field "alpha"', 'unknown field "zeta"']);
-  assert.deepEqual(warned.obj, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'y' }, data: { a: '2' } });
+  assert.deepEqual(warned.obj, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm' }, data: { a: '2' } });
 });
 
 test('go-yaml lines: a nested map repeated reports the line where its value starts; several repeats, nested first', () => {
-  const yaml = ['a:', '  x: 1', 'a:', '  y: 1', '  y: 2', 'b: [1]', 'b: {}', ''].join('\n');
+  const yaml = ['a:', '  x: 1', 'a:', '  z: 1', '  z: 2', 'b: [1]', 'b: {}', ''].join('\n');
   assert.equal(
     yamlDuplicateKeysError(yaml),
-    'yaml: unmarshal errors:\n  line 5: key "y" already set in map\n  line 4: key "a" already set in map\n  line 7: key "b" already set in map',
+    'yaml: unmarshal errors:\n  line 5: key "z" already set in map\n  line 4: key "a" already set in map\n  line 7: key "b" already set in map',
   );
   assert.equal(yamlDuplicateKeysError('a: 1\nb: 2\n'), undefined);
 });

@@ -133,7 +133,7 @@ test('request bodies by Content-Type', () => {
 
 test('bodies decode as JSON or YAML; malformed ones are 400', () => {
   assert.deepEqual(decodeBody(Buffer.from('{"a":1}'), 'json'), { a: 1 });
-  assert.deepEqual(decodeBody(Buffer.from('a: 1\nb: [x, y]\n'), 'yaml'), { a: 1, b: ['x', 'y'] });
+  assert.deepEqual(decodeBody(Buffer.from('a: 1\nb: [x, z]\n'), 'yaml'), { a: 1, b: ['x', 'z'] });
   assert.throws(
     () => decodeBody(Buffer.from('{"a":'), 'json'),
     (e: StatusError) => e.code === 400,

@@ -9,7 +9,8 @@
 // nothing after the first document with content is parsed (go-yaml never reads past it either),
 // since the parser's node model costs some 40 bytes of memory per byte of text.
 
-import { Composer, type Document, isAlias, isMap, isScalar, isSeq, type Node, Parser } from 'yaml';
+import { Composer, type Document, isAlias, isMap, isScalar, isSeq, type Node, Parser, type Tags } from 'yaml';
+import { GO_PLAIN_SCALAR, UNSUPPORTED_JSON_VALUE } from './yaml-scalars.js';
 import { goQuote } from '../machinery/go-quote.js';
 import { jsonTooDeep, MAX_NESTING_DEPTH, valueTooDeep, yamlTooDeep } from '../limits/decode-limits.js';
 import { errors } from '../machinery/status.js';
@@ -41,8 +42,10 @@ export function decodeYamlText(text: string): DecodedYaml {
   try {
     const doc = firstDocument(text);
     if (!doc) return { value: null, json: false };
-    const firstError = doc.errors[0];
-    if (firstError) throw new Error(`yaml: line ${new Lines(text).of(firstError.pos[0])}: ${firstError.message}`);
+    // a syntax error is the parser's, found before any value reaches the JSON encoder
+    const syntaxError = doc.errors.find((e) => !e.message.startsWith(UNSUPPORTED_JSON_VALUE));
+    if (syntaxError) throw new Error(`yaml: line ${new Lines(text).of(syntaxError.pos[0])}: ${syntaxError.message}`);
+    if (doc.errors[0]) throw new Error(doc.errors[0].message);
     value = doc.toJS({ maxAliasCount: MAX_YAML_ALIASES });
     duplicateKeys = repeatedKeys(doc, text);
   } catch (err) {
@@ -70,7 +73,13 @@ export function yamlDuplicateKeysError(text: string): string | undefined {
 
 // prettyErrors would give every error the text around it: one scan of the text per error,
 // and a hostile body makes an error per key (seconds of CPU for a few hundred KB)
-const COMPOSE_OPTIONS = { uniqueKeys: false, prettyErrors: false } as const;
+// plain scalars resolve as go-yaml v2 resolves them (yaml-scalars.ts), `<<` merges as there
+const COMPOSE_OPTIONS = {
+  uniqueKeys: false,
+  prettyErrors: false,
+  merge: true,
+  customTags: (tags: Tags) => [GO_PLAIN_SCALAR, ...tags],
+} as const;
 
 /** The first document with content (else the first document), composed as soon as the parser
  *  has it: the documents after it are never parsed. */
