@@ -1,6 +1,7 @@
 // Issue 8: generated hostile input (bodies of every media type, patches of every type,
-// queries, paths, headers) over HTTP/1.1 and HTTP/2 against a real replica with RBAC. Every
-// answer is a 2xx or kube's 4xx Status; the replica stays alive, ready and under its memory
+// queries, paths, headers, framing, credentials, bodies of tens of thousands of members) over
+// HTTP/1.1 and HTTP/2 against a real replica with RBAC. Every answer is a 2xx or kube's 4xx
+// Status, within the request timeout; the replica stays alive, ready and under its memory
 // bound; no object changes that a request did not name.
 //
 // KAPI_FUZZ_SECONDS (default 60) sets the fuzzing time, KAPI_FUZZ_SEED replays a run,
