@@ -83,3 +83,32 @@ export const GO_PLAIN_SCALAR: ScalarTag = {
     return v;
   },
 };
+
+/** go-yaml's base-60 number pattern (YAML 1.1): it reads none, but quotes them when it writes */
+const BASE60_FLOAT = /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$/;
+/** the timestamp layouts go-yaml v2 recognizes (it keeps them strings, but quotes them) */
+const GO_TIMESTAMP =
+  /^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:(?:[Tt][0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(?:\.[0-9]+)?(?:Z|[+-][0-9]{2}:[0-9]{2}))|(?: [0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(?:\.[0-9]+)?))?$/;
+
+function isGoTimestamp(s: string): boolean {
+  const m = GO_TIMESTAMP.exec(s);
+  if (!m) return false;
+  const [, month, day] = /^[0-9]{4}-([0-9]{1,2})-([0-9]{1,2})/.exec(s) as RegExpExecArray;
+  return Number(month) >= 1 && Number(month) <= 12 && Number(day) >= 1 && Number(day) <= 31;
+}
+
+/** Whether go-yaml v2 writes a string quoted: read back plain it would be something else (a
+ *  boolean, a number, null) or it looks like a timestamp or a base-60 number. */
+export function goQuotesString(s: string): boolean {
+  return goPlainScalar(s) !== s || BASE60_FLOAT.test(s) || isGoTimestamp(s);
+}
+
+/** For writing YAML: the `yaml` package quotes a string that a default tag's test matches, so
+ *  this tag makes it quote what go-yaml quotes (it is never chosen for a value: no identify). */
+export const GO_QUOTED_STRINGS: ScalarTag = {
+  tag: 'tag:kapi.k8s.io,2026:go-yaml-v2-quoted',
+  default: true,
+  // the package calls only test() on it
+  test: { test: goQuotesString } as unknown as RegExp,
+  resolve: (s) => s,
+};
