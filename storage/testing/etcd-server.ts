@@ -24,10 +24,12 @@ export interface EtcdProcess {
   endpoint: string;
   pid: number;
   dataDir: string;
-  /** SIGKILL-free stop: SIGTERM, then wait for exit */
+  /** SIGTERM, then wait for exit (SIGKILL after a grace period); nothing to do if it exited */
   stop(): Promise<void>;
   /** SIGKILL, keeping the data dir (for crash tests) */
   kill(): Promise<void>;
+  /** the end of what etcd wrote to stderr (why a member died) */
+  readonly stderr: string;
 }
 
 export async function waitForPort(host: string, port: number, timeoutMs = 15000): Promise<void> {
@@ -47,8 +49,15 @@ export async function waitForPort(host: string, port: number, timeoutMs = 15000)
   }
 }
 
+/** how long a stopped etcd may take before it is killed */
+const STOP_GRACE_MS = 10_000;
+
+function hasExited(child: ChildProcess): boolean {
+  return child.exitCode !== null || child.signalCode !== null;
+}
+
 function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  if (hasExited(child)) return Promise.resolve();
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
@@ -143,13 +152,24 @@ async function startEtcdOnce(opts: StartEtcdOptions): Promise<EtcdProcess> {
     pid,
     dataDir,
     async stop() {
-      process.kill(pid, 'SIGTERM');
-      await exited(child);
+      // a member that already exited (a cluster member can die with its peers) is just cleaned
+      // up; one that does not stop in time is killed (etcd 3.4 can hang stopping without quorum)
+      if (!hasExited(child)) {
+        process.kill(pid, 'SIGTERM');
+        const killer = setTimeout(() => {
+          if (!hasExited(child)) process.kill(pid, 'SIGKILL');
+        }, STOP_GRACE_MS);
+        await exited(child);
+        clearTimeout(killer);
+      }
       if (ownDir) rmSync(dataDir, { recursive: true, force: true });
     },
     async kill() {
-      process.kill(pid, 'SIGKILL');
+      if (!hasExited(child)) process.kill(pid, 'SIGKILL');
       await exited(child);
+    },
+    get stderr() {
+      return stderr;
     },
   };
 }
