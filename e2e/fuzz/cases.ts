@@ -341,8 +341,10 @@ function credentialCase(rng: Prng, t: FuzzTargets): FuzzRequest {
 /** a body of tens of thousands of members (cardinality.ts), as either caller */
 function cardinalityCase(rng: Prng, t: FuzzTargets): FuzzRequest {
   const c = hostileCardinality(rng, t.target);
-  const path = `${collectionPath(t, c.resource)}${c.name ? `/${c.name}` : ''}?${c.query}`;
-  const req = base(rng, `cardinality.${c.how}`, c.method, path);
+  const collection = c.resource === 'deployments' ? `/apis/apps/v1/namespaces/${t.namespace}/deployments` : collectionPath(t, c.resource);
+  const path = `${collection}${c.name ? `/${c.name}` : ''}?${c.query}`;
+  // only the admin may patch Deployments: the limited user's 403 would skip the merge
+  const req = base(rng, `cardinality.${c.how}`, c.method, path, c.resource === 'deployments' ? 'admin' : caller(rng));
   req.headers['content-type'] = c.contentType;
   req.body = c.body;
   return req;

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createNamespace, loadKubeconfig, startKapi, type KapiProcess } from '../harness.js';
 import type { ClientCredentials } from '../http-client.js';
+import { LONG_LIST_ITEMS, LONG_LISTS } from './cardinality.js';
 import type { FuzzTargets } from './cases.js';
 import { processAlive } from '../../storage/testing/processes.js';
 
@@ -100,6 +101,23 @@ export async function startFuzzReplica(extraArgs: string[] = []): Promise<FuzzRe
       });
     }
     await ensureTargets(kapi, targets);
+    // a long list for strategic merge patches to merge into (cardinality.ts): no case deletes it
+    await mustCreate(kapi, `/apis/apps/v1/namespaces/${targets.namespace}/deployments`, {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: LONG_LISTS },
+      spec: {
+        selector: { matchLabels: { app: LONG_LISTS } },
+        template: {
+          metadata: { labels: { app: LONG_LISTS } },
+          spec: {
+            containers: [
+              { name: 'c', image: 'i', env: Array.from({ length: LONG_LIST_ITEMS }, (_v, i) => ({ name: `E${i}`, value: 'v' })) },
+            ],
+          },
+        },
+      },
+    });
     const started = kapi;
     return {
       kapi: started,
