@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { eventually, startCluster } from '../testing/etcd-cluster.js';
+import { processAlive } from '../testing/processes.js';
 import { createEtcdClient } from './client.js';
 import { prefixEnd, type EtcdEvent, type WatchMessage } from './types.js';
 
@@ -23,7 +24,7 @@ async function metric(endpoint: string, name: string): Promise<number> {
   return Number(line.split(' ')[1]);
 }
 
-test('three members: the member in use dies; calls and watches continue on the others', async () => {
+test('three members: the member in use dies; calls and watches continue on the others', async (t) => {
   const members = await startCluster(3);
   const client = createEtcdClient({ endpoints: members.map((m) => m.endpoint) });
   const alive = [...members];
@@ -71,7 +72,11 @@ test('three members: the member in use dies; calls and watches continue on the o
     assert.ok(msgs.every((m) => m.kind !== 'canceled'));
   } finally {
     client.close();
-    for (const m of alive) await m.stop();
+    for (const m of alive) {
+      // a member should die only when killed here: say why one did (its last words)
+      if (!processAlive(m.pid)) t.diagnostic(`member ${m.endpoint} exited by itself: ${m.stderr}`);
+      await m.stop();
+    }
     for (const m of members) if (!alive.includes(m)) rmSync(m.dataDir, { recursive: true, force: true });
   }
 });
