@@ -18,7 +18,7 @@ export interface YamlBodyFacts {
   duplicateKeys(): string | undefined;
 }
 
-/** The facts of a decoded text, taken before anything changes its value. */
+/** The facts of a decoded text; duplicateKeys() must be asked before anything changes the value. */
 export function yamlFacts(decoded: DecodedYaml, text: string): YamlBodyFacts {
   const value = decoded.value;
   const topKeys = typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.keys(value) : [];
@@ -26,8 +26,11 @@ export function yamlFacts(decoded: DecodedYaml, text: string): YamlBodyFacts {
     const found = decoded.duplicateKeys;
     return { topKeys, duplicateKeys: () => found };
   }
-  const repeats = countMembers(value) !== jsonShape(text, MAX_NESTING_DEPTH).members;
-  return { topKeys, duplicateKeys: () => (repeats ? yamlDuplicateKeysError(text) : undefined) };
+  // asked for only with Strict or Warn, before anything changes the value
+  return {
+    topKeys,
+    duplicateKeys: () => (countMembers(value) !== jsonShape(text, MAX_NESTING_DEPTH).members ? yamlDuplicateKeysError(text) : undefined),
+  };
 }
 
 const bodyFacts = new WeakMap<Buffer, YamlBodyFacts>();

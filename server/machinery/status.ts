@@ -129,14 +129,17 @@ function qualified(ref: ResourceRef): string {
  *  of thousands): its Status would be gigabytes. The errors past this are only counted. */
 export const MAX_INVALID_CAUSE_CHARS = 4 << 20;
 
-function withinCauseBudget(causes: StatusCause[]): StatusCause[] {
+/** The causes an Invalid status carries, taken from `causes` until the bound (always the
+ *  first one); those after it are never made, so each may be built as it is taken. */
+export function withinCauseBudget(causes: Iterable<StatusCause>): StatusCause[] {
+  const kept: StatusCause[] = [];
   let left = MAX_INVALID_CAUSE_CHARS;
-  for (let i = 0; i < causes.length; i++) {
-    const c = causes[i] as StatusCause;
+  for (const c of causes) {
     left -= (c.field?.length ?? 0) + (c.message?.length ?? 0);
-    if (left < 0 && i > 0) return causes.slice(0, i);
+    if (left < 0 && kept.length > 0) break;
+    kept.push(c);
   }
-  return causes;
+  return kept;
 }
 
 export const errors = {

@@ -7,7 +7,7 @@
 // the maps to).
 
 import type { Json } from '../../machinery/json-patch.js';
-import { goTypeOf, hasKey, isObject, type JsonObject } from './strategic-go.js';
+import { goEqual, goTypeOf, hasKey, isObject, type JsonObject } from './strategic-go.js';
 
 /** lists up to this long are scanned (a setting so that tests can hold the maps to the scans) */
 export const scanning = { limit: 32 };
@@ -21,25 +21,36 @@ export function goEqualityKey(v: Json | undefined): string | undefined {
   return `${t}:${String(v)}`;
 }
 
-/** the first position of each identity in a list */
+/** The first position of each key among a list's first `end` items (items without a key are
+ *  skipped); positions added later count only for keys not seen before. */
 export class FirstPositions {
   private readonly first = new Map<string, number>();
 
-  constructor(
-    list: readonly Json[],
-    private readonly identity: (item: Json) => Json | undefined,
-  ) {
-    for (let i = list.length - 1; i >= 0; i--) {
-      const key = goEqualityKey(identity(list[i] as Json));
+  constructor(list: readonly Json[], keyOf: (item: Json) => string | undefined, end = list.length) {
+    for (let i = end - 1; i >= 0; i--) {
+      const key = keyOf(list[i] as Json);
       if (key !== undefined) this.first.set(key, i);
     }
   }
 
-  /** the position of the first item with `item`'s identity, or -1 */
-  of(item: Json): number {
-    const key = goEqualityKey(this.identity(item));
+  /** the first position of `key`, or -1 */
+  of(key: string | undefined): number {
     return key === undefined ? -1 : (this.first.get(key) ?? -1);
   }
+
+  add(key: string | undefined, position: number): void {
+    if (key !== undefined && !this.first.has(key)) this.first.set(key, position);
+  }
+}
+
+/** whether a value equals (Go's ==) one of `values`: a scan of a short list, a set of a long one */
+export function scalarMembership(values: readonly Json[]): (v: Json) => boolean {
+  if (values.length <= scanning.limit) return (v) => values.some((x) => goEqual(x, v));
+  const keys = new Set(values.map((x) => goEqualityKey(x)));
+  return (v) => {
+    const key = goEqualityKey(v);
+    return key !== undefined && keys.has(key);
+  };
 }
 
 /** the first map of `list` that is not one (-1 when all are), where a scan for a merge key

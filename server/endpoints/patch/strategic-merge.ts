@@ -18,7 +18,16 @@ import type { Json } from '../../machinery/json-patch.js';
 import { smpErrors } from './strategic-errors.js';
 import { goTypeOf, goEqual, hasKey, isObject, type GoType, type JsonObject } from './strategic-go.js';
 import { findByMergeKey, normalizeOrder, partitionByPresence, type ItemIdentity } from './strategic-order.js';
-import { deduplicateScalars, firstNonMap, goEqualityKey, InPlaceRemoval, mergeKeyOf, scanning } from './strategic-index.js';
+import {
+  deduplicateScalars,
+  FirstPositions,
+  firstNonMap,
+  goEqualityKey,
+  InPlaceRemoval,
+  mergeKeyOf,
+  scalarMembership,
+  scanning,
+} from './strategic-index.js';
 import type { PatchMeta, PatchSchema } from './strategic-schema.js';
 
 export { StrategicMergePatchError } from './strategic-errors.js';
@@ -300,12 +309,8 @@ function mergeList(original: Json[], patch: Json[], schema: PatchSchema, mergeKe
 
 /** the items of `list` equal to none of `values` */
 function withoutValues(list: Json[], values: Json[]): Json[] {
-  if (values.length <= scanning.limit) return list.filter((v) => !values.some((d) => goEqual(d, v)));
-  const gone = new Set(values.map((d) => goEqualityKey(d)));
-  return list.filter((v) => {
-    const key = goEqualityKey(v);
-    return key === undefined || !gone.has(key);
-  });
+  const gone = scalarMembership(values);
+  return list.filter((v) => !gone(v));
 }
 
 /** Go's in-place de-duplication of scalars (a later duplicate is overwritten by the last item) */
@@ -414,8 +419,8 @@ function mergeItems(backing: Json[], length: number, patch: Json[], mergeKey: st
  *  was (a patch can remove it: from then on the scans answer) */
 class MergeKeyIndex {
   exact = true;
-  private readonly backingFirst = new Map<string, number>();
-  private readonly appendedFirst = new Map<string, number>();
+  private readonly backingFirst: FirstPositions;
+  private readonly appendedFirst = new FirstPositions([], () => undefined);
   /** where a scan of the backing array stops with an error (-1: nowhere) */
   private readonly nonMap: number;
 
@@ -425,31 +430,26 @@ class MergeKeyIndex {
     private readonly mergeKey: string,
   ) {
     this.nonMap = firstNonMap(backing, length);
-    const end = this.nonMap < 0 ? length : this.nonMap;
-    for (let i = end - 1; i >= 0; i--) {
-      const key = mergeKeyOf(backing[i] as JsonObject, mergeKey);
-      if (key !== undefined) this.backingFirst.set(key, i);
-    }
+    this.backingFirst = new FirstPositions(
+      backing,
+      (item) => mergeKeyOf(item as JsonObject, mergeKey),
+      this.nonMap < 0 ? length : this.nonMap,
+    );
   }
 
   inBacking(value: Json, n: number): number {
-    const key = goEqualityKey(value);
-    const at = key === undefined ? undefined : this.backingFirst.get(key);
-    if (at !== undefined && at < n) return at;
+    const at = this.backingFirst.of(goEqualityKey(value));
+    if (at >= 0 && at < n) return at;
     if (this.nonMap >= 0 && this.nonMap < n) throw smpErrors.notAMapInList(this.nonMap);
     return -1;
   }
 
   inAppended(value: Json): number {
-    const key = goEqualityKey(value);
-    return key === undefined ? -1 : (this.appendedFirst.get(key) ?? -1);
+    return this.appendedFirst.of(goEqualityKey(value));
   }
 
   placed(value: Json, at: number, appended: boolean): void {
-    const key = goEqualityKey(value);
-    if (key === undefined) return;
-    const first = appended ? this.appendedFirst : this.backingFirst;
-    if (!first.has(key)) first.set(key, at);
+    (appended ? this.appendedFirst : this.backingFirst).add(goEqualityKey(value), at);
   }
 
   merged(item: JsonObject, value: Json): void {

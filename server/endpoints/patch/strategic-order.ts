@@ -9,7 +9,7 @@
 import type { Json } from '../../machinery/json-patch.js';
 import { smpErrors } from './strategic-errors.js';
 import { goEqual, hasKey, isObject, type JsonObject } from './strategic-go.js';
-import { firstNonMap, FirstPositions, goEqualityKey, mergeKeyOf, scanning } from './strategic-index.js';
+import { firstNonMap, FirstPositions, goEqualityKey, mergeKeyOf, scalarMembership, scanning } from './strategic-index.js';
 
 /** Go's stable sort over `items`, in place, with an index-based `less` as sort.SliceStable calls it */
 export function goSliceStable<T>(items: T[], less: (a: T, b: T) => boolean): void {
@@ -135,8 +135,9 @@ export function indexOfItem(list: readonly Json[], item: Json, id: ItemIdentity)
 /** indexOfItem in `list` for many items: a scan for a short list, a map for a long one */
 function positionsIn(list: readonly Json[], id: ItemIdentity): (item: Json) => number {
   if (list.length <= scanning.limit) return (item) => indexOfItem(list, item, id);
-  const first = new FirstPositions(list, (item) => identityOf(item, id));
-  return (item) => first.of(item);
+  const keyOf = (item: Json) => goEqualityKey(identityOf(item, id));
+  const first = new FirstPositions(list, keyOf);
+  return (item) => first.of(keyOf(item));
 }
 
 /** every item of `lists` must be a map carrying the merge key */
@@ -222,26 +223,12 @@ export function partitionByPresence(list: readonly Json[], by: readonly Json[], 
 
 /** whether `by` has an item of `v`'s identity (by merge key: findByMergeKey's answer, error included) */
 function presenceIn(by: readonly Json[], id: ItemIdentity): (v: Json) => boolean {
-  if (by.length <= scanning.limit) {
-    if (id.maps) return (v) => findByMergeKey(by, id.mergeKey, (v as JsonObject)[id.mergeKey] as Json) >= 0;
-    return (v) => by.some((x) => goEqual(x, v));
-  }
-  if (!id.maps) {
-    const keys = new Set(by.map((x) => goEqualityKey(x)));
-    return (v) => {
-      const key = goEqualityKey(v);
-      return key !== undefined && keys.has(key);
-    };
-  }
+  if (!id.maps) return scalarMembership(by);
+  if (by.length <= scanning.limit) return (v) => findByMergeKey(by, id.mergeKey, (v as JsonObject)[id.mergeKey] as Json) >= 0;
   const nonMap = firstNonMap(by);
-  const keys = new Set<string>();
-  for (let i = 0; i < (nonMap < 0 ? by.length : nonMap); i++) {
-    const key = mergeKeyOf(by[i] as JsonObject, id.mergeKey);
-    if (key !== undefined) keys.add(key);
-  }
+  const first = new FirstPositions(by, (item) => mergeKeyOf(item as JsonObject, id.mergeKey), nonMap < 0 ? by.length : nonMap);
   return (v) => {
-    const key = goEqualityKey((v as JsonObject)[id.mergeKey] as Json);
-    if (key !== undefined && keys.has(key)) return true;
+    if (first.of(goEqualityKey((v as JsonObject)[id.mergeKey] as Json)) >= 0) return true;
     if (nonMap >= 0) throw smpErrors.notAMapInList(nonMap);
     return false;
   };

@@ -2,7 +2,7 @@
 // becomes a StatusCause (`reason`, `message`, `field`) of a 422 `Invalid` Status, and the
 // Status message joins `<field>: <body>` of every error.
 
-import { errors, MAX_INVALID_CAUSE_CHARS, type StatusError, type StatusCause } from '../status.js';
+import { errors, type StatusError, type StatusCause, withinCauseBudget } from '../status.js';
 import { goQuote } from '../go-quote.js';
 
 export type FieldErrorType =
@@ -154,22 +154,23 @@ export function dedupe(list: readonly FieldError[]): FieldError[] {
   return out;
 }
 
+function toCause(e: FieldError): StatusCause {
+  return { reason: e.type, message: errorBody(e), field: e.field };
+}
+
 export function toCauses(list: readonly FieldError[]): StatusCause[] {
-  return list.map((e) => ({ reason: e.type, message: errorBody(e), field: e.field }));
+  return list.map(toCause);
+}
+
+function* causesOf(list: readonly FieldError[]): Generator<StatusCause> {
+  for (const e of list) yield toCause(e);
 }
 
 /** 422 Invalid for `kind` (e.g. `Pod`) in `group`, as errors.NewInvalid builds it. */
 export function invalidError(group: string, kind: string, name: string, list: readonly FieldError[]): StatusError {
   const unique = dedupe(list);
   // causes are built only up to what the Status carries (each can be kilobytes)
-  const causes: StatusCause[] = [];
-  let chars = 0;
-  for (const e of unique) {
-    const cause = { reason: e.type, message: errorBody(e), field: e.field };
-    chars += cause.field.length + cause.message.length;
-    if (chars > MAX_INVALID_CAUSE_CHARS && causes.length > 0) break;
-    causes.push(cause);
-  }
+  const causes = withinCauseBudget(causesOf(unique));
   return errors.invalid(group, kind, name, causes, unique.length - causes.length);
 }
 

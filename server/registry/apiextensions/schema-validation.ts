@@ -116,9 +116,10 @@ function typeError(path: string, type: string, v: unknown): FieldError {
  *  values against an enum of thousands) */
 const enums = new WeakMap<JSONSchemaProps, { json: Set<string>; shown: string[] }>();
 
-function enumOf(s: JSONSchemaProps, values: readonly unknown[]): { json: Set<string>; shown: string[] } {
+function enumOf(s: JSONSchemaProps): { json: Set<string>; shown: string[] } {
   let found = enums.get(s);
   if (!found) {
+    const values = s.enum ?? [];
     found = {
       json: new Set(values.map((e) => JSON.stringify(e))),
       shown: values.map((e) => (typeof e === 'string' ? e : JSON.stringify(e))),
@@ -149,7 +150,7 @@ function validateInto(v: unknown, s: JSONSchemaProps, path: string, errs: FieldE
     return;
   }
   if (s.enum && s.enum.length > 0) {
-    const allowed = enumOf(s, s.enum);
+    const allowed = enumOf(s);
     if (!allowed.json.has(JSON.stringify(v))) errs.push(fieldErrors.notSupported(path, v as string, allowed.shown));
   }
   if (typeof v === 'string') {
