@@ -10,6 +10,7 @@ import { createStatusHandler } from '../nonresource/status-handler.js';
 import type { NonResourceHandler } from '../request/non-resource.js';
 import { setEncodedItemCache } from '../protobuf/item-cache.js';
 import { setUnreadResponseBudget } from '../request/unread-budget.js';
+import { setBodyBudget } from '../request/body-budget.js';
 import type { Built } from './build.js';
 import type { CompletedConfig } from './config.js';
 import type { StopStack } from './lifecycle.js';
@@ -67,6 +68,7 @@ export async function prepare(config: CompletedConfig, built: Built, state: Serv
   const admission = await startAdmission(config, api.resolver, built.authz, stack);
 
   setUnreadResponseBudget(config.serving.maxUnreadResponseBytes);
+  setBodyBudget(config.serving.maxInflightBodyBytes);
   setEncodedItemCache(config.serving.encodedItemCacheBytes);
   const handler = buildHandler(
     config,

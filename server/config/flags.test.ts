@@ -220,6 +220,7 @@ test("every kube-apiserver 1.33 flag is accepted; the only others are kapi's own
     'data-dir',
     'encoded-item-cache-mib',
     'kubeconfig',
+    'max-inflight-body-mib',
     'max-unread-response-mib',
     'replica-response-header',
     'tls-san',

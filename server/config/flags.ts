@@ -903,6 +903,13 @@ export const FLAG_SPECS = [
   ),
   spec(
     G_KAPI,
+    'max-inflight-body-mib',
+    'int',
+    8,
+    'kapi: MiB of request bodies of 64 KiB or more this replica (each of its --workers) acts on at once; a large body past it waits for the ones before it to be answered.',
+  ),
+  spec(
+    G_KAPI,
     'encoded-item-cache-mib',
     'int',
     64,
@@ -1050,6 +1057,7 @@ function validateServingFlags(values: ReadonlyMap<string, FlagValue>): void {
   const cors = validateCorsAllowedOrigins(list(values, 'cors-allowed-origins'));
   if (cors.length > 0) throw new FlagError(cors.join(', '));
   if (num(values, 'max-unread-response-mib') < 1) throw new FlagError('--max-unread-response-mib must be at least 1');
+  if (num(values, 'max-inflight-body-mib') < 1) throw new FlagError('--max-inflight-body-mib must be at least 1');
   if (num(values, 'encoded-item-cache-mib') < 0) throw new FlagError('--encoded-item-cache-mib can not be negative');
   if (num(values, 'http2-max-streams-per-connection') < 0) throw new FlagError('--http2-max-streams-per-connection can not be negative');
   try {

@@ -7,11 +7,30 @@ import { errors, StatusError } from '../machinery/status.js';
 import { header, type RequestState } from '../request/types.js';
 import { apiVersionOf, type Scope } from './scope.js';
 import { decodeYamlBody } from './field-validation-yaml.js';
+import { bodyBudget, LARGE_BODY_BYTES } from '../request/body-budget.js';
 
-/** Reads the whole body; 413 past `limit` bytes. Events rather than an async iterator: an
- *  iterator costs a promise per chunk and a per-request setup that showed in the profile of
- *  every write. Past the limit the request stream is destroyed, as leaving the iterator did. */
+/** Reads the whole body; 413 past `limit` bytes. A large body then holds its size in the
+ *  replica's body budget until the response closes (request/body-budget.ts), waiting for room. */
 export async function readBody(state: RequestState, limit: number): Promise<Buffer> {
+  const body = await readWholeBody(state, limit);
+  if (body.length >= LARGE_BODY_BYTES) await holdUntilAnswered(state, body.length);
+  return body;
+}
+
+async function holdUntilAnswered(state: RequestState, bytes: number): Promise<void> {
+  const release = await bodyBudget().hold(bytes, state.signal);
+  // a response that closed while the body waited (deadline, client gone) emits no more 'close'
+  if (state.cancelled || state.res.writableEnded) {
+    release();
+    throw state.signal.reason instanceof Error ? state.signal.reason : prematureClose();
+  }
+  state.res.once('close', release);
+}
+
+/** Events rather than an async iterator: an iterator costs a promise per chunk and a
+ *  per-request setup that showed in the profile of every write. Past the limit the request
+ *  stream is destroyed, as leaving the iterator did. */
+async function readWholeBody(state: RequestState, limit: number): Promise<Buffer> {
   const declared = Number(header(state.req, 'content-length') ?? NaN);
   if (Number.isFinite(declared) && declared > limit) {
     state.req.resume();

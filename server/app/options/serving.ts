@@ -26,6 +26,8 @@ export interface ServingOptions {
   goawayChance: number;
   /** kapi's --max-unread-response-mib, in bytes */
   maxUnreadResponseBytes: number;
+  /** kapi's --max-inflight-body-mib, in bytes */
+  maxInflightBodyBytes: number;
   /** kapi's --encoded-item-cache-mib, in bytes */
   encodedItemCacheBytes: number;
   /** kapi's --replica-response-header */
@@ -61,6 +63,7 @@ export function completeServingOptions(config: KapiConfig): ServingOptions {
     hstsDirectives: values.get('strict-transport-security-directives'),
     goawayChance: values.get('goaway-chance'),
     maxUnreadResponseBytes: values.get('max-unread-response-mib') * 1024 * 1024,
+    maxInflightBodyBytes: values.get('max-inflight-body-mib') * 1024 * 1024,
     encodedItemCacheBytes: values.get('encoded-item-cache-mib') * 1024 * 1024,
     replicaResponseHeader: values.get('replica-response-header'),
     livezGracePeriodMs: config.livezGracePeriodMs,
