@@ -1,7 +1,14 @@
 // The listening server: TLS with HTTP/2 and HTTP/1.1 chosen by ALPN. Client certificates are
 // requested but not required, so authentication (not the TLS layer) decides what they mean.
+// HTTP/1.1 is node's http server; HTTP/2 streams are served directly (h2-exchange.ts).
 
-import { createSecureServer as createHttp2SecureServer, type Http2SecureServer, type ServerHttp2Session } from 'node:http2';
+import {
+  createSecureServer as createHttp2SecureServer,
+  type Http2SecureServer,
+  type IncomingHttpHeaders,
+  type ServerHttp2Session,
+  type ServerHttp2Stream,
+} from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
 import { createSecureContext, type SecureContext, type TLSSocket } from 'node:tls';
 import {
@@ -16,6 +23,7 @@ import { CONNECTION_IDLE_TIMEOUT_MS, IdleConnections, READ_HEADER_TIMEOUT_MS } f
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { HttpRequest, HttpResponse, UpgradeSocket } from '../request/types.js';
+import { serveHttp2Stream } from './h2-exchange.js';
 
 export interface SecureServerOptions {
   cert: string | Buffer;
@@ -128,6 +136,13 @@ export function createSecureServer(opts: SecureServerOptions): SecureServer {
       maxSessionMemory: opts.maxSessionMemoryMiB ?? 256,
     },
     handler as unknown as Parameters<typeof createHttp2SecureServer>[1],
+  );
+  // HTTP/1.1 requests arrive as 'request' events; adding that listener made node serve HTTP/2
+  // streams through its compatibility layer, which is replaced here by serving the streams
+  // directly (h2-exchange.ts)
+  server.removeAllListeners('stream');
+  server.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, _flags: number, rawHeaders: string[]) =>
+    serveHttp2Stream(stream, headers, rawHeaders, handler),
   );
   // the HTTP/1.1 side reads these from the server object. node times a head from its first
   // byte (Go from when it starts reading the next request, which is the same once bytes come)
