@@ -8,9 +8,8 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import https from 'node:https';
-import { createCA, generateKey, issueCert } from '../server/pki/x509.js';
-import { createNamespace, freePort, startKapi, waitFor, type KapiProcess } from './harness.js';
+import { createNamespace, startKapi, waitFor, type KapiProcess } from './harness.js';
+import { startLoopbackHttps } from './loopback-https.js';
 
 interface HoldingWebhook {
   port: number;
@@ -24,44 +23,26 @@ interface HoldingWebhook {
 
 /** allows objects named probe-* and small-* at once; holds every other until released */
 async function startHoldingWebhook(): Promise<HoldingWebhook> {
-  const caKey = await generateKey('ecdsa');
-  const ca = await createCA('body-budget-webhook-ca', 1, caKey);
-  const serverKey = await generateKey('ecdsa');
-  const serverCert = await issueCert(ca, { commonName: '127.0.0.1', sans: ['127.0.0.1'], usage: 'server', validDays: 1 }, serverKey);
-  const port = await freePort();
   const seen: string[] = [];
   const held = new Map<string, () => void>();
   const released = new Set<string>();
-  const server = https.createServer({ cert: serverCert, key: serverKey.privateKeyPem }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { request: { uid: string; name: string } };
-      const { uid, name } = review.request;
-      seen.push(name);
-      const answer = () => {
-        res.setHeader('Content-Type', 'application/json');
-        res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid, allowed: true } }));
-      };
-      if (name.startsWith('probe-') || name.startsWith('small-') || released.has(name)) answer();
-      else held.set(name, answer);
-    });
+  const server = await startLoopbackHttps((_path, body) => {
+    const { uid, name } = (body as { request: { uid: string; name: string } }).request;
+    seen.push(name);
+    const allowed = { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid, allowed: true } };
+    if (name.startsWith('probe-') || name.startsWith('small-') || released.has(name)) return allowed;
+    return new Promise((resolve) => held.set(name, () => resolve(allowed)));
   });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {
-    port,
-    caBundle: Buffer.from(ca.certPem).toString('base64'),
+    port: server.port,
+    caBundle: server.caBundle,
     seen,
     release(name) {
       released.add(name);
       held.get(name)?.();
       held.delete(name);
     },
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => server.close(),
   };
 }
 

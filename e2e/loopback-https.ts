@@ -1,5 +1,6 @@
 // A loopback HTTPS server with its own CA, for webhooks kapi calls in e2e tests: JSON in,
-// JSON out. `caBundle` is the CA as a webhook clientConfig wants it (base64 PEM).
+// JSON out (an answer may also be a promise, for a webhook that holds a request). `caBundle`
+// is the CA as a webhook clientConfig wants it (base64 PEM).
 
 import https from 'node:https';
 import { createCA, generateKey, issueCert } from '../server/pki/x509.js';
@@ -12,7 +13,7 @@ export interface LoopbackHttps {
   close(): Promise<void>;
 }
 
-/** `answer(path, body)` returns the JSON to send back (status 200) */
+/** `answer(path, body)` returns the JSON to send back (status 200), or a promise of it */
 export async function startLoopbackHttps(answer: (path: string, body: unknown) => unknown): Promise<LoopbackHttps> {
   const caKey = await generateKey('ecdsa');
   const ca = await createCA('loopback-webhook-ca', 1, caKey);
@@ -24,16 +25,18 @@ export async function startLoopbackHttps(answer: (path: string, body: unknown) =
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
       const path = new URL(req.url ?? '/', 'https://x').pathname;
-      let out: unknown;
-      try {
-        out = answer(path, JSON.parse(body));
-      } catch (err) {
-        res.statusCode = 500;
-        res.end(String((err as Error).message));
-        return;
-      }
-      res.setHeader('Content-Type', 'application/json');
-      res.end(JSON.stringify(out));
+      Promise.resolve()
+        .then(() => answer(path, JSON.parse(body)))
+        .then(
+          (out) => {
+            res.setHeader('Content-Type', 'application/json');
+            res.end(JSON.stringify(out));
+          },
+          (err: unknown) => {
+            res.statusCode = 500;
+            res.end(String((err as Error).message));
+          },
+        );
     });
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
