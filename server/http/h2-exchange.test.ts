@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import http2 from 'node:http2';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
+import { Flag, FrameType, frame } from '../../storage/etcd/h2-frames.js';
+import { encodeLiteralNewName } from '../../storage/etcd/hpack.js';
 import type { HttpRequest, HttpResponse } from '../request/types.js';
 import { serveHttp2Stream } from './h2-exchange.js';
 
@@ -186,3 +188,57 @@ describe('HTTP/2 requests served off the stream', () => {
     assert.deepEqual(await seen, ['aborted', 'close writableFinished=false']);
   });
 });
+
+describe('HTTP/2 streams reset before they are served', () => {
+  it('streams whose RST_STREAM came in the same read as their HEADERS end without an error, and the connection serves on', async () => {
+    const served: string[] = [];
+    const server = http2.createServer();
+    server.on('stream', (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, _flags: number, rawHeaders: string[]) =>
+      serveHttp2Stream(stream, headers, rawHeaders, (req, res) => {
+        served.push(req.url ?? '');
+        res.end('served');
+      }),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const block = (method: string, path: string, extra: [string, string][] = []) =>
+      Buffer.concat(
+        [[':method', method] as [string, string], [':path', path], [':scheme', 'http'], [':authority', 'x'], ...extra].map(([n, v]) =>
+          encodeLiteralNewName(n, v),
+        ),
+      );
+    const cancel = Buffer.alloc(4);
+    cancel.writeUInt32BE(http2.constants.NGHTTP2_CANCEL);
+    const socket = net.connect(port, '127.0.0.1');
+    const received: Buffer[] = [];
+    socket.on('data', (c: Buffer) => received.push(c));
+    try {
+      // node emits a stream's 'stream' event on the next tick: by then these are reset
+      socket.write(
+        Buffer.concat([
+          Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'),
+          frame(FrameType.SETTINGS, 0, 0),
+          frame(FrameType.HEADERS, Flag.END_HEADERS, 1, block('POST', '/continue', [['expect', '100-continue']])),
+          frame(FrameType.RST_STREAM, 0, 1, cancel),
+          frame(FrameType.HEADERS, Flag.END_HEADERS, 3, block('POST', '/refused', [['expect', 'something-else']])),
+          frame(FrameType.RST_STREAM, 0, 3, cancel),
+          frame(FrameType.HEADERS, Flag.END_HEADERS, 5, block('CONNECT', '/connect')),
+          frame(FrameType.RST_STREAM, 0, 5, cancel),
+          frame(FrameType.HEADERS, Flag.END_HEADERS | Flag.END_STREAM, 7, block('GET', '/after')),
+        ]),
+      );
+      await waitUntil(() => served.includes('/after'));
+      assert.ok(!served.includes('/refused') && !served.includes('/connect'));
+      // the connection still serves: stream 7's answer came back on it
+      await waitUntil(() => Buffer.concat(received).includes('served'));
+    } finally {
+      socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+async function waitUntil(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.ok(done(), 'timed out');
+}

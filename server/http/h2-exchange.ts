@@ -247,6 +247,9 @@ export function serveHttp2Stream(
   handler: (req: HttpRequest, res: HttpResponse) => void,
 ): void {
   stream.on('error', ignoreStreamError);
+  // node hands a stream over on the tick after its HEADERS: a RST_STREAM read with them may
+  // have closed it already, and there is nothing to answer
+  if (stream.destroyed || stream.closed) return;
   const method = headers[':method'];
   const res = new H2Response(stream, method === 'HEAD');
   if (method === 'CONNECT') {
