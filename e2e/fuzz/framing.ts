@@ -300,11 +300,23 @@ function hostileHttp2(rng: Prng, t: FuzzTargets): { bytes: Buffer; how: string; 
       return at('continuation-flood', ...frames);
     }
     case 1: {
-      // rapid reset: streams opened and cancelled at once
+      // rapid reset: streams opened and cancelled at once, in the same read as their HEADERS
+      // (node hands a stream to kapi a tick later, when it may be closed already), some with
+      // expectations, CONNECT, HEAD, or half a body sent
       const frames: Buffer[] = [];
       for (let i = 0, n = count(500); i < n; i++) {
         const id = 1 + 2 * i;
-        frames.push(request({ ...x, body: undefined, method: 'GET' }, id), rstStreamFrame(id, ErrorCode.CANCEL));
+        const variant = rng.int(0, 4);
+        const method = variant === 1 ? 'CONNECT' : variant === 2 ? 'HEAD' : variant === 3 ? 'POST' : 'GET';
+        const headers =
+          variant === 3 ? [...x.headers, ['Expect', rng.pick(['100-continue', 'nothing-else'])] as [string, string]] : x.headers;
+        if (variant === 4) {
+          frames.push(frame(FrameType.HEADERS, Flag.END_HEADERS, id, requestBlock({ ...x, method: 'POST' })));
+          frames.push(frame(FrameType.DATA, 0, id, rng.bytes(rng.size(2048))));
+        } else {
+          frames.push(request({ ...x, headers, body: undefined, method }, id));
+        }
+        frames.push(rstStreamFrame(id, ErrorCode.CANCEL));
       }
       return at('rapid-reset', ...frames);
     }
