@@ -5,7 +5,7 @@
 
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parseConfigYaml } from '../request/yaml.js';
 import { ALL_ORDERED_PLUGINS, DEFAULT_ON_PLUGINS } from './order.js';
 
 export interface AdmissionFlags {
@@ -71,7 +71,7 @@ export function readAdmissionConfigFile(file: string): Map<string, unknown> {
   }
   let doc: unknown;
   try {
-    doc = parseYaml(text, { maxAliasCount: 100 });
+    doc = parseConfigYaml(text);
   } catch (err) {
     return fail(`unable to decode admission control configuration from "${file}": ${(err as Error).message}`);
   }
@@ -100,7 +100,7 @@ export function readAdmissionConfigFile(file: string): Map<string, unknown> {
         return fail(`unable to read plugin config for ${name} from "${target}": ${(err as Error).message}`);
       }
       try {
-        out.set(name, parseYaml(raw, { maxAliasCount: 100 }));
+        out.set(name, parseConfigYaml(raw));
       } catch (err) {
         return fail(`unable to decode plugin config for ${name} from "${target}": ${(err as Error).message}`);
       }

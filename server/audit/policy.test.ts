@@ -163,3 +163,15 @@ test('bad policies are refused with the reason', () => {
     );
   }
 });
+
+test("a policy file's plain scalars read as kube reads them (go-yaml v2): yes is true, a quoted yes is text", () => {
+  const policy = parsePolicy(
+    ['apiVersion: audit.k8s.io/v1', 'kind: Policy', 'omitManagedFields: yes', 'rules:', '- level: Metadata', '  users: ["yes"]'].join('\n'),
+  );
+  assert.equal(policy.omitManagedFields, true);
+  assert.deepEqual(policy.rules[0]!.users, ['yes']);
+  assert.throws(
+    () => parsePolicy('apiVersion: audit.k8s.io/v1\nkind: Policy\nomitManagedFields: "yes"\nrules:\n- level: None\n'),
+    /must be a boolean/,
+  );
+});

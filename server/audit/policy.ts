@@ -2,7 +2,7 @@
 // evaluation that decides how much of a request is recorded.
 
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { parseConfigYaml } from '../request/yaml.js';
 import type { UserInfo } from '../machinery/user.js';
 
 export const LEVELS = ['None', 'Metadata', 'Request', 'RequestResponse'] as const;
@@ -158,7 +158,7 @@ function parseRule(raw: unknown, i: number, errs: string[]): PolicyRule {
 export function parsePolicy(text: string): Policy {
   let doc: unknown;
   try {
-    doc = parseYaml(text);
+    doc = parseConfigYaml(text);
   } catch (err) {
     throw new PolicyError(`failed decoding: ${(err as Error).message}`);
   }

@@ -4,7 +4,7 @@
 
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parseConfigYaml } from '../request/yaml.js';
 import { aggregate } from '../authn/jwt/config.js';
 import { formatDuration, parseDuration } from '../machinery/duration.js';
 import { fieldErrors, type FieldError } from '../machinery/validation/field-error.js';
@@ -71,7 +71,7 @@ export function decodeAuthorizationConfiguration(text: string): AuthorizationCon
   if (text.trim() === '') throw new AuthorizationConfigError('empty config data');
   let raw: unknown;
   try {
-    raw = parseYaml(text, { maxAliasCount: 100 });
+    raw = parseConfigYaml(text);
   } catch (err) {
     throw new AuthorizationConfigError(`error converting YAML to JSON: ${(err as Error).message.split('\n')[0]}`);
   }

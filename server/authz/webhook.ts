@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import http from 'node:http';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parseConfigYaml } from '../request/yaml.js';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from './authorizer.js';
 import { compileMatchCondition, type MatchCondition } from './cel.js';
 
@@ -42,7 +42,7 @@ function readMaybe(base: string, data: unknown, file: unknown): string | undefin
 
 /** the server and credentials of a kubeconfig's current context */
 export function loadWebhookTarget(file: string): Target {
-  const doc = parseYaml(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  const doc = parseConfigYaml(readFileSync(file, 'utf8')) as Record<string, unknown>;
   const base = path.dirname(file);
   const named = (list: unknown, name: string | undefined, key: string): Record<string, unknown> => {
     const arr = Array.isArray(list) ? (list as Record<string, unknown>[]) : [];

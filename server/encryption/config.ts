@@ -4,7 +4,7 @@
 // (k8s.io/apiserver pkg/apis/apiserver/validation/validation_encryption.go).
 
 import { createHash } from 'node:crypto';
-import { parse as parseYaml } from 'yaml';
+import { parseConfigYaml } from '../request/yaml.js';
 
 export interface EncryptionKey {
   name: string;
@@ -142,7 +142,7 @@ function decodeProvider(v: Json, path: string): ProviderConfiguration {
 export function decodeEncryptionConfiguration(text: string): EncryptionConfiguration {
   let doc: unknown;
   try {
-    doc = parseYaml(text, { uniqueKeys: true });
+    doc = parseConfigYaml(text, { uniqueKeys: true });
   } catch (err) {
     throw new EncryptionConfigError(`error converting YAML to JSON: ${(err as Error).message}`);
   }

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parseConfigYaml } from '../request/yaml.js';
 
 export interface Target {
   server: URL;
@@ -51,7 +51,7 @@ function material(dir: string, data: string | undefined, file: string | undefine
 /** the kubeconfig's current context (or `context`), resolved to what the client needs */
 export function readTarget(kubeconfigPath: string, context?: string, server?: string): Target {
   const dir = path.dirname(path.resolve(kubeconfigPath));
-  const kc = parseYaml(readFileSync(kubeconfigPath, 'utf8')) as KubeconfigFile;
+  const kc = parseConfigYaml(readFileSync(kubeconfigPath, 'utf8')) as KubeconfigFile;
   const ctxName = context || kc['current-context'];
   const ctx = kc.contexts?.find((c) => c.name === ctxName)?.context ?? (kc.contexts?.length === 1 ? kc.contexts[0]!.context : undefined);
   if (!ctx) throw new Error(`${kubeconfigPath}: no context ${ctxName ?? '(current-context is unset)'}`);

@@ -9,7 +9,7 @@
 // nothing after the first document with content is parsed (go-yaml never reads past it either),
 // since the parser's node model costs some 40 bytes of memory per byte of text.
 
-import { Composer, type Document, isAlias, isMap, isScalar, isSeq, type Node, Parser, type Tags } from 'yaml';
+import { Composer, type Document, isAlias, isMap, isScalar, isSeq, type Node, parse, Parser, type Tags } from 'yaml';
 import { GO_PLAIN_SCALAR, UNSUPPORTED_JSON_VALUE } from './yaml-scalars.js';
 import { goQuote } from '../machinery/go-quote.js';
 import { jsonTooDeep, MAX_NESTING_DEPTH, valueTooDeep, yamlTooDeep } from '../limits/decode-limits.js';
@@ -57,6 +57,21 @@ export function decodeYamlText(text: string): DecodedYaml {
 
 export function decodeYaml(text: string): unknown {
   return decodeYamlText(text).value;
+}
+
+/**
+ * A YAML file kapi reads at start (a configuration, a kubeconfig) as kube reads such files,
+ * through sigs.k8s.io/yaml: plain scalars by go-yaml v2's rules (`insecure-skip-tls-verify:
+ * yes` is true), `<<` merges. Throws the parser's first error; `uniqueKeys` for the files kube
+ * decodes strictly.
+ */
+export function parseConfigYaml(text: string, opts: { uniqueKeys?: boolean } = {}): unknown {
+  return parse(text, {
+    uniqueKeys: opts.uniqueKeys ?? false,
+    merge: true,
+    maxAliasCount: MAX_YAML_ALIASES,
+    customTags: (tags: Tags) => [GO_PLAIN_SCALAR, ...tags],
+  });
 }
 
 /** go-yaml's strict decoding error for `text` read as YAML (even when it is JSON), or

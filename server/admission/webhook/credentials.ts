@@ -6,7 +6,7 @@
 
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parseConfigYaml } from '../../request/yaml.js';
 
 export interface WebhookCredentials {
   cert?: string;
@@ -53,7 +53,7 @@ export function credentialResolverFrom(config: unknown): CredentialResolver {
     throw new Error(`accessing kubeConfigFile: kubeConfigFile "${String(file)}" must be an absolute file path`);
   let doc: Record<string, unknown>;
   try {
-    doc = (parseYaml(readFileSync(file, 'utf8'), { maxAliasCount: 100 }) ?? {}) as Record<string, unknown>;
+    doc = (parseConfigYaml(readFileSync(file, 'utf8')) ?? {}) as Record<string, unknown>;
   } catch (err) {
     throw new Error(`accessing kubeConfigFile: ${(err as Error).message}`);
   }

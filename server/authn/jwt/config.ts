@@ -5,7 +5,7 @@
 // the same shape, as kube-apiserver does.
 
 import { X509Certificate } from 'node:crypto';
-import { parse as parseYaml } from 'yaml';
+import { parseConfigYaml } from '../../request/yaml.js';
 import { errorString, fieldErrors, type FieldError } from '../../machinery/validation/field-error.js';
 import { CelCompileError, compileExpression, usesClaim } from './cel.js';
 
@@ -133,7 +133,7 @@ export function decodeAuthenticationConfiguration(text: string): AuthenticationC
   if (text.trim() === '') throw new ConfigError('empty config data');
   let raw: unknown;
   try {
-    raw = parseYaml(text, { maxAliasCount: 100 });
+    raw = parseConfigYaml(text);
   } catch (err) {
     throw new ConfigError(`error converting YAML to JSON: ${(err as Error).message.split('\n')[0]}`);
   }
