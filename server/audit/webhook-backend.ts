@@ -7,7 +7,7 @@
 
 import http from 'node:http';
 import https from 'node:https';
-import { loadWebhookTarget } from '../authz/webhook.js';
+import { agentFor, readKubeconfigTarget } from '../kubeconfig/read.js';
 import type { AuditBackend, AuditLogger } from './backend.js';
 import type { AuditEvent } from './event.js';
 
@@ -73,11 +73,9 @@ function throttle(qps: number, burst: number): () => Promise<void> {
 }
 
 export function createWebhookBackend(opts: WebhookBackendOptions): AuditBackend {
-  const target = loadWebhookTarget(opts.kubeconfigFile);
-  const isHttps = target.url.protocol === 'https:';
-  const agent = isHttps
-    ? new https.Agent({ keepAlive: true, ca: target.ca, cert: target.cert, key: target.key, rejectUnauthorized: !target.insecure })
-    : new http.Agent({ keepAlive: true });
+  const target = readKubeconfigTarget(opts.kubeconfigFile);
+  const isHttps = target.server.protocol === 'https:';
+  const agent = agentFor(target);
   const timeoutMs = opts.timeoutMs ?? 30_000;
   // aborted when shutdown stops waiting: pending retries give up at once
   const stopped = new AbortController();
@@ -90,7 +88,7 @@ export function createWebhookBackend(opts: WebhookBackendOptions): AuditBackend 
         'Content-Length': String(Buffer.byteLength(body)),
       };
       if (target.token) headers.Authorization = `Bearer ${target.token}`;
-      const req = (isHttps ? https : http).request(target.url, { method: 'POST', agent, headers, timeout: timeoutMs }, (res) => {
+      const req = (isHttps ? https : http).request(target.server, { method: 'POST', agent, headers, timeout: timeoutMs }, (res) => {
         res.resume();
         res.on('end', () => {
           const code = res.statusCode ?? 0;
@@ -117,7 +115,7 @@ export function createWebhookBackend(opts: WebhookBackendOptions): AuditBackend 
         if (!(err instanceof RetryableError) || attempt >= RETRY_STEPS || stopped.signal.aborted) {
           opts.logger.error(`Error in audit plugin 'webhook' affecting ${events.length} audit events`, {
             error: (err as Error).message,
-            url: target.url.href,
+            url: target.server.href,
           });
           return false;
         }

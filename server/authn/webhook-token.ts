@@ -18,7 +18,7 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import { loadWebhookTarget } from '../authz/webhook.js';
+import { agentFor, readKubeconfigTarget } from '../kubeconfig/read.js';
 import type { UserInfo } from '../machinery/user.js';
 import type { TokenAuthenticator, TokenAuthResult } from './token.js';
 
@@ -148,11 +148,9 @@ export function createWebhookTokenAuthenticator(opts: WebhookTokenOptions): Webh
   if (!(TOKEN_REVIEW_VERSIONS as readonly string[]).includes(opts.version)) {
     throw new Error(`unsupported authentication webhook version "${opts.version}", supported versions are "v1", "v1beta1"`);
   }
-  const target = loadWebhookTarget(opts.kubeConfigFile);
-  const secure = target.url.protocol === 'https:';
-  const agent = secure
-    ? new https.Agent({ keepAlive: true, ca: target.ca, cert: target.cert, key: target.key, rejectUnauthorized: !target.insecure })
-    : new http.Agent({ keepAlive: true });
+  const target = readKubeconfigTarget(opts.kubeConfigFile);
+  const secure = target.server.protocol === 'https:';
+  const agent = agentFor(target);
   const backoff = opts.backoff ?? DEFAULT_BACKOFF;
   const attemptTimeoutMs = opts.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
   const budgetMs = opts.budgetMs && opts.budgetMs > 0 ? opts.budgetMs : Infinity;
@@ -169,7 +167,7 @@ export function createWebhookTokenAuthenticator(opts: WebhookTokenOptions): Webh
         'Content-Length': String(Buffer.byteLength(body)),
       };
       if (target.token) headers.Authorization = `Bearer ${target.token}`;
-      const req = (secure ? https : http).request(target.url, { method: 'POST', agent, headers }, (res) => {
+      const req = (secure ? https : http).request(target.server, { method: 'POST', agent, headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('error', (err) => reject(new WebhookCallError(err.message, false)));

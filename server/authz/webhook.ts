@@ -4,11 +4,9 @@
 // conditions decide whether the webhook is asked at all; a call that fails, times out or
 // answers nonsense, and a condition that errors, follow the failure policy.
 
-import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import http from 'node:http';
-import path from 'node:path';
-import { parseConfigYaml } from '../request/yaml.js';
+import { agentFor, readKubeconfigTarget } from '../kubeconfig/read.js';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from './authorizer.js';
 import { compileMatchCondition, type MatchCondition } from './cel.js';
 
@@ -23,47 +21,6 @@ export interface WebhookOptions {
   failurePolicy: string;
   matchConditions?: string[];
   onError?: (err: Error) => void;
-}
-
-interface Target {
-  url: URL;
-  ca?: string;
-  cert?: string;
-  key?: string;
-  token?: string;
-  insecure: boolean;
-}
-
-function readMaybe(base: string, data: unknown, file: unknown): string | undefined {
-  if (typeof data === 'string' && data) return Buffer.from(data, 'base64').toString('utf8');
-  if (typeof file === 'string' && file) return readFileSync(path.resolve(base, file), 'utf8');
-  return undefined;
-}
-
-/** the server and credentials of a kubeconfig's current context */
-export function loadWebhookTarget(file: string): Target {
-  const doc = parseConfigYaml(readFileSync(file, 'utf8')) as Record<string, unknown>;
-  const base = path.dirname(file);
-  const named = (list: unknown, name: string | undefined, key: string): Record<string, unknown> => {
-    const arr = Array.isArray(list) ? (list as Record<string, unknown>[]) : [];
-    const found = (name ? arr.find((x) => x.name === name) : undefined) ?? arr[0];
-    return ((found?.[key] as Record<string, unknown>) ?? {}) as Record<string, unknown>;
-  };
-  const contexts = Array.isArray(doc.contexts) ? (doc.contexts as Record<string, unknown>[]) : [];
-  const ctxName = typeof doc['current-context'] === 'string' ? (doc['current-context'] as string) : undefined;
-  const ctx = ((contexts.find((c) => c.name === ctxName) ?? contexts[0])?.context ?? {}) as Record<string, unknown>;
-  const cluster = named(doc.clusters, ctx.cluster as string | undefined, 'cluster');
-  const user = named(doc.users, ctx.user as string | undefined, 'user');
-  if (typeof cluster.server !== 'string' || !cluster.server)
-    throw new Error(`invalid configuration: no server found for cluster in ${file}`);
-  return {
-    url: new URL(cluster.server),
-    ca: readMaybe(base, cluster['certificate-authority-data'], cluster['certificate-authority']),
-    cert: readMaybe(base, user['client-certificate-data'], user['client-certificate']),
-    key: readMaybe(base, user['client-key-data'], user['client-key']),
-    token: typeof user.token === 'string' ? user.token : undefined,
-    insecure: cluster['insecure-skip-tls-verify'] === true,
-  };
 }
 
 /** the v1 SubjectAccessReview spec of a request (what match conditions see as `request`) */
@@ -98,13 +55,10 @@ interface Cached {
 }
 
 export function createWebhookAuthorizer(opts: WebhookOptions): Authorizer & { close(): void } {
-  const target = loadWebhookTarget(opts.kubeConfigFile);
+  const target = readKubeconfigTarget(opts.kubeConfigFile);
   const conditions: MatchCondition[] = (opts.matchConditions ?? []).map(compileMatchCondition);
   const cache = new Map<string, Cached>();
-  const agent =
-    target.url.protocol === 'https:'
-      ? new https.Agent({ keepAlive: true, ca: target.ca, cert: target.cert, key: target.key, rejectUnauthorized: !target.insecure })
-      : new http.Agent({ keepAlive: true });
+  const agent = agentFor(target);
   const onFailure = (err: Error): AuthorizationResult => {
     opts.onError?.(err);
     return opts.failurePolicy === 'Deny' ? { decision: 'deny' } : { decision: 'noOpinion' };
@@ -112,14 +66,14 @@ export function createWebhookAuthorizer(opts: WebhookOptions): Authorizer & { cl
 
   const call = (body: string): Promise<Record<string, unknown>> =>
     new Promise((resolve, reject) => {
-      const mod = target.url.protocol === 'https:' ? https : http;
+      const mod = target.server.protocol === 'https:' ? https : http;
       const headers: Record<string, string> = {
         'Content-Type': 'application/json',
         Accept: 'application/json',
         'Content-Length': String(Buffer.byteLength(body)),
       };
       if (target.token) headers.Authorization = `Bearer ${target.token}`;
-      const req = mod.request(target.url, { method: 'POST', agent, headers, timeout: opts.timeoutMs }, (res) => {
+      const req = mod.request(target.server, { method: 'POST', agent, headers, timeout: opts.timeoutMs }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {

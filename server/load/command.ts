@@ -17,7 +17,8 @@ import { runDensity } from './scenarios/density.js';
 import { runList } from './scenarios/list.js';
 import { runMixed } from './scenarios/mixed.js';
 import { runWatch } from './scenarios/watch.js';
-import { isLoopback, readTarget } from './target.js';
+import { isLoopback } from './target.js';
+import { readKubeconfigTarget } from '../kubeconfig/read.js';
 
 const G = 'load';
 const D = 'density';
@@ -249,7 +250,7 @@ export async function runLoad(argv: readonly string[]): Promise<number> {
   }
   const kubeconfig =
     (values.get('kubeconfig') as string) || process.env.KUBECONFIG?.split(path.delimiter)[0] || path.join(os.homedir(), '.kube', 'config');
-  const target = readTarget(kubeconfig, values.get('context') as string, values.get('server') as string);
+  const target = readKubeconfigTarget(kubeconfig, { context: values.get('context') as string, server: values.get('server') as string });
   if (!isLoopback(target.server.hostname) && values.get('allow-non-loopback') !== true) {
     process.stderr.write(`Error: ${target.server.origin} is not on this machine; a load test there needs --allow-non-loopback\n`);
     return 2;

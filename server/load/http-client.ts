@@ -4,7 +4,7 @@
 
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
-import type { Target } from './target.js';
+import type { KubeconfigTarget } from '../kubeconfig/read.js';
 import type { Recorder } from './recorder.js';
 
 export const REPLICA_HEADER = 'kapi-replica';
@@ -40,7 +40,7 @@ export class LoadClient {
   private readonly watchAgent: https.Agent;
 
   constructor(
-    private readonly target: Target,
+    private readonly target: KubeconfigTarget,
     private readonly recorder: Recorder,
     maxSockets: number,
   ) {
