@@ -1,6 +1,6 @@
 // The per-request state the handler chain passes down, and the minimal request/response
-// surface shared by node:http (HTTP/1.1) and node:http2's compatibility API, so every layer
-// works the same over both protocols.
+// surface shared by node:http (HTTP/1.1) and kapi's own HTTP/2 exchange over node's streams
+// (http/h2-exchange.ts), so every layer works the same over both protocols.
 
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -8,7 +8,7 @@ import type { UserInfo } from '../machinery/user.js';
 import type { RequestCancellation } from './cancellation.js';
 import type { RequestInfo } from './request-info.js';
 
-/** what the handlers read from a request (IncomingMessage and Http2ServerRequest both fit) */
+/** what the handlers read from a request (IncomingMessage and H2Request both fit) */
 export interface HttpRequest extends AsyncIterable<Buffer | string> {
   readonly method?: string;
   readonly url?: string;
@@ -28,7 +28,7 @@ export interface HttpRequest extends AsyncIterable<Buffer | string> {
   destroy(err?: Error): unknown;
 }
 
-/** what the handlers write to (ServerResponse and Http2ServerResponse both fit) */
+/** what the handlers write to (ServerResponse and H2Response both fit) */
 export interface HttpResponse {
   statusCode: number;
   readonly headersSent: boolean;
