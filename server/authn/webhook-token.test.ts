@@ -252,6 +252,15 @@ describe('webhook token authenticator against a loopback HTTPS TokenReview serve
     assert.throws(() => make({ version: 'v2' }), /unsupported authentication webhook version "v2"/);
     const file = path.join(dir, 'empty.kubeconfig');
     writeFileSync(file, JSON.stringify({ apiVersion: 'v1', kind: 'Config', clusters: [] }));
-    assert.throws(() => make({ kubeConfigFile: file }), /no server/);
+    assert.throws(() => make({ kubeConfigFile: file }), /invalid configuration: no configuration has been provided/);
+    writeFileSync(
+      file,
+      JSON.stringify({
+        'current-context': 'c',
+        contexts: [{ name: 'c', context: { cluster: 'k' } }],
+        clusters: [{ name: 'k', cluster: {} }],
+      }),
+    );
+    assert.throws(() => make({ kubeConfigFile: file }), /invalid configuration: no server found for cluster "k"/);
   });
 });

@@ -47,7 +47,7 @@ test("a kubeconfig is read as client-go reads it: the current context's cluster 
       'current-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\nclusters: [{name: k, cluster: {server: "https://k"}}]\nusers: [{name: u, user: {tokenFile: token}}]\n',
     );
     assert.equal(readKubeconfigTarget(file).token, 'from-a-file');
-    assert.throws(() => readKubeconfigTarget(file, { context: 'missing' }), /no context missing/);
+    assert.throws(() => readKubeconfigTarget(file, { context: 'missing' }), /context was not found for specified context: missing/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -51,14 +51,19 @@ export function readKubeconfigTarget(file: string, opts: ReadKubeconfigOptions =
   const dir = path.dirname(path.resolve(file));
   const doc = parseConfigYaml(readFileSync(file, 'utf8'));
   const kc = (typeof doc === 'object' && doc !== null ? doc : {}) as Entry;
+  // client-go's words for what is missing, with the file
+  const invalid = (what: string) => new Error(`invalid configuration: ${what} (${file})`);
   const contextName = opts.context || text(kc['current-context']);
   const context = named(kc.contexts, contextName, 'context');
-  if (!context) throw new Error(`${file}: no context ${contextName ?? '(current-context is unset)'}`);
-  const cluster = named(kc.clusters, context.cluster, 'cluster');
-  if (!cluster) throw new Error(`${file}: no cluster ${text(context.cluster) ?? '(the context names none)'}`);
+  if (!context) {
+    throw invalid(contextName ? `context was not found for specified context: ${contextName}` : 'no configuration has been provided');
+  }
+  const clusterName = text(context.cluster);
+  const cluster = named(kc.clusters, clusterName, 'cluster') ?? {};
   const user = named(kc.users, context.user, 'user') ?? {};
   const server = opts.server || text(cluster.server);
-  if (!server) throw new Error(`invalid configuration: no server found for cluster in ${file}`);
+  if (!server)
+    throw invalid(clusterName ? `no server found for cluster ${JSON.stringify(clusterName)}` : 'default cluster has no server defined');
   const tokenFile = text(user.tokenFile);
   return {
     server: new URL(server),
