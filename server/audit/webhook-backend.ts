@@ -5,9 +5,7 @@
 // with exponential backoff from --audit-webhook-initial-backoff (x1.5, 20% jitter, 5 tries,
 // as kube-apiserver's DefaultRetryBackoffWithInitialDelay), then dropped with a log line.
 
-import http from 'node:http';
-import https from 'node:https';
-import { agentFor, readKubeconfigTarget } from '../kubeconfig/read.js';
+import { clientFor, readKubeconfigTarget } from '../kubeconfig/read.js';
 import type { AuditBackend, AuditLogger } from './backend.js';
 import type { AuditEvent } from './event.js';
 
@@ -74,8 +72,7 @@ function throttle(qps: number, burst: number): () => Promise<void> {
 
 export function createWebhookBackend(opts: WebhookBackendOptions): AuditBackend {
   const target = readKubeconfigTarget(opts.kubeconfigFile);
-  const isHttps = target.server.protocol === 'https:';
-  const agent = agentFor(target);
+  const { agent, request } = clientFor(target);
   const timeoutMs = opts.timeoutMs ?? 30_000;
   // aborted when shutdown stops waiting: pending retries give up at once
   const stopped = new AbortController();
@@ -88,7 +85,7 @@ export function createWebhookBackend(opts: WebhookBackendOptions): AuditBackend 
         'Content-Length': String(Buffer.byteLength(body)),
       };
       if (target.token) headers.Authorization = `Bearer ${target.token}`;
-      const req = (isHttps ? https : http).request(target.server, { method: 'POST', agent, headers, timeout: timeoutMs }, (res) => {
+      const req = request(target.server, { method: 'POST', agent, headers, timeout: timeoutMs }, (res) => {
         res.resume();
         res.on('end', () => {
           const code = res.statusCode ?? 0;

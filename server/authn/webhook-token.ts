@@ -16,9 +16,7 @@
 //   then fails with 401 and the error is logged.
 
 import { createHash } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
-import { agentFor, readKubeconfigTarget } from '../kubeconfig/read.js';
+import { clientFor, readKubeconfigTarget } from '../kubeconfig/read.js';
 import type { UserInfo } from '../machinery/user.js';
 import type { TokenAuthenticator, TokenAuthResult } from './token.js';
 
@@ -149,8 +147,7 @@ export function createWebhookTokenAuthenticator(opts: WebhookTokenOptions): Webh
     throw new Error(`unsupported authentication webhook version "${opts.version}", supported versions are "v1", "v1beta1"`);
   }
   const target = readKubeconfigTarget(opts.kubeConfigFile);
-  const secure = target.server.protocol === 'https:';
-  const agent = agentFor(target);
+  const { agent, request } = clientFor(target);
   const backoff = opts.backoff ?? DEFAULT_BACKOFF;
   const attemptTimeoutMs = opts.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
   const budgetMs = opts.budgetMs && opts.budgetMs > 0 ? opts.budgetMs : Infinity;
@@ -167,7 +164,7 @@ export function createWebhookTokenAuthenticator(opts: WebhookTokenOptions): Webh
         'Content-Length': String(Buffer.byteLength(body)),
       };
       if (target.token) headers.Authorization = `Bearer ${target.token}`;
-      const req = (secure ? https : http).request(target.server, { method: 'POST', agent, headers }, (res) => {
+      const req = request(target.server, { method: 'POST', agent, headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('error', (err) => reject(new WebhookCallError(err.message, false)));

@@ -4,9 +4,7 @@
 // conditions decide whether the webhook is asked at all; a call that fails, times out or
 // answers nonsense, and a condition that errors, follow the failure policy.
 
-import https from 'node:https';
-import http from 'node:http';
-import { agentFor, readKubeconfigTarget } from '../kubeconfig/read.js';
+import { clientFor, readKubeconfigTarget } from '../kubeconfig/read.js';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from './authorizer.js';
 import { compileMatchCondition, type MatchCondition } from './cel.js';
 
@@ -58,7 +56,7 @@ export function createWebhookAuthorizer(opts: WebhookOptions): Authorizer & { cl
   const target = readKubeconfigTarget(opts.kubeConfigFile);
   const conditions: MatchCondition[] = (opts.matchConditions ?? []).map(compileMatchCondition);
   const cache = new Map<string, Cached>();
-  const agent = agentFor(target);
+  const { agent, request } = clientFor(target);
   const onFailure = (err: Error): AuthorizationResult => {
     opts.onError?.(err);
     return opts.failurePolicy === 'Deny' ? { decision: 'deny' } : { decision: 'noOpinion' };
@@ -66,14 +64,13 @@ export function createWebhookAuthorizer(opts: WebhookOptions): Authorizer & { cl
 
   const call = (body: string): Promise<Record<string, unknown>> =>
     new Promise((resolve, reject) => {
-      const mod = target.server.protocol === 'https:' ? https : http;
       const headers: Record<string, string> = {
         'Content-Type': 'application/json',
         Accept: 'application/json',
         'Content-Length': String(Buffer.byteLength(body)),
       };
       if (target.token) headers.Authorization = `Bearer ${target.token}`;
-      const req = mod.request(target.server, { method: 'POST', agent, headers, timeout: opts.timeoutMs }, (res) => {
+      const req = request(target.server, { method: 'POST', agent, headers, timeout: opts.timeoutMs }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {

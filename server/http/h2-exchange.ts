@@ -21,10 +21,9 @@ import type { HttpRequest, HttpResponse } from '../request/types.js';
 
 type HeaderValue = string | number | readonly string[];
 
-const ignoreStreamError = (): void => {};
-
-/** the stream of a request that no one reads any more: its data is let through unread */
-function discard(): void {}
+/** errors on a stream (it closes, and 'close' tells), and the body of a request no one reads
+ *  any more (let through unread) */
+function ignore(): void {}
 
 /** the request half: headers as node parsed them, the body read from the stream */
 export class H2Request implements HttpRequest {
@@ -77,7 +76,7 @@ export class H2Request implements HttpRequest {
   destroy(): this {
     if (this.#destroyed) return this;
     this.#destroyed = true;
-    this.stream.on('data', discard);
+    this.stream.on('data', ignore);
     this.stream.resume();
     return this;
   }
@@ -98,7 +97,6 @@ export class H2Response implements HttpResponse {
   statusCode = 200;
   #headers: Record<string, HeaderValue> = {};
   #ending = false;
-  #destroyed = false;
 
   constructor(
     readonly stream: ServerHttp2Stream,
@@ -225,9 +223,7 @@ export class H2Response implements HttpResponse {
   }
 
   destroy(err?: Error): this {
-    if (this.#destroyed) return this;
-    this.#destroyed = true;
-    this.stream.destroy(err);
+    if (!this.stream.destroyed) this.stream.destroy(err);
     return this;
   }
 }
@@ -246,7 +242,7 @@ export function serveHttp2Stream(
   rawHeaders: readonly string[],
   handler: (req: HttpRequest, res: HttpResponse) => void,
 ): void {
-  stream.on('error', ignoreStreamError);
+  stream.on('error', ignore);
   // node hands a stream over on the tick after its HEADERS: a RST_STREAM read with them may
   // have closed it already, and there is nothing to answer
   if (stream.destroyed || stream.closed) return;

@@ -75,14 +75,16 @@ export function readKubeconfigTarget(file: string, opts: ReadKubeconfigOptions =
   };
 }
 
-/** a keep-alive agent that connects as the kubeconfig says (its CA, client certificate, TLS check) */
-export function agentFor(target: KubeconfigTarget): http.Agent {
-  if (target.server.protocol !== 'https:') return new http.Agent({ keepAlive: true });
-  return new https.Agent({
+/** node's request function for the kubeconfig's server, with a keep-alive agent that connects
+ *  as the kubeconfig says (its CA, client certificate, TLS check) */
+export function clientFor(target: KubeconfigTarget): { agent: http.Agent; request: typeof http.request } {
+  if (target.server.protocol !== 'https:') return { agent: new http.Agent({ keepAlive: true }), request: http.request };
+  const agent = new https.Agent({
     keepAlive: true,
     ca: target.ca,
     cert: target.cert,
     key: target.key,
     rejectUnauthorized: !target.insecureSkipVerify,
   });
+  return { agent, request: https.request };
 }

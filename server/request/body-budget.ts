@@ -28,7 +28,6 @@ export interface BodyBudget {
   readonly waiting: number;
   /** bodies that had to wait since start */
   readonly waitedCount: number;
-  readonly limit: number;
 }
 
 interface Waiter {
@@ -92,9 +91,6 @@ export function createBodyBudget(limitBytes: number): BodyBudget {
     },
     get waitedCount() {
       return waitedCount;
-    },
-    get limit() {
-      return limitBytes;
     },
   };
 }

@@ -15,6 +15,10 @@ import { goQuote } from '../machinery/go-quote.js';
 import { jsonTooDeep, MAX_NESTING_DEPTH, valueTooDeep, yamlTooDeep } from '../limits/decode-limits.js';
 import { errors } from '../machinery/status.js';
 
+/** plain scalars resolve as go-yaml v2 resolves them (yaml-scalars.ts), `<<` merges as there:
+ *  for request bodies and for the files kapi reads at start alike */
+const GO_YAML_RULES = { merge: true, customTags: (tags: Tags) => [GO_PLAIN_SCALAR, ...tags] } as const;
+
 /** aliases a YAML body may expand (bounds alias bombs) */
 const MAX_YAML_ALIASES = 100;
 
@@ -66,12 +70,7 @@ export function decodeYaml(text: string): unknown {
  * decodes strictly.
  */
 export function parseConfigYaml(text: string, opts: { uniqueKeys?: boolean } = {}): unknown {
-  return parse(text, {
-    uniqueKeys: opts.uniqueKeys ?? false,
-    merge: true,
-    maxAliasCount: MAX_YAML_ALIASES,
-    customTags: (tags: Tags) => [GO_PLAIN_SCALAR, ...tags],
-  });
+  return parse(text, { ...GO_YAML_RULES, uniqueKeys: opts.uniqueKeys ?? false, maxAliasCount: MAX_YAML_ALIASES });
 }
 
 /** go-yaml's strict decoding error for `text` read as YAML (even when it is JSON), or
@@ -88,13 +87,7 @@ export function yamlDuplicateKeysError(text: string): string | undefined {
 
 // prettyErrors would give every error the text around it: one scan of the text per error,
 // and a hostile body makes an error per key (seconds of CPU for a few hundred KB)
-// plain scalars resolve as go-yaml v2 resolves them (yaml-scalars.ts), `<<` merges as there
-const COMPOSE_OPTIONS = {
-  uniqueKeys: false,
-  prettyErrors: false,
-  merge: true,
-  customTags: (tags: Tags) => [GO_PLAIN_SCALAR, ...tags],
-} as const;
+const COMPOSE_OPTIONS = { ...GO_YAML_RULES, uniqueKeys: false, prettyErrors: false } as const;
 
 /** The first document with content (else the first document), composed as soon as the parser
  *  has it: the documents after it are never parsed. */
