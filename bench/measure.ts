@@ -122,6 +122,63 @@ export async function withCpu<T>(pids: { kapi: number; etcd: number }, fn: () =>
   return [result, { kapiMs: treeCpuMs(pids.kapi) - k0, etcdMs: cpuMs(pids.etcd) - e0, clientMs: (c.user + c.system) / 1000, wallMs }];
 }
 
+/** the slices of one side, as one Run: every latency, the wall time of all slices */
+export function mergeRuns(runs: readonly Run[]): Run {
+  return {
+    latencies: runs.flatMap((r) => r.latencies),
+    wallMs: runs.reduce((ms, r) => ms + r.wallMs, 0),
+    errors: runs.reduce((n, r) => n + r.errors, 0),
+    firstError: runs.find((r) => r.firstError)?.firstError,
+  };
+}
+
+function mergeCpu(uses: readonly CpuUse[]): CpuUse {
+  const sum = (pick: (u: CpuUse) => number) => uses.reduce((ms, u) => ms + pick(u), 0);
+  return { kapiMs: sum((u) => u.kapiMs), etcdMs: sum((u) => u.etcdMs), clientMs: sum((u) => u.clientMs), wallMs: sum((u) => u.wallMs) };
+}
+
+/** [from, to) of slice `round` of `n` operations cut into `rounds` slices */
+export function sliceOf(n: number, rounds: number, round: number): [from: number, to: number] {
+  return [Math.floor((n * round) / rounds), Math.floor((n * (round + 1)) / rounds)];
+}
+
+export interface Alternated {
+  kapi: Run;
+  kapiCpu: CpuUse;
+  raw: Run;
+  rawCpu: CpuUse;
+}
+
+/**
+ * A scenario's two sides in `rounds` alternated slices (kapi, raw etcd, kapi, raw etcd, ...),
+ * each side's slices merged. On a shared machine the load of other processes comes and goes
+ * within seconds: measured one after the other, one side could run in a quiet spell and the
+ * other in a busy one (ratios of one build moved between 0.7x and 1.0x), while alternated
+ * slices share the spells out.
+ */
+export async function alternate(
+  pids: { kapi: number; etcd: number },
+  rounds: number,
+  kapiSlice: (round: number) => Promise<Run>,
+  rawSlice: (round: number) => Promise<Run>,
+  /** unmeasured, between a round's kapi slice and its raw slice (reading what kapi stored) */
+  beforeRaw?: (round: number) => Promise<void>,
+): Promise<Alternated> {
+  const kapi: [Run, CpuUse][] = [];
+  const raw: [Run, CpuUse][] = [];
+  for (let round = 0; round < rounds; round++) {
+    kapi.push(await withCpu(pids, () => kapiSlice(round)));
+    await beforeRaw?.(round);
+    raw.push(await withCpu(pids, () => rawSlice(round)));
+  }
+  return {
+    kapi: mergeRuns(kapi.map(([r]) => r)),
+    kapiCpu: mergeCpu(kapi.map(([, c]) => c)),
+    raw: mergeRuns(raw.map(([r]) => r)),
+    rawCpu: mergeCpu(raw.map(([, c]) => c)),
+  };
+}
+
 /** one line of the results: a scenario measured through kapi and, where it has one, raw etcd */
 export interface Result {
   scenario: string;

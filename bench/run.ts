@@ -19,7 +19,7 @@
 // Usage: node dist/bench/run.js [--only create,get,...] [--quick] [--objects N] [--serial N]
 //          [--gets N] [--updates N] [--pods N] [--list-repeats R] [--watchers W] [--watch-rate R]
 //          [--watch-seconds S] [--watch-transport h1,h2] [--workers N] [--cpu-prof DIR] [--out FILE|-]
-//          [--no-settle] [--warm-up N]
+//          [--no-settle] [--warm-up N] [--rounds N]
 //
 // Each scenario is measured in steady state: kapi (and raw etcd beside it) first does
 // --warm-up operations of the scenario's own kind (default 10000, 1000 with --quick; GETs twice
@@ -30,6 +30,11 @@
 // has no such phase. --warm-up 0 measures from a cold start. In a whole run the Pods come after
 // an idle wait for kapi's memory to settle, which lets V8 flush the warmed-up code: dry-run
 // creates compile it again, storing nothing.
+//
+// The throughput scenarios (creates, GETs, updates, Pods) run kapi's side and raw etcd's in
+// --rounds alternated slices (default 4: kapi, raw, kapi, raw, ...), each side's slices summed:
+// on a shared machine other processes' load comes and goes within seconds, and one side
+// measured whole after the other could fall in a quiet spell and the other in a busy one.
 //
 // --no-settle skips the two 150 s waits for kapi's RSS to settle before and after the Pods are
 // created: the settled memory row is left out, for before/after runs of the create rate.
@@ -48,14 +53,17 @@ import { repoRoot, startEtcd, startKapi, waitFor, type EtcdProcess, type KapiPro
 import { TokenClient } from './client.js';
 import { configMapBody, configMapUpdateBody, objectName, podBody, replicaSetBody, type Owner } from './bodies.js';
 import {
+  alternate,
   median,
   percentile,
+  sliceOf,
   runPerWriter,
   resultsTable,
   treeRssBytes,
   runConcurrent,
   throughput,
   withCpu,
+  type Alternated,
   type CpuUse,
   type Result,
   type Run,
@@ -86,6 +94,8 @@ interface Options {
   settle: boolean;
   /** unmeasured operations of each scenario's kind before it is measured */
   warmUp: number;
+  /** slices a throughput scenario's kapi and raw etcd sides alternate in */
+  rounds: number;
   out: string;
 }
 
@@ -95,7 +105,7 @@ const USAGE =
   '] [--quick]\n' +
   '  [--objects N] [--serial N] [--gets N] [--updates N] [--pods N] [--list-repeats R]\n' +
   '  [--watchers W] [--watch-rate R] [--watch-seconds S] [--watch-transport h1,h2]\n' +
-  '  [--workers N] [--cpu-prof DIR] [--out FILE|-] [--no-settle] [--warm-up N]';
+  '  [--workers N] [--cpu-prof DIR] [--out FILE|-] [--no-settle] [--warm-up N] [--rounds N]';
 
 function parseArgs(argv: string[]): Options {
   const o: Options = {
@@ -113,6 +123,7 @@ function parseArgs(argv: string[]): Options {
     workers: 1,
     settle: true,
     warmUp: 10000,
+    rounds: 4,
     out: path.join(repoRoot, 'bench', 'last-run.md'),
   };
   const ints: Record<string, keyof Options> = {
@@ -126,6 +137,7 @@ function parseArgs(argv: string[]): Options {
     '--watch-rate': 'watchRate',
     '--watch-seconds': 'watchSeconds',
     '--workers': 'workers',
+    '--rounds': 'rounds',
   };
   let warmUpGiven = false;
   for (let i = 0; i < argv.length; i++) {
@@ -280,30 +292,57 @@ const rawKeyOf = (key: Buffer, tag: string) => Buffer.from(`${RAW}/${tag}${key.t
 
 const cmBase = `/api/v1/namespaces/${NS}/configmaps`;
 
-/** creates ConfigMaps [from, to) through kapi; the measured run when `name` is given */
-async function createConfigMaps(b: Bench, from: number, to: number, concurrency: number): Promise<[Run, CpuUse]> {
+/** creates ConfigMaps [from, to) through kapi */
+async function createConfigMaps(b: Bench, from: number, to: number, concurrency: number): Promise<Run> {
   const bodies = Array.from({ length: to - from }, (_, i) => configMapBody(objectName('cm', from + i), from + i));
-  const result = await withCpu(b.pids, () =>
-    runConcurrent(bodies.length, concurrency, (i) => b.client.expect(201, 'POST', cmBase, { body: bodies[i] }).then(() => {})),
+  const run = await runConcurrent(bodies.length, concurrency, (i) =>
+    b.client.expect(201, 'POST', cmBase, { body: bodies[i] }).then(() => {}),
   );
   b.configMaps = Math.max(b.configMaps, to);
-  return result;
+  return run;
 }
 
-/** the raw side of a create scenario: the bytes kapi stored for [from, to), under a raw prefix */
-async function rawCreates(b: Bench, tag: string, from: number, to: number, concurrency: number): Promise<[Run, CpuUse]> {
-  const stored = await storedUnder(b.etcd, `/registry/configmaps/${NS}/cm-`);
-  const wanted = new Set(Array.from({ length: to - from }, (_, i) => `/registry/configmaps/${NS}/${objectName('cm', from + i)}`));
-  const kvs = stored.filter((kv) => wanted.has(kv.key.toString()));
-  if (kvs.length !== to - from) b.notes.push(`${tag}: kapi stored ${kvs.length} of ${to - from} configmaps`);
+/** what kapi stored for the objects named `prefix-from` to `prefix-(to-1)` under `dir` */
+async function storedBetween(b: Bench, dir: string, prefix: string, from: number, to: number) {
+  const key = Buffer.from(`${dir}${objectName(prefix, from)}`);
+  const rangeEnd = Buffer.from(`${dir}${objectName(prefix, to)}`);
+  return (await b.etcd.rangeAll({ key, rangeEnd })).kvs;
+}
+
+/** the raw side of a create scenario: txn creates of the bytes kapi stored for `what` (read
+ *  before the run), under a raw prefix */
+async function rawCreates(b: Bench, tag: string, kvs: { key: Buffer; value: Buffer }[], concurrency: number): Promise<Run> {
   const create = rawCreate(b.etcd);
-  return withCpu(b.pids, () => runConcurrent(kvs.length, concurrency, (i) => create(rawKeyOf(kvs[i]!.key, tag), kvs[i]!.value)));
+  return runConcurrent(kvs.length, concurrency, (i) => create(rawKeyOf(kvs[i]!.key, tag), kvs[i]!.value));
 }
 
 async function ensureConfigMaps(b: Bench, n: number): Promise<void> {
   if (b.configMaps >= n) return;
   log(`setting up ${n - b.configMaps} configmaps (not measured)`);
   await createConfigMaps(b, b.configMaps, n, 64);
+}
+
+/** ConfigMap creates, kapi's and raw etcd's in alternated slices: each raw slice writes the
+ *  bytes kapi stored in the slice before it (read unmeasured) */
+async function alternatedCreates(b: Bench, tag: string, count: number, concurrency: number): Promise<Alternated> {
+  const from = b.configMaps;
+  let stored: { key: Buffer; value: Buffer }[] = [];
+  const result = await alternate(
+    b.pids,
+    b.o.rounds,
+    (round) => {
+      const [a, z] = sliceOf(count, b.o.rounds, round);
+      return createConfigMaps(b, from + a, from + z, concurrency);
+    },
+    () => rawCreates(b, tag, stored, concurrency),
+    async (round) => {
+      const [a, z] = sliceOf(count, b.o.rounds, round);
+      stored = await storedBetween(b, `/registry/configmaps/${NS}/`, 'cm', from + a, from + z);
+      if (stored.length !== z - a) b.notes.push(`${tag}: kapi stored ${stored.length} of ${z - a} configmaps`);
+    },
+  );
+  noteErrors(b, tag, { kapi: result.kapi, raw: result.raw });
+  return result;
 }
 
 async function benchCreate(b: Bench): Promise<void> {
@@ -316,20 +355,14 @@ async function benchCreate(b: Bench): Promise<void> {
   const create = rawCreate(b.etcd);
   await runConcurrent(warm, 64, (i) => create(Buffer.from(`${RAW}/warm/${i}`), configMapBody(objectName('warm', i), i)));
   if (o.only.has('create')) {
-    log(`create: ${o.objects} configmaps, 64 concurrent`);
-    const from = b.configMaps;
-    const [kapi, cpu] = await createConfigMaps(b, from, from + o.objects, 64);
-    const [raw, rawCpu] = await rawCreates(b, 'create', from, from + o.objects, 64);
-    noteErrors(b, 'create', { kapi, raw });
-    b.results.push(throughputResult('create ConfigMap, 64 concurrent', o.objects, kapi, cpu, raw, rawCpu));
+    log(`create: ${o.objects} configmaps, 64 concurrent, ${o.rounds} alternated rounds`);
+    const r = await alternatedCreates(b, 'create', o.objects, 64);
+    b.results.push(throughputResult('create ConfigMap, 64 concurrent', o.objects, r.kapi, r.kapiCpu, r.raw, r.rawCpu));
   }
   if (o.only.has('create-serial')) {
-    log(`create: ${o.serial} configmaps, 1 at a time`);
-    const from = b.configMaps;
-    const [kapi, cpu] = await createConfigMaps(b, from, from + o.serial, 1);
-    const [raw, rawCpu] = await rawCreates(b, 'serial', from, from + o.serial, 1);
-    noteErrors(b, 'create-serial', { kapi, raw });
-    b.results.push(throughputResult('create ConfigMap, 1 at a time', o.serial, kapi, cpu, raw, rawCpu));
+    log(`create: ${o.serial} configmaps, 1 at a time, ${o.rounds} alternated rounds`);
+    const r = await alternatedCreates(b, 'create-serial', o.serial, 1);
+    b.results.push(throughputResult('create ConfigMap, 1 at a time', o.serial, r.kapi, r.kapiCpu, r.raw, r.rawCpu));
   }
 }
 
@@ -345,18 +378,23 @@ async function benchGet(b: Bench, accept: string, label: string, client: TokenCl
       await b.etcd.range({ key: Buffer.from(`/registry/configmaps/${NS}/${name(i)}`) });
     });
   }
-  log(`${label}: ${o.gets} GETs (${accept})`);
-  const [kapi, cpu] = await withCpu(b.pids, () =>
-    runConcurrent(o.gets, 64, (i) => client.expect(200, 'GET', `${cmBase}/${name(i)}`, { accept }).then(() => {})),
+  log(`${label}: ${o.gets} GETs (${accept}), ${o.rounds} alternated rounds`);
+  const slice = (round: number, get: (i: number) => Promise<void>) => {
+    const [a, z] = sliceOf(o.gets, o.rounds, round);
+    return runConcurrent(z - a, 64, (i) => get(a + i));
+  };
+  const r = await alternate(
+    b.pids,
+    o.rounds,
+    (round) => slice(round, (i) => client.expect(200, 'GET', `${cmBase}/${name(i)}`, { accept }).then(() => {})),
+    (round) =>
+      slice(round, async (i) => {
+        const got = await b.etcd.range({ key: Buffer.from(`/registry/configmaps/${NS}/${name(i)}`) });
+        if (got.kvs.length !== 1) throw new Error('raw get found nothing');
+      }),
   );
-  const [raw, rawCpu] = await withCpu(b.pids, () =>
-    runConcurrent(o.gets, 64, async (i) => {
-      const r = await b.etcd.range({ key: Buffer.from(`/registry/configmaps/${NS}/${name(i)}`) });
-      if (r.kvs.length !== 1) throw new Error('raw get found nothing');
-    }),
-  );
-  noteErrors(b, label, { kapi, raw });
-  b.results.push(throughputResult(label, o.gets, kapi, cpu, raw, rawCpu));
+  noteErrors(b, label, { kapi: r.kapi, raw: r.raw });
+  b.results.push(throughputResult(label, o.gets, r.kapi, r.kapiCpu, r.raw, r.rawCpu));
 }
 
 /**
@@ -421,21 +459,24 @@ async function benchUpdate(b: Bench): Promise<void> {
     rvs.push(got.metadata.resourceVersion);
   }
   const RV = /"resourceVersion":"(\d+)"/;
+  // every PUT carries a value none before it had (a PUT that changes nothing writes nothing),
+  // whichever slice or warm-up it is in
+  let seq = 0;
   const kapiUpdates = (perWriter: number) =>
-    runPerWriter(WRITERS, perWriter, async (w, i) => {
+    runPerWriter(WRITERS, perWriter, async (w) => {
       const name = objectName('cm', w);
-      const body = await b.client.expect(200, 'PUT', `${cmBase}/${name}`, { body: configMapUpdateBody(name, i, rvs[w]!) });
+      const body = await b.client.expect(200, 'PUT', `${cmBase}/${name}`, { body: configMapUpdateBody(name, ++seq, rvs[w]!) });
       rvs[w] = RV.exec(body.toString())![1]!;
     });
   const keys = Array.from({ length: WRITERS }, (_, w) => Buffer.from(`${RAW}/update/${w}`));
   const revs: number[] = [];
   for (const key of keys) revs.push((await b.etcd.put(key, configMapUpdateBody('raw', 0, '1'))).header.revision);
   const rawUpdates = (perWriter: number) =>
-    runPerWriter(WRITERS, perWriter, async (w, i) => {
+    runPerWriter(WRITERS, perWriter, async (w) => {
       const key = keys[w]!;
       const r = await b.etcd.txn({
         compare: [{ key, target: 'MOD', result: 'EQUAL', value: revs[w]! }],
-        success: [{ put: { key, value: configMapUpdateBody('raw', i, String(revs[w])) } }],
+        success: [{ put: { key, value: configMapUpdateBody('raw', ++seq, String(revs[w])) } }],
         failure: [],
       });
       if (!r.succeeded) throw new Error('raw update lost its compare');
@@ -448,11 +489,26 @@ async function benchUpdate(b: Bench): Promise<void> {
     const warmRaw = await rawUpdates(warmPerWriter);
     noteErrors(b, 'update warm-up', { kapi: warmKapi, raw: warmRaw });
   }
-  log(`update: ${perWriter * WRITERS} PUTs, ${WRITERS} writers with one object each`);
-  const [kapi, cpu] = await withCpu(b.pids, () => kapiUpdates(perWriter));
-  const [raw, rawCpu] = await withCpu(b.pids, () => rawUpdates(perWriter));
-  noteErrors(b, 'update', { kapi, raw });
-  b.results.push(throughputResult(`update (PUT with resourceVersion), ${WRITERS} concurrent`, perWriter * WRITERS, kapi, cpu, raw, rawCpu));
+  const rounds = Math.min(o.rounds, perWriter);
+  const perSlice = Math.ceil(perWriter / rounds);
+  log(`update: ${perSlice * rounds * WRITERS} PUTs, ${WRITERS} writers with one object each, ${rounds} alternated rounds`);
+  const r = await alternate(
+    b.pids,
+    rounds,
+    () => kapiUpdates(perSlice),
+    () => rawUpdates(perSlice),
+  );
+  noteErrors(b, 'update', { kapi: r.kapi, raw: r.raw });
+  b.results.push(
+    throughputResult(
+      `update (PUT with resourceVersion), ${WRITERS} concurrent`,
+      perSlice * rounds * WRITERS,
+      r.kapi,
+      r.kapiCpu,
+      r.raw,
+      r.rawCpu,
+    ),
+  );
 }
 
 /** kapi's RSS and V8 heap in use outside the young generation (from its /metrics), bytes: the
@@ -507,9 +563,29 @@ async function benchPods(b: Bench): Promise<void> {
     // dry-run creates, which store nothing and so leave the memory baseline as it is
     await rewarmPods(b, bodies);
   }
-  log(`pods: creating ${o.pods} pods, 64 concurrent`);
-  const [kapi, cpu] = await withCpu(b.pids, () =>
-    runConcurrent(o.pods, 64, (i) => b.client.expect(201, 'POST', base, { body: bodies[i] }).then(() => {})),
+  log(`pods: creating ${o.pods} pods, 64 concurrent, alternated with raw etcd's txn creates of the stored bytes, ${o.rounds} rounds`);
+  let stored: { key: Buffer; value: Buffer }[] = [];
+  let storedCount = 0;
+  let storedBytes = 0;
+  const {
+    kapi,
+    kapiCpu: cpu,
+    raw,
+    rawCpu,
+  } = await alternate(
+    b.pids,
+    o.rounds,
+    (round) => {
+      const [a, z] = sliceOf(o.pods, o.rounds, round);
+      return runConcurrent(z - a, 64, (i) => b.client.expect(201, 'POST', base, { body: bodies[a + i] }).then(() => {}));
+    },
+    () => rawCreates(b, 'pods', stored, 64),
+    async (round) => {
+      const [a, z] = sliceOf(o.pods, o.rounds, round);
+      stored = await storedBetween(b, `/registry/pods/${POD_NS}/`, 'pod', a, z);
+      storedCount += stored.length;
+      storedBytes += stored.reduce((sum, kv) => sum + kv.value.length, 0);
+    },
   );
   b.pods = o.pods - kapi.errors;
   const after = await kapiMemory(b);
@@ -518,16 +594,10 @@ async function benchPods(b: Bench): Promise<void> {
     log("pods: waiting 150 s for kapi's RSS to settle");
     settled = await settledRss(b.pids.kapi);
   }
-  const stored = await storedUnder(b.etcd, `/registry/pods/${POD_NS}/`);
-  log(`pods: raw etcd, ${stored.length} txn creates of the stored bytes`);
-  const create = rawCreate(b.etcd);
-  const [raw, rawCpu] = await withCpu(b.pids, () =>
-    runConcurrent(stored.length, 64, (i) => create(rawKeyOf(stored[i]!.key, 'pods'), stored[i]!.value)),
-  );
   noteErrors(b, 'pods', { kapi, raw });
   if (o.only.has('pods')) {
     b.results.push(throughputResult(`create ${o.pods} Pods, 64 concurrent`, o.pods, kapi, cpu, raw, rawCpu));
-    const per = (a: number, z: number) => (z - a) / 1024 / stored.length;
+    const per = (a: number, z: number) => (z - a) / 1024 / storedCount;
     b.results.push({
       scenario: 'memory per cached Pod: RSS 2 s after',
       unit: 'KiB',
@@ -548,9 +618,7 @@ async function benchPods(b: Bench): Promise<void> {
       higherIsBetter: false,
       kapi: per(before.heap, after.heap),
     });
-    b.notes.push(
-      `pods: ${stored.length} stored, ${(stored.reduce((s, kv) => s + kv.value.length, 0) / stored.length).toFixed(0)} B each in etcd`,
-    );
+    b.notes.push(`pods: ${storedCount} stored, ${(storedBytes / storedCount).toFixed(0)} B each in etcd`);
   }
 }
 
