@@ -120,6 +120,8 @@ export interface StartKapiOptions {
   extraArgs?: string[];
   /** node's own flags before kapi's script, e.g. ['--cpu-prof', '--cpu-prof-dir', dir] */
   nodeArgs?: string[];
+  /** the bin/kapi to run; default: this checkout's, or KAPI_BIN */
+  bin?: string;
   /** how long to wait for /readyz 200; default 90 s (embedded etcd start, cache sync) */
   readyTimeoutMs?: number;
 }
@@ -158,10 +160,11 @@ export async function startKapi(opts: StartKapiOptions = {}): Promise<KapiProces
   const ownDir = !opts.dataDir;
   const dataDir = opts.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'kapi-e2e-'));
   const port = opts.port ?? (await freePort());
+  const bin = opts.bin ?? kapiBin();
   const args = [
-    ...kapiNodeFlags(kapiBin()),
+    ...kapiNodeFlags(bin),
     ...(opts.nodeArgs ?? []),
-    kapiBin(),
+    bin,
     '--data-dir',
     dataDir,
     '--secure-port',
@@ -174,7 +177,7 @@ export async function startKapi(opts: StartKapiOptions = {}): Promise<KapiProces
   args.push(...(opts.extraArgs ?? []));
 
   const logs = new LogBuffer();
-  const child = spawn(process.execPath, args, { cwd: path.dirname(path.dirname(kapiBin())), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { cwd: path.dirname(path.dirname(bin)), stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout?.on('data', (b: Buffer) => logs.add(b));
   child.stderr?.on('data', (b: Buffer) => logs.add(b));
   const pid = child.pid;
