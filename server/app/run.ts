@@ -75,10 +75,11 @@ export async function run(config: CompletedConfig, built: Built, prepared: Prepa
   const address = await server.listen(serving.securePort, serving.bindAddress);
   stack.push('https server', () => stopServing(server, serving, state));
   log.info('serving securely', { address: hostPort(address.address, serving.securePort) });
-  if (!startedWithNodeFlag('--max-semi-space-size')) {
-    // `node bin/kapi` skips the shebang line that carries it
+  // `node bin/kapi` skips the shebang line that carries them
+  const missing = ['--max-semi-space-size', '--no-allocation-site-pretenuring'].filter((flag) => !startedWithNodeFlag(flag));
+  if (missing.length > 0) {
     log.warn(
-      "node runs without bin/kapi's --max-semi-space-size=64: expect about 10% more CPU per request; start bin/kapi itself or pass the flag to node",
+      `node runs without bin/kapi's ${missing.join(' and ')}: expect 10-30% more CPU per request; start bin/kapi itself or pass the flags to node`,
     );
   }
 

@@ -19,9 +19,9 @@ test('the node flags of a shebang line: after node, flags only', () => {
   assert.deepEqual(kapiNodeFlags('/nonexistent/bin/kapi'), []);
 });
 
-test('bin/kapi runs itself with a 64 MiB young generation, and `node bin/kapi` launchers read the same flags', () => {
+test('bin/kapi runs itself with a 64 MiB young generation and no allocation-site pretenuring, and `node bin/kapi` launchers read the same flags', () => {
   const flags = kapiNodeFlags(kapiBin);
-  assert.deepEqual(flags, ['--max-semi-space-size=64']);
+  assert.deepEqual(flags, ['--max-semi-space-size=64', '--no-allocation-site-pretenuring']);
   // the flag reaches V8: a young generation of 2 semi-spaces grows past node's default 32 MiB
   const probe =
     "const v8=require('v8');const keep=[];let max=0;for(let i=0;i<3e6;i++){keep.push({i});if(keep.length>2e5)keep.length=0;" +
