@@ -14,7 +14,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startEtcd, startKapi, type EtcdProcess, type KapiProcess } from '../e2e/harness.js';
+import type { EtcdProcess, KapiProcess } from '../e2e/harness.js';
+import { startBenchEtcd, startBenchKapi } from './servers.js';
 import { TokenClient } from './client.js';
 import { configMapBody, configMapUpdateBody, objectName, podBody, replicaSetBody } from './bodies.js';
 import { median, runConcurrent, runPerWriter, sliceOf, throughput, withCpu, type CpuUse, type Run } from './measure.js';
@@ -71,21 +72,8 @@ const log = (msg: string) => console.error(`[ab ${new Date().toISOString().slice
 const json = (o: unknown) => ({ body: Buffer.from(JSON.stringify(o)) });
 
 async function startSide(name: 'A' | 'B', bin: string, tokenFile: string, token: string): Promise<Side> {
-  const etcd = await startEtcd({ extraArgs: ['--quota-backend-bytes', String(8 * 1024 * 1024 * 1024)] });
-  const kapi = await startKapi({
-    bin,
-    etcdServers: etcd.endpoint,
-    extraArgs: [
-      '--token-auth-file',
-      tokenFile,
-      '--authorization-mode',
-      'RBAC',
-      '--disable-admission-plugins',
-      'ServiceAccount',
-      '--endpoint-reconciler-type',
-      'none',
-    ],
-  });
+  const etcd = await startBenchEtcd();
+  const kapi = await startBenchKapi(etcd, tokenFile, { bin });
   const client = new TokenClient(kapi.url, kapi.http.creds.ca, token, 64);
   await client.expect(201, 'POST', '/api/v1/namespaces', json({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }));
   return { name, etcd, kapi, client, pids: { kapi: kapi.pid, etcd: etcd.pid } };

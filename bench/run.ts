@@ -49,7 +49,8 @@ import { performance } from 'node:perf_hooks';
 import { spawnSync } from 'node:child_process';
 import { createEtcdClient } from '../storage/etcd/client.js';
 import { prefixEnd, type EtcdClient } from '../storage/etcd/types.js';
-import { repoRoot, startEtcd, startKapi, waitFor, type EtcdProcess, type KapiProcess } from '../e2e/harness.js';
+import { repoRoot, waitFor, type EtcdProcess, type KapiProcess } from '../e2e/harness.js';
+import { startBenchEtcd, startBenchKapi } from './servers.js';
 import { TokenClient } from './client.js';
 import { configMapBody, configMapUpdateBody, objectName, podBody, replicaSetBody, type Owner } from './bodies.js';
 import {
@@ -110,10 +111,11 @@ const USAGE =
 function parseArgs(argv: string[]): Options {
   const o: Options = {
     only: new Set(SCENARIOS),
-    objects: 5000,
-    serial: 1000,
-    gets: 10000,
-    updates: 5000,
+    // long enough that each of the alternated slices spans many of /proc's 10 ms CPU ticks
+    objects: 10000,
+    serial: 2000,
+    gets: 40000,
+    updates: 10000,
     pods: 10000,
     listRepeats: 5,
     watchers: 1000,
@@ -869,22 +871,10 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
   try {
     log(`starting etcd and kapi (scenarios: ${[...o.only].join(',')})`);
-    etcdProc = await startEtcd({ extraArgs: ['--quota-backend-bytes', String(8 * 1024 * 1024 * 1024)] });
-    kapi = await startKapi({
-      etcdServers: etcdProc.endpoint,
+    etcdProc = await startBenchEtcd();
+    kapi = await startBenchKapi(etcdProc, tokenFile, {
       nodeArgs: o.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', o.cpuProfDir] : [],
-      extraArgs: [
-        '--token-auth-file',
-        tokenFile,
-        '--authorization-mode',
-        'RBAC',
-        '--disable-admission-plugins',
-        'ServiceAccount',
-        '--endpoint-reconciler-type',
-        'none',
-        '--workers',
-        String(o.workers),
-      ],
+      extraArgs: ['--workers', String(o.workers)],
     });
     if (o.workers > 1) {
       // /readyz answered as soon as one worker listened
