@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { alternate, sliceOf, type Run } from './measure.js';
+import { alternate, markdownTable, sliceOf, type Run } from './measure.js';
 
 describe('alternated measurement', () => {
   it('slices cover every operation once, in order', () => {
@@ -56,5 +56,9 @@ describe('alternated measurement', () => {
     assert.deepEqual(r.raw.latencies, [100, 101, 102]);
     assert.equal(r.raw.wallMs, 3);
     assert.ok(r.kapiCpu.wallMs >= 0 && r.rawCpu.wallMs >= 0);
+  });
+
+  it('writes tables as the formatter would (make check compares bench/last-run.md)', () => {
+    assert.equal(markdownTable(['a', 'bb'], [['1', '2']]), '| a | bb |\n| - | -- |\n| 1 | 2  |');
   });
 });

@@ -219,7 +219,7 @@ function ofRaw(r: Result): string {
 export function markdownTable(head: string[], body: string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-  return [line(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...body.map(line)].join('\n');
+  return [line(head), `|${widths.map((w) => ` ${'-'.repeat(w)} `).join('|')}|`, ...body.map(line)].join('\n');
 }
 
 export function resultsTable(results: Result[]): string {
