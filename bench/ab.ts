@@ -11,14 +11,25 @@
 // prints each build's kapi CPU per operation over all its slices, its throughput, and the
 // median and spread of the per-round ratios B/A.
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { EtcdProcess, KapiProcess } from '../e2e/harness.js';
-import { startBenchEtcd, startBenchKapi } from './servers.js';
+import { startBenchEtcd, startBenchKapi, writeBenchToken } from './servers.js';
 import { TokenClient } from './client.js';
 import { configMapBody, configMapUpdateBody, objectName, podBody, replicaSetBody } from './bodies.js';
-import { median, runConcurrent, runPerWriter, sliceOf, throughput, withCpu, type CpuUse, type Run } from './measure.js';
+import {
+  median,
+  mergeCpu,
+  mergeRuns,
+  runConcurrent,
+  runPerWriter,
+  sliceOf,
+  throughput,
+  withCpu,
+  type CpuUse,
+  type Run,
+} from './measure.js';
 
 const SCENARIOS = ['get', 'create', 'update', 'pods'] as const;
 type Scenario = (typeof SCENARIOS)[number];
@@ -163,9 +174,11 @@ interface Tally {
   cpu: CpuUse[];
 }
 
-const perOp = (t: Tally) => t.cpu.reduce((ms, c) => ms + c.kapiMs, 0) / t.runs.reduce((n, r) => n + r.latencies.length, 0);
-const rate = (t: Tally) =>
-  throughput({ latencies: t.runs.flatMap((r) => r.latencies), wallMs: t.runs.reduce((ms, r) => ms + r.wallMs, 0), errors: 0 });
+/** a side's kapi CPU per operation and throughput over all its slices */
+function summary(t: Tally): { perOp: number; rate: number } {
+  const run = mergeRuns(t.runs);
+  return { perOp: mergeCpu(t.cpu).kapiMs / run.latencies.length, rate: throughput(run) };
+}
 
 async function compare(o: Options, scenario: Scenario, work: Workload, a: Side, b: Side): Promise<string> {
   log(`${scenario}: set-up and warm-up on both`);
@@ -193,21 +206,19 @@ async function compare(o: Options, scenario: Scenario, work: Workload, a: Side, 
     ratios.push(perRound.get(b)! / perRound.get(a)!);
   }
   const sorted = [...ratios].sort((x, y) => x - y);
-  const ta = tallies.get(a)!;
-  const tb = tallies.get(b)!;
+  const sa = summary(tallies.get(a)!);
+  const sb = summary(tallies.get(b)!);
   return (
-    `${scenario}: kapi CPU ms/op A ${perOp(ta).toFixed(4)}, B ${perOp(tb).toFixed(4)} (B/A ${(perOp(tb) / perOp(ta)).toFixed(3)}); ` +
+    `${scenario}: kapi CPU ms/op A ${sa.perOp.toFixed(4)}, B ${sb.perOp.toFixed(4)} (B/A ${(sb.perOp / sa.perOp).toFixed(3)}); ` +
     `per-round B/A median ${median(ratios).toFixed(3)}, range ${sorted[0]!.toFixed(3)}-${sorted.at(-1)!.toFixed(3)}; ` +
-    `ops/s A ${rate(ta).toFixed(0)}, B ${rate(tb).toFixed(0)}${errors ? `; ${errors} errors` : ''}`
+    `ops/s A ${sa.rate.toFixed(0)}, B ${sb.rate.toFixed(0)}${errors ? `; ${errors} errors` : ''}`
   );
 }
 
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'kapi-ab-'));
-  const token = `ab-${Math.random().toString(36).slice(2)}`;
-  const tokenFile = path.join(tmp, 'tokens.csv');
-  writeFileSync(tokenFile, `${token},bench-admin,bench-admin-uid,"system:masters"\n`);
+  const { token, tokenFile } = writeBenchToken(tmp);
   const sides: Side[] = [];
   try {
     log(`starting A (${o.a}) and B (${o.b}), each with its own etcd`);

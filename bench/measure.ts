@@ -43,12 +43,8 @@ export async function runConcurrent(n: number, concurrency: number, fn: (i: numb
 export async function runPerWriter(writers: number, each: number, fn: (writer: number, call: number) => Promise<void>): Promise<Run> {
   const start = performance.now();
   const runs = await Promise.all(Array.from({ length: writers }, (_, w) => runConcurrent(each, 1, (k) => fn(w, w * each + k))));
-  return {
-    latencies: runs.flatMap((r) => r.latencies),
-    wallMs: performance.now() - start,
-    errors: runs.reduce((n, r) => n + r.errors, 0),
-    firstError: runs.find((r) => r.firstError)?.firstError,
-  };
+  // the writers ran at once: the wall time is the whole run's, not their sum
+  return { ...mergeRuns(runs), wallMs: performance.now() - start };
 }
 
 export function percentile(values: number[], p: number): number {
@@ -132,7 +128,8 @@ export function mergeRuns(runs: readonly Run[]): Run {
   };
 }
 
-function mergeCpu(uses: readonly CpuUse[]): CpuUse {
+/** the slices of one side, as one CpuUse */
+export function mergeCpu(uses: readonly CpuUse[]): CpuUse {
   const sum = (pick: (u: CpuUse) => number) => uses.reduce((ms, u) => ms + pick(u), 0);
   return { kapiMs: sum((u) => u.kapiMs), etcdMs: sum((u) => u.etcdMs), clientMs: sum((u) => u.clientMs), wallMs: sum((u) => u.wallMs) };
 }

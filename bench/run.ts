@@ -50,7 +50,7 @@ import { spawnSync } from 'node:child_process';
 import { createEtcdClient } from '../storage/etcd/client.js';
 import { prefixEnd, type EtcdClient } from '../storage/etcd/types.js';
 import { repoRoot, waitFor, type EtcdProcess, type KapiProcess } from '../e2e/harness.js';
-import { startBenchEtcd, startBenchKapi } from './servers.js';
+import { startBenchEtcd, startBenchKapi, writeBenchToken } from './servers.js';
 import { TokenClient } from './client.js';
 import { configMapBody, configMapUpdateBody, objectName, podBody, replicaSetBody, type Owner } from './bodies.js';
 import {
@@ -304,6 +304,9 @@ async function createConfigMaps(b: Bench, from: number, to: number, concurrency:
   return run;
 }
 
+/** an object as kapi stored it in etcd */
+type StoredKv = { key: Buffer; value: Buffer };
+
 /** what kapi stored for the objects named `prefix-from` to `prefix-(to-1)` under `dir` */
 async function storedBetween(b: Bench, dir: string, prefix: string, from: number, to: number) {
   const key = Buffer.from(`${dir}${objectName(prefix, from)}`);
@@ -311,9 +314,8 @@ async function storedBetween(b: Bench, dir: string, prefix: string, from: number
   return (await b.etcd.rangeAll({ key, rangeEnd })).kvs;
 }
 
-/** the raw side of a create scenario: txn creates of the bytes kapi stored for `what` (read
- *  before the run), under a raw prefix */
-async function rawCreates(b: Bench, tag: string, kvs: { key: Buffer; value: Buffer }[], concurrency: number): Promise<Run> {
+/** the raw side of a create scenario: txn creates of the bytes kapi stored, under a raw prefix */
+async function rawCreates(b: Bench, tag: string, kvs: StoredKv[], concurrency: number): Promise<Run> {
   const create = rawCreate(b.etcd);
   return runConcurrent(kvs.length, concurrency, (i) => create(rawKeyOf(kvs[i]!.key, tag), kvs[i]!.value));
 }
@@ -324,27 +326,50 @@ async function ensureConfigMaps(b: Bench, n: number): Promise<void> {
   await createConfigMaps(b, b.configMaps, n, 64);
 }
 
-/** ConfigMap creates, kapi's and raw etcd's in alternated slices: each raw slice writes the
- *  bytes kapi stored in the slice before it (read unmeasured) */
-async function alternatedCreates(b: Bench, tag: string, count: number, concurrency: number): Promise<Alternated> {
-  const from = b.configMaps;
-  let stored: { key: Buffer; value: Buffer }[] = [];
+/**
+ * Creates, kapi's and raw etcd's in alternated slices: slice [a, z) of `count` goes through
+ * kapi (`kapiCreate`), then the bytes kapi stored for it (`storedFor`, read unmeasured) are
+ * written raw with txn creates. Also says how many objects kapi stored, and their bytes.
+ */
+async function alternatedCreates(
+  b: Bench,
+  tag: string,
+  count: number,
+  concurrency: number,
+  kapiCreate: (from: number, to: number) => Promise<Run>,
+  storedFor: (from: number, to: number) => Promise<StoredKv[]>,
+): Promise<Alternated & { storedCount: number; storedBytes: number }> {
+  let stored: StoredKv[] = [];
+  let storedCount = 0;
+  let storedBytes = 0;
   const result = await alternate(
     b.pids,
     b.o.rounds,
-    (round) => {
-      const [a, z] = sliceOf(count, b.o.rounds, round);
-      return createConfigMaps(b, from + a, from + z, concurrency);
-    },
+    (round) => kapiCreate(...sliceOf(count, b.o.rounds, round)),
     () => rawCreates(b, tag, stored, concurrency),
     async (round) => {
       const [a, z] = sliceOf(count, b.o.rounds, round);
-      stored = await storedBetween(b, `/registry/configmaps/${NS}/`, 'cm', from + a, from + z);
-      if (stored.length !== z - a) b.notes.push(`${tag}: kapi stored ${stored.length} of ${z - a} configmaps`);
+      stored = await storedFor(a, z);
+      if (stored.length !== z - a) b.notes.push(`${tag}: kapi stored ${stored.length} of ${z - a} objects`);
+      storedCount += stored.length;
+      storedBytes += stored.reduce((sum, kv) => sum + kv.value.length, 0);
     },
   );
   noteErrors(b, tag, { kapi: result.kapi, raw: result.raw });
-  return result;
+  return { ...result, storedCount, storedBytes };
+}
+
+/** ConfigMap creates through kapi and raw etcd, alternated */
+function alternatedConfigMapCreates(b: Bench, tag: string, count: number, concurrency: number): Promise<Alternated> {
+  const from = b.configMaps;
+  return alternatedCreates(
+    b,
+    tag,
+    count,
+    concurrency,
+    (a, z) => createConfigMaps(b, from + a, from + z, concurrency),
+    (a, z) => storedBetween(b, `/registry/configmaps/${NS}/`, 'cm', from + a, from + z),
+  );
 }
 
 async function benchCreate(b: Bench): Promise<void> {
@@ -358,12 +383,12 @@ async function benchCreate(b: Bench): Promise<void> {
   await runConcurrent(warm, 64, (i) => create(Buffer.from(`${RAW}/warm/${i}`), configMapBody(objectName('warm', i), i)));
   if (o.only.has('create')) {
     log(`create: ${o.objects} configmaps, 64 concurrent, ${o.rounds} alternated rounds`);
-    const r = await alternatedCreates(b, 'create', o.objects, 64);
+    const r = await alternatedConfigMapCreates(b, 'create', o.objects, 64);
     b.results.push(throughputResult('create ConfigMap, 64 concurrent', o.objects, r.kapi, r.kapiCpu, r.raw, r.rawCpu));
   }
   if (o.only.has('create-serial')) {
     log(`create: ${o.serial} configmaps, 1 at a time, ${o.rounds} alternated rounds`);
-    const r = await alternatedCreates(b, 'create-serial', o.serial, 1);
+    const r = await alternatedConfigMapCreates(b, 'create-serial', o.serial, 1);
     b.results.push(throughputResult('create ConfigMap, 1 at a time', o.serial, r.kapi, r.kapiCpu, r.raw, r.rawCpu));
   }
 }
@@ -566,28 +591,20 @@ async function benchPods(b: Bench): Promise<void> {
     await rewarmPods(b, bodies);
   }
   log(`pods: creating ${o.pods} pods, 64 concurrent, alternated with raw etcd's txn creates of the stored bytes, ${o.rounds} rounds`);
-  let stored: { key: Buffer; value: Buffer }[] = [];
-  let storedCount = 0;
-  let storedBytes = 0;
   const {
     kapi,
     kapiCpu: cpu,
     raw,
     rawCpu,
-  } = await alternate(
-    b.pids,
-    o.rounds,
-    (round) => {
-      const [a, z] = sliceOf(o.pods, o.rounds, round);
-      return runConcurrent(z - a, 64, (i) => b.client.expect(201, 'POST', base, { body: bodies[a + i] }).then(() => {}));
-    },
-    () => rawCreates(b, 'pods', stored, 64),
-    async (round) => {
-      const [a, z] = sliceOf(o.pods, o.rounds, round);
-      stored = await storedBetween(b, `/registry/pods/${POD_NS}/`, 'pod', a, z);
-      storedCount += stored.length;
-      storedBytes += stored.reduce((sum, kv) => sum + kv.value.length, 0);
-    },
+    storedCount,
+    storedBytes,
+  } = await alternatedCreates(
+    b,
+    'pods',
+    o.pods,
+    64,
+    (a, z) => runConcurrent(z - a, 64, (i) => b.client.expect(201, 'POST', base, { body: bodies[a + i] }).then(() => {})),
+    (a, z) => storedBetween(b, `/registry/pods/${POD_NS}/`, 'pod', a, z),
   );
   b.pods = o.pods - kapi.errors;
   const after = await kapiMemory(b);
@@ -596,7 +613,6 @@ async function benchPods(b: Bench): Promise<void> {
     log("pods: waiting 150 s for kapi's RSS to settle");
     settled = await settledRss(b.pids.kapi);
   }
-  noteErrors(b, 'pods', { kapi, raw });
   if (o.only.has('pods')) {
     b.results.push(throughputResult(`create ${o.pods} Pods, 64 concurrent`, o.pods, kapi, cpu, raw, rawCpu));
     const per = (a: number, z: number) => (z - a) / 1024 / storedCount;
@@ -854,9 +870,7 @@ function versionOf(cmd: string, args: string[]): string {
 async function main(): Promise<void> {
   const o = parseArgs(process.argv.slice(2));
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'kapi-bench-'));
-  const token = `bench-${Math.random().toString(36).slice(2)}`;
-  const tokenFile = path.join(tmp, 'tokens.csv');
-  writeFileSync(tokenFile, `${token},bench-admin,bench-admin-uid,"system:masters"\n`);
+  const { token, tokenFile } = writeBenchToken(tmp);
   let etcdProc: EtcdProcess | undefined;
   let kapi: KapiProcess | undefined;
   let etcd: EtcdClient | undefined;

@@ -2,7 +2,17 @@
 // system:masters bearer token, RBAC, default admission without ServiceAccount, no endpoint
 // reconciler), on an etcd of its own with room for the Pods' revisions.
 
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { startEtcd, startKapi, type EtcdProcess, type StartKapiOptions } from '../e2e/harness.js';
+
+/** a fresh system:masters bearer token, written as kapi's --token-auth-file in `dir` */
+export function writeBenchToken(dir: string): { token: string; tokenFile: string } {
+  const token = `bench-${Math.random().toString(36).slice(2)}`;
+  const tokenFile = path.join(dir, 'tokens.csv');
+  writeFileSync(tokenFile, `${token},bench-admin,bench-admin-uid,"system:masters"\n`);
+  return { token, tokenFile };
+}
 
 export function startBenchEtcd(): Promise<EtcdProcess> {
   return startEtcd({ extraArgs: ['--quota-backend-bytes', String(8 * 1024 * 1024 * 1024)] });

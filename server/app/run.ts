@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { KapiConfig } from '../config/flags.js';
 import { createSecureServer, type SecureServer } from '../http/server.js';
 import type { Pki } from '../pki/pki.js';
-import { startedWithNodeFlag } from '../cli/node-flags.js';
+import { missingKapiNodeFlags } from '../cli/node-flags.js';
 import { createLogger } from '../log.js';
 import type { Built } from './build.js';
 import type { CompletedConfig } from './config.js';
@@ -75,8 +75,7 @@ export async function run(config: CompletedConfig, built: Built, prepared: Prepa
   const address = await server.listen(serving.securePort, serving.bindAddress);
   stack.push('https server', () => stopServing(server, serving, state));
   log.info('serving securely', { address: hostPort(address.address, serving.securePort) });
-  // `node bin/kapi` skips the shebang line that carries them
-  const missing = ['--max-semi-space-size', '--no-allocation-site-pretenuring'].filter((flag) => !startedWithNodeFlag(flag));
+  const missing = missingKapiNodeFlags();
   if (missing.length > 0) {
     log.warn(
       `node runs without bin/kapi's ${missing.join(' and ')}: expect 10-30% more CPU per request; start bin/kapi itself or pass the flags to node`,

@@ -44,3 +44,17 @@ test('startedWithNodeFlag sees a flag on the command line or in NODE_OPTIONS, an
   assert.equal(run([]), 'false');
   assert.equal(run(['--max-old-space-size=512']), 'false');
 });
+
+test("missingKapiNodeFlags names the flags of bin/kapi's first line that node was not started with", () => {
+  const moduleUrl = new URL('./node-flags.js', import.meta.url).href;
+  const probe = `import(${JSON.stringify(moduleUrl)}).then((m) => console.log(JSON.stringify(m.missingKapiNodeFlags())))`;
+  const run = (args: string[]) => {
+    const env = { ...process.env };
+    delete env.NODE_OPTIONS;
+    return JSON.parse(spawnSync(process.execPath, [...args, '-e', probe], { encoding: 'utf8', env }).stdout) as string[];
+  };
+  const flags = kapiNodeFlags(kapiBin);
+  assert.deepEqual(run([]), flags);
+  assert.deepEqual(run(flags), []);
+  assert.deepEqual(run([flags[0]!]), flags.slice(1));
+});

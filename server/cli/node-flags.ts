@@ -4,6 +4,7 @@
 // kapi runs with the flags it is measured with.
 
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 /** the node flags of a `#!/usr/bin/env -S node <flags>` (or `#!… node <flags>`) first line */
 export function nodeFlagsOfShebang(firstLine: string): string[] {
@@ -30,4 +31,13 @@ export function kapiNodeFlags(binPath: string): string[] {
 export function startedWithNodeFlag(name: string): boolean {
   const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
   return given.some((a) => a === name || a.startsWith(`${name}=`));
+}
+
+/** bin/kapi of the checkout or image this module runs from (dist/server/cli/ -> bin/) */
+const ownKapiBin = (): string => fileURLToPath(new URL('../../../bin/kapi', import.meta.url));
+
+/** the flags of bin/kapi's first line this process did not get (a launcher that runs
+ *  `node bin/kapi` skips that line) */
+export function missingKapiNodeFlags(binPath: string = ownKapiBin()): string[] {
+  return kapiNodeFlags(binPath).filter((flag) => !startedWithNodeFlag(flag.split('=')[0]!));
 }
