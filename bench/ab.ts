@@ -1,7 +1,11 @@
 // Two kapi builds side by side, for a before/after of a change worth a few percent.
 //
-//   node dist/bench/ab.js --a BIN --b BIN [--only get,create,update,pods] [--rounds N]
-//          [--ops N] [--warm-up N]
+//   node dist/bench/ab.js --a BIN --b BIN [--a-args FLAGS] [--b-args FLAGS] [--a-env VARS] [--b-env VARS]
+//          [--only get,create,update,pods] [--rounds N] [--ops N] [--warm-up N]
+//
+// --a-args/--b-args: kapi flags of that side beyond the bench's own, space-separated (the same
+// BIN twice with `--b-args "--workers 2"` compares a flag); --a-env/--b-env: NAME=VALUE
+// environment variables of that side's kapi, space-separated.
 //
 // On this shared machine the CPU one build takes per operation moves by a third between runs a
 // minute apart, which hides such a change (eight alternated whole runs of two builds could not
@@ -14,7 +18,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { EtcdProcess, KapiProcess } from '../e2e/harness.js';
+import { waitFor, type EtcdProcess, type KapiProcess } from '../e2e/harness.js';
 import { startBenchEtcd, startBenchKapi, writeBenchToken } from './servers.js';
 import { TokenClient } from './client.js';
 import { configMapBody, configMapUpdateBody, objectName, podBody, replicaSetBody } from './bodies.js';
@@ -37,20 +41,38 @@ type Scenario = (typeof SCENARIOS)[number];
 interface Options {
   a: string;
   b: string;
+  aArgs: string[];
+  bArgs: string[];
+  aEnv: Record<string, string>;
+  bEnv: Record<string, string>;
   only: Scenario[];
   rounds: number;
   ops: number;
   warmUp: number;
 }
 
-const USAGE = 'node dist/bench/ab.js --a BIN --b BIN [--only get,create,update,pods] [--rounds N] [--ops N] [--warm-up N]';
+const USAGE =
+  'node dist/bench/ab.js --a BIN --b BIN [--a-args FLAGS] [--b-args FLAGS] [--a-env VARS] [--b-env VARS] [--only get,create,update,pods] [--rounds N] [--ops N] [--warm-up N]';
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { a: '', b: '', only: [...SCENARIOS], rounds: 10, ops: 40000, warmUp: 10000 };
+  const o: Options = {
+    a: '',
+    b: '',
+    aArgs: [],
+    bArgs: [],
+    aEnv: {},
+    bEnv: {},
+    only: [...SCENARIOS],
+    rounds: 10,
+    ops: 40000,
+    warmUp: 10000,
+  };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
     const value = argv[++i] ?? '';
     if (flag === '--a' || flag === '--b') o[flag === '--a' ? 'a' : 'b'] = path.resolve(value);
+    else if (flag === '--a-env' || flag === '--b-env') o[flag === '--a-env' ? 'aEnv' : 'bEnv'] = parseEnv(value);
+    else if (flag === '--a-args' || flag === '--b-args') o[flag === '--a-args' ? 'aArgs' : 'bArgs'] = value.split(' ').filter(Boolean);
     else if (flag === '--only') {
       const names = value.split(',').filter(Boolean);
       for (const n of names) if (!(SCENARIOS as readonly string[]).includes(n)) throw new Error(`unknown scenario ${n}\n${USAGE}`);
@@ -65,6 +87,17 @@ function parseArgs(argv: string[]): Options {
   }
   if (!o.a || !o.b) throw new Error(USAGE);
   return o;
+}
+
+/** `NAME=VALUE NAME=VALUE` */
+function parseEnv(text: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const word of text.split(' ').filter(Boolean)) {
+    const eq = word.indexOf('=');
+    if (eq <= 0) throw new Error(`not NAME=VALUE: ${word}`);
+    env[word.slice(0, eq)] = word.slice(eq + 1);
+  }
+  return env;
 }
 
 /** one build under test: its kapi, its etcd, a client */
@@ -82,9 +115,20 @@ const podBase = `/api/v1/namespaces/${NS}/pods`;
 const log = (msg: string) => console.error(`[ab ${new Date().toISOString().slice(11, 19)}] ${msg}`);
 const json = (o: unknown) => ({ body: Buffer.from(JSON.stringify(o)) });
 
-async function startSide(name: 'A' | 'B', bin: string, tokenFile: string, token: string): Promise<Side> {
+async function startSide(
+  name: 'A' | 'B',
+  bin: string,
+  extraArgs: string[],
+  env: Record<string, string>,
+  tokenFile: string,
+  token: string,
+): Promise<Side> {
   const etcd = await startBenchEtcd();
-  const kapi = await startBenchKapi(etcd, tokenFile, { bin });
+  const kapi = await startBenchKapi(etcd, tokenFile, { bin, extraArgs, env });
+  const workersAt = extraArgs.indexOf('--workers');
+  const workers = workersAt < 0 ? 1 : Number(extraArgs[workersAt + 1]);
+  // /readyz answers as soon as one worker listens
+  if (workers > 1) await waitFor('every kapi worker ready', () => /workers\] kapi is ready/.test(kapi.logs()), 120_000);
   const client = new TokenClient(kapi.url, kapi.http.creds.ca, token, 64);
   await client.expect(201, 'POST', '/api/v1/namespaces', json({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }));
   return { name, etcd, kapi, client, pids: { kapi: kapi.pid, etcd: etcd.pid } };
@@ -221,9 +265,11 @@ async function main(): Promise<void> {
   const { token, tokenFile } = writeBenchToken(tmp);
   const sides: Side[] = [];
   try {
-    log(`starting A (${o.a}) and B (${o.b}), each with its own etcd`);
-    sides.push(await startSide('A', o.a, tokenFile, token));
-    sides.push(await startSide('B', o.b, tokenFile, token));
+    const describe = (bin: string, args: string[], env: Record<string, string>) =>
+      [...Object.entries(env).map(([k, v]) => `${k}=${v}`), bin, ...args].join(' ');
+    log(`starting A (${describe(o.a, o.aArgs, o.aEnv)}) and B (${describe(o.b, o.bArgs, o.bEnv)}), each with its own etcd`);
+    sides.push(await startSide('A', o.a, o.aArgs, o.aEnv, tokenFile, token));
+    sides.push(await startSide('B', o.b, o.bArgs, o.bEnv, tokenFile, token));
     const work = workloads(o);
     log(`kapi pids: A ${sides[0]!.kapi.pid}, B ${sides[1]!.kapi.pid}`);
     for (const scenario of o.only) console.log(await compare(o, scenario, work[scenario], sides[0]!, sides[1]!));

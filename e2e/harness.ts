@@ -122,6 +122,8 @@ export interface StartKapiOptions {
   nodeArgs?: string[];
   /** the bin/kapi to run; default: this checkout's, or KAPI_BIN */
   bin?: string;
+  /** environment variables kapi gets beyond this process's own */
+  env?: Record<string, string>;
   /** how long to wait for /readyz 200; default 90 s (embedded etcd start, cache sync) */
   readyTimeoutMs?: number;
 }
@@ -177,7 +179,11 @@ export async function startKapi(opts: StartKapiOptions = {}): Promise<KapiProces
   args.push(...(opts.extraArgs ?? []));
 
   const logs = new LogBuffer();
-  const child = spawn(process.execPath, args, { cwd: path.dirname(path.dirname(bin)), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    cwd: path.dirname(path.dirname(bin)),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: opts.env ? { ...process.env, ...opts.env } : process.env,
+  });
   child.stdout?.on('data', (b: Buffer) => logs.add(b));
   child.stderr?.on('data', (b: Buffer) => logs.add(b));
   const pid = child.pid;
