@@ -8,6 +8,7 @@ import type { KubeObject, ObjectMeta, Watch } from '../../storage/interface.js';
 import type { RESTResource } from '../registry/rest.js';
 import { internalContext } from '../controllers/util.js';
 import type { Logger } from '../log.js';
+import { ByNamespace } from '../machinery/by-namespace.js';
 
 const fieldManager = 'kube-apiserver';
 
@@ -28,8 +29,6 @@ export interface Informer {
   onChange(listener: InformerListener): () => void;
   stop(): void;
 }
-
-const keyOf = (ns: string, name: string) => `${ns}/${name}`;
 
 function wait(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -67,7 +66,10 @@ export function slimObject(obj: KubeObject, rest: Omit<Partial<KubeObject>, 'met
   const m = obj.metadata;
   const metadata: Record<string, unknown> = {};
   for (const k of SLIM_META) if (m[k] !== undefined) metadata[k] = m[k];
-  const out: KubeObject = { metadata: metadata as ObjectMeta };
+  // made empty and filled: an empty literal has room for four properties in the object
+  // itself, where a literal with its metadata would put the rest in a property array of their own
+  const out = {} as KubeObject;
+  out.metadata = metadata as ObjectMeta;
   for (const [k, v] of Object.entries(rest)) if (v !== undefined) out[k] = v;
   return out;
 }
@@ -81,23 +83,7 @@ export function startInformer(resource: RESTResource, log: Logger, parent?: Abor
   setMaxListeners(100, signal);
   parent?.addEventListener('abort', () => abort.abort(), { once: true });
   const keep = opts.keep ?? ((obj: KubeObject) => obj);
-  const objects = new Map<string, KubeObject>();
-  // by namespace, made on the first question by namespace: most informers are never asked,
-  // and an index entry per object of every such informer is memory for nothing
-  let byNamespace: Map<string, Map<string, KubeObject>> | undefined;
-  const index = (into: Map<string, Map<string, KubeObject>>, obj: KubeObject): void => {
-    const ns = obj.metadata.namespace ?? '';
-    let m = into.get(ns);
-    if (!m) into.set(ns, (m = new Map()));
-    m.set(obj.metadata.name ?? '', obj);
-  };
-  const namespaceIndex = (): Map<string, Map<string, KubeObject>> => {
-    if (!byNamespace) {
-      byNamespace = new Map();
-      for (const obj of objects.values()) index(byNamespace, obj);
-    }
-    return byNamespace;
-  };
+  const objects = new ByNamespace<KubeObject>();
   const listeners = new Set<InformerListener>();
   let markSynced!: () => void;
   const synced = new Promise<void>((r) => {
@@ -108,21 +94,8 @@ export function startInformer(resource: RESTResource, log: Logger, parent?: Abor
   // started it may be waiting on `synced`, and then stops instead of watching for good.
   const stopOnceSynced = parent?.aborted === true;
 
-  const put = (obj: KubeObject): KubeObject | undefined => {
-    const ns = obj.metadata.namespace ?? '';
-    const key = keyOf(ns, obj.metadata.name ?? '');
-    const old = objects.get(key);
-    objects.set(key, obj);
-    if (byNamespace) index(byNamespace, obj);
-    return old;
-  };
-  const remove = (ns: string, name: string): KubeObject | undefined => {
-    const key = keyOf(ns, name);
-    const old = objects.get(key);
-    objects.delete(key);
-    byNamespace?.get(ns)?.delete(name);
-    return old;
-  };
+  const put = (obj: KubeObject): KubeObject | undefined => objects.set(obj.metadata.namespace ?? '', obj.metadata.name ?? '', obj);
+  const remove = (ns: string, name: string): KubeObject | undefined => objects.delete(ns, name);
   const emit: InformerListener = (type, obj, old) => {
     for (const l of listeners) {
       try {
@@ -144,17 +117,16 @@ export function startInformer(resource: RESTResource, log: Logger, parent?: Abor
       for (const item of page.items) items.push(keep(item));
       cont = page.metadata.continue || undefined;
     } while (cont && !signal.aborted);
-    const seen = new Set<string>();
+    const seen = new ByNamespace<true>();
     for (const obj of items) {
-      const ns = obj.metadata.namespace ?? '';
-      seen.add(keyOf(ns, obj.metadata.name ?? ''));
+      seen.set(obj.metadata.namespace ?? '', obj.metadata.name ?? '', true);
       const old = put(obj);
       if (!old) emit('ADDED', obj);
       else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) emit('MODIFIED', obj, old);
     }
-    for (const [key, old] of [...objects]) {
-      if (seen.has(key)) continue;
-      remove(old.metadata.namespace ?? '', old.metadata.name ?? '');
+    for (const [ns, name, old] of [...objects.entries()]) {
+      if (seen.get(ns, name)) continue;
+      remove(ns, name);
       emit('DELETED', old);
     }
     return rv;
@@ -222,9 +194,9 @@ export function startInformer(resource: RESTResource, log: Logger, parent?: Abor
 
   return {
     resource,
-    get: (ns, name) => objects.get(keyOf(ns, name)),
-    list: (ns) => (ns === undefined ? [...objects.values()] : [...(namespaceIndex().get(ns)?.values() ?? [])]),
-    hasAnyIn: (ns) => (namespaceIndex().get(ns)?.size ?? 0) > 0,
+    get: (ns, name) => objects.get(ns, name),
+    list: (ns) => (ns === undefined ? [...objects.values()] : [...(objects.namespace(ns)?.values() ?? [])]),
+    hasAnyIn: (ns) => objects.namespace(ns) !== undefined,
     synced,
     get hasSynced() {
       return hasSynced;

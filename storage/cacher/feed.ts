@@ -86,6 +86,8 @@ export class WatchFeed {
   private closed = false;
 
   private readonly etcdPrefix: string;
+  /** the prefix's length in the keys' UTF-8 bytes */
+  private readonly etcdPrefixBytes: number;
   private readonly limits: ResourceCacheLimits;
   private readonly caches = new Map<string, ResourceCache>();
   /** keys under the prefix that no resource cache claims (yet) */
@@ -121,6 +123,7 @@ export class WatchFeed {
     options: WatchFeedOptions,
   ) {
     this.etcdPrefix = options.prefix.replace(/\/+$/, '');
+    this.etcdPrefixBytes = Buffer.byteLength(this.etcdPrefix);
     this.opts = {
       historyWindowMs: options.historyWindowMs ?? FEED_DEFAULTS.historyWindowMs,
       maxHistoryEvents: options.maxHistoryEvents ?? FEED_DEFAULTS.maxHistoryEvents,
@@ -443,8 +446,10 @@ export class WatchFeed {
 
   // ---- keys ----
 
+  /** decoded from after the prefix: slicing the decoded whole key instead made a view that
+   *  kept the whole key alive beside it, for every cached object */
   private relativeKey(key: Buffer): string {
-    return key.toString('utf8').slice(this.etcdPrefix.length);
+    return key.toString('utf8', this.etcdPrefixBytes);
   }
 
   /** `key`: kv's key relative to the prefix (one string for the entry and the indexes) */

@@ -132,7 +132,12 @@ export class Collector {
     return latest;
   }
 
-  private async deleteItem(item: GraphNode, resourceVersion: string, owners: OwnerReference[], policy: PropagationPolicy): Promise<void> {
+  private async deleteItem(
+    item: GraphNode,
+    resourceVersion: string,
+    owners: readonly OwnerReference[],
+    policy: PropagationPolicy,
+  ): Promise<void> {
     this.log.v(2).info('garbage collector: deleting', { item: describeIdentity(item.identity), propagationPolicy: policy });
     try {
       await this.api.delete(item.identity, resourceVersion, owners, policy);
@@ -160,7 +165,7 @@ export class Collector {
 
   private async classifyReferences(
     item: GraphNode,
-    refs: OwnerReference[],
+    refs: readonly OwnerReference[],
   ): Promise<{ solid: OwnerReference[]; dangling: OwnerReference[]; waiting: OwnerReference[] }> {
     const solid: OwnerReference[] = [];
     const dangling: OwnerReference[] = [];

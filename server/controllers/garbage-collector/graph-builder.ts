@@ -162,7 +162,7 @@ export class GraphBuilder {
    * verify it) for owners not in the graph. A reference that disagrees with an owner already
    * seen (another namespace, other coordinates) sends `n` to the collector for a check.
    */
-  private addDependentToOwners(n: GraphNode, owners: OwnerReference[]): void {
+  private addDependentToOwners(n: GraphNode, owners: readonly OwnerReference[]): void {
     let potentiallyInvalid = false;
     for (const owner of owners) {
       let ownerNode = this.graph.get(owner.uid);
@@ -174,7 +174,7 @@ export class GraphBuilder {
         );
         this.graph.set(ownerNode);
       }
-      ownerNode.dependents.add(n);
+      ownerNode.addDependent(n);
       if (!known) {
         this.queues.attemptToDelete(ownerNode.identity.uid);
         continue;
@@ -195,8 +195,8 @@ export class GraphBuilder {
     if (potentiallyInvalid) this.queues.attemptToDelete(n.identity.uid);
   }
 
-  private removeDependentFromOwners(n: GraphNode, owners: OwnerReference[]): void {
-    for (const owner of owners) this.graph.get(owner.uid)?.dependents.delete(n);
+  private removeDependentFromOwners(n: GraphNode, owners: readonly OwnerReference[]): void {
+    for (const owner of owners) this.graph.get(owner.uid)?.removeDependent(n);
   }
 
   /** owners waiting in foreground may proceed once a blocking reference is gone or unblocked */
@@ -228,8 +228,8 @@ function deletionStartsWith(old: ObjectMetaSnapshot | undefined, cur: ObjectMeta
 }
 
 export function referencesDiff(
-  old: OwnerReference[],
-  cur: OwnerReference[],
+  old: readonly OwnerReference[],
+  cur: readonly OwnerReference[],
 ): { added: OwnerReference[]; removed: OwnerReference[]; changed: Array<{ old: OwnerReference; cur: OwnerReference }> } {
   const oldByUid = new Map(old.map((r) => [r.uid, r]));
   const added: OwnerReference[] = [];

@@ -5,9 +5,13 @@
 
 import type { ObjectIdentity, OwnerReference } from './types.js';
 
+const NO_DEPENDENTS: ReadonlySet<GraphNode> = new Set();
+
 export class GraphNode {
-  readonly dependents = new Set<GraphNode>();
-  owners: OwnerReference[] = [];
+  /** made with the first dependent: most objects (every Pod) have none, and an empty Set with
+   *  its hash table weighs about 180 bytes */
+  private dependentSet: Set<GraphNode> | undefined = undefined;
+  owners: readonly OwnerReference[] = [];
   /** deletionTimestamp set and the foregroundDeletion finalizer present */
   deletingDependents = false;
   /** deletionTimestamp set: a one-way trip */
@@ -18,6 +22,18 @@ export class GraphNode {
     /** true until a watch reports the object itself */
     public virtual: boolean,
   ) {}
+
+  get dependents(): ReadonlySet<GraphNode> {
+    return this.dependentSet ?? NO_DEPENDENTS;
+  }
+
+  addDependent(dependent: GraphNode): void {
+    (this.dependentSet ??= new Set()).add(dependent);
+  }
+
+  removeDependent(dependent: GraphNode): void {
+    if (this.dependentSet?.delete(dependent) && this.dependentSet.size === 0) this.dependentSet = undefined;
+  }
 
   /** dependents that hold this node's deletion while it deletes them in foreground */
   blockingDependents(): GraphNode[] {

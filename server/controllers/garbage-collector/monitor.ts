@@ -10,6 +10,7 @@ import type { Logger } from '../types.js';
 import { errorMessage, internalContext, sleep } from '../util.js';
 import type { GraphEvent } from './graph-builder.js';
 import { apiVersionOf } from './resources.js';
+import { ByNamespace } from '../../machinery/by-namespace.js';
 import { relevantChange, snapshotOf, type ObjectMetaSnapshot } from './types.js';
 
 const fieldManager = 'kube-controller-manager';
@@ -18,7 +19,7 @@ const listPageSize = 500;
 export type GraphEventSink = (ev: GraphEvent) => void;
 
 export class ResourceMonitor {
-  private readonly objects = new Map<string, ObjectMetaSnapshot>();
+  private readonly objects = new ByNamespace<ObjectMetaSnapshot>();
   private readonly apiVersion: string;
   private readonly kind: string;
   private markSynced!: () => void;
@@ -104,16 +105,15 @@ export class ResourceMonitor {
       continueToken = page.metadata.continue || undefined;
     } while (continueToken && !signal.aborted);
 
-    const seen = new Set<string>();
+    const seen = new ByNamespace<true>();
     for (const obj of items) {
       const snap = snapshotOf(obj);
-      const key = objectKey(snap);
-      seen.add(key);
-      this.upsert(key, snap);
+      seen.set(snap.namespace, snap.name, true);
+      this.upsert(snap);
     }
-    for (const [key, old] of [...this.objects]) {
-      if (seen.has(key)) continue;
-      this.objects.delete(key);
+    for (const [namespace, name, old] of [...this.objects.entries()]) {
+      if (seen.get(namespace, name)) continue;
+      this.objects.delete(namespace, name);
       this.emit({ type: 'delete', object: old });
     }
     return resourceVersion;
@@ -121,21 +121,18 @@ export class ResourceMonitor {
 
   private apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: KubeObject): void {
     const snap = snapshotOf(obj);
-    const key = objectKey(snap);
     if (type !== 'DELETED') {
-      this.upsert(key, snap);
+      this.upsert(snap);
       return;
     }
-    const old = this.objects.get(key);
-    this.objects.delete(key);
+    const old = this.objects.delete(snap.namespace, snap.name);
     // an older object of the same name went away unseen
     if (old && old.uid !== snap.uid) this.emit({ type: 'delete', object: old });
     this.emit({ type: 'delete', object: snap });
   }
 
-  private upsert(key: string, snap: ObjectMetaSnapshot): void {
-    const old = this.objects.get(key);
-    this.objects.set(key, snap);
+  private upsert(snap: ObjectMetaSnapshot): void {
+    const old = this.objects.set(snap.namespace, snap.name, snap);
     if (!old) {
       this.emit({ type: 'add', object: snap });
     } else if (old.uid !== snap.uid) {
@@ -150,8 +147,4 @@ export class ResourceMonitor {
   private emit(ev: Omit<GraphEvent, 'apiVersion' | 'kind'>): void {
     this.sink({ ...ev, apiVersion: this.apiVersion, kind: this.kind });
   }
-}
-
-function objectKey(snap: ObjectMetaSnapshot): string {
-  return snap.namespace ? `${snap.namespace}/${snap.name}` : snap.name;
 }

@@ -47,7 +47,7 @@ export class ApiOperations {
    * the resourceVersion moved and its owner references are still `ownersAt`, deletes anyway.
    * Throws NotFound when it is gone.
    */
-  async delete(id: ObjectIdentity, resourceVersion: string, ownersAt: OwnerReference[], policy: PropagationPolicy): Promise<void> {
+  async delete(id: ObjectIdentity, resourceVersion: string, ownersAt: readonly OwnerReference[], policy: PropagationPolicy): Promise<void> {
     const { resource, namespace } = this.locate(id);
     const ctx = this.ctx(namespace);
     try {

@@ -2,6 +2,7 @@
 // (identity, ownerReferences, finalizers, deletionTimestamp), never the rest of an object,
 // so the graph of a large cluster stays small.
 
+import { BoundedMemo } from '../../machinery/bounded-memo.js';
 import type { KubeObject } from '../../../storage/interface.js';
 
 /** the finalizer a delete with propagationPolicy=Orphan (or orphanDependents) leaves */
@@ -34,19 +35,23 @@ export interface ObjectMetaSnapshot {
   name: string;
   namespace: string;
   resourceVersion: string;
-  ownerReferences: OwnerReference[];
-  finalizers: string[];
+  ownerReferences: readonly OwnerReference[];
+  finalizers: readonly string[];
   deletionTimestamp?: string;
 }
+
+/** what a snapshot without owners or finalizers holds (most objects): one shared empty array,
+ *  not two of its own */
+const NONE: readonly never[] = Object.freeze([]);
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** the well-formed owner references of an object (validation rejects others on write) */
-export function ownerReferencesOf(obj: KubeObject): OwnerReference[] {
+export function ownerReferencesOf(obj: KubeObject): readonly OwnerReference[] {
   const refs = obj.metadata?.ownerReferences;
-  if (!Array.isArray(refs)) return [];
+  if (!Array.isArray(refs) || refs.length === 0) return NONE;
   const out: OwnerReference[] = [];
   for (const r of refs) {
     if (!isRecord(r)) continue;
@@ -57,7 +62,23 @@ export function ownerReferencesOf(obj: KubeObject): OwnerReference[] {
     if (typeof blockOwnerDeletion === 'boolean') ref.blockOwnerDeletion = blockOwnerDeletion;
     out.push(ref);
   }
-  return out;
+  return out.length === 1 ? sharedSingleOwner(out[0]!) : out;
+}
+
+/** single-owner lists by the owner's uid: the Pods of one ReplicaSet (thousands of them) hold
+ *  one list between them, not a list, a reference and its four strings each */
+const singleOwners = new BoundedMemo<readonly OwnerReference[]>(4096);
+
+function sharedSingleOwner(ref: OwnerReference): readonly OwnerReference[] {
+  const known = singleOwners.peek(ref.uid);
+  if (known && sameReference(known[0]!, ref)) return known;
+  const frozen = Object.freeze([Object.freeze(ref)]);
+  singleOwners.set(ref.uid, frozen);
+  return frozen;
+}
+
+function sameReference(a: OwnerReference, b: OwnerReference): boolean {
+  return sameCoordinates(a, b) && a.controller === b.controller && a.blockOwnerDeletion === b.blockOwnerDeletion;
 }
 
 export function snapshotOf(obj: KubeObject): ObjectMetaSnapshot {
@@ -68,7 +89,8 @@ export function snapshotOf(obj: KubeObject): ObjectMetaSnapshot {
     namespace: m.namespace ?? '',
     resourceVersion: m.resourceVersion ?? '',
     ownerReferences: ownerReferencesOf(obj),
-    finalizers: Array.isArray(m.finalizers) ? m.finalizers.filter((f): f is string => typeof f === 'string') : [],
+    finalizers:
+      Array.isArray(m.finalizers) && m.finalizers.length > 0 ? m.finalizers.filter((f): f is string => typeof f === 'string') : NONE,
   };
   if (m.deletionTimestamp) snap.deletionTimestamp = m.deletionTimestamp;
   return snap;
@@ -103,7 +125,7 @@ export function sameOwnerReference(a: OwnerReference, b: OwnerReference): boolea
   return refKey(a) === refKey(b);
 }
 
-export function sameOwnerReferences(a: OwnerReference[], b: OwnerReference[]): boolean {
+export function sameOwnerReferences(a: readonly OwnerReference[], b: readonly OwnerReference[]): boolean {
   return a.length === b.length && a.every((r, i) => sameOwnerReference(r, b[i]!));
 }
 
