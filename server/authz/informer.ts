@@ -74,6 +74,25 @@ export function slimObject(obj: KubeObject, rest: Omit<Partial<KubeObject>, 'met
   return out;
 }
 
+/** `{ phase }` of a pod's status, one frozen object per phase value shared by every slim pod
+ *  (informers keep thousands that differ in nothing else); a phase outside the few known is
+ *  given an object of its own */
+export function phaseOnly(status: unknown): { phase?: unknown } {
+  const phase = isRecord(status) ? status.phase : undefined;
+  if (typeof phase !== 'string' || !POD_PHASES.has(phase)) return phase === undefined ? NO_PHASE : { phase };
+  let shared = phaseStatuses.get(phase);
+  if (!shared) phaseStatuses.set(phase, (shared = Object.freeze({ phase })));
+  return shared;
+}
+
+const POD_PHASES = new Set(['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown']);
+const phaseStatuses = new Map<string, { phase: string }>();
+const NO_PHASE = Object.freeze({});
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
 const SLIM_META = ['name', 'namespace', 'uid', 'resourceVersion', 'deletionTimestamp', 'deletionGracePeriodSeconds'] as const;
 
 export function startInformer(resource: RESTResource, log: Logger, parent?: AbortSignal, opts: InformerOptions = {}): Informer {

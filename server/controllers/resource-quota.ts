@@ -10,7 +10,7 @@
 
 import { setMaxListeners } from 'node:events';
 import type { KubeObject } from '../../storage/interface.js';
-import { slimObject, startInformer, type Informer, type InformerOptions } from '../authz/informer.js';
+import { phaseOnly, slimObject, startInformer, type Informer, type InformerOptions } from '../authz/informer.js';
 import {
   addLists,
   countedResource,
@@ -145,7 +145,7 @@ interface Replenishing {
 const replenishing: Replenishing[] = [
   {
     resource: 'pods',
-    keep: (pod) => slimObject(pod, { status: { phase: asObject(pod.status).phase } }),
+    keep: (pod) => slimObject(pod, { status: phaseOnly(pod.status) }),
     // a pod kept from its metadata has no phase, which counts
     changed: (obj, old) =>
       !old || (podCountsForCompute(old, new Date()) && !podCountsForCompute(obj, new Date())) || Boolean(obj.metadata.deletionTimestamp),

@@ -7,7 +7,7 @@
 
 import { setMaxListeners } from 'node:events';
 import type { KubeObject } from '../../storage/interface.js';
-import { slimObject, startInformer, type Informer, type InformerOptions } from '../authz/informer.js';
+import { phaseOnly, slimObject, startInformer, type Informer, type InformerOptions } from '../authz/informer.js';
 import { asArray, asObject, clone, isObject } from '../registry/object.js';
 import type { ResourceResolver, RESTResource } from '../registry/rest.js';
 import { runLeaderElected } from './leader.js';
@@ -39,7 +39,8 @@ function podClaimsAndPhase(pod: KubeObject): KubeObject {
   const volumes = asArray(asObject(pod.spec).volumes).filter(
     (v) => isObject(v) && (isObject(v.persistentVolumeClaim) || isObject(v.ephemeral)),
   );
-  return slimObject(pod, { spec: { volumes }, status: { phase: asObject(pod.status).phase } });
+  // most pods use no claim: they keep no spec at all
+  return slimObject(pod, { spec: volumes.length > 0 ? { volumes } : undefined, status: phaseOnly(pod.status) });
 }
 
 function podIsTerminal(pod: KubeObject): boolean {
