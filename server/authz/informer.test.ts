@@ -4,7 +4,7 @@ import type { Watch, WatchEvent } from '../../storage/interface.js';
 import type { ResourceInfo } from '../apis/types.js';
 import { silentLogger } from '../controllers/types.js';
 import type { ListObject, RESTResource } from '../registry/rest.js';
-import { startInformer } from './informer.js';
+import { phaseOnly, slimObject, startInformer } from './informer.js';
 
 /** a resource that records each list and watch made of it; its watches last until stopped */
 function recordingResource(calls: string[]): RESTResource {
@@ -52,5 +52,27 @@ describe('startInformer', () => {
     while (!calls.includes('watch')) await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(calls, ['list', 'watch']);
     parent.abort();
+  });
+});
+
+describe('slim objects', () => {
+  test('a pod phase is one shared frozen status; an unknown phase gets its own, none an empty one', () => {
+    const running = phaseOnly({ phase: 'Running', conditions: [] });
+    assert.equal(phaseOnly({ phase: 'Running' }), running);
+    assert.deepEqual(running, { phase: 'Running' });
+    assert.ok(Object.isFrozen(running));
+    const odd = phaseOnly({ phase: 'Sleeping' });
+    assert.deepEqual(odd, { phase: 'Sleeping' });
+    assert.notEqual(phaseOnly({ phase: 'Sleeping' }), odd);
+    assert.deepEqual(phaseOnly(undefined), {});
+    assert.deepEqual(phaseOnly({ phase: 7 }), { phase: 7 });
+  });
+
+  test('keep metadata and what is asked, leaving out what is undefined', () => {
+    const pod = { metadata: { name: 'p', namespace: 'ns', uid: 'u', resourceVersion: '5', labels: { a: 'b' } }, spec: { x: 1 } };
+    assert.deepEqual(slimObject(pod, { spec: undefined, status: { phase: 'Pending' } }), {
+      metadata: { name: 'p', namespace: 'ns', uid: 'u', resourceVersion: '5' },
+      status: { phase: 'Pending' },
+    });
   });
 });

@@ -110,6 +110,17 @@ describe('watch cache over etcd', () => {
     assert.equal(await pods.count('/pods/ns'), 2);
   });
 
+  test('keys under a prefix that is not ASCII are cut after its UTF-8 bytes', async () => {
+    const prefix = `${newPrefix()}-ñé`;
+    await put(prefix, makePod('ns', 'a'));
+    const feed = await startFeed(prefix);
+    const pods = feed.cacherFor('/pods/');
+    await put(prefix, makePod('ns', 'b'));
+    const list = await pods.getList('/pods/', { recursive: true, predicate: everything });
+    assert.deepEqual(names(list.items), ['a', 'b']);
+    assert.equal((await pods.get('/pods/ns/b'))?.metadata.name, 'b');
+  });
+
   test('consistent reads include a write made by another client just before', async () => {
     const prefix = newPrefix();
     const feed = await startFeed(prefix);

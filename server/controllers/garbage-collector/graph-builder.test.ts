@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
+import type { KubeObject } from '../../../storage/interface.js';
 import { test } from 'node:test';
 import { AbsentOwnerCache } from './absent-owners.js';
 import { alternateOwnerIdentity, GraphBuilder, referencesDiff, type GraphEvent } from './graph-builder.js';
 import { DependencyGraph, GraphNode } from './graph.js';
-import type { ObjectIdentity, ObjectMetaSnapshot, OwnerReference } from './types.js';
+import { ownerReferencesOf, type ObjectIdentity, type ObjectMetaSnapshot, type OwnerReference } from './types.js';
 
 interface Recorded {
   deletes: string[];
@@ -209,4 +210,28 @@ test('referencesDiff and alternateOwnerIdentity', () => {
   const absent = { apiVersion: 'apps/v1', kind: 'B', name: 'n', uid: 'o', namespace: 'ns' };
   assert.equal(alternateOwnerIdentity([dep], absent)?.kind, 'C', 'the first identity after the absent one');
   assert.equal(alternateOwnerIdentity([dep], { ...absent, kind: 'C' })?.kind, 'A', 'else the first of all');
+});
+
+test('objects of one owner share one owner list; a reference that differs gets its own', () => {
+  const owner = { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: 'rs-uid', controller: true, blockOwnerDeletion: true };
+  const pod = (name: string, ref: OwnerReference): KubeObject => ({ metadata: { name, namespace: 'ns', ownerReferences: [{ ...ref }] } });
+  const a = ownerReferencesOf(pod('a', { ...owner }));
+  assert.equal(ownerReferencesOf(pod('b', { ...owner })), a);
+  assert.deepEqual(a, [owner]);
+  const unblocked = ownerReferencesOf(pod('c', { ...owner, blockOwnerDeletion: false }));
+  assert.notEqual(unblocked, a);
+  assert.equal(unblocked[0]!.blockOwnerDeletion, false);
+  assert.deepEqual(ownerReferencesOf({ metadata: { name: 'd' } }), []);
+});
+
+test('a node makes its dependents set with the first and drops it with the last', () => {
+  const id = (uid: string): ObjectIdentity => ({ apiVersion: 'v1', kind: 'Pod', name: uid, namespace: 'ns', uid });
+  const owner = new GraphNode(id('o'), false);
+  const dep = new GraphNode(id('d'), false);
+  assert.equal(owner.dependents.size, 0);
+  owner.addDependent(dep);
+  assert.deepEqual([...owner.dependents], [dep]);
+  owner.removeDependent(dep);
+  assert.equal(owner.dependents.size, 0);
+  assert.equal(new GraphNode(id('x'), false).dependents, owner.dependents);
 });
