@@ -9,6 +9,7 @@ import type { RESTResource } from '../registry/rest.js';
 import { internalContext } from '../controllers/util.js';
 import type { Logger } from '../log.js';
 import { ByNamespace } from '../machinery/by-namespace.js';
+import { isObject } from '../registry/object.js';
 
 const fieldManager = 'kube-apiserver';
 
@@ -78,7 +79,7 @@ export function slimObject(obj: KubeObject, rest: Omit<Partial<KubeObject>, 'met
  *  (informers keep thousands that differ in nothing else); a phase outside the few known is
  *  given an object of its own */
 export function phaseOnly(status: unknown): { phase?: unknown } {
-  const phase = isRecord(status) ? status.phase : undefined;
+  const phase = isObject(status) ? status.phase : undefined;
   if (typeof phase !== 'string' || !POD_PHASES.has(phase)) return phase === undefined ? NO_PHASE : { phase };
   let shared = phaseStatuses.get(phase);
   if (!shared) phaseStatuses.set(phase, (shared = Object.freeze({ phase })));
@@ -88,10 +89,6 @@ export function phaseOnly(status: unknown): { phase?: unknown } {
 const POD_PHASES = new Set(['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown']);
 const phaseStatuses = new Map<string, { phase: string }>();
 const NO_PHASE = Object.freeze({});
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 const SLIM_META = ['name', 'namespace', 'uid', 'resourceVersion', 'deletionTimestamp', 'deletionGracePeriodSeconds'] as const;
 
