@@ -18,10 +18,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { waitFor, type EtcdProcess, type KapiProcess } from '../e2e/harness.js';
+import type { EtcdProcess, KapiProcess } from '../e2e/harness.js';
 import { startBenchEtcd, startBenchKapi, writeBenchToken } from './servers.js';
+import { createNamespace, createPodOwner } from './setup.js';
 import { TokenClient } from './client.js';
-import { configMapBody, configMapUpdateBody, objectName, podBody, replicaSetBody } from './bodies.js';
+import { configMapBody, configMapUpdateBody, objectName, podBody } from './bodies.js';
 import {
   median,
   mergeCpu,
@@ -113,7 +114,6 @@ const NS = 'ab';
 const cmBase = `/api/v1/namespaces/${NS}/configmaps`;
 const podBase = `/api/v1/namespaces/${NS}/pods`;
 const log = (msg: string) => console.error(`[ab ${new Date().toISOString().slice(11, 19)}] ${msg}`);
-const json = (o: unknown) => ({ body: Buffer.from(JSON.stringify(o)) });
 
 async function startSide(
   name: 'A' | 'B',
@@ -125,12 +125,8 @@ async function startSide(
 ): Promise<Side> {
   const etcd = await startBenchEtcd();
   const kapi = await startBenchKapi(etcd, tokenFile, { bin, extraArgs, env });
-  const workersAt = extraArgs.indexOf('--workers');
-  const workers = workersAt < 0 ? 1 : Number(extraArgs[workersAt + 1]);
-  // /readyz answers as soon as one worker listens
-  if (workers > 1) await waitFor('every kapi worker ready', () => /workers\] kapi is ready/.test(kapi.logs()), 120_000);
   const client = new TokenClient(kapi.url, kapi.http.creds.ca, token, 64);
-  await client.expect(201, 'POST', '/api/v1/namespaces', json({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }));
+  await createNamespace(client, NS);
   return { name, etcd, kapi, client, pids: { kapi: kapi.pid, etcd: etcd.pid } };
 }
 
@@ -198,14 +194,7 @@ function workloads(o: Options): Record<Scenario, Workload> {
     },
     pods: {
       prepare: async (side) => {
-        const rs = JSON.parse(
-          (
-            await side.client.expect(201, 'POST', `/apis/apps/v1/namespaces/${NS}/replicasets`, {
-              body: replicaSetBody('ab-app-7d4b9c8f6d'),
-            })
-          ).toString(),
-        ) as { metadata: { name: string; uid: string } };
-        ownerOf.set(side, { name: rs.metadata.name, uid: rs.metadata.uid });
+        ownerOf.set(side, await createPodOwner(side.client, NS, 'ab-app-7d4b9c8f6d'));
         await pods(side, 'warm-pod', 0, Math.floor(o.warmUp / 3));
       },
       run: (side, from, to) => pods(side, 'pod', from, to),

@@ -11,10 +11,11 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { podBody, replicaSetBody, objectName } from './bodies.js';
+import { podBody, objectName } from './bodies.js';
 import { TokenClient } from './client.js';
 import { runConcurrent } from './measure.js';
 import { startBenchEtcd, startBenchKapi, writeBenchToken } from './servers.js';
+import { createNamespace, createPodOwner } from './setup.js';
 
 interface Options {
   pods: number;
@@ -204,15 +205,9 @@ async function main(): Promise<void> {
   const client = new TokenClient(kapi.url, kapi.http.creds.ca, token, 64);
   const log = (msg: string) => console.error(`[heap ${new Date().toISOString().slice(11, 19)}] ${msg}`);
   try {
-    const json = (value: unknown) => ({ body: Buffer.from(JSON.stringify(value)) });
     const createPods = async (ns: string, n: number) => {
-      await client.expect(201, 'POST', '/api/v1/namespaces', json({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }));
-      const rs = JSON.parse(
-        (
-          await client.expect(201, 'POST', `/apis/apps/v1/namespaces/${ns}/replicasets`, { body: replicaSetBody(`${ns}-app-5f6d8c7b9a`) })
-        ).toString(),
-      ) as { metadata: { name: string; uid: string } };
-      const owner = { name: rs.metadata.name, uid: rs.metadata.uid };
+      await createNamespace(client, ns);
+      const owner = await createPodOwner(client, ns, `${ns}-app-5f6d8c7b9a`);
       await runConcurrent(n, 64, (i) =>
         client.expect(201, 'POST', `/api/v1/namespaces/${ns}/pods`, { body: podBody(objectName('pod', i), i, owner) }).then(() => {}),
       );

@@ -49,10 +49,11 @@ import { performance } from 'node:perf_hooks';
 import { spawnSync } from 'node:child_process';
 import { createEtcdClient } from '../storage/etcd/client.js';
 import { prefixEnd, type EtcdClient } from '../storage/etcd/types.js';
-import { repoRoot, waitFor, type EtcdProcess, type KapiProcess } from '../e2e/harness.js';
+import { repoRoot, type EtcdProcess, type KapiProcess } from '../e2e/harness.js';
 import { startBenchEtcd, startBenchKapi, writeBenchToken } from './servers.js';
+import { createNamespace, createPodOwner } from './setup.js';
 import { TokenClient } from './client.js';
-import { configMapBody, configMapUpdateBody, objectName, podBody, replicaSetBody, type Owner } from './bodies.js';
+import { configMapBody, configMapUpdateBody, objectName, podBody } from './bodies.js';
 import {
   alternate,
   median,
@@ -571,12 +572,7 @@ async function settledRss(pid: number, windowMs = 150_000): Promise<number> {
 async function benchPods(b: Bench): Promise<void> {
   const { o } = b;
   const base = `/api/v1/namespaces/${POD_NS}/pods`;
-  const rs = JSON.parse(
-    (
-      await b.client.expect(201, 'POST', `/apis/apps/v1/namespaces/${POD_NS}/replicasets`, { body: replicaSetBody('bench-app-7d4b9c8f6d') })
-    ).toString(),
-  ) as { metadata: { name: string; uid: string } };
-  const owner: Owner = { name: rs.metadata.name, uid: rs.metadata.uid };
+  const owner = await createPodOwner(b.client, POD_NS, 'bench-app-7d4b9c8f6d');
   const bodies = Array.from({ length: o.pods }, (_, i) => podBody(objectName('pod', i), i, owner));
   await warmUpPods(b);
   const before = await kapiMemory(b);
@@ -657,12 +653,7 @@ async function warmUpPods(b: Bench): Promise<void> {
   const n = Math.floor(b.o.warmUp / 3);
   if (n === 0) return;
   log(`pods: warm-up, ${n} creates each`);
-  const rs = JSON.parse(
-    (
-      await b.client.expect(201, 'POST', `/apis/apps/v1/namespaces/${WARM_NS}/replicasets`, { body: replicaSetBody('warm-app-5f6d8c7b9a') })
-    ).toString(),
-  ) as { metadata: { name: string; uid: string } };
-  const owner: Owner = { name: rs.metadata.name, uid: rs.metadata.uid };
+  const owner = await createPodOwner(b.client, WARM_NS, 'warm-app-5f6d8c7b9a');
   const warmKapi = await runConcurrent(n, 64, (i) =>
     b.client
       .expect(201, 'POST', `/api/v1/namespaces/${WARM_NS}/pods`, { body: podBody(objectName('warm-pod', i), i, owner) })
@@ -890,11 +881,6 @@ async function main(): Promise<void> {
       nodeArgs: o.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', o.cpuProfDir] : [],
       extraArgs: ['--workers', String(o.workers)],
     });
-    if (o.workers > 1) {
-      // /readyz answered as soon as one worker listened
-      const started = kapi;
-      await waitFor('every kapi worker ready', () => /workers\] kapi is ready/.test(started.logs()), 120_000);
-    }
     etcd = createEtcdClient({ endpoints: [etcdProc.endpoint] });
     const ca = kapi.http.creds.ca;
     client = new TokenClient(kapi.url, ca, token, 64);
@@ -911,11 +897,7 @@ async function main(): Promise<void> {
       configMaps: 0,
       pods: 0,
     };
-    for (const ns of [NS, POD_NS, WATCH_NS, WARM_NS]) {
-      await client.expect(201, 'POST', '/api/v1/namespaces', {
-        body: Buffer.from(JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } })),
-      });
-    }
+    for (const ns of [NS, POD_NS, WATCH_NS, WARM_NS]) await createNamespace(client, ns);
 
     const started = Date.now();
     if (o.only.has('create') || o.only.has('create-serial')) await benchCreate(b);

@@ -4,7 +4,7 @@
 
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { startEtcd, startKapi, type EtcdProcess, type StartKapiOptions } from '../e2e/harness.js';
+import { startEtcd, startKapi, waitFor, type EtcdProcess, type KapiProcess, type StartKapiOptions } from '../e2e/harness.js';
 
 /** a fresh system:masters bearer token, written as kapi's --token-auth-file in `dir` */
 export function writeBenchToken(dir: string): { token: string; tokenFile: string } {
@@ -18,9 +18,10 @@ export function startBenchEtcd(): Promise<EtcdProcess> {
   return startEtcd({ extraArgs: ['--quota-backend-bytes', String(8 * 1024 * 1024 * 1024)] });
 }
 
-/** `opts.extraArgs` come after the bench's own */
-export function startBenchKapi(etcd: EtcdProcess, tokenFile: string, opts: StartKapiOptions = {}) {
-  return startKapi({
+/** `opts.extraArgs` come after the bench's own; with `--workers N` (N > 1) among them, ready once
+ *  every worker is (/readyz answers as soon as one listens) */
+export async function startBenchKapi(etcd: EtcdProcess, tokenFile: string, opts: StartKapiOptions = {}): Promise<KapiProcess> {
+  const kapi = await startKapi({
     ...opts,
     etcdServers: etcd.endpoint,
     extraArgs: [
@@ -35,4 +36,10 @@ export function startBenchKapi(etcd: EtcdProcess, tokenFile: string, opts: Start
       ...(opts.extraArgs ?? []),
     ],
   });
+  const extra = opts.extraArgs ?? [];
+  const workersAt = extra.indexOf('--workers');
+  if (workersAt >= 0 && Number(extra[workersAt + 1]) > 1) {
+    await waitFor('every kapi worker ready', () => /workers\] kapi is ready/.test(kapi.logs()), 120_000);
+  }
+  return kapi;
 }
