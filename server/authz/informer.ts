@@ -140,11 +140,7 @@ export function startInformer(resource: RESTResource, log: Logger, parent?: Abor
       if (!old) emit('ADDED', obj);
       else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) emit('MODIFIED', obj, old);
     }
-    for (const [ns, name, old] of [...objects.entries()]) {
-      if (seen.get(ns, name)) continue;
-      remove(ns, name);
-      emit('DELETED', old);
-    }
+    objects.deleteAbsentFrom(seen, (old) => emit('DELETED', old));
     return rv;
   };
 

@@ -28,4 +28,20 @@ describe('ByNamespace', () => {
     assert.equal(m.namespace('a'), undefined);
     assert.equal(m.size, 1);
   });
+
+  it('deletes what another has no entry for, one at a time', () => {
+    const m = new ByNamespace<number>();
+    m.set('a', 'x', 1);
+    m.set('a', 'y', 2);
+    m.set('b', 'x', 3);
+    const present = new ByNamespace<true>();
+    present.set('a', 'y', true);
+    const deleted: [number, number][] = [];
+    m.deleteAbsentFrom(present, (v) => deleted.push([v, m.size]));
+    assert.deepEqual(deleted, [
+      [1, 2],
+      [3, 1],
+    ]);
+    assert.deepEqual([...m.entries()], [['a', 'y', 2]]);
+  });
 });

@@ -35,6 +35,16 @@ export class ByNamespace<V> {
     return old;
   }
 
+  /** deletes every entry `present` has no entry for, calling `deleted` with each as it goes
+   *  (what a relist does with the objects it no longer found) */
+  deleteAbsentFrom(present: ByNamespace<unknown>, deleted: (value: V) => void): void {
+    for (const [namespace, name, value] of [...this.entries()]) {
+      if (present.get(namespace, name) !== undefined) continue;
+      this.delete(namespace, name);
+      deleted(value);
+    }
+  }
+
   /** one namespace's values by name (a live view: do not change it) */
   namespace(namespace: string): ReadonlyMap<string, V> | undefined {
     return this.namespaces.get(namespace);

@@ -111,11 +111,7 @@ export class ResourceMonitor {
       seen.set(snap.namespace, snap.name, true);
       this.upsert(snap);
     }
-    for (const [namespace, name, old] of [...this.objects.entries()]) {
-      if (seen.get(namespace, name)) continue;
-      this.objects.delete(namespace, name);
-      this.emit({ type: 'delete', object: old });
-    }
+    this.objects.deleteAbsentFrom(seen, (old) => this.emit({ type: 'delete', object: old }));
     return resourceVersion;
   }
 
