@@ -158,7 +158,22 @@ export interface KapiProcess {
 /** bin/kapi of this checkout; KAPI_BIN overrides it (e.g. a snapshot build that no one rebuilds mid-run) */
 const kapiBin = (): string => process.env.KAPI_BIN ?? path.join(repoRoot, 'bin', 'kapi');
 
+/** the secure port freePort() handed out was taken (by kapi's own embedded etcd, or a test
+ *  beside this one) before kapi bound it */
+class KapiPortTaken extends Error {}
+
 export async function startKapi(opts: StartKapiOptions = {}): Promise<KapiProcess> {
+  // as startEtcd: a port chosen here is chosen again, a port the caller named is not
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startKapiOnce(opts);
+    } catch (err) {
+      if (!(err instanceof KapiPortTaken) || attempt >= 3) throw err;
+    }
+  }
+}
+
+async function startKapiOnce(opts: StartKapiOptions): Promise<KapiProcess> {
   const ownDir = !opts.dataDir;
   const dataDir = opts.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'kapi-e2e-'));
   const port = opts.port ?? (await freePort());
@@ -235,7 +250,9 @@ export async function startKapi(opts: StartKapiOptions = {}): Promise<KapiProces
     await killAll();
     const out = logs.toString();
     if (ownDir) rmSync(dataDir, { recursive: true, force: true });
-    throw new Error(`${(err as Error).message}\n--- kapi ${args.slice(1).join(' ')} ---\n${out.slice(-6000)}`);
+    const message = `${(err as Error).message}\n--- kapi ${args.slice(1).join(' ')} ---\n${out.slice(-6000)}`;
+    const portTaken = opts.port === undefined && new RegExp(`EADDRINUSE: address already in use 127\\.0\\.0\\.1:${port}\\b`).test(out);
+    throw portTaken ? new KapiPortTaken(message) : new Error(message);
   }
 
   const written = loadKubeconfig(kubeconfig).server;
