@@ -34,7 +34,7 @@ export interface Prepared {
 }
 
 export async function prepare(config: CompletedConfig, built: Built, state: ServingState, stack: StopStack): Promise<Prepared> {
-  const etcd = await connectEtcd(config.storage, stack, config.worker?.embeddedEtcdEndpoints);
+  const etcd = await connectEtcd(config.storage, stack, config.serving.securePort, config.worker?.embeddedEtcdEndpoints);
   // a worker's primary wrote admin.kubeconfig
   const access = writeAdminKubeconfig(
     built.pki,

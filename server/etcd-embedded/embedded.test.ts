@@ -70,6 +70,26 @@ test('a restart on the same data dir reuses the member and its ports when free',
   assert.equal(Buffer.from(body.kvs?.[0]?.value ?? '', 'base64').toString(), 'v');
 });
 
+test("a restart leaves the ports to avoid (the replica's own secure port) even when they were its own", async (t) => {
+  const dir = tmpDir(t);
+  const first = await startEmbeddedEtcd({ dataDir: dir });
+  await fetch(`${first.endpoint}/v3/kv/put`, {
+    method: 'POST',
+    body: JSON.stringify({ key: Buffer.from('k').toString('base64'), value: Buffer.from('v').toString('base64') }),
+  });
+  await first.stop();
+  const firstPort = Number(new URL(first.endpoint).port);
+  const second = await startEmbeddedEtcd({ dataDir: dir, avoidPorts: [firstPort] });
+  t.after(() => second.stop());
+  assert.notEqual(Number(new URL(second.endpoint).port), firstPort);
+  const res = await fetch(`${second.endpoint}/v3/kv/range`, {
+    method: 'POST',
+    body: JSON.stringify({ key: Buffer.from('k').toString('base64') }),
+  });
+  const body = (await res.json()) as { kvs?: { value: string }[] };
+  assert.equal(Buffer.from(body.kvs?.[0]?.value ?? '', 'base64').toString(), 'v');
+});
+
 test('an etcd left by an earlier kapi (pid file) is stopped before a new one starts', async (t) => {
   const dir = tmpDir(t);
   const first = await startEmbeddedEtcd({ dataDir: dir });

@@ -20,6 +20,8 @@ export interface EmbeddedEtcdOptions {
   binary?: string;
   /** how long to wait for the member to report healthy */
   startTimeoutMs?: number;
+  /** ports etcd must not take: the replica's own listeners, which bind only after etcd is up */
+  avoidPorts?: readonly number[];
   /** etcd's --log-level; default warn */
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
 }
@@ -130,19 +132,23 @@ function freePort(): Promise<number> {
 }
 
 /** The ports of the last run when they are still free (the member's peer URL is stored in its
- *  data), otherwise new free ones. */
-async function choosePorts(dataDir: string): Promise<{ client: number; peer: number }> {
+ *  data), otherwise new free ones; never one of `avoid`. */
+async function choosePorts(dataDir: string, avoid: readonly number[]): Promise<{ client: number; peer: number }> {
+  const usable = async (port: unknown): Promise<boolean> => typeof port === 'number' && !avoid.includes(port) && (await portFree(port));
   try {
     const saved = JSON.parse(readFileSync(portsFilePath(dataDir), 'utf8')) as { client?: unknown; peer?: unknown };
-    if (typeof saved.client === 'number' && typeof saved.peer === 'number') {
-      if ((await portFree(saved.client)) && (await portFree(saved.peer))) return { client: saved.client, peer: saved.peer };
-    }
+    if ((await usable(saved.client)) && (await usable(saved.peer))) return { client: saved.client as number, peer: saved.peer as number };
   } catch {
     // first run, or an unreadable file: pick new ports
   }
-  const client = await freePort();
-  let peer = await freePort();
-  while (peer === client) peer = await freePort();
+  const fresh = async (taken: readonly number[]): Promise<number> => {
+    for (;;) {
+      const port = await freePort();
+      if (!taken.includes(port)) return port;
+    }
+  };
+  const client = await fresh(avoid);
+  const peer = await fresh([...avoid, client]);
   return { client, peer };
 }
 
@@ -184,7 +190,7 @@ export async function startEmbeddedEtcd(opts: EmbeddedEtcdOptions): Promise<Embe
   mkdirSync(dataDir, { recursive: true });
   await stopStaleEtcd(dataDir);
 
-  const ports = await choosePorts(dataDir);
+  const ports = await choosePorts(dataDir, opts.avoidPorts ?? []);
   const clientURL = `http://127.0.0.1:${ports.client}`;
   const peerURL = `http://127.0.0.1:${ports.peer}`;
   const args = [

@@ -72,7 +72,7 @@ export async function startPrimary(config: KapiConfig, workerCount: number, entr
   const pki = await ensurePki(completeConfig(config).pki);
   let embeddedEtcdEndpoints: string[] | undefined;
   if (config.etcd.servers.length === 0) {
-    const embedded: EmbeddedEtcd = await startEmbeddedEtcd({ dataDir: config.dataDir });
+    const embedded: EmbeddedEtcd = await startEmbeddedEtcd({ dataDir: config.dataDir, avoidPorts: [config.serving.securePort] });
     stoppers.push({ name: 'embedded etcd', stop: () => embedded.stop() });
     embeddedEtcdEndpoints = [embedded.endpoint];
   }

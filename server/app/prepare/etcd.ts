@@ -34,13 +34,19 @@ async function waitForEtcd(client: EtcdClient, endpoints: string[], timeoutMs: n
   }
 }
 
-/** `primaryEtcd`: a worker's primary runs the embedded member; the worker only connects to it */
-export async function connectEtcd(options: StorageOptions, stack: StopStack, primaryEtcd?: string[]): Promise<ConnectedEtcd> {
+/** `primaryEtcd`: a worker's primary runs the embedded member; the worker only connects to it.
+ *  `servingPort`: the replica's secure port, which an embedded member must leave free. */
+export async function connectEtcd(
+  options: StorageOptions,
+  stack: StopStack,
+  servingPort: number,
+  primaryEtcd?: string[],
+): Promise<ConnectedEtcd> {
   let endpoints = options.etcd.servers;
   if (endpoints.length === 0 && primaryEtcd) {
     endpoints = primaryEtcd;
   } else if (endpoints.length === 0) {
-    const embedded = await startEmbeddedEtcd({ dataDir: options.dataDir });
+    const embedded = await startEmbeddedEtcd({ dataDir: options.dataDir, avoidPorts: [servingPort] });
     stack.push('embedded etcd', () => embedded.stop());
     endpoints = [embedded.endpoint];
   }
