@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSyn
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../storage/testing/etcd-server.js';
+import { freePort, PortTaken, retryWhilePortTaken } from '../storage/testing/etcd-server.js';
 import { KubeHttpClient, loadKubeconfig } from './http-client.js';
 import { processAlive as alive } from '../storage/testing/processes.js';
 import { kapiNodeFlags } from '../server/cli/node-flags.js';
@@ -158,19 +158,8 @@ export interface KapiProcess {
 /** bin/kapi of this checkout; KAPI_BIN overrides it (e.g. a snapshot build that no one rebuilds mid-run) */
 const kapiBin = (): string => process.env.KAPI_BIN ?? path.join(repoRoot, 'bin', 'kapi');
 
-/** the secure port freePort() handed out was taken (by kapi's own embedded etcd, or a test
- *  beside this one) before kapi bound it */
-class KapiPortTaken extends Error {}
-
-export async function startKapi(opts: StartKapiOptions = {}): Promise<KapiProcess> {
-  // as startEtcd: a port chosen here is chosen again, a port the caller named is not
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startKapiOnce(opts);
-    } catch (err) {
-      if (!(err instanceof KapiPortTaken) || attempt >= 3) throw err;
-    }
-  }
+export function startKapi(opts: StartKapiOptions = {}): Promise<KapiProcess> {
+  return retryWhilePortTaken(() => startKapiOnce(opts));
 }
 
 async function startKapiOnce(opts: StartKapiOptions): Promise<KapiProcess> {
@@ -252,7 +241,7 @@ async function startKapiOnce(opts: StartKapiOptions): Promise<KapiProcess> {
     if (ownDir) rmSync(dataDir, { recursive: true, force: true });
     const message = `${(err as Error).message}\n--- kapi ${args.slice(1).join(' ')} ---\n${out.slice(-6000)}`;
     const portTaken = opts.port === undefined && new RegExp(`EADDRINUSE: address already in use 127\\.0\\.0\\.1:${port}\\b`).test(out);
-    throw portTaken ? new KapiPortTaken(message) : new Error(message);
+    throw portTaken ? new PortTaken(message) : new Error(message);
   }
 
   const written = loadKubeconfig(kubeconfig).server;

@@ -25,6 +25,24 @@ async function gone(pid: number, timeoutMs = 20_000): Promise<boolean> {
   return !alive(pid);
 }
 
+/** writes k=v through etcd's JSON gateway */
+async function putK(endpoint: string): Promise<void> {
+  await fetch(`${endpoint}/v3/kv/put`, {
+    method: 'POST',
+    body: JSON.stringify({ key: Buffer.from('k').toString('base64'), value: Buffer.from('v').toString('base64') }),
+  });
+}
+
+/** the value of k through etcd's JSON gateway ('' when absent) */
+async function readK(endpoint: string): Promise<string> {
+  const res = await fetch(`${endpoint}/v3/kv/range`, {
+    method: 'POST',
+    body: JSON.stringify({ key: Buffer.from('k').toString('base64') }),
+  });
+  const body = (await res.json()) as { kvs?: { value: string }[] };
+  return Buffer.from(body.kvs?.[0]?.value ?? '', 'base64').toString();
+}
+
 function tmpDir(t: { after: (fn: () => void) => void }): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'kapi-embedded-test-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -54,40 +72,24 @@ test('starts etcd on loopback with its data under <data-dir>/etcd, and stops it 
 test('a restart on the same data dir reuses the member and its ports when free', async (t) => {
   const dir = tmpDir(t);
   const first = await startEmbeddedEtcd({ dataDir: dir });
-  await fetch(`${first.endpoint}/v3/kv/put`, {
-    method: 'POST',
-    body: JSON.stringify({ key: Buffer.from('k').toString('base64'), value: Buffer.from('v').toString('base64') }),
-  });
+  await putK(first.endpoint);
   await first.stop();
   const second = await startEmbeddedEtcd({ dataDir: dir });
   t.after(() => second.stop());
   assert.equal(second.endpoint, first.endpoint);
-  const res = await fetch(`${second.endpoint}/v3/kv/range`, {
-    method: 'POST',
-    body: JSON.stringify({ key: Buffer.from('k').toString('base64') }),
-  });
-  const body = (await res.json()) as { kvs?: { value: string }[] };
-  assert.equal(Buffer.from(body.kvs?.[0]?.value ?? '', 'base64').toString(), 'v');
+  assert.equal(await readK(second.endpoint), 'v');
 });
 
 test("a restart leaves the ports to avoid (the replica's own secure port) even when they were its own", async (t) => {
   const dir = tmpDir(t);
   const first = await startEmbeddedEtcd({ dataDir: dir });
-  await fetch(`${first.endpoint}/v3/kv/put`, {
-    method: 'POST',
-    body: JSON.stringify({ key: Buffer.from('k').toString('base64'), value: Buffer.from('v').toString('base64') }),
-  });
+  await putK(first.endpoint);
   await first.stop();
   const firstPort = Number(new URL(first.endpoint).port);
   const second = await startEmbeddedEtcd({ dataDir: dir, avoidPorts: [firstPort] });
   t.after(() => second.stop());
   assert.notEqual(Number(new URL(second.endpoint).port), firstPort);
-  const res = await fetch(`${second.endpoint}/v3/kv/range`, {
-    method: 'POST',
-    body: JSON.stringify({ key: Buffer.from('k').toString('base64') }),
-  });
-  const body = (await res.json()) as { kvs?: { value: string }[] };
-  assert.equal(Buffer.from(body.kvs?.[0]?.value ?? '', 'base64').toString(), 'v');
+  assert.equal(await readK(second.endpoint), 'v');
 });
 
 test('an etcd left by an earlier kapi (pid file) is stopped before a new one starts', async (t) => {

@@ -76,19 +76,26 @@ export interface EtcdServerTls {
   keyFile: string;
 }
 
-/** a port freePort() handed out was taken by another process before etcd bound it */
-class PortTaken extends Error {}
+/** a port freePort() handed out was taken by another process before the server bound it */
+export class PortTaken extends Error {}
 
-export async function startEtcd(opts: StartEtcdOptions = {}): Promise<EtcdProcess> {
-  // freePort() closes its probe before etcd binds: a test running beside this one may take the
-  // port meanwhile, so ports chosen here are chosen again (a port the caller named is not)
+/**
+ * `start` again (three times in all) while it fails with PortTaken: freePort() closes its probe
+ * before the server binds, so a test running beside this one may take the port meanwhile.
+ * Only ports chosen by `start` may be chosen again: a port its caller named is not.
+ */
+export async function retryWhilePortTaken<T>(start: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startEtcdOnce(opts);
+      return await start();
     } catch (err) {
       if (!(err instanceof PortTaken) || attempt >= 3) throw err;
     }
   }
+}
+
+export function startEtcd(opts: StartEtcdOptions = {}): Promise<EtcdProcess> {
+  return retryWhilePortTaken(() => startEtcdOnce(opts));
 }
 
 async function startEtcdOnce(opts: StartEtcdOptions): Promise<EtcdProcess> {
