@@ -10,8 +10,6 @@
 // Memory stays bounded per connection: an HTTP/1.1 connection parses one request head at a
 // time; an HTTP/2 session's header blocks count against its session memory limit.
 
-import type { Duplex } from 'node:stream';
-
 const GO_DEFAULT_MAX_HEADER_BYTES = 1 << 20;
 /** what Go's HTTP/1.1 server reads of a request head before answering 431 */
 export const HTTP1_MAX_HEADER_BYTES = GO_DEFAULT_MAX_HEADER_BYTES + 4096;
@@ -24,44 +22,17 @@ export const HTTP2_MAX_FRAME_BYTES = 1 << 20;
 /** as many fields as fit in the header list (pseudo-headers included) */
 export const HTTP2_MAX_HEADER_PAIRS = Math.ceil(HTTP2_MAX_HEADER_LIST_BYTES / HPACK_FIELD_OVERHEAD);
 
-/** Go's answer to a request head it cannot accept, written on the raw connection */
-function goClientErrorResponse(status: string): string {
-  return `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${status}`;
-}
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  431: 'Request Header Fields Too Large',
+  501: 'Not Implemented',
+  505: 'HTTP Version Not Supported',
+};
 
-/**
- * Node's parser knows only the registered methods; Go accepts any token, and kube-apiserver
- * then finds no route for it: 405 MethodNotAllowed. The request cannot be read further, so
- * the connection closes after the answer.
- */
-function methodNotAllowedResponse(): string {
-  const body = JSON.stringify({
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message: 'the server does not allow this method on the requested resource',
-    reason: 'MethodNotAllowed',
-    details: {},
-    code: 405,
-  });
-  return `HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
-}
-
-/**
- * The HTTP/1.1 server's `clientError` listener: a head over the limit gets Go's 431, any other
- * unparseable request Go's 400; the connection then closes, as in Go.
- */
-export function answerHttp1ClientError(err: Error & { code?: string }, socket: Duplex): void {
-  // a client that went away, or one too slow to send its head: Go just closes
-  if (!socket.writable || err.code === 'ECONNRESET' || err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    socket.destroy();
-    return;
-  }
-  if (err.code === 'HPE_INVALID_METHOD') {
-    socket.end(methodNotAllowedResponse());
-    return;
-  }
-  const status = err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
-  socket.end(goClientErrorResponse(status));
+/** Go's answer to a request head it cannot accept, written on the raw connection before it
+ *  closes: the status line's text as the body, the reason after it where Go gives one */
+export function goClientErrorResponse(status: 400 | 431 | 501 | 505, reason?: string): string {
+  const line = `${status} ${STATUS_TEXT[status]}`;
+  const body = reason && status !== 431 ? `${line}: ${reason}` : line;
+  return `HTTP/1.1 ${line}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${body}`;
 }

@@ -1,6 +1,7 @@
 // The listening server: TLS with HTTP/2 and HTTP/1.1 chosen by ALPN. Client certificates are
 // requested but not required, so authentication (not the TLS layer) decides what they mean.
-// HTTP/1.1 is node's http server; HTTP/2 streams are served directly (h2-exchange.ts).
+// HTTP/2 streams are served directly off node's sessions (h2-exchange.ts); HTTP/1.1
+// connections by kapi's own framing (h1-connection.ts).
 
 import {
   createSecureServer as createHttp2SecureServer,
@@ -11,19 +12,12 @@ import {
 } from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
 import { createSecureContext, type SecureContext, type TLSSocket } from 'node:tls';
-import {
-  answerHttp1ClientError,
-  HTTP1_MAX_HEADER_BYTES,
-  HTTP2_MAX_FRAME_BYTES,
-  HTTP2_MAX_HEADER_LIST_BYTES,
-  HTTP2_MAX_HEADER_PAIRS,
-} from './header-limits.js';
+import { HTTP2_MAX_FRAME_BYTES, HTTP2_MAX_HEADER_LIST_BYTES, HTTP2_MAX_HEADER_PAIRS } from './header-limits.js';
 import { sniMatcher, type NodeTlsVersion } from './tls-options.js';
 import { CONNECTION_IDLE_TIMEOUT_MS, IdleConnections, READ_HEADER_TIMEOUT_MS } from './idle-connections.js';
-import { ServerResponse, type IncomingMessage } from 'node:http';
-import type { Duplex } from 'node:stream';
 import type { HttpRequest, HttpResponse, UpgradeSocket } from '../request/types.js';
 import { serveHttp2Stream } from './h2-exchange.js';
+import { serveHttp1 } from './h1-connection.js';
 
 export interface SecureServerOptions {
   cert: string | Buffer;
@@ -137,56 +131,49 @@ export function createSecureServer(opts: SecureServerOptions): SecureServer {
     },
     handler as unknown as Parameters<typeof createHttp2SecureServer>[1],
   );
-  // HTTP/1.1 requests arrive as 'request' events; adding that listener made node serve HTTP/2
-  // streams through its compatibility layer, which is replaced here by serving the streams
-  // directly (h2-exchange.ts)
+  // node's HTTP/2 server serves every stream through its compatibility layer once there is a
+  // 'request' listener; the streams are served directly instead (h2-exchange.ts)
   server.removeAllListeners('stream');
   server.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, _flags: number, rawHeaders: string[]) =>
     serveHttp2Stream(stream, headers, rawHeaders, handler),
   );
-  // the HTTP/1.1 side reads these from the server object. node times a head from its first
-  // byte (Go from when it starts reading the next request, which is the same once bytes come)
-  // and looks at its connections every connectionsCheckingInterval; the one that took too
-  // long gets clientError, which closes it as Go does. A connection silent from the start is
-  // the idle rules' (idle-connections.ts).
-  Object.assign(server, {
-    maxHeaderSize: HTTP1_MAX_HEADER_BYTES,
-    maxHeadersCount: 0,
-    headersTimeout: readHeaderTimeoutMs,
-    connectionsCheckingInterval: Math.min(1_000, readHeaderTimeoutMs),
-  });
-  server.on('clientError', answerHttp1ClientError);
-  // node's own secureConnection listener creates an HTTP/2 connection's session and emits
-  // 'session' before ours runs for the same socket: that is how the two are paired
+  // node's own secureConnection listener makes an HTTP/2 session of an h2 connection (and
+  // would hand any other to node's HTTP/1.1 server): it now sees only h2 connections, and
+  // emits 'session' before it returns, which is how a session and its socket are paired.
+  // allowHTTP1 stays on so that ALPN offers http/1.1.
+  const sessionListeners = server.listeners('secureConnection') as ((socket: TLSSocket) => void)[];
+  server.removeAllListeners('secureConnection');
   let newSession: ServerHttp2Session | undefined;
   server.on('session', (session: ServerHttp2Session) => {
     newSession = session;
   });
+  const http1 = {
+    readHeaderTimeoutMs,
+    // Upgrade requests (exec, attach, port-forward, WebSockets through the proxies) go through
+    // the same chain; until a handler takes the socket over, an ordinary response is written
+    // on it, and the connection ends with that response.
+    handler: (req: HttpRequest, res: HttpResponse, upgrade?: UpgradeSocket) =>
+      upgrade ? opts.handler(req, res, upgrade) : handler(req, res),
+    upgraded: (socket: TLSSocket) => idle.upgraded(socket),
+  };
   const sockets = new Set<TLSSocket>();
   server.on('secureConnection', (socket: TLSSocket) => {
-    if (newSession) idle.http2(newSession, socket);
-    else idle.http1(socket);
-    newSession = undefined;
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
+    if (socket.alpnProtocol === 'h2') {
+      for (const listener of sessionListeners) listener.call(server, socket);
+      if (newSession) idle.http2(newSession, socket);
+      newSession = undefined;
+      return;
+    }
+    idle.http1(socket);
+    serveHttp1(socket, http1);
   });
   // connections still in their TLS handshake are only here
   const rawSockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     rawSockets.add(socket);
     socket.once('close', () => rawSockets.delete(socket));
-  });
-  // Upgrade requests (exec, attach, port-forward, WebSockets through the proxies) go through
-  // the same chain; until a handler takes the socket over, an ordinary response is written on
-  // it, and the connection ends with that response.
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    idle.upgraded(socket);
-    socket.on('error', () => socket.destroy());
-    const res = new ServerResponse(req);
-    res.shouldKeepAlive = false;
-    res.assignSocket(socket as Parameters<ServerResponse['assignSocket']>[0]);
-    res.once('finish', () => socket.end());
-    opts.handler(req, res, { socket, head });
   });
   // a client that fails the handshake must not take anything down
   server.on('tlsClientError', () => {});
@@ -209,8 +196,8 @@ export function createSecureServer(opts: SecureServerOptions): SecureServer {
     },
     close(graceMs = 0) {
       closing = true;
-      // the listener closes now; node also closes idle HTTP/1.1 connections and sends GOAWAY
-      // on every HTTP/2 session (streams in flight go on)
+      // the listener closes now; node sends GOAWAY on every HTTP/2 session (streams in flight
+      // go on)
       const closed = new Promise<void>((resolve) => {
         if (!server.listening) resolve();
         else server.close(() => resolve());

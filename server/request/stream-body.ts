@@ -12,7 +12,6 @@
 // for a client that stops reading. Over HTTP/2 a write also waits for 'drain'
 // when the stream's flow control holds it.
 
-import { ServerResponse } from 'node:http';
 import { createGzip, type Gzip } from 'node:zlib';
 import { acceptsGzip, applyWarnings, GZIP_THRESHOLD_BYTES, responseDone, responseFinished, writeBody } from './response.js';
 import type { HttpResponse, RequestState } from './types.js';
@@ -218,7 +217,7 @@ function taken(gzip: Gzip, chunk: Buffer): Promise<boolean> {
 async function sendChunks(res: HttpResponse, chunks: Iterable<Buffer> | AsyncIterable<Buffer>): Promise<void> {
   const gone = responseDone(res).then(() => false);
   // HTTP/2 has no parser to pause: its writes wait for 'drain' instead
-  const http1 = res instanceof ServerResponse;
+  const http1 = 'socket' in res;
   const restoreMark = http1 ? raiseSocketHighWaterMark(res, WIDE_SLICE_BYTES + SLICE_FRAMING_BYTES) : undefined;
   const sliceBytes = !http1 || restoreMark ? WIDE_SLICE_BYTES : WRITE_SLICE_BYTES;
   try {
@@ -240,8 +239,8 @@ async function sendChunks(res: HttpResponse, chunks: Iterable<Buffer> | AsyncIte
  * needing a drain. Node offers no public way to set it on the server's TLS sockets. Returns
  * what puts the old mark back, or undefined (a socket without that state).
  */
-function raiseSocketHighWaterMark(res: ServerResponse, bytes: number): (() => void) | undefined {
-  const state = (res.socket as { _writableState?: { highWaterMark?: unknown } } | null)?._writableState;
+function raiseSocketHighWaterMark(res: HttpResponse, bytes: number): (() => void) | undefined {
+  const state = ((res as { socket?: unknown }).socket as { _writableState?: { highWaterMark?: unknown } } | null)?._writableState;
   if (!state || typeof state.highWaterMark !== 'number') return undefined;
   const old = state.highWaterMark;
   if (old >= bytes) return () => {};
