@@ -93,10 +93,14 @@ function noAnswer(error: string): Verdict {
   return { ok: false, problem: `no answer: ${error.replace(/\d+/g, 'N')}`, answer: error };
 }
 
+/** Go's own answers to framing it does not support: not server errors */
+const PROTOCOL_ANSWERS =
+  /^HTTP\/1\.1 (?:505 HTTP Version Not Supported\r\n[^]*unsupported protocol version|501 Not Implemented\r\n[^]*Unsupported transfer encoding)/;
+
 /**
  * Raw framing: whatever the replica answers or however it closes is its choice (Go answers a
- * bare 400 or just closes), but it must end the exchange in time and no HTTP/1.1 answer on the
- * connection may be a server error.
+ * bare 400, its 501 or 505, or just closes), but it must end the exchange in time and no other
+ * HTTP/1.1 answer on the connection may be a server error.
  */
 function judgeRaw(req: FuzzRequest, outcome: FuzzOutcome): Verdict {
   if (isTransportError(outcome)) return noAnswer(outcome.error);
@@ -104,7 +108,8 @@ function judgeRaw(req: FuzzRequest, outcome: FuzzOutcome): Verdict {
   const answer = text.slice(0, 600);
   if (req.protocol === 'raw-http/1.1') {
     const serverError = /(?:^|\r\n)HTTP\/1\.1 (5\d\d) /.exec(text);
-    if (serverError) return { ok: false, problem: `server error ${serverError[1]}`, answer };
+    if (serverError && !PROTOCOL_ANSWERS.test(text.slice(serverError.index).replace(/^\r\n/, '')))
+      return { ok: false, problem: `server error ${serverError[1]}`, answer };
   }
   return { ok: true, answer };
 }

@@ -27,6 +27,8 @@ export interface Http1Options {
 const CRLF_CRLF = Buffer.from('\r\n\r\n');
 /** pipelined bytes kept while a response is in progress before the socket stops being read */
 const PIPELINE_HIGH_WATER_BYTES = 256 * 1024;
+/** the most unread body a connection reads and drops after the response to keep going */
+const DRAIN_LIMIT_BYTES = 256 * 1024;
 /** how long a connection closed under an unread body keeps reading (Go: 500 ms) */
 const LINGER_MS = 500;
 
@@ -48,6 +50,8 @@ class Http1Connection implements ResponseOwner, BodyFlow {
   private bodyLeft = 0;
   private chunked: ChunkedDecoder | undefined;
   private pausedFor = new Set<'body' | 'pipeline'>();
+  /** the response is out while the request's body is still coming */
+  private answered = false;
   private readonly onData = (chunk: Buffer): void => this.received(chunk);
 
   constructor(
@@ -193,20 +197,31 @@ class Http1Connection implements ResponseOwner, BodyFlow {
         this.reject(err);
         return;
       }
+      this.pending = used < buf.length ? buf.subarray(used) : undefined;
       if (this.chunked.done) this.bodyDone();
     } else {
       used = Math.min(this.bodyLeft, buf.length);
+      this.pending = used < buf.length ? buf.subarray(used) : undefined;
       req.receive(used === buf.length ? buf : buf.subarray(0, used));
       this.bodyLeft -= used;
       if (this.bodyLeft === 0) this.bodyDone();
     }
-    this.pending = used < buf.length ? buf.subarray(used) : undefined;
   }
 
   private bodyDone(): void {
     this.chunked = undefined;
     this.phase = 'served';
     this.req!.completed();
+    // the response went out before the body was read: what was left of it is read and dropped,
+    // and the connection takes its next request
+    if (this.answered) this.nextRequest();
+  }
+
+  /** whether the connection can carry another request after the response now being made: not
+   *  when much of the request's body is still to come (Go's rule: 256 KiB) */
+  canKeepAlive(): boolean {
+    if (this.phase !== 'body') return true;
+    return !this.chunked && this.bodyLeft <= DRAIN_LIMIT_BYTES;
   }
 
   /** a head that cannot be served: Go's plain-text answer, then the connection closes */
@@ -238,7 +253,7 @@ class Http1Connection implements ResponseOwner, BodyFlow {
     if (this.phase === 'upgraded') return void this.socket.end();
     const req = this.req!;
     const bodyUnread = !req.complete;
-    if (!res.shouldKeepAlive || bodyUnread) {
+    if (!res.shouldKeepAlive) {
       this.phase = 'closed';
       this.socket.off('data', this.onData);
       this.pending = undefined;
@@ -249,12 +264,23 @@ class Http1Connection implements ResponseOwner, BodyFlow {
       }
       return;
     }
+    if (bodyUnread) {
+      req.destroy();
+      this.answered = true;
+      return;
+    }
+    this.nextRequest();
+    this.advance();
+  }
+
+  /** the exchange is over: the connection waits for the next head */
+  private nextRequest(): void {
+    this.answered = false;
     this.req = undefined;
     this.res = undefined;
     this.phase = 'head';
     this.pausedFor.delete('body');
     this.unpause('pipeline');
-    this.advance();
   }
 
   pauseBody(): void {

@@ -189,6 +189,8 @@ export class H1Request extends EventEmitter implements HttpRequest {
 export interface ResponseOwner {
   /** the response's last byte went to the socket */
   responseFinished(res: H1Response): void;
+  /** whether the connection may carry another request after this response */
+  canKeepAlive(): boolean;
 }
 
 /** statuses whose responses carry no body */
@@ -342,6 +344,7 @@ export class H1Response extends EventEmitter implements HttpResponse {
       // a handler's own Transfer-Encoding: chunked framing is then written here
       this.#chunked = String(headers.get('transfer-encoding')![1]).toLowerCase().includes('chunked');
     }
+    if (this.shouldKeepAlive && !this.owner.canKeepAlive()) this.shouldKeepAlive = false;
     const connection = headers.get('connection');
     if (connection && /(^|,)\s*close\s*(,|$)/i.test(String(connection[1]))) this.shouldKeepAlive = false;
     let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'unknown'}\r\n`;

@@ -30,9 +30,9 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 /** Go's answer to a request head it cannot accept, written on the raw connection before it
- *  closes: the status line's text as the body, the reason after it where Go gives one */
+ *  closes: the status line's text as the body (the reason after it), 501's text of its own */
 export function goClientErrorResponse(status: 400 | 431 | 501 | 505, reason?: string): string {
   const line = `${status} ${STATUS_TEXT[status]}`;
-  const body = reason && status !== 431 ? `${line}: ${reason}` : line;
+  const body = status === 501 ? 'Unsupported transfer encoding' : reason && status !== 431 ? `${line}: ${reason}` : line;
   return `HTTP/1.1 ${line}\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n${body}`;
 }
