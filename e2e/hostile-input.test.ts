@@ -14,7 +14,9 @@ import { isTransportError } from './fuzz/request.js';
 import { FuzzTransport } from './fuzz/transport.js';
 
 /** short, so that a response a client never reads is cut within the test */
-const REQUEST_TIMEOUT_SECONDS = 15;
+// long enough for the three 2.5 MB YAML bodies below, parsed one after another on the event
+// loop: on a slow 2-core machine the last one's answer took 15-20 s
+const REQUEST_TIMEOUT_SECONDS = 30;
 /** resident memory the replica may reach while 20 clients hold a 10 MB list unread */
 const SLOW_READER_RSS_BOUND_MIB = 600;
 /** resident memory the replica may reach while it decodes three 2.5 MB YAML bodies at once

@@ -76,6 +76,7 @@ export function compareTyped(lhs: Json | undefined, rhs: Json | undefined, type:
 }
 
 function compare(l: Json | undefined, r: Json | undefined, type: TypeRef, w: Walk): void {
+  if (l === undefined && r !== undefined) return addedWhole(r, type, w);
   const atom = type.atom();
   const al = deduceAtom(atom, l);
   const ar = deduceAtom(atom, r);
@@ -89,6 +90,65 @@ function compare(l: Json | undefined, r: Json | undefined, type: TypeRef, w: Wal
   }
   // a value that is no leaf is added or removed (besides everything under it) as a whole
   if (!leaf && w.path.length > 0 && (l === undefined || r === undefined)) w.record(l, r);
+}
+
+/**
+ * `r` where the left side has nothing: every path in it is added, leaf or not (what compare
+ * finds walking it against undefined, without comparing each value with nothing). Most of a
+ * created object goes through here.
+ */
+function addedWhole(r: Json, type: TypeRef, w: Walk): void {
+  if (w.path.length > 0) w.added.insert(w.path);
+  const a = deduceAtom(type.atom(), r);
+  switch (atomKind(a)) {
+    case 'list': {
+      const list = a.list!;
+      const rl = asList(r);
+      if (list.atomic || !rl || rl.length === 0) return;
+      const rpes = listPathElements(list, rl);
+      if (!rpes) return;
+      // an item whose path element repeats is added whole, once
+      let repeats: Map<string, number> | undefined;
+      if (rl.length > 1) {
+        repeats = new Map();
+        for (const pe of rpes) {
+          const id = pathElementId(pe);
+          repeats.set(id, (repeats.get(id) ?? 0) + 1);
+        }
+        if (repeats.size === rl.length) repeats = undefined;
+      }
+      const done = repeats ? new Set<string>() : undefined;
+      for (let i = 0; i < rl.length; i++) {
+        const pe = rpes[i]!;
+        if (repeats && (repeats.get(pathElementId(pe)) ?? 0) > 1) {
+          const id = pathElementId(pe);
+          if (done!.has(id)) continue;
+          done!.add(id);
+          w.push(pe);
+          w.added.insert(w.path);
+          w.pop();
+          continue;
+        }
+        w.push(pe);
+        addedWhole(rl[i]!, list.element, w);
+        w.pop();
+      }
+      return;
+    }
+    case 'map': {
+      const map = a.map!;
+      const rm = asMap(r);
+      if (map.atomic || !rm) return;
+      for (const key in rm) {
+        w.push({ field: key });
+        addedWhole(rm[key]!, memberTypeOrDeduced(map, key, deducedType), w);
+        w.pop();
+      }
+      return;
+    }
+    default:
+      return;
+  }
 }
 
 /** walks both sides as `a`; true when they were compared as a leaf (and recorded as one) */

@@ -275,12 +275,15 @@ class Http1Connection implements ResponseOwner, BodyFlow {
 
   /** the exchange is over: the connection waits for the next head */
   private nextRequest(): void {
+    // a body the handler left unread is dropped, and no longer holds the socket paused
+    this.req?.destroy();
     this.answered = false;
     this.req = undefined;
     this.res = undefined;
     this.phase = 'head';
-    this.pausedFor.delete('body');
-    this.unpause('pipeline');
+    const paused = this.pausedFor.size > 0;
+    this.pausedFor.clear();
+    if (paused) this.socket.resume();
   }
 
   pauseBody(): void {

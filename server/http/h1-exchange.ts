@@ -202,6 +202,8 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // eslint-disable-next-line no-control-regex
 const INVALID_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 const EMPTY = Buffer.alloc(0);
+/** bodies from this size on are written beside their framing rather than copied next to it */
+const COPY_LIMIT_BYTES = 16 * 1024;
 const LAST_CHUNK = '0\r\n\r\n';
 
 let dateSecond = 0;
@@ -216,6 +218,20 @@ function httpDate(): string {
     dateText = new Date(now).toUTCString();
   }
   return dateText;
+}
+
+/** names checked already, by their lower-case form (the same few on every response) */
+const checkedNames = new Map<string, string>();
+const CHECKED_NAMES_KEPT = 256;
+
+/** the lower-case form of a valid field name; throws on an invalid one */
+function validName(name: string): string {
+  let lower = checkedNames.get(name);
+  if (lower !== undefined) return lower;
+  if (!TOKEN.test(name)) throw invalidHeader('ERR_INVALID_HTTP_TOKEN', name);
+  lower = name.toLowerCase();
+  if (checkedNames.size < CHECKED_NAMES_KEPT) checkedNames.set(name, lower);
+  return lower;
 }
 
 function invalidHeader(code: 'ERR_INVALID_HTTP_TOKEN' | 'ERR_INVALID_CHAR' | 'ERR_HTTP_INVALID_HEADER_VALUE', name: string): Error {
@@ -276,12 +292,12 @@ export class H1Response extends EventEmitter implements HttpResponse {
   }
 
   #set(name: string, value: HeaderValue): void {
-    if (!TOKEN.test(name)) throw invalidHeader('ERR_INVALID_HTTP_TOKEN', name);
+    const lower = validName(name);
     if (value === undefined || value === null) throw invalidHeader('ERR_HTTP_INVALID_HEADER_VALUE', name);
     if (Array.isArray(value)) {
       for (const v of value as readonly string[]) if (INVALID_VALUE.test(String(v))) throw invalidHeader('ERR_INVALID_CHAR', name);
     } else if (typeof value === 'string' && INVALID_VALUE.test(value)) throw invalidHeader('ERR_INVALID_CHAR', name);
-    this.#headers.set(name.toLowerCase(), [name, value]);
+    this.#headers.set(lower, [name, value]);
   }
 
   getHeader(name: string): string | number | string[] | undefined {
@@ -403,6 +419,16 @@ export class H1Response extends EventEmitter implements HttpResponse {
     const before = head + size;
     if (before.length === 0 && after.length === 0) return this.socket.write(data, cb);
     if (data.length === 0) return this.socket.write(before + after, 'latin1', cb);
+    if (data.length >= COPY_LIMIT_BYTES) {
+      // one writev of the pieces: TLS joins them anyway, so a copy here would be a second one
+      const socket = this.socket;
+      socket.cork();
+      if (before.length > 0) socket.write(before, 'latin1');
+      let ok = after.length > 0 ? socket.write(data) : socket.write(data, cb);
+      if (after.length > 0) ok = socket.write(after, 'latin1', cb);
+      socket.uncork();
+      return ok && !socket.writableNeedDrain;
+    }
     const out = Buffer.allocUnsafe(before.length + data.length + after.length);
     out.write(before, 0, 'latin1');
     data.copy(out, before.length);
