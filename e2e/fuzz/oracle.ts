@@ -95,7 +95,7 @@ function noAnswer(error: string): Verdict {
 
 /** Go's own answers to framing it does not support: not server errors */
 const PROTOCOL_ANSWERS =
-  /^HTTP\/1\.1 (?:505 HTTP Version Not Supported\r\n[^]*unsupported protocol version|501 Not Implemented\r\n[^]*Unsupported transfer encoding)/;
+  /^HTTP\/1\.1 (?:505 HTTP Version Not Supported\r\n[\s\S]*unsupported protocol version|501 Not Implemented\r\n[\s\S]*Unsupported transfer encoding)/;
 
 /**
  * Raw framing: whatever the replica answers or however it closes is its choice (Go answers a

@@ -6,6 +6,7 @@
 // never looked up here: they are different objects, and the caller does not cache them.
 
 import type { WatchEvent } from '../../storage/interface.js';
+import { markShared } from '../request/shared-bytes.js';
 
 const frames = new WeakMap<WatchEvent, Map<string, Buffer>>();
 
@@ -20,7 +21,7 @@ export function sharedFrame(event: WatchEvent, encoding: string, encode: () => s
   let bytes = byEncoding.get(encoding);
   if (!bytes) {
     const encoded = encode();
-    bytes = typeof encoded === 'string' ? Buffer.from(encoded) : encoded;
+    bytes = markShared(typeof encoded === 'string' ? Buffer.from(encoded) : encoded);
     byEncoding.set(encoding, bytes);
   }
   return bytes;

@@ -9,6 +9,7 @@ import { EventEmitter } from 'node:events';
 import { STATUS_CODES, type IncomingHttpHeaders } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { HttpRequest, HttpResponse } from '../request/types.js';
+import { isShared } from '../request/shared-bytes.js';
 import type { RequestHead } from './h1-head.js';
 
 type HeaderValue = string | number | readonly string[];
@@ -199,7 +200,6 @@ function bodiless(status: number): boolean {
 }
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-// eslint-disable-next-line no-control-regex
 const INVALID_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 const EMPTY = Buffer.alloc(0);
 /** bodies from this size on are written beside their framing rather than copied next to it */
@@ -218,6 +218,27 @@ function httpDate(): string {
     dateText = new Date(now).toUTCString();
   }
   return dateText;
+}
+
+function uncork(socket: TLSSocket): void {
+  socket.uncork();
+}
+
+/** chunk-framed copies of bytes written to many streams (request/shared-bytes.ts): made once
+ *  per frame, kept while the frame is */
+const framedChunks = new WeakMap<Buffer, Buffer>();
+
+function framedChunk(data: Buffer): Buffer {
+  let framed = framedChunks.get(data);
+  if (!framed) {
+    const size = `${data.length.toString(16)}\r\n`;
+    framed = Buffer.allocUnsafe(size.length + data.length + 2);
+    framed.write(size, 0, 'latin1');
+    data.copy(framed, size.length);
+    framed.write('\r\n', size.length + data.length, 'latin1');
+    framedChunks.set(data, framed);
+  }
+  return framed;
 }
 
 /** names checked already, by their lower-case form (the same few on every response) */
@@ -391,6 +412,16 @@ export class H1Response extends EventEmitter implements HttpResponse {
       if (this.#pendingHead !== undefined) return this.#send(EMPTY, '', cb);
       if (cb) process.nextTick(cb);
       return true;
+    }
+    // a stream's writes made in one turn (an event to every watcher) leave together once the
+    // turn's callbacks are done, as node's server has it, rather than one syscall each as made
+    const socket = this.socket;
+    if (!socket.writableCorked) {
+      socket.cork();
+      process.nextTick(uncork, socket);
+    }
+    if (this.#chunked && this.#pendingHead === undefined && isShared(data)) {
+      return socket.write(framedChunk(data), cb);
     }
     return this.#send(data, this.#chunked ? '\r\n' : '', cb);
   }

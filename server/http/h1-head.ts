@@ -34,10 +34,10 @@ export class HeadError extends Error {
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** control characters other than HTAB, and CR or LF that are not one CRLF line end */
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the bytes a request head may not hold
 const FORBIDDEN = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?!\n)|(?<!\r)\n/;
 /** a request target: visible characters (and bytes beyond ASCII, as node's parser lets through) */
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the bytes a request head may not hold
 const TARGET_FORBIDDEN = /[\x00-\x20\x7f]/;
 const VERSION = /^HTTP\/(\d)\.(\d)$/;
 const DIGITS = /^\d+$/;
