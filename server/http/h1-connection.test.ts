@@ -223,6 +223,18 @@ describe('HTTP/1.1 connections served by kapi', { timeout: 60_000 }, () => {
     assert.match(chunking, /^HTTP\/1\.1 400 /);
   });
 
+  it('reads a large head sent in many pieces, and pipelined requests split anywhere', async () => {
+    handler = (req, res) => res.end(`${req.url} ${String(req.headers['x-big']).length}`);
+    const wire = Buffer.from(
+      `GET /big HTTP/1.1\r\nHost: a\r\nX-Big: ${'v'.repeat(60_000)}\r\n\r\nGET /small HTTP/1.1\r\nHost: a\r\nX-Big: s\r\nConnection: close\r\n\r\n`,
+      'latin1',
+    );
+    const pieces = Array.from({ length: Math.ceil(wire.length / 997) }, (_, i) => wire.subarray(i * 997, (i + 1) * 997));
+    const raw = await exchange(port, pieces, undefined, 1);
+    assert.deepEqual(statuses(raw), [200, 200]);
+    assert.match(raw, /\/big 60000[\s\S]*\/small 1$/);
+  });
+
   it('closes a connection whose head does not arrive in time', async () => {
     handler = (_req, res) => res.end('never');
     const started = Date.now();

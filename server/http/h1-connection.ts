@@ -27,6 +27,8 @@ export interface Http1Options {
 const CRLF_CRLF = Buffer.from('\r\n\r\n');
 /** pipelined bytes kept while a response is in progress before the socket stops being read */
 const PIPELINE_HIGH_WATER_BYTES = 256 * 1024;
+/** the smallest own buffer a connection keeps unfinished bytes in */
+const STORE_MIN_BYTES = 16 * 1024;
 /** the most unread body a connection reads and drops after the response to keep going */
 const DRAIN_LIMIT_BYTES = 256 * 1024;
 /** how long a connection closed under an unread body keeps reading (Go: 500 ms) */
@@ -42,6 +44,9 @@ class Http1Connection implements ResponseOwner, BodyFlow {
   private phase: Phase = 'head';
   /** bytes read and not yet taken */
   private pending: Buffer | undefined;
+  /** the connection's own buffer `pending` may lie in, and where its used part ends */
+  private store: Buffer | undefined;
+  private storeEnd = 0;
   /** how far `pending` was searched for the end of a head */
   private searched = 0;
   private headTimer: NodeJS.Timeout | undefined;
@@ -69,8 +74,47 @@ class Http1Connection implements ResponseOwner, BodyFlow {
   }
 
   private received(chunk: Buffer): void {
-    this.pending = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
+    this.append(chunk);
     this.advance();
+  }
+
+  /**
+   * Adds `chunk` after `pending`, in a buffer of the connection's own that doubles when full: a
+   * client sending a head (or pipelined requests) in many small pieces costs copying linear in
+   * what it sent, not quadratic.
+   */
+  private append(chunk: Buffer): void {
+    const pending = this.pending;
+    if (!pending || pending.length === 0) {
+      this.pending = chunk;
+      return;
+    }
+    const store = this.store;
+    const endsStore =
+      store !== undefined && pending.buffer === store.buffer && pending.byteOffset + pending.length === store.byteOffset + this.storeEnd;
+    if (endsStore && this.storeEnd + chunk.length <= store.length) {
+      chunk.copy(store, this.storeEnd);
+      this.storeEnd += chunk.length;
+      this.pending = store.subarray(this.storeEnd - pending.length - chunk.length, this.storeEnd);
+      return;
+    }
+    const size = pending.length + chunk.length;
+    const grown = Buffer.allocUnsafe(Math.max(2 * size, STORE_MIN_BYTES));
+    pending.copy(grown, 0);
+    chunk.copy(grown, pending.length);
+    this.store = grown;
+    this.storeEnd = size;
+    this.pending = grown.subarray(0, size);
+  }
+
+  /** what is left unread after a step; the own buffer goes once nothing is left in it */
+  private keep(rest: Buffer): void {
+    if (rest.length > 0) {
+      this.pending = rest;
+      return;
+    }
+    this.pending = undefined;
+    this.store = undefined;
   }
 
   /** takes what `pending` holds as far as the current phase allows */
@@ -124,8 +168,7 @@ class Http1Connection implements ResponseOwner, BodyFlow {
       this.reject(err);
       return false;
     }
-    const rest = buf.subarray(end + 4);
-    this.pending = rest.length > 0 ? rest : undefined;
+    this.keep(buf.subarray(end + 4));
     this.dispatch(head);
     return true;
   }
@@ -197,11 +240,11 @@ class Http1Connection implements ResponseOwner, BodyFlow {
         this.reject(err);
         return;
       }
-      this.pending = used < buf.length ? buf.subarray(used) : undefined;
+      this.keep(buf.subarray(used));
       if (this.chunked.done) this.bodyDone();
     } else {
       used = Math.min(this.bodyLeft, buf.length);
-      this.pending = used < buf.length ? buf.subarray(used) : undefined;
+      this.keep(buf.subarray(used));
       req.receive(used === buf.length ? buf : buf.subarray(0, used));
       this.bodyLeft -= used;
       if (this.bodyLeft === 0) this.bodyDone();
