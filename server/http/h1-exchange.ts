@@ -10,7 +10,7 @@ import { STATUS_CODES, type IncomingHttpHeaders } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { HttpRequest, HttpResponse } from '../request/types.js';
 import { isShared } from '../request/shared-bytes.js';
-import type { RequestHead } from './h1-head.js';
+import { TOKEN, type RequestHead } from './h1-head.js';
 
 type HeaderValue = string | number | readonly string[];
 
@@ -199,7 +199,6 @@ function bodiless(status: number): boolean {
   return status === 204 || status === 304 || (status >= 100 && status < 200);
 }
 
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const INVALID_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 const EMPTY = Buffer.alloc(0);
 /** bodies from this size on are written beside their framing rather than copied next to it */

@@ -32,7 +32,8 @@ export class HeadError extends Error {
   }
 }
 
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** an RFC 9110 token: a method, a field name */
+export const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** control characters other than HTAB, and CR or LF that are not one CRLF line end */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the bytes a request head may not hold
 const FORBIDDEN = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?!\n)|(?<!\r)\n/;
