@@ -2,19 +2,31 @@
 // kind and version the endpoint serves.
 
 import type { KubeObject } from '../../storage/interface.js';
-import { decodeBody, negotiateInput, type MediaFormat } from '../request/negotiation.js';
+import { decodeBody, negotiateInput, YAML_MEDIA_TYPE, type MediaFormat } from '../request/negotiation.js';
 import { errors, StatusError } from '../machinery/status.js';
 import { header, type RequestState } from '../request/types.js';
 import { apiVersionOf, type Scope } from './scope.js';
 import { decodeYamlBody } from './field-validation-yaml.js';
 import { bodyBudget, LARGE_BODY_BYTES } from '../request/body-budget.js';
+import { decodeYamlOffThread, YAML_THREAD_BYTES } from '../request/yaml-thread.js';
+import { APPLY_PATCH_TYPE } from './patch/appliers.js';
 
 /** Reads the whole body; 413 past `limit` bytes. A large body then holds its size in the
- *  replica's body budget until the response closes (request/body-budget.ts), waiting for room. */
+ *  replica's body budget until the response closes (request/body-budget.ts), waiting for room.
+ *  A large YAML body is decoded on the YAML thread before the handler decodes it (request/
+ *  yaml-thread.ts), so that its parse does not stall the event loop. */
 export async function readBody(state: RequestState, limit: number): Promise<Buffer> {
   const body = await readWholeBody(state, limit);
   if (body.length >= LARGE_BODY_BYTES) await holdUntilAnswered(state, body.length);
+  if (body.length >= YAML_THREAD_BYTES && isYamlBody(header(state.req, 'content-type'))) await decodeYamlOffThread(body, state.signal);
   return body;
+}
+
+/** the Content-Types whose bodies the YAML decoder reads */
+function isYamlBody(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  const base = contentType.split(';')[0].trim().toLowerCase();
+  return base === YAML_MEDIA_TYPE || base === APPLY_PATCH_TYPE;
 }
 
 async function holdUntilAnswered(state: RequestState, bytes: number): Promise<void> {

@@ -5,7 +5,7 @@
 // (`line 7: key "a" already set in map`).
 
 import { MAX_NESTING_DEPTH } from '../limits/decode-limits.js';
-import { type DecodedYaml, decodeYamlText, YAML_ERRORS_PREFIX, yamlDuplicateKeysError } from '../request/yaml.js';
+import { type DecodedYaml, decodeYamlBuffer, YAML_ERRORS_PREFIX, yamlDuplicateKeysError } from '../request/yaml.js';
 import { countMembers, jsonShape } from './field-validation-json.js';
 
 export { yamlDuplicateKeysError } from '../request/yaml.js';
@@ -38,8 +38,8 @@ const bodyFacts = new WeakMap<Buffer, YamlBodyFacts>();
 /** Decodes a create or update's YAML body and keeps its facts for validateBodyFields, which
  *  checks the same body next (and so never parses it again). */
 export function decodeYamlBody(body: Buffer): unknown {
+  const decoded = decodeYamlBuffer(body);
   const text = body.toString('utf8');
-  const decoded = decodeYamlText(text);
   bodyFacts.set(body, yamlFacts(decoded, text));
   return decoded.value;
 }
@@ -48,8 +48,8 @@ export function decodeYamlBody(body: Buffer): unknown {
 export function yamlBodyFacts(body: Buffer): YamlBodyFacts {
   const kept = bodyFacts.get(body);
   if (kept) return kept;
-  const text = body.toString('utf8');
-  return yamlFacts(decodeYamlText(text), text);
+  const decoded = decodeYamlBuffer(body);
+  return yamlFacts(decoded, body.toString('utf8'));
 }
 
 /** kube-apiserver's warnings for one strict decoding error: a YAML error gives one per line */

@@ -7,7 +7,7 @@ import { decodeProtobufBody, UnsupportedProtobufKind } from '../protobuf/http.js
 import { CborDecodeError, decodeCbor } from '../cbor/index.js';
 import { BoundedMemo } from '../machinery/bounded-memo.js';
 import { errors, type StatusError } from '../machinery/status.js';
-import { decodeYaml } from './yaml.js';
+import { decodeYamlBuffer } from './yaml.js';
 
 export const JSON_MEDIA_TYPE = 'application/json';
 export const YAML_MEDIA_TYPE = 'application/yaml';
@@ -291,7 +291,7 @@ export function decodeBody(body: Buffer, format: MediaFormat): unknown {
       throw errors.badRequest(`error decoding JSON body: ${(err as Error).message}`);
     }
   }
-  return decodeYaml(body.toString('utf8'));
+  return decodeYamlBuffer(body).value;
 }
 
 /** Go's scanner's words for JSON nested too deep */

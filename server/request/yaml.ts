@@ -63,6 +63,24 @@ export function decodeYaml(text: string): unknown {
   return decodeYamlText(text).value;
 }
 
+/** what the YAML thread (yaml-thread.ts) made of a request's body: its decoding, or the error
+ *  that is the body's answer */
+const decodedBodies = new WeakMap<Buffer, DecodedYaml | Error>();
+
+export function rememberDecodedYaml(body: Buffer, outcome: DecodedYaml | Error): void {
+  decodedBodies.set(body, outcome);
+}
+
+/** decodeYamlText of a request body, or what the YAML thread made of it already. What was kept
+ *  is handed out once: the value is the caller's to change, as a decoding of its own is. */
+export function decodeYamlBuffer(body: Buffer): DecodedYaml {
+  const kept = decodedBodies.get(body);
+  if (kept === undefined) return decodeYamlText(body.toString('utf8'));
+  decodedBodies.delete(body);
+  if (kept instanceof Error) throw kept;
+  return kept;
+}
+
 /**
  * A YAML file kapi reads at start (a configuration, a kubeconfig) as kube reads such files,
  * through sigs.k8s.io/yaml: plain scalars by go-yaml v2's rules (`insecure-skip-tls-verify:

@@ -9,7 +9,7 @@
 import { fieldManagers, type FieldManagers } from '../../fieldmanager/field-managers.js';
 import type { JsonMap } from '../../fieldmanager/value.js';
 import { errors, StatusError } from '../../machinery/status.js';
-import { decodeYamlText } from '../../request/yaml.js';
+import { decodeYamlBuffer } from '../../request/yaml.js';
 import { CborDecodeError, decodeCbor } from '../../cbor/index.js';
 import { warningsOf, type YamlBodyFacts, yamlFacts } from '../field-validation-yaml.js';
 import { APPLY_CBOR_PATCH_TYPE, APPLY_PATCH_TYPE } from './appliers.js';
@@ -34,10 +34,12 @@ function parseApply(body: Buffer): ParsedApply {
   let doc: unknown;
   let facts: YamlBodyFacts;
   try {
-    const decoded = decodeYamlText(text);
+    const decoded = decodeYamlBuffer(body);
     doc = decoded.value;
     facts = yamlFacts(decoded, text);
   } catch (err) {
+    // a body the YAML thread had no memory for is refused as too large, not as malformed
+    if (err instanceof StatusError && err.code === 413) throw err;
     throw errors.badRequest(`error decoding YAML: ${(err as Error).message}`);
   }
   if (doc === null || doc === undefined) return { config: {}, facts };
