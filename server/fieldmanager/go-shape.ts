@@ -137,50 +137,64 @@ export class GoShape {
     return { members, filled };
   }
 
+  // With `fill` (of, zero) a value Go would hand over as it is is returned itself, and a struct,
+  // map or list is copied only from its first member that differs: a view is only read, and
+  // most of an object kapi wrote is in Go's shape already. clean's result becomes the stored
+  // object and is changed after, so it is always a copy.
   private value(v: Json, plan: NodePlan, fill: boolean): Json {
     if (plan.asIs) return v;
     if (Array.isArray(v)) {
       if (!plan.items) return v;
       const itemPlan = this.planOf(plan.items);
-      return v.map((x) => (x === null ? null : this.value(x, itemPlan, fill)));
+      let out: Json[] | undefined = fill ? undefined : [];
+      for (let i = 0; i < v.length; i++) {
+        const x = v[i];
+        const y = x === null ? null : this.value(x, itemPlan, fill);
+        if (out === undefined && y !== x) out = v.slice(0, i);
+        out?.push(y);
+      }
+      return out ?? v;
     }
     if (!isMap(v)) return v;
     if (plan.struct) return this.struct(v, plan.struct, fill);
     if (plan.mapValues) {
       const valuePlan = this.planOf(plan.mapValues);
-      const out: JsonMap = {};
+      let out: JsonMap | undefined = fill ? undefined : {};
       for (const k in v) {
         const x = v[k];
-        if (x !== null) out[k] = this.value(x, valuePlan, fill);
-        else if (fill) out[k] = null;
+        const y = x !== null ? this.value(x, valuePlan, fill) : fill ? null : undefined;
+        if (out === undefined && y !== x) out = membersBefore(v, k);
+        if (out !== undefined && y !== undefined) out[k] = y;
       }
-      return out;
+      return out ?? v;
     }
     return v;
   }
 
   private struct(v: JsonMap, plan: StructPlan, fill: boolean): JsonMap {
-    const out: JsonMap = {};
+    let out: JsonMap | undefined = fill ? undefined : {};
     for (const key in v) {
       const member = plan.members.get(key);
-      // the Go type has no such member
-      if (!member) continue;
       const x = v[key];
-      if (x === null) {
-        const zero = fill ? this.unset(member) : undefined;
-        if (zero !== undefined) out[key] = zero;
-        continue;
-      }
-      if (member.code === 'o' && isEmptyValue(x)) continue;
-      out[key] = this.value(x, (member.plan ??= this.planOf(member.prop)), fill);
+      let y: Json | undefined;
+      // the Go type has no such member
+      if (!member) y = undefined;
+      else if (x === null) y = fill ? this.unset(member) : undefined;
+      else if (member.code === 'o' && isEmptyValue(x)) y = undefined;
+      else y = this.value(x, (member.plan ??= this.planOf(member.prop)), fill);
+      if (out === undefined && y !== x) out = membersBefore(v, key);
+      if (out !== undefined && y !== undefined) out[key] = y;
     }
-    if (!fill) return out;
+    if (!fill) return out!;
     for (const member of plan.filled) {
-      if (Object.hasOwn(out, member.key) || Object.hasOwn(v, member.key)) continue;
+      // the members of `out` are some of those of `v`
+      if (Object.hasOwn(v, member.key)) continue;
       const zero = this.unset(member);
-      if (zero !== undefined) out[member.key] = zero;
+      if (zero === undefined) continue;
+      out ??= { ...v };
+      out[member.key] = zero;
     }
-    return out;
+    return out ?? v;
   }
 
   /** what an unset member shows as; undefined when it is left out */
@@ -214,4 +228,14 @@ export class GoShape {
     }
     return zero;
   }
+}
+
+/** a copy of the members of `v` that come before `key` */
+function membersBefore(v: JsonMap, key: string): JsonMap {
+  const out: JsonMap = {};
+  for (const k in v) {
+    if (k === key) break;
+    out[k] = v[k];
+  }
+  return out;
 }
