@@ -12,8 +12,12 @@ import { BoundedMemo } from '../machinery/bounded-memo.js';
  *  keys) once rather than concatenated anew for every member */
 const fieldKeys = new BoundedMemo<string>(16384);
 
-function keyOf(pe: PathElement): string {
-  return 'field' in pe ? fieldKeys.get(pe.field, () => serializePathElement(pe)) : serializePathElement(pe);
+/** a level with more members than this is a map's keys (a ConfigMap's data), each seen once:
+ *  remembering them would only push the struct fields out of the memo */
+const MEMO_LEVEL_LIMIT = 256;
+
+function keyOf(pe: PathElement, memo: boolean): string {
+  return memo && 'field' in pe ? fieldKeys.get(pe.field, () => serializePathElement(pe)) : serializePathElement(pe);
 }
 
 export function toFieldsV1(set: FieldSet): JsonMap {
@@ -26,18 +30,19 @@ function emit(set: FieldSet, includeSelf: boolean): JsonMap {
   let mi = 0;
   let ci = 0;
   const { members, children } = set;
+  const memo = members.length + children.length <= MEMO_LEVEL_LIMIT;
   while (mi < members.length || ci < children.length) {
     const m = mi < members.length ? members[mi] : undefined;
     const c = ci < children.length ? children[ci] : undefined;
     const cmp = m && c ? comparePathElements(m, c.pe) : m ? -1 : 1;
     if (cmp < 0) {
-      out[keyOf(m as PathElement)] = {};
+      out[keyOf(m as PathElement, memo)] = {};
       mi++;
     } else if (cmp > 0) {
-      out[keyOf(c!.pe)] = emit(c!.set, false);
+      out[keyOf(c!.pe, memo)] = emit(c!.set, false);
       ci++;
     } else {
-      out[keyOf(c!.pe)] = emit(c!.set, true);
+      out[keyOf(c!.pe, memo)] = emit(c!.set, true);
       mi++;
       ci++;
     }

@@ -14,7 +14,9 @@ export const maxConfigSizeBytes = 1024 * 1024;
 
 function validateKeys(map: unknown, path: string): FieldError[] {
   const errs: FieldError[] = [];
-  for (const k of Object.keys(asObject(map))) {
+  const members = asObject(map);
+  // for-in: a ConfigMap may hold 100k keys, and an array of them per pass is garbage
+  for (const k in members) {
     for (const m of isConfigMapKey(k)) errs.push(fieldErrors.invalid(`${path}[${k}]`, k, m));
   }
   return errs;
@@ -36,11 +38,16 @@ function validateConfigMap(obj: KubeObject): FieldError[] {
   const data = asObject(obj.data);
   const binary = asObject(obj.binaryData);
   let total = 0;
-  for (const [k, v] of Object.entries(data)) {
+  for (const k in data) {
+    const v = data[k];
     total += typeof v === 'string' ? Buffer.byteLength(v, 'utf8') : 0;
-    if (k in binary) errs.push(fieldErrors.invalid(`data[${k}]`, k, 'duplicate of key present in binaryData'));
+    // own members only: a data key `constructor` is no binaryData key
+    if (Object.hasOwn(binary, k)) errs.push(fieldErrors.invalid(`data[${k}]`, k, 'duplicate of key present in binaryData'));
   }
-  for (const v of Object.values(binary)) total += typeof v === 'string' ? Buffer.from(v, 'base64').length : 0;
+  for (const k in binary) {
+    const v = binary[k];
+    total += typeof v === 'string' ? Buffer.from(v, 'base64').length : 0;
+  }
   if (total > maxConfigSizeBytes) errs.push(fieldErrors.tooLong('', maxConfigSizeBytes));
   return errs;
 }
