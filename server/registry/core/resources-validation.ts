@@ -153,7 +153,7 @@ export function validateResourceRequirements(
           fieldErrors.invalid(reqPath, formatQuantity(q), `must be less than or equal to ${name} limit of ${formatQuantity(limit)}`),
         );
       }
-    } else if (!(name in limits) && !isOvercommitAllowed(name)) {
+    } else if (!Object.hasOwn(limits, name) && !isOvercommitAllowed(name)) {
       errs.push(fieldErrors.required(limPath, 'Limit must be set for non overcommitable resources'));
     }
     if (isHugePageResourceName(name)) hugePages = true;
