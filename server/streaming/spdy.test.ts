@@ -240,3 +240,26 @@ test('a SYN_STREAM whose header block does not inflate ends the connection', asy
   assert.ok(conn.isClosed);
   assert.match(String(closedWith), /header compression/);
 });
+
+test('frames that arrive just before the connection ends are all handled (a reply still inflating holds the close)', async () => {
+  const [a, b] = socketPair();
+  const server = new SpdyConnection(b, 'server', {
+    onStream: (s) => {
+      s.reply();
+      s.write(Buffer.from('last words'));
+      s.end();
+      server.close();
+    },
+  });
+  const client = new SpdyConnection(a, 'client');
+  const stream = client.openStream({ streamtype: ['stdout'] });
+  const got: string[] = [];
+  let ended = false;
+  stream.on('data', (d: Buffer) => got.push(d.toString()));
+  stream.once('end', () => {
+    ended = true;
+  });
+  await until(() => client.isClosed);
+  assert.deepEqual(got, ['last words']);
+  assert.ok(ended, "the stream's FIN came before the connection's end");
+});

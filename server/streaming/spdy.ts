@@ -194,8 +194,12 @@ export class SpdyConnection {
     this.nextStreamId = role === 'client' ? 1 : 2;
     this.nextPingId = role === 'client' ? 1 : 2;
     socket.on('data', (chunk: Buffer) => this.receive(chunk));
-    socket.on('end', () => this.shutdown());
-    socket.on('close', () => this.shutdown());
+    // the frames that came before the end are handled first (headers decompress
+    // asynchronously, so some may still be queued): a kubelet's last output, its exit status
+    // and its GOAWAY often arrive together with the close
+    const closeAfterQueuedFrames = (): void => void this.incoming.then(() => this.shutdown());
+    socket.on('end', closeAfterQueuedFrames);
+    socket.on('close', closeAfterQueuedFrames);
     socket.on('error', (err: Error) => this.shutdown(err));
     if (opts.head && opts.head.length > 0) {
       const head = opts.head;
@@ -230,8 +234,13 @@ export class SpdyConnection {
   close(): void {
     if (this.closed) return;
     this.sendControl(TYPE_GOAWAY, 0, Promise.resolve(uint32s(0, 0)));
-    void this.flushed().then(() => this.socket.end());
-    this.shutdown();
+    // the header compressor stays until what is queued is written: a SYN_REPLY still being
+    // compressed would otherwise fail, and the connection be cut with everything queued after it
+    void this.flushed().then(() => {
+      this.socket.end();
+      this.compressor.close();
+    });
+    this.shutdown(undefined, false);
   }
 
   pause(): void {
@@ -391,13 +400,13 @@ export class SpdyConnection {
     this.shutdown(err);
   }
 
-  private shutdown(err?: Error): void {
+  private shutdown(err?: Error, closeCompressor = true): void {
     if (this.closed) return;
     this.closed = true;
     this.buffered = Buffer.alloc(0);
     for (const stream of [...this.streams.values()]) stream.abort('connection closed');
     this.streams.clear();
-    this.compressor.close();
+    if (closeCompressor) this.compressor.close();
     this.decompressor.close();
     this.opts.onClose?.(err);
   }
