@@ -67,34 +67,10 @@ class Http1Connection implements ResponseOwner, BodyFlow {
     socket.on('error', () => socket.destroy());
     socket.on('close', () => this.closed());
     socket.on('drain', () => this.res?.emit('drain'));
-    // A client that half-closes after its request still gets the answer (as from Go's server
-    // and node's): the socket is not ended with the client's side. The connection ends once
-    // what the client sent has been answered; one whose request body the end cut short ends
-    // at once, as before (the request is aborted, as when the client goes away).
-    (socket as { allowHalfOpen: boolean }).allowHalfOpen = true;
+    // a client that half-closes after its request still gets the answer
     socket.on('end', () => {
-      this.peerEnded = true;
-      if (this.phase === 'body') {
-        this.phase = 'closed';
-        this.pending = undefined;
-        socket.end();
-        this.req?.aborted();
-        return;
-      }
-      this.endIfIdle();
+      if (this.phase === 'head' && !this.req) socket.end();
     });
-  }
-
-  /** the client half-closed: nothing it sends is read any more */
-  private peerEnded = false;
-
-  /** after the client's end, the connection ends once nothing it sent is left to answer */
-  private endIfIdle(): void {
-    if (!this.peerEnded || this.phase !== 'head' || this.req) return;
-    clearTimeout(this.headTimer);
-    this.phase = 'closed';
-    this.pending = undefined;
-    this.socket.end();
   }
 
   private received(chunk: Buffer): void {
@@ -338,7 +314,6 @@ class Http1Connection implements ResponseOwner, BodyFlow {
     }
     this.nextRequest();
     this.advance();
-    this.endIfIdle();
   }
 
   /** the exchange is over: the connection waits for the next head */
