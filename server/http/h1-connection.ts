@@ -67,7 +67,8 @@ class Http1Connection implements ResponseOwner, BodyFlow {
     socket.on('error', () => socket.destroy());
     socket.on('close', () => this.closed());
     socket.on('drain', () => this.res?.emit('drain'));
-    // a client that half-closes after its request still gets the answer
+    // the socket ends with the client's side (node's TLS socket is not half-open), so a client
+    // that half-closes after its request is not answered; Go answers it and cancels the request
     socket.on('end', () => {
       if (this.phase === 'head' && !this.req) socket.end();
     });
