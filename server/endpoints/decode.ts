@@ -2,13 +2,14 @@
 // kind and version the endpoint serves.
 
 import type { KubeObject } from '../../storage/interface.js';
-import { decodeBody, negotiateInput, YAML_MEDIA_TYPE, type MediaFormat } from '../request/negotiation.js';
+import { decodeBody, mediaTypeOf, negotiateInput, YAML_MEDIA_TYPE, type MediaFormat } from '../request/negotiation.js';
 import { errors, StatusError } from '../machinery/status.js';
 import { header, type RequestState } from '../request/types.js';
 import { apiVersionOf, type Scope } from './scope.js';
 import { decodeYamlBody } from './field-validation-yaml.js';
 import { bodyBudget, LARGE_BODY_BYTES } from '../request/body-budget.js';
 import { decodeYamlOffThread, YAML_THREAD_BYTES } from '../request/yaml-thread.js';
+import { abortReasonOf, prematureClose } from '../request/cancellation.js';
 import { APPLY_PATCH_TYPE } from './patch/appliers.js';
 
 /** Reads the whole body; 413 past `limit` bytes. A large body then holds its size in the
@@ -24,8 +25,7 @@ export async function readBody(state: RequestState, limit: number): Promise<Buff
 
 /** the Content-Types whose bodies the YAML decoder reads */
 function isYamlBody(contentType: string | undefined): boolean {
-  if (!contentType) return false;
-  const base = contentType.split(';')[0].trim().toLowerCase();
+  const base = mediaTypeOf(contentType);
   return base === YAML_MEDIA_TYPE || base === APPLY_PATCH_TYPE;
 }
 
@@ -34,7 +34,7 @@ async function holdUntilAnswered(state: RequestState, bytes: number): Promise<vo
   // a response that closed while the body waited (deadline, client gone) emits no more 'close'
   if (state.cancelled || state.res.writableEnded) {
     release();
-    throw state.signal.reason instanceof Error ? state.signal.reason : prematureClose();
+    throw abortReasonOf(state.signal);
   }
   state.res.once('close', release);
 }
@@ -91,10 +91,6 @@ async function readWholeBody(state: RequestState, limit: number): Promise<Buffer
     req.on('error', onError);
     req.on('close', onClose);
   });
-}
-
-function prematureClose(): Error {
-  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
 
 function summarize(body: Buffer, max = 30): string {

@@ -5,6 +5,7 @@ import type { KubeObject } from '../../storage/interface.js';
 import { errors } from '../machinery/status.js';
 import { writeObject } from '../request/response.js';
 import { header } from '../request/types.js';
+import { mediaTypeOf } from '../request/negotiation.js';
 import { ensureNamespace, readBody } from './decode.js';
 import { checkPatchDepth, fieldValidationFor, validatePatchedFields } from './field-validation.js';
 import { checkStrategicPatchSyntax, parsePatchAsKube } from './field-validation-syntax.js';
@@ -17,7 +18,7 @@ import { APPLY_CBOR_PATCH_TYPE } from './patch/appliers.js';
 
 export async function servePatch(scope: Scope): Promise<void> {
   // the content type first: kube-apiserver refuses an unknown patch type before anything else
-  const contentType = (header(scope.state.req, 'content-type') ?? '').split(';')[0].trim().toLowerCase();
+  const contentType = mediaTypeOf(header(scope.state.req, 'content-type'));
   const served = (type: string) => type !== APPLY_CBOR_PATCH_TYPE || scope.state.cbor === true;
   const applier = served(contentType) ? scope.config.patchTypes.get(contentType) : undefined;
   if (!applier) {

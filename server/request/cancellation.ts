@@ -5,6 +5,16 @@
 // anything and so never needs one. Whoever asks after the cancellation gets a signal that is
 // aborted already, so a lazy signal behaves as one made at the start.
 
+/** the error a stream gives when its peer goes away before the end (node's own words) */
+export function prematureClose(): Error {
+  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+}
+
+/** what work stopped by `signal` fails with: its reason, or a premature close */
+export function abortReasonOf(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : prematureClose();
+}
+
 export class RequestCancellation {
   #controller: AbortController | undefined;
   #cancelled = false;

@@ -241,11 +241,16 @@ function acceptClauseOptions(
   return out;
 }
 
+/** a Content-Type without its parameters, lower case ('' when absent) */
+export function mediaTypeOf(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0].trim().toLowerCase();
+}
+
 /** the format of a request body from its Content-Type (JSON when absent); `cbor` says
  *  whether the CBORServingAndStorage gate is on */
 export function negotiateInput(contentType: string | undefined, cbor = false): MediaFormat {
   if (!contentType || contentType.trim() === '') return 'json';
-  const base = contentType.split(';')[0].trim().toLowerCase();
+  const base = mediaTypeOf(contentType);
   if (base === JSON_MEDIA_TYPE) return 'json';
   if (base === YAML_MEDIA_TYPE) return 'yaml';
   if (base === PROTOBUF_MEDIA_TYPE) return 'protobuf';

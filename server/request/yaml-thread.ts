@@ -9,6 +9,7 @@
 import { Worker } from 'node:worker_threads';
 import { errors } from '../machinery/status.js';
 import { rememberDecodedYaml, type DecodedYaml } from './yaml.js';
+import { abortReasonOf } from './cancellation.js';
 
 /** bodies this large go to the thread (smaller ones decode in a few ms) */
 export const YAML_THREAD_BYTES = 32 * 1024;
@@ -36,8 +37,6 @@ interface Waiting {
   id: number;
   body: Buffer;
   done: () => void;
-  fail: (err: Error) => void;
-  signal?: AbortSignal;
 }
 
 class YamlThread {
@@ -48,25 +47,23 @@ class YamlThread {
   private idleTimer: NodeJS.Timeout | undefined;
 
   decode(body: Buffer, signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    if (signal?.aborted) return Promise.reject(abortReasonOf(signal));
     return new Promise<void>((resolve, reject) => {
-      const waiting: Waiting = { id: this.nextId++, body, signal, done: resolve, fail: reject };
       const onAbort = (): void => {
         const at = this.queue.indexOf(waiting);
         // a body the thread is decoding is let finish; one still waiting leaves the queue
         if (at >= 0) this.queue.splice(at, 1);
-        reject(abortReason(signal!));
+        reject(abortReasonOf(signal!));
+      };
+      const waiting: Waiting = {
+        id: this.nextId++,
+        body,
+        done: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      const settle = (): void => signal?.removeEventListener('abort', onAbort);
-      waiting.done = () => {
-        settle();
-        resolve();
-      };
-      waiting.fail = (err) => {
-        settle();
-        reject(err);
-      };
       this.queue.push(waiting);
       this.pump();
     });
@@ -137,12 +134,6 @@ class YamlThread {
     this.worker = undefined;
     void worker.terminate();
   }
-}
-
-function abortReason(signal: AbortSignal): Error {
-  return signal.reason instanceof Error
-    ? signal.reason
-    : Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
 
 let shared: YamlThread | undefined;
