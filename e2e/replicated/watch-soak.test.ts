@@ -55,7 +55,8 @@ describe('watch soak: 4 writers, 50 watchers, a replica and an etcd member kille
   const namespaces = ['a', 'b', 'c', 'd'].map((x) => uniqueName(`soak-${x}`));
 
   before(async () => {
-    cluster = await startCluster();
+    // -v 3: each replica logs how it served each watch, for the diagnosis of a skipped change
+    cluster = await startCluster({ kapiArgs: ['-v', '3'] });
     const c = cluster.lbClient();
     try {
       for (const ns of namespaces) await createNamespace(c, ns);
@@ -270,6 +271,19 @@ describe('watch soak: 4 writers, 50 watchers, a replica and an etcd member kille
     for (const r of reads)
       if (r.status !== 200) readFailures.set(String(r.status || r.error), (readFailures.get(String(r.status || r.error)) ?? 0) + 1);
     const watchProblems = watchers.flatMap(({ r, scope }) => validateReflector(r, truth, scope));
+    // what the replica's watch cache said about watches from that resourceVersion, and
+    // about keeping up with etcd
+    const watchCacheTrace = (server: string, fromRv: number): string[] => {
+      const replica = cluster.replicas.find((x) => x.url === server);
+      if (!replica) return [];
+      const about = (l: string) =>
+        l.includes(`resourceVersion=${fromRv} `) || /progress from etcd|relisted|etcd watch ended|arrived after progress/.test(l);
+      return cluster
+        .logLines(replica.name, /watch cache: /)
+        .filter(about)
+        .slice(0, 20)
+        .map((l) => `${replica.name}: ${l}`);
+    };
     // a change a stream skipped: did the other watches on that replica see it?
     for (const { r, scope } of watchers) {
       const want = expectedEvents(truth, scope, r.listRv);
@@ -282,6 +296,7 @@ describe('watch soak: 4 writers, 50 watchers, a replica and an etcd member kille
       watchProblems.push(
         `${r.opts.name} skipped rv ${skipped.rv} on stream ${next.stream} (${r.opts.http2 ? 'HTTP/2' : 'HTTP/1.1'}, sent at ${startedAt}s)`,
         ...witnessesOf(skipped.rv, stream.server, watchers, truth).map((l) => `  ${l}`),
+        ...watchCacheTrace(stream.server, stream.fromRv).map((l) => `  ${l}`),
       );
     }
     const unexpected = writers.flatMap((w) => w.unexpected);
@@ -297,7 +312,7 @@ describe('watch soak: 4 writers, 50 watchers, a replica and an etcd member kille
     // what the replicas warned about (a late event after trusted progress would show here)
     for (const r of cluster.replicas) {
       for (const l of cluster
-        .logLines(r.name, /watch cache|etcd watch listener threw|etcd-io\/etcd#15220|request handler failed/)
+        .logLines(r.name, /watch cache: (?!watch |progress from etcd)|etcd watch listener threw|etcd-io\/etcd#15220|request handler failed/)
         .slice(0, 5))
         summary.push(`${r.name}: ${l}`);
     }

@@ -704,7 +704,8 @@ describe('watch cache over etcd', () => {
       const ra = await put(prefix, makePod('ns', 'a'));
       const rb = await put(prefix, makePod('ns', 'b'));
       // a new replica: its history starts after both writes
-      const feed = await startFeed(prefix, {}, store);
+      const traced: string[] = [];
+      const feed = await startFeed(prefix, { trace: (message, fields) => traced.push(`${message} from ${fields.resourceVersion}`) }, store);
       const pods = feed.cacherFor('/pods/');
       assert.ok(feed.revision() >= rb);
       const w = await pods.watch('/pods/', { recursive: true, predicate: everything, resourceVersion: String(ra) });
@@ -717,6 +718,11 @@ describe('watch cache over etcd', () => {
       assert.equal(w.servedByCache, true);
       const f = await put(prefix, makePod('ns', 'f'));
       assert.equal(describeEvent(await r.change()), `ADDED f@${f}`);
+      // -v 3 tells how it was served
+      assert.deepEqual(traced, [
+        `watch cache: watch by etcd until the history covers it from ${ra}`,
+        `watch cache: watch handed over to the cache from ${rb}`,
+      ]);
     } finally {
       await store.close();
     }

@@ -336,6 +336,7 @@ export class Cacher implements Storage {
       const w = new CacheWatcher({ ...base, startRevision: revision, backlog: this.cache.initialEvents(entries, opts.predicate) });
       if (opts.sendInitialEvents === true && opts.allowWatchBookmarks) w.pushBookmark(revision, true);
       this.cache.addWatcher(w);
+      this.traceStart('initial state', watchKey, rv, w.startRevision);
       return w;
     }
 
@@ -344,11 +345,16 @@ export class Cacher implements Storage {
       if (rv === undefined) await this.waitFor(undefined, key, opts);
       const w = new CacheWatcher({ ...base, startRevision: this.feed.revision });
       this.cache.addWatcher(w);
+      this.traceStart('from now', watchKey, rv, w.startRevision);
       return w;
     }
 
     const w = this.watchAfter(watchKey, opts, rv);
-    if (w) return w;
+    if (w) {
+      this.traceStart(w.startRevision === rv ? 'after a revision not reached' : 'replayed from the history', watchKey, rv, w.startRevision);
+      return w;
+    }
+    this.traceStart('by etcd until the history covers it', watchKey, rv, undefined);
     // older than this replica's history (e.g. it restarted): etcd may still have it
     return this.storeWatch(key, opts, rv);
   }
@@ -387,7 +393,23 @@ export class Cacher implements Storage {
       return expiredWatch(rv, err.oldestAvailable);
     }
     const watchKey = opts.recursive ? normalizePrefix(key) : key;
-    return new CatchUpWatch(w, rv, (from) => (this.feed.isClosed ? undefined : this.watchAfter(watchKey, opts, from)));
+    return new CatchUpWatch(w, rv, (from) => {
+      const cached = this.feed.isClosed ? undefined : this.watchAfter(watchKey, opts, from);
+      if (cached) this.traceStart('handed over to the cache', watchKey, from, cached.startRevision);
+      return cached;
+    });
+  }
+
+  /** how a watch is served, with what the cache held then (see WatchCacheTrace) */
+  private traceStart(how: string, key: string, rv: number | undefined, startRevision: number | undefined): void {
+    this.feed.trace?.(`watch cache: watch ${how}`, {
+      key,
+      resourceVersion: rv ?? '',
+      startRevision: startRevision ?? '',
+      feedRevision: this.feed.revision,
+      historyStart: this.cache.historyStartRevision,
+      historyEvents: this.cache.historyLength,
+    });
   }
 
   // ---- helpers ----

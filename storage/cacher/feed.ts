@@ -37,6 +37,10 @@ import { storedJson, storedText } from '../etcd3/codec.js';
  *  resource is named `kapi`) */
 export const PROGRESS_MARKER_KEY = ['', 'kapi', 'progress-marker'].join('/');
 
+/** what the watch cache tells of how it serves each watch and keeps up with etcd, for a
+ *  look after the fact (kapi logs it at -v 3) */
+export type WatchCacheTrace = (message: string, fields: Record<string, string | number>) => void;
+
 export interface WatchFeedOptions {
   /** the etcd key prefix (kube's default is the registry prefix): an object's key is the
    *  prefix, then its resource's prefix, namespace and name */
@@ -52,6 +56,7 @@ export interface WatchFeedOptions {
   /** encryption at rest: values are read through their key's transformer; undefined: they
    *  are plaintext */
   transformers?: TransformerLookup;
+  trace?: WatchCacheTrace;
 }
 
 export interface ResourceCacheStats {
@@ -115,8 +120,9 @@ export class WatchFeed {
   private suspended = false;
   private warnedLateEvent = false;
 
-  private readonly opts: Required<Omit<WatchFeedOptions, 'prefix' | 'transformers'>>;
+  private readonly opts: Required<Omit<WatchFeedOptions, 'prefix' | 'transformers' | 'trace'>>;
   private readonly transformers: TransformerLookup | undefined;
+  readonly trace: WatchCacheTrace | undefined;
 
   constructor(
     private readonly client: EtcdClient,
@@ -132,6 +138,7 @@ export class WatchFeed {
       listPageSize: options.listPageSize ?? FEED_DEFAULTS.listPageSize,
     };
     this.transformers = options.transformers;
+    this.trace = options.trace;
     this.limits = { maxHistoryEvents: this.opts.maxHistoryEvents, historyWindowMs: this.opts.historyWindowMs };
     this.ready = new Promise((resolve) => {
       this.resolveReady = resolve;
@@ -352,6 +359,9 @@ export class WatchFeed {
       case 'progress':
         // an unordered one (someone's progress request on the shared stream) proves nothing
         if (msg.ordered && msg.revision > this.trustedProgressRevision) {
+          if (msg.revision > this.lastEventRevision) {
+            this.trace?.('watch cache: progress from etcd', { revision: msg.revision, lastEventRevision: this.lastEventRevision });
+          }
           this.trustedProgressRevision = msg.revision;
           this.resolveWaiters();
         }
@@ -364,6 +374,7 @@ export class WatchFeed {
           void this.relist();
         } else {
           process.emitWarning(`watch cache: etcd watch ended (${msg.reason}); re-creating it`);
+          this.trace?.('watch cache: etcd watch ended', { reason: msg.reason, lastEventRevision: this.lastEventRevision });
           this.retryTimer = setTimeout(() => {
             this.retryTimer = undefined;
             this.startWatch(this.lastEventRevision + 1);
@@ -382,6 +393,7 @@ export class WatchFeed {
     const { revision, entries } = loaded;
     const perCache = this.partition(entries);
     for (const cache of this.caches.values()) cache.reload(perCache.get(cache) ?? [], revision);
+    this.trace?.('watch cache: relisted after a compaction', { revision, lastEventRevision: this.lastEventRevision });
     if (revision > this.lastEventRevision) this.lastEventRevision = revision;
     this.startWatch(revision + 1);
     this.resolveWaiters();

@@ -56,6 +56,10 @@ export class ResourceCache {
     return this.history.startRevision;
   }
 
+  get historyLength(): number {
+    return this.history.length;
+  }
+
   get(key: string): StoredEntry | undefined {
     return this.items.get(key);
   }

@@ -62,7 +62,14 @@ export function startStorage(
     onError: (err) => log.warn('etcd compaction round failed', { error: (err as Error).message }),
   });
   stack.push('compactor', () => compactor.stop());
-  const feed = options.watchCache.enabled ? createCacheFeed(etcd, store, { prefix, transformers: encryption?.transformers }) : undefined;
+  const feed = options.watchCache.enabled
+    ? createCacheFeed(etcd, store, {
+        prefix,
+        transformers: encryption?.transformers,
+        // -v 3: how each watch is served and how the cache keeps up with etcd
+        trace: (message, fields) => log.v(3).info(message, fields),
+      })
+    : undefined;
   if (feed) stack.push('watch cache', () => feed.close());
   const apiNamesByPrefix = apiNamesByPrefixOf(catalog);
   const { sizes, defaultSize } = options.watchCache;
