@@ -157,6 +157,8 @@ function openWatchH1(opts: OpenWatchOptions): RawWatch {
 export class Http2Sessions {
   private readonly sessions = new Map<string, http2.ClientHttp2Session>();
   private closed = false;
+  /** streams whose first DATA came before node emitted their response headers */
+  dataBeforeResponse = 0;
   constructor(private readonly creds: ClientCredentials) {}
 
   get(server: string): http2.ClientHttp2Session {
@@ -198,14 +200,26 @@ function openWatchH2(opts: OpenWatchOptions, sessions: Http2Sessions): RawWatch 
   let code = 0;
   let gotEnd = false;
   const lines = lineSplitter((l) => opts.onEvent(parseEvent(l)));
+  // node emits 'response' on the tick after the HEADERS frame, and DATA read with it may come
+  // first: what arrives before the status is known waits for it
+  let early: string[] | undefined;
+  const take = (chunk: string) => {
+    if (code === 200) lines.push(chunk);
+    else body += chunk;
+  };
   stream.setEncoding('utf8');
   stream.on('response', (headers) => {
     code = Number(headers[':status'] ?? 0);
     status.resolve(code);
+    if (early) {
+      sessions.dataBeforeResponse++;
+      for (const chunk of early) take(chunk);
+      early = undefined;
+    }
   });
   stream.on('data', (chunk: string) => {
-    if (code === 200) lines.push(chunk);
-    else body += chunk;
+    if (code === 0) (early ??= []).push(chunk);
+    else take(chunk);
   });
   stream.on('end', () => {
     gotEnd = true;

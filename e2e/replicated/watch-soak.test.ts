@@ -307,6 +307,7 @@ describe('watch soak: 4 writers, 50 watchers, a replica and an etcd member kille
       ...log,
       `writes: ${writers.reduce((n, w) => n + w.acknowledged, 0)} acknowledged, ${writers.reduce((n, w) => n + w.unknown, 0)} with unknown outcome, ${writers.reduce((n, w) => n + w.retriedUnsent, 0)} resent after a refused connection`,
       `watch: ${watchers.length} watchers, ${watchers.reduce((n, { r }) => n + r.events.length, 0)} events, ${watchers.reduce((n, { r }) => n + r.bookmarks.length, 0)} bookmarks, ${streams.length} streams (${cut} cut, ${streams.filter((s) => s.status !== 200).length} refused or failed, ${catchUp} on the restarted replica from before its restart), 410s: ${watchers.reduce((n, { r }) => n + r.expired, 0)}`,
+      `HTTP/2 streams whose first data came before node emitted their response headers: ${h2.reduce((n, s) => n + s.dataBeforeResponse, 0)}`,
       `reads: ${reads.length} consistent lists, ${reads.filter((r) => r.status === 200).length} answered; refused or failed: ${JSON.stringify(Object.fromEntries(readFailures))}`,
     ];
     // what the replicas warned about (a late event after trusted progress would show here)

@@ -402,13 +402,14 @@ export class Cacher implements Storage {
 
   /** how a watch is served, with what the cache held then (see WatchCacheTrace) */
   private traceStart(how: string, key: string, rv: number | undefined, startRevision: number | undefined): void {
-    this.feed.trace?.(`watch cache: watch ${how}`, {
+    if (!this.feed.trace) return;
+    this.feed.trace(`watch cache: watch ${how}`, {
       key,
       resourceVersion: rv ?? '',
       startRevision: startRevision ?? '',
       feedRevision: this.feed.revision,
       historyStart: this.cache.historyStartRevision,
-      historyEvents: this.cache.historyLength,
+      changesSince: rv === undefined ? '' : (this.cache.countChangesSince(rv) ?? 'evicted'),
     });
   }
 

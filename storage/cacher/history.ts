@@ -51,6 +51,16 @@ export class EventHistory {
   /** the events after `revision`, oldest first; undefined when some of them were evicted */
   since(revision: number): CacheEvent[] | undefined {
     if (revision < this.start) return undefined;
+    return this.events.slice(this.firstAfter(revision));
+  }
+
+  /** how many events since(revision) holds */
+  countSince(revision: number): number | undefined {
+    if (revision < this.start) return undefined;
+    return this.events.length - this.firstAfter(revision);
+  }
+
+  private firstAfter(revision: number): number {
     let lo = this.head;
     let hi = this.events.length;
     while (lo < hi) {
@@ -58,7 +68,7 @@ export class EventHistory {
       if (this.events[mid]!.revision <= revision) lo = mid + 1;
       else hi = mid;
     }
-    return this.events.slice(lo);
+    return lo;
   }
 
   /** forgets everything: only changes after `startRevision` can be replayed from now on */

@@ -56,8 +56,9 @@ export class ResourceCache {
     return this.history.startRevision;
   }
 
-  get historyLength(): number {
-    return this.history.length;
+  /** how many changes changesSince(revision) holds */
+  countChangesSince(revision: number): number | undefined {
+    return this.history.countSince(revision);
   }
 
   get(key: string): StoredEntry | undefined {

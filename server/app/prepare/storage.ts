@@ -10,7 +10,7 @@ import { watchCacheEnabled } from '../../config/watch-cache-sizes.js';
 import type { Encryption } from '../../encryption/index.js';
 import { instrumentStoreClient } from '../../metrics/index.js';
 import { keyPrefixFor } from '../../registry/registry.js';
-import { createLogger } from '../../log.js';
+import { createLogger, getVerbosity } from '../../log.js';
 import type { StorageOptions } from '../options/storage.js';
 import type { StopStack } from '../lifecycle.js';
 
@@ -67,7 +67,7 @@ export function startStorage(
         prefix,
         transformers: encryption?.transformers,
         // -v 3: how each watch is served and how the cache keeps up with etcd
-        trace: (message, fields) => log.v(3).info(message, fields),
+        trace: getVerbosity() >= 3 ? (message, fields) => log.info(message, fields) : undefined,
       })
     : undefined;
   if (feed) stack.push('watch cache', () => feed.close());
