@@ -28,6 +28,7 @@ import type { UserInfo } from '../machinery/user.js';
 import { RequestCancellation } from '../request/cancellation.js';
 import { isLongRunning } from './filters/long-running.js';
 import { parseRequestTarget } from './request-target.js';
+import { H1Request } from './h1-exchange.js';
 import { errors } from '../machinery/status.js';
 import type { Filter, Handler, HttpRequest, HttpResponse, RequestState, UpgradeSocket } from '../request/types.js';
 
@@ -171,6 +172,7 @@ export function newRequestState(req: HttpRequest, res: HttpResponse, upgrade?: U
   res.on('close', () => {
     if (!res.writableFinished || isLongRunning(state.info)) state.cancellation.cancel();
   });
+  if (req instanceof H1Request) req.onClientEnded = () => state.cancellation.cancel();
   return state;
 }
 

@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import type { HttpRequest, HttpResponse, UpgradeSocket } from '../request/types.js';
 import { markShared } from '../request/shared-bytes.js';
 import { serveHttp1 } from './h1-connection.js';
+import type { H1Request } from './h1-exchange.js';
 
 type Handler = (req: HttpRequest, res: HttpResponse, upgrade?: UpgradeSocket) => void;
 
@@ -55,6 +56,40 @@ describe('HTTP/1.1 connections served by kapi', { timeout: 60_000 }, () => {
   });
   after(async () => {
     await new Promise((resolve) => server.close(resolve));
+  });
+
+  /** what a client that sends `wire` and half-closes at once gets back, until the server closes */
+  const halfClosed = (wire: string): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.end(wire, 'latin1'));
+      let got = '';
+      socket.on('data', (d: Buffer) => (got += d.toString('latin1')));
+      socket.on('close', () => resolve(got));
+      socket.on('error', reject);
+    });
+
+  it('a client that half-closes after its requests gets every answer, its requests are told of the end, then the connection ends', async () => {
+    const told: string[] = [];
+    handler = (req, res) => {
+      (req as H1Request).onClientEnded = () => told.push(req.url ?? '');
+      setTimeout(() => res.end(`answer ${req.url}`), 20);
+    };
+    const got = await halfClosed('GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n');
+    assert.deepEqual(statuses(got), [200, 200]);
+    assert.match(got, /answer \/a[\s\S]*answer \/b$/);
+    assert.deepEqual(told, ['/a', '/b']);
+  });
+
+  it('a client that half-closes in the middle of a body: its request is aborted and the connection ends', async () => {
+    let aborted = false;
+    handler = (req) => {
+      req.on('aborted', () => {
+        aborted = true;
+      });
+    };
+    const got = await halfClosed('POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nshort');
+    assert.equal(got, '');
+    assert.ok(aborted, 'the handler saw its request aborted');
   });
 
   it('serves node:http clients over kept-alive connections', async () => {

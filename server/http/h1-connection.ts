@@ -67,11 +67,36 @@ class Http1Connection implements ResponseOwner, BodyFlow {
     socket.on('error', () => socket.destroy());
     socket.on('close', () => this.closed());
     socket.on('drain', () => this.res?.emit('drain'));
-    // the socket ends with the client's side (node's TLS socket is not half-open), so a client
-    // that half-closes after its request is not answered; Go answers it and cancels the request
+    // A client that ends its side (it left, or half-closed after its requests) is answered as
+    // Go's server answers it: the socket stays open for the answers (node's TLS socket would end
+    // with the client's side), the request in flight is cancelled (Go cancels its context: a
+    // client that left must not have its work done), and the connection ends once what the
+    // client sent has been answered. One whose request body the end cut short ends at once.
+    (socket as { allowHalfOpen: boolean }).allowHalfOpen = true;
     socket.on('end', () => {
-      if (this.phase === 'head' && !this.req) socket.end();
+      this.clientEnded = true;
+      if (this.phase === 'body') {
+        this.phase = 'closed';
+        this.pending = undefined;
+        socket.end();
+        this.req?.aborted();
+        return;
+      }
+      this.req?.onClientEnded?.();
+      this.endIfIdle();
     });
+  }
+
+  /** the client ended its side: nothing more comes from it */
+  private clientEnded = false;
+
+  /** after the client's end, the connection ends once nothing it sent is left to answer */
+  private endIfIdle(): void {
+    if (!this.clientEnded || this.phase !== 'head' || this.req) return;
+    clearTimeout(this.headTimer);
+    this.phase = 'closed';
+    this.pending = undefined;
+    this.socket.end();
   }
 
   private received(chunk: Buffer): void {
@@ -211,6 +236,8 @@ class Http1Connection implements ResponseOwner, BodyFlow {
       if (this.phase === 'body') socket.write('HTTP/1.1 100 Continue\r\n\r\n', 'latin1');
     }
     this.opts.handler(req, res);
+    // a pipelined request taken after the client's end is cancelled as the one before it was
+    if (this.clientEnded) req.onClientEnded?.();
   }
 
   /** the socket leaves HTTP: the handler gets it with the bytes after the head */
@@ -315,6 +342,7 @@ class Http1Connection implements ResponseOwner, BodyFlow {
     }
     this.nextRequest();
     this.advance();
+    this.endIfIdle();
   }
 
   /** the exchange is over: the connection waits for the next head */

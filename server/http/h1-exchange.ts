@@ -30,6 +30,10 @@ export class H1Request extends EventEmitter implements HttpRequest {
   readonly httpVersion: string;
   readonly headers: IncomingHttpHeaders;
   readonly rawHeaders: readonly string[];
+  /** called when the client ends its side of the connection while this request is served (it
+   *  left, or half-closed after sending it): the request's work is cancelled, as Go cancels
+   *  its context, and what the handler still answers is sent */
+  onClientEnded: (() => void) | undefined = undefined;
   #queue: Buffer[] = [];
   #queuedBytes = 0;
   #flowing = false;
