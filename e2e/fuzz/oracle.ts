@@ -97,6 +97,11 @@ function noAnswer(error: string): Verdict {
 const PROTOCOL_ANSWERS =
   /^HTTP\/1\.1 (?:505 HTTP Version Not Supported\r\n[\s\S]*unsupported protocol version|501 Not Implemented\r\n[\s\S]*Unsupported transfer encoding)/;
 
+/** kube-apiserver's answer to work cut short by its client's end: every raw exchange ends its
+ *  side after its bytes, Go's server cancels the request's context there, and a write whose
+ *  context is done answers this 504 (finishRequest) */
+const CANCELLED_CONTEXT = /^HTTP\/1\.1 504 [^\r]*\r\n[\s\S]*?Timeout: request did not complete within requested timeout - context canceled/;
+
 /**
  * Raw framing: whatever the replica answers or however it closes is its choice (Go answers a
  * bare 400, its 501 or 505, or just closes), but it must end the exchange in time and no other
@@ -108,7 +113,8 @@ function judgeRaw(req: FuzzRequest, outcome: FuzzOutcome): Verdict {
   const answer = text.slice(0, 600);
   if (req.protocol === 'raw-http/1.1') {
     const serverError = /(?:^|\r\n)HTTP\/1\.1 (5\d\d) /.exec(text);
-    if (serverError && !PROTOCOL_ANSWERS.test(text.slice(serverError.index).replace(/^\r\n/, '')))
+    const from = serverError ? text.slice(serverError.index).replace(/^\r\n/, '') : '';
+    if (serverError && !PROTOCOL_ANSWERS.test(from) && !CANCELLED_CONTEXT.test(from))
       return { ok: false, problem: `server error ${serverError[1]}`, answer };
   }
   return { ok: true, answer };

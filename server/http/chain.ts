@@ -29,7 +29,7 @@ import { RequestCancellation } from '../request/cancellation.js';
 import { isLongRunning } from './filters/long-running.js';
 import { parseRequestTarget } from './request-target.js';
 import { H1Request } from './h1-exchange.js';
-import { errors } from '../machinery/status.js';
+import { errors, type StatusError } from '../machinery/status.js';
 import type { Filter, Handler, HttpRequest, HttpResponse, RequestState, UpgradeSocket } from '../request/types.js';
 
 export interface ChainOptions {
@@ -159,6 +159,13 @@ class IncomingRequestState implements RequestState {
 }
 
 /** The per-request state for a raw request, or undefined when its target cannot be parsed. */
+/** what a request whose HTTP/1.1 client ended its side is cancelled with, and answers if its
+ *  work is cut short: Go cancels the request's context at that end, and kube-apiserver's
+ *  handlers answer a write whose context is done with this 504 (finishRequest) */
+function clientEnded(): StatusError {
+  return errors.timeout('request did not complete within requested timeout - context canceled');
+}
+
 export function newRequestState(req: HttpRequest, res: HttpResponse, upgrade?: UpgradeSocket): RequestState | undefined {
   const method = (req.method ?? 'GET').toUpperCase();
   const target = parseRequestTarget(req.url ?? '/');
@@ -172,7 +179,7 @@ export function newRequestState(req: HttpRequest, res: HttpResponse, upgrade?: U
   res.on('close', () => {
     if (!res.writableFinished || isLongRunning(state.info)) state.cancellation.cancel();
   });
-  if (req instanceof H1Request) req.onClientEnded = () => state.cancellation.cancel();
+  if (req instanceof H1Request) req.onClientEnded = () => state.cancellation.cancel(clientEnded());
   return state;
 }
 

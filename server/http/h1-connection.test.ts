@@ -92,6 +92,21 @@ describe('HTTP/1.1 connections served by kapi', { timeout: 60_000 }, () => {
     assert.ok(aborted, 'the handler saw its request aborted');
   });
 
+  it('a pipelined request taken after the end whose body the end cut short: the request before it is answered, it is aborted, the connection ends', async () => {
+    const aborted: string[] = [];
+    handler = (req, res) => {
+      req.on('aborted', () => aborted.push(req.url ?? ''));
+      req.on('data', () => {});
+      req.on('end', () => setTimeout(() => res.end(`answer ${req.url}`), 20));
+    };
+    const got = await halfClosed(
+      'POST /a HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nokPOST /b HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nshort',
+    );
+    assert.deepEqual(statuses(got), [200]);
+    assert.match(got, /answer \/a$/);
+    assert.deepEqual(aborted, ['/b']);
+  });
+
   it('serves node:http clients over kept-alive connections', async () => {
     handler = (req, res) => {
       res.setHeader('Content-Type', 'text/plain');

@@ -75,14 +75,7 @@ class Http1Connection implements ResponseOwner, BodyFlow {
     (socket as { allowHalfOpen: boolean }).allowHalfOpen = true;
     socket.on('end', () => {
       this.clientEnded = true;
-      if (this.phase === 'body') {
-        this.phase = 'closed';
-        this.pending = undefined;
-        socket.end();
-        this.req?.aborted();
-        return;
-      }
-      this.req?.onClientEnded?.();
+      if (this.phase !== 'body') this.req?.onClientEnded?.();
       this.endIfIdle();
     });
   }
@@ -90,9 +83,19 @@ class Http1Connection implements ResponseOwner, BodyFlow {
   /** the client ended its side: nothing more comes from it */
   private clientEnded = false;
 
-  /** after the client's end, the connection ends once nothing it sent is left to answer */
+  /** After the client's end, the connection ends once nothing it sent is left to answer, and
+   *  at once when a request's body is still being read: every byte that came was taken, so the
+   *  rest of it never comes (also for a pipelined request taken after the end). */
   private endIfIdle(): void {
-    if (!this.clientEnded || this.phase !== 'head' || this.req) return;
+    if (!this.clientEnded) return;
+    if (this.phase === 'body') {
+      this.phase = 'closed';
+      this.pending = undefined;
+      this.socket.end();
+      this.req?.aborted();
+      return;
+    }
+    if (this.phase !== 'head' || this.req) return;
     clearTimeout(this.headTimer);
     this.phase = 'closed';
     this.pending = undefined;

@@ -10,6 +10,13 @@ export function prematureClose(): Error {
   return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
 
+/** an error of work that stopped because its signal aborted (node's AbortError, or the
+ *  reason the signal was given) */
+export function isAbortError(err: unknown, reason: unknown): boolean {
+  if (err === reason) return true;
+  return err instanceof Error && (err.name === 'AbortError' || (err as { code?: unknown }).code === 'ABORT_ERR');
+}
+
 /** what work stopped by `signal` fails with: its reason, or a premature close */
 export function abortReasonOf(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : prematureClose();
@@ -31,6 +38,11 @@ export class RequestCancellation {
 
   get cancelled(): boolean {
     return this.#cancelled;
+  }
+
+  /** what the cancellation was given as its reason (undefined before it, or when none) */
+  get reason(): unknown {
+    return this.#reason;
   }
 
   /** aborts the work behind the request (once; later calls change nothing) */

@@ -8,7 +8,8 @@ import { JSON_MEDIA_TYPE, negotiateOutput, statusRestrictions, type OutputMediaT
 import { protobufBody } from '../protobuf/http.js';
 import { encodeCbor } from '../cbor/index.js';
 import { goParseBool } from './query.js';
-import { toStatusError, type ResourceRef, type StatusError } from '../machinery/status.js';
+import { StatusError, toStatusError, type ResourceRef } from '../machinery/status.js';
+import { isAbortError } from './cancellation.js';
 import { header, type HttpResponse, type RequestState } from './types.js';
 import { unreadResponseBudget, type BookedBody } from './unread-budget.js';
 import { truncatedWarning, warningsTruncated } from '../machinery/warnings.js';
@@ -195,8 +196,16 @@ export async function writeRawJson(state: RequestState, code: number, obj: unkno
 
 /** Writes an error as a Status, in the media type the client accepts (JSON if none fits). */
 export async function writeError(state: RequestState, err: unknown, ref?: ResourceRef): Promise<void> {
-  const status = toStatusError(err, ref);
-  await writeStatusError(state, status);
+  await writeStatusError(state, cancellationAnswer(state, err) ?? toStatusError(err, ref));
+}
+
+/** work its request's cancellation cut short answers what the cancellation was given, when
+ *  that is an answer (a client that ended its side: kube-apiserver's 504 for a cancelled
+ *  context), not the abort's own error */
+function cancellationAnswer(state: RequestState, err: unknown): StatusError | undefined {
+  const c = state.cancellation;
+  if (!c.cancelled || !(c.reason instanceof StatusError) || err instanceof StatusError) return undefined;
+  return isAbortError(err, c.reason) ? c.reason : undefined;
 }
 
 export async function writeStatusError(state: RequestState, status: StatusError): Promise<void> {
