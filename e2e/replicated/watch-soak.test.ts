@@ -277,9 +277,11 @@ describe('watch soak: 4 writers, 50 watchers, a replica and an etcd member kille
       const replica = cluster.replicas.find((x) => x.url === server);
       if (!replica) return [];
       const about = (l: string) =>
-        l.includes(`resourceVersion=${fromRv} `) || /progress from etcd|relisted|etcd watch ended|arrived after progress/.test(l);
+        l.includes(`resourceVersion=${fromRv} `) ||
+        l.includes(`resourceVersion="${fromRv}" `) ||
+        /progress from etcd|relisted|etcd watch ended|arrived after progress/.test(l);
       return cluster
-        .logLines(replica.name, /watch cache: /)
+        .logLines(replica.name, /watch cache: |watch ended/)
         .filter(about)
         .slice(0, 20)
         .map((l) => `${replica.name}: ${l}`);

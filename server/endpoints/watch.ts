@@ -16,6 +16,9 @@ import { partialObjectMetadata, toTable, type TableOptions } from './table.js';
 import { rowObjectKind, tableOptionsFor } from './transform.js';
 import { sharedFrame } from './watch-frames.js';
 import { defaultMetrics } from '../metrics/apiserver-metrics.js';
+import { createLogger, getVerbosity } from '../log.js';
+
+const log = createLogger('kapi');
 
 /** Encodes events for one watch: converts objects to what the client asked for (a Table
  *  carries column definitions only in the first event, as kube-apiserver sends it). */
@@ -158,6 +161,8 @@ export async function serveWatch(scope: Scope): Promise<void> {
 
   const waits = new StopWaits(signal);
   const iterator = watch[Symbol.asyncIterator]();
+  // -v 3: what each watch wrote, beside the watch cache's word on how it served it
+  const tally = getVerbosity() >= 3 ? { events: 0, first: '' } : undefined;
   // apiserver_watch_events_total / _sizes, by the endpoint's kind
   const recordEvent = defaultMetrics().watchEventRecorder(scope.kind);
   try {
@@ -165,6 +170,7 @@ export async function serveWatch(scope: Scope): Promise<void> {
     for (;;) {
       const next = await waits.next(iterator.next());
       if (next === 'stop' || next.done || responseFinished(res)) break;
+      if (tally && next.value.type !== 'BOOKMARK' && tally.events++ === 0) tally.first = next.value.object?.metadata?.resourceVersion ?? '';
       const frame = encoder.encode(next.value);
       recordEvent(typeof frame === 'string' ? Buffer.byteLength(frame) : frame.length);
       if (!res.write(frame)) {
@@ -178,6 +184,15 @@ export async function serveWatch(scope: Scope): Promise<void> {
     }
   } finally {
     clearTimeout(timer);
+    if (tally) {
+      log.info('watch ended', {
+        path: scope.state.path,
+        resourceVersion: opts.resourceVersion ?? '',
+        http: scope.state.req.httpVersion,
+        events: tally.events,
+        firstEventResourceVersion: tally.first,
+      });
+    }
     watch.stop();
     iterator.return?.()?.catch(() => {});
     if (!responseFinished(res)) res.end();
