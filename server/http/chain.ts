@@ -158,7 +158,6 @@ class IncomingRequestState implements RequestState {
   }
 }
 
-/** The per-request state for a raw request, or undefined when its target cannot be parsed. */
 /** what a request whose HTTP/1.1 client ended its side is cancelled with, and answers if its
  *  work is cut short: Go cancels the request's context at that end, and kube-apiserver's
  *  handlers answer a write whose context is done with this 504 (finishRequest) */
@@ -166,6 +165,7 @@ function clientEnded(): StatusError {
   return errors.timeout('request did not complete within requested timeout - context canceled');
 }
 
+/** The per-request state for a raw request, or undefined when its target cannot be parsed. */
 export function newRequestState(req: HttpRequest, res: HttpResponse, upgrade?: UpgradeSocket): RequestState | undefined {
   const method = (req.method ?? 'GET').toUpperCase();
   const target = parseRequestTarget(req.url ?? '/');
