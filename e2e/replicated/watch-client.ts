@@ -200,8 +200,8 @@ function openWatchH2(opts: OpenWatchOptions, sessions: Http2Sessions): RawWatch 
   let code = 0;
   let gotEnd = false;
   const lines = lineSplitter((l) => opts.onEvent(parseEvent(l)));
-  // node emits 'response' on the tick after the HEADERS frame, and DATA read with it may come
-  // first: what arrives before the status is known waits for it
+  // node emits 'response' on a tick after it reads the HEADERS frame (process.nextTick): DATA
+  // handed over before that tick must not be taken for an error body, so it waits for the status
   let early: string[] | undefined;
   const take = (chunk: string) => {
     if (code === 200) lines.push(chunk);
