@@ -88,18 +88,13 @@ class Http1Connection implements ResponseOwner, BodyFlow {
    *  rest of it never comes (also for a pipelined request taken after the end). */
   private endIfIdle(): void {
     if (!this.clientEnded) return;
-    if (this.phase === 'body') {
-      this.phase = 'closed';
-      this.pending = undefined;
-      this.socket.end();
-      this.req?.aborted();
-      return;
-    }
-    if (this.phase !== 'head' || this.req) return;
+    const cutShort = this.phase === 'body';
+    if (!cutShort && (this.phase !== 'head' || this.req)) return;
     clearTimeout(this.headTimer);
     this.phase = 'closed';
     this.pending = undefined;
     this.socket.end();
+    if (cutShort) this.req?.aborted();
   }
 
   private received(chunk: Buffer): void {
